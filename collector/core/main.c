@@ -1,0 +1,5 @@
+/* placeholder until the CLI lands (this session) */
+int main(void)
+{
+    return 0;
+}

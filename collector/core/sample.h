@@ -1,0 +1,98 @@
+/* The one data model that crosses every boundary (DESIGN §2).
+ *
+ * A source turns protocol messages into `struct fsc_sample` at its edge: the
+ * series it belongs to (interned once in the registry, then cached by the
+ * source), the device timestamp, the arrival timestamp and the value. Protocol
+ * types (protobuf-c, gNMI, OTLP) never travel past the source.
+ *
+ * The static facts about a series (counter or gauge, hardware width, unit, link
+ * speed, nominal sampling interval, device copy period, which detector it
+ * feeds) are its `struct fsc_traits`, filled from the source's profile and the
+ * topology when the series is first seen. Types only; no functions here. */
+#ifndef FSC_SAMPLE_H
+#define FSC_SAMPLE_H
+
+#include <stdint.h>
+
+/* Dense series id handed out by the registry (0, 1, 2, ...). */
+typedef uint32_t fsc_series_id;
+#define FSC_SERIES_NONE UINT32_MAX
+
+/* Sample flags. */
+enum {
+    /* value is a double (v.d), e.g. Cumulus OTLP gauges; otherwise v.u. */
+    FSC_SMP_F64 = 1u << 0,
+    /* the source had no device timestamp: t_dev_ns is the arrival time. The
+     * engine counts these so the jitter they bring is visible. */
+    FSC_SMP_ARRIVAL_TIME = 1u << 1,
+    /* explicit reset evidence from the source (OTLP start_time_unix_nano
+     * changed, Junos last-clear / stream_creation_timestamp changed): the
+     * engine restarts the baseline at this sample whatever the value does. */
+    FSC_SMP_RESET = 1u << 2,
+};
+
+union fsc_value {
+    uint64_t u;
+    double d;
+};
+
+struct fsc_sample {
+    fsc_series_id series;
+    uint32_t flags;   /* FSC_SMP_* */
+    int64_t t_dev_ns; /* device time, ns since the Unix epoch */
+    int64_t t_arr_ns; /* arrival time at the collector, ns since the Unix epoch */
+    union fsc_value v;
+};
+
+enum fsc_kind {
+    FSC_KIND_COUNTER = 0, /* cumulative, rates are computed */
+    FSC_KIND_GAUGE = 1,   /* instantaneous, last value is kept */
+};
+
+enum fsc_unit {
+    FSC_UNIT_NONE = 0,    /* events, errors, ... */
+    FSC_UNIT_BYTES,       /* octets */
+    FSC_UNIT_PACKETS,     /* packets or frames */
+    FSC_UNIT_MICROSECONDS,/* mlx5 *_pause_duration */
+    FSC_UNIT_SECONDS,
+    FSC_UNIT_RATIO,       /* 0..1 */
+    FSC_UNIT_PERCENT,     /* 0..100 (outbound_pci_stalled_*) */
+};
+
+/* What a series means to the detectors; set by the profile. */
+enum fsc_signal {
+    FSC_SIG_NONE = 0,
+    FSC_SIG_PORT_BYTES,         /* rx/tx bytes of a port: utilization, microbursts */
+    FSC_SIG_CNP,                /* np_cnp_sent, rp_cnp_handled: CNP spike */
+    FSC_SIG_ECN,                /* ECN-marked packets (NIC or switch queue): ECN spike */
+    FSC_SIG_REORDER,            /* out_of_sequence, packet_seq_err: reorder spike */
+    FSC_SIG_PFC_PAUSE_DURATION, /* cumulative paused time: PFC storm (paused fraction) */
+    FSC_SIG_PFC_PAUSE_FRAMES,   /* pause frames: PFC storm (frame rate) */
+    FSC_SIG_QUEUE_PEAK,         /* gauge: queue peak occupancy / watermark, bytes */
+    FSC_SIG_BUFFER_THRESHOLD,   /* rx_buffer_passed_thres_phy: NIC-side burst evidence */
+    FSC_SIG__COUNT
+};
+
+enum fsc_direction {
+    FSC_DIR_NONE = 0,
+    FSC_DIR_RX = 1,
+    FSC_DIR_TX = 2,
+};
+
+struct fsc_traits {
+    uint8_t kind;      /* enum fsc_kind */
+    uint8_t width;     /* hardware width in bits: 32 wraps at 2^32, 64 never wraps
+                        * (a decrease is a reset); 53 for counters carried as doubles */
+    uint8_t unit;      /* enum fsc_unit */
+    uint8_t signal;    /* enum fsc_signal */
+    uint8_t direction; /* enum fsc_direction */
+    uint8_t pad_[3];
+    uint32_t scale;           /* raw value x scale = unit value (IB port_xmit_data: 4); 0 = 1 */
+    uint64_t link_speed_bps;  /* 0 = unknown: no plausibility check, no utilization */
+    uint64_t buffer_bytes;    /* queue/buffer size for FSC_SIG_QUEUE_PEAK, 0 = unknown */
+    int64_t nominal_interval_ns; /* expected sampling interval; 0 = learn nothing, no gap rule */
+    int64_t refresh_ns; /* device copy period (Junos ASIC copy ~2 s, mlx5 lifespan);
+                         * 0 = the device refreshes on every read */
+};
+
+#endif

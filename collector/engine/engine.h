@@ -1,0 +1,155 @@
+/* The engine: series state, rate math and detectors behind one lock.
+ *
+ * Ownership and threads:
+ * - Sources call fsc_engine_ingest() from their own threads; the engine lock
+ *   is taken once per batch, so per-sample cost stays a few ns.
+ * - All per-series state (rate state, detector state, groups) is owned by the
+ *   engine and mutated only inside fsc_engine_ingest(), under the lock.
+ * - Exporters read through fsc_engine_view() / fsc_engine_foreach(), which
+ *   take the same lock: what they see is consistent (never half an update).
+ *   Long renders should copy what they need in chunks rather than hold the
+ *   lock for the whole render.
+ * - Detectors publish events to the bus (events.h), which has its own lock.
+ * - Observer callbacks (tests, rollups) run on the ingest thread under the
+ *   engine lock: they must be quick and must not call back into the engine. */
+#ifndef FSC_ENGINE_H
+#define FSC_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/sample.h"
+#include "engine/events.h"
+#include "engine/rate.h"
+
+/* Microburst detector (utilization u = bytes*8/s / link speed). */
+struct fsc_microburst_config {
+    double rise;             /* burst starts when u >= rise; default 0.7 */
+    double fall;             /* and ends when u < fall; default 0.5 */
+    int64_t micro_max_ns;    /* shorter than this: a microburst; default 1 s */
+    int64_t update_every_ns; /* periodic update for long bursts; default 10 s */
+    double queue_peak_share; /* queue peak above this share of the buffer is
+                              * switch-side evidence; default 0.5 */
+};
+
+/* CNP / ECN / reorder spike: rate > max(floor, factor x EWMA baseline) for
+ * rise_intervals fine intervals starts it; fall_intervals below ends it. */
+struct fsc_spike_config {
+    double floor;            /* events/s; default: cnp 5000, ecn 5000, reorder 100 */
+    double factor;           /* default 5 */
+    unsigned rise_intervals; /* default 3 */
+    unsigned fall_intervals; /* default 5 */
+    double ewma_alpha;       /* baseline smoothing per interval; default 0.05 */
+};
+
+/* PFC storm: paused fraction of time (pause duration delta / span) above
+ * paused_fraction, or pause frames above frames_per_second. */
+struct fsc_pfc_config {
+    double paused_fraction;   /* default 0.2 */
+    double frames_per_second; /* default 10000 */
+    unsigned rise_intervals;  /* default 3 */
+    unsigned fall_intervals;  /* default 5 */
+};
+
+/* Uplink imbalance over a port group: max/mean utilization per aligned window
+ * of window level `level`; event after `windows` windows above `ratio`. */
+struct fsc_imbalance_config {
+    double ratio;                /* default 1.5 */
+    unsigned windows;            /* default 3 */
+    unsigned level;              /* default 0 (1 s) */
+    double min_mean_utilization; /* below this the group is idle: no verdict; default 0.05 */
+};
+
+struct fsc_engine_config {
+    struct fsc_rate_params rate;
+    struct fsc_microburst_config microburst;
+    struct fsc_spike_config cnp, ecn, reorder;
+    struct fsc_pfc_config pfc;
+    struct fsc_imbalance_config imbalance;
+    uint32_t max_series; /* hard cap on engine state; default 4 M */
+    uint32_t max_groups; /* default 4096 */
+};
+
+/* Fills every default listed above. */
+void fsc_engine_config_defaults(struct fsc_engine_config *cfg);
+
+/* Checks ranges and relations (fall < rise, ascending windows, ...). Returns 0
+ * or -EINVAL with a sentence in err. */
+int fsc_engine_config_validate(const struct fsc_engine_config *cfg, char *err, size_t errlen);
+
+/* Counters the engine keeps (fabricscope_ self-metrics). */
+struct fsc_engine_stats {
+    uint64_t samples;
+    uint64_t verdicts[FSC_RATE__COUNT]; /* per fsc_rate_verdict */
+    uint64_t wraps;
+    uint64_t gaps;
+    uint64_t arrival_time_samples;
+    uint64_t unknown_series; /* samples for ids beyond max_series */
+    uint64_t events[FSC_EV__COUNT];
+};
+
+/* What an exporter reads for one series. */
+struct fsc_series_view {
+    uint8_t kind;        /* enum fsc_kind; FSC_KIND_COUNTER also when never seen */
+    uint8_t has_value;   /* a sample was accepted */
+    uint8_t is_f64;
+    int64_t t_last_ns;   /* device time of the last accepted sample */
+    union fsc_value value; /* last accepted raw value */
+    double fine_rate;    /* units/s of the last fine interval */
+    double window_rate[FSC_MAX_WINDOWS]; /* last completed aligned window, units/s */
+    double window_peak[FSC_MAX_WINDOWS]; /* max fine rate in that window */
+};
+
+/* Observer hooks (tests, rollups, histograms). Any member may be NULL. */
+struct fsc_engine_observer {
+    void (*on_interval)(void *arg, fsc_series_id id, const struct fsc_interval *iv);
+    void (*on_window)(void *arg, fsc_series_id id, unsigned level, int64_t t_end_ns,
+                      double rate, double peak);
+    void *arg;
+};
+
+struct fsc_engine;
+
+/* Creates an engine. cfg is copied; bus is borrowed (may be NULL: events are
+ * then only counted) and must outlive the engine. Returns NULL with a sentence
+ * in err on bad config or allocation failure. */
+struct fsc_engine *fsc_engine_create(const struct fsc_engine_config *cfg,
+                                     struct fsc_event_bus *bus, char *err, size_t errlen);
+
+/* Frees everything the engine owns. NULL is a no-op. */
+void fsc_engine_destroy(struct fsc_engine *eng);
+
+/* Sets the traits of a series (copied; identical traits are shared). Call it
+ * when the series is interned, before its first sample; calling again (link
+ * speed learned later) is allowed. Returns 0, -ENOMEM, or -ERANGE when id is
+ * beyond max_series. */
+int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id,
+                          const struct fsc_traits *tr);
+
+/* Adds a series (a port's tx or rx bytes) to port group `group` (index chosen
+ * by the caller, < max_groups) for the imbalance detector. Returns 0, -ENOMEM
+ * or -ERANGE. */
+int fsc_engine_group_add(struct fsc_engine *eng, uint32_t group, fsc_series_id id);
+
+/* Applies n samples in order. Samples for series without traits use a plain
+ * 64-bit counter with no link speed. Returns 0 or -ENOMEM (state growth
+ * failed; those samples are counted as unknown_series and dropped). */
+int fsc_engine_ingest(struct fsc_engine *eng, const struct fsc_sample *smp, size_t n);
+
+/* Installs observer hooks (copied). NULL removes them. */
+void fsc_engine_set_observer(struct fsc_engine *eng, const struct fsc_engine_observer *obs);
+
+/* Copies the counters. */
+void fsc_engine_stats_get(struct fsc_engine *eng, struct fsc_engine_stats *out);
+
+/* Fills *out for series id. Returns 0, or -ENOENT when the engine has no state
+ * for it. */
+int fsc_engine_view(struct fsc_engine *eng, fsc_series_id id, struct fsc_series_view *out);
+
+/* Latest max/mean utilization ratio of a group (0 when unknown). */
+double fsc_engine_group_ratio(struct fsc_engine *eng, uint32_t group);
+
+/* Bytes of memory the engine holds per series it has state for (benchmarks). */
+size_t fsc_engine_memory_bytes(struct fsc_engine *eng);
+
+#endif

@@ -1,0 +1,94 @@
+/* The event stream: detectors publish, sinks subscribe (DESIGN §5, §7).
+ *
+ * A bounded broadcast ring. Publishing never blocks and never allocates: the
+ * oldest events are overwritten, and a subscriber that fell behind learns how
+ * many it lost from fsc_event_poll(). Each subscriber has its own cursor, so
+ * Kafka, the status page and tests read the same stream independently.
+ *
+ * Thread-safety: all functions may be called from any thread; one mutex guards
+ * the ring (publish is a copy under it). */
+#ifndef FSC_EVENTS_H
+#define FSC_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/sample.h"
+
+enum fsc_event_kind {
+    FSC_EV_MICROBURST = 0, /* burst shorter than micro_max */
+    FSC_EV_BURST,          /* congestion lasting micro_max or longer */
+    FSC_EV_QUEUE_PEAK,     /* switch-side evidence: queue peak above a share of the buffer */
+    FSC_EV_BUFFER_THRESHOLD, /* NIC-side evidence: rx_buffer_passed_thres_phy moved */
+    FSC_EV_CNP_SPIKE,
+    FSC_EV_ECN_SPIKE,
+    FSC_EV_REORDER_SPIKE,
+    FSC_EV_PFC_STORM,
+    FSC_EV_UPLINK_IMBALANCE,
+    FSC_EV__COUNT
+};
+
+enum fsc_event_phase {
+    FSC_EV_START = 0,
+    FSC_EV_UPDATE = 1, /* periodic update of a long event */
+    FSC_EV_END = 2,
+    FSC_EV_INSTANT = 3, /* a one-shot event (evidence) */
+};
+
+struct fsc_event {
+    uint64_t seq;         /* assigned by the bus: 1, 2, 3, ... */
+    uint8_t kind;         /* enum fsc_event_kind */
+    uint8_t phase;        /* enum fsc_event_phase */
+    uint8_t direction;    /* enum fsc_direction */
+    uint8_t pad_;
+    fsc_series_id series; /* the series it was detected on (FSC_SERIES_NONE for groups) */
+    uint32_t group;       /* port group index for FSC_EV_UPLINK_IMBALANCE */
+    int64_t t_start_ns;   /* device time the condition started */
+    int64_t t_end_ns;     /* device time it ended; 0 while ongoing */
+    double peak;          /* microburst: peak utilization 0..1; spike: peak rate/s;
+                           * PFC: peak paused fraction; imbalance: peak max/mean ratio */
+    double amount;        /* microburst: bytes; spike: events; PFC: paused seconds */
+    double baseline;      /* spike: baseline rate/s at start */
+    double util_1s;       /* microburst: utilization of the surrounding window of
+                           * window level 0 (1 s by default); -1 if unknown */
+    double util_10s;      /* same for level 1 (10 s by default); -1 if unknown */
+};
+
+struct fsc_event_bus;
+struct fsc_event_sub;
+
+/* Creates a bus holding the last `capacity` events (>= 1). Returns NULL on
+ * allocation failure. */
+struct fsc_event_bus *fsc_event_bus_create(size_t capacity);
+
+/* Frees the bus. All subscriptions must have been closed. NULL is a no-op. */
+void fsc_event_bus_destroy(struct fsc_event_bus *bus);
+
+/* Copies *ev into the ring, assigns and returns its seq. Never blocks for
+ * long, never fails. Wakes subscribers waiting in fsc_event_wait(). */
+uint64_t fsc_event_publish(struct fsc_event_bus *bus, const struct fsc_event *ev);
+
+/* New subscription starting after the newest event. NULL on allocation failure. */
+struct fsc_event_sub *fsc_event_subscribe(struct fsc_event_bus *bus);
+
+/* Closes a subscription. NULL is a no-op. */
+void fsc_event_unsubscribe(struct fsc_event_sub *sub);
+
+/* Copies up to `max` events the subscriber has not seen, oldest first.
+ * Returns how many; *lost (may be NULL) gets how many were overwritten before
+ * this subscriber read them since the previous poll. */
+size_t fsc_event_poll(struct fsc_event_sub *sub, struct fsc_event *out, size_t max,
+                      uint64_t *lost);
+
+/* Waits up to timeout_ms for an unseen event. Returns 1 if one is ready, 0 on
+ * timeout. */
+int fsc_event_wait(struct fsc_event_sub *sub, int timeout_ms);
+
+/* Total published so far. */
+uint64_t fsc_event_bus_published(struct fsc_event_bus *bus);
+
+/* "microburst", "cnp_spike", ...; "start", "update", "end", "instant". */
+const char *fsc_event_kind_name(enum fsc_event_kind kind);
+const char *fsc_event_phase_name(enum fsc_event_phase phase);
+
+#endif

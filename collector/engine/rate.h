@@ -1,0 +1,151 @@
+/* Per-series rate math (DESIGN §4): the heart of fabricscope.
+ *
+ * Pure functions over one series' state, no locks, no allocation, no I/O. The
+ * engine (engine.c) owns an array of these states and calls fsc_rate_update()
+ * for each sample on the ingest thread.
+ *
+ * The rules, in the order fsc_rate_update() applies them:
+ *
+ * 1. Device time. All spans are differences of sample device times (t_dev_ns).
+ *    The source decides which timestamp is best (Junos payload_get_timestamp
+ *    ms beats Notification.timestamp); samples flagged FSC_SMP_ARRIVAL_TIME are
+ *    used the same way but counted by the engine.
+ *
+ * 2. Baseline. The first sample of a series (and the sample after a reset or
+ *    clock step) only sets the baseline: no rate.
+ *
+ * 3. Duplicates and order. Same timestamp and same value as the last accepted
+ *    sample: DUPLICATE, dropped. Same timestamp with another value, or older
+ *    than the last accepted sample by at most clock_step_ns: OUT_OF_ORDER,
+ *    dropped. Older by more than clock_step_ns: CLOCK_STEP, the baseline
+ *    restarts at this sample. None of them ever yields a rate.
+ *
+ * 4. Explicit reset evidence (FSC_SMP_RESET): RESET, the baseline restarts.
+ *
+ * 5. Stale repeats. The *anchor* is the last sample whose value changed. A
+ *    sample repeating the anchor's value within stale_factor x refresh_ns of
+ *    the anchor (batched ASIC copies, mlx5 lifespan cache) carries no news:
+ *    STALE_REPEAT, remembered only as the last accepted time. When the value
+ *    next changes, the delta is attributed to the whole span since the anchor,
+ *    so a counter copied every 2 s but read every 1 s gives a flat rate instead
+ *    of 0 / 2x. A repeat beyond that bound (or any repeat when refresh_ns is 0)
+ *    is real idleness: it becomes an anchor with a zero delta.
+ *
+ * 6. Wraps and resets. A decrease on a 32-bit counter is a wrap when the
+ *    wrapped delta (2^32 - old + new) is plausible: at or under line rate for
+ *    the elapsed span when the link speed is known, under 2^31 otherwise.
+ *    WRAP is counted and the interval is used. Any other decrease (64-bit
+ *    counters, doubles) is a RESET: the interval is dropped, the baseline
+ *    restarts, no spike and never a negative rate.
+ *
+ * 7. Plausibility. A byte rate above link_speed x plausibility_factor (or a
+ *    packet rate above what minimum-size frames allow) is a glitch, not a
+ *    burst: IMPLAUSIBLE, the interval is dropped and the anchor moves on.
+ *
+ * 8. Gaps. An interval longer than max_gap_factor x nominal_interval_ns still
+ *    feeds the aligned windows (averages stay right) but is flagged `gap` and
+ *    is never fine-grained evidence: it updates no window peak and detectors
+ *    ignore it.
+ *
+ * 9. Aligned windows. The counter is a monotone function of device time. Each
+ *    interval's delta is spread linearly over its span and added to the
+ *    aligned windows [kW, (k+1)W) it overlaps (W per level, aligned to the
+ *    epoch). That is exactly "interpolate the counter at the window edges and
+ *    divide the difference by W", without keeping the edge values. A window is
+ *    complete when an interval reaches its end edge; its rate is acc / W, or
+ *    acc / covered when the baseline started inside it (a window covered less
+ *    than half is not emitted). These rates are immune to timestamp jitter.
+ *
+ * Gauges (kind FSC_KIND_GAUGE) only keep their last value: verdict GAUGE. */
+#ifndef FSC_RATE_H
+#define FSC_RATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/sample.h"
+
+#define FSC_MAX_WINDOWS 4
+
+/* Engine-wide rate parameters (engine: section of the config). */
+struct fsc_rate_params {
+    int64_t window_ns[FSC_MAX_WINDOWS]; /* ascending, e.g. 1 s, 10 s, 60 s */
+    unsigned n_windows;                 /* 1..FSC_MAX_WINDOWS */
+    double max_gap_factor;              /* default 5 */
+    double plausibility_factor;         /* default 1.05 */
+    double stale_factor;                /* default 1.5 */
+    int64_t clock_step_ns;              /* default 1 s */
+};
+
+/* Fills the defaults listed above (windows 1 s, 10 s, 60 s). */
+void fsc_rate_params_defaults(struct fsc_rate_params *params);
+
+/* Per-series state. Zero-initialised memory is a valid "no baseline yet"
+ * state. Kept small on purpose: the engine holds one per series (1 M series
+ * must fit in well under 256 MB). */
+struct fsc_rate_state {
+    int64_t t_last;           /* device time of the last accepted sample */
+    int64_t t_anchor;         /* device time of the last value change (anchor) */
+    int64_t t_base;           /* device time the current baseline started */
+    union fsc_value v_anchor; /* raw value at the anchor (== last accepted value) */
+    double win_acc[FSC_MAX_WINDOWS];   /* units accumulated in the window holding t_anchor */
+    float win_peak[FSC_MAX_WINDOWS];   /* max fine rate (units/s) inside that window */
+    float last_window_rate[FSC_MAX_WINDOWS]; /* units/s of the last completed window */
+    float fine_rate;                   /* units/s of the last fine (non-gap) interval */
+    uint8_t flags;                     /* FSC_RATE_F_* */
+    uint8_t pad_[3];
+};
+
+enum {
+    FSC_RATE_F_BASELINE = 1u << 0, /* a baseline exists */
+    FSC_RATE_F_F64 = 1u << 1,      /* values are doubles */
+};
+
+enum fsc_rate_verdict {
+    FSC_RATE_BASELINE = 0,  /* first sample or restart after reset/clock step */
+    FSC_RATE_INTERVAL,      /* an interval was produced (see result.iv) */
+    FSC_RATE_STALE_REPEAT,  /* repeat within the refresh bound: pending */
+    FSC_RATE_DUPLICATE,     /* dropped */
+    FSC_RATE_OUT_OF_ORDER,  /* dropped */
+    FSC_RATE_CLOCK_STEP,    /* baseline restarted */
+    FSC_RATE_RESET,         /* baseline restarted (decrease or explicit evidence) */
+    FSC_RATE_IMPLAUSIBLE,   /* interval dropped */
+    FSC_RATE_GAUGE,         /* gauge value stored */
+    FSC_RATE__COUNT
+};
+
+/* One interval between two anchors. */
+struct fsc_interval {
+    int64_t t0_ns, t1_ns; /* device times of the two anchors */
+    double delta;         /* counter units (after wrap handling and scale) */
+    double rate;          /* delta per second */
+    bool gap;             /* longer than max_gap: not fine-grained evidence */
+    bool wrapped;         /* a 32-bit wrap was unwound */
+};
+
+struct fsc_rate_result {
+    enum fsc_rate_verdict verdict;
+    struct fsc_interval iv; /* valid when verdict == FSC_RATE_INTERVAL */
+};
+
+/* Called for every aligned window that an interval completes, in time order
+ * (level by level, each level in ascending t_end). rate is units/s over the
+ * window; peak is the largest fine rate seen in it (never below rate). */
+typedef void (*fsc_window_fn)(void *arg, unsigned level, int64_t t_end_ns, double rate,
+                              double peak);
+
+/* Applies one sample to one series' state.
+ * st: the series' state (owned by the caller, mutated).
+ * tr: its traits (borrowed). params: engine-wide (borrowed).
+ * on_window/arg: called synchronously for each completed window (may be NULL).
+ * Returns the verdict in *res. Never allocates; O(1) plus one call per
+ * completed window (at most 1024 windows per level per interval are emitted
+ * one by one; windows in the middle of a longer interval are skipped). */
+void fsc_rate_update(struct fsc_rate_state *st, const struct fsc_traits *tr,
+                     const struct fsc_rate_params *params, const struct fsc_sample *smp,
+                     fsc_window_fn on_window, void *arg, struct fsc_rate_result *res);
+
+/* Name of a verdict ("interval", "stale_repeat", ...), for logs and metrics. */
+const char *fsc_rate_verdict_name(enum fsc_rate_verdict verdict);
+
+#endif
