@@ -60,9 +60,8 @@ static void log_emit(enum fsc_log_level level, const char *event, const char *bo
     gmtime_r(&now.tv_sec, &tm);
     int n = snprintf(line, sizeof(line),
                      "ts=%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ level=%s event=%s%s%s\n",
-                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                     tm.tm_sec, now.tv_nsec / 1000000L, level_names[level], event,
-                     body[0] ? " " : "", body);
+                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                     now.tv_nsec / 1000000L, level_names[level], event, body[0] ? " " : "", body);
     if (n < 0)
         return;
     size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;

@@ -1,5 +1,215 @@
-/* placeholder until the CLI lands (this session) */
-int main(void)
+/* fabricscope: command-line entry point.
+ *
+ * Commands: run, check-config, version, help. Exit codes: 0 success,
+ * 1 runtime failure, 2 usage or configuration error. This is the only file
+ * that calls exit()/returns process status; everything below returns errors. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/daemon.h"
+#include "core/log.h"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+static const char usage_main[] =
+    "Usage: fabricscope COMMAND [OPTIONS]\n"
+    "\n"
+    "Switch-fabric telemetry collector: gNMI (Junos), OTLP (Cumulus) and NIC\n"
+    "(ConnectX) counters turned into jitter-proof rates, microburst / CNP / PFC /\n"
+    "reorder / imbalance detection, exported to Prometheus and Kafka.\n"
+    "\n"
+    "Commands:\n"
+    "  run -c FILE           run the collector with configuration FILE\n"
+    "  check-config FILE     validate FILE and print the effective configuration\n"
+    "  version               print the version\n"
+    "  help [COMMAND]        show help for COMMAND\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help            show this help (COMMAND --help for a command)\n"
+    "\n"
+    "Exit status: 0 success, 1 runtime failure, 2 usage or configuration error.\n"
+    "Configuration reference: docs/CONFIG.md.\n";
+
+static const char usage_run[] =
+    "Usage: fabricscope run -c FILE [--log-level LEVEL]\n"
+    "\n"
+    "Runs the collector until SIGINT or SIGTERM: loads and validates FILE, starts the\n"
+    "configured sources, feeds the rate engine and detectors, and logs every event\n"
+    "(one key=value line per event on stderr).\n"
+    "\n"
+    "Options:\n"
+    "  -c, --config FILE     configuration file (YAML, see docs/CONFIG.md); required\n"
+    "  --log-level LEVEL     error, warn, info or debug; overrides log.level in FILE\n"
+    "  -h, --help            show this help\n";
+
+static const char usage_check[] =
+    "Usage: fabricscope check-config FILE\n"
+    "\n"
+    "Validates FILE and prints the effective configuration (defaults filled in) as\n"
+    "YAML on stdout. Secrets are printed as <redacted>. On error prints\n"
+    "FILE:LINE:COLUMN: what is wrong, and exits with status 2.\n";
+
+static const char usage_version[] = "Usage: fabricscope version\n\nPrints the version.\n";
+
+static int is_help(const char *arg)
 {
-    return 0;
+    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+/* Prints "fabricscope: <what> '<arg>'" and the command's usage; returns 2. */
+static int usage_error(const char *usage, const char *what, const char *arg)
+{
+    if (arg)
+        fprintf(stderr, "fabricscope: %s '%s'\n\n%s", what, arg, usage);
+    else
+        fprintf(stderr, "fabricscope: %s\n\n%s", what, usage);
+    return EXIT_USAGE;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    if (argc > 1 && is_help(argv[1])) {
+        fputs(usage_version, stdout);
+        return EXIT_OK;
+    }
+    if (argc > 1)
+        return usage_error(usage_version, "unexpected argument", argv[1]);
+    printf("fabricscope %s\n", FSC_VERSION);
+    return EXIT_OK;
+}
+
+static int cmd_check_config(int argc, char **argv)
+{
+    const char *path = NULL;
+    char err[1024];
+
+    for (int i = 1; i < argc; i++) {
+        if (is_help(argv[i])) {
+            fputs(usage_check, stdout);
+            return EXIT_OK;
+        }
+        if (argv[i][0] == '-' && argv[i][1] != '\0')
+            return usage_error(usage_check, "unknown option", argv[i]);
+        if (path)
+            return usage_error(usage_check, "unexpected argument", argv[i]);
+        path = argv[i];
+    }
+    if (!path)
+        return usage_error(usage_check, "missing FILE", NULL);
+
+    struct fsc_config *cfg = fsc_config_load(path, err, sizeof(err));
+    if (!cfg) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_USAGE;
+    }
+    int rc = fsc_config_print(cfg, stdout);
+    fsc_config_destroy(cfg);
+    if (rc != 0) {
+        fprintf(stderr, "fabricscope: cannot print configuration: %s\n", strerror(-rc));
+        return EXIT_RUNTIME;
+    }
+    fprintf(stderr, "%s: OK\n", path);
+    return EXIT_OK;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    const char *path = NULL;
+    const char *level_arg = NULL;
+    char err[1024];
+
+    for (int i = 1; i < argc; i++) {
+        if (is_help(argv[i])) {
+            fputs(usage_run, stdout);
+            return EXIT_OK;
+        } else if (strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "--config") == 0) {
+            if (++i >= argc)
+                return usage_error(usage_run, "missing FILE after", argv[i - 1]);
+            path = argv[i];
+        } else if (strncmp(argv[i], "--config=", 9) == 0) {
+            path = argv[i] + 9;
+        } else if (strcmp(argv[i], "--log-level") == 0) {
+            if (++i >= argc)
+                return usage_error(usage_run, "missing LEVEL after", argv[i - 1]);
+            level_arg = argv[i];
+        } else {
+            return usage_error(usage_run, "unexpected argument", argv[i]);
+        }
+    }
+    if (!path)
+        return usage_error(usage_run, "missing -c FILE", NULL);
+
+    enum fsc_log_level level;
+    if (level_arg && fsc_log_level_parse(level_arg, &level) != 0)
+        return usage_error(usage_run, "unknown log level", level_arg);
+
+    struct fsc_config *cfg = fsc_config_load(path, err, sizeof(err));
+    if (!cfg) {
+        fprintf(stderr, "%s\n", err);
+        return EXIT_USAGE;
+    }
+    fsc_log_set_level(level_arg ? level : cfg->log_level);
+
+    int rc = fsc_daemon_run(cfg, path, err, sizeof(err));
+    fsc_config_destroy(cfg);
+    if (rc != 0) {
+        fsc_log(FSC_LOG_ERROR, "exit", "reason=\"%s\"", err);
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
+static int cmd_help(int argc, char **argv);
+
+static const struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *usage;
+} commands[] = {
+    {"run", cmd_run, usage_run},
+    {"check-config", cmd_check_config, usage_check},
+    {"version", cmd_version, usage_version},
+    {"help", cmd_help, usage_main},
+};
+
+static const struct command *command_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_main, stdout);
+        return EXIT_OK;
+    }
+    const struct command *cmd = command_find(argv[1]);
+    if (!cmd)
+        return usage_error(usage_main, "unknown command", argv[1]);
+    fputs(cmd->usage, stdout);
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_main, stderr);
+        return EXIT_USAGE;
+    }
+    if (is_help(argv[1])) {
+        fputs(usage_main, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0)
+        return cmd_version(1, argv + 1);
+    const struct command *cmd = command_find(argv[1]);
+    if (!cmd)
+        return usage_error(usage_main, "unknown command", argv[1]);
+    return cmd->fn(argc - 1, argv + 1);
 }

@@ -33,14 +33,19 @@
  *
  * 6. Wraps and resets. A decrease on a 32-bit counter is a wrap when the
  *    wrapped delta (2^32 - old + new) is plausible: at or under line rate for
- *    the elapsed span when the link speed is known, under 2^31 otherwise.
- *    WRAP is counted and the interval is used. Any other decrease (64-bit
+ *    the elapsed span when the unit is bytes or packets and the link speed is
+ *    known, under 2^31 otherwise (so a cleared 32-bit error counter is a reset,
+ *    not a 1e9-event spike). A wrap sets iv.wrapped (the engine counts it) and
+ *    the interval is used. Any other decrease (64-bit
  *    counters, doubles) is a RESET: the interval is dropped, the baseline
  *    restarts, no spike and never a negative rate.
  *
  * 7. Plausibility. A byte rate above link_speed x plausibility_factor (or a
  *    packet rate above what minimum-size frames allow) is a glitch, not a
- *    burst: IMPLAUSIBLE, the interval is dropped and the anchor moves on.
+ *    burst: IMPLAUSIBLE, the interval is dropped and the anchor moves on. The
+ *    aligned windows restart at the sample as after a reset (the dropped
+ *    interval's true delta is unknown). A non-finite double value is
+ *    IMPLAUSIBLE and changes nothing.
  *
  * 8. Gaps. An interval longer than max_gap_factor x nominal_interval_ns still
  *    feeds the aligned windows (averages stay right) but is flagged `gap` and
@@ -56,7 +61,9 @@
  *    acc / covered when the baseline started inside it (a window covered less
  *    than half is not emitted). These rates are immune to timestamp jitter.
  *
- * Gauges (kind FSC_KIND_GAUGE) only keep their last value: verdict GAUGE. */
+ * Gauges (kind FSC_KIND_GAUGE) only keep their last value: verdict GAUGE, also
+ * for the first sample. Duplicate and order rules apply by timestamp; a clock
+ * step stores the value (CLOCK_STEP). */
 #ifndef FSC_RATE_H
 #define FSC_RATE_H
 

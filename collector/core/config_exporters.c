@@ -1,0 +1,413 @@
+/* exporters: prometheus, kafka, remote_write; TLS sections shared with the
+ * sources. */
+#include <stddef.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/config_decode.h"
+
+#define MS 1000000ll
+#define SEC 1000000000ll
+
+static int fail_key(struct fsc_cctx *ctx, const struct fsc_ynode *node, const char *key,
+                    struct fsc_config_mark dflt, const char *msg)
+{
+    struct fsc_config_mark m = fsc_cfg_key_mark(node, key, dflt);
+    size_t pl = fsc_cfg_path_key(ctx, key);
+    fsc_cfg_fail(ctx, m.line, m.col, "%s", msg);
+    fsc_cfg_path_pop(ctx, pl);
+    return -1;
+}
+
+/* ---- tls ---------------------------------------------------------------------- */
+
+#define TLS(field) offsetof(struct fsc_tls_config, field)
+
+static void tls_defaults(void *obj)
+{
+    ((struct fsc_tls_config *)obj)->enabled = true;
+}
+
+static int tls_client_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                             struct fsc_config_mark mark, void *obj)
+{
+    const struct fsc_tls_config *t = obj;
+    if (t->cert_file != NULL && t->key_file == NULL)
+        return fail_key(ctx, node, "cert_file", mark, "needs key_file as well");
+    if (t->key_file != NULL && t->cert_file == NULL)
+        return fail_key(ctx, node, "key_file", mark, "needs cert_file as well");
+    return 0;
+}
+
+static int tls_server_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                             struct fsc_config_mark mark, void *obj)
+{
+    const struct fsc_tls_config *t = obj;
+    if (t->enabled && t->cert_file == NULL)
+        return fail_key(ctx, node, "cert_file", mark, "required key is missing (TLS server)");
+    if (t->enabled && t->key_file == NULL)
+        return fail_key(ctx, node, "key_file", mark, "required key is missing (TLS server)");
+    return 0;
+}
+
+static const struct fsc_ckey tls_client_keys[] = {
+    {.key = "enabled", .kind = FSC_CK_BOOL, .off = TLS(enabled)},
+    {.key = "ca_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(ca_file)},
+    {.key = "cert_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(cert_file)},
+    {.key = "key_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(key_file)},
+    {.key = "server_name", .kind = FSC_CK_STR, .off = TLS(server_name)},
+    {.key = "insecure_skip_verify", .kind = FSC_CK_BOOL, .off = TLS(insecure_skip_verify)},
+};
+
+const struct fsc_cspec fsc_cspec_tls_client = {
+    .what = "a client tls section",
+    .keys = tls_client_keys,
+    .n_keys = FSC_NELEM(tls_client_keys),
+    .defaults = tls_defaults,
+    .finish = tls_client_finish,
+};
+
+static const struct fsc_ckey tls_server_keys[] = {
+    {.key = "enabled", .kind = FSC_CK_BOOL, .off = TLS(enabled)},
+    {.key = "cert_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(cert_file)},
+    {.key = "key_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(key_file)},
+    {.key = "ca_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(ca_file)},
+};
+
+const struct fsc_cspec fsc_cspec_tls_server = {
+    .what = "a server tls section",
+    .keys = tls_server_keys,
+    .n_keys = FSC_NELEM(tls_server_keys),
+    .defaults = tls_defaults,
+    .finish = tls_server_finish,
+};
+
+/* ---- prometheus --------------------------------------------------------------- */
+
+#define PROM(field) offsetof(struct fsc_prometheus_config, field)
+
+static void prometheus_defaults(void *obj)
+{
+    struct fsc_prometheus_config *p = obj;
+    p->present = true;
+    p->enabled = true;
+    p->listen = "0.0.0.0:9464";
+    p->stale_after_ns = 300 * SEC;
+    p->max_series = 2000000;
+}
+
+static const struct fsc_ckey prometheus_keys[] = {
+    {.key = "enabled", .kind = FSC_CK_BOOL, .off = PROM(enabled)},
+    {.key = "listen", .kind = FSC_CK_STR, .off = PROM(listen), .check = fsc_cfg_check_hostport},
+    {.key = "stale_after", .kind = FSC_CK_DUR, .off = PROM(stale_after_ns), .min = 10 * SEC,
+     .max = 86400 * SEC},
+    {.key = "max_series", .kind = FSC_CK_U32, .off = PROM(max_series), .min = 1,
+     .max = 100000000},
+};
+
+static const struct fsc_cspec prometheus_spec = {
+    .what = "the prometheus exporter",
+    .keys = prometheus_keys,
+    .n_keys = FSC_NELEM(prometheus_keys),
+    .defaults = prometheus_defaults,
+};
+
+/* ---- kafka -------------------------------------------------------------------- */
+
+static const char *const compression_names[] = {"lz4", "zstd", "none", NULL};
+static const char *const sasl_names[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", NULL};
+
+static int check_topic(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s)
+{
+    char q[96];
+    bool ok = strlen(s) <= 249 && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+    for (const char *p = s; ok && *p; p++)
+        ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+             *p == '.' || *p == '_' || *p == '-';
+    if (!ok)
+        return fsc_cfg_fail_at(ctx, val,
+                               "%s is not a valid Kafka topic (letters, digits, '.', '_', '-'; at "
+                               "most 249)",
+                               fsc_cfg_quote(s, q, sizeof(q)));
+    return 0;
+}
+
+static int sasl_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                       struct fsc_config_mark mark, void *obj)
+{
+    const struct fsc_sasl_config *s = obj;
+    if (s->password.value == NULL)
+        return fail_key(ctx, node, "password", mark,
+                        "required key is missing (password, password_file or password_env)");
+    return 0;
+}
+
+#define SASL(field) offsetof(struct fsc_sasl_config, field)
+static const struct fsc_ckey sasl_keys[] = {
+    {.key = "mechanism", .kind = FSC_CK_ENUM, .off = SASL(mechanism), .names = sasl_names},
+    {.key = "username", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED, .off = SASL(username)},
+    {.key = "password", .kind = FSC_CK_SECRET, .off = SASL(password)},
+    {.key = "password_file", .kind = FSC_CK_SECRET_FILE, .off = SASL(password)},
+    {.key = "password_env", .kind = FSC_CK_SECRET_ENV, .off = SASL(password)},
+};
+
+static const struct fsc_cspec sasl_spec = {
+    .what = "a sasl section",
+    .keys = sasl_keys,
+    .n_keys = FSC_NELEM(sasl_keys),
+    .finish = sasl_finish,
+};
+
+#define KAFKA(field) offsetof(struct fsc_kafka_config, field)
+
+static void kafka_defaults(void *obj)
+{
+    struct fsc_kafka_config *k = obj;
+    k->enabled = true;
+    k->client_id = "fabricscope";
+    k->events_topic = "fabricscope.events";
+    k->samples_topic = "";
+    k->compression = FSC_KAFKA_LZ4;
+    k->linger_ns = 5 * MS;
+    k->batch_size = 1000000;
+    k->queue_max = 100000;
+    k->spool_dir = "";
+    k->spool_max = 1ull << 30;
+}
+
+static int kafka_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                        struct fsc_config_mark mark, void *obj)
+{
+    const struct fsc_kafka_config *k = obj;
+    if (k->enabled && k->n_brokers == 0)
+        return fail_key(ctx, node, "brokers", mark, "required key is missing");
+    if (strcmp(k->samples_topic, k->events_topic) == 0)
+        return fail_key(ctx, node, "samples_topic", mark, "must differ from events_topic");
+    return 0;
+}
+
+static const struct fsc_ckey kafka_keys[] = {
+    {.key = "enabled", .kind = FSC_CK_BOOL, .off = KAFKA(enabled)},
+    {.key = "brokers", .kind = FSC_CK_STRLIST, .flags = FSC_CF_FLOW | FSC_CF_OMIT_ZERO,
+     .off = KAFKA(brokers), .off2 = KAFKA(n_brokers), .max_items = 32,
+     .check = fsc_cfg_check_hostport},
+    {.key = "client_id", .kind = FSC_CK_STR, .off = KAFKA(client_id), .check = fsc_cfg_check_name},
+    {.key = "events_topic", .kind = FSC_CK_STR, .off = KAFKA(events_topic), .check = check_topic},
+    {.key = "samples_topic", .kind = FSC_CK_STR, .flags = FSC_CF_EMPTY_OK,
+     .off = KAFKA(samples_topic), .check = check_topic},
+    {.key = "compression", .kind = FSC_CK_ENUM, .off = KAFKA(compression),
+     .names = compression_names},
+    {.key = "linger", .kind = FSC_CK_DUR, .off = KAFKA(linger_ns), .min = 0, .max = 10 * SEC},
+    {.key = "batch_size", .kind = FSC_CK_BYTES, .off = KAFKA(batch_size), .min = 1024,
+     .max = 1ll << 30},
+    {.key = "queue_max", .kind = FSC_CK_U32, .off = KAFKA(queue_max), .min = 1, .max = 10000000},
+    {.key = "spool_dir", .kind = FSC_CK_STR, .flags = FSC_CF_PATH | FSC_CF_EMPTY_OK,
+     .off = KAFKA(spool_dir)},
+    {.key = "spool_max", .kind = FSC_CK_BYTES, .off = KAFKA(spool_max), .min = 1ll << 20,
+     .max = 1ll << 40},
+    {.key = "sasl", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = KAFKA(sasl),
+     .spec = &sasl_spec},
+    {.key = "tls", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = KAFKA(tls),
+     .spec = &fsc_cspec_tls_client},
+};
+
+static const struct fsc_cspec kafka_spec = {
+    .what = "the kafka exporter",
+    .keys = kafka_keys,
+    .n_keys = FSC_NELEM(kafka_keys),
+    .defaults = kafka_defaults,
+    .finish = kafka_finish,
+};
+
+/* ---- remote_write ------------------------------------------------------------- */
+
+static int check_url(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s)
+{
+    char q[96];
+    const char *host = strncmp(s, "http://", 7) == 0    ? s + 7
+                       : strncmp(s, "https://", 8) == 0 ? s + 8
+                                                        : NULL;
+    bool ok = host != NULL && *host != '\0' && *host != '/' && strchr(s, ' ') == NULL;
+    if (!ok)
+        return fsc_cfg_fail_at(ctx, val, "%s is not an http:// or https:// URL",
+                               fsc_cfg_quote(s, q, sizeof(q)));
+    return 0;
+}
+
+static int basic_auth_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                             struct fsc_config_mark mark, void *obj)
+{
+    const struct fsc_basic_auth *b = obj;
+    if (b->password.value == NULL)
+        return fail_key(ctx, node, "password", mark,
+                        "required key is missing (password, password_file or password_env)");
+    return 0;
+}
+
+#define BASIC(field) offsetof(struct fsc_basic_auth, field)
+static const struct fsc_ckey basic_auth_keys[] = {
+    {.key = "username", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED, .off = BASIC(username)},
+    {.key = "password", .kind = FSC_CK_SECRET, .off = BASIC(password)},
+    {.key = "password_file", .kind = FSC_CK_SECRET_FILE, .off = BASIC(password)},
+    {.key = "password_env", .kind = FSC_CK_SECRET_ENV, .off = BASIC(password)},
+};
+
+static const struct fsc_cspec basic_auth_spec = {
+    .what = "a basic_auth section",
+    .keys = basic_auth_keys,
+    .n_keys = FSC_NELEM(basic_auth_keys),
+    .finish = basic_auth_finish,
+};
+
+#define RW(field) offsetof(struct fsc_remote_write_config, field)
+#define MAX_HEADERS 32
+
+/* Headers the exporter sets itself, or that would carry credentials past
+ * the secret handling. */
+static const char *const reserved_headers[] = {
+    "Authorization", "Content-Type", "Content-Encoding", "Content-Length",
+    "User-Agent",    "Host",         "X-Prometheus-Remote-Write-Version",
+};
+
+static int decode_headers(struct fsc_cctx *ctx, const struct fsc_ckey *key,
+                          const struct fsc_ynode *val, void *obj)
+{
+    struct fsc_remote_write_config *rw = obj;
+    (void)key;
+    if (fsc_ynode_is_null(val))
+        return 0;
+    if (val->kind != FSC_YNODE_MAP)
+        return fsc_cfg_fail_at(ctx, val, "expected a mapping of header names to values");
+    if (val->n > MAX_HEADERS)
+        return fsc_cfg_fail_at(ctx, val, "has %zu headers; at most %d are allowed", val->n,
+                               MAX_HEADERS);
+    rw->headers = fsc_cfg_alloc(ctx, val, (val->n ? val->n : 1) * sizeof(*rw->headers));
+    if (rw->headers == NULL)
+        return -1;
+    for (size_t i = 0; i < val->n; i++) {
+        const struct fsc_ynode *k = val->pairs[i].key;
+        char q[96];
+        size_t pl = fsc_cfg_path_key(ctx, k->str);
+        bool ok = k->n > 0 && k->n <= 64;
+        for (size_t c = 0; ok && c < k->n; c++)
+            ok = (k->str[c] >= 'a' && k->str[c] <= 'z') || (k->str[c] >= 'A' && k->str[c] <= 'Z') ||
+                 (k->str[c] >= '0' && k->str[c] <= '9') || k->str[c] == '-' || k->str[c] == '_';
+        int rc = 0;
+        if (!ok)
+            rc = fsc_cfg_fail_at(ctx, k, "%s is not a valid header name",
+                                 fsc_cfg_quote(k->str, q, sizeof(q)));
+        for (size_t r = 0; rc == 0 && r < FSC_NELEM(reserved_headers); r++) {
+            if (strcasecmp(k->str, reserved_headers[r]) == 0)
+                rc = fsc_cfg_fail_at(ctx, k,
+                                     "header %s is set by fabricscope (use basic_auth or "
+                                     "bearer_token_file for credentials)",
+                                     reserved_headers[r]);
+        }
+        for (size_t j = 0; rc == 0 && j < i; j++) {
+            if (strcasecmp(k->str, rw->headers[j].name) == 0)
+                rc = fsc_cfg_fail_at(ctx, k, "header %s is given twice", rw->headers[j].name);
+        }
+        struct fsc_ckey vk = {.kind = FSC_CK_STR, .flags = FSC_CF_EMPTY_OK, .max = 1024};
+        if (rc == 0)
+            rc = fsc_cfg_decode_str(ctx, &vk, val->pairs[i].value, &rw->headers[i].value);
+        if (rc == 0) {
+            rw->headers[i].name = fsc_cfg_strdup(ctx, k, k->str);
+            rc = rw->headers[i].name ? 0 : -1;
+        }
+        fsc_cfg_path_pop(ctx, pl);
+        if (rc != 0)
+            return -1;
+        rw->n_headers = i + 1;
+    }
+    return 0;
+}
+
+static void print_headers(FILE *out, unsigned indent, const struct fsc_ckey *key, const void *obj)
+{
+    const struct fsc_remote_write_config *rw = obj;
+    (void)key;
+    fputc('\n', out);
+    for (size_t i = 0; i < rw->n_headers; i++) {
+        fsc_cfg_print_indent(out, indent + 2);
+        fsc_cfg_print_str(out, rw->headers[i].name);
+        fputs(": ", out);
+        fsc_cfg_print_str(out, rw->headers[i].value);
+        fputc('\n', out);
+    }
+}
+
+static bool headers_printed(const void *obj)
+{
+    return ((const struct fsc_remote_write_config *)obj)->n_headers > 0;
+}
+
+static void remote_write_defaults(void *obj)
+{
+    struct fsc_remote_write_config *rw = obj;
+    rw->enabled = true;
+    rw->interval_ns = 10 * SEC;
+    rw->timeout_ns = 10 * SEC;
+    rw->max_samples_per_send = 2000;
+    rw->queue_max = 500000;
+}
+
+static int remote_write_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                               struct fsc_config_mark mark, void *obj)
+{
+    const struct fsc_remote_write_config *rw = obj;
+    if (rw->enabled && rw->url == NULL)
+        return fail_key(ctx, node, "url", mark, "required key is missing");
+    if (rw->basic_auth.present && rw->bearer_token.value != NULL)
+        return fail_key(ctx, node, "basic_auth", mark,
+                        "give either basic_auth or a bearer token, not both");
+    if (rw->tls.present && rw->tls.enabled && rw->url != NULL && strncmp(rw->url, "http://", 7) == 0)
+        return fail_key(ctx, node, "tls", mark, "tls is enabled but url is http://");
+    return 0;
+}
+
+static const struct fsc_ckey remote_write_keys[] = {
+    {.key = "enabled", .kind = FSC_CK_BOOL, .off = RW(enabled)},
+    {.key = "url", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = RW(url), .check = check_url},
+    {.key = "interval", .kind = FSC_CK_DUR, .off = RW(interval_ns), .min = 1 * SEC,
+     .max = 3600 * SEC},
+    {.key = "timeout", .kind = FSC_CK_DUR, .off = RW(timeout_ns), .min = 100 * MS,
+     .max = 300 * SEC},
+    {.key = "max_samples_per_send", .kind = FSC_CK_U32, .off = RW(max_samples_per_send), .min = 1,
+     .max = 100000},
+    {.key = "queue_max", .kind = FSC_CK_U32, .off = RW(queue_max), .min = 1000,
+     .max = 100000000},
+    {.key = "basic_auth", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = RW(basic_auth),
+     .spec = &basic_auth_spec},
+    {.key = "bearer_token", .kind = FSC_CK_SECRET, .off = RW(bearer_token)},
+    {.key = "bearer_token_file", .kind = FSC_CK_SECRET_FILE, .off = RW(bearer_token)},
+    {.key = "bearer_token_env", .kind = FSC_CK_SECRET_ENV, .off = RW(bearer_token)},
+    {.key = "headers", .kind = FSC_CK_CUSTOM, .decode = decode_headers, .print = print_headers,
+     .printed = headers_printed},
+    {.key = "tls", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = RW(tls),
+     .spec = &fsc_cspec_tls_client},
+};
+
+static const struct fsc_cspec remote_write_spec = {
+    .what = "the remote_write exporter",
+    .keys = remote_write_keys,
+    .n_keys = FSC_NELEM(remote_write_keys),
+    .defaults = remote_write_defaults,
+    .finish = remote_write_finish,
+};
+
+/* ---- exporters ---------------------------------------------------------------- */
+
+#define EXP(field) offsetof(struct fsc_exporters_config, field)
+static const struct fsc_ckey exporters_keys[] = {
+    {.key = "prometheus", .kind = FSC_CK_MAP, .off = EXP(prometheus), .spec = &prometheus_spec},
+    {.key = "kafka", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = EXP(kafka),
+     .spec = &kafka_spec},
+    {.key = "remote_write", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = EXP(remote_write),
+     .spec = &remote_write_spec},
+};
+
+const struct fsc_cspec fsc_cspec_exporters = {
+    .what = "the exporters section",
+    .keys = exporters_keys,
+    .n_keys = FSC_NELEM(exporters_keys),
+};

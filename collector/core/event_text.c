@@ -1,0 +1,110 @@
+#include "core/event_text.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "core/log.h"
+
+struct out {
+    char *buf;
+    size_t size, len;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct out *o, const char *fmt, ...)
+{
+    if (o->len + 1 >= o->size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->buf + o->len, o->size - o->len, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    o->len += (size_t)n;
+    if (o->len >= o->size)
+        o->len = o->size - 1;
+}
+
+void fsc_time_format(int64_t t_ns, char *buf, size_t size)
+{
+    struct tm tm;
+    int64_t sec = t_ns / 1000000000LL, nsec = t_ns % 1000000000LL;
+    if (nsec < 0) {
+        nsec += 1000000000LL;
+        sec--;
+    }
+    time_t tt = (time_t)sec;
+    gmtime_r(&tt, &tm);
+    snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long long)nsec);
+}
+
+static const char *direction_name(unsigned dir)
+{
+    return dir == FSC_DIR_RX ? "rx" : dir == FSC_DIR_TX ? "tx" : NULL;
+}
+
+size_t fsc_event_format(const struct fsc_event *ev, const struct fsc_registry *reg, char *buf,
+                        size_t size)
+{
+    struct out o = {buf, size, 0};
+    char t[48], q[300];
+
+    if (size == 0)
+        return 0;
+    buf[0] = '\0';
+    put(&o, "kind=%s phase=%s", fsc_event_kind_name((enum fsc_event_kind)ev->kind),
+        fsc_event_phase_name((enum fsc_event_phase)ev->phase));
+    if (ev->series != FSC_SERIES_NONE) {
+        struct fsc_label labels[FSC_REGISTRY_MAX_LABELS];
+        size_t n = 0;
+        if (reg && ev->series < fsc_registry_count(reg))
+            n = fsc_registry_labels(reg, ev->series, labels, FSC_REGISTRY_MAX_LABELS);
+        if (n == 0)
+            put(&o, " series=%u", ev->series);
+        for (size_t i = 0; i < n; i++)
+            put(&o, " %s=%s", labels[i].name, fsc_log_quote(labels[i].value, q, sizeof(q)));
+    }
+    if (ev->kind == FSC_EV_UPLINK_IMBALANCE)
+        put(&o, " group=%u", ev->group);
+    if (direction_name(ev->direction))
+        put(&o, " direction=%s", direction_name(ev->direction));
+    fsc_time_format(ev->t_start_ns, t, sizeof(t));
+    put(&o, " start=%s", t);
+    if (ev->t_end_ns) {
+        fsc_time_format(ev->t_end_ns, t, sizeof(t));
+        put(&o, " end=%s duration_ms=%.3f", t, (double)(ev->t_end_ns - ev->t_start_ns) / 1e6);
+    }
+    switch ((enum fsc_event_kind)ev->kind) {
+    case FSC_EV_MICROBURST:
+    case FSC_EV_BURST:
+        put(&o, " peak_utilization=%.4f bytes=%.0f", ev->peak, ev->amount);
+        if (ev->util_1s >= 0)
+            put(&o, " utilization_w0=%.4f", ev->util_1s);
+        if (ev->util_10s >= 0)
+            put(&o, " utilization_w1=%.4f", ev->util_10s);
+        break;
+    case FSC_EV_CNP_SPIKE:
+    case FSC_EV_ECN_SPIKE:
+    case FSC_EV_REORDER_SPIKE:
+        put(&o, " peak_per_second=%.1f baseline_per_second=%.1f count=%.0f", ev->peak, ev->baseline,
+            ev->amount);
+        break;
+    case FSC_EV_PFC_STORM:
+        put(&o, " peak=%.4f amount=%.6g", ev->peak, ev->amount);
+        break;
+    case FSC_EV_UPLINK_IMBALANCE:
+        put(&o, " max_mean_ratio=%.3f", ev->peak);
+        break;
+    case FSC_EV_QUEUE_PEAK:
+    case FSC_EV_BUFFER_THRESHOLD:
+        put(&o, " value=%.0f", ev->amount);
+        break;
+    case FSC_EV__COUNT:
+        break;
+    }
+    return o.len;
+}

@@ -1,0 +1,788 @@
+/* The engine: per-series state, rate math and detector dispatch behind one
+ * lock (see engine.h for the threading contract).
+ *
+ * Memory. A collector carries up to millions of series, most of them plain
+ * counters that only need rate math. Per series the engine keeps one 128-byte
+ * slot (the rate state, the peaks of the last completed windows, a 16-bit
+ * index into a table of interned traits and a 32-bit index into a detector
+ * pool). Slots live in chunks of SER_CHUNK, reached through a pointer table
+ * that grows as ids appear, so 1 M series never need one giant realloc and a
+ * sparse id space only costs the chunks it touches. Identical traits (every
+ * 400G tx-bytes series of a profile) are stored once. Detector state is
+ * allocated only for series whose signal has a detector, from pools of fixed
+ * size elements (one pool per detector class) with a free list for series
+ * whose signal changes.
+ *
+ * Dispatch. For each sample: bounds check, fsc_rate_update() with a window
+ * callback (observer, group imbalance, microburst context), verdict counting,
+ * observer, then the detector of the series' signal. The microburst detector
+ * gets the windows a sample completed *after* that sample's interval, so a
+ * burst that ends in this interval finds the windows around its end in order
+ * (see microburst.c); only the first and the last window per level matter to
+ * it, so two slots per level are enough. */
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/detect.h"
+
+#define SER_CHUNK_SHIFT 12
+#define SER_CHUNK       (1u << SER_CHUNK_SHIFT)
+#define POOL_CHUNK      1024u
+/* Traits are referenced by a uint16_t; index 0 is the default. */
+#define TRAITS_MAX 65535u
+
+enum {
+    SER_F_PRESENT = 1u << 0, /* traits set or a sample seen: fsc_engine_view answers */
+    SER_F_GROUPED = 1u << 1, /* member of at least one port group */
+};
+
+struct eng_series {
+    struct fsc_rate_state rs;
+    float last_peak[FSC_MAX_WINDOWS]; /* max fine rate of the last completed window */
+    uint32_t det;                     /* detector pool index + 1; 0 = none */
+    uint16_t traits;                  /* index into eng->traits */
+    uint8_t flags;                    /* SER_F_* */
+    uint8_t pad_;
+};
+_Static_assert(sizeof(struct eng_series) <= 128, "per-series engine state must stay <= 128 B");
+
+enum det_class { DET_NONE = 0, DET_MB, DET_SPIKE, DET_PFC, DET_EVID, DET__COUNT };
+
+/* Fixed-size elements in chunks; zeroed on hand-out. */
+struct pool {
+    size_t elem;
+    unsigned char **chunks;
+    uint32_t n_chunks, cap_chunks;
+    uint32_t used; /* elements handed out from the chunks so far (high-water mark) */
+    uint32_t *free_idx;
+    uint32_t n_free, cap_free;
+};
+
+struct fsc_engine {
+    pthread_mutex_t mu;
+    struct fsc_engine_config cfg;
+    struct fsc_event_bus *bus; /* borrowed, may be NULL */
+    struct fsc_engine_observer obs;
+    struct fsc_engine_stats stats;
+
+    struct eng_series **chunks; /* cap_chunks slots, NULL until a series in it appears */
+    uint32_t cap_chunks;
+    size_t series_bytes; /* bytes of the chunks allocated */
+
+    struct fsc_traits *traits; /* interned; [0] = the default */
+    uint32_t n_traits, cap_traits;
+    uint32_t *traits_index; /* open addressing: traits index + 1, 0 = empty */
+    uint32_t traits_index_cap;
+
+    struct pool pools[DET__COUNT];
+    struct fsc_imb *imb; /* created on the first fsc_engine_group_add() */
+};
+
+/* ---- detector helpers (detect.h) ---- */
+
+void fsc_det_publish(const struct fsc_det_ctx *ctx, const struct fsc_event *ev)
+{
+    if ((ev->phase == FSC_EV_START || ev->phase == FSC_EV_INSTANT) && ev->kind < FSC_EV__COUNT)
+        ctx->events[ev->kind]++;
+    if (ctx->bus)
+        fsc_event_publish(ctx->bus, ev);
+}
+
+struct fsc_event fsc_det_event(enum fsc_event_kind kind, enum fsc_event_phase phase,
+                               fsc_series_id id, uint8_t direction)
+{
+    struct fsc_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = (uint8_t)kind;
+    ev.phase = (uint8_t)phase;
+    ev.direction = direction;
+    ev.series = id;
+    ev.util_1s = -1;
+    ev.util_10s = -1;
+    return ev;
+}
+
+double fsc_det_util(const struct fsc_traits *tr, double bytes_per_second)
+{
+    if (tr->link_speed_bps == 0)
+        return -1;
+    return bytes_per_second * 8.0 / (double)tr->link_speed_bps;
+}
+
+static enum det_class det_class_of(const struct fsc_traits *tr)
+{
+    switch (tr->signal) {
+    case FSC_SIG_PORT_BYTES:
+        return tr->link_speed_bps > 0 ? DET_MB : DET_NONE;
+    case FSC_SIG_CNP:
+    case FSC_SIG_ECN:
+    case FSC_SIG_REORDER:
+        return DET_SPIKE;
+    case FSC_SIG_PFC_PAUSE_DURATION:
+    case FSC_SIG_PFC_PAUSE_FRAMES:
+        return DET_PFC;
+    case FSC_SIG_QUEUE_PEAK:
+    case FSC_SIG_BUFFER_THRESHOLD:
+        return DET_EVID;
+    default:
+        return DET_NONE;
+    }
+}
+
+/* ---- pools ---- */
+
+static void *pool_at(const struct pool *p, uint32_t idx)
+{
+    return p->chunks[idx / POOL_CHUNK] + (size_t)(idx % POOL_CHUNK) * p->elem;
+}
+
+static int pool_alloc(struct pool *p, uint32_t *idx)
+{
+    if (p->n_free > 0) {
+        *idx = p->free_idx[--p->n_free];
+        memset(pool_at(p, *idx), 0, p->elem);
+        return 0;
+    }
+    if (p->used == p->n_chunks * POOL_CHUNK) {
+        if (p->n_chunks == p->cap_chunks) {
+            uint32_t cap = p->cap_chunks ? p->cap_chunks * 2 : 8;
+            unsigned char **chunks = realloc(p->chunks, (size_t)cap * sizeof(*chunks));
+            if (!chunks)
+                return -ENOMEM;
+            p->chunks = chunks;
+            p->cap_chunks = cap;
+        }
+        p->chunks[p->n_chunks] = calloc(POOL_CHUNK, p->elem);
+        if (!p->chunks[p->n_chunks])
+            return -ENOMEM;
+        p->n_chunks++;
+    }
+    *idx = p->used++;
+    return 0;
+}
+
+/* A slot that cannot be put on the free list is simply not reused: it stays
+ * inside memory already counted, so nothing grows without bound. */
+static void pool_release(struct pool *p, uint32_t idx)
+{
+    if (p->n_free == p->cap_free) {
+        uint32_t cap = p->cap_free ? p->cap_free * 2 : 64;
+        uint32_t *f = realloc(p->free_idx, (size_t)cap * sizeof(*f));
+        if (!f)
+            return;
+        p->free_idx = f;
+        p->cap_free = cap;
+    }
+    p->free_idx[p->n_free++] = idx;
+}
+
+static void pool_free(struct pool *p)
+{
+    for (uint32_t c = 0; c < p->n_chunks; c++)
+        free(p->chunks[c]);
+    free(p->chunks);
+    free(p->free_idx);
+}
+
+static size_t pool_memory(const struct pool *p)
+{
+    return (size_t)p->n_chunks * POOL_CHUNK * p->elem + (size_t)p->cap_chunks * sizeof(void *) +
+           (size_t)p->cap_free * sizeof(uint32_t);
+}
+
+/* ---- series slots ---- */
+
+/* The slot of id, allocating its chunk when `create`. NULL when absent or on
+ * allocation failure. Caller checked id < max_series; holds eng->mu. */
+static struct eng_series *series_get(struct fsc_engine *eng, fsc_series_id id, bool create)
+{
+    uint32_t c = id >> SER_CHUNK_SHIFT;
+    if (c >= eng->cap_chunks) {
+        if (!create)
+            return NULL;
+        uint32_t max_chunks =
+            (uint32_t)(((uint64_t)eng->cfg.max_series + SER_CHUNK - 1) >> SER_CHUNK_SHIFT);
+        uint32_t cap = eng->cap_chunks ? eng->cap_chunks : 16;
+        while (cap <= c)
+            cap = cap > max_chunks / 2 ? max_chunks : cap * 2;
+        if (cap > max_chunks)
+            cap = max_chunks; /* still > c since id < max_series */
+        struct eng_series **chunks = realloc(eng->chunks, (size_t)cap * sizeof(*chunks));
+        if (!chunks)
+            return NULL;
+        memset(chunks + eng->cap_chunks, 0, (size_t)(cap - eng->cap_chunks) * sizeof(*chunks));
+        eng->chunks = chunks;
+        eng->cap_chunks = cap;
+    }
+    if (!eng->chunks[c]) {
+        if (!create)
+            return NULL;
+        /* The last chunk only needs to reach max_series (small test engines). */
+        uint64_t len = (uint64_t)eng->cfg.max_series - ((uint64_t)c << SER_CHUNK_SHIFT);
+        if (len > SER_CHUNK)
+            len = SER_CHUNK;
+        eng->chunks[c] = calloc((size_t)len, sizeof(struct eng_series));
+        if (!eng->chunks[c])
+            return NULL;
+        eng->series_bytes += (size_t)len * sizeof(struct eng_series);
+    }
+    return &eng->chunks[c][id & (SER_CHUNK - 1)];
+}
+
+/* ---- interned traits ---- */
+
+/* A copy with the padding zeroed, so identical traits compare and hash equal. */
+static struct fsc_traits traits_norm(const struct fsc_traits *tr)
+{
+    struct fsc_traits t;
+    memset(&t, 0, sizeof(t));
+    t.kind = tr->kind;
+    t.width = tr->width;
+    t.unit = tr->unit;
+    t.signal = tr->signal;
+    t.direction = tr->direction;
+    t.scale = tr->scale;
+    t.link_speed_bps = tr->link_speed_bps;
+    t.buffer_bytes = tr->buffer_bytes;
+    t.nominal_interval_ns = tr->nominal_interval_ns;
+    t.refresh_ns = tr->refresh_ns;
+    return t;
+}
+
+static uint32_t traits_hash(const struct fsc_traits *t)
+{
+    const unsigned char *b = (const unsigned char *)t;
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < sizeof(*t); i++)
+        h = (h ^ b[i]) * 16777619u;
+    return h;
+}
+
+static void traits_index_put(uint32_t *index, uint32_t cap, const struct fsc_traits *traits,
+                             uint32_t idx)
+{
+    uint32_t mask = cap - 1;
+    uint32_t i = traits_hash(&traits[idx]) & mask;
+    while (index[i] != 0)
+        i = (i + 1) & mask; /* terminates: the index is kept at most half full */
+    index[i] = idx + 1;
+}
+
+/* Returns the index of traits equal to *tr, adding them if new; -ENOMEM on
+ * allocation failure or when TRAITS_MAX distinct traits exist. */
+static int traits_intern(struct fsc_engine *eng, const struct fsc_traits *tr)
+{
+    struct fsc_traits t = traits_norm(tr);
+    if (eng->traits_index_cap) {
+        uint32_t mask = eng->traits_index_cap - 1;
+        for (uint32_t i = traits_hash(&t) & mask; eng->traits_index[i]; i = (i + 1) & mask) {
+            uint32_t idx = eng->traits_index[i] - 1;
+            if (memcmp(&eng->traits[idx], &t, sizeof(t)) == 0)
+                return (int)idx;
+        }
+    }
+    if (eng->n_traits >= TRAITS_MAX)
+        return -ENOMEM;
+    if (eng->n_traits == eng->cap_traits) {
+        uint32_t cap = eng->cap_traits ? eng->cap_traits * 2 : 16;
+        struct fsc_traits *traits = realloc(eng->traits, (size_t)cap * sizeof(*traits));
+        if (!traits)
+            return -ENOMEM;
+        eng->traits = traits;
+        eng->cap_traits = cap;
+    }
+    if ((eng->n_traits + 1) * 2 > eng->traits_index_cap) {
+        uint32_t cap = eng->traits_index_cap ? eng->traits_index_cap * 2 : 64;
+        uint32_t *index = calloc(cap, sizeof(*index));
+        if (!index)
+            return -ENOMEM;
+        for (uint32_t k = 0; k < eng->n_traits; k++)
+            traits_index_put(index, cap, eng->traits, k);
+        free(eng->traits_index);
+        eng->traits_index = index;
+        eng->traits_index_cap = cap;
+    }
+    uint32_t idx = eng->n_traits++;
+    eng->traits[idx] = t;
+    traits_index_put(eng->traits_index, eng->traits_index_cap, eng->traits, idx);
+    return (int)idx;
+}
+
+/* ---- lifecycle ---- */
+
+/* Owns: the returned engine; cfg copied, bus borrowed. Returns NULL with a
+ * sentence in err. Thread: any (setup). */
+struct fsc_engine *fsc_engine_create(const struct fsc_engine_config *cfg, struct fsc_event_bus *bus,
+                                     char *err, size_t errlen)
+{
+    static const struct fsc_traits plain = {.kind = FSC_KIND_COUNTER, .width = 64};
+    struct fsc_engine *eng;
+
+    if (fsc_engine_config_validate(cfg, err, errlen) != 0)
+        return NULL;
+    eng = calloc(1, sizeof(*eng));
+    if (!eng)
+        goto oom;
+    eng->cfg = *cfg;
+    eng->bus = bus;
+    eng->pools[DET_MB].elem = sizeof(struct fsc_mb_state);
+    eng->pools[DET_SPIKE].elem = sizeof(struct fsc_spike_state);
+    eng->pools[DET_PFC].elem = sizeof(struct fsc_spike_state);
+    eng->pools[DET_EVID].elem = sizeof(struct fsc_evid_state);
+    if (traits_intern(eng, &plain) != 0) /* index 0: series without traits */
+        goto oom;
+    if (pthread_mutex_init(&eng->mu, NULL) != 0)
+        goto oom;
+    return eng;
+
+oom:
+    if (eng) {
+        free(eng->traits);
+        free(eng->traits_index);
+        free(eng);
+    }
+    snprintf(err, errlen, "engine: out of memory");
+    return NULL;
+}
+
+/* Frees everything the engine owns. NULL is a no-op. Thread: any, once
+ * nothing else uses the engine. */
+void fsc_engine_destroy(struct fsc_engine *eng)
+{
+    if (!eng)
+        return;
+    for (uint32_t c = 0; c < eng->cap_chunks; c++)
+        free(eng->chunks[c]);
+    free(eng->chunks);
+    free(eng->traits);
+    free(eng->traits_index);
+    for (unsigned k = 0; k < DET__COUNT; k++)
+        pool_free(&eng->pools[k]);
+    fsc_imb_destroy(eng->imb);
+    pthread_mutex_destroy(&eng->mu);
+    free(eng);
+}
+
+/* Copies *tr (interned). A change of unit, width, scale or kind restarts the
+ * series' rate baseline (old and new values are not comparable); a change of
+ * detector class swaps its detector state; a link speed learned later keeps
+ * everything. Returns 0, -ERANGE or -ENOMEM. Thread: any; takes eng->mu. */
+int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct fsc_traits *tr)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&eng->mu);
+    if (id >= eng->cfg.max_series) {
+        rc = -ERANGE;
+        goto out;
+    }
+    struct eng_series *ser = series_get(eng, id, true);
+    if (!ser) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    int idx = traits_intern(eng, tr);
+    if (idx < 0) {
+        rc = idx;
+        goto out;
+    }
+    const struct fsc_traits *old = &eng->traits[ser->traits];
+    const struct fsc_traits *cur = &eng->traits[idx];
+    enum det_class old_dc = ser->det ? det_class_of(old) : DET_NONE;
+    enum det_class new_dc = det_class_of(cur);
+    if (old_dc != new_dc || old->signal != cur->signal) {
+        uint32_t det = 0;
+        if (new_dc != DET_NONE) {
+            uint32_t slot;
+            if (pool_alloc(&eng->pools[new_dc], &slot) != 0) {
+                rc = -ENOMEM; /* nothing changed */
+                goto out;
+            }
+            det = slot + 1;
+        }
+        if (ser->det)
+            pool_release(&eng->pools[old_dc], ser->det - 1);
+        ser->det = det;
+    }
+    if (old->kind != cur->kind || old->width != cur->width || old->unit != cur->unit ||
+        old->scale != cur->scale)
+        memset(&ser->rs, 0, sizeof(ser->rs));
+    ser->traits = (uint16_t)idx;
+    ser->flags |= SER_F_PRESENT;
+out:
+    pthread_mutex_unlock(&eng->mu);
+    return rc;
+}
+
+/* Returns 0, -ERANGE (group >= max_groups or id >= max_series) or -ENOMEM.
+ * Thread: any; takes eng->mu. */
+int fsc_engine_group_add(struct fsc_engine *eng, uint32_t group, fsc_series_id id)
+{
+    int rc;
+
+    pthread_mutex_lock(&eng->mu);
+    if (group >= eng->cfg.max_groups || id >= eng->cfg.max_series) {
+        rc = -ERANGE;
+        goto out;
+    }
+    struct eng_series *ser = series_get(eng, id, true);
+    if (!eng->imb)
+        eng->imb = fsc_imb_create(eng->cfg.max_groups);
+    if (!ser || !eng->imb) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    rc = fsc_imb_add(eng->imb, group, id);
+    if (rc == 0)
+        ser->flags |= SER_F_GROUPED;
+out:
+    pthread_mutex_unlock(&eng->mu);
+    return rc;
+}
+
+/* ---- ingest ---- */
+
+/* Everything the window callback needs for one sample. */
+struct win_ctx {
+    struct fsc_engine *eng;
+    const struct fsc_det_ctx *ctx;
+    fsc_series_id id;
+    struct eng_series *ser;
+    const struct fsc_traits *tr;
+    struct fsc_mb_state *mb; /* microburst state, or NULL */
+    /* First and last window completed per microburst level, replayed to the
+     * microburst detector after the interval. */
+    int64_t first_t[FSC_MB_LEVELS], last_t[FSC_MB_LEVELS];
+    double first_rate[FSC_MB_LEVELS], last_rate[FSC_MB_LEVELS];
+    unsigned n_win[FSC_MB_LEVELS];
+};
+
+static void engine_on_window(void *arg, unsigned level, int64_t t_end_ns, double rate, double peak)
+{
+    struct win_ctx *w = arg;
+    struct fsc_engine *eng = w->eng;
+
+    if (level >= FSC_MAX_WINDOWS)
+        return;
+    w->ser->last_peak[level] = (float)peak;
+    if (eng->obs.on_window)
+        eng->obs.on_window(eng->obs.arg, w->id, level, t_end_ns, rate, peak);
+    if ((w->ser->flags & SER_F_GROUPED) && level == eng->cfg.imbalance.level) {
+        double util = fsc_det_util(w->tr, rate);
+        if (util >= 0)
+            fsc_imb_window(eng->imb, w->ctx, w->id, w->tr->direction, t_end_ns,
+                           eng->cfg.rate.window_ns[level], util);
+    }
+    if (w->mb && level < FSC_MB_LEVELS) {
+        if (w->n_win[level]++ == 0) {
+            w->first_t[level] = t_end_ns;
+            w->first_rate[level] = rate;
+        }
+        w->last_t[level] = t_end_ns;
+        w->last_rate[level] = rate;
+    }
+}
+
+static double sample_value(const struct fsc_sample *smp, const struct fsc_traits *tr)
+{
+    double v = (smp->flags & FSC_SMP_F64) ? smp->v.d : (double)smp->v.u;
+    return tr->scale ? v * (double)tr->scale : v;
+}
+
+static void ingest_one(struct fsc_engine *eng, const struct fsc_det_ctx *ctx,
+                       const struct fsc_sample *smp, struct eng_series *ser)
+{
+    const struct fsc_traits *tr = &eng->traits[ser->traits];
+    enum det_class dc = ser->det ? det_class_of(tr) : DET_NONE;
+    void *det = dc != DET_NONE ? pool_at(&eng->pools[dc], ser->det - 1) : NULL;
+    struct win_ctx w = {.eng = eng, .ctx = ctx, .id = smp->series, .ser = ser, .tr = tr};
+    struct fsc_rate_result res;
+
+    if (dc == DET_MB)
+        w.mb = det;
+    fsc_rate_update(&ser->rs, tr, &eng->cfg.rate, smp, engine_on_window, &w, &res);
+    if ((unsigned)res.verdict < FSC_RATE__COUNT)
+        eng->stats.verdicts[res.verdict]++;
+
+    if (res.verdict == FSC_RATE_INTERVAL) {
+        if (res.iv.wrapped)
+            eng->stats.wraps++;
+        if (res.iv.gap)
+            eng->stats.gaps++;
+        if (eng->obs.on_interval)
+            eng->obs.on_interval(eng->obs.arg, smp->series, &res.iv);
+        switch (dc) {
+        case DET_MB:
+            fsc_mb_interval(ctx, det, smp->series, tr, &res.iv);
+            break;
+        case DET_SPIKE:
+            fsc_spike_interval(ctx, det, smp->series, tr, &res.iv);
+            break;
+        case DET_PFC:
+            fsc_pfc_interval(ctx, det, smp->series, tr, &res.iv);
+            break;
+        case DET_EVID:
+            if (tr->signal == FSC_SIG_BUFFER_THRESHOLD)
+                fsc_evid_buffer_threshold(ctx, det, smp->series, tr, &res.iv);
+            break;
+        default:
+            break;
+        }
+    } else if (res.verdict == FSC_RATE_GAUGE && dc == DET_EVID &&
+               tr->signal == FSC_SIG_QUEUE_PEAK) {
+        fsc_evid_queue_peak(ctx, det, smp->series, tr, smp->t_dev_ns, sample_value(smp, tr));
+    }
+
+    if (w.mb) {
+        for (unsigned l = 0; l < FSC_MB_LEVELS; l++) {
+            if (w.n_win[l] >= 1)
+                fsc_mb_window(ctx, w.mb, smp->series, tr, l, w.first_t[l], w.first_rate[l]);
+            if (w.n_win[l] >= 2)
+                fsc_mb_window(ctx, w.mb, smp->series, tr, l, w.last_t[l], w.last_rate[l]);
+        }
+    }
+}
+
+/* Applies n samples in order under one lock. Returns 0, or -ENOMEM when a
+ * chunk could not be allocated (those samples count as unknown_series).
+ * Thread: any source thread; takes eng->mu, and the bus lock per event. */
+int fsc_engine_ingest(struct fsc_engine *eng, const struct fsc_sample *smp, size_t n)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&eng->mu);
+    const struct fsc_det_ctx ctx = {.cfg = &eng->cfg, .bus = eng->bus, .events = eng->stats.events};
+    for (size_t i = 0; i < n; i++) {
+        eng->stats.samples++;
+        if (smp[i].series >= eng->cfg.max_series) {
+            eng->stats.unknown_series++;
+            continue;
+        }
+        struct eng_series *ser = series_get(eng, smp[i].series, true);
+        if (!ser) {
+            eng->stats.unknown_series++;
+            rc = -ENOMEM;
+            continue;
+        }
+        ser->flags |= SER_F_PRESENT;
+        if (smp[i].flags & FSC_SMP_ARRIVAL_TIME)
+            eng->stats.arrival_time_samples++;
+        ingest_one(eng, &ctx, &smp[i], ser);
+    }
+    pthread_mutex_unlock(&eng->mu);
+    return rc;
+}
+
+/* ---- readers ---- */
+
+/* Copies *obs (NULL removes the hooks). Thread: any; takes eng->mu. */
+void fsc_engine_set_observer(struct fsc_engine *eng, const struct fsc_engine_observer *obs)
+{
+    pthread_mutex_lock(&eng->mu);
+    if (obs)
+        eng->obs = *obs;
+    else
+        memset(&eng->obs, 0, sizeof(eng->obs));
+    pthread_mutex_unlock(&eng->mu);
+}
+
+/* Thread: any; takes eng->mu. */
+void fsc_engine_stats_get(struct fsc_engine *eng, struct fsc_engine_stats *out)
+{
+    pthread_mutex_lock(&eng->mu);
+    *out = eng->stats;
+    pthread_mutex_unlock(&eng->mu);
+}
+
+/* Returns 0, or -ENOENT when neither traits nor a sample were ever given for
+ * id. Thread: any; takes eng->mu. */
+int fsc_engine_view(struct fsc_engine *eng, fsc_series_id id, struct fsc_series_view *out)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&eng->mu);
+    struct eng_series *ser = id < eng->cfg.max_series ? series_get(eng, id, false) : NULL;
+    if (!ser || !(ser->flags & SER_F_PRESENT)) {
+        rc = -ENOENT;
+        goto out;
+    }
+    const struct fsc_rate_state *rs = &ser->rs;
+    memset(out, 0, sizeof(*out));
+    out->kind = eng->traits[ser->traits].kind;
+    out->has_value = (rs->flags & FSC_RATE_F_BASELINE) != 0;
+    out->is_f64 = (rs->flags & FSC_RATE_F_F64) != 0;
+    out->t_last_ns = rs->t_last;
+    out->value = rs->v_anchor;
+    out->fine_rate = rs->fine_rate;
+    for (unsigned l = 0; l < FSC_MAX_WINDOWS; l++) {
+        out->window_rate[l] = rs->last_window_rate[l];
+        out->window_peak[l] = ser->last_peak[l];
+    }
+out:
+    pthread_mutex_unlock(&eng->mu);
+    return rc;
+}
+
+/* Thread: any; takes eng->mu. */
+double fsc_engine_group_ratio(struct fsc_engine *eng, uint32_t group)
+{
+    pthread_mutex_lock(&eng->mu);
+    double ratio = fsc_imb_ratio(eng->imb, group);
+    pthread_mutex_unlock(&eng->mu);
+    return ratio;
+}
+
+/* Total bytes the engine holds (slots, tables, detector pools, groups);
+ * divide by the number of series for the per-series cost. Thread: any;
+ * takes eng->mu. */
+size_t fsc_engine_memory_bytes(struct fsc_engine *eng)
+{
+    pthread_mutex_lock(&eng->mu);
+    size_t bytes = sizeof(*eng) + eng->series_bytes +
+                   (size_t)eng->cap_chunks * sizeof(*eng->chunks) +
+                   (size_t)eng->cap_traits * sizeof(*eng->traits) +
+                   (size_t)eng->traits_index_cap * sizeof(*eng->traits_index);
+    for (unsigned k = 0; k < DET__COUNT; k++)
+        bytes += pool_memory(&eng->pools[k]);
+    bytes += fsc_imb_memory(eng->imb);
+    pthread_mutex_unlock(&eng->mu);
+    return bytes;
+}
+
+/* ---- configuration ---- */
+
+/* Fills every default listed in engine.h. Thread: any. */
+void fsc_engine_config_defaults(struct fsc_engine_config *cfg)
+{
+    const struct fsc_spike_config spike = {
+        .floor = 5000, .factor = 5, .rise_intervals = 3, .fall_intervals = 5, .ewma_alpha = 0.05};
+
+    memset(cfg, 0, sizeof(*cfg));
+    fsc_rate_params_defaults(&cfg->rate);
+    cfg->microburst = (struct fsc_microburst_config){.rise = 0.7,
+                                                     .fall = 0.5,
+                                                     .micro_max_ns = 1000000000LL,
+                                                     .update_every_ns = 10000000000LL,
+                                                     .queue_peak_share = 0.5};
+    cfg->cnp = spike;
+    cfg->ecn = spike;
+    cfg->reorder = spike;
+    cfg->reorder.floor = 100;
+    cfg->pfc = (struct fsc_pfc_config){.paused_fraction = 0.2,
+                                       .frames_per_second = 10000,
+                                       .rise_intervals = 3,
+                                       .fall_intervals = 5};
+    cfg->imbalance = (struct fsc_imbalance_config){
+        .ratio = 1.5, .windows = 3, .level = 0, .min_mean_utilization = 0.05};
+    cfg->max_series = 4u << 20;
+    cfg->max_groups = 4096;
+}
+
+/* Interval counts beyond this are a typo, not a wish (and keep counters small). */
+#define INTERVALS_MAX 100000u
+
+#define BAD(...)                                                                                   \
+    do {                                                                                           \
+        snprintf(err, errlen, __VA_ARGS__);                                                        \
+        return -EINVAL;                                                                            \
+    } while (0)
+
+static int validate_intervals(const char *name, unsigned rise, unsigned fall, char *err,
+                              size_t errlen)
+{
+    if (rise < 1 || rise > INTERVALS_MAX)
+        BAD("engine.%s.rise_intervals (%u) must be between 1 and %u", name, rise, INTERVALS_MAX);
+    if (fall < 1 || fall > INTERVALS_MAX)
+        BAD("engine.%s.fall_intervals (%u) must be between 1 and %u", name, fall, INTERVALS_MAX);
+    return 0;
+}
+
+static int validate_spike(const char *name, const struct fsc_spike_config *sc, char *err,
+                          size_t errlen)
+{
+    /* Written as !(x ok) so that NaN is rejected too. */
+    if (!(sc->floor >= 0))
+        BAD("engine.%s.floor (%g) must not be negative", name, sc->floor);
+    if (!(sc->factor > 0))
+        BAD("engine.%s.factor (%g) must be above 0", name, sc->factor);
+    if (!(sc->ewma_alpha > 0 && sc->ewma_alpha <= 1))
+        BAD("engine.%s.ewma_alpha (%g) must be in (0, 1]", name, sc->ewma_alpha);
+    return validate_intervals(name, sc->rise_intervals, sc->fall_intervals, err, errlen);
+}
+
+static int validate_rate(const struct fsc_rate_params *rp, char *err, size_t errlen)
+{
+    if (rp->n_windows < 1 || rp->n_windows > FSC_MAX_WINDOWS)
+        BAD("engine.windows: %u windows given, must be 1 to %d", rp->n_windows, FSC_MAX_WINDOWS);
+    for (unsigned l = 0; l < rp->n_windows; l++) {
+        if (rp->window_ns[l] <= 0)
+            BAD("engine.windows[%u] (%lld ns) must be above 0", l, (long long)rp->window_ns[l]);
+        if (l > 0 && rp->window_ns[l] <= rp->window_ns[l - 1])
+            BAD("engine.windows[%u] (%lld ns) must be longer than windows[%u] (%lld ns)", l,
+                (long long)rp->window_ns[l], l - 1, (long long)rp->window_ns[l - 1]);
+    }
+    if (!(rp->max_gap_factor >= 1))
+        BAD("engine.max_gap_factor (%g) must be at least 1", rp->max_gap_factor);
+    if (!(rp->plausibility_factor >= 1))
+        BAD("engine.plausibility_factor (%g) must be at least 1", rp->plausibility_factor);
+    if (!(rp->stale_factor >= 1))
+        BAD("engine.stale_factor (%g) must be at least 1", rp->stale_factor);
+    if (rp->clock_step_ns < 0)
+        BAD("engine.clock_step (%lld ns) must not be negative", (long long)rp->clock_step_ns);
+    return 0;
+}
+
+/* Returns 0, or -EINVAL with one sentence naming the first bad setting.
+ * Thread: any. */
+int fsc_engine_config_validate(const struct fsc_engine_config *cfg, char *err, size_t errlen)
+{
+    const struct fsc_microburst_config *mc = &cfg->microburst;
+    const struct fsc_pfc_config *pc = &cfg->pfc;
+    const struct fsc_imbalance_config *ic = &cfg->imbalance;
+    int rc;
+
+    if ((rc = validate_rate(&cfg->rate, err, errlen)) != 0)
+        return rc;
+    if (!(mc->rise > 0))
+        BAD("engine.microburst.rise (%g) must be above 0", mc->rise);
+    if (!(mc->fall > 0))
+        BAD("engine.microburst.fall (%g) must be above 0", mc->fall);
+    if (!(mc->fall < mc->rise))
+        BAD("engine.microburst.fall (%g) must be below rise (%g)", mc->fall, mc->rise);
+    if (mc->micro_max_ns <= 0)
+        BAD("engine.microburst.micro_max (%lld ns) must be above 0", (long long)mc->micro_max_ns);
+    if (mc->update_every_ns <= 0)
+        BAD("engine.microburst.update_every (%lld ns) must be above 0",
+            (long long)mc->update_every_ns);
+    if (!(mc->queue_peak_share > 0 && mc->queue_peak_share <= 1))
+        BAD("engine.microburst.queue_peak_share (%g) must be in (0, 1]", mc->queue_peak_share);
+    if ((rc = validate_spike("cnp", &cfg->cnp, err, errlen)) != 0 ||
+        (rc = validate_spike("ecn", &cfg->ecn, err, errlen)) != 0 ||
+        (rc = validate_spike("reorder", &cfg->reorder, err, errlen)) != 0)
+        return rc;
+    if (!(pc->paused_fraction > 0 && pc->paused_fraction <= 1))
+        BAD("engine.pfc.paused_fraction (%g) must be in (0, 1]", pc->paused_fraction);
+    if (!(pc->frames_per_second > 0))
+        BAD("engine.pfc.frames_per_second (%g) must be above 0", pc->frames_per_second);
+    if ((rc = validate_intervals("pfc", pc->rise_intervals, pc->fall_intervals, err, errlen)))
+        return rc;
+    /* max/mean is never below 1: a threshold at or below 1 would always fire. */
+    if (!(ic->ratio > 1))
+        BAD("engine.imbalance.ratio (%g) must be above 1", ic->ratio);
+    if (ic->windows < 1 || ic->windows > INTERVALS_MAX)
+        BAD("engine.imbalance.windows (%u) must be between 1 and %u", ic->windows, INTERVALS_MAX);
+    if (ic->level >= cfg->rate.n_windows)
+        BAD("engine.imbalance.level (%u) must be below the number of windows (%u)", ic->level,
+            cfg->rate.n_windows);
+    if (!(ic->min_mean_utilization >= 0 && ic->min_mean_utilization <= 1))
+        BAD("engine.imbalance.min_mean_utilization (%g) must be in [0, 1]",
+            ic->min_mean_utilization);
+    if (cfg->max_series < 1)
+        BAD("engine.max_series must be at least 1");
+    return 0;
+}

@@ -1,0 +1,232 @@
+/* Microbursts and bursts (DESIGN §5), plus the switch- and NIC-side evidence
+ * that stands in for them when rate sampling is too coarse.
+ *
+ * Fine utilization u = bytes*8/s / link speed of each non-gap interval. A
+ * burst starts at the first interval with u >= rise and ends at the first with
+ * u < fall (hysteresis, like the vendors' hardware burst monitors): it spans
+ * [t0 of its first high interval, t0 of the first low one]. Gap intervals are
+ * skipped entirely: a burst cannot be located inside one, so it neither starts
+ * nor ends a burst.
+ *
+ * Kind. Whether a burst is a *micro*burst (shorter than micro_max, invisible
+ * in a 1 s average) is only known once it ends or outlives micro_max. So the
+ * START of a microburst is published when it ends (it carries the true start
+ * time), while a burst that reaches micro_max publishes START as FSC_EV_BURST
+ * right then, then UPDATE every update_every_ns. This keeps START and END of
+ * one burst the same kind, and stats.events counts each burst once under the
+ * right kind.
+ *
+ * Context. The END event carries the utilization of the aligned windows of
+ * levels 0 and 1 (1 s and 10 s by default) that contain the burst's last
+ * instant, so an operator sees "100 % for 100 ms inside a 4 % second". Those
+ * windows usually complete after the burst, so the END waits for them
+ * (fsc_mb_window) and is flushed with what is known when a second burst ends
+ * first. */
+#include "engine/detect.h"
+
+/* The end edge of the aligned window of length w that contains the instant
+ * just before t: the smallest multiple of w that is >= t. */
+static int64_t window_end_at_or_after(int64_t t, int64_t w)
+{
+    int64_t q = t / w;
+    if (q * w < t)
+        q++;
+    return q * w;
+}
+
+static void mb_publish_end(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,
+                           const struct fsc_traits *tr)
+{
+    struct fsc_event ev = fsc_det_event(st->p_kind, FSC_EV_END, id, tr->direction);
+    ev.t_start_ns = st->p_start;
+    ev.t_end_ns = st->p_end;
+    ev.peak = st->p_peak;
+    ev.amount = st->p_bytes;
+    ev.util_1s = st->p_util[0];
+    ev.util_10s = st->p_util[1];
+    fsc_det_publish(ctx, &ev);
+    st->pending = 0;
+}
+
+/* Tries to fill the pending END's context for `level` from a completed
+ * window ending at t_win. A later window means the one we wanted was never
+ * emitted (baseline restart, a very long interval): unknown, -1. */
+static void mb_resolve(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st,
+                       const struct fsc_traits *tr, unsigned level, int64_t t_win, double rate)
+{
+    uint8_t bit = (uint8_t)(1u << level);
+    if (st->p_resolved & bit)
+        return;
+    int64_t want = window_end_at_or_after(st->p_end, ctx->cfg->rate.window_ns[level]);
+    if (t_win < want)
+        return;
+    st->p_util[level] = t_win == want ? (float)fsc_det_util(tr, rate) : -1.0f;
+    st->p_resolved |= bit;
+}
+
+static void mb_maybe_flush(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,
+                           const struct fsc_traits *tr)
+{
+    if (st->pending && st->p_resolved == (1u << FSC_MB_LEVELS) - 1)
+        mb_publish_end(ctx, st, id, tr);
+}
+
+static void mb_publish_progress(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st,
+                                fsc_series_id id, const struct fsc_traits *tr,
+                                enum fsc_event_kind kind, enum fsc_event_phase phase)
+{
+    struct fsc_event ev = fsc_det_event(kind, phase, id, tr->direction);
+    ev.t_start_ns = st->t_start;
+    ev.peak = st->peak;
+    ev.amount = st->bytes;
+    fsc_det_publish(ctx, &ev);
+}
+
+/* Called at the end of each high interval (t_now = its t1): START for a burst
+ * that just reached micro_max, UPDATE for a long one. */
+static void mb_progress(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,
+                        const struct fsc_traits *tr, int64_t t_now)
+{
+    const struct fsc_microburst_config *mc = &ctx->cfg->microburst;
+
+    if (!st->started) {
+        if (t_now - st->t_start < mc->micro_max_ns)
+            return;
+        mb_publish_progress(ctx, st, id, tr, FSC_EV_BURST, FSC_EV_START);
+        st->started = 1;
+        st->t_update = t_now;
+    } else if (mc->update_every_ns > 0 && t_now - st->t_update >= mc->update_every_ns) {
+        mb_publish_progress(ctx, st, id, tr, FSC_EV_BURST, FSC_EV_UPDATE);
+        st->t_update = t_now;
+    }
+}
+
+static void mb_end(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,
+                   const struct fsc_traits *tr, int64_t t_end)
+{
+    const struct fsc_engine_config *cfg = ctx->cfg;
+    enum fsc_event_kind kind =
+        t_end - st->t_start < cfg->microburst.micro_max_ns ? FSC_EV_MICROBURST : FSC_EV_BURST;
+
+    st->active = 0;
+    /* The previous burst's context windows never came in time: flush it so
+     * its END is not overwritten, with -1 for what is still unknown. */
+    if (st->pending)
+        mb_publish_end(ctx, st, id, tr);
+    if (!st->started)
+        mb_publish_progress(ctx, st, id, tr, kind, FSC_EV_START);
+
+    st->pending = 1;
+    st->p_start = st->t_start;
+    st->p_end = t_end;
+    st->p_peak = st->peak;
+    st->p_bytes = st->bytes;
+    st->p_kind = (uint8_t)kind;
+    st->p_resolved = 0;
+    for (unsigned level = 0; level < FSC_MB_LEVELS; level++) {
+        st->p_util[level] = -1.0f;
+        if (level >= cfg->rate.n_windows)
+            st->p_resolved |= (uint8_t)(1u << level); /* no such window: stays -1 */
+        else if (st->win_t[level] != 0)
+            mb_resolve(ctx, st, tr, level, st->win_t[level], st->win_rate[level]);
+    }
+    mb_maybe_flush(ctx, st, id, tr);
+}
+
+/* Thread: ingest, engine lock held. */
+void fsc_mb_interval(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,
+                     const struct fsc_traits *tr, const struct fsc_interval *iv)
+{
+    const struct fsc_microburst_config *mc = &ctx->cfg->microburst;
+
+    if (iv->gap)
+        return;
+    double u = fsc_det_util(tr, iv->rate);
+    if (u < 0)
+        return;
+    if (!st->active) {
+        if (u < mc->rise)
+            return;
+        st->active = 1;
+        st->started = 0;
+        st->t_start = iv->t0_ns;
+        st->peak = u;
+        st->bytes = iv->delta;
+        mb_progress(ctx, st, id, tr, iv->t1_ns);
+        return;
+    }
+    if (u < mc->fall) {
+        mb_end(ctx, st, id, tr, iv->t0_ns);
+        return;
+    }
+    if (u > st->peak)
+        st->peak = u;
+    st->bytes += iv->delta;
+    mb_progress(ctx, st, id, tr, iv->t1_ns);
+}
+
+/* Thread: ingest, engine lock held. */
+void fsc_mb_window(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,
+                   const struct fsc_traits *tr, unsigned level, int64_t t_end_ns, double rate)
+{
+    if (level >= FSC_MB_LEVELS)
+        return;
+    st->win_t[level] = t_end_ns;
+    st->win_rate[level] = (float)rate;
+    if (st->pending) {
+        mb_resolve(ctx, st, tr, level, t_end_ns, rate);
+        mb_maybe_flush(ctx, st, id, tr);
+    }
+}
+
+/* One event per crossing of queue_peak_share x buffer: a watermark that stays
+ * high is one congestion episode, not one per sample. Thread: ingest. */
+void fsc_evid_queue_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *st, fsc_series_id id,
+                         const struct fsc_traits *tr, int64_t t_ns, double value)
+{
+    if (tr->buffer_bytes == 0)
+        return;
+    double bar = ctx->cfg->microburst.queue_peak_share * (double)tr->buffer_bytes;
+    if (value <= bar) {
+        st->above = 0; /* re-armed */
+        return;
+    }
+    if (st->above)
+        return;
+    st->above = 1;
+    struct fsc_event ev = fsc_det_event(FSC_EV_QUEUE_PEAK, FSC_EV_INSTANT, id, tr->direction);
+    ev.t_start_ns = t_ns;
+    ev.t_end_ns = t_ns;
+    ev.peak = value / (double)tr->buffer_bytes;
+    ev.amount = value;
+    st->t_last = t_ns;
+    fsc_det_publish(ctx, &ev);
+}
+
+/* rx_buffer_passed_thres_phy moved: the NIC's buffer crossed its threshold,
+ * which happens only in bursts. At most one event per second per series, so a
+ * busy port cannot flood the bus; increments held back are carried into the
+ * next event so the amounts still add up. Gap intervals count too: the
+ * increments are real even if their timing is coarse. Thread: ingest. */
+void fsc_evid_buffer_threshold(const struct fsc_det_ctx *ctx, struct fsc_evid_state *st,
+                               fsc_series_id id, const struct fsc_traits *tr,
+                               const struct fsc_interval *iv)
+{
+    const int64_t min_spacing_ns = 1000000000;
+
+    if (!(iv->delta > 0))
+        return;
+    if (st->carry == 0)
+        st->t_carry = iv->t0_ns;
+    st->carry += iv->delta;
+    if (st->t_last != 0 && iv->t1_ns - st->t_last < min_spacing_ns)
+        return;
+    struct fsc_event ev = fsc_det_event(FSC_EV_BUFFER_THRESHOLD, FSC_EV_INSTANT, id, tr->direction);
+    ev.t_start_ns = st->t_carry;
+    ev.t_end_ns = iv->t1_ns;
+    ev.amount = st->carry;
+    ev.peak = iv->rate;
+    fsc_det_publish(ctx, &ev);
+    st->carry = 0;
+    st->t_last = iv->t1_ns;
+}

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Installs every Debian 12 package that building and testing fabricscope needs.
+# Idempotent: does nothing when everything is present; otherwise runs
+# `apt-get update` once and installs what is missing. Never installs libupb-dev
+# (it conflicts with libgrpc-dev and apt would silently remove gRPC).
+set -eu
+
+packages="build-essential cmake pkg-config libyaml-dev clang-format"
+
+missing=""
+for p in $packages; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    echo "setup: all packages present"
+    exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO="sudo"
+fi
+echo "setup: installing$missing"
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086 # word splitting of the package list is intended
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,467 @@
+/* Vendor profiles: known names, traits, {p} capture, passthrough, tables. */
+#include <errno.h>
+
+#include "test.h"
+#include "core/profile.h"
+#include "core/registry.h"
+
+static struct fsc_profile_match map_ok(const struct fsc_profile *prof, const char *name)
+{
+    struct fsc_profile_match m;
+    int rc = fsc_profile_map(prof, name, &m);
+    if (rc != 0)
+        fprintf(stderr, "map %s failed: %d\n", name, rc);
+    CHECK_INT(rc, 0);
+    return m;
+}
+
+static void junos_known_names(void)
+{
+    const struct fsc_profile *j = fsc_profile_find("junos");
+    CHECK(j == &fsc_profile_junos);
+    struct fsc_profile_match m = map_ok(j, "/interfaces/interface/state/counters/in-octets");
+    CHECK(m.entry != NULL);
+    CHECK_STR(m.canonical, "fabric_port_rx_bytes_total");
+    CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+    CHECK_INT(m.traits.width, 64);
+    CHECK_INT(m.traits.unit, FSC_UNIT_BYTES);
+    CHECK_INT(m.traits.signal, FSC_SIG_PORT_BYTES);
+    CHECK_INT(m.traits.direction, FSC_DIR_RX);
+    CHECK_INT(m.traits.scale, 1);
+    CHECK_INT(m.traits.refresh_ns, 2000000000);
+    CHECK_INT(m.traits.link_speed_bps, 0);
+    CHECK_INT(m.traits.nominal_interval_ns, 0);
+    CHECK_STR(m.label_name, "");
+    CHECK(m.label_attr == NULL);
+
+    m = map_ok(j, "/interfaces/interface/state/counters/out-octets");
+    CHECK_STR(m.canonical, "fabric_port_tx_bytes_total");
+    CHECK_INT(m.traits.direction, FSC_DIR_TX);
+    m = map_ok(j, "/interfaces/interface/state/counters/in-discards");
+    CHECK_STR(m.canonical, "fabric_port_rx_discards_total");
+    CHECK_INT(m.traits.unit, FSC_UNIT_PACKETS);
+    m = map_ok(j, "/interfaces/interface/state/counters/out-unicast-pkts");
+    CHECK_STR(m.canonical, "fabric_port_tx_unicast_packets_total");
+    m = map_ok(j, "/interfaces/interface/ethernet/state/counters/in-mac-pause-frames");
+    CHECK_STR(m.canonical, "fabric_port_rx_pause_frames_total");
+    CHECK_INT(m.traits.signal, FSC_SIG_PFC_PAUSE_FRAMES);
+
+    m = map_ok(j, "/qos/interfaces/interface/output/queues/queue/state/ecn-marked-pkts");
+    CHECK_STR(m.canonical, "fabric_port_ecn_marked_packets_total");
+    CHECK_INT(m.traits.signal, FSC_SIG_ECN);
+    CHECK_STR(m.label_name, "queue");
+    CHECK_STR(m.label_attr, "name");
+    CHECK_STR(m.label_value, ""); /* the gNMI source reads it from the key */
+    m = map_ok(j, "/qos/interfaces/interface/output/queues/queue/state/transmit-octets");
+    CHECK_STR(m.canonical, "fabric_port_queue_tx_bytes_total");
+    CHECK_INT(m.traits.signal, FSC_SIG_NONE); /* not port utilization */
+
+    m = map_ok(j, "/junos/system/linecard/qmon-sw/queue_monitor_element_info/"
+                  "queue_monitor_stats_egress/queue_monitor_stats_info/"
+                  "peak_buffer_occupancy_bytes");
+    CHECK_STR(m.canonical, "fabric_port_queue_peak_bytes");
+    CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
+    CHECK_INT(m.traits.signal, FSC_SIG_QUEUE_PEAK);
+    CHECK_INT(m.traits.unit, FSC_UNIT_BYTES);
+    CHECK_STR(m.label_name, "queue");
+    CHECK_STR(m.label_attr, "queue_number");
+    m = map_ok(j, "/junos/system/linecard/qmon-sw/queue_monitor_element_info/"
+                  "queue_monitor_stats_egress/queue_monitor_stats_info/tail_drop_packets");
+    CHECK_STR(m.canonical, "fabric_port_queue_tail_drop_packets_total");
+
+    /* Unknown leaf: passthrough, never dropped. */
+    m = map_ok(j, "/interfaces/interface/state/counters/in-unknown-protos");
+    CHECK(m.entry == NULL);
+    CHECK_STR(m.canonical, "fabric_junos_interfaces_interface_state_counters_in_unknown_protos");
+    CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+    CHECK_INT(m.traits.width, 64);
+    CHECK_INT(m.traits.signal, FSC_SIG_NONE);
+    CHECK_INT(m.traits.refresh_ns, 2000000000);
+    /* Keys must be stripped by the source: a keyed path is not a known name. */
+    m = map_ok(j, "/interfaces/interface[name=et-0/0/1]/state/counters/in-octets");
+    CHECK(m.entry == NULL);
+}
+
+static void cumulus_gauges_become_counters(void)
+{
+    const struct fsc_profile *c = fsc_profile_find("cumulus");
+    CHECK(c == &fsc_profile_cumulus);
+    struct fsc_profile_match m = map_ok(c, "nvswitch_interface_if_in_octets");
+    CHECK_STR(m.canonical, "fabric_port_rx_bytes_total");
+    CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+    CHECK_INT(m.traits.width, 53);
+    CHECK_INT(m.traits.unit, FSC_UNIT_BYTES);
+    CHECK_INT(m.traits.signal, FSC_SIG_PORT_BYTES);
+    CHECK_INT(m.traits.refresh_ns, 0);
+    m = map_ok(c, "nvswitch_interface_if_out_octets");
+    CHECK_STR(m.canonical, "fabric_port_tx_bytes_total");
+    CHECK_INT(m.traits.direction, FSC_DIR_TX);
+    m = map_ok(c, "nvswitch_interface_if_in_ucast_pkts");
+    CHECK_STR(m.canonical, "fabric_port_rx_unicast_packets_total");
+    m = map_ok(c, "nvswitch_interface_if_out_discards");
+    CHECK_STR(m.canonical, "fabric_port_tx_discards_total");
+    m = map_ok(c, "nvswitch_interface_dot3_out_pause_frames");
+    CHECK_STR(m.canonical, "fabric_port_tx_pause_frames_total");
+
+    m = map_ok(c, "nvswitch_interface_tc_tx_ecn_marked_tc");
+    CHECK_STR(m.canonical, "fabric_port_ecn_marked_packets_total");
+    CHECK_INT(m.traits.signal, FSC_SIG_ECN);
+    CHECK_STR(m.label_name, "queue");
+    CHECK_STR(m.label_attr, "tc");
+    m = map_ok(c, "nvswitch_interface_sp_rx_pause");
+    CHECK_STR(m.canonical, "fabric_port_pfc_rx_pause_frames_total");
+    CHECK_INT(m.traits.signal, FSC_SIG_PFC_PAUSE_FRAMES);
+    CHECK_STR(m.label_name, "priority");
+    m = map_ok(c, "nvswitch_interface_sp_rx_pause_duration");
+    CHECK_STR(m.canonical, "fabric_port_pfc_rx_pause_seconds_total");
+    CHECK_INT(m.traits.unit, FSC_UNIT_MICROSECONDS);
+    CHECK_INT(m.traits.signal, FSC_SIG_PFC_PAUSE_DURATION);
+    CHECK_INT(m.traits.width, 53);
+
+    /* The watermark is the one real gauge. */
+    m = map_ok(c, "nvswitch_interface_shared_buffer_port_tc_watermark");
+    CHECK_STR(m.canonical, "fabric_port_queue_peak_bytes");
+    CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
+    CHECK_INT(m.traits.signal, FSC_SIG_QUEUE_PEAK);
+    CHECK_STR(m.label_attr, "tc");
+
+    /* Every other mapped Cumulus name is a 53-bit counter. */
+    size_t gauges = 0, bad = 0;
+    for (size_t i = 0; i < c->n_entries; i++) {
+        const struct fsc_profile_entry *e = &c->entries[i];
+        if (e->kind == FSC_KIND_GAUGE)
+            gauges++;
+        else if (e->width != 53)
+            bad++;
+    }
+    CHECK_INT(gauges, 1);
+    CHECK_INT(bad, 0);
+
+    /* Passthrough keeps the double width. */
+    m = map_ok(c, "nvswitch_interface_tx_wait");
+    CHECK(m.entry == NULL);
+    CHECK_STR(m.canonical, "fabric_cumulus_nvswitch_interface_tx_wait");
+    CHECK_INT(m.traits.width, 53);
+    CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+}
+
+static void mlx5_priority_capture(void)
+{
+    const struct fsc_profile *x = fsc_profile_find("mlx5");
+    CHECK(x == &fsc_profile_mlx5);
+    struct fsc_profile_match m = map_ok(x, "rx_prio3_pause");
+    CHECK(m.entry != NULL);
+    CHECK_STR(m.canonical, "fabric_port_pfc_rx_pause_frames_total");
+    CHECK_STR(m.label_name, "priority");
+    CHECK_STR(m.label_value, "3");
+    CHECK(m.label_attr == NULL);
+    CHECK_INT(m.traits.signal, FSC_SIG_PFC_PAUSE_FRAMES);
+    CHECK_INT(m.traits.direction, FSC_DIR_RX);
+    CHECK_INT(m.traits.refresh_ns, 10000000);
+
+    m = map_ok(x, "tx_prio7_pause_duration");
+    CHECK_STR(m.canonical, "fabric_port_pfc_tx_pause_seconds_total");
+    CHECK_STR(m.label_value, "7");
+    CHECK_INT(m.traits.unit, FSC_UNIT_MICROSECONDS);
+    CHECK_INT(m.traits.signal, FSC_SIG_PFC_PAUSE_DURATION);
+    CHECK_INT(m.traits.direction, FSC_DIR_TX);
+
+    m = map_ok(x, "rx_prio0_pause_duration");
+    CHECK_STR(m.canonical, "fabric_port_pfc_rx_pause_seconds_total");
+    CHECK_STR(m.label_value, "0");
+    m = map_ok(x, "rx_prio0_marked");
+    CHECK_STR(m.canonical, "fabric_port_ecn_marked_packets_total");
+    CHECK_STR(m.label_value, "0");
+    CHECK_INT(m.traits.signal, FSC_SIG_ECN);
+    m = map_ok(x, "rx_prio12_pause");
+    CHECK_STR(m.label_value, "12");
+
+    /* Not priorities: too many digits, a literal placeholder, no digits, a
+     * per-ring counter. All pass through, sanitized. */
+    m = map_ok(x, "rx_prio1234_pause");
+    CHECK(m.entry == NULL);
+    CHECK_STR(m.canonical, "fabric_mlx5_rx_prio1234_pause");
+    CHECK_STR(m.label_name, "");
+    m = map_ok(x, "rx_prio{p}_pause");
+    CHECK(m.entry == NULL);
+    CHECK_STR(m.canonical, "fabric_mlx5_rx_prio_p__pause");
+    m = map_ok(x, "rx_prio_pause");
+    CHECK(m.entry == NULL);
+    m = map_ok(x, "rx3_packets");
+    CHECK(m.entry == NULL);
+    CHECK_STR(m.canonical, "fabric_mlx5_rx3_packets");
+
+    /* Port counters. */
+    m = map_ok(x, "rx_bytes_phy");
+    CHECK_STR(m.canonical, "fabric_port_rx_bytes_total");
+    CHECK_INT(m.traits.signal, FSC_SIG_PORT_BYTES);
+    CHECK_INT(m.traits.width, 64);
+    m = map_ok(x, "tx_discards_phy");
+    CHECK_STR(m.canonical, "fabric_port_tx_discards_total");
+    m = map_ok(x, "rx_buffer_passed_thres_phy");
+    CHECK_STR(m.canonical, "fabric_nic_rx_buffer_over_threshold_total");
+    CHECK_INT(m.traits.signal, FSC_SIG_BUFFER_THRESHOLD);
+}
+
+static void mlx5_32bit_q_counters(void)
+{
+    const struct fsc_profile *x = &fsc_profile_mlx5;
+    /* Every row marked 32 in PROTOCOLS §5.1. */
+    static const char *const q32[] = {
+        "rx_write_requests",
+        "rx_read_requests",
+        "rx_atomic_requests",
+        "rx_dct_connect",
+        "out_of_buffer",
+        "out_of_sequence",
+        "duplicate_request",
+        "rnr_nak_retry_err",
+        "packet_seq_err",
+        "implied_nak_seq_err",
+        "local_ack_timeout_err",
+        "resp_local_length_error",
+        "resp_cqe_error",
+        "req_cqe_error",
+        "resp_cqe_flush_error",
+        "req_cqe_flush_error",
+        "req_remote_invalid_request",
+        "req_remote_access_errors",
+        "resp_remote_access_errors",
+        "req_transport_retries_exceeded",
+        "req_rnr_retries_exceeded",
+        "roce_adp_retrans",
+        "roce_adp_retrans_to",
+        "roce_slow_restart",
+        "roce_slow_restart_cnps",
+        "roce_slow_restart_trans",
+    };
+    for (size_t i = 0; i < sizeof(q32) / sizeof(q32[0]); i++) {
+        struct fsc_profile_match m = map_ok(x, q32[i]);
+        if (m.entry == NULL || m.traits.width != 32)
+            fprintf(stderr, "q counter %s: not a known 32-bit counter\n", q32[i]);
+        CHECK(m.entry != NULL);
+        CHECK_INT(m.traits.width, 32);
+        CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+    }
+    struct fsc_profile_match m = map_ok(x, "out_of_sequence");
+    CHECK_STR(m.canonical, "fabric_nic_out_of_sequence_total");
+    CHECK_INT(m.traits.signal, FSC_SIG_REORDER);
+    m = map_ok(x, "packet_seq_err");
+    CHECK_STR(m.canonical, "fabric_nic_packet_seq_errors_total");
+    CHECK_INT(m.traits.signal, FSC_SIG_REORDER);
+    m = map_ok(x, "rx_out_of_buffer");
+    CHECK_INT(m.traits.width, 32);
+
+    /* The congestion counters are 64-bit. */
+    m = map_ok(x, "np_cnp_sent");
+    CHECK_STR(m.canonical, "fabric_nic_cnp_sent_total");
+    CHECK_INT(m.traits.width, 64);
+    CHECK_INT(m.traits.signal, FSC_SIG_CNP);
+    m = map_ok(x, "rp_cnp_handled");
+    CHECK_STR(m.canonical, "fabric_nic_cnp_handled_total");
+    CHECK_INT(m.traits.width, 64);
+    CHECK_INT(m.traits.signal, FSC_SIG_CNP);
+    m = map_ok(x, "np_ecn_marked_roce_packets");
+    CHECK_STR(m.canonical, "fabric_nic_ecn_marked_roce_packets_total");
+    CHECK_INT(m.traits.width, 64);
+    CHECK_INT(m.traits.signal, FSC_SIG_ECN);
+    m = map_ok(x, "rp_cnp_ignored");
+    CHECK_STR(m.canonical, "fabric_nic_cnp_ignored_total");
+    CHECK_INT(m.traits.signal, FSC_SIG_NONE);
+    /* Known entries, not passthrough (which is 64-bit too). */
+    static const char *const c64[] = {"np_cnp_sent", "rp_cnp_handled", "rp_cnp_ignored",
+                                      "np_ecn_marked_roce_packets", "rx_icrc_encapsulated"};
+    for (size_t i = 0; i < sizeof(c64) / sizeof(c64[0]); i++) {
+        m = map_ok(x, c64[i]);
+        CHECK(m.entry != NULL);
+        CHECK_INT(m.traits.width, 64);
+    }
+
+    /* PCIe stall percentages are gauges. */
+    m = map_ok(x, "outbound_pci_stalled_rd");
+    CHECK_STR(m.canonical, "fabric_nic_pcie_outbound_stalled_read_percent");
+    CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
+    CHECK_INT(m.traits.unit, FSC_UNIT_PERCENT);
+    m = map_ok(x, "outbound_pci_stalled_wr_events");
+    CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+}
+
+static void passthrough_sanitized(void)
+{
+    char out[32];
+    CHECK_INT(fsc_metric_name_sanitize("a-b.c", out, sizeof(out)), 5);
+    CHECK_STR(out, "a_b_c");
+    CHECK_INT(fsc_metric_name_sanitize("9lives", out, sizeof(out)), 7);
+    CHECK_STR(out, "_9lives");
+    CHECK_INT(fsc_metric_name_sanitize("x:y z", out, sizeof(out)), 5);
+    CHECK_STR(out, "x_y_z");
+    CHECK_INT(fsc_metric_name_sanitize("\xc2\xb5s", out, sizeof(out)), 3);
+    CHECK_STR(out, "__s");
+    CHECK_INT(fsc_metric_name_sanitize("", out, sizeof(out)), 0);
+    CHECK_STR(out, "");
+    /* Truncation reports the full length, as snprintf does. */
+    char small[4];
+    CHECK_INT(fsc_metric_name_sanitize("abcdef", small, sizeof(small)), 6);
+    CHECK_STR(small, "abc");
+    CHECK_INT(fsc_metric_name_sanitize("abcdef", NULL, 0), 6);
+
+    const struct fsc_profile *j = &fsc_profile_junos;
+    struct fsc_profile_match m = map_ok(j, "/a/b-c");
+    CHECK_STR(m.canonical, "fabric_junos_a_b_c");
+    m = map_ok(j, "//9x");
+    CHECK_STR(m.canonical, "fabric_junos_9x");
+    m = map_ok(&fsc_profile_mlx5, "rx_vport_unicast_bytes");
+    CHECK_STR(m.canonical, "fabric_mlx5_rx_vport_unicast_bytes");
+    CHECK_INT(m.traits.scale, 1);
+    CHECK_INT(m.traits.unit, FSC_UNIT_NONE);
+
+    CHECK_INT(fsc_profile_map(j, "", &m), -EINVAL);
+    CHECK_INT(fsc_profile_map(j, NULL, &m), -EINVAL);
+    CHECK_INT(fsc_profile_map(j, "///", &m), -EINVAL);
+    char big[FSC_PROFILE_VENDOR_MAX + 2];
+    memset(big, 'a', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    CHECK_INT(fsc_profile_map(j, big, &m), -EINVAL); /* longer than accepted */
+    big[200] = '\0';
+    CHECK_INT(fsc_profile_map(j, big, &m), -EINVAL); /* prefix + 200 does not fit */
+    big[150] = '\0';
+    CHECK_INT(fsc_profile_map(j, big, &m), 0);
+    CHECK_INT(strlen(m.canonical), 13 + 150);
+
+    /* Whatever comes out is a name the registry accepts. */
+    struct fsc_registry *reg = fsc_registry_create(100);
+    uint16_t src;
+    CHECK_INT(fsc_registry_source_add(reg, "t", 0, &src), 0);
+    static const char *const odd[] = {"/a b/c\td", "\xff\xfe", "0", "-", "x.y.z", "rx_prio9_x"};
+    for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+        for (size_t p = 0; fsc_profile_at(p) != NULL; p++) {
+            CHECK_INT(fsc_profile_map(fsc_profile_at(p), odd[i], &m), 0);
+            CHECK(fsc_registry_intern(reg, src, m.canonical, NULL, 0) != FSC_SERIES_NONE);
+        }
+    }
+    fsc_registry_destroy(reg);
+}
+
+/* A table the checker must refuse, with the words it must say. */
+static void expect_check_fails(const struct fsc_profile_entry *entries, size_t n, const char *why)
+{
+    struct fsc_profile prof = {"bad", entries, n, "fabric_bad_", 64, 0};
+    char err[256] = "";
+    CHECK_INT(fsc_profile_check(&prof, err, sizeof(err)), -EINVAL);
+    if (strstr(err, why) == NULL)
+        fprintf(stderr, "check error \"%s\" lacks \"%s\"\n", err, why);
+    CHECK(strstr(err, why) != NULL);
+}
+
+static void tables_sorted_and_unique(void)
+{
+    struct fsc_registry *reg = fsc_registry_create(10000);
+    uint16_t src;
+    CHECK_INT(fsc_registry_source_add(reg, "t", 0, &src), 0);
+    size_t nprof = 0;
+    for (const struct fsc_profile *prof; (prof = fsc_profile_at(nprof)) != NULL; nprof++) {
+        char err[256] = "";
+        int rc = fsc_profile_check(prof, err, sizeof(err));
+        if (rc != 0)
+            fprintf(stderr, "%s\n", err);
+        CHECK_INT(rc, 0);
+        CHECK(fsc_profile_find(prof->name) == prof);
+        CHECK(prof->n_entries >= 20);
+        for (size_t i = 0; i < prof->n_entries; i++) {
+            const struct fsc_profile_entry *e = &prof->entries[i];
+            /* Independent of the checker: strictly ascending vendor names. */
+            if (i > 0)
+                CHECK(strcmp(prof->entries[i - 1].vendor, e->vendor) < 0);
+            /* Every entry is reachable through the public lookup: exact names
+             * as they are, templates with a priority put in. */
+            char name[FSC_PROFILE_VENDOR_MAX + 8];
+            const char *ph = strstr(e->vendor, "{p}");
+            if (ph != NULL)
+                snprintf(name, sizeof(name), "%.*s5%s", (int)(ph - e->vendor), e->vendor, ph + 3);
+            else
+                snprintf(name, sizeof(name), "%s", e->vendor);
+            struct fsc_profile_match m;
+            CHECK_INT(fsc_profile_map(prof, name, &m), 0);
+            if (m.entry != e)
+                fprintf(stderr, "%s: %s does not map to its own entry\n", prof->name, name);
+            CHECK(m.entry == e);
+            CHECK_STR(m.label_value, ph != NULL ? "5" : "");
+            /* Canonical and label names are names the registry accepts. */
+            struct fsc_label l = {e->label ? e->label : "x", "v"};
+            CHECK(fsc_registry_intern(reg, src, e->canonical, &l, 1) != FSC_SERIES_NONE);
+        }
+    }
+    CHECK_INT(nprof, 3);
+    CHECK(fsc_profile_find("eos") == NULL);
+    CHECK(fsc_profile_find(NULL) == NULL);
+    fsc_registry_destroy(reg);
+
+    /* The checker can fail. */
+    const struct fsc_profile_entry unsorted[] = {
+        {"b", "fabric_b_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+    };
+    expect_check_fails(unsorted, 2, "not sorted");
+    const struct fsc_profile_entry dup_vendor[] = {
+        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+        {"a", "fabric_b_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+    };
+    expect_check_fails(dup_vendor, 2, "duplicate");
+    const struct fsc_profile_entry dup_canonical[] = {
+        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+        {"b", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+    };
+    expect_check_fails(dup_canonical, 2, "canonical name already used");
+    const struct fsc_profile_entry no_total[] = {
+        {"a", "fabric_a", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+    };
+    expect_check_fails(no_total, 1, "_total");
+    const struct fsc_profile_entry bad_width[] = {
+        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 48, 0, 0, 0, 1},
+    };
+    expect_check_fails(bad_width, 1, "width");
+    const struct fsc_profile_entry bad_name[] = {
+        {"a", "fabric-a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+    };
+    expect_check_fails(bad_name, 1, "invalid canonical");
+    const struct fsc_profile_entry p_without_label[] = {
+        {"a{p}", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+    };
+    expect_check_fails(p_without_label, 1, "{p}");
+    const struct fsc_profile_entry wrong_dir[] = {
+        {"a", "fabric_rx_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, FSC_DIR_TX, 1},
+    };
+    expect_check_fails(wrong_dir, 1, "_rx_");
+}
+
+static void ib_port_data_scale4(void)
+{
+    const struct fsc_profile *x = &fsc_profile_mlx5;
+    struct fsc_profile_match m = map_ok(x, "port_xmit_data");
+    CHECK_STR(m.canonical, "fabric_nic_ib_port_tx_bytes_total");
+    CHECK_INT(m.traits.scale, 4);
+    CHECK_INT(m.traits.unit, FSC_UNIT_BYTES);
+    CHECK_INT(m.traits.direction, FSC_DIR_TX);
+    CHECK_INT(m.traits.width, 64);
+    CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+    /* 1000 PMA words are 4000 bytes. */
+    CHECK_INT(1000ull * m.traits.scale, 4000);
+    m = map_ok(x, "port_rcv_data");
+    CHECK_STR(m.canonical, "fabric_nic_ib_port_rx_bytes_total");
+    CHECK_INT(m.traits.scale, 4);
+    CHECK_INT(m.traits.direction, FSC_DIR_RX);
+    /* Packets are packets. */
+    m = map_ok(x, "port_xmit_packets");
+    CHECK_INT(m.traits.scale, 1);
+    /* Every other entry of every profile has scale 1. */
+    size_t scaled = 0;
+    for (size_t p = 0; fsc_profile_at(p) != NULL; p++)
+        for (size_t i = 0; i < fsc_profile_at(p)->n_entries; i++)
+            if (fsc_profile_at(p)->entries[i].scale != 1)
+                scaled++;
+    CHECK_INT(scaled, 2);
+}
+
+TEST_MAIN(TEST(junos_known_names), TEST(cumulus_gauges_become_counters),
+          TEST(mlx5_priority_capture), TEST(mlx5_32bit_q_counters), TEST(passthrough_sanitized),
+          TEST(tables_sorted_and_unique), TEST(ib_port_data_scale4))

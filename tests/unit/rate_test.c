@@ -1,0 +1,763 @@
+/* Known-answer tests for the rate engine (collector/engine/rate.c, DESIGN §4).
+ *
+ * Every case drives fsc_rate_update() directly with synthetic counters whose
+ * true value is known at every device time, and a small collector records the
+ * aligned windows it emits. Times are ns; T0 is a Unix time that is a whole
+ * multiple of 60 s, so every window width used here has an edge at T0. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/rate.h"
+#include "test.h"
+
+#define MS       1000000LL
+#define SEC      1000000000LL
+#define T0       (1700000040LL * SEC)
+#define MAX_WINS 8192
+
+struct win {
+    unsigned level;
+    int64_t t_end;
+    double rate, peak;
+};
+
+struct wins {
+    struct win w[MAX_WINS];
+    size_t n;
+    size_t overflow;
+};
+
+static void on_win(void *arg, unsigned level, int64_t t_end, double rate, double peak)
+{
+    struct wins *ws = arg;
+    if (ws->n == MAX_WINS) {
+        ws->overflow++;
+        return;
+    }
+    ws->w[ws->n++] = (struct win){level, t_end, rate, peak};
+}
+
+static struct wins *wins_new(void)
+{
+    struct wins *ws = calloc(1, sizeof(*ws));
+    if (ws == NULL) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    return ws;
+}
+
+/* Deterministic PRNG (splitmix64) for jitter. */
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static struct fsc_rate_result feed(struct fsc_rate_state *st, const struct fsc_traits *tr,
+                                   const struct fsc_rate_params *p, int64_t t, uint64_t v,
+                                   uint32_t flags, struct wins *ws)
+{
+    struct fsc_sample smp = {.series = 1, .flags = flags, .t_dev_ns = t, .t_arr_ns = t};
+    smp.v.u = v;
+    struct fsc_rate_result res;
+    fsc_rate_update(st, tr, p, &smp, on_win, ws, &res);
+    return res;
+}
+
+static struct fsc_rate_result feed_d(struct fsc_rate_state *st, const struct fsc_traits *tr,
+                                     const struct fsc_rate_params *p, int64_t t, double v,
+                                     struct wins *ws)
+{
+    struct fsc_sample smp = {.series = 1, .flags = FSC_SMP_F64, .t_dev_ns = t, .t_arr_ns = t};
+    smp.v.d = v;
+    struct fsc_rate_result res;
+    fsc_rate_update(st, tr, p, &smp, on_win, ws, &res);
+    return res;
+}
+
+static struct fsc_traits bytes_traits(uint64_t link_bps, int64_t nominal_ns)
+{
+    return (struct fsc_traits){.kind = FSC_KIND_COUNTER,
+                               .width = 64,
+                               .unit = FSC_UNIT_BYTES,
+                               .link_speed_bps = link_bps,
+                               .nominal_interval_ns = nominal_ns};
+}
+
+/* Counts windows of `level` and checks each rate within rel of want. */
+static size_t check_level_rates(const struct wins *ws, unsigned level, double want, double rel)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ws->n; i++) {
+        if (ws->w[i].level != level)
+            continue;
+        n++;
+        CHECK_REL(ws->w[i].rate, want, rel);
+        CHECK(ws->w[i].peak >= ws->w[i].rate);
+    }
+    return n;
+}
+
+/* 1. Constant 200 Gb/s (25e9 B/s) on 400G, sampled every 100 ms with +-30 %
+ * jitter; the counter follows device time exactly (25 bytes per ns). */
+static void jitter_200g(void)
+{
+    struct fsc_traits tr = bytes_traits(400000000000ULL, 100 * MS);
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_rate_state st = {0};
+    struct wins *ws = wins_new();
+    uint64_t seed = 42;
+    double worst_naive = 0.0;
+    int intervals = 0;
+    for (int k = 0; k <= 300; k++) {
+        int64_t jitter = (int64_t)(splitmix(&seed) % (uint64_t)(60 * MS + 1)) - 30 * MS;
+        int64_t t = T0 + 37 * MS + k * 100 * MS + jitter;
+        uint64_t v = 1000 + 25 * (uint64_t)(t - T0);
+        struct fsc_rate_result res = feed(&st, &tr, &p, t, v, 0, ws);
+        if (k == 0) {
+            CHECK_INT(res.verdict, FSC_RATE_BASELINE);
+            continue;
+        }
+        CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+        CHECK(!res.iv.gap);
+        /* Device-time division is exact; the naive "delta / nominal" is not. */
+        CHECK_REL(res.iv.rate, 25e9, 1e-9);
+        double naive = res.iv.delta / 0.1;
+        double err = fabs(naive - 25e9) / 25e9;
+        worst_naive = err > worst_naive ? err : worst_naive;
+        intervals++;
+    }
+    CHECK_INT(intervals, 300);
+    CHECK(worst_naive > 0.10);
+    size_t n1 = check_level_rates(ws, 0, 25e9, 0.001);
+    CHECK(n1 >= 20);
+    CHECK(check_level_rates(ws, 1, 25e9, 0.001) >= 2);
+    CHECK_INT(ws->overflow, 0);
+    free(ws);
+}
+
+/* Junos-style batching: the ASIC counter (10e9 B/s) is copied at 0.3 s + 2k s,
+ * exported every 1 s stamped with the export time. Returns the exported value
+ * at export time t; the counter stops at `stop` (INT64_MAX: never). */
+static uint64_t batched_value(int64_t t, int64_t stop)
+{
+    int64_t copy = T0 + 300 * MS + ((t - T0 - 300 * MS) / (2 * SEC)) * 2 * SEC;
+    int64_t moving = copy < stop ? copy : stop;
+    return 5000 + 10 * (uint64_t)(moving - T0);
+}
+
+/* 2. A counter copied every 2 s but exported every 1 s reads flat. */
+static void batched_copies_flat(void)
+{
+    struct fsc_traits tr = bytes_traits(400000000000ULL, SEC);
+    tr.refresh_ns = 2 * SEC;
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_rate_state st = {0};
+    struct wins *ws = wins_new();
+    int zeros = 0, doubles = 0, stale = 0;
+    uint64_t prev = 0;
+    for (int k = 1; k <= 40; k++) {
+        int64_t t = T0 + k * SEC;
+        uint64_t v = batched_value(t, INT64_MAX);
+        struct fsc_rate_result res = feed(&st, &tr, &p, t, v, 0, ws);
+        if (k == 1) {
+            CHECK_INT(res.verdict, FSC_RATE_BASELINE);
+        } else {
+            /* The naive per-sample rate alternates 0 and 2x. */
+            double naive = (double)(v - prev) / 1.0;
+            if (naive == 0.0)
+                zeros++;
+            else if (fabs(naive - 20e9) < 1.0)
+                doubles++;
+            if (res.verdict == FSC_RATE_STALE_REPEAT)
+                stale++;
+            else
+                CHECK_REL(res.iv.rate, 10e9, 1e-9);
+        }
+        prev = v;
+    }
+    CHECK(zeros >= 15 && doubles >= 15 && zeros + doubles == 39);
+    CHECK_INT(stale, 20);
+    size_t n = 0;
+    for (size_t i = 0; i < ws->n; i++) {
+        if (ws->w[i].level != 0)
+            continue;
+        n++;
+        CHECK_REL(ws->w[i].rate, 10e9, 0.01);
+        CHECK(ws->w[i].rate > 5e9 && ws->w[i].rate < 15e9);
+    }
+    CHECK(n >= 20);
+
+    /* Variant: the counter stops at T0 + 21 s (true idleness). Repeats within
+     * 1.5 x refresh stay pending; the one at 3 s past the anchor becomes a
+     * zero-delta anchor and the windows fall to 0. */
+    struct fsc_rate_state idle = {0};
+    struct wins *wi = wins_new();
+    const int64_t stop = T0 + 21 * SEC;
+    for (int k = 1; k <= 40; k++) {
+        int64_t t = T0 + k * SEC;
+        struct fsc_rate_result res = feed(&idle, &tr, &p, t, batched_value(t, stop), 0, wi);
+        if (k == 24 || k == 25)
+            CHECK_INT(res.verdict, FSC_RATE_STALE_REPEAT);
+        if (k == 26) {
+            CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+            CHECK_INT(res.iv.t0_ns, T0 + 23 * SEC);
+            CHECK(res.iv.delta == 0.0 && res.iv.rate == 0.0);
+        }
+    }
+    size_t busy = 0, quiet = 0;
+    for (size_t i = 0; i < wi->n; i++) {
+        if (wi->w[i].level != 0)
+            continue;
+        if (wi->w[i].t_end <= stop) {
+            busy++;
+            CHECK_REL(wi->w[i].rate, 10e9, 0.01);
+        } else if (wi->w[i].t_end >= T0 + 24 * SEC) {
+            quiet++;
+            CHECK(wi->w[i].rate == 0.0);
+        }
+    }
+    CHECK_INT(busy, 20);
+    CHECK(quiet >= 10);
+
+    /* refresh_ns 0: the device refreshes on every read, a repeat is idleness. */
+    struct fsc_traits fresh = bytes_traits(400000000000ULL, SEC);
+    struct fsc_rate_state st0 = {0};
+    feed(&st0, &fresh, &p, T0 + SEC, 777, 0, wi);
+    struct fsc_rate_result res = feed(&st0, &fresh, &p, T0 + 2 * SEC, 777, 0, wi);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    CHECK(res.iv.rate == 0.0);
+    free(ws);
+    free(wi);
+}
+
+/* 3. 32-bit wraps are unwound when plausible; 64-bit decreases and explicit
+ * evidence are resets with no interval and no spike. */
+static void wrap32_and_reset64(void)
+{
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct wins *ws = wins_new();
+
+    /* out_of_sequence: unit NONE, width 32, no link speed. */
+    struct fsc_traits oos = {.kind = FSC_KIND_COUNTER, .width = 32, .unit = FSC_UNIT_NONE};
+    struct fsc_rate_state st = {0};
+    feed(&st, &oos, &p, T0, (UINT64_C(1) << 32) - 1000, 0, ws);
+    struct fsc_rate_result res = feed(&st, &oos, &p, T0 + 100 * MS, 500, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    CHECK(res.iv.wrapped);
+    CHECK(res.iv.delta == 1500.0);
+    CHECK_REL(res.iv.rate, 15000.0, 1e-12);
+    /* Without a line-rate bound a wrapped delta of 2^31 or more is a reset:
+     * 500 -> 100 would be 2^32 - 400 events. */
+    res = feed(&st, &oos, &p, T0 + 200 * MS, 100, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_RESET);
+    CHECK(!res.iv.wrapped);
+    res = feed(&st, &oos, &p, T0 + 300 * MS, 130, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    CHECK(res.iv.delta == 30.0);
+
+    /* 64-bit byte counter: device reload at T0 + 5.5 s, 9e12 -> 1000. */
+    struct fsc_traits tr = bytes_traits(400000000000ULL, 100 * MS);
+    st = (struct fsc_rate_state){0};
+    ws->n = 0;
+    int resets = 0;
+    for (int k = 0; k <= 100; k++) {
+        int64_t t = T0 + k * 100 * MS;
+        uint64_t v = k <= 54 ? 9000000000000ULL - 10 * (uint64_t)(T0 + 5400 * MS - t)
+                             : 1000 + 10 * (uint64_t)(t - (T0 + 5500 * MS));
+        size_t before = ws->n;
+        res = feed(&st, &tr, &p, t, v, 0, ws);
+        if (res.verdict == FSC_RATE_RESET) {
+            resets++;
+            CHECK_INT(k, 55);
+            CHECK_INT(ws->n, before);
+            CHECK(res.iv.delta == 0.0 && res.iv.t1_ns == 0);
+        } else if (k == 56) {
+            CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+            CHECK_REL(res.iv.rate, 10e9, 1e-12);
+        }
+    }
+    CHECK_INT(resets, 1);
+    /* Every window is the true rate: no negative, no spike. The 1 s window
+     * [5, 6) is rated over its half after the reset; the 10 s window [0, 10)
+     * is not emitted (only 4.5 s of it after the reset). */
+    size_t n1 = check_level_rates(ws, 0, 10e9, 0.001);
+    CHECK_INT(n1, 10);
+    int w56 = 0, w10 = 0;
+    for (size_t i = 0; i < ws->n; i++) {
+        CHECK(ws->w[i].rate >= 0.0);
+        w56 += ws->w[i].level == 0 && ws->w[i].t_end == T0 + 6 * SEC;
+        w10 += ws->w[i].level == 1 && ws->w[i].t_end == T0 + 10 * SEC;
+    }
+    CHECK_INT(w56, 1);
+    CHECK_INT(w10, 0);
+
+    /* Explicit reset evidence with an increasing value. */
+    uint64_t v = 1000 + 10 * (uint64_t)(4600 * MS);
+    res = feed(&st, &tr, &p, T0 + 10100 * MS, v + 123, FSC_SMP_RESET, ws);
+    CHECK_INT(res.verdict, FSC_RATE_RESET);
+    res = feed(&st, &tr, &p, T0 + 10200 * MS, v + 123 + 1000000000ULL, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    CHECK_REL(res.iv.rate, 10e9, 1e-12);
+
+    /* Implausible 32-bit "wraps" on 400G are resets. Bytes in 100 ms can not
+     * show it (2^32 B < 5.25e9 B at 1.05 x line rate), so: packets in 100 ms,
+     * and bytes in 10 ms. A plausible byte wrap is still a wrap. */
+    struct fsc_traits pk = {.kind = FSC_KIND_COUNTER,
+                            .width = 32,
+                            .unit = FSC_UNIT_PACKETS,
+                            .link_speed_bps = 400000000000ULL};
+    st = (struct fsc_rate_state){0};
+    feed(&st, &pk, &p, T0, 4000000000ULL, 0, ws);
+    res = feed(&st, &pk, &p, T0 + 100 * MS, 2000000000ULL, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_RESET);
+    struct fsc_traits b32 = bytes_traits(400000000000ULL, 10 * MS);
+    b32.width = 32;
+    st = (struct fsc_rate_state){0};
+    feed(&st, &b32, &p, T0, 3000000000ULL, 0, ws);
+    res = feed(&st, &b32, &p, T0 + 10 * MS, 2000000000ULL, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_RESET);
+    st = (struct fsc_rate_state){0};
+    feed(&st, &b32, &p, T0, (UINT64_C(1) << 32) - 1000000000ULL, 0, ws);
+    res = feed(&st, &b32, &p, T0 + 100 * MS, 1000000000ULL, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    CHECK(res.iv.wrapped && res.iv.delta == 2e9);
+    free(ws);
+}
+
+/* 4. Duplicates and out-of-order samples are dropped without touching the
+ * state; a clock step back restarts the baseline; the series goes on right. */
+static void duplicates_order_clock_step(void)
+{
+    struct fsc_traits tr = bytes_traits(400000000000ULL, 100 * MS);
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_rate_state st = {0};
+    struct wins *ws = wins_new();
+    /* 1e9 B/s: one byte per ns of device time. */
+    int64_t t = 0;
+    uint64_t v = 0;
+    for (int k = 0; k <= 20; k++) {
+        t = T0 + k * 100 * MS;
+        v = 777 + (uint64_t)(t - T0);
+        feed(&st, &tr, &p, t, v, 0, ws);
+    }
+    struct {
+        int64_t t;
+        uint64_t v;
+        enum fsc_rate_verdict want;
+    } drops[] = {
+        {t, v, FSC_RATE_DUPLICATE},
+        {t, v + 5, FSC_RATE_OUT_OF_ORDER},
+        {t - 50 * MS, v - 50 * MS, FSC_RATE_OUT_OF_ORDER},
+        {t - SEC, v - SEC, FSC_RATE_OUT_OF_ORDER}, /* exactly the bound */
+    };
+    for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
+        struct fsc_rate_state before = st;
+        size_t nwin = ws->n;
+        struct fsc_rate_result res = feed(&st, &tr, &p, drops[i].t, drops[i].v, 0, ws);
+        CHECK_INT(res.verdict, drops[i].want);
+        CHECK(memcmp(&before, &st, sizeof(st)) == 0);
+        CHECK_INT(ws->n, nwin);
+    }
+    /* Older by 5 s: the device clock stepped back. */
+    size_t nwin = ws->n;
+    int64_t ts = t - 5 * SEC;
+    uint64_t vs = v + 100;
+    struct fsc_rate_result res = feed(&st, &tr, &p, ts, vs, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_CLOCK_STEP);
+    CHECK_INT(ws->n, nwin);
+    CHECK_INT(st.t_anchor, ts);
+    CHECK_INT(st.t_base, ts);
+    CHECK_INT(st.v_anchor.u, vs);
+    /* The series continues on the stepped clock at the same true rate. */
+    for (int k = 1; k <= 30; k++) {
+        int64_t tk = ts + k * 100 * MS;
+        res = feed(&st, &tr, &p, tk, vs + (uint64_t)(tk - ts), 0, ws);
+        CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+        CHECK_REL(res.iv.rate, 1e9, 1e-12);
+    }
+    for (size_t i = 0; i < ws->n; i++)
+        CHECK(ws->w[i].rate >= 0.0);
+    CHECK(check_level_rates(ws, 0, 1e9, 0.001) >= 4);
+    free(ws);
+}
+
+/* A 400G link idle except one 100 ms line-rate burst: 400 / 80 / 40 Gb/s at
+ * 100 ms / 500 ms / 1 s (DESIGN §1), i.e. 50e9 / 10e9 / 5e9 B/s. */
+static void burst_windows_400g(void)
+{
+    struct fsc_traits tr = bytes_traits(400000000000ULL, 100 * MS);
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    p.window_ns[0] = 100 * MS;
+    p.window_ns[1] = 500 * MS;
+    p.window_ns[2] = SEC;
+    p.n_windows = 3;
+    const double want[3] = {50e9, 10e9, 5e9};
+    for (int offset = 0; offset <= 37; offset += 37) {
+        struct fsc_rate_state st = {0};
+        struct wins *ws = wins_new();
+        uint64_t v = 1000;
+        for (int k = 0; k <= 50; k++) {
+            int64_t t = T0 + offset * MS + k * 100 * MS;
+            if (k == 24) /* the interval ending here carries the burst */
+                v += 5000000000ULL;
+            struct fsc_rate_result res = feed(&st, &tr, &p, t, v, 0, ws);
+            CHECK_INT(res.verdict, k == 0 ? FSC_RATE_BASELINE : FSC_RATE_INTERVAL);
+        }
+        int busy[3] = {0, 0, 0};
+        double sum[3] = {0, 0, 0};
+        for (size_t i = 0; i < ws->n; i++) {
+            const struct win *w = &ws->w[i];
+            CHECK(w->rate >= 0.0);
+            if (w->rate > 0.0)
+                busy[w->level]++;
+            sum[w->level] += w->rate * (double)p.window_ns[w->level] / 1e9;
+            if (w->rate > 0.0 && offset == 0) {
+                CHECK_REL(w->rate, want[w->level], 0.01);
+                CHECK_REL(w->peak, 50e9, 0.01);
+            }
+            /* The burst interval ends exactly on the edge 2.4 s: it does not
+             * overlap [2.4, 2.5), so that window has no peak either. */
+            if (w->rate == 0.0 && offset == 0)
+                CHECK(w->peak == 0.0);
+        }
+        if (offset == 0) {
+            for (unsigned l = 0; l < 3; l++)
+                CHECK_INT(busy[l], 1);
+        } else {
+            /* Samples 37 ms off the edges: the burst interval [2.337, 2.437]
+             * is spread over two 100 ms windows (63 % / 37 %), one 500 ms
+             * and one 1 s window; no byte is lost or invented. */
+            CHECK_INT(busy[0], 2);
+            CHECK_INT(busy[1], 1);
+            CHECK_INT(busy[2], 1);
+            for (size_t i = 0; i < ws->n; i++) {
+                const struct win *w = &ws->w[i];
+                if (w->level == 0 && w->t_end == T0 + 2400 * MS)
+                    CHECK_REL(w->rate, 0.63 * 50e9, 1e-9);
+                if (w->level == 0 && w->t_end == T0 + 2500 * MS)
+                    CHECK_REL(w->rate, 0.37 * 50e9, 1e-9);
+                if (w->level == 2 && w->t_end == T0 + 3 * SEC)
+                    CHECK_REL(w->rate, 5e9, 1e-9);
+            }
+        }
+        for (unsigned l = 0; l < 3; l++)
+            CHECK_REL(sum[l], 5e9, 1e-9);
+        free(ws);
+    }
+}
+
+/* Rule 7: a rate above 1.05 x line rate is a glitch: dropped, the anchor
+ * moves on, and no window ever shows it. */
+static void implausible_glitch(void)
+{
+    struct fsc_traits tr = bytes_traits(400000000000ULL, 100 * MS);
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_rate_state st = {0};
+    struct wins *ws = wins_new();
+    uint64_t offset = 0;
+    for (int k = 0; k <= 60; k++) {
+        int64_t t = T0 + k * 100 * MS;
+        if (k == 23) /* the counter jumps by 100e9 B (2x line rate in 100 ms) */
+            offset = 100000000000ULL;
+        uint64_t v = 10 * (uint64_t)(t - T0) + offset; /* 10e9 B/s */
+        if (k == 45)                                   /* one bogus sample */
+            v += 200000000000ULL;
+        struct fsc_rate_result res = feed(&st, &tr, &p, t, v, 0, ws);
+        if (k == 23 || k == 45) {
+            CHECK_INT(res.verdict, FSC_RATE_IMPLAUSIBLE);
+            CHECK_INT(st.t_anchor, t);
+            CHECK_INT(st.v_anchor.u, v);
+        } else if (k == 46) {
+            CHECK_INT(res.verdict, FSC_RATE_RESET); /* back down from the bogus value */
+        } else if (k > 0) {
+            CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+            CHECK_REL(res.iv.rate, 10e9, 1e-12);
+        }
+    }
+    /* Window [2, 3) restarts at the glitch (2.3 s) and is rated over its
+     * trusted 0.7 s; [4, 5) restarts at the reset (4.6 s), only 0.4 s is
+     * trusted, so it is not emitted. Every emitted window reads the truth. */
+    CHECK_INT(check_level_rates(ws, 0, 10e9, 0.001), 5);
+
+    /* Packets: 84-byte minimum frames bound a 400G link to 625e6 pps x 1.05. */
+    struct fsc_traits pk = tr;
+    pk.unit = FSC_UNIT_PACKETS;
+    st = (struct fsc_rate_state){0};
+    feed(&st, &pk, &p, T0, 0, 0, ws);
+    struct fsc_rate_result res = feed(&st, &pk, &p, T0 + 100 * MS, 60000000, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL); /* 600e6 pps */
+    res = feed(&st, &pk, &p, T0 + 200 * MS, 60000000 + 65000000, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_IMPLAUSIBLE); /* 650e6 pps */
+    /* Unknown link speed: no bound. */
+    struct fsc_traits nolink = bytes_traits(0, 100 * MS);
+    st = (struct fsc_rate_state){0};
+    feed(&st, &nolink, &p, T0, 0, 0, ws);
+    res = feed(&st, &nolink, &p, T0 + 100 * MS, 100000000000ULL, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    free(ws);
+}
+
+/* Rule 8: an interval over 5 x nominal feeds the windows but is no
+ * fine-grained evidence: flagged, no window peak, fine_rate unchanged. */
+static void gap_not_fine(void)
+{
+    struct fsc_traits tr = bytes_traits(400000000000ULL, 100 * MS);
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_rate_state st = {0};
+    struct wins *ws = wins_new();
+    /* 1e9 B/s up to T0 + 10.5 s, then silence until 12.5 s carrying 4e9 B/s
+     * on average, then 1e9 B/s again; a 500 ms interval (= 5 x) first. */
+    feed(&st, &tr, &p, T0 + 9 * SEC, 0, 0, ws);
+    struct fsc_rate_result res = feed(&st, &tr, &p, T0 + 9500 * MS, 500000000, 0, ws);
+    CHECK(res.verdict == FSC_RATE_INTERVAL && !res.iv.gap);
+    uint64_t v = 500000000;
+    for (int64_t t = T0 + 9600 * MS; t <= T0 + 10500 * MS; t += 100 * MS) {
+        v += 100000000;
+        res = feed(&st, &tr, &p, t, v, 0, ws);
+        CHECK(res.verdict == FSC_RATE_INTERVAL && !res.iv.gap);
+    }
+    v += 8000000000ULL;
+    res = feed(&st, &tr, &p, T0 + 12500 * MS, v, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    CHECK(res.iv.gap);
+    CHECK_REL(res.iv.rate, 4e9, 1e-12);
+    CHECK(st.fine_rate == 1e9f);
+    for (int64_t t = T0 + 12600 * MS; t <= T0 + 14 * SEC; t += 100 * MS) {
+        v += 100000000;
+        feed(&st, &tr, &p, t, v, 0, ws);
+    }
+    int seen = 0;
+    for (size_t i = 0; i < ws->n; i++) {
+        const struct win *w = &ws->w[i];
+        if (w->level != 0)
+            continue;
+        seen++;
+        if (w->t_end == T0 + 10 * SEC)
+            CHECK(w->rate == 1e9 && w->peak == 1e9);
+        if (w->t_end == T0 + 11 * SEC) { /* half at 1e9, half of the gap at 4e9 */
+            CHECK_REL(w->rate, 2.5e9, 1e-12);
+            CHECK_REL(w->peak, 2.5e9, 1e-12); /* not 4e9: the gap is no evidence */
+        }
+        if (w->t_end == T0 + 12 * SEC)
+            CHECK_REL(w->rate, 4e9, 1e-12);
+        if (w->t_end == T0 + 13 * SEC) {
+            CHECK_REL(w->rate, 2.5e9, 1e-12);
+            CHECK_REL(w->peak, 2.5e9, 1e-12);
+        }
+        if (w->t_end == T0 + 14 * SEC)
+            CHECK(w->rate == 1e9 && w->peak == 1e9);
+    }
+    CHECK_INT(seen, 5);
+    free(ws);
+}
+
+/* Gauges keep the last value; order rules apply by timestamp. */
+static void gauge_last_value(void)
+{
+    struct fsc_traits tr = {.kind = FSC_KIND_GAUGE, .unit = FSC_UNIT_BYTES};
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_rate_state st = {0};
+    struct wins *ws = wins_new();
+    CHECK_INT(feed(&st, &tr, &p, T0, 500, 0, ws).verdict, FSC_RATE_GAUGE);
+    CHECK_INT(feed(&st, &tr, &p, T0 + SEC, 200, 0, ws).verdict, FSC_RATE_GAUGE);
+    CHECK_INT(st.v_anchor.u, 200);
+    CHECK_INT(feed(&st, &tr, &p, T0 + SEC, 200, 0, ws).verdict, FSC_RATE_DUPLICATE);
+    CHECK_INT(feed(&st, &tr, &p, T0 + SEC, 300, 0, ws).verdict, FSC_RATE_OUT_OF_ORDER);
+    CHECK_INT(feed(&st, &tr, &p, T0 + 950 * MS, 400, 0, ws).verdict, FSC_RATE_OUT_OF_ORDER);
+    CHECK_INT(st.v_anchor.u, 200);
+    CHECK_INT(st.t_last, T0 + SEC);
+    CHECK_INT(feed(&st, &tr, &p, T0 - 10 * SEC, 900, 0, ws).verdict, FSC_RATE_CLOCK_STEP);
+    CHECK_INT(st.v_anchor.u, 900);
+    CHECK_INT(st.t_last, T0 - 10 * SEC);
+    CHECK_INT(feed_d(&st, &tr, &p, T0 + 2 * SEC, 0.25, ws).verdict, FSC_RATE_GAUGE);
+    CHECK(st.v_anchor.d == 0.25 && (st.flags & FSC_RATE_F_F64));
+    CHECK_INT(ws->n, 0);
+    free(ws);
+}
+
+/* The first window after a baseline is rated over its covered part when at
+ * least half is covered, and not emitted otherwise. */
+static void window_partial_first(void)
+{
+    struct fsc_traits tr = bytes_traits(400000000000ULL, 100 * MS);
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    const int64_t starts[3] = {300 * MS, 500 * MS, 600 * MS};
+    const int64_t first_end[3] = {T0 + SEC, T0 + SEC, T0 + 2 * SEC};
+    for (int i = 0; i < 3; i++) {
+        struct fsc_rate_state st = {0};
+        struct wins *ws = wins_new();
+        for (int64_t t = T0 + starts[i]; t <= T0 + 3 * SEC; t += 100 * MS)
+            feed(&st, &tr, &p, t, 3 * (uint64_t)(t - T0), 0, ws);
+        CHECK(ws->n >= 2);
+        CHECK_INT(ws->w[0].level, 0);
+        CHECK_INT(ws->w[0].t_end, first_end[i]);
+        CHECK_INT(check_level_rates(ws, 0, 3e9, 1e-12), first_end[i] == T0 + SEC ? 3 : 2);
+        CHECK(st.last_window_rate[0] == 3e9f);
+        free(ws);
+    }
+}
+
+/* An interval completing more than 1024 windows of a level emits the first
+ * 1024 and continues with the window holding its end. */
+static void long_gap_window_cap(void)
+{
+    struct fsc_traits tr = bytes_traits(400000000000ULL, 200 * MS); /* gap > 1 s */
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_rate_state st = {0};
+    struct wins *ws = wins_new();
+    feed(&st, &tr, &p, T0 + 500 * MS, 0, 0, ws);
+    /* 2e9 B/s for 2999.75 s */
+    uint64_t v = 2 * (uint64_t)(2999750 * MS);
+    struct fsc_rate_result res = feed(&st, &tr, &p, T0 + 3000250 * MS, v, 0, ws);
+    CHECK(res.verdict == FSC_RATE_INTERVAL && res.iv.gap);
+    size_t n[3] = {0, 0, 0};
+    int64_t last0 = 0;
+    for (size_t i = 0; i < ws->n; i++) {
+        n[ws->w[i].level]++;
+        CHECK_REL(ws->w[i].rate, 2e9, 1e-9);
+        if (ws->w[i].level == 0)
+            last0 = ws->w[i].t_end;
+    }
+    CHECK_INT(n[0], 1024);
+    CHECK_INT(last0, T0 + 1024 * SEC);
+    CHECK_INT(n[1], 300);
+    CHECK_INT(n[2], 50);
+    /* The window holding the end, [3000, 3001), has 0.25 s at 2e9 so far;
+     * 0.75 s more at 6e9 B/s completes it at (0.5e9 + 4.5e9) / 1 s. */
+    ws->n = 0;
+    v += 4500000000ULL;
+    res = feed(&st, &tr, &p, T0 + 3001 * SEC, v, 0, ws);
+    CHECK(res.verdict == FSC_RATE_INTERVAL && !res.iv.gap);
+    CHECK_INT(ws->n, 1);
+    CHECK_INT(ws->w[0].t_end, T0 + 3001 * SEC);
+    CHECK_REL(ws->w[0].rate, 5e9, 1e-9);
+    CHECK_REL(ws->w[0].peak, 6e9, 1e-6);
+    free(ws);
+}
+
+/* Cumulus-style double counters (width 53), scale, and bad doubles. */
+static void double_counters_and_scale(void)
+{
+    struct fsc_traits tr = bytes_traits(400000000000ULL, 100 * MS);
+    tr.width = 53;
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_rate_state st = {0};
+    struct wins *ws = wins_new();
+    CHECK_INT(feed_d(&st, &tr, &p, T0, 1.5e12, ws).verdict, FSC_RATE_BASELINE);
+    struct fsc_rate_result res = feed_d(&st, &tr, &p, T0 + 100 * MS, 1.5e12 + 1e9, ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    CHECK(res.iv.delta == 1e9 && res.iv.rate == 1e10);
+    struct fsc_rate_state before = st;
+    CHECK_INT(feed_d(&st, &tr, &p, T0 + 200 * MS, NAN, ws).verdict, FSC_RATE_IMPLAUSIBLE);
+    CHECK_INT(feed_d(&st, &tr, &p, T0 + 200 * MS, INFINITY, ws).verdict, FSC_RATE_IMPLAUSIBLE);
+    CHECK(memcmp(&before, &st, sizeof(st)) == 0);
+    res = feed_d(&st, &tr, &p, T0 + 300 * MS, 1.5e12 + 3e9, ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    CHECK(res.iv.rate == 1e10);
+    /* Any decrease of a double counter is a reset. */
+    CHECK_INT(feed_d(&st, &tr, &p, T0 + 400 * MS, 5.0, ws).verdict, FSC_RATE_RESET);
+    /* An integer sample on a double series: the value type changed. */
+    CHECK_INT(feed(&st, &tr, &p, T0 + 500 * MS, 10, 0, ws).verdict, FSC_RATE_RESET);
+    CHECK(!(st.flags & FSC_RATE_F_F64));
+    res = feed(&st, &tr, &p, T0 + 600 * MS, 10 + 1000000000ULL, 0, ws);
+    CHECK(res.verdict == FSC_RATE_INTERVAL && res.iv.rate == 1e10);
+
+    /* A 32-bit counter carried as double wraps like an integer one. */
+    struct fsc_traits d32 = {.kind = FSC_KIND_COUNTER, .width = 32};
+    st = (struct fsc_rate_state){0};
+    feed_d(&st, &d32, &p, T0, 4294967000.0, ws);
+    res = feed_d(&st, &d32, &p, T0 + SEC, 200.0, ws);
+    CHECK(res.verdict == FSC_RATE_INTERVAL && res.iv.wrapped && res.iv.delta == 496.0);
+
+    /* Scale: InfiniBand port_xmit_data counts 4-byte words. */
+    struct fsc_traits ib = bytes_traits(400000000000ULL, 100 * MS);
+    ib.scale = 4;
+    st = (struct fsc_rate_state){0};
+    feed(&st, &ib, &p, T0, 1000, 0, ws);
+    res = feed(&st, &ib, &p, T0 + 100 * MS, 1000 + 250000000ULL, 0, ws);
+    CHECK(res.verdict == FSC_RATE_INTERVAL && res.iv.delta == 1e9 && res.iv.rate == 1e10);
+    /* 12.5e9 raw words/s is 50e9 B/s: at line rate, fine; 15e9 is not. */
+    res = feed(&st, &ib, &p, T0 + 200 * MS, 1000 + 250000000ULL + 1250000000ULL, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    res = feed(&st, &ib, &p, T0 + 300 * MS, 1000 + 1500000000ULL + 1500000000ULL, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_IMPLAUSIBLE);
+    free(ws);
+}
+
+/* Window edges by floor division: right around 0, for negative times, and
+ * with no overflow at both ends of the int64_t range (run under UBSan). */
+static void extreme_times(void)
+{
+    struct fsc_traits tr = bytes_traits(400000000000ULL, 100 * MS);
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_rate_state st = {0};
+    struct wins *ws = wins_new();
+    for (int64_t t = -1550 * MS; t <= 1450 * MS; t += 100 * MS)
+        feed(&st, &tr, &p, t, 5 * (uint64_t)(t + 2 * SEC), 0, ws);
+    CHECK_INT(ws->n, 3);
+    for (size_t i = 0; i < ws->n && i < 3; i++) {
+        CHECK_INT(ws->w[i].t_end, ((int64_t)i - 1) * SEC);
+        CHECK_REL(ws->w[i].rate, 5e9, 1e-12);
+    }
+
+    const int64_t ends[2] = {INT64_MIN + 50 * MS, INT64_MAX - 3050 * MS};
+    for (int e = 0; e < 2; e++) {
+        st = (struct fsc_rate_state){0};
+        ws->n = 0;
+        uint64_t v = 0;
+        for (int k = 0; k <= 30; k++) {
+            struct fsc_rate_result res = feed(&st, &tr, &p, ends[e] + k * 100 * MS, v, 0, ws);
+            CHECK_INT(res.verdict, k == 0 ? FSC_RATE_BASELINE : FSC_RATE_INTERVAL);
+            v += 500000000;
+        }
+        CHECK(ws->n >= 2);
+        for (size_t i = 0; i < ws->n; i++) {
+            CHECK_INT(ws->w[i].t_end % SEC, 0);
+            CHECK_REL(ws->w[i].rate, 5e9, 1e-9);
+        }
+    }
+    free(ws);
+}
+
+static void names_and_defaults(void)
+{
+    static const char *const want[FSC_RATE__COUNT] = {
+        "baseline",   "interval", "stale_repeat", "duplicate", "out_of_order",
+        "clock_step", "reset",    "implausible",  "gauge",
+    };
+    for (int v = 0; v < FSC_RATE__COUNT; v++)
+        CHECK_STR(fsc_rate_verdict_name((enum fsc_rate_verdict)v), want[v]);
+    CHECK_STR(fsc_rate_verdict_name(FSC_RATE__COUNT), "unknown");
+    struct fsc_rate_params p;
+    memset(&p, 0xff, sizeof(p));
+    fsc_rate_params_defaults(&p);
+    CHECK_INT(p.n_windows, 3);
+    CHECK_INT(p.window_ns[0], SEC);
+    CHECK_INT(p.window_ns[1], 10 * SEC);
+    CHECK_INT(p.window_ns[2], 60 * SEC);
+    CHECK(p.max_gap_factor == 5.0 && p.plausibility_factor == 1.05 && p.stale_factor == 1.5);
+    CHECK_INT(p.clock_step_ns, SEC);
+}
+
+TEST_MAIN(TEST(jitter_200g), TEST(batched_copies_flat), TEST(wrap32_and_reset64),
+          TEST(duplicates_order_clock_step), TEST(burst_windows_400g), TEST(implausible_glitch),
+          TEST(gap_not_fine), TEST(gauge_last_value), TEST(window_partial_first),
+          TEST(long_gap_window_cap), TEST(double_counters_and_scale), TEST(extreme_times),
+          TEST(names_and_defaults))
