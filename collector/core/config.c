@@ -11,7 +11,7 @@
 
 /* Arena caps: a 4 MiB file cannot need more than this (the tree holds at
  * most FSC_YTREE_MAX_NODES nodes; the config a fraction of it). */
-#define TREE_ARENA_LIMIT (96u << 20)
+#define TREE_ARENA_LIMIT   (96u << 20)
 #define CONFIG_ARENA_LIMIT (64u << 20)
 
 struct fsc_config_private {
@@ -20,13 +20,22 @@ struct fsc_config_private {
 
 static const struct fsc_ckey top_keys[] = {
     {.key = "log", .kind = FSC_CK_MAP, .off = 0, .spec = &fsc_cspec_log},
-    {.key = "sources", .kind = FSC_CK_CUSTOM, .flags = FSC_CF_REQUIRED,
-     .decode = fsc_cfg_decode_sources, .print = fsc_cfg_print_sources},
-    {.key = "exporters", .kind = FSC_CK_MAP, .off = offsetof(struct fsc_config, exporters),
+    {.key = "sources",
+     .kind = FSC_CK_CUSTOM,
+     .flags = FSC_CF_REQUIRED,
+     .decode = fsc_cfg_decode_sources,
+     .print = fsc_cfg_print_sources},
+    {.key = "exporters",
+     .kind = FSC_CK_MAP,
+     .off = offsetof(struct fsc_config, exporters),
      .spec = &fsc_cspec_exporters},
-    {.key = "engine", .kind = FSC_CK_MAP, .off = offsetof(struct fsc_config, engine),
+    {.key = "engine",
+     .kind = FSC_CK_MAP,
+     .off = offsetof(struct fsc_config, engine),
      .spec = &fsc_cspec_engine},
-    {.key = "topology", .kind = FSC_CK_MAP, .off = offsetof(struct fsc_config, topology),
+    {.key = "topology",
+     .kind = FSC_CK_MAP,
+     .off = offsetof(struct fsc_config, topology),
      .spec = &fsc_cspec_topology},
 };
 
@@ -80,6 +89,21 @@ static int add_listener(struct fsc_cctx *ctx, struct listener *ls, size_t *n, co
     return 0;
 }
 
+/* Position of key (or, when absent, key2) in the i-th source's mapping;
+ * the source item itself when neither is written (a default value). */
+static struct fsc_config_mark source_key_mark(const struct fsc_ynode *root, size_t i,
+                                              const char *key, const char *key2,
+                                              struct fsc_config_mark dflt)
+{
+    const struct fsc_ypair *list = fsc_ymap_get(root, "sources");
+    if (list == NULL || list->value->kind != FSC_YNODE_SEQ || i >= list->value->n)
+        return dflt;
+    const struct fsc_ynode *item = list->value->items[i];
+    if (fsc_ymap_get(item, key) == NULL && key2 != NULL)
+        key = key2;
+    return fsc_cfg_key_mark(item, key, dflt);
+}
+
 static int check_listeners(struct fsc_cctx *ctx, const struct fsc_ynode *root)
 {
     const struct fsc_config *cfg = ctx->cfg;
@@ -91,10 +115,12 @@ static int check_listeners(struct fsc_cctx *ctx, const struct fsc_ynode *root)
         if (src->type != FSC_SOURCE_OTLP || !src->enabled)
             continue;
         snprintf(path, sizeof(path), "sources[%zu].grpc_listen", i);
-        if (add_listener(ctx, ls, &n, src->otlp.grpc_listen, path, src->mark) != 0)
+        if (add_listener(ctx, ls, &n, src->otlp.grpc_listen, path,
+                         source_key_mark(root, i, "grpc_listen", NULL, src->mark)) != 0)
             return -1;
         snprintf(path, sizeof(path), "sources[%zu].http_listen", i);
-        if (add_listener(ctx, ls, &n, src->otlp.http_listen, path, src->mark) != 0)
+        if (add_listener(ctx, ls, &n, src->otlp.http_listen, path,
+                         source_key_mark(root, i, "http_listen", NULL, src->mark)) != 0)
             return -1;
     }
     const struct fsc_prometheus_config *prom = &cfg->exporters.prometheus;
@@ -125,7 +151,7 @@ static const char *source_device(const struct fsc_source_config *src)
     }
 }
 
-static int check_sources(struct fsc_cctx *ctx)
+static int check_sources(struct fsc_cctx *ctx, const struct fsc_ynode *root)
 {
     const struct fsc_config *cfg = ctx->cfg;
     for (size_t i = 0; i < cfg->n_sources; i++) {
@@ -137,8 +163,9 @@ static int check_sources(struct fsc_cctx *ctx)
         for (size_t j = 0; dev != NULL && src->enabled && j < i; j++) {
             const char *other = source_device(&cfg->sources[j]);
             if (other != NULL && cfg->sources[j].enabled && strcmp(dev, other) == 0) {
+                struct fsc_config_mark m = source_key_mark(root, i, "device", "name", src->mark);
                 fsc_cfg_path_key(ctx, "device");
-                rc = fsc_cfg_fail(ctx, src->mark.line, src->mark.col,
+                rc = fsc_cfg_fail(ctx, m.line, m.col,
                                   "device %s is already collected by sources[%zu] (set device: "
                                   "to tell them apart)",
                                   dev, j);
@@ -147,8 +174,9 @@ static int check_sources(struct fsc_cctx *ctx)
         }
         if (rc == 0 && src->type == FSC_SOURCE_NIC && src->nic.node != 0 &&
             src->nic.cable_plan == NULL && !cfg->topology.cable_plan.present) {
+            struct fsc_config_mark m = source_key_mark(root, i, "node", NULL, src->mark);
             fsc_cfg_path_key(ctx, "node");
-            rc = fsc_cfg_fail(ctx, src->mark.line, src->mark.col,
+            rc = fsc_cfg_fail(ctx, m.line, m.col,
                               "needs a cable plan (cable_plan here or topology.cable_plan)");
         }
         fsc_cfg_path_pop(ctx, pl);
@@ -161,10 +189,11 @@ static int check_sources(struct fsc_cctx *ctx)
 int fsc_cfg_check_whole(struct fsc_cctx *ctx, const struct fsc_ynode *root)
 {
     const struct fsc_config *cfg = ctx->cfg;
-    if (check_listeners(ctx, root) != 0 || check_sources(ctx) != 0)
+    if (check_listeners(ctx, root) != 0 || check_sources(ctx, root) != 0)
         return -1;
     if (cfg->topology.n_groups > cfg->engine.max_groups) {
-        struct fsc_config_mark m = fsc_cfg_key_mark(root, "topology", (struct fsc_config_mark){1, 1});
+        struct fsc_config_mark m =
+            fsc_cfg_key_mark(root, "topology", (struct fsc_config_mark){1, 1});
         size_t pl = fsc_cfg_path_key(ctx, "topology.port_groups");
         fsc_cfg_fail(ctx, m.line, m.col, "%zu groups exceed engine.max_groups (%u)",
                      cfg->topology.n_groups, (unsigned)cfg->engine.max_groups);

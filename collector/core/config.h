@@ -47,11 +47,11 @@ struct fsc_secret {
  * section: present = false and everything off. */
 struct fsc_tls_config {
     bool present;
-    bool enabled;             /* default true once the section is present */
-    const char *ca_file;      /* optional; client: verify server; server: verify clients */
-    const char *cert_file;    /* optional; together with key_file */
-    const char *key_file;     /* path only: key contents are never in the config */
-    const char *server_name;  /* client only: SNI / verification name override */
+    bool enabled;              /* default true once the section is present */
+    const char *ca_file;       /* optional; client: verify server; server: verify clients */
+    const char *cert_file;     /* optional; together with key_file */
+    const char *key_file;      /* path only: key contents are never in the config */
+    const char *server_name;   /* client only: SNI / verification name override */
     bool insecure_skip_verify; /* client only; default false */
 };
 
@@ -91,14 +91,14 @@ struct fsc_gnmi_stream {
 };
 
 struct fsc_gnmi_config {
-    const char *address;        /* "host:port", required */
-    const char *device;         /* device label; default the source name */
+    const char *address; /* "host:port", required */
+    const char *device;  /* device label; default the source name */
     struct fsc_tls_config tls;
-    const char *username;       /* optional */
-    struct fsc_secret password; /* optional; needs username */
-    enum fsc_gnmi_encoding encoding;  /* default proto */
-    int64_t sample_interval_ns;       /* default 2 s */
-    struct fsc_gnmi_stream *streams;  /* never empty: the default plan when omitted */
+    const char *username;            /* optional */
+    struct fsc_secret password;      /* optional; needs username */
+    enum fsc_gnmi_encoding encoding; /* default proto */
+    int64_t sample_interval_ns;      /* default 2 s */
+    struct fsc_gnmi_stream *streams; /* never empty: the default plan when omitted */
     size_t n_streams;
     uint32_t stall_intervals;   /* resubscribe after this many silent intervals; default 3 */
     int64_t keepalive_ns;       /* gRPC keepalive; default 30 s */
@@ -152,11 +152,11 @@ struct fsc_source_config {
 /* ---- exporters ------------------------------------------------------------ */
 
 struct fsc_prometheus_config {
-    bool present;        /* always true: the exporter defaults to on */
-    bool enabled;        /* default true */
-    const char *listen;  /* default "0.0.0.0:9464" */
+    bool present;           /* always true: the exporter defaults to on */
+    bool enabled;           /* default true */
+    const char *listen;     /* default "0.0.0.0:9464" */
     int64_t stale_after_ns; /* series not updated this long are dropped; default 5 m */
-    uint32_t max_series; /* default 2000000 */
+    uint32_t max_series;    /* default 2000000 */
 };
 
 enum fsc_kafka_compression {
@@ -179,19 +179,19 @@ struct fsc_sasl_config {
 };
 
 struct fsc_kafka_config {
-    bool present; /* the section exists */
-    bool enabled; /* default true once present */
+    bool present;         /* the section exists */
+    bool enabled;         /* default true once present */
     const char **brokers; /* "host:port", required when enabled */
     size_t n_brokers;
-    const char *client_id;     /* default "fabricscope" */
-    const char *events_topic;  /* default "fabricscope.events" */
-    const char *samples_topic; /* "" = samples are not sent (default) */
+    const char *client_id;                  /* default "fabricscope" */
+    const char *events_topic;               /* default "fabricscope.events" */
+    const char *samples_topic;              /* "" = samples are not sent (default) */
     enum fsc_kafka_compression compression; /* default lz4 */
-    int64_t linger_ns;   /* default 5 ms */
-    uint64_t batch_size; /* bytes; default 1 MB */
-    uint32_t queue_max;  /* messages held in memory; default 100000 */
-    const char *spool_dir; /* "" = no on-disk spool (default) */
-    uint64_t spool_max;    /* default 1 GiB */
+    int64_t linger_ns;                      /* default 5 ms */
+    uint64_t batch_size;                    /* bytes; default 1 MB */
+    uint32_t queue_max;                     /* messages held in memory; default 100000 */
+    const char *spool_dir;                  /* "" = no on-disk spool (default) */
+    uint64_t spool_max;                     /* default 1 GiB */
     struct fsc_sasl_config sasl;
     struct fsc_tls_config tls;
 };
@@ -208,12 +208,12 @@ struct fsc_header {
 
 struct fsc_remote_write_config {
     bool present;
-    bool enabled;            /* default true once present */
-    const char *url;         /* http:// or https://, required when enabled */
-    int64_t interval_ns;     /* default 10 s */
-    int64_t timeout_ns;      /* per request; default 10 s */
+    bool enabled;                  /* default true once present */
+    const char *url;               /* http:// or https://, required when enabled */
+    int64_t interval_ns;           /* default 10 s */
+    int64_t timeout_ns;            /* per request; default 10 s */
     uint32_t max_samples_per_send; /* default 2000 */
-    uint32_t queue_max;      /* samples held while the receiver is down; default 500000 */
+    uint32_t queue_max;            /* samples held while the receiver is down; default 500000 */
     struct fsc_basic_auth basic_auth;
     struct fsc_secret bearer_token; /* optional; not with basic_auth */
     struct fsc_header *headers;
@@ -232,7 +232,7 @@ struct fsc_exporters_config {
 struct fsc_config_private; /* arena; private to config.c */
 
 struct fsc_config {
-    const char *file; /* the name given to load/parse */
+    const char *file;             /* the name given to load/parse */
     enum fsc_log_level log_level; /* default info */
     struct fsc_source_config *sources;
     size_t n_sources;

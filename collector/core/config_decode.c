@@ -56,8 +56,8 @@ size_t fsc_cfg_path_key(struct fsc_cctx *ctx, const char *key)
     size_t old = ctx->pathlen;
     int n = snprintf(ctx->path + old, sizeof(ctx->path) - old, "%s%.64s", old ? "." : "", key);
     if (n > 0)
-        ctx->pathlen = old + (size_t)n < sizeof(ctx->path) ? old + (size_t)n
-                                                            : sizeof(ctx->path) - 1;
+        ctx->pathlen =
+            old + (size_t)n < sizeof(ctx->path) ? old + (size_t)n : sizeof(ctx->path) - 1;
     return old;
 }
 
@@ -66,8 +66,8 @@ size_t fsc_cfg_path_index(struct fsc_cctx *ctx, size_t i)
     size_t old = ctx->pathlen;
     int n = snprintf(ctx->path + old, sizeof(ctx->path) - old, "[%zu]", i);
     if (n > 0)
-        ctx->pathlen = old + (size_t)n < sizeof(ctx->path) ? old + (size_t)n
-                                                            : sizeof(ctx->path) - 1;
+        ctx->pathlen =
+            old + (size_t)n < sizeof(ctx->path) ? old + (size_t)n : sizeof(ctx->path) - 1;
     return old;
 }
 
@@ -251,7 +251,9 @@ int fsc_cfg_decode_str(struct fsc_cctx *ctx, const struct fsc_ckey *key,
     }
     if (*s == '\0' && !empty_ok)
         return fsc_cfg_fail_at(ctx, val, "must not be empty");
-    size_t max = (key->flags & FSC_CF_PATH) ? FSC_CONFIG_MAX_PATH : key->max ? (size_t)key->max : 255;
+    size_t max = (key->flags & FSC_CF_PATH) ? FSC_CONFIG_MAX_PATH
+                 : key->max                 ? (size_t)key->max
+                                            : 255;
     if (strlen(s) > max)
         return fsc_cfg_fail_at(ctx, val, "is longer than %zu bytes", max);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -287,8 +289,8 @@ static int parse_int(const char *s, int64_t *out)
     return 0;
 }
 
-static int decode_int(struct fsc_cctx *ctx, const struct fsc_ckey *key,
-                      const struct fsc_ynode *val, int64_t *out)
+static int decode_int(struct fsc_cctx *ctx, const struct fsc_ckey *key, const struct fsc_ynode *val,
+                      int64_t *out)
 {
     const char *s;
     char q[96];
@@ -342,15 +344,15 @@ static int decode_unit(struct fsc_cctx *ctx, const struct fsc_ckey *key,
     if (*out >= min && *out <= max)
         return 0;
     uint64_t bound = *out < min ? min : max;
-    const char *b = key->kind == FSC_CK_DUR     ? fsc_duration_format((int64_t)bound, lo, sizeof(lo))
+    const char *b = key->kind == FSC_CK_DUR ? fsc_duration_format((int64_t)bound, lo, sizeof(lo))
                     : key->kind == FSC_CK_BYTES ? fsc_size_format(bound, lo, sizeof(lo))
                                                 : fsc_speed_format(bound, lo, sizeof(lo));
     return fsc_cfg_fail_at(ctx, val, "%s is %s the %s (%s)", fsc_cfg_quote(s, q, sizeof(q)),
                            *out < min ? "below" : "above", *out < min ? "minimum" : "maximum", b);
 }
 
-static int decode_f64(struct fsc_cctx *ctx, const struct fsc_ckey *key,
-                      const struct fsc_ynode *val, double *out)
+static int decode_f64(struct fsc_cctx *ctx, const struct fsc_ckey *key, const struct fsc_ynode *val,
+                      double *out)
 {
     const char *s;
     char q[96], lo[32], hi[32];
@@ -359,19 +361,19 @@ static int decode_f64(struct fsc_cctx *ctx, const struct fsc_ckey *key,
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) ||
-        strpbrk(s, "xXnNiI") != NULL)
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || strpbrk(s, "xXnNiI") != NULL)
         return fsc_cfg_fail_at(ctx, val, "%s is not a number", fsc_cfg_quote(s, q, sizeof(q)));
     if (v < key->fmin || v > key->fmax)
-        return fsc_cfg_fail_at(ctx, val, "%s is out of range (%s..%s)", fsc_cfg_quote(s, q, sizeof(q)),
+        return fsc_cfg_fail_at(ctx, val, "%s is out of range (%s..%s)",
+                               fsc_cfg_quote(s, q, sizeof(q)),
                                fsc_cfg_format_f64(key->fmin, lo, sizeof(lo)),
                                fsc_cfg_format_f64(key->fmax, hi, sizeof(hi)));
     *out = v;
     return 0;
 }
 
-int fsc_cfg_decode_enum(struct fsc_cctx *ctx, const char *const *names,
-                        const struct fsc_ynode *val, int *out)
+int fsc_cfg_decode_enum(struct fsc_cctx *ctx, const char *const *names, const struct fsc_ynode *val,
+                        int *out)
 {
     const char *s;
     char q[96], list[256];
@@ -548,8 +550,7 @@ static int decode_list(struct fsc_cctx *ctx, const struct fsc_ckey *key,
             rc = fsc_cfg_fail_at(ctx, item, "expected a mapping (key: value), got %s",
                                  item->kind == FSC_YNODE_SEQ ? "a list" : "a single value");
         } else {
-            rc = fsc_cfg_decode_map(ctx, item, fsc_cfg_node_mark(item), key->spec,
-                                    arr + i * esize);
+            rc = fsc_cfg_decode_map(ctx, item, fsc_cfg_node_mark(item), key->spec, arr + i * esize);
         }
         fsc_cfg_path_pop(ctx, pl);
         if (rc != 0)

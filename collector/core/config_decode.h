@@ -52,11 +52,11 @@ enum fsc_ckind {
 
 enum {
     FSC_CF_REQUIRED = 1u << 0,
-    FSC_CF_EMPTY_OK = 1u << 1,   /* STR: "" (or null) allowed */
-    FSC_CF_OMIT_ZERO = 1u << 2,  /* print nothing for 0 / NULL / negative INT */
-    FSC_CF_PRESENCE = 1u << 3,   /* MAP: struct starts with `bool present`; absent = zeroed */
-    FSC_CF_FLOW = 1u << 4,       /* LIST / STRLIST: print items in flow style */
-    FSC_CF_PATH = 1u << 5,       /* STR: a file path (length FSC_CONFIG_MAX_PATH) */
+    FSC_CF_EMPTY_OK = 1u << 1,  /* STR: "" (or null) allowed */
+    FSC_CF_OMIT_ZERO = 1u << 2, /* print nothing for 0 / NULL / negative INT */
+    FSC_CF_PRESENCE = 1u << 3,  /* MAP: struct starts with `bool present`; absent = zeroed */
+    FSC_CF_FLOW = 1u << 4,      /* LIST / STRLIST: print items in flow style */
+    FSC_CF_PATH = 1u << 5,      /* STR: a file path (length FSC_CONFIG_MAX_PATH) */
 };
 
 struct fsc_cctx;
@@ -81,13 +81,13 @@ struct fsc_ckey {
     size_t off2;
     int64_t min, max;
     double fmin, fmax;
-    const char *const *names; /* ENUM: NULL-terminated */
-    const struct fsc_cspec *spec; /* MAP, LIST items */
-    size_t elem_size;             /* LIST */
-    size_t max_items;             /* LIST, STRLIST */
-    fsc_ccheck_fn check;          /* STR, STRLIST items */
-    fsc_cdecode_fn decode;        /* CUSTOM */
-    fsc_cprint_fn print;          /* CUSTOM */
+    const char *const *names;         /* ENUM: NULL-terminated */
+    const struct fsc_cspec *spec;     /* MAP, LIST items */
+    size_t elem_size;                 /* LIST */
+    size_t max_items;                 /* LIST, STRLIST */
+    fsc_ccheck_fn check;              /* STR, STRLIST items */
+    fsc_cdecode_fn decode;            /* CUSTOM */
+    fsc_cprint_fn print;              /* CUSTOM */
     bool (*printed)(const void *obj); /* CUSTOM: does print() write anything? */
 };
 
@@ -98,9 +98,9 @@ struct fsc_cspec {
     void (*defaults)(void *obj);
     /* Cross-key checks and derived defaults after all keys are decoded.
      * node: the mapping (NULL when absent); mark: the parent's position. */
-    int (*finish)(struct fsc_cctx *ctx, const struct fsc_ynode *node,
-                  struct fsc_config_mark mark, void *obj);
-    size_t mark_off; /* offset of a struct fsc_config_mark, or 0 = none */
+    int (*finish)(struct fsc_cctx *ctx, const struct fsc_ynode *node, struct fsc_config_mark mark,
+                  void *obj);
+    size_t mark_off;                         /* offset of a struct fsc_config_mark, or 0 = none */
     const struct fsc_cspec *const *siblings; /* NULL-terminated; "belongs to" hints */
 };
 
@@ -143,8 +143,8 @@ int fsc_cfg_decode_str(struct fsc_cctx *ctx, const struct fsc_ckey *key,
                        const struct fsc_ynode *val, const char **out);
 
 /* Decodes a name from a NULL-terminated list into its index. */
-int fsc_cfg_decode_enum(struct fsc_cctx *ctx, const char *const *names,
-                        const struct fsc_ynode *val, int *out);
+int fsc_cfg_decode_enum(struct fsc_cctx *ctx, const char *const *names, const struct fsc_ynode *val,
+                        int *out);
 
 char *fsc_cfg_strdup(struct fsc_cctx *ctx, const struct fsc_ynode *at, const char *s);
 void *fsc_cfg_alloc(struct fsc_cctx *ctx, const struct fsc_ynode *at, size_t size);
@@ -184,8 +184,7 @@ extern const struct fsc_cspec fsc_cspec_tls_server;
 
 int fsc_cfg_decode_sources(struct fsc_cctx *ctx, const struct fsc_ckey *key,
                            const struct fsc_ynode *val, void *obj);
-void fsc_cfg_print_sources(FILE *out, unsigned indent, const struct fsc_ckey *key,
-                           const void *obj);
+void fsc_cfg_print_sources(FILE *out, unsigned indent, const struct fsc_ckey *key, const void *obj);
 
 /* Cross-section checks (listen address clashes, group limits, engine
  * validation); root is the document mapping. */

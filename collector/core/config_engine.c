@@ -7,7 +7,7 @@
 
 #include "core/config_decode.h"
 
-#define MS 1000000ll
+#define MS  1000000ll
 #define SEC 1000000000ll
 
 #define ENG(field) offsetof(struct fsc_engine_config, field)
@@ -58,7 +58,8 @@ static void print_windows(FILE *out, unsigned indent, const struct fsc_ckey *key
     (void)key;
     fputs(" [", out);
     for (unsigned i = 0; i < rate->n_windows && i < FSC_MAX_WINDOWS; i++)
-        fprintf(out, "%s%s", i ? ", " : "", fsc_duration_format(rate->window_ns[i], buf, sizeof(buf)));
+        fprintf(out, "%s%s", i ? ", " : "",
+                fsc_duration_format(rate->window_ns[i], buf, sizeof(buf)));
     fputs("]\n", out);
 }
 
@@ -117,12 +118,18 @@ static bool imbalance_window_printed(const void *obj)
 
 /* ---- detector sections ------------------------------------------------------------ */
 
-#define F64(k, type, field, lo, hi)                                                           \
-    {.key = k, .kind = FSC_CK_F64, .off = offsetof(type, field), .fmin = lo, .fmax = hi}
-#define U32(k, type, field, lo, hi)                                                           \
-    {.key = k, .kind = FSC_CK_U32, .off = offsetof(type, field), .min = lo, .max = hi}
-#define DUR(k, type, field, lo, hi)                                                           \
-    {.key = k, .kind = FSC_CK_DUR, .off = offsetof(type, field), .min = lo, .max = hi}
+#define F64(k, type, field, lo, hi)                                                                \
+    {                                                                                              \
+        .key = k, .kind = FSC_CK_F64, .off = offsetof(type, field), .fmin = lo, .fmax = hi         \
+    }
+#define U32(k, type, field, lo, hi)                                                                \
+    {                                                                                              \
+        .key = k, .kind = FSC_CK_U32, .off = offsetof(type, field), .min = lo, .max = hi           \
+    }
+#define DUR(k, type, field, lo, hi)                                                                \
+    {                                                                                              \
+        .key = k, .kind = FSC_CK_DUR, .off = offsetof(type, field), .min = lo, .max = hi           \
+    }
 
 static const struct fsc_ckey microburst_keys[] = {
     F64("rise", struct fsc_microburst_config, rise, 0.0, 2.0),
@@ -165,8 +172,11 @@ static const struct fsc_cspec pfc_spec = {
 static const struct fsc_ckey imbalance_keys[] = {
     F64("ratio", struct fsc_imbalance_config, ratio, 1.0, 1e6),
     U32("windows", struct fsc_imbalance_config, windows, 1, 100000),
-    {.key = "window", .kind = FSC_CK_CUSTOM, .decode = decode_imbalance_window,
-     .print = print_imbalance_window, .printed = imbalance_window_printed},
+    {.key = "window",
+     .kind = FSC_CK_CUSTOM,
+     .decode = decode_imbalance_window,
+     .print = print_imbalance_window,
+     .printed = imbalance_window_printed},
     F64("min_mean_utilization", struct fsc_imbalance_config, min_mean_utilization, 0.0, 1.0),
 };
 
@@ -266,7 +276,9 @@ static void log_defaults(void *obj)
 }
 
 static const struct fsc_ckey log_keys[] = {
-    {.key = "level", .kind = FSC_CK_ENUM, .off = offsetof(struct fsc_config, log_level),
+    {.key = "level",
+     .kind = FSC_CK_ENUM,
+     .off = offsetof(struct fsc_config, log_level),
      .names = level_names},
 };
 

@@ -6,7 +6,7 @@
 
 #include "core/config_decode.h"
 
-#define MS 1000000ll
+#define MS  1000000ll
 #define SEC 1000000000ll
 
 static int fail_key(struct fsc_cctx *ctx, const struct fsc_ynode *node, const char *key,
@@ -99,10 +99,12 @@ static void prometheus_defaults(void *obj)
 static const struct fsc_ckey prometheus_keys[] = {
     {.key = "enabled", .kind = FSC_CK_BOOL, .off = PROM(enabled)},
     {.key = "listen", .kind = FSC_CK_STR, .off = PROM(listen), .check = fsc_cfg_check_hostport},
-    {.key = "stale_after", .kind = FSC_CK_DUR, .off = PROM(stale_after_ns), .min = 10 * SEC,
+    {.key = "stale_after",
+     .kind = FSC_CK_DUR,
+     .off = PROM(stale_after_ns),
+     .min = 10 * SEC,
      .max = 86400 * SEC},
-    {.key = "max_series", .kind = FSC_CK_U32, .off = PROM(max_series), .min = 1,
-     .max = 100000000},
+    {.key = "max_series", .kind = FSC_CK_U32, .off = PROM(max_series), .min = 1, .max = 100000000},
 };
 
 static const struct fsc_cspec prometheus_spec = {
@@ -188,26 +190,49 @@ static int kafka_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 
 static const struct fsc_ckey kafka_keys[] = {
     {.key = "enabled", .kind = FSC_CK_BOOL, .off = KAFKA(enabled)},
-    {.key = "brokers", .kind = FSC_CK_STRLIST, .flags = FSC_CF_FLOW | FSC_CF_OMIT_ZERO,
-     .off = KAFKA(brokers), .off2 = KAFKA(n_brokers), .max_items = 32,
+    {.key = "brokers",
+     .kind = FSC_CK_STRLIST,
+     .flags = FSC_CF_FLOW | FSC_CF_OMIT_ZERO,
+     .off = KAFKA(brokers),
+     .off2 = KAFKA(n_brokers),
+     .max_items = 32,
      .check = fsc_cfg_check_hostport},
     {.key = "client_id", .kind = FSC_CK_STR, .off = KAFKA(client_id), .check = fsc_cfg_check_name},
     {.key = "events_topic", .kind = FSC_CK_STR, .off = KAFKA(events_topic), .check = check_topic},
-    {.key = "samples_topic", .kind = FSC_CK_STR, .flags = FSC_CF_EMPTY_OK,
-     .off = KAFKA(samples_topic), .check = check_topic},
-    {.key = "compression", .kind = FSC_CK_ENUM, .off = KAFKA(compression),
+    {.key = "samples_topic",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_EMPTY_OK,
+     .off = KAFKA(samples_topic),
+     .check = check_topic},
+    {.key = "compression",
+     .kind = FSC_CK_ENUM,
+     .off = KAFKA(compression),
      .names = compression_names},
     {.key = "linger", .kind = FSC_CK_DUR, .off = KAFKA(linger_ns), .min = 0, .max = 10 * SEC},
-    {.key = "batch_size", .kind = FSC_CK_BYTES, .off = KAFKA(batch_size), .min = 1024,
+    {.key = "batch_size",
+     .kind = FSC_CK_BYTES,
+     .off = KAFKA(batch_size),
+     .min = 1024,
      .max = 1ll << 30},
     {.key = "queue_max", .kind = FSC_CK_U32, .off = KAFKA(queue_max), .min = 1, .max = 10000000},
-    {.key = "spool_dir", .kind = FSC_CK_STR, .flags = FSC_CF_PATH | FSC_CF_EMPTY_OK,
+    {.key = "spool_dir",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_PATH | FSC_CF_EMPTY_OK,
      .off = KAFKA(spool_dir)},
-    {.key = "spool_max", .kind = FSC_CK_BYTES, .off = KAFKA(spool_max), .min = 1ll << 20,
+    {.key = "spool_max",
+     .kind = FSC_CK_BYTES,
+     .off = KAFKA(spool_max),
+     .min = 1ll << 20,
      .max = 1ll << 40},
-    {.key = "sasl", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = KAFKA(sasl),
+    {.key = "sasl",
+     .kind = FSC_CK_MAP,
+     .flags = FSC_CF_PRESENCE,
+     .off = KAFKA(sasl),
      .spec = &sasl_spec},
-    {.key = "tls", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = KAFKA(tls),
+    {.key = "tls",
+     .kind = FSC_CK_MAP,
+     .flags = FSC_CF_PRESENCE,
+     .off = KAFKA(tls),
      .spec = &fsc_cspec_tls_client},
 };
 
@@ -259,14 +284,19 @@ static const struct fsc_cspec basic_auth_spec = {
     .finish = basic_auth_finish,
 };
 
-#define RW(field) offsetof(struct fsc_remote_write_config, field)
+#define RW(field)   offsetof(struct fsc_remote_write_config, field)
 #define MAX_HEADERS 32
 
 /* Headers the exporter sets itself, or that would carry credentials past
  * the secret handling. */
 static const char *const reserved_headers[] = {
-    "Authorization", "Content-Type", "Content-Encoding", "Content-Length",
-    "User-Agent",    "Host",         "X-Prometheus-Remote-Write-Version",
+    "Authorization",
+    "Content-Type",
+    "Content-Encoding",
+    "Content-Length",
+    "User-Agent",
+    "Host",
+    "X-Prometheus-Remote-Write-Version",
 };
 
 static int decode_headers(struct fsc_cctx *ctx, const struct fsc_ckey *key,
@@ -360,7 +390,8 @@ static int remote_write_finish(struct fsc_cctx *ctx, const struct fsc_ynode *nod
     if (rw->basic_auth.present && rw->bearer_token.value != NULL)
         return fail_key(ctx, node, "basic_auth", mark,
                         "give either basic_auth or a bearer token, not both");
-    if (rw->tls.present && rw->tls.enabled && rw->url != NULL && strncmp(rw->url, "http://", 7) == 0)
+    if (rw->tls.present && rw->tls.enabled && rw->url != NULL &&
+        strncmp(rw->url, "http://", 7) == 0)
         return fail_key(ctx, node, "tls", mark, "tls is enabled but url is http://");
     return 0;
 }
@@ -368,22 +399,39 @@ static int remote_write_finish(struct fsc_cctx *ctx, const struct fsc_ynode *nod
 static const struct fsc_ckey remote_write_keys[] = {
     {.key = "enabled", .kind = FSC_CK_BOOL, .off = RW(enabled)},
     {.key = "url", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = RW(url), .check = check_url},
-    {.key = "interval", .kind = FSC_CK_DUR, .off = RW(interval_ns), .min = 1 * SEC,
+    {.key = "interval",
+     .kind = FSC_CK_DUR,
+     .off = RW(interval_ns),
+     .min = 1 * SEC,
      .max = 3600 * SEC},
-    {.key = "timeout", .kind = FSC_CK_DUR, .off = RW(timeout_ns), .min = 100 * MS,
+    {.key = "timeout",
+     .kind = FSC_CK_DUR,
+     .off = RW(timeout_ns),
+     .min = 100 * MS,
      .max = 300 * SEC},
-    {.key = "max_samples_per_send", .kind = FSC_CK_U32, .off = RW(max_samples_per_send), .min = 1,
+    {.key = "max_samples_per_send",
+     .kind = FSC_CK_U32,
+     .off = RW(max_samples_per_send),
+     .min = 1,
      .max = 100000},
-    {.key = "queue_max", .kind = FSC_CK_U32, .off = RW(queue_max), .min = 1000,
-     .max = 100000000},
-    {.key = "basic_auth", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = RW(basic_auth),
+    {.key = "queue_max", .kind = FSC_CK_U32, .off = RW(queue_max), .min = 1000, .max = 100000000},
+    {.key = "basic_auth",
+     .kind = FSC_CK_MAP,
+     .flags = FSC_CF_PRESENCE,
+     .off = RW(basic_auth),
      .spec = &basic_auth_spec},
     {.key = "bearer_token", .kind = FSC_CK_SECRET, .off = RW(bearer_token)},
     {.key = "bearer_token_file", .kind = FSC_CK_SECRET_FILE, .off = RW(bearer_token)},
     {.key = "bearer_token_env", .kind = FSC_CK_SECRET_ENV, .off = RW(bearer_token)},
-    {.key = "headers", .kind = FSC_CK_CUSTOM, .decode = decode_headers, .print = print_headers,
+    {.key = "headers",
+     .kind = FSC_CK_CUSTOM,
+     .decode = decode_headers,
+     .print = print_headers,
      .printed = headers_printed},
-    {.key = "tls", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = RW(tls),
+    {.key = "tls",
+     .kind = FSC_CK_MAP,
+     .flags = FSC_CF_PRESENCE,
+     .off = RW(tls),
      .spec = &fsc_cspec_tls_client},
 };
 
@@ -400,9 +448,15 @@ static const struct fsc_cspec remote_write_spec = {
 #define EXP(field) offsetof(struct fsc_exporters_config, field)
 static const struct fsc_ckey exporters_keys[] = {
     {.key = "prometheus", .kind = FSC_CK_MAP, .off = EXP(prometheus), .spec = &prometheus_spec},
-    {.key = "kafka", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = EXP(kafka),
+    {.key = "kafka",
+     .kind = FSC_CK_MAP,
+     .flags = FSC_CF_PRESENCE,
+     .off = EXP(kafka),
      .spec = &kafka_spec},
-    {.key = "remote_write", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = EXP(remote_write),
+    {.key = "remote_write",
+     .kind = FSC_CK_MAP,
+     .flags = FSC_CF_PRESENCE,
+     .off = EXP(remote_write),
      .spec = &remote_write_spec},
 };
 

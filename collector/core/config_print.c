@@ -15,7 +15,7 @@ void fsc_cfg_print_indent(FILE *out, unsigned indent)
 /* Words other YAML tools would read as booleans or null. */
 static bool yaml_word(const char *s)
 {
-    static const char *const words[] = {"true", "false", "yes", "no", "on",
+    static const char *const words[] = {"true", "false", "yes", "no",  "on",
                                         "off",  "y",     "n",   "null"};
     for (size_t i = 0; i < FSC_NELEM(words); i++) {
         if (strcasecmp(s, words[i]) == 0)

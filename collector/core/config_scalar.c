@@ -178,8 +178,8 @@ const char *fsc_size_format(uint64_t bytes, char *buf, size_t size)
 }
 
 static const struct unit speed_units[] = {
-    {"T", 1000000000000ull}, {"G", 1000000000ull}, {"M", 1000000ull}, {"K", 1000ull},
-    {"k", 1000ull},          {"", 1ull},
+    {"T", 1000000000000ull}, {"G", 1000000000ull}, {"M", 1000000ull},
+    {"K", 1000ull},          {"k", 1000ull},       {"", 1ull},
 };
 
 int fsc_speed_parse(const char *s, uint64_t *bps)

@@ -4,7 +4,7 @@
 
 #include "core/config_decode.h"
 
-#define MS 1000000ll
+#define MS  1000000ll
 #define SEC 1000000000ll
 
 #define SRC(field) offsetof(struct fsc_source_config, field)
@@ -22,15 +22,26 @@ static const struct fsc_cspec gnmi_spec, otlp_spec, nic_spec;
 static const struct fsc_cspec *const source_specs[] = {&gnmi_spec, &otlp_spec, &nic_spec, NULL};
 
 /* Keys every source has, first in every source table. */
-#define COMMON_KEYS                                                                            \
-    {.key = "name", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED, .off = SRC(name),            \
-     .check = fsc_cfg_check_name},                                                             \
-        {.key = "type", .kind = FSC_CK_ENUM, .flags = FSC_CF_REQUIRED, .off = SRC(type),       \
-         .names = source_type_names},                                                          \
-        {.key = "enabled", .kind = FSC_CK_BOOL, .off = SRC(enabled)},                          \
-        {.key = "max_series", .kind = FSC_CK_U32, .off = SRC(max_series), .min = 1,            \
-         .max = 16777216},                                                                     \
-        {.key = "profile", .kind = FSC_CK_STR, .off = SRC(profile), .check = fsc_cfg_check_name}
+#define COMMON_KEYS                                                                                \
+    {.key = "name",                                                                                \
+     .kind = FSC_CK_STR,                                                                           \
+     .flags = FSC_CF_REQUIRED,                                                                     \
+     .off = SRC(name),                                                                             \
+     .check = fsc_cfg_check_name},                                                                 \
+        {.key = "type",                                                                            \
+         .kind = FSC_CK_ENUM,                                                                      \
+         .flags = FSC_CF_REQUIRED,                                                                 \
+         .off = SRC(type),                                                                         \
+         .names = source_type_names},                                                              \
+        {.key = "enabled", .kind = FSC_CK_BOOL, .off = SRC(enabled)},                              \
+        {.key = "max_series",                                                                      \
+         .kind = FSC_CK_U32,                                                                       \
+         .off = SRC(max_series),                                                                   \
+         .min = 1,                                                                                 \
+         .max = 16777216},                                                                         \
+    {                                                                                              \
+        .key = "profile", .kind = FSC_CK_STR, .off = SRC(profile), .check = fsc_cfg_check_name     \
+    }
 
 static void common_defaults(struct fsc_source_config *src, const char *profile)
 {
@@ -67,14 +78,26 @@ static int stream_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 
 #define STREAM(field) offsetof(struct fsc_gnmi_stream, field)
 static const struct fsc_ckey stream_keys[] = {
-    {.key = "name", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED, .off = STREAM(name),
+    {.key = "name",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_REQUIRED,
+     .off = STREAM(name),
      .check = fsc_cfg_check_name},
-    {.key = "paths", .kind = FSC_CK_STRLIST, .flags = FSC_CF_REQUIRED | FSC_CF_PATH,
-     .off = STREAM(paths), .off2 = STREAM(n_paths), .min = 1, .max_items = 64,
+    {.key = "paths",
+     .kind = FSC_CK_STRLIST,
+     .flags = FSC_CF_REQUIRED | FSC_CF_PATH,
+     .off = STREAM(paths),
+     .off2 = STREAM(n_paths),
+     .min = 1,
+     .max_items = 64,
      .check = check_gnmi_path},
     {.key = "mode", .kind = FSC_CK_ENUM, .off = STREAM(mode), .names = mode_names},
-    {.key = "sample_interval", .kind = FSC_CK_DUR, .flags = FSC_CF_OMIT_ZERO,
-     .off = STREAM(sample_interval_ns), .min = 100 * MS, .max = 3600 * SEC},
+    {.key = "sample_interval",
+     .kind = FSC_CK_DUR,
+     .flags = FSC_CF_OMIT_ZERO,
+     .off = STREAM(sample_interval_ns),
+     .min = 100 * MS,
+     .max = 3600 * SEC},
     {.key = "updates_only", .kind = FSC_CK_BOOL, .off = STREAM(updates_only)},
 };
 
@@ -107,9 +130,15 @@ static int backoff_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 }
 
 static const struct fsc_ckey backoff_keys[] = {
-    {.key = "initial", .kind = FSC_CK_DUR, .off = offsetof(struct fsc_backoff, initial_ns),
-     .min = 10 * MS, .max = 3600 * SEC},
-    {.key = "max", .kind = FSC_CK_DUR, .off = offsetof(struct fsc_backoff, max_ns), .min = 10 * MS,
+    {.key = "initial",
+     .kind = FSC_CK_DUR,
+     .off = offsetof(struct fsc_backoff, initial_ns),
+     .min = 10 * MS,
+     .max = 3600 * SEC},
+    {.key = "max",
+     .kind = FSC_CK_DUR,
+     .off = offsetof(struct fsc_backoff, max_ns),
+     .min = 10 * MS,
      .max = 86400 * SEC},
 };
 
@@ -244,26 +273,50 @@ static int gnmi_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 
 static const struct fsc_ckey gnmi_keys[] = {
     COMMON_KEYS,
-    {.key = "address", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED, .off = SRC(gnmi.address),
+    {.key = "address",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_REQUIRED,
+     .off = SRC(gnmi.address),
      .check = fsc_cfg_check_hostport},
     {.key = "device", .kind = FSC_CK_STR, .off = SRC(gnmi.device), .check = fsc_cfg_check_name},
-    {.key = "tls", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = SRC(gnmi.tls),
+    {.key = "tls",
+     .kind = FSC_CK_MAP,
+     .flags = FSC_CF_PRESENCE,
+     .off = SRC(gnmi.tls),
      .spec = &fsc_cspec_tls_client},
     {.key = "username", .kind = FSC_CK_STR, .off = SRC(gnmi.username)},
     {.key = "password", .kind = FSC_CK_SECRET, .off = SRC(gnmi.password)},
     {.key = "password_file", .kind = FSC_CK_SECRET_FILE, .off = SRC(gnmi.password)},
     {.key = "password_env", .kind = FSC_CK_SECRET_ENV, .off = SRC(gnmi.password)},
     {.key = "encoding", .kind = FSC_CK_ENUM, .off = SRC(gnmi.encoding), .names = encoding_names},
-    {.key = "sample_interval", .kind = FSC_CK_DUR, .off = SRC(gnmi.sample_interval_ns),
-     .min = 100 * MS, .max = 3600 * SEC},
-    {.key = "streams", .kind = FSC_CK_LIST, .off = SRC(gnmi.streams), .off2 = SRC(gnmi.n_streams),
-     .spec = &stream_spec, .elem_size = sizeof(struct fsc_gnmi_stream), .min = 1, .max_items = 16},
-    {.key = "stall_intervals", .kind = FSC_CK_U32, .off = SRC(gnmi.stall_intervals), .min = 1,
-     .max = 100},
-    {.key = "keepalive", .kind = FSC_CK_DUR, .off = SRC(gnmi.keepalive_ns), .min = 1 * SEC,
+    {.key = "sample_interval",
+     .kind = FSC_CK_DUR,
+     .off = SRC(gnmi.sample_interval_ns),
+     .min = 100 * MS,
      .max = 3600 * SEC},
-    {.key = "connect_timeout", .kind = FSC_CK_DUR, .off = SRC(gnmi.connect_timeout_ns),
-     .min = 100 * MS, .max = 300 * SEC},
+    {.key = "streams",
+     .kind = FSC_CK_LIST,
+     .off = SRC(gnmi.streams),
+     .off2 = SRC(gnmi.n_streams),
+     .spec = &stream_spec,
+     .elem_size = sizeof(struct fsc_gnmi_stream),
+     .min = 1,
+     .max_items = 16},
+    {.key = "stall_intervals",
+     .kind = FSC_CK_U32,
+     .off = SRC(gnmi.stall_intervals),
+     .min = 1,
+     .max = 100},
+    {.key = "keepalive",
+     .kind = FSC_CK_DUR,
+     .off = SRC(gnmi.keepalive_ns),
+     .min = 1 * SEC,
+     .max = 3600 * SEC},
+    {.key = "connect_timeout",
+     .kind = FSC_CK_DUR,
+     .off = SRC(gnmi.connect_timeout_ns),
+     .min = 100 * MS,
+     .max = 300 * SEC},
     {.key = "backoff", .kind = FSC_CK_MAP, .off = SRC(gnmi.backoff), .spec = &backoff_spec},
 };
 
@@ -305,16 +358,31 @@ static int otlp_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 
 static const struct fsc_ckey otlp_keys[] = {
     COMMON_KEYS,
-    {.key = "grpc_listen", .kind = FSC_CK_STR, .flags = FSC_CF_EMPTY_OK,
-     .off = SRC(otlp.grpc_listen), .check = fsc_cfg_check_hostport},
-    {.key = "http_listen", .kind = FSC_CK_STR, .flags = FSC_CF_EMPTY_OK,
-     .off = SRC(otlp.http_listen), .check = fsc_cfg_check_hostport},
-    {.key = "max_body", .kind = FSC_CK_BYTES, .off = SRC(otlp.max_body), .min = 1024,
+    {.key = "grpc_listen",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_EMPTY_OK,
+     .off = SRC(otlp.grpc_listen),
+     .check = fsc_cfg_check_hostport},
+    {.key = "http_listen",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_EMPTY_OK,
+     .off = SRC(otlp.http_listen),
+     .check = fsc_cfg_check_hostport},
+    {.key = "max_body",
+     .kind = FSC_CK_BYTES,
+     .off = SRC(otlp.max_body),
+     .min = 1024,
      .max = 256ll << 20},
-    {.key = "max_decompressed", .kind = FSC_CK_BYTES, .off = SRC(otlp.max_decompressed),
-     .min = 1024, .max = 1ll << 30},
+    {.key = "max_decompressed",
+     .kind = FSC_CK_BYTES,
+     .off = SRC(otlp.max_decompressed),
+     .min = 1024,
+     .max = 1ll << 30},
     {.key = "device_attribute", .kind = FSC_CK_STR, .off = SRC(otlp.device_attribute)},
-    {.key = "tls", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = SRC(otlp.tls),
+    {.key = "tls",
+     .kind = FSC_CK_MAP,
+     .flags = FSC_CF_PRESENCE,
+     .off = SRC(otlp.tls),
      .spec = &fsc_cspec_tls_server},
 };
 
@@ -348,7 +416,10 @@ static void nic_device_defaults(void *obj)
 
 #define NICDEV(field) offsetof(struct fsc_nic_device, field)
 static const struct fsc_ckey nic_device_keys[] = {
-    {.key = "rdma", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED, .off = NICDEV(rdma),
+    {.key = "rdma",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_REQUIRED,
+     .off = NICDEV(rdma),
      .check = fsc_cfg_check_name},
     {.key = "netdev", .kind = FSC_CK_STR, .off = NICDEV(netdev), .check = check_netdev},
     {.key = "port", .kind = FSC_CK_U32, .off = NICDEV(port), .min = 1, .max = 255},
@@ -408,16 +479,28 @@ static const struct fsc_ckey nic_keys[] = {
     COMMON_KEYS,
     {.key = "device", .kind = FSC_CK_STR, .off = SRC(nic.device), .check = fsc_cfg_check_name},
     {.key = "sysfs_root", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = SRC(nic.sysfs_root)},
-    {.key = "interval", .kind = FSC_CK_DUR, .off = SRC(nic.interval_ns), .min = 10 * MS,
+    {.key = "interval",
+     .kind = FSC_CK_DUR,
+     .off = SRC(nic.interval_ns),
+     .min = 10 * MS,
      .max = 60 * SEC},
     {.key = "auto", .kind = FSC_CK_BOOL, .off = SRC(nic.auto_devices)},
-    {.key = "devices", .kind = FSC_CK_LIST, .flags = FSC_CF_OMIT_ZERO | FSC_CF_FLOW,
-     .off = SRC(nic.devices), .off2 = SRC(nic.n_devices), .spec = &nic_device_spec,
-     .elem_size = sizeof(struct fsc_nic_device), .max_items = 64},
+    {.key = "devices",
+     .kind = FSC_CK_LIST,
+     .flags = FSC_CF_OMIT_ZERO | FSC_CF_FLOW,
+     .off = SRC(nic.devices),
+     .off2 = SRC(nic.n_devices),
+     .spec = &nic_device_spec,
+     .elem_size = sizeof(struct fsc_nic_device),
+     .max_items = 64},
     {.key = "ethtool", .kind = FSC_CK_BOOL, .off = SRC(nic.ethtool)},
     {.key = "pcie", .kind = FSC_CK_BOOL, .off = SRC(nic.pcie)},
     {.key = "cable_plan", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = SRC(nic.cable_plan)},
-    {.key = "node", .kind = FSC_CK_U32, .flags = FSC_CF_OMIT_ZERO, .off = SRC(nic.node), .min = 1,
+    {.key = "node",
+     .kind = FSC_CK_U32,
+     .flags = FSC_CF_OMIT_ZERO,
+     .off = SRC(nic.node),
+     .min = 1,
      .max = 9999},
 };
 
@@ -487,8 +570,7 @@ int fsc_cfg_decode_sources(struct fsc_cctx *ctx, const struct fsc_ckey *key,
     return 0;
 }
 
-void fsc_cfg_print_sources(FILE *out, unsigned indent, const struct fsc_ckey *key,
-                           const void *obj)
+void fsc_cfg_print_sources(FILE *out, unsigned indent, const struct fsc_ckey *key, const void *obj)
 {
     const struct fsc_config *cfg = obj;
     (void)key;

@@ -7,7 +7,7 @@
 #include "core/config_decode.h"
 
 #define RAIL_UNSET (-2) /* port rail not given: inherits the device's */
-#define MAX_RAILS 64
+#define MAX_RAILS  64
 
 static const char *const device_role_names[] = {"leaf", "spine", "host", NULL};
 static const char *const port_role_names[] = {"none", "uplink", "downlink", "nic", NULL};
@@ -22,15 +22,33 @@ static void port_defaults(void *obj)
 }
 
 static const struct fsc_ckey port_keys[] = {
-    {.key = "name", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED, .off = PORT(name),
+    {.key = "name",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_REQUIRED,
+     .off = PORT(name),
      .check = fsc_cfg_check_port_name},
-    {.key = "speed", .kind = FSC_CK_SPEED, .flags = FSC_CF_OMIT_ZERO, .off = PORT(speed_bps),
-     .min = 1000000, .max = 10000000000000ll},
-    {.key = "role", .kind = FSC_CK_ENUM, .flags = FSC_CF_OMIT_ZERO, .off = PORT(role),
+    {.key = "speed",
+     .kind = FSC_CK_SPEED,
+     .flags = FSC_CF_OMIT_ZERO,
+     .off = PORT(speed_bps),
+     .min = 1000000,
+     .max = 10000000000000ll},
+    {.key = "role",
+     .kind = FSC_CK_ENUM,
+     .flags = FSC_CF_OMIT_ZERO,
+     .off = PORT(role),
      .names = port_role_names},
-    {.key = "rail", .kind = FSC_CK_INT, .flags = FSC_CF_OMIT_ZERO, .off = PORT(rail), .min = 0,
+    {.key = "rail",
+     .kind = FSC_CK_INT,
+     .flags = FSC_CF_OMIT_ZERO,
+     .off = PORT(rail),
+     .min = 0,
      .max = MAX_RAILS - 1},
-    {.key = "peer", .kind = FSC_CK_STR, .flags = FSC_CF_OMIT_ZERO, .off = PORT(peer), .max = 128,
+    {.key = "peer",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_OMIT_ZERO,
+     .off = PORT(peer),
+     .max = 128,
      .check = fsc_cfg_check_portref},
 };
 
@@ -68,16 +86,35 @@ static int device_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 }
 
 static const struct fsc_ckey device_keys[] = {
-    {.key = "name", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED, .off = DEV(name),
+    {.key = "name",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_REQUIRED,
+     .off = DEV(name),
      .check = fsc_cfg_check_name},
-    {.key = "role", .kind = FSC_CK_ENUM, .flags = FSC_CF_REQUIRED, .off = DEV(role),
+    {.key = "role",
+     .kind = FSC_CK_ENUM,
+     .flags = FSC_CF_REQUIRED,
+     .off = DEV(role),
      .names = device_role_names},
-    {.key = "rail", .kind = FSC_CK_INT, .flags = FSC_CF_OMIT_ZERO, .off = DEV(rail), .min = 0,
+    {.key = "rail",
+     .kind = FSC_CK_INT,
+     .flags = FSC_CF_OMIT_ZERO,
+     .off = DEV(rail),
+     .min = 0,
      .max = MAX_RAILS - 1},
-    {.key = "buffer", .kind = FSC_CK_BYTES, .flags = FSC_CF_OMIT_ZERO, .off = DEV(buffer_bytes),
-     .min = 1024, .max = 1ll << 40},
-    {.key = "ports", .kind = FSC_CK_LIST, .flags = FSC_CF_FLOW, .off = DEV(ports),
-     .off2 = DEV(n_ports), .spec = &port_spec, .elem_size = sizeof(struct fsc_topo_port),
+    {.key = "buffer",
+     .kind = FSC_CK_BYTES,
+     .flags = FSC_CF_OMIT_ZERO,
+     .off = DEV(buffer_bytes),
+     .min = 1024,
+     .max = 1ll << 40},
+    {.key = "ports",
+     .kind = FSC_CK_LIST,
+     .flags = FSC_CF_FLOW,
+     .off = DEV(ports),
+     .off2 = DEV(n_ports),
+     .spec = &port_spec,
+     .elem_size = sizeof(struct fsc_topo_port),
      .max_items = 1024},
 };
 
@@ -94,10 +131,19 @@ static const struct fsc_cspec device_spec = {
 
 #define GRP(field) offsetof(struct fsc_topo_group, field)
 static const struct fsc_ckey group_keys[] = {
-    {.key = "name", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED, .off = GRP(name),
+    {.key = "name",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_REQUIRED,
+     .off = GRP(name),
      .check = fsc_cfg_check_name},
-    {.key = "members", .kind = FSC_CK_STRLIST, .flags = FSC_CF_REQUIRED | FSC_CF_FLOW,
-     .off = GRP(member_names), .off2 = GRP(n_members), .min = 2, .max = 128, .max_items = 1024,
+    {.key = "members",
+     .kind = FSC_CK_STRLIST,
+     .flags = FSC_CF_REQUIRED | FSC_CF_FLOW,
+     .off = GRP(member_names),
+     .off2 = GRP(n_members),
+     .min = 2,
+     .max = 128,
+     .max_items = 1024,
      .check = fsc_cfg_check_portref},
 };
 
@@ -110,9 +156,16 @@ static const struct fsc_cspec group_spec = {
 
 #define CNODE(field) offsetof(struct fsc_cable_node, field)
 static const struct fsc_ckey cable_node_keys[] = {
-    {.key = "node", .kind = FSC_CK_U32, .flags = FSC_CF_REQUIRED, .off = CNODE(node), .min = 1,
+    {.key = "node",
+     .kind = FSC_CK_U32,
+     .flags = FSC_CF_REQUIRED,
+     .off = CNODE(node),
+     .min = 1,
      .max = 9999},
-    {.key = "device", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED, .off = CNODE(device),
+    {.key = "device",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_REQUIRED,
+     .off = CNODE(device),
      .check = fsc_cfg_check_name},
 };
 
@@ -126,9 +179,14 @@ static const struct fsc_cspec cable_node_spec = {
 #define CPLAN(field) offsetof(struct fsc_cable_plan, field)
 static const struct fsc_ckey cable_plan_keys[] = {
     {.key = "file", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED | FSC_CF_PATH, .off = CPLAN(file)},
-    {.key = "nodes", .kind = FSC_CK_LIST, .flags = FSC_CF_FLOW | FSC_CF_OMIT_ZERO,
-     .off = CPLAN(nodes), .off2 = CPLAN(n_nodes), .spec = &cable_node_spec,
-     .elem_size = sizeof(struct fsc_cable_node), .max_items = 4096},
+    {.key = "nodes",
+     .kind = FSC_CK_LIST,
+     .flags = FSC_CF_FLOW | FSC_CF_OMIT_ZERO,
+     .off = CPLAN(nodes),
+     .off2 = CPLAN(n_nodes),
+     .spec = &cable_node_spec,
+     .elem_size = sizeof(struct fsc_cable_node),
+     .max_items = 4096},
 };
 
 static const struct fsc_cspec cable_plan_spec = {
@@ -140,8 +198,7 @@ static const struct fsc_cspec cable_plan_spec = {
 /* ---- cross references ---------------------------------------------------------- */
 
 /* Sets ctx->path to topology.<list>[i](.<list2>[j]) for a message. */
-static size_t path_to(struct fsc_cctx *ctx, const char *list, size_t i, const char *list2,
-                      size_t j)
+static size_t path_to(struct fsc_cctx *ctx, const char *list, size_t i, const char *list2, size_t j)
 {
     size_t pl = fsc_cfg_path_key(ctx, list);
     fsc_cfg_path_index(ctx, i);
@@ -227,8 +284,8 @@ static int check_peers(struct fsc_cctx *ctx, struct fsc_topology *topo, size_t d
     struct fsc_topo_port *other =
         (struct fsc_topo_port *)fsc_topology_port(topo, pd, colon + 1, NULL);
     if (other == NULL)
-        return fsc_cfg_fail(ctx, port->mark.line, port->mark.col,
-                            "device %s has no port \"%s\"", pd, colon + 1);
+        return fsc_cfg_fail(ctx, port->mark.line, port->mark.col, "device %s has no port \"%s\"",
+                            pd, colon + 1);
     if (other->peer == NULL) {
         size_t n = strlen(dev->name) + strlen(port->name) + 2;
         char *ref = fsc_cfg_arena_alloc(ctx->arena, n);
@@ -244,8 +301,8 @@ static int check_peers(struct fsc_cctx *ctx, struct fsc_topology *topo, size_t d
     if (strncmp(other->peer, dev->name, ol) != 0 || other->peer[ol] != ':' ||
         strcmp(other->peer + ol + 1, port->name) != 0)
         return fsc_cfg_fail(ctx, port->mark.line, port->mark.col,
-                            "peer %s names %s as its own peer, not %s:%s", port->peer,
-                            other->peer, dev->name, port->name);
+                            "peer %s names %s as its own peer, not %s:%s", port->peer, other->peer,
+                            dev->name, port->name);
     return 0;
 }
 
@@ -311,8 +368,8 @@ static int check_cable_plan(struct fsc_cctx *ctx, const struct fsc_topology *top
                 rc = fsc_cfg_fail(ctx, n->mark.line, n->mark.col, "node %u is already nodes[%zu]",
                                   (unsigned)n->node, j);
             else if (strcmp(cp->nodes[j].device, n->device) == 0)
-                rc = fsc_cfg_fail(ctx, n->mark.line, n->mark.col,
-                                  "device %s is already nodes[%zu]", n->device, j);
+                rc = fsc_cfg_fail(ctx, n->mark.line, n->mark.col, "device %s is already nodes[%zu]",
+                                  n->device, j);
         }
         fsc_cfg_path_pop(ctx, pl);
         if (rc != 0)
@@ -360,13 +417,26 @@ static int topology_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 #define TOPO(field) offsetof(struct fsc_topology, field)
 static const struct fsc_ckey topology_keys[] = {
     {.key = "rails", .kind = FSC_CK_U32, .off = TOPO(rails), .min = 0, .max = MAX_RAILS},
-    {.key = "devices", .kind = FSC_CK_LIST, .flags = FSC_CF_OMIT_ZERO, .off = TOPO(devices),
-     .off2 = TOPO(n_devices), .spec = &device_spec, .elem_size = sizeof(struct fsc_topo_device),
+    {.key = "devices",
+     .kind = FSC_CK_LIST,
+     .flags = FSC_CF_OMIT_ZERO,
+     .off = TOPO(devices),
+     .off2 = TOPO(n_devices),
+     .spec = &device_spec,
+     .elem_size = sizeof(struct fsc_topo_device),
      .max_items = 4096},
-    {.key = "port_groups", .kind = FSC_CK_LIST, .flags = FSC_CF_OMIT_ZERO, .off = TOPO(groups),
-     .off2 = TOPO(n_groups), .spec = &group_spec, .elem_size = sizeof(struct fsc_topo_group),
+    {.key = "port_groups",
+     .kind = FSC_CK_LIST,
+     .flags = FSC_CF_OMIT_ZERO,
+     .off = TOPO(groups),
+     .off2 = TOPO(n_groups),
+     .spec = &group_spec,
+     .elem_size = sizeof(struct fsc_topo_group),
      .max_items = 4096},
-    {.key = "cable_plan", .kind = FSC_CK_MAP, .flags = FSC_CF_PRESENCE, .off = TOPO(cable_plan),
+    {.key = "cable_plan",
+     .kind = FSC_CK_MAP,
+     .flags = FSC_CF_PRESENCE,
+     .off = TOPO(cable_plan),
      .spec = &cable_plan_spec},
 };
 

@@ -121,8 +121,7 @@ int fsc_topology_index_build(struct fsc_topology *topo, void *(*alloc)(void *arg
     return 0;
 }
 
-const struct fsc_topo_device *fsc_topology_device(const struct fsc_topology *topo,
-                                                  const char *name)
+const struct fsc_topo_device *fsc_topology_device(const struct fsc_topology *topo, const char *name)
 {
     int found;
     uint32_t h;
@@ -132,8 +131,8 @@ const struct fsc_topo_device *fsc_topology_device(const struct fsc_topology *top
     return found ? &topo->devices[s->a] : NULL;
 }
 
-const struct fsc_topo_port *fsc_topology_port(const struct fsc_topology *topo,
-                                              const char *device, const char *port,
+const struct fsc_topo_port *fsc_topology_port(const struct fsc_topology *topo, const char *device,
+                                              const char *port,
                                               const struct fsc_topo_device **dev_out)
 {
     int found;
@@ -148,8 +147,7 @@ const struct fsc_topo_port *fsc_topology_port(const struct fsc_topology *topo,
     return &topo->devices[s->a].ports[s->b];
 }
 
-const struct fsc_topo_port *fsc_topology_port_ref(const struct fsc_topology *topo,
-                                                  const char *ref,
+const struct fsc_topo_port *fsc_topology_port_ref(const struct fsc_topology *topo, const char *ref,
                                                   const struct fsc_topo_device **dev_out)
 {
     char dev[128];
@@ -161,8 +159,7 @@ const struct fsc_topo_port *fsc_topology_port_ref(const struct fsc_topology *top
     return fsc_topology_port(topo, dev, colon + 1, dev_out);
 }
 
-const struct fsc_topo_group *fsc_topology_group(const struct fsc_topology *topo,
-                                                const char *name)
+const struct fsc_topo_group *fsc_topology_group(const struct fsc_topology *topo, const char *name)
 {
     int found;
     uint32_t h;

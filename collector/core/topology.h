@@ -37,13 +37,13 @@ enum fsc_port_role {
 };
 
 struct fsc_topo_port {
-    const char *name;           /* "et-0/0/0", "swp1", "ens1f0np0" */
-    uint64_t speed_bps;         /* 0 = unknown */
-    enum fsc_port_role role;    /* host ports default to FSC_PORT_NIC */
-    int rail;                   /* default: the device's rail; FSC_RAIL_NONE */
-    const char *peer;           /* "device:port" or NULL; filled in from the other end when
-                                 * only one end of a link names its peer */
-    const char *peer_device;    /* the two halves of peer (NULL when peer is NULL) */
+    const char *name;        /* "et-0/0/0", "swp1", "ens1f0np0" */
+    uint64_t speed_bps;      /* 0 = unknown */
+    enum fsc_port_role role; /* host ports default to FSC_PORT_NIC */
+    int rail;                /* default: the device's rail; FSC_RAIL_NONE */
+    const char *peer;        /* "device:port" or NULL; filled in from the other end when
+                              * only one end of a link names its peer */
+    const char *peer_device; /* the two halves of peer (NULL when peer is NULL) */
     const char *peer_port;
     struct fsc_config_mark mark;
 };
@@ -103,20 +103,18 @@ const struct fsc_topo_device *fsc_topology_device(const struct fsc_topology *top
 
 /* Port by device and port name, or NULL. O(1) expected. When dev_out is not
  * NULL it receives the port's device. */
-const struct fsc_topo_port *fsc_topology_port(const struct fsc_topology *topo,
-                                              const char *device, const char *port,
+const struct fsc_topo_port *fsc_topology_port(const struct fsc_topology *topo, const char *device,
+                                              const char *port,
                                               const struct fsc_topo_device **dev_out);
 
 /* Port by a "device:port" reference (split at the first ':', so port names
  * may contain ':' as in "et-0/0/0:1"), or NULL. */
-const struct fsc_topo_port *fsc_topology_port_ref(const struct fsc_topology *topo,
-                                                  const char *ref,
+const struct fsc_topo_port *fsc_topology_port_ref(const struct fsc_topology *topo, const char *ref,
                                                   const struct fsc_topo_device **dev_out);
 
 /* Port group by name, or NULL. O(1) expected. The group's index in
  * topo->groups is (result - topo->groups). */
-const struct fsc_topo_group *fsc_topology_group(const struct fsc_topology *topo,
-                                                const char *name);
+const struct fsc_topo_group *fsc_topology_group(const struct fsc_topology *topo, const char *name);
 
 /* The port and device of a group member (never NULL for a loaded config). */
 const struct fsc_topo_port *fsc_topology_member(const struct fsc_topology *topo,

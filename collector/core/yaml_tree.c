@@ -151,7 +151,8 @@ static int check_props(struct builder *b, const yaml_mark_t *mark, const yaml_ch
                        const yaml_char_t *tag)
 {
     if (anchor != NULL)
-        return fail(b, mark, "anchors and aliases (&%.40s) are not supported", (const char *)anchor);
+        return fail(b, mark, "anchors and aliases (&%.40s) are not supported",
+                    (const char *)anchor);
     if (tag != NULL)
         return fail(b, mark, "tags (%.40s) are not supported", (const char *)tag);
     return 0;

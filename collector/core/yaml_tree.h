@@ -17,11 +17,11 @@
 
 /* Limits; each exceeded limit is an error with the position where it
  * happened. */
-#define FSC_YTREE_MAX_DEPTH  32      /* nested collections */
-#define FSC_YTREE_MAX_NODES  262144  /* all nodes of the document */
-#define FSC_YTREE_MAX_SCALAR 8192    /* bytes of one scalar */
-#define FSC_YTREE_MAX_MAP    1024    /* keys of one mapping */
-#define FSC_YTREE_MAX_SEQ    65536   /* items of one sequence */
+#define FSC_YTREE_MAX_DEPTH  32     /* nested collections */
+#define FSC_YTREE_MAX_NODES  262144 /* all nodes of the document */
+#define FSC_YTREE_MAX_SCALAR 8192   /* bytes of one scalar */
+#define FSC_YTREE_MAX_MAP    1024   /* keys of one mapping */
+#define FSC_YTREE_MAX_SEQ    65536  /* items of one sequence */
 
 /* ---- arena ---------------------------------------------------------------- */
 
@@ -66,7 +66,7 @@ struct fsc_ynode {
     uint8_t quoted; /* scalar was quoted or a block scalar: never null */
     uint32_t line;  /* 1-based position of the node's first character */
     uint32_t col;
-    size_t n;       /* scalar: bytes; sequence: items; mapping: pairs */
+    size_t n;                 /* scalar: bytes; sequence: items; mapping: pairs */
     const char *str;          /* scalar text, NUL-terminated (no NUL inside) */
     struct fsc_ynode **items; /* sequence items */
     struct fsc_ypair *pairs;  /* mapping pairs in document order */

@@ -88,17 +88,20 @@ void fsc_pfc_interval(const struct fsc_det_ctx *ctx, struct fsc_spike_state *st,
 /* Context windows used by a burst's END event: levels 0 and 1. */
 #define FSC_MB_LEVELS 2
 
+/* Every 400G port-bytes series carries one, so it is packed (88 bytes):
+ * floats where 24 bits of mantissa are plenty (utilization, reported bytes),
+ * a double only for the running byte sum, UPDATEs counted instead of timed. */
 struct fsc_mb_state {
-    int64_t t_start;               /* t0 of the first high interval of the burst */
-    int64_t t_update;              /* device time of the last START / UPDATE */
-    double peak;                   /* peak utilization */
-    double bytes;                  /* bytes of the high intervals */
-    int64_t win_t[FSC_MB_LEVELS];  /* end of the last completed window per level */
-    float win_rate[FSC_MB_LEVELS]; /* its rate, bytes/s */
+    int64_t t_start;              /* t0 of the first high interval of the burst */
+    int64_t win_t[FSC_MB_LEVELS]; /* end of the last completed window per level */
     /* A finished burst waiting for the windows around its end. */
     int64_t p_start, p_end;
-    double p_peak, p_bytes;
+    double bytes;                  /* bytes of the high intervals so far */
+    float peak;                    /* peak utilization so far */
+    float win_rate[FSC_MB_LEVELS]; /* rate of win_t's window, bytes/s */
+    float p_peak, p_bytes;
     float p_util[FSC_MB_LEVELS];
+    uint32_t n_updates; /* UPDATEs published for the current long burst */
     uint8_t p_kind;     /* FSC_EV_MICROBURST or FSC_EV_BURST */
     uint8_t p_resolved; /* bit per level: p_util known (or known to be unknown) */
     uint8_t pending;    /* an END is waiting */

@@ -50,6 +50,9 @@ struct eng_series {
     uint8_t pad_;
 };
 _Static_assert(sizeof(struct eng_series) <= 128, "per-series engine state must stay <= 128 B");
+/* A 400G port-bytes series also carries one of these: 128 + 88 engine bytes
+ * plus the registry stays under the 256 B per series budget. */
+_Static_assert(sizeof(struct fsc_mb_state) <= 88, "microburst state must stay <= 88 B");
 
 enum det_class { DET_NONE = 0, DET_MB, DET_SPIKE, DET_PFC, DET_EVID, DET__COUNT };
 
@@ -718,13 +721,14 @@ static int validate_spike(const char *name, const struct fsc_spike_config *sc, c
 static int validate_rate(const struct fsc_rate_params *rp, char *err, size_t errlen)
 {
     if (rp->n_windows < 1 || rp->n_windows > FSC_MAX_WINDOWS)
-        BAD("engine.windows: %u windows given, must be 1 to %d", rp->n_windows, FSC_MAX_WINDOWS);
+        BAD("engine.windows (%u given) must list 1 to %d windows", rp->n_windows, FSC_MAX_WINDOWS);
     for (unsigned l = 0; l < rp->n_windows; l++) {
         if (rp->window_ns[l] <= 0)
-            BAD("engine.windows[%u] (%lld ns) must be above 0", l, (long long)rp->window_ns[l]);
+            BAD("engine.windows (window %u: %lld ns) must be above 0", l + 1,
+                (long long)rp->window_ns[l]);
         if (l > 0 && rp->window_ns[l] <= rp->window_ns[l - 1])
-            BAD("engine.windows[%u] (%lld ns) must be longer than windows[%u] (%lld ns)", l,
-                (long long)rp->window_ns[l], l - 1, (long long)rp->window_ns[l - 1]);
+            BAD("engine.windows (window %u: %lld ns) must be longer than window %u (%lld ns)",
+                l + 1, (long long)rp->window_ns[l], l, (long long)rp->window_ns[l - 1]);
     }
     if (!(rp->max_gap_factor >= 1))
         BAD("engine.max_gap_factor (%g) must be at least 1", rp->max_gap_factor);
@@ -737,7 +741,9 @@ static int validate_rate(const struct fsc_rate_params *rp, char *err, size_t err
     return 0;
 }
 
-/* Returns 0, or -EINVAL with one sentence naming the first bad setting.
+/* Returns 0, or -EINVAL with one sentence naming the first bad setting. The
+ * sentence starts with the setting's path in the config file ("engine.pfc.
+ * rise_intervals (0) ..."): config_engine.c uses it to point at the line.
  * Thread: any. */
 int fsc_engine_config_validate(const struct fsc_engine_config *cfg, char *err, size_t errlen)
 {
@@ -777,7 +783,7 @@ int fsc_engine_config_validate(const struct fsc_engine_config *cfg, char *err, s
     if (ic->windows < 1 || ic->windows > INTERVALS_MAX)
         BAD("engine.imbalance.windows (%u) must be between 1 and %u", ic->windows, INTERVALS_MAX);
     if (ic->level >= cfg->rate.n_windows)
-        BAD("engine.imbalance.level (%u) must be below the number of windows (%u)", ic->level,
+        BAD("engine.imbalance.window (level %u) must be one of the %u engine.windows", ic->level,
             cfg->rate.n_windows);
     if (!(ic->min_mean_utilization >= 0 && ic->min_mean_utilization <= 1))
         BAD("engine.imbalance.min_mean_utilization (%g) must be in [0, 1]",

@@ -27,7 +27,8 @@ struct fsc_microburst_config {
     double rise;             /* burst starts when u >= rise; default 0.7 */
     double fall;             /* and ends when u < fall; default 0.5 */
     int64_t micro_max_ns;    /* shorter than this: a microburst; default 1 s */
-    int64_t update_every_ns; /* periodic update for long bursts; default 10 s */
+    int64_t update_every_ns; /* periodic UPDATE of long bursts, spikes, PFC storms and
+                              * imbalance; default 10 s */
     double queue_peak_share; /* queue peak above this share of the buffer is
                               * switch-side evidence; default 0.5 */
 };
@@ -149,7 +150,8 @@ int fsc_engine_view(struct fsc_engine *eng, fsc_series_id id, struct fsc_series_
 /* Latest max/mean utilization ratio of a group (0 when unknown). */
 double fsc_engine_group_ratio(struct fsc_engine *eng, uint32_t group);
 
-/* Bytes of memory the engine holds per series it has state for (benchmarks). */
+/* Total bytes the engine holds (series slots, traits, detector state, groups);
+ * divide by the number of series for the per-series cost (benchmarks). */
 size_t fsc_engine_memory_bytes(struct fsc_engine *eng);
 
 #endif

@@ -57,8 +57,8 @@ struct fsc_event {
 struct fsc_event_bus;
 struct fsc_event_sub;
 
-/* Creates a bus holding the last `capacity` events (>= 1). Returns NULL on
- * allocation failure. */
+/* Creates a bus holding the last `capacity` events (0 is treated as 1).
+ * Returns NULL on allocation failure. */
 struct fsc_event_bus *fsc_event_bus_create(size_t capacity);
 
 /* Frees the bus. All subscriptions must have been closed. NULL is a no-op. */
@@ -80,8 +80,8 @@ void fsc_event_unsubscribe(struct fsc_event_sub *sub);
 size_t fsc_event_poll(struct fsc_event_sub *sub, struct fsc_event *out, size_t max,
                       uint64_t *lost);
 
-/* Waits up to timeout_ms for an unseen event. Returns 1 if one is ready, 0 on
- * timeout. */
+/* Waits up to timeout_ms for an unseen event (0 only checks; a negative
+ * timeout waits without limit). Returns 1 if one is ready, 0 on timeout. */
 int fsc_event_wait(struct fsc_event_sub *sub, int timeout_ms);
 
 /* Total published so far. */

@@ -83,21 +83,30 @@ static void mb_publish_progress(const struct fsc_det_ctx *ctx, struct fsc_mb_sta
 }
 
 /* Called at the end of each high interval (t_now = its t1): START for a burst
- * that just reached micro_max, UPDATE for a long one. */
+ * that just reached micro_max, then an UPDATE each update_every after that. */
 static void mb_progress(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,
                         const struct fsc_traits *tr, int64_t t_now)
 {
     const struct fsc_microburst_config *mc = &ctx->cfg->microburst;
+    int64_t age = t_now - st->t_start;
 
+    if (age < mc->micro_max_ns)
+        return;
     if (!st->started) {
-        if (t_now - st->t_start < mc->micro_max_ns)
-            return;
         mb_publish_progress(ctx, st, id, tr, FSC_EV_BURST, FSC_EV_START);
         st->started = 1;
-        st->t_update = t_now;
-    } else if (mc->update_every_ns > 0 && t_now - st->t_update >= mc->update_every_ns) {
+        st->n_updates = 0;
+        return;
+    }
+    if (mc->update_every_ns <= 0 || st->n_updates == UINT32_MAX)
+        return;
+    /* Due when the burst is micro_max + (n + 1) x update_every old; the
+     * division keeps a burst that spans several periods in one interval to
+     * one UPDATE. */
+    uint64_t due = (uint64_t)(age - mc->micro_max_ns) / (uint64_t)mc->update_every_ns;
+    if (due > st->n_updates) {
+        st->n_updates = due > UINT32_MAX ? UINT32_MAX : (uint32_t)due;
         mb_publish_progress(ctx, st, id, tr, FSC_EV_BURST, FSC_EV_UPDATE);
-        st->t_update = t_now;
     }
 }
 
@@ -105,8 +114,10 @@ static void mb_end(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_s
                    const struct fsc_traits *tr, int64_t t_end)
 {
     const struct fsc_engine_config *cfg = ctx->cfg;
-    enum fsc_event_kind kind =
-        t_end - st->t_start < cfg->microburst.micro_max_ns ? FSC_EV_MICROBURST : FSC_EV_BURST;
+    /* Once a BURST START is out, the END must match it whatever the clock says. */
+    enum fsc_event_kind kind = !st->started && t_end - st->t_start < cfg->microburst.micro_max_ns
+                                   ? FSC_EV_MICROBURST
+                                   : FSC_EV_BURST;
 
     st->active = 0;
     /* The previous burst's context windows never came in time: flush it so
@@ -120,7 +131,7 @@ static void mb_end(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_s
     st->p_start = st->t_start;
     st->p_end = t_end;
     st->p_peak = st->peak;
-    st->p_bytes = st->bytes;
+    st->p_bytes = (float)st->bytes;
     st->p_kind = (uint8_t)kind;
     st->p_resolved = 0;
     for (unsigned level = 0; level < FSC_MB_LEVELS; level++) {
@@ -150,7 +161,7 @@ void fsc_mb_interval(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc
         st->active = 1;
         st->started = 0;
         st->t_start = iv->t0_ns;
-        st->peak = u;
+        st->peak = (float)u;
         st->bytes = iv->delta;
         mb_progress(ctx, st, id, tr, iv->t1_ns);
         return;
@@ -160,7 +171,7 @@ void fsc_mb_interval(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc
         return;
     }
     if (u > st->peak)
-        st->peak = u;
+        st->peak = (float)u;
     st->bytes += iv->delta;
     mb_progress(ctx, st, id, tr, iv->t1_ns);
 }

@@ -557,6 +557,7 @@ static void pfc_storm(void)
     struct fsc_engine_config cfg;
     struct harness h;
     fsc_engine_config_defaults(&cfg);
+    cfg.microburst.update_every_ns = 1 * NS; /* the period of UPDATEs of every detector */
     if (harness_open(&h, &cfg) != 0)
         return;
     struct fsc_traits dur = event_counter(FSC_SIG_PFC_PAUSE_DURATION, 64, FSC_UNIT_MICROSECONDS);
@@ -582,8 +583,20 @@ static void pfc_storm(void)
         CHECK_INT(fsc_engine_ingest(h.eng, batch, 2), 0);
         harness_poll(&h, t);
     }
-    CHECK_INT(h.n_ev, 4);
+    CHECK_INT(h.n_ev, 5);
     CHECK_INT(count_events(&h, FSC_EV_PFC_STORM, FSC_EV_START), 2);
+    /* The 2 s storm started (3rd high interval) at 5.3 s: one UPDATE 1 s later
+     * with 13 intervals x 50 ms paused so far; the 1 s storm gets none. */
+    size_t i_upd = 0;
+    const struct fsc_event *upd = find_event(&h, FSC_EV_PFC_STORM, FSC_EV_UPDATE, &i_upd);
+    CHECK_INT(count_events(&h, FSC_EV_PFC_STORM, FSC_EV_UPDATE), 1);
+    if (upd) {
+        CHECK_INT(upd->series, 5);
+        CHECK_INT(upd->t_start_ns, T0 + 5 * NS);
+        CHECK_INT(upd->t_end_ns, 0);
+        CHECK_REL(upd->amount, 0.65, 0.001);
+        CHECK_INT(h.seen_at[i_upd], T0 + 6300 * MS);
+    }
     CHECK_INT(count_events(&h, FSC_EV_PFC_STORM, FSC_EV_END), 2);
     for (size_t i = 0; i < h.n_ev; i++) {
         const struct fsc_event *ev = &h.ev[i];
@@ -870,14 +883,14 @@ static void config_validate(void)
     expect_invalid(&bad, "engine.microburst.fall (0.8) must be below rise (0.7)");
     bad = cfg;
     bad.rate.window_ns[2] = 5 * NS;
-    expect_invalid(&bad, "engine.windows[2] (5000000000 ns) must be longer than windows[1] "
+    expect_invalid(&bad, "engine.windows (window 3: 5000000000 ns) must be longer than window 2 "
                          "(10000000000 ns)");
     bad = cfg;
     bad.rate.n_windows = 0;
-    expect_invalid(&bad, "engine.windows: 0 windows given, must be 1 to 4");
+    expect_invalid(&bad, "engine.windows (0 given) must list 1 to 4 windows");
     bad = cfg;
     bad.imbalance.level = 3;
-    expect_invalid(&bad, "engine.imbalance.level (3) must be below the number of windows (3)");
+    expect_invalid(&bad, "engine.imbalance.window (level 3) must be one of the 3 engine.windows");
     bad = cfg;
     bad.ecn.factor = 0;
     expect_invalid(&bad, "engine.ecn.factor (0) must be above 0");

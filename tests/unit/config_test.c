@@ -1,0 +1,948 @@
+/* Configuration loader: examples load, defaults, exact error texts with
+ * file:line:col, secrets, round trip, topology lookups, bounds. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "test.h"
+
+#define SEC 1000000000ll
+#define MS  1000000ll
+
+/* The repository root, from this file's path (CMake compiles it by its
+ * absolute path): ".../tests/unit/config_test.c" -> ".../". */
+static const char *repo_file(const char *rel, char *buf, size_t size)
+{
+    const char *me = __FILE__;
+    const char *p = strstr(me, "tests/unit/config_test.c");
+    snprintf(buf, size, "%.*s%s", p ? (int)(p - me) : 0, me, rel);
+    return buf;
+}
+
+static struct fsc_config *parse(const char *text, char *err, size_t errlen)
+{
+    return fsc_config_parse(text, strlen(text), "t.yaml", err, errlen);
+}
+
+/* Loading `text` fails with exactly `want`. */
+static void expect_error(const char *text, const char *want)
+{
+    char err[512];
+    struct fsc_config *cfg = parse(text, err, sizeof(err));
+    CHECK(cfg == NULL);
+    CHECK_STR(err, want);
+    fsc_config_destroy(cfg);
+}
+
+/* The printed config as a heap string (caller frees). */
+static char *print_str(const struct fsc_config *cfg)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f == NULL)
+        return NULL;
+    CHECK_INT(fsc_config_print(cfg, f), 0);
+    fclose(f);
+    return buf;
+}
+
+static void set_example_env(void)
+{
+    setenv("FABRICSCOPE_GNMI_PASSWORD", "gnmi-pw-from-env", 1);
+    setenv("FABRICSCOPE_KAFKA_PASSWORD", "kafka-pw-from-env", 1);
+    setenv("FABRICSCOPE_RW_PASSWORD", "rw-pw-from-env", 1);
+}
+
+static struct fsc_config *load_example(const char *rel)
+{
+    char path[1024], err[512];
+    set_example_env();
+    struct fsc_config *cfg = fsc_config_load(repo_file(rel, path, sizeof(path)), err, sizeof(err));
+    if (cfg == NULL)
+        fprintf(stderr, "load %s: %s\n", rel, err);
+    return cfg;
+}
+
+/* ---- examples ------------------------------------------------------------ */
+
+static void example_loads(void)
+{
+    struct fsc_config *cfg = load_example("examples/fabric.yaml");
+    CHECK(cfg != NULL);
+    if (cfg == NULL)
+        return;
+    CHECK_INT(cfg->log_level, FSC_LOG_INFO);
+    CHECK_INT(cfg->n_sources, 4);
+
+    const struct fsc_source_config *leaf1 = fsc_config_source(cfg, "leaf1");
+    CHECK(leaf1 != NULL && leaf1->type == FSC_SOURCE_GNMI);
+    if (leaf1 != NULL) {
+        const struct fsc_gnmi_config *g = &leaf1->gnmi;
+        CHECK_STR(g->address, "10.0.0.11:32767");
+        CHECK_STR(g->device, "leaf1");
+        CHECK(g->tls.present && g->tls.enabled);
+        CHECK_STR(g->tls.server_name, "leaf1.fabric.example");
+        CHECK_STR(g->username, "telemetry");
+        CHECK_STR(g->password.value, "gnmi-pw-from-env");
+        CHECK_STR(g->password.env, "FABRICSCOPE_GNMI_PASSWORD");
+        CHECK_INT(g->n_streams, 4);
+        CHECK_STR(g->streams[1].name, "queues");
+        CHECK_INT(g->streams[1].n_paths, 2);
+        CHECK_STR(g->streams[1].paths[1], "/junos/system/linecard/qmon-sw/");
+        CHECK_INT(g->streams[0].sample_interval_ns, 2 * SEC); /* inherited */
+        CHECK_INT(g->streams[2].sample_interval_ns, 10 * SEC);
+        CHECK_INT(g->streams[3].mode, FSC_GNMI_ON_CHANGE);
+        CHECK_INT(g->streams[3].sample_interval_ns, 0);
+        CHECK_INT(g->backoff.max_ns, 60 * SEC);
+    }
+    const struct fsc_source_config *spines = fsc_config_source(cfg, "spines");
+    CHECK(spines != NULL && spines->type == FSC_SOURCE_OTLP);
+    if (spines != NULL) {
+        CHECK_STR(spines->otlp.grpc_listen, "0.0.0.0:8443");
+        CHECK_INT(spines->otlp.max_body, 4 << 20);
+        CHECK_INT(spines->max_series, 200000);
+        CHECK_STR(spines->profile, "cumulus");
+    }
+    const struct fsc_source_config *b300 = fsc_config_source(cfg, "b300-01");
+    CHECK(b300 != NULL && b300->type == FSC_SOURCE_NIC);
+    if (b300 != NULL) {
+        CHECK(b300->nic.auto_devices);
+        CHECK_INT(b300->nic.node, 1);
+        CHECK_INT(b300->nic.interval_ns, 100 * MS);
+    }
+    CHECK(fsc_config_source(cfg, "leaf3") == NULL);
+
+    const struct fsc_kafka_config *k = &cfg->exporters.kafka;
+    CHECK(k->present && k->enabled);
+    CHECK_INT(k->n_brokers, 3);
+    CHECK_STR(k->brokers[2], "kafka-3.example:9093");
+    CHECK_INT(k->compression, FSC_KAFKA_ZSTD);
+    CHECK_INT(k->batch_size, 1000000);
+    CHECK_INT(k->spool_max, 1ll << 30);
+    CHECK_INT(k->sasl.mechanism, FSC_SASL_SCRAM_SHA_512);
+    CHECK_STR(k->sasl.password.value, "kafka-pw-from-env");
+    const struct fsc_remote_write_config *rw = &cfg->exporters.remote_write;
+    CHECK(rw->present && rw->basic_auth.present);
+    CHECK_STR(rw->basic_auth.password.value, "rw-pw-from-env");
+    CHECK_INT(rw->n_headers, 1);
+    CHECK_STR(rw->headers[0].name, "X-Scope-OrgID");
+    CHECK_STR(rw->headers[0].value, "gpu-fabric");
+
+    CHECK_INT(cfg->engine.rate.n_windows, 3);
+    CHECK_INT(cfg->engine.rate.window_ns[2], 60 * SEC);
+    CHECK_INT(cfg->engine.imbalance.level, 1); /* window: 10s */
+
+    CHECK_INT(cfg->topology.rails, 2);
+    CHECK_INT(cfg->topology.n_devices, 6);
+    CHECK_INT(cfg->topology.n_groups, 3);
+    CHECK_INT(cfg->topology.groups[2].n_members, 16);
+    CHECK(cfg->topology.cable_plan.present);
+    CHECK_INT(cfg->topology.cable_plan.n_nodes, 2);
+    fsc_config_destroy(cfg);
+
+    cfg = load_example("examples/minimal.yaml");
+    CHECK(cfg != NULL);
+    fsc_config_destroy(cfg);
+}
+
+/* ---- defaults ------------------------------------------------------------ */
+
+static void defaults_filled(void)
+{
+    char err[512];
+    struct fsc_config *cfg = parse("sources:\n"
+                                   "  - {name: leaf1, type: gnmi, address: \"leaf1:50051\"}\n"
+                                   "  - {name: spines, type: otlp}\n"
+                                   "  - {name: host1, type: nic}\n",
+                                   err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (cfg == NULL) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    CHECK_INT(cfg->log_level, FSC_LOG_INFO);
+    const struct fsc_source_config *s = &cfg->sources[0];
+    CHECK(s->enabled);
+    CHECK_INT(s->max_series, 100000);
+    CHECK_STR(s->profile, "junos");
+    CHECK_STR(s->gnmi.device, "leaf1");
+    CHECK(!s->gnmi.tls.present && !s->gnmi.tls.enabled);
+    CHECK(s->gnmi.username == NULL && s->gnmi.password.value == NULL);
+    CHECK_INT(s->gnmi.encoding, FSC_GNMI_PROTO);
+    CHECK_INT(s->gnmi.sample_interval_ns, 2 * SEC);
+    CHECK_INT(s->gnmi.stall_intervals, 3);
+    CHECK_INT(s->gnmi.keepalive_ns, 30 * SEC);
+    CHECK_INT(s->gnmi.connect_timeout_ns, 10 * SEC);
+    CHECK_INT(s->gnmi.backoff.initial_ns, 1 * SEC);
+    CHECK_INT(s->gnmi.backoff.max_ns, 60 * SEC);
+    CHECK_INT(s->gnmi.n_streams, 3); /* the built-in plan */
+    CHECK_STR(s->gnmi.streams[0].name, "interfaces");
+    CHECK_STR(s->gnmi.streams[0].paths[0], "/interfaces/interface/state/counters");
+    CHECK_STR(s->gnmi.streams[1].name, "queues");
+    CHECK_STR(s->gnmi.streams[2].name, "rest");
+    CHECK_INT(s->gnmi.streams[2].sample_interval_ns, 2 * SEC);
+
+    s = &cfg->sources[1];
+    CHECK_STR(s->profile, "cumulus");
+    CHECK_STR(s->otlp.grpc_listen, "0.0.0.0:4317");
+    CHECK_STR(s->otlp.http_listen, "0.0.0.0:4318");
+    CHECK_INT(s->otlp.max_body, 4 << 20);
+    CHECK_INT(s->otlp.max_decompressed, 32 << 20);
+    CHECK_STR(s->otlp.device_attribute, "host.name");
+
+    s = &cfg->sources[2];
+    CHECK_STR(s->profile, "mlx5");
+    CHECK_STR(s->nic.device, "host1");
+    CHECK_STR(s->nic.sysfs_root, "/");
+    CHECK_INT(s->nic.interval_ns, 100 * MS);
+    CHECK(s->nic.auto_devices && s->nic.ethtool && s->nic.pcie);
+    CHECK(s->nic.cable_plan == NULL);
+    CHECK_INT(s->nic.node, 0);
+
+    const struct fsc_prometheus_config *p = &cfg->exporters.prometheus;
+    CHECK(p->present && p->enabled);
+    CHECK_STR(p->listen, "0.0.0.0:9464");
+    CHECK_INT(p->stale_after_ns, 300 * SEC);
+    CHECK_INT(p->max_series, 2000000);
+    CHECK(!cfg->exporters.kafka.present && !cfg->exporters.kafka.enabled);
+    CHECK(!cfg->exporters.remote_write.present && !cfg->exporters.remote_write.enabled);
+
+    struct fsc_engine_config def;
+    fsc_engine_config_defaults(&def);
+    CHECK(memcmp(&def, &cfg->engine, sizeof(def)) == 0);
+    CHECK_INT(cfg->topology.n_devices, 0);
+    CHECK(!cfg->topology.cable_plan.present);
+    fsc_config_destroy(cfg);
+
+    /* Exporter defaults once a section is present. */
+    cfg = parse("sources: [{name: s, type: otlp}]\n"
+                "exporters:\n"
+                "  prometheus: {enabled: false}\n"
+                "  kafka: {brokers: [\"k:9092\"]}\n"
+                "  remote_write:\n"
+                "    url: http://vm:8428/api/v1/write\n",
+                err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (cfg == NULL) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    CHECK(!cfg->exporters.prometheus.enabled);
+    const struct fsc_kafka_config *k = &cfg->exporters.kafka;
+    CHECK(k->present && k->enabled);
+    CHECK_STR(k->client_id, "fabricscope");
+    CHECK_STR(k->events_topic, "fabricscope.events");
+    CHECK_STR(k->samples_topic, "");
+    CHECK_INT(k->compression, FSC_KAFKA_LZ4);
+    CHECK_INT(k->linger_ns, 5 * MS);
+    CHECK_INT(k->queue_max, 100000);
+    CHECK_STR(k->spool_dir, "");
+    CHECK_INT(k->spool_max, 1ll << 30);
+    CHECK(!k->sasl.present && !k->tls.present);
+    const struct fsc_remote_write_config *rw = &cfg->exporters.remote_write;
+    CHECK(rw->enabled);
+    CHECK_INT(rw->interval_ns, 10 * SEC);
+    CHECK_INT(rw->timeout_ns, 10 * SEC);
+    CHECK_INT(rw->max_samples_per_send, 2000);
+    CHECK_INT(rw->queue_max, 500000);
+    CHECK(rw->bearer_token.value == NULL && rw->n_headers == 0);
+    fsc_config_destroy(cfg);
+}
+
+/* ---- error texts ----------------------------------------------------------- */
+
+static void unknown_key_file_line(void)
+{
+    expect_error("sources:\n"
+                 "  - name: leaf1\n"
+                 "    type: gnmi\n"
+                 "    adress: \"10.0.0.1:50051\"\n",
+                 "t.yaml:4:5: sources[0].adress: unknown key (did you mean \"address\"?)");
+    expect_error("sources: [{name: s, type: otlp}]\n"
+                 "exporter:\n"
+                 "  prometheus: {}\n",
+                 "t.yaml:2:1: exporter: unknown key (did you mean \"exporters\"?)");
+    expect_error("sources: [{name: s, type: otlp}]\n"
+                 "engine:\n"
+                 "  microburst:\n"
+                 "    fall: 0.4\n"
+                 "    smaple: 1\n",
+                 "t.yaml:5:5: engine.microburst.smaple: unknown key");
+    expect_error("sources: [{name: s, type: otlp, sample_interval: 1s}]\n",
+                 "t.yaml:1:33: sources[0].sample_interval: unknown key for an otlp source (it is "
+                 "a key of a gnmi source)");
+}
+
+static void bad_duration_file_line(void)
+{
+    expect_error("sources:\n"
+                 "  - name: leaf1\n"
+                 "    type: gnmi\n"
+                 "    address: \"10.0.0.1:50051\"\n"
+                 "    sample_interval: 2x\n",
+                 "t.yaml:5:22: sources[0].sample_interval: \"2x\" is not a duration (use 100ms, "
+                 "2s, 1m)");
+    /* A plain number is not a duration. */
+    expect_error("sources: [{name: l, type: gnmi, address: \"a:1\", keepalive: 30}]\n",
+                 "t.yaml:1:60: sources[0].keepalive: \"30\" is not a duration (use 100ms, 2s, "
+                 "1m)");
+    expect_error("sources: [{name: l, type: gnmi, address: \"a:1\", keepalive: 2h}]\n",
+                 "t.yaml:1:60: sources[0].keepalive: \"2h\" is above the maximum (1h)");
+}
+
+static void missing_required(void)
+{
+    expect_error("sources:\n"
+                 "  - name: leaf1\n"
+                 "    type: gnmi\n",
+                 "t.yaml:2:5: sources[0].address: required key is missing");
+    expect_error("log: {level: warn}\n", "t.yaml:1:1: sources: required key is missing");
+    expect_error("sources:\n"
+                 "  - name: leaf1\n",
+                 "t.yaml:2:5: sources[0].type: required key is missing (gnmi, otlp or nic)");
+    expect_error("sources: [{name: s, type: otlp}]\n"
+                 "exporters:\n"
+                 "  remote_write:\n"
+                 "    url: https://m/api/v1/push\n"
+                 "    basic_auth:\n"
+                 "      username: fabricscope\n",
+                 "t.yaml:5:5: exporters.remote_write.basic_auth.password: required key is missing "
+                 "(password, password_file or password_env)");
+    expect_error("sources: [{name: s, type: otlp}]\n"
+                 "topology:\n"
+                 "  devices:\n"
+                 "    - name: leaf1\n",
+                 "t.yaml:4:7: topology.devices[0].role: required key is missing");
+}
+
+static void duplicate_source_name(void)
+{
+    expect_error("sources:\n"
+                 "  - {name: a, type: otlp}\n"
+                 "  - {name: b, type: nic, auto: true}\n"
+                 "  - {type: otlp, name: a, grpc_listen: \"0.0.0.0:14317\", http_listen: \"\"}\n",
+                 "t.yaml:4:18: sources[2].name: \"a\" is already the name of sources[0]");
+}
+
+static void duplicate_port_name(void)
+{
+    expect_error("sources: [{name: s, type: otlp}]\n"
+                 "topology:\n"
+                 "  devices:\n"
+                 "    - name: leaf1\n"
+                 "      role: leaf\n"
+                 "      ports: [{name: swp1}, {name: swp2}, {name: swp1}]\n",
+                 "t.yaml:6:43: topology.devices[0].ports[2].name: \"swp1\" is already the name of "
+                 "ports[0] of device leaf1");
+    /* The same port name on two devices is fine. */
+    char err[512];
+    struct fsc_config *cfg = parse("sources: [{name: s, type: otlp}]\n"
+                                   "topology:\n"
+                                   "  devices:\n"
+                                   "    - {name: a, role: leaf, ports: [{name: swp1}]}\n"
+                                   "    - {name: b, role: leaf, ports: [{name: swp1}]}\n",
+                                   err, sizeof(err));
+    CHECK(cfg != NULL);
+    fsc_config_destroy(cfg);
+}
+
+static void yaml_syntax_error_line(void)
+{
+    expect_error("sources:\n"
+                 "  - name: leaf1\n"
+                 "    type: gnmi\n"
+                 "   address: x\n",
+                 "t.yaml:4:4: invalid YAML: did not find expected '-' indicator (while parsing a "
+                 "block collection at line 2)");
+    expect_error("sources:\n"
+                 "\t- name: leaf1\n",
+                 "t.yaml:2:1: invalid YAML: found character that cannot start any token (while "
+                 "scanning for the next token at line 2)");
+    expect_error("sources:\n"
+                 "  - name: a\n"
+                 "    name: b\n",
+                 "t.yaml:3:5: duplicate key \"name\" (first at line 2)");
+    expect_error("a: 1\n---\nb: 2\n",
+                 "t.yaml:2:1: only one YAML document is allowed (found a second \"---\")");
+    const char nul[] = "sources:\n  - name: a\0\n";
+    char err[512];
+    struct fsc_config *cfg = fsc_config_parse(nul, sizeof(nul) - 1, "t.yaml", err, sizeof(err));
+    CHECK(cfg == NULL);
+    CHECK_STR(err, "t.yaml:2:12: the file contains a NUL byte");
+}
+
+static void alias_rejected(void)
+{
+    expect_error("sources: [{name: s, type: otlp}]\n"
+                 "x: &lol [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+                 "y: [*lol, *lol, *lol, *lol, *lol, *lol, *lol, *lol, *lol]\n",
+                 "t.yaml:2:4: anchors and aliases (&lol) are not supported");
+    /* An alias to an undefined anchor is refused too. */
+    expect_error("sources: *nothing\n",
+                 "t.yaml:1:10: anchors and aliases (*nothing) are not supported");
+    expect_error("sources: !!seq []\n", "t.yaml:1:10: tags (tag:yaml.org,2002:seq) are not "
+                                        "supported");
+}
+
+/* ---- secrets --------------------------------------------------------------- */
+
+static void secret_from_env_and_file_never_printed(void)
+{
+    char path[] = "/tmp/fsc_config_test_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    const char content[] = "s3cr3t-from-file\n";
+    CHECK_INT(write(fd, content, sizeof(content) - 1), (long long)sizeof(content) - 1);
+    close(fd);
+    setenv("FSC_TEST_KAFKA_PW", "s3cr3t-from-env", 1);
+
+    char text[2048], err[512];
+    snprintf(text, sizeof(text),
+             "sources:\n"
+             "  - name: leaf1\n"
+             "    type: gnmi\n"
+             "    address: \"10.0.0.1:50051\"\n"
+             "    username: telemetry\n"
+             "    password_file: %s\n"
+             "  - name: leaf2\n"
+             "    type: gnmi\n"
+             "    address: \"10.0.0.2:50051\"\n"
+             "    username: telemetry\n"
+             "    password: s3cr3t-inline\n"
+             "exporters:\n"
+             "  kafka:\n"
+             "    brokers: [\"k1:9092\"]\n"
+             "    sasl: {username: fsc, password_env: FSC_TEST_KAFKA_PW}\n"
+             "  remote_write:\n"
+             "    url: https://m/api/v1/push\n"
+             "    bearer_token_file: %s\n",
+             path, path);
+    struct fsc_config *cfg = parse(text, err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (cfg != NULL) {
+        CHECK_STR(cfg->sources[0].gnmi.password.value, "s3cr3t-from-file"); /* newline cut */
+        CHECK_STR(cfg->sources[0].gnmi.password.file, path);
+        CHECK_STR(cfg->sources[1].gnmi.password.value, "s3cr3t-inline");
+        CHECK_STR(cfg->exporters.kafka.sasl.password.value, "s3cr3t-from-env");
+        CHECK_STR(cfg->exporters.kafka.sasl.password.env, "FSC_TEST_KAFKA_PW");
+        CHECK_STR(cfg->exporters.remote_write.bearer_token.value, "s3cr3t-from-file");
+        char *out = print_str(cfg);
+        CHECK(out != NULL);
+        if (out != NULL) {
+            char want[512];
+            CHECK(strstr(out, "s3cr3t") == NULL);
+            snprintf(want, sizeof(want), "    password_file: %s\n", path);
+            CHECK(strstr(out, want) != NULL);
+            CHECK(strstr(out, "    password: <redacted>\n") != NULL);
+            CHECK(strstr(out, "      password_env: FSC_TEST_KAFKA_PW\n") != NULL);
+            snprintf(want, sizeof(want), "    bearer_token_file: %s\n", path);
+            CHECK(strstr(out, want) != NULL);
+            free(out);
+        }
+    } else {
+        fprintf(stderr, "%s\n", err);
+    }
+    fsc_config_destroy(cfg);
+
+    /* Errors never quote a secret: not in type errors, not when an inline
+     * secret precedes an unrelated error. */
+    cfg = parse("sources:\n"
+                "  - name: leaf1\n"
+                "    type: gnmi\n"
+                "    address: \"10.0.0.1:50051\"\n"
+                "    username: u\n"
+                "    password: [s3cr3t-in-a-list]\n",
+                err, sizeof(err));
+    CHECK(cfg == NULL);
+    CHECK_STR(err, "t.yaml:6:15: sources[0].password: expected a string, got a list");
+    cfg = parse("sources:\n"
+                "  - name: leaf1\n"
+                "    type: gnmi\n"
+                "    address: \"10.0.0.1:50051\"\n"
+                "    username: u\n"
+                "    password: s3cr3t-inline\n"
+                "    password_env: FSC_TEST_KAFKA_PW\n",
+                err, sizeof(err));
+    CHECK(cfg == NULL);
+    CHECK(strstr(err, "s3cr3t") == NULL);
+    CHECK_STR(err, "t.yaml:7:19: sources[0].password_env: give only one of password, "
+                   "password_file and password_env");
+    unlink(path);
+}
+
+static void secret_env_missing(void)
+{
+    unsetenv("FSC_TEST_UNSET_SECRET");
+    expect_error("sources:\n"
+                 "  - name: leaf1\n"
+                 "    type: gnmi\n"
+                 "    address: \"10.0.0.1:50051\"\n"
+                 "    username: u\n"
+                 "    password_env: FSC_TEST_UNSET_SECRET\n",
+                 "t.yaml:6:19: sources[0].password_env: environment variable "
+                 "FSC_TEST_UNSET_SECRET is not set");
+    setenv("FSC_TEST_EMPTY_SECRET", "", 1);
+    expect_error("sources: [{name: s, type: otlp}]\n"
+                 "exporters:\n"
+                 "  remote_write: {url: \"https://m/\", bearer_token_env: FSC_TEST_EMPTY_SECRET}\n",
+                 "t.yaml:3:55: exporters.remote_write.bearer_token_env: environment variable "
+                 "FSC_TEST_EMPTY_SECRET is empty");
+    expect_error("sources:\n"
+                 "  - name: leaf1\n"
+                 "    type: gnmi\n"
+                 "    address: \"10.0.0.1:50051\"\n"
+                 "    username: u\n"
+                 "    password_file: /nonexistent/fsc/pw\n",
+                 "t.yaml:6:20: sources[0].password_file: cannot read \"/nonexistent/fsc/pw\": No "
+                 "such file or directory");
+}
+
+/* ---- round trip ------------------------------------------------------------ */
+
+static void roundtrip_one(const struct fsc_config *cfg)
+{
+    char err[512];
+    char *a = print_str(cfg);
+    CHECK(a != NULL);
+    if (a == NULL)
+        return;
+    struct fsc_config *again = parse(a, err, sizeof(err));
+    CHECK(again != NULL);
+    if (again == NULL) {
+        fprintf(stderr, "reparse: %s\n", err);
+    } else {
+        char *b = print_str(again);
+        CHECK(b != NULL && strcmp(a, b) == 0);
+        if (b != NULL && strcmp(a, b) != 0)
+            fprintf(stderr, "first print:\n%s\nsecond print:\n%s\n", a, b);
+        free(b);
+        /* Typed fields, not just text, survive. */
+        CHECK_INT(again->n_sources, cfg->n_sources);
+        CHECK(memcmp(&again->engine, &cfg->engine, sizeof(cfg->engine)) == 0);
+        CHECK_INT(again->topology.n_devices, cfg->topology.n_devices);
+    }
+    fsc_config_destroy(again);
+    free(a);
+}
+
+static void roundtrip_print_parse(void)
+{
+    struct fsc_config *cfg = load_example("examples/fabric.yaml");
+    CHECK(cfg != NULL);
+    if (cfg != NULL)
+        roundtrip_one(cfg);
+    fsc_config_destroy(cfg);
+    cfg = load_example("examples/minimal.yaml");
+    CHECK(cfg != NULL);
+    if (cfg != NULL)
+        roundtrip_one(cfg);
+    fsc_config_destroy(cfg);
+
+    /* Odd values: quoting, fractions, sizes that are not powers of two. */
+    char err[512];
+    cfg = parse("sources:\n"
+                "  - {name: s, type: otlp, device_attribute: \"a: b \\\"q\\\" #x\", "
+                "max_body: 1500000}\n"
+                "engine:\n"
+                "  windows: [100ms, 1m30s]\n"
+                "  microburst: {rise: 0.333333333333, fall: 0.1}\n"
+                "topology:\n"
+                "  devices: [{name: h, role: host, ports: [{name: \"et-0/0/1:2\", speed: "
+                "2.5G}]}]\n",
+                err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (cfg != NULL) {
+        CHECK_STR(cfg->sources[0].otlp.device_attribute, "a: b \"q\" #x");
+        CHECK_INT(cfg->topology.devices[0].ports[0].speed_bps, 2500000000ll);
+        CHECK_INT(cfg->engine.rate.window_ns[1], 90 * SEC);
+        roundtrip_one(cfg);
+    } else {
+        fprintf(stderr, "%s\n", err);
+    }
+    fsc_config_destroy(cfg);
+}
+
+/* ---- topology -------------------------------------------------------------- */
+
+static void topology_lookup(void)
+{
+    struct fsc_config *cfg = load_example("examples/fabric.yaml");
+    CHECK(cfg != NULL);
+    if (cfg == NULL)
+        return;
+    const struct fsc_topology *topo = &cfg->topology;
+    const struct fsc_topo_device *dev = NULL;
+    const struct fsc_topo_port *port = fsc_topology_port(topo, "leaf1", "et-0/0/32", &dev);
+    CHECK(port != NULL && dev != NULL);
+    if (port != NULL && dev != NULL) {
+        CHECK_STR(dev->name, "leaf1");
+        CHECK_INT(dev->role, FSC_DEVICE_LEAF);
+        CHECK_INT(dev->buffer_bytes, 165ll << 20);
+        CHECK_INT(port->speed_bps, 400000000000ll);
+        CHECK_INT(port->role, FSC_PORT_UPLINK);
+        CHECK_INT(port->rail, 0);
+        CHECK_STR(port->peer, "spine1:swp1");
+        CHECK_STR(port->peer_device, "spine1");
+        CHECK_STR(port->peer_port, "swp1");
+    }
+    /* The spine side named no peer: filled in from the leaf. */
+    port = fsc_topology_port_ref(topo, "spine2:swp2", &dev);
+    CHECK(port != NULL);
+    if (port != NULL) {
+        CHECK_STR(port->peer, "leaf2:et-0/0/33");
+        CHECK_INT(port->rail, FSC_RAIL_NONE);
+        CHECK_STR(dev->name, "spine2");
+    }
+    port = fsc_topology_port(topo, "leaf2", "et-0/0/0", NULL);
+    CHECK(port != NULL && port->rail == 1 && port->role == FSC_PORT_DOWNLINK);
+    port = fsc_topology_port(topo, "b300-01", "ens8f1np1", NULL);
+    CHECK(port != NULL && port->role == FSC_PORT_NIC && port->peer == NULL);
+    CHECK(fsc_topology_port(topo, "leaf1", "et-0/0/99", NULL) == NULL);
+    CHECK(fsc_topology_port(topo, "leaf9", "et-0/0/0", NULL) == NULL);
+    CHECK(fsc_topology_port_ref(topo, "no-colon", NULL) == NULL);
+
+    dev = fsc_topology_device(topo, "spine1");
+    CHECK(dev != NULL && dev->role == FSC_DEVICE_SPINE && dev->n_ports == 2);
+    CHECK(fsc_topology_device(topo, "spine3") == NULL);
+
+    const struct fsc_topo_group *grp = fsc_topology_group(topo, "leaf2-uplinks");
+    CHECK(grp != NULL);
+    if (grp != NULL) {
+        CHECK_INT(grp - topo->groups, 1);
+        CHECK_INT(grp->n_members, 2);
+        port = fsc_topology_member(topo, &grp->members[1], &dev);
+        CHECK_STR(dev->name, "leaf2");
+        CHECK_STR(port->name, "et-0/0/33");
+    }
+    CHECK(fsc_topology_group(topo, "nope") == NULL);
+    CHECK_STR(fsc_device_role_name(FSC_DEVICE_HOST), "host");
+    CHECK_STR(fsc_port_role_name(FSC_PORT_DOWNLINK), "downlink");
+    fsc_config_destroy(cfg);
+
+    /* Many entries: 300 devices x 48 ports, every one found by hash. */
+    size_t cap = 1 << 20, o = 0;
+    char *text = malloc(cap);
+    CHECK(text != NULL);
+    if (text == NULL)
+        return;
+    o += (size_t)snprintf(text + o, cap - o,
+                          "sources: [{name: s, type: otlp}]\ntopology:\n  devices:\n");
+    for (int d = 0; d < 300; d++) {
+        o += (size_t)snprintf(text + o, cap - o,
+                              "    - name: sw%03d\n      role: leaf\n"
+                              "      ports:\n",
+                              d);
+        for (int p = 0; p < 48; p++)
+            o += (size_t)snprintf(text + o, cap - o, "        - {name: swp%d, speed: %dG}\n", p + 1,
+                                  100 + p);
+    }
+    char err[512];
+    cfg = fsc_config_parse(text, o, "big.yaml", err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (cfg != NULL) {
+        int found = 0;
+        for (int d = 0; d < 300; d++) {
+            for (int p = 0; p < 48; p++) {
+                char dn[16], pn[16];
+                snprintf(dn, sizeof(dn), "sw%03d", d);
+                snprintf(pn, sizeof(pn), "swp%d", p + 1);
+                port = fsc_topology_port(&cfg->topology, dn, pn, &dev);
+                found += port != NULL && port->speed_bps == (uint64_t)(100 + p) * 1000000000ull &&
+                         strcmp(dev->name, dn) == 0;
+            }
+        }
+        CHECK_INT(found, 300 * 48);
+        CHECK(fsc_topology_port(&cfg->topology, "sw000", "swp49", NULL) == NULL);
+        CHECK(fsc_topology_device(&cfg->topology, "sw299") == &cfg->topology.devices[299]);
+    } else {
+        fprintf(stderr, "%s\n", err);
+    }
+    fsc_config_destroy(cfg);
+    free(text);
+}
+
+static void port_group_unknown_member(void)
+{
+    expect_error("sources: [{name: s, type: otlp}]\n"
+                 "topology:\n"
+                 "  devices:\n"
+                 "    - {name: leaf1, role: leaf, ports: [{name: a}, {name: b}]}\n"
+                 "  port_groups:\n"
+                 "    - name: up\n"
+                 "      members: [\"leaf1:a\", \"leaf1:c\"]\n",
+                 "t.yaml:6:7: topology.port_groups[0].members[1]: \"leaf1:c\": device leaf1 has "
+                 "no port \"c\"");
+    expect_error("sources: [{name: s, type: otlp}]\n"
+                 "topology:\n"
+                 "  devices:\n"
+                 "    - {name: leaf1, role: leaf, ports: [{name: a}, {name: b}]}\n"
+                 "  port_groups:\n"
+                 "    - name: up\n"
+                 "      members: [\"leaf1:a\", \"leaf1:a\"]\n",
+                 "t.yaml:6:7: topology.port_groups[0].members[1]: \"leaf1:a\" is already "
+                 "members[0]");
+    expect_error("sources: [{name: s, type: otlp}]\n"
+                 "topology:\n"
+                 "  port_groups:\n"
+                 "    - name: up\n"
+                 "      members: [\"leaf1\", \"leaf1:a\"]\n",
+                 "t.yaml:5:17: topology.port_groups[0].members[0]: \"leaf1\" is not a "
+                 "\"device:port\" reference");
+}
+
+static void engine_validate_error_has_line(void)
+{
+    char err[512];
+    struct fsc_config *cfg = parse("sources: [{name: s, type: otlp}]\n"
+                                   "engine:\n"
+                                   "  windows: [1s, 10s]\n"
+                                   "  microburst:\n"
+                                   "    rise: 0.5\n"
+                                   "    fall: 0.6\n",
+                                   err, sizeof(err));
+    CHECK(cfg == NULL);
+    /* The engine's sentence, at the line of the key it names. */
+    const char *want = "t.yaml:6:5: engine.microburst.fall";
+    CHECK(strncmp(err, want, strlen(want)) == 0);
+    CHECK(strstr(err, "rise") != NULL);
+    if (strncmp(err, want, strlen(want)) != 0)
+        fprintf(stderr, "got: %s\n", err);
+    fsc_config_destroy(cfg);
+    expect_error("sources: [{name: s, type: otlp}]\n"
+                 "engine:\n"
+                 "  windows: [1s, 10s]\n"
+                 "  imbalance: {window: 60s}\n",
+                 "t.yaml:4:23: engine.imbalance.window: \"60s\" is not one of engine.windows (1s, "
+                 "10s)");
+    expect_error("sources: [{name: s, type: otlp}]\n"
+                 "engine:\n"
+                 "  windows: [1s, 2s, 3s, 4s, 5s]\n",
+                 "t.yaml:3:12: engine.windows: needs 1 to 4 windows, got 5");
+}
+
+/* ---- value syntax (known answers) ------------------------------------------ */
+
+static void value_syntax(void)
+{
+    static const struct {
+        const char *s;
+        long long ns;
+    } durs[] = {{"100ms", 100 * MS}, {"2s", 2 * SEC},     {"1m", 60 * SEC}, {"500us", 500000},
+                {"1h", 3600 * SEC},  {"1m30s", 90 * SEC}, {"7ns", 7},       {"0s", 0}};
+    for (size_t i = 0; i < sizeof(durs) / sizeof(durs[0]); i++) {
+        int64_t ns = -1;
+        CHECK_INT(fsc_duration_parse(durs[i].s, &ns), 0);
+        CHECK_INT(ns, durs[i].ns);
+    }
+    static const char *const bad_durs[] = {"", "2", "2x", "s", "-1s", "1.5s", "99999999999h"};
+    for (size_t i = 0; i < sizeof(bad_durs) / sizeof(bad_durs[0]); i++) {
+        int64_t ns;
+        CHECK_INT(fsc_duration_parse(bad_durs[i], &ns), -EINVAL);
+    }
+    char buf[32];
+    CHECK_STR(fsc_duration_format(90 * SEC, buf, sizeof(buf)), "90s");
+    CHECK_STR(fsc_duration_format(60 * SEC, buf, sizeof(buf)), "1m");
+    CHECK_STR(fsc_duration_format(1500 * MS, buf, sizeof(buf)), "1500ms");
+    CHECK_STR(fsc_duration_format(0, buf, sizeof(buf)), "0s");
+
+    uint64_t v = 0;
+    CHECK_INT(fsc_size_parse("64MiB", &v), 0);
+    CHECK_INT(v, 64ll << 20);
+    CHECK_INT(fsc_size_parse("1GB", &v), 0);
+    CHECK_INT(v, 1000000000ll);
+    CHECK_INT(fsc_size_parse("1.5KiB", &v), 0);
+    CHECK_INT(v, 1536);
+    CHECK_INT(fsc_size_parse("4096", &v), 0);
+    CHECK_INT(v, 4096);
+    CHECK_INT(fsc_size_parse("4M", &v), -EINVAL);
+    CHECK_INT(fsc_size_parse("1.0001KB", &v), -EINVAL); /* not whole bytes */
+    CHECK_STR(fsc_size_format(4u << 20, buf, sizeof(buf)), "4MiB");
+    CHECK_STR(fsc_size_format(1000000, buf, sizeof(buf)), "1MB");
+    CHECK_STR(fsc_size_format(1500, buf, sizeof(buf)), "1500");
+    CHECK_STR(fsc_size_format(1501, buf, sizeof(buf)), "1501");
+
+    CHECK_INT(fsc_speed_parse("400G", &v), 0);
+    CHECK_INT(v, 400000000000ll);
+    CHECK_INT(fsc_speed_parse("400Gbps", &v), 0);
+    CHECK_INT(v, 400000000000ll);
+    CHECK_INT(fsc_speed_parse("400000000000", &v), 0);
+    CHECK_INT(v, 400000000000ll);
+    CHECK_INT(fsc_speed_parse("2.5G", &v), 0);
+    CHECK_INT(v, 2500000000ll);
+    CHECK_INT(fsc_speed_parse("800Gb", &v), -EINVAL);
+    CHECK_INT(fsc_speed_parse("G", &v), -EINVAL);
+    CHECK_STR(fsc_speed_format(800000000000ull, buf, sizeof(buf)), "800G");
+    CHECK_STR(fsc_speed_format(2500000000ull, buf, sizeof(buf)), "2500M");
+
+    /* Integers accept '_' separators; quoted numbers are numbers too. */
+    char err[512];
+    struct fsc_config *cfg = parse("sources: [{name: s, type: otlp, max_series: 1_000_000}]\n"
+                                   "engine: {max_series: \"5000\"}\n",
+                                   err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (cfg != NULL) {
+        CHECK_INT(cfg->sources[0].max_series, 1000000);
+        CHECK_INT(cfg->engine.max_series, 5000);
+    }
+    fsc_config_destroy(cfg);
+}
+
+/* ---- bounds ---------------------------------------------------------------- */
+
+static void bounds(void)
+{
+    char err[512];
+    size_t big = FSC_CONFIG_MAX_FILE + 1;
+    char *text = malloc(big);
+    CHECK(text != NULL);
+    if (text == NULL)
+        return;
+    memset(text, '#', big);
+    struct fsc_config *cfg = fsc_config_parse(text, big, "t.yaml", err, sizeof(err));
+    CHECK(cfg == NULL);
+    CHECK_STR(err, "t.yaml: the file is larger than 4194304 bytes");
+
+    /* More nodes than the tree allows, in lists each under their own cap. */
+    size_t o = (size_t)snprintf(text, big, "sources: [{name: s, type: otlp}]\n");
+    for (int l = 0; l < 5 && o < big - 200000; l++) {
+        o += (size_t)snprintf(text + o, big - o, "k%d: [", l);
+        for (int i = 0; i < 60000; i++) {
+            text[o++] = '1';
+            text[o++] = ',';
+        }
+        text[o - 1] = ']';
+        text[o++] = '\n';
+    }
+    cfg = fsc_config_parse(text, o, "t.yaml", err, sizeof(err));
+    CHECK(cfg == NULL);
+    CHECK(strstr(err, "the document has more than 262144 nodes") != NULL);
+
+    o = (size_t)snprintf(text, big, "sources: [");
+    for (int i = 0; i < 300; i++)
+        o += (size_t)snprintf(text + o, big - o, "{name: s%d, type: nic},", i);
+    text[o - 1] = ']';
+    cfg = fsc_config_parse(text, o, "t.yaml", err, sizeof(err));
+    CHECK(cfg == NULL);
+    CHECK_STR(err, "t.yaml:1:10: sources: has 300 sources; at most 256 are allowed");
+
+    o = (size_t)snprintf(text, big, "sources: [{name: \"");
+    memset(text + o, 'a', 9000);
+    o += 9000;
+    o += (size_t)snprintf(text + o, big - o, "\", type: nic}]\n");
+    cfg = fsc_config_parse(text, o, "t.yaml", err, sizeof(err));
+    CHECK(cfg == NULL);
+    CHECK_STR(err, "t.yaml:1:18: a value is longer than 8192 bytes");
+    free(text);
+
+    expect_error("sources: [{name: \"a b\", type: nic}]\n",
+                 "t.yaml:1:18: sources[0].name: \"a b\" is not a valid name (a letter or digit, "
+                 "then letters, digits, '.', '_' or '-'; at most 63 bytes)");
+}
+
+/* ---- fixtures -------------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every .yaml file in tests/fixtures/config fails with the message on its first
+ * line ("# expect: <message>", file named by its base name). */
+static void fixtures_errors(void)
+{
+    char dir[1024];
+    repo_file("tests/fixtures/config", dir, sizeof(dir));
+    unsetenv("FSC_TEST_SURELY_UNSET_VAR");
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    if (d == NULL)
+        return;
+    char *names[256];
+    size_t n = 0;
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL && n < 256) {
+        size_t l = strlen(ent->d_name);
+        if (l > 5 && strcmp(ent->d_name + l - 5, ".yaml") == 0)
+            names[n++] = strdup(ent->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof(names[0]), cmp_str);
+    CHECK(n >= 30);
+    for (size_t i = 0; i < n; i++) {
+        char path[1400], line[512], err[2048], want[2048];
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        FILE *f = fopen(path, "r");
+        CHECK(f != NULL);
+        if (f == NULL)
+            continue;
+        line[0] = '\0';
+        if (fgets(line, sizeof(line), f) == NULL)
+            line[0] = '\0';
+        fclose(f);
+        line[strcspn(line, "\n")] = '\0';
+        CHECK(strncmp(line, "# expect: ", 10) == 0);
+        snprintf(want, sizeof(want), "%s/%s", dir, line + 10);
+        struct fsc_config *cfg = fsc_config_load(path, err, sizeof(err));
+        CHECK(cfg == NULL);
+        CHECK_STR(err, want);
+        fsc_config_destroy(cfg);
+        free(names[i]);
+    }
+    char err[512];
+    CHECK(fsc_config_load("/nonexistent/fabricscope.yaml", err, sizeof(err)) == NULL);
+    CHECK_STR(err, "/nonexistent/fabricscope.yaml: cannot open: No such file or directory");
+}
+
+/* ---- cross-section checks -------------------------------------------------- */
+
+static void cross_checks(void)
+{
+    expect_error("sources:\n"
+                 "  - {name: spines, type: otlp}\n"
+                 "exporters:\n"
+                 "  prometheus: {listen: \"127.0.0.1:4318\"}\n",
+                 "t.yaml:4:16: exporters.prometheus.listen: \"127.0.0.1:4318\" is already used by "
+                 "sources[0].http_listen");
+    expect_error("sources:\n"
+                 "  - {name: a, type: gnmi, address: \"x:1\"}\n"
+                 "  - {name: b, type: gnmi, address: \"y:1\", device: a}\n",
+                 "t.yaml:3:43: sources[1].device: device a is already collected by sources[0] "
+                 "(set device: to tell them apart)");
+    expect_error("sources:\n"
+                 "  - {name: h, type: nic, node: 3}\n",
+                 "t.yaml:2:26: sources[0].node: needs a cable plan (cable_plan here or "
+                 "topology.cable_plan)");
+    expect_error("sources: [{name: s, type: otlp}]\n"
+                 "engine: {max_groups: 1}\n"
+                 "topology:\n"
+                 "  devices: [{name: l, role: leaf, ports: [{name: a}, {name: b}]}]\n"
+                 "  port_groups:\n"
+                 "    - {name: g1, members: [\"l:a\", \"l:b\"]}\n"
+                 "    - {name: g2, members: [\"l:b\", \"l:a\"]}\n",
+                 "t.yaml:3:1: topology.port_groups: 2 groups exceed engine.max_groups (1)");
+    /* A disabled source does not hold its listen address. */
+    char err[512];
+    struct fsc_config *cfg = parse("sources:\n"
+                                   "  - {name: a, type: otlp, enabled: false}\n"
+                                   "  - {name: b, type: otlp}\n",
+                                   err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (cfg != NULL)
+        CHECK(!cfg->sources[0].enabled && cfg->sources[1].enabled);
+    fsc_config_destroy(cfg);
+}
+
+TEST_MAIN(TEST(example_loads), TEST(defaults_filled), TEST(unknown_key_file_line),
+          TEST(bad_duration_file_line), TEST(missing_required), TEST(duplicate_source_name),
+          TEST(duplicate_port_name), TEST(secret_from_env_and_file_never_printed),
+          TEST(secret_env_missing), TEST(roundtrip_print_parse), TEST(topology_lookup),
+          TEST(port_group_unknown_member), TEST(engine_validate_error_has_line),
+          TEST(yaml_syntax_error_line), TEST(alias_rejected), TEST(value_syntax), TEST(bounds),
+          TEST(fixtures_errors), TEST(cross_checks))
