@@ -3,8 +3,8 @@
  * For each series count (default 65536 and 1048576) it interns the series in
  * a registry the way a source would (20 counters per port, labels device /
  * port), sets 400G port traits, then feeds rounds of samples (one per series
- * per round, 100 ms apart with +-30 % timestamp jitter, counters advancing at
- * a random 0..100 % of line rate) through fsc_engine_ingest in batches of
+ * per round, 100 ms apart with +-30 % timestamp jitter, each counter following
+ * device time at its own utilization of 0..90 % of line rate) through fsc_engine_ingest in batches of
  * 1024, in series order and in a shuffled order. Only the ingest calls are
  * timed. Prints ns per update, updates per second and bytes of memory per
  * series (registry + engine, as they account for it, and the process RSS
@@ -24,6 +24,7 @@
 #define BATCH            1024
 #define METRICS_PER_PORT 20
 #define INTERVAL_NS      100000000LL
+#define T_START          1700000000000000000LL
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
@@ -61,12 +62,12 @@ struct run_result {
 };
 
 /* Feeds `rounds` rounds through the engine; `order` gives the series order. */
-static int feed(struct fsc_engine *eng, const uint32_t *order, uint32_t n, uint64_t *value,
+static int feed(struct fsc_engine *eng, const uint32_t *order, uint32_t n, const float *util,
                 int64_t *t_round, int rounds, struct fsc_sample *buf, struct run_result *res)
 {
     double timed = 0;
     uint64_t updates = 0;
-    const uint64_t line_bytes_per_interval = 400000000000ULL / 8 / 10; /* 400G, 100 ms */
+    const double line_bytes_per_ns = 400e9 / 8 / 1e9;
 
     for (int r = 0; r < rounds; r++) {
         *t_round += INTERVAL_NS;
@@ -75,12 +76,13 @@ static int feed(struct fsc_engine *eng, const uint32_t *order, uint32_t n, uint6
             for (uint32_t k = 0; k < m; k++) {
                 uint32_t id = order[base + k];
                 int64_t jitter = (int64_t)(rng_next() % 60000000ULL) - 30000000LL;
-                value[id] += rng_next() % line_bytes_per_interval;
+                int64_t t = *t_round + jitter;
                 buf[k].series = id;
                 buf[k].flags = 0;
-                buf[k].t_dev_ns = *t_round + jitter;
+                buf[k].t_dev_ns = t;
                 buf[k].t_arr_ns = *t_round;
-                buf[k].v.u = value[id];
+                /* the counter follows device time at the series' utilization */
+                buf[k].v.u = (uint64_t)((double)(t - T_START) * line_bytes_per_ns * util[id]);
             }
             double t0 = now_s();
             if (fsc_engine_ingest(eng, buf, m) != 0)
@@ -114,11 +116,11 @@ static int bench_one(uint32_t n_series)
         cfg.max_series = n_series;
     struct fsc_registry *reg = fsc_registry_create(n_series);
     struct fsc_engine *eng = fsc_engine_create(&cfg, NULL, err, sizeof(err));
-    uint64_t *value = calloc(n_series, sizeof(*value));
+    float *util = malloc(n_series * sizeof(*util));
     uint32_t *order = malloc(n_series * sizeof(*order));
     struct fsc_sample *buf = malloc(BATCH * sizeof(*buf));
     uint16_t src;
-    if (!reg || !eng || !value || !order || !buf ||
+    if (!reg || !eng || !util || !order || !buf ||
         fsc_registry_source_add(reg, "bench", n_series, &src) != 0) {
         fprintf(stderr, "engine_bench: setup failed: %s\n", eng ? "allocation" : err);
         goto out;
@@ -144,15 +146,16 @@ static int bench_one(uint32_t n_series)
             goto out;
         }
         order[i] = i;
+        util[i] = (float)(rng_next() % 600) / 1000.0f; /* 0 .. 60 % */
     }
 
-    int64_t t_round = 1700000000000000000LL;
+    int64_t t_round = T_START;
     int rounds = n_series >= 1000000 ? 12 : 120;
     struct run_result warm, seq, shuffled;
     /* Two warm-up rounds: baselines and first windows. */
-    if (feed(eng, order, n_series, value, &t_round, 2, buf, &warm) != 0)
+    if (feed(eng, order, n_series, util, &t_round, 2, buf, &warm) != 0)
         goto out;
-    if (feed(eng, order, n_series, value, &t_round, rounds, buf, &seq) != 0)
+    if (feed(eng, order, n_series, util, &t_round, rounds, buf, &seq) != 0)
         goto out;
     for (uint32_t i = n_series - 1; i > 0; i--) {
         uint32_t j = (uint32_t)(rng_next() % (i + 1));
@@ -160,7 +163,7 @@ static int bench_one(uint32_t n_series)
         order[i] = order[j];
         order[j] = tmp;
     }
-    if (feed(eng, order, n_series, value, &t_round, rounds, buf, &shuffled) != 0)
+    if (feed(eng, order, n_series, util, &t_round, rounds, buf, &shuffled) != 0)
         goto out;
 
     long rss1 = rss_bytes();
@@ -168,8 +171,8 @@ static int bench_one(uint32_t n_series)
     fsc_engine_stats_get(eng, &st);
     double reg_b = (double)fsc_registry_memory_bytes(reg) / n_series;
     double eng_b = (double)fsc_engine_memory_bytes(eng) / n_series;
-    /* value[] and order[] are the benchmark's own: subtract them from RSS. */
-    double rss_b = (double)(rss1 - rss0) / n_series - sizeof(*value) - sizeof(*order);
+    /* util[] and order[] are the benchmark's own: subtract them from RSS. */
+    double rss_b = (double)(rss1 - rss0) / n_series - sizeof(*util) - sizeof(*order);
     printf("series=%u rounds=%d order=sequential ns_per_update=%.2f updates_per_s=%.3g\n", n_series,
            rounds, seq.ns_per_update, seq.updates_per_s);
     printf("series=%u rounds=%d order=shuffled   ns_per_update=%.2f updates_per_s=%.3g\n", n_series,
@@ -184,7 +187,7 @@ static int bench_one(uint32_t n_series)
 out:
     free(buf);
     free(order);
-    free(value);
+    free(util);
     fsc_engine_destroy(eng);
     fsc_registry_destroy(reg);
     return rc;

@@ -142,6 +142,15 @@ int fsc_cfg_scalar(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char
 int fsc_cfg_decode_str(struct fsc_cctx *ctx, const struct fsc_ckey *key,
                        const struct fsc_ynode *val, const char **out);
 
+/* Decodes a scalar kind (STR .. ENUM, SECRET*) of `key` into field. */
+int fsc_cfg_decode_scalar(struct fsc_cctx *ctx, const struct fsc_ckey *key,
+                          const struct fsc_ynode *val, void *field);
+
+/* The closest of `names` (NULL-terminated) or of spec's keys within a
+ * distance that still looks like a typo, or NULL. */
+const char *fsc_cfg_closest(const char *word, const char *const *names,
+                            const struct fsc_cspec *spec);
+
 /* Decodes a name from a NULL-terminated list into its index. */
 int fsc_cfg_decode_enum(struct fsc_cctx *ctx, const char *const *names, const struct fsc_ynode *val,
                         int *out);
