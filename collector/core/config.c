@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/config_decode.h"
 #include "core/yaml_tree.h"
@@ -22,7 +23,6 @@ static const struct fsc_ckey top_keys[] = {
     {.key = "log", .kind = FSC_CK_MAP, .off = 0, .spec = &fsc_cspec_log},
     {.key = "sources",
      .kind = FSC_CK_CUSTOM,
-     .flags = FSC_CF_REQUIRED,
      .decode = fsc_cfg_decode_sources,
      .print = fsc_cfg_print_sources},
     {.key = "exporters",
@@ -147,6 +147,8 @@ static const char *source_device(const struct fsc_source_config *src)
     case FSC_SOURCE_NIC:
         return src->nic.device;
     default:
+        if (src->type == FSC_SOURCE_SYNTHETIC)
+            return src->synthetic.device;
         return NULL; /* OTLP learns devices from resource attributes */
     }
 }
@@ -205,11 +207,46 @@ int fsc_cfg_check_whole(struct fsc_cctx *ctx, const struct fsc_ynode *root)
 
 /* ---- entry points ----------------------------------------------------------------- */
 
+/* The absolute directory of the file `name` (the working directory for a
+ * bare file name); "." when the working directory is unknown. */
+static char *config_dir(struct fsc_cfg_arena *arena, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    size_t dl = slash == NULL ? 0 : slash == name ? 1 : (size_t)(slash - name);
+    char cwd[FSC_CONFIG_MAX_PATH + 1];
+    const char *prefix = "";
+    if (dl == 0 || name[0] != '/') {
+        prefix = getcwd(cwd, sizeof(cwd)) != NULL ? cwd : ".";
+    }
+    size_t pl = strlen(prefix);
+    char *dir = fsc_cfg_arena_alloc(arena, pl + dl + 2);
+    if (dir == NULL)
+        return NULL;
+    memcpy(dir, prefix, pl);
+    size_t o = pl;
+    if (dl > 0 && name[0] != '/') {
+        if (o > 0 && dir[o - 1] != '/')
+            dir[o++] = '/';
+        memcpy(dir + o, name, dl);
+        o += dl;
+    } else if (dl > 0) {
+        memcpy(dir, name, dl);
+        o = dl;
+    }
+    /* "dir/." and "dir/./" read worse than "dir" in printed paths */
+    while (o > 2 && dir[o - 1] == '.' && dir[o - 2] == '/')
+        o -= 2;
+    dir[o] = '\0';
+    return dir;
+}
+
 struct fsc_config *fsc_config_parse(const char *text, size_t len, const char *name, char *err,
                                     size_t errlen)
 {
     struct fsc_cctx ctx;
     memset(&ctx, 0, sizeof(ctx));
+    if (name == NULL)
+        name = "<config>";
     ctx.name = name;
     ctx.err = err;
     ctx.errlen = errlen;
@@ -232,6 +269,10 @@ struct fsc_config *fsc_config_parse(const char *text, size_t len, const char *na
     if (cfg->priv == NULL || cfg->file == NULL)
         goto oom;
     cfg->priv->arena = ctx.arena;
+    cfg->dir = config_dir(ctx.arena, name);
+    if (cfg->dir == NULL)
+        goto oom;
+    ctx.dir = cfg->dir;
     ctx.cfg = cfg;
 
     struct fsc_ynode *root;
@@ -241,7 +282,7 @@ struct fsc_config *fsc_config_parse(const char *text, size_t len, const char *na
         goto fail;
     }
     if (root == NULL) {
-        fsc_cfg_fail(&ctx, 0, 0, "the configuration is empty (it needs at least sources:)");
+        fsc_cfg_fail(&ctx, 0, 0, "the file has no configuration in it (write {} for all defaults)");
         goto fail;
     }
     if (root->kind != FSC_YNODE_MAP) {

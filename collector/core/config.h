@@ -66,6 +66,7 @@ enum fsc_source_type {
     FSC_SOURCE_GNMI = 0,
     FSC_SOURCE_OTLP = 1,
     FSC_SOURCE_NIC = 2,
+    FSC_SOURCE_SYNTHETIC = 3, /* the built-in traffic generator (collector/synth) */
 };
 
 enum fsc_gnmi_encoding {
@@ -135,17 +136,33 @@ struct fsc_nic_config {
     uint32_t node;          /* this host's node number in the cable plan; 0 = none */
 };
 
+/* One simulated device: per port, rx/tx byte counters at `utilization` of
+ * `speed` with noise, a line-rate burst on one port every burst_every, a CNP
+ * storm on one port every storm_every, a wrapping 32-bit reorder counter. */
+struct fsc_synthetic_config {
+    const char *device;      /* device label; default the source name */
+    uint32_t ports;          /* default 8 */
+    uint64_t speed_bps;      /* default 400G */
+    int64_t interval_ns;     /* sample period; default 100 ms */
+    double utilization;      /* baseline, 0..0.8; default 0.3 */
+    int64_t burst_every_ns;  /* default 10 s; 0 = no bursts */
+    int64_t burst_length_ns; /* default 100 ms */
+    int64_t storm_every_ns;  /* default 30 s; 0 = no CNP storms (a storm lasts 5 s) */
+    uint32_t seed;           /* random seed; default 1 */
+};
+
 struct fsc_source_config {
     const char *name; /* unique among sources */
     enum fsc_source_type type;
     bool enabled;        /* default true */
     uint32_t max_series; /* per-source series limit; default 100000 */
-    const char *profile; /* default junos / cumulus / mlx5 by type */
+    const char *profile; /* default junos / cumulus / mlx5 by type; NULL for synthetic */
     struct fsc_config_mark mark;
     union {
         struct fsc_gnmi_config gnmi;
         struct fsc_otlp_config otlp;
         struct fsc_nic_config nic;
+        struct fsc_synthetic_config synthetic;
     };
 };
 
@@ -233,6 +250,8 @@ struct fsc_config_private; /* arena; private to config.c */
 
 struct fsc_config {
     const char *file;             /* the name given to load/parse */
+    const char *dir;              /* absolute directory of file: relative paths in the file
+                                   * were resolved against it (path fields are absolute) */
     enum fsc_log_level log_level; /* default info */
     struct fsc_source_config *sources;
     size_t n_sources;
@@ -265,7 +284,7 @@ int fsc_config_print(const struct fsc_config *cfg, FILE *out);
 /* Source by name, or NULL. */
 const struct fsc_source_config *fsc_config_source(const struct fsc_config *cfg, const char *name);
 
-/* "gnmi" / "otlp" / "nic". */
+/* "gnmi" / "otlp" / "nic" / "synthetic". */
 const char *fsc_source_type_name(enum fsc_source_type type);
 
 /* ---- value syntax shared with the CLI ------------------------------------- */

@@ -73,27 +73,40 @@ void fsc_cfg_path_pop(struct fsc_cctx *ctx, size_t len)
 
 const char *fsc_cfg_quote(const char *s, char *buf, size_t size)
 {
-    size_t o = 0, max = size > 8 ? size - 6 : 0; /* room for ...", NUL */
     if (size < 8) {
         if (size)
             buf[0] = '\0';
         return buf;
     }
+    size_t o = 0, max = size - 5; /* room for `..."` and the NUL */
+    const unsigned char *p = (const unsigned char *)s;
     buf[o++] = '"';
-    for (const unsigned char *p = (const unsigned char *)s; *p && o < max; p++) {
-        if (*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\') {
-            if (o + 4 >= max)
-                break;
+    for (; *p; p++) {
+        bool esc = *p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\';
+        if (o + (esc ? 4 : 1) > max)
+            break;
+        if (esc)
             o += (size_t)snprintf(buf + o, size - o, "\\x%02x", *p);
-        } else {
+        else
             buf[o++] = (char)*p;
-        }
     }
-    if (strlen(s) > 0 && o >= max)
-        o += (size_t)snprintf(buf + o, size - o, "...");
+    if (*p) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
     buf[o++] = '"';
     buf[o] = '\0';
     return buf;
+}
+
+int fsc_cfg_fail_key(struct fsc_cctx *ctx, const struct fsc_ynode *node, const char *key,
+                     struct fsc_config_mark dflt, const char *msg)
+{
+    struct fsc_config_mark m = fsc_cfg_key_mark(node, key, dflt);
+    size_t pl = fsc_cfg_path_key(ctx, key);
+    fsc_cfg_fail(ctx, m.line, m.col, "%s", msg);
+    fsc_cfg_path_pop(ctx, pl);
+    return -1;
 }
 
 struct fsc_config_mark fsc_cfg_node_mark(const struct fsc_ynode *node)

@@ -27,6 +27,7 @@ struct fsc_cctx {
     size_t errlen;
     struct fsc_cfg_arena *arena; /* the config's arena */
     struct fsc_config *cfg;      /* being built */
+    const char *dir;             /* absolute directory relative paths are resolved against */
     char path[512];              /* "sources[1].tls.ca_file" */
     size_t pathlen;
 };
@@ -56,7 +57,8 @@ enum {
     FSC_CF_OMIT_ZERO = 1u << 2, /* print nothing for 0 / NULL / negative INT */
     FSC_CF_PRESENCE = 1u << 3,  /* MAP: struct starts with `bool present`; absent = zeroed */
     FSC_CF_FLOW = 1u << 4,      /* LIST / STRLIST: print items in flow style */
-    FSC_CF_PATH = 1u << 5,      /* STR: a file path (length FSC_CONFIG_MAX_PATH) */
+    FSC_CF_PATH = 1u << 5,      /* STR: a file path, resolved against the config's directory */
+    FSC_CF_LONG = 1u << 6,      /* STR: up to FSC_CONFIG_MAX_PATH bytes (URLs, gNMI paths) */
 };
 
 struct fsc_cctx;
@@ -116,6 +118,11 @@ int fsc_cfg_fail(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *
 /* As fsc_cfg_fail() at a node's position. */
 int fsc_cfg_fail_at(struct fsc_cctx *ctx, const struct fsc_ynode *node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Fails with `msg` at `key` of mapping node (at dflt when the key is not
+ * written), with the key appended to the path. Returns -1. */
+int fsc_cfg_fail_key(struct fsc_cctx *ctx, const struct fsc_ynode *node, const char *key,
+                     struct fsc_config_mark dflt, const char *msg);
 
 /* Appends ".key" (or "key" at the root) / "[i]" to ctx->path; returns the
  * previous length for fsc_cfg_path_pop(). */
@@ -190,6 +197,15 @@ extern const struct fsc_cspec fsc_cspec_topology;
 extern const struct fsc_cspec fsc_cspec_log;
 extern const struct fsc_cspec fsc_cspec_tls_client; /* struct fsc_tls_config */
 extern const struct fsc_cspec fsc_cspec_tls_server;
+
+/* gnmi pieces (config_gnmi.c). */
+extern const struct fsc_cspec fsc_cspec_gnmi_stream; /* struct fsc_gnmi_stream */
+extern const struct fsc_cspec fsc_cspec_backoff;     /* struct fsc_backoff */
+/* Fills g->streams with the built-in plan (interfaces, queues, rest). */
+int fsc_cfg_gnmi_default_streams(struct fsc_cctx *ctx, const struct fsc_ynode *at,
+                                 struct fsc_gnmi_config *g);
+/* Stream names and paths unique within the source. */
+int fsc_cfg_gnmi_check_streams(struct fsc_cctx *ctx, const struct fsc_gnmi_config *g);
 
 int fsc_cfg_decode_sources(struct fsc_cctx *ctx, const struct fsc_ckey *key,
                            const struct fsc_ynode *val, void *obj);

@@ -9,16 +9,6 @@
 #define MS  1000000ll
 #define SEC 1000000000ll
 
-static int fail_key(struct fsc_cctx *ctx, const struct fsc_ynode *node, const char *key,
-                    struct fsc_config_mark dflt, const char *msg)
-{
-    struct fsc_config_mark m = fsc_cfg_key_mark(node, key, dflt);
-    size_t pl = fsc_cfg_path_key(ctx, key);
-    fsc_cfg_fail(ctx, m.line, m.col, "%s", msg);
-    fsc_cfg_path_pop(ctx, pl);
-    return -1;
-}
-
 /* ---- tls ---------------------------------------------------------------------- */
 
 #define TLS(field) offsetof(struct fsc_tls_config, field)
@@ -33,9 +23,9 @@ static int tls_client_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 {
     const struct fsc_tls_config *t = obj;
     if (t->cert_file != NULL && t->key_file == NULL)
-        return fail_key(ctx, node, "cert_file", mark, "needs key_file as well");
+        return fsc_cfg_fail_key(ctx, node, "cert_file", mark, "needs key_file as well");
     if (t->key_file != NULL && t->cert_file == NULL)
-        return fail_key(ctx, node, "key_file", mark, "needs cert_file as well");
+        return fsc_cfg_fail_key(ctx, node, "key_file", mark, "needs cert_file as well");
     return 0;
 }
 
@@ -44,9 +34,11 @@ static int tls_server_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 {
     const struct fsc_tls_config *t = obj;
     if (t->enabled && t->cert_file == NULL)
-        return fail_key(ctx, node, "cert_file", mark, "required key is missing (TLS server)");
+        return fsc_cfg_fail_key(ctx, node, "cert_file", mark,
+                                "required key is missing (TLS server)");
     if (t->enabled && t->key_file == NULL)
-        return fail_key(ctx, node, "key_file", mark, "required key is missing (TLS server)");
+        return fsc_cfg_fail_key(ctx, node, "key_file", mark,
+                                "required key is missing (TLS server)");
     return 0;
 }
 
@@ -139,8 +131,9 @@ static int sasl_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 {
     const struct fsc_sasl_config *s = obj;
     if (s->password.value == NULL)
-        return fail_key(ctx, node, "password", mark,
-                        "required key is missing (password, password_file or password_env)");
+        return fsc_cfg_fail_key(
+            ctx, node, "password", mark,
+            "required key is missing (password, password_file or password_env)");
     return 0;
 }
 
@@ -182,9 +175,9 @@ static int kafka_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 {
     const struct fsc_kafka_config *k = obj;
     if (k->enabled && k->n_brokers == 0)
-        return fail_key(ctx, node, "brokers", mark, "required key is missing");
+        return fsc_cfg_fail_key(ctx, node, "brokers", mark, "required key is missing");
     if (strcmp(k->samples_topic, k->events_topic) == 0)
-        return fail_key(ctx, node, "samples_topic", mark, "must differ from events_topic");
+        return fsc_cfg_fail_key(ctx, node, "samples_topic", mark, "must differ from events_topic");
     return 0;
 }
 
@@ -264,8 +257,9 @@ static int basic_auth_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 {
     const struct fsc_basic_auth *b = obj;
     if (b->password.value == NULL)
-        return fail_key(ctx, node, "password", mark,
-                        "required key is missing (password, password_file or password_env)");
+        return fsc_cfg_fail_key(
+            ctx, node, "password", mark,
+            "required key is missing (password, password_file or password_env)");
     return 0;
 }
 
@@ -386,19 +380,19 @@ static int remote_write_finish(struct fsc_cctx *ctx, const struct fsc_ynode *nod
 {
     const struct fsc_remote_write_config *rw = obj;
     if (rw->enabled && rw->url == NULL)
-        return fail_key(ctx, node, "url", mark, "required key is missing");
+        return fsc_cfg_fail_key(ctx, node, "url", mark, "required key is missing");
     if (rw->basic_auth.present && rw->bearer_token.value != NULL)
-        return fail_key(ctx, node, "basic_auth", mark,
-                        "give either basic_auth or a bearer token, not both");
+        return fsc_cfg_fail_key(ctx, node, "basic_auth", mark,
+                                "give either basic_auth or a bearer token, not both");
     if (rw->tls.present && rw->tls.enabled && rw->url != NULL &&
         strncmp(rw->url, "http://", 7) == 0)
-        return fail_key(ctx, node, "tls", mark, "tls is enabled but url is http://");
+        return fsc_cfg_fail_key(ctx, node, "tls", mark, "tls is enabled but url is http://");
     return 0;
 }
 
 static const struct fsc_ckey remote_write_keys[] = {
     {.key = "enabled", .kind = FSC_CK_BOOL, .off = RW(enabled)},
-    {.key = "url", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = RW(url), .check = check_url},
+    {.key = "url", .kind = FSC_CK_STR, .flags = FSC_CF_LONG, .off = RW(url), .check = check_url},
     {.key = "interval",
      .kind = FSC_CK_DUR,
      .off = RW(interval_ns),

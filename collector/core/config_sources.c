@@ -3,45 +3,61 @@
 #include <string.h>
 
 #include "core/config_decode.h"
+#include "core/profile.h"
 
 #define MS  1000000ll
 #define SEC 1000000000ll
 
 #define SRC(field) offsetof(struct fsc_source_config, field)
 
-static const char *const source_type_names[] = {"gnmi", "otlp", "nic", NULL};
+static const char *const source_type_names[] = {"gnmi", "otlp", "nic", "synthetic", NULL};
 static const char *const encoding_names[] = {"proto", "json", "json_ietf", NULL};
-static const char *const mode_names[] = {"sample", "on_change", NULL};
 
 const char *fsc_source_type_name(enum fsc_source_type type)
 {
-    return (unsigned)type < 3 ? source_type_names[type] : "?";
+    return (unsigned)type < 4 ? source_type_names[type] : "?";
 }
 
-static const struct fsc_cspec gnmi_spec, otlp_spec, nic_spec;
-static const struct fsc_cspec *const source_specs[] = {&gnmi_spec, &otlp_spec, &nic_spec, NULL};
+static const struct fsc_cspec gnmi_spec, otlp_spec, nic_spec, synthetic_spec;
+static const struct fsc_cspec *const source_specs[] = {&gnmi_spec, &otlp_spec, &nic_spec,
+                                                       &synthetic_spec, NULL};
+
+/* Profiles are checked against the built-in ones now rather than when the
+ * source starts, so check-config catches a typo. */
+static int check_profile(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s)
+{
+    const char *names[17];
+    char list[160], q[96];
+    size_t n = 0, o = 0;
+    if (fsc_profile_find(s) != NULL)
+        return 0;
+    list[0] = '\0';
+    for (const struct fsc_profile *p; n < 16 && (p = fsc_profile_at(n)) != NULL; n++) {
+        names[n] = p->name;
+        if (o < sizeof(list))
+            o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", n ? ", " : "", p->name);
+    }
+    names[n] = NULL;
+    const char *guess = fsc_cfg_closest(s, names, NULL);
+    if (guess != NULL)
+        return fsc_cfg_fail_at(ctx, val, "%s is not a built-in profile (%s; did you mean \"%s\"?)",
+                               fsc_cfg_quote(s, q, sizeof(q)), list, guess);
+    return fsc_cfg_fail_at(ctx, val, "%s is not a built-in profile (%s)",
+                           fsc_cfg_quote(s, q, sizeof(q)), list);
+}
 
 /* Keys every source has, first in every source table. */
-#define COMMON_KEYS                                                                                \
-    {.key = "name",                                                                                \
-     .kind = FSC_CK_STR,                                                                           \
-     .flags = FSC_CF_REQUIRED,                                                                     \
-     .off = SRC(name),                                                                             \
-     .check = fsc_cfg_check_name},                                                                 \
-        {.key = "type",                                                                            \
-         .kind = FSC_CK_ENUM,                                                                      \
-         .flags = FSC_CF_REQUIRED,                                                                 \
-         .off = SRC(type),                                                                         \
-         .names = source_type_names},                                                              \
-        {.key = "enabled", .kind = FSC_CK_BOOL, .off = SRC(enabled)},                              \
-        {.key = "max_series",                                                                      \
-         .kind = FSC_CK_U32,                                                                       \
-         .off = SRC(max_series),                                                                   \
-         .min = 1,                                                                                 \
-         .max = 16777216},                                                                         \
-    {                                                                                              \
-        .key = "profile", .kind = FSC_CK_STR, .off = SRC(profile), .check = fsc_cfg_check_name     \
-    }
+/* clang-format off */
+#define COMMON_KEYS                                                                              \
+    {.key = "name", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED, .off = SRC(name),              \
+     .check = fsc_cfg_check_name},                                                               \
+    {.key = "type", .kind = FSC_CK_ENUM, .flags = FSC_CF_REQUIRED, .off = SRC(type),             \
+     .names = source_type_names},                                                                \
+    {.key = "enabled", .kind = FSC_CK_BOOL, .off = SRC(enabled)},                                \
+    {.key = "max_series", .kind = FSC_CK_U32, .off = SRC(max_series), .min = 1,                  \
+     .max = 16777216},                                                                           \
+    {.key = "profile", .kind = FSC_CK_STR, .off = SRC(profile), .check = check_profile}
+/* clang-format on */
 
 static void common_defaults(struct fsc_source_config *src, const char *profile)
 {
@@ -52,182 +68,6 @@ static void common_defaults(struct fsc_source_config *src, const char *profile)
 
 /* ---- gnmi ------------------------------------------------------------------- */
 
-static int check_gnmi_path(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s)
-{
-    char q[96];
-    if (s[0] != '/')
-        return fsc_cfg_fail_at(ctx, val, "%s is not a gNMI path (it must start with '/')",
-                               fsc_cfg_quote(s, q, sizeof(q)));
-    return 0;
-}
-
-static int stream_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
-                         struct fsc_config_mark mark, void *obj)
-{
-    struct fsc_gnmi_stream *st = obj;
-    (void)mark;
-    const struct fsc_ypair *si = fsc_ymap_get(node, "sample_interval");
-    if (st->mode == FSC_GNMI_ON_CHANGE && si != NULL) {
-        size_t pl = fsc_cfg_path_key(ctx, "sample_interval");
-        fsc_cfg_fail_at(ctx, si->key, "only allowed with mode: sample");
-        fsc_cfg_path_pop(ctx, pl);
-        return -1;
-    }
-    return 0;
-}
-
-#define STREAM(field) offsetof(struct fsc_gnmi_stream, field)
-static const struct fsc_ckey stream_keys[] = {
-    {.key = "name",
-     .kind = FSC_CK_STR,
-     .flags = FSC_CF_REQUIRED,
-     .off = STREAM(name),
-     .check = fsc_cfg_check_name},
-    {.key = "paths",
-     .kind = FSC_CK_STRLIST,
-     .flags = FSC_CF_REQUIRED | FSC_CF_PATH,
-     .off = STREAM(paths),
-     .off2 = STREAM(n_paths),
-     .min = 1,
-     .max_items = 64,
-     .check = check_gnmi_path},
-    {.key = "mode", .kind = FSC_CK_ENUM, .off = STREAM(mode), .names = mode_names},
-    {.key = "sample_interval",
-     .kind = FSC_CK_DUR,
-     .flags = FSC_CF_OMIT_ZERO,
-     .off = STREAM(sample_interval_ns),
-     .min = 100 * MS,
-     .max = 3600 * SEC},
-    {.key = "updates_only", .kind = FSC_CK_BOOL, .off = STREAM(updates_only)},
-};
-
-static const struct fsc_cspec stream_spec = {
-    .what = "a gnmi stream",
-    .keys = stream_keys,
-    .n_keys = FSC_NELEM(stream_keys),
-    .finish = stream_finish,
-    .mark_off = STREAM(mark),
-};
-
-static void backoff_defaults(void *obj)
-{
-    struct fsc_backoff *b = obj;
-    b->initial_ns = 1 * SEC;
-    b->max_ns = 60 * SEC;
-}
-
-static int backoff_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
-                          struct fsc_config_mark mark, void *obj)
-{
-    const struct fsc_backoff *b = obj;
-    if (b->initial_ns <= b->max_ns)
-        return 0;
-    struct fsc_config_mark m = fsc_cfg_key_mark(node, "initial", mark);
-    size_t pl = fsc_cfg_path_key(ctx, "initial");
-    fsc_cfg_fail(ctx, m.line, m.col, "must not be longer than max");
-    fsc_cfg_path_pop(ctx, pl);
-    return -1;
-}
-
-static const struct fsc_ckey backoff_keys[] = {
-    {.key = "initial",
-     .kind = FSC_CK_DUR,
-     .off = offsetof(struct fsc_backoff, initial_ns),
-     .min = 10 * MS,
-     .max = 3600 * SEC},
-    {.key = "max",
-     .kind = FSC_CK_DUR,
-     .off = offsetof(struct fsc_backoff, max_ns),
-     .min = 10 * MS,
-     .max = 86400 * SEC},
-};
-
-static const struct fsc_cspec backoff_spec = {
-    .keys = backoff_keys,
-    .n_keys = FSC_NELEM(backoff_keys),
-    .defaults = backoff_defaults,
-    .finish = backoff_finish,
-};
-
-/* The built-in subscription plan: counters in one stream, queues in a second
- * and the rest in a third, because a single Junos stream stalls at high
- * update rates (DESIGN §6). */
-struct plan_stream {
-    const char *name;
-    const char *paths[3];
-};
-
-static const struct plan_stream default_plan[] = {
-    {"interfaces", {"/interfaces/interface/state/counters", NULL, NULL}},
-    {"queues",
-     {"/qos/interfaces/interface/output/queues/queue/state", "/junos/system/linecard/qmon-sw/",
-      NULL}},
-    {"rest",
-     {"/interfaces/interface/ethernet/state/counters", "/junos/system/linecard/interface/", NULL}},
-};
-
-static int default_streams(struct fsc_cctx *ctx, const struct fsc_ynode *at,
-                           struct fsc_gnmi_config *g)
-{
-    size_t n = FSC_NELEM(default_plan);
-    g->streams = fsc_cfg_alloc(ctx, at, n * sizeof(*g->streams));
-    if (g->streams == NULL)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        struct fsc_gnmi_stream *st = &g->streams[i];
-        size_t np = 0;
-        while (np < 3 && default_plan[i].paths[np] != NULL)
-            np++;
-        st->name = default_plan[i].name;
-        st->paths = fsc_cfg_alloc(ctx, at, np * sizeof(*st->paths));
-        if (st->paths == NULL)
-            return -1;
-        for (size_t p = 0; p < np; p++)
-            st->paths[p] = default_plan[i].paths[p];
-        st->n_paths = np;
-        st->mode = FSC_GNMI_SAMPLE;
-    }
-    g->n_streams = n;
-    return 0;
-}
-
-/* Stream names and paths must be unique within a source: a path in two
- * streams would be subscribed twice and counted twice. */
-static int check_streams(struct fsc_cctx *ctx, const struct fsc_gnmi_config *g)
-{
-    for (size_t i = 0; i < g->n_streams; i++) {
-        const struct fsc_gnmi_stream *a = &g->streams[i];
-        for (size_t j = 0; j <= i; j++) {
-            const struct fsc_gnmi_stream *b = &g->streams[j];
-            if (j < i && strcmp(a->name, b->name) == 0) {
-                size_t pl = fsc_cfg_path_key(ctx, "streams");
-                fsc_cfg_path_index(ctx, i);
-                fsc_cfg_path_key(ctx, "name");
-                fsc_cfg_fail(ctx, a->mark.line, a->mark.col,
-                             "\"%s\" is already the name of streams[%zu]", a->name, j);
-                fsc_cfg_path_pop(ctx, pl);
-                return -1;
-            }
-            for (size_t p = 0; p < a->n_paths; p++) {
-                for (size_t q = 0; q < (j < i ? b->n_paths : p); q++) {
-                    if (strcmp(a->paths[p], b->paths[q]) != 0)
-                        continue;
-                    size_t pl = fsc_cfg_path_key(ctx, "streams");
-                    fsc_cfg_path_index(ctx, i);
-                    fsc_cfg_path_key(ctx, "paths");
-                    fsc_cfg_path_index(ctx, p);
-                    char qp[96];
-                    fsc_cfg_fail(ctx, a->mark.line, a->mark.col, "path %s is also in streams[%zu]",
-                                 fsc_cfg_quote(a->paths[p], qp, sizeof(qp)), j);
-                    fsc_cfg_path_pop(ctx, pl);
-                    return -1;
-                }
-            }
-        }
-    }
-    return 0;
-}
-
 static void gnmi_defaults(void *obj)
 {
     struct fsc_source_config *src = obj;
@@ -237,16 +77,6 @@ static void gnmi_defaults(void *obj)
     src->gnmi.stall_intervals = 3;
     src->gnmi.keepalive_ns = 30 * SEC;
     src->gnmi.connect_timeout_ns = 10 * SEC;
-}
-
-static int fail_key(struct fsc_cctx *ctx, const struct fsc_ynode *node, const char *key,
-                    struct fsc_config_mark dflt, const char *msg)
-{
-    struct fsc_config_mark m = fsc_cfg_key_mark(node, key, dflt);
-    size_t pl = fsc_cfg_path_key(ctx, key);
-    fsc_cfg_fail(ctx, m.line, m.col, "%s", msg);
-    fsc_cfg_path_pop(ctx, pl);
-    return -1;
 }
 
 static int gnmi_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
@@ -260,15 +90,15 @@ static int gnmi_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
         const char *key = fsc_ymap_get(node, "password")        ? "password"
                           : fsc_ymap_get(node, "password_file") ? "password_file"
                                                                 : "password_env";
-        return fail_key(ctx, node, key, mark, "a password needs a username");
+        return fsc_cfg_fail_key(ctx, node, key, mark, "a password needs a username");
     }
-    if (g->n_streams == 0 && default_streams(ctx, node, g) != 0)
+    if (g->n_streams == 0 && fsc_cfg_gnmi_default_streams(ctx, node, g) != 0)
         return -1;
     for (size_t i = 0; i < g->n_streams; i++) {
         if (g->streams[i].mode == FSC_GNMI_SAMPLE && g->streams[i].sample_interval_ns == 0)
             g->streams[i].sample_interval_ns = g->sample_interval_ns;
     }
-    return check_streams(ctx, g);
+    return fsc_cfg_gnmi_check_streams(ctx, g);
 }
 
 static const struct fsc_ckey gnmi_keys[] = {
@@ -298,7 +128,7 @@ static const struct fsc_ckey gnmi_keys[] = {
      .kind = FSC_CK_LIST,
      .off = SRC(gnmi.streams),
      .off2 = SRC(gnmi.n_streams),
-     .spec = &stream_spec,
+     .spec = &fsc_cspec_gnmi_stream,
      .elem_size = sizeof(struct fsc_gnmi_stream),
      .min = 1,
      .max_items = 16},
@@ -317,7 +147,7 @@ static const struct fsc_ckey gnmi_keys[] = {
      .off = SRC(gnmi.connect_timeout_ns),
      .min = 100 * MS,
      .max = 300 * SEC},
-    {.key = "backoff", .kind = FSC_CK_MAP, .off = SRC(gnmi.backoff), .spec = &backoff_spec},
+    {.key = "backoff", .kind = FSC_CK_MAP, .off = SRC(gnmi.backoff), .spec = &fsc_cspec_backoff},
 };
 
 static const struct fsc_cspec gnmi_spec = {
@@ -348,11 +178,13 @@ static int otlp_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 {
     struct fsc_otlp_config *o = &((struct fsc_source_config *)obj)->otlp;
     if (o->grpc_listen[0] == '\0' && o->http_listen[0] == '\0')
-        return fail_key(ctx, node, "grpc_listen", mark,
-                        "grpc_listen and http_listen are both empty: the source would receive "
-                        "nothing");
+        return fsc_cfg_fail_key(
+            ctx, node, "grpc_listen", mark,
+            "grpc_listen and http_listen are both empty: the source would receive "
+            "nothing");
     if (o->max_decompressed < o->max_body)
-        return fail_key(ctx, node, "max_decompressed", mark, "must not be smaller than max_body");
+        return fsc_cfg_fail_key(ctx, node, "max_decompressed", mark,
+                                "must not be smaller than max_body");
     return 0;
 }
 
@@ -453,12 +285,13 @@ static int nic_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
     if (fsc_ymap_get(node, "auto") == NULL)
         n->auto_devices = n->n_devices == 0;
     if (n->auto_devices && n->n_devices > 0)
-        return fail_key(ctx, node, "auto", mark, "give either devices or auto: true, not both");
+        return fsc_cfg_fail_key(ctx, node, "auto", mark,
+                                "give either devices or auto: true, not both");
     if (!n->auto_devices && n->n_devices == 0)
-        return fail_key(ctx, node, "devices", mark,
-                        "no devices to poll: list them or set auto: true");
+        return fsc_cfg_fail_key(ctx, node, "devices", mark,
+                                "no devices to poll: list them or set auto: true");
     if (n->cable_plan != NULL && n->node == 0)
-        return fail_key(ctx, node, "node", mark, "required with cable_plan");
+        return fsc_cfg_fail_key(ctx, node, "node", mark, "required with cable_plan");
     for (size_t i = 0; i < n->n_devices; i++) {
         for (size_t j = 0; j < i; j++) {
             const struct fsc_nic_device *a = &n->devices[i], *b = &n->devices[j];
@@ -514,6 +347,82 @@ static const struct fsc_cspec nic_spec = {
     .siblings = source_specs,
 };
 
+/* ---- synthetic ------------------------------------------------------------------ */
+
+static void synthetic_defaults(void *obj)
+{
+    struct fsc_source_config *src = obj;
+    common_defaults(src, NULL);
+    src->synthetic.ports = 8;
+    src->synthetic.speed_bps = 400000000000ull;
+    src->synthetic.interval_ns = 100 * MS;
+    src->synthetic.utilization = 0.3;
+    src->synthetic.burst_every_ns = 10 * SEC;
+    src->synthetic.burst_length_ns = 100 * MS;
+    src->synthetic.storm_every_ns = 30 * SEC;
+    src->synthetic.seed = 1;
+}
+
+static int synthetic_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                            struct fsc_config_mark mark, void *obj)
+{
+    struct fsc_source_config *src = obj;
+    struct fsc_synthetic_config *sy = &src->synthetic;
+    if (sy->device == NULL)
+        sy->device = src->name;
+    if (sy->burst_every_ns > 0 && sy->burst_length_ns >= sy->burst_every_ns)
+        return fsc_cfg_fail_key(ctx, node, "burst_length", mark,
+                                "must be shorter than burst_every");
+    if (sy->storm_every_ns > 0 && sy->storm_every_ns <= 5 * SEC)
+        return fsc_cfg_fail_key(ctx, node, "storm_every", mark,
+                                "must be longer than the 5s storm it starts (or 0s for no storms)");
+    return 0;
+}
+
+#define SYN(field) SRC(synthetic.field)
+static const struct fsc_ckey synthetic_keys[] = {
+    COMMON_KEYS,
+    {.key = "device", .kind = FSC_CK_STR, .off = SYN(device), .check = fsc_cfg_check_name},
+    {.key = "ports", .kind = FSC_CK_U32, .off = SYN(ports), .min = 1, .max = 1024},
+    {.key = "speed",
+     .kind = FSC_CK_SPEED,
+     .off = SYN(speed_bps),
+     .min = 1000000,
+     .max = 10000000000000ll},
+    {.key = "interval",
+     .kind = FSC_CK_DUR,
+     .off = SYN(interval_ns),
+     .min = 10 * MS,
+     .max = 60 * SEC},
+    {.key = "utilization", .kind = FSC_CK_F64, .off = SYN(utilization), .fmin = 0.0, .fmax = 0.8},
+    {.key = "burst_every",
+     .kind = FSC_CK_DUR,
+     .off = SYN(burst_every_ns),
+     .min = 0,
+     .max = 3600 * SEC},
+    {.key = "burst_length",
+     .kind = FSC_CK_DUR,
+     .off = SYN(burst_length_ns),
+     .min = 1 * MS,
+     .max = 60 * SEC},
+    {.key = "storm_every",
+     .kind = FSC_CK_DUR,
+     .off = SYN(storm_every_ns),
+     .min = 0,
+     .max = 3600 * SEC},
+    {.key = "seed", .kind = FSC_CK_U32, .off = SYN(seed), .min = 0, .max = UINT32_MAX},
+};
+
+static const struct fsc_cspec synthetic_spec = {
+    .what = "a synthetic source",
+    .keys = synthetic_keys,
+    .n_keys = FSC_NELEM(synthetic_keys),
+    .defaults = synthetic_defaults,
+    .finish = synthetic_finish,
+    .mark_off = SRC(mark),
+    .siblings = source_specs,
+};
+
 /* ---- the list --------------------------------------------------------------- */
 
 static int decode_source(struct fsc_cctx *ctx, const struct fsc_ynode *item,
@@ -524,8 +433,8 @@ static int decode_source(struct fsc_cctx *ctx, const struct fsc_ynode *item,
                                item->kind == FSC_YNODE_SEQ ? "a list" : "a single value");
     const struct fsc_ypair *type = fsc_ymap_get(item, "type");
     if (type == NULL)
-        return fail_key(ctx, item, "type", fsc_cfg_node_mark(item),
-                        "required key is missing (gnmi, otlp or nic)");
+        return fsc_cfg_fail_key(ctx, item, "type", fsc_cfg_node_mark(item),
+                                "required key is missing (gnmi, otlp, nic or synthetic)");
     int t;
     size_t pl = fsc_cfg_path_key(ctx, "type");
     int rc = fsc_cfg_decode_enum(ctx, source_type_names, type->value, &t);
@@ -540,14 +449,14 @@ int fsc_cfg_decode_sources(struct fsc_cctx *ctx, const struct fsc_ckey *key,
 {
     struct fsc_config *cfg = obj;
     (void)key;
+    if (fsc_ynode_is_null(val))
+        return 0;
     if (val->kind != FSC_YNODE_SEQ)
         return fsc_cfg_fail_at(ctx, val, "expected a list of sources (lines starting with \"- \")");
-    if (val->n == 0)
-        return fsc_cfg_fail_at(ctx, val, "needs at least 1 source");
     if (val->n > FSC_CONFIG_MAX_SOURCES)
         return fsc_cfg_fail_at(ctx, val, "has %zu sources; at most %d are allowed", val->n,
                                FSC_CONFIG_MAX_SOURCES);
-    struct fsc_source_config *arr = fsc_cfg_alloc(ctx, val, val->n * sizeof(*arr));
+    struct fsc_source_config *arr = fsc_cfg_alloc(ctx, val, (val->n ? val->n : 1) * sizeof(*arr));
     if (arr == NULL)
         return -1;
     for (size_t i = 0; i < val->n; i++) {
@@ -574,7 +483,7 @@ void fsc_cfg_print_sources(FILE *out, unsigned indent, const struct fsc_ckey *ke
 {
     const struct fsc_config *cfg = obj;
     (void)key;
-    fputc('\n', out);
+    fputs(cfg->n_sources ? "\n" : " []\n", out);
     for (size_t i = 0; i < cfg->n_sources; i++)
         fsc_cfg_print_map(out, indent + 4, true, source_specs[cfg->sources[i].type],
                           &cfg->sources[i]);

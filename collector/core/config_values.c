@@ -47,6 +47,30 @@ char *fsc_cfg_strdup(struct fsc_cctx *ctx, const struct fsc_ynode *at, const cha
     return p;
 }
 
+/* A relative file path names a file beside the config (as Prometheus does),
+ * so a config and its files move together; the result is absolute, so the
+ * printed effective config loads from anywhere. */
+static int resolve_path(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s,
+                        const char **out)
+{
+    while (s[0] == '.' && s[1] == '/')
+        s += 2;
+    size_t dl = strlen(ctx->dir), sl = strlen(s);
+    if (dl + 1 + sl > FSC_CONFIG_MAX_PATH)
+        return fsc_cfg_fail_at(ctx, val, "is longer than %d bytes once joined to %s",
+                               FSC_CONFIG_MAX_PATH, ctx->dir);
+    char *p = fsc_cfg_alloc(ctx, val, dl + sl + 2);
+    if (p == NULL)
+        return -1;
+    memcpy(p, ctx->dir, dl);
+    size_t o = dl;
+    if (o == 0 || p[o - 1] != '/')
+        p[o++] = '/';
+    memcpy(p + o, s, sl + 1);
+    *out = p;
+    return 0;
+}
+
 int fsc_cfg_decode_str(struct fsc_cctx *ctx, const struct fsc_ckey *key,
                        const struct fsc_ynode *val, const char **out)
 {
@@ -60,9 +84,9 @@ int fsc_cfg_decode_str(struct fsc_cctx *ctx, const struct fsc_ckey *key,
     }
     if (*s == '\0' && !empty_ok)
         return fsc_cfg_fail_at(ctx, val, "must not be empty");
-    size_t max = (key->flags & FSC_CF_PATH) ? FSC_CONFIG_MAX_PATH
-                 : key->max                 ? (size_t)key->max
-                                            : 255;
+    size_t max = (key->flags & (FSC_CF_PATH | FSC_CF_LONG)) ? FSC_CONFIG_MAX_PATH
+                 : key->max                                 ? (size_t)key->max
+                                                            : 255;
     if (strlen(s) > max)
         return fsc_cfg_fail_at(ctx, val, "is longer than %zu bytes", max);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -71,6 +95,8 @@ int fsc_cfg_decode_str(struct fsc_cctx *ctx, const struct fsc_ckey *key,
     }
     if (*s != '\0' && key->check != NULL && key->check(ctx, val, s) != 0)
         return -1;
+    if ((key->flags & FSC_CF_PATH) && *s != '\0' && *s != '/')
+        return resolve_path(ctx, val, s, out);
     *out = fsc_cfg_strdup(ctx, val, s);
     return *out ? 0 : -1;
 }

@@ -96,19 +96,6 @@ static void log_stats(struct daemon *d)
     }
 }
 
-static const char *source_type_name(enum fsc_source_type type)
-{
-    switch (type) {
-    case FSC_SOURCE_GNMI:
-        return "gnmi";
-    case FSC_SOURCE_OTLP:
-        return "otlp";
-    case FSC_SOURCE_NIC:
-        return "nic";
-    }
-    return "unknown";
-}
-
 static int start_sources(struct daemon *d, char *err, size_t errlen)
 {
     const struct fsc_config *cfg = d->cfg;
@@ -121,7 +108,7 @@ static int start_sources(struct daemon *d, char *err, size_t errlen)
     for (size_t i = 0; i < cfg->n_sources; i++) {
         const struct fsc_source_config *sc = &cfg->sources[i];
         struct running_source *rs = &d->sources[d->n_sources];
-        const char *type = source_type_name(sc->type);
+        const char *type = fsc_source_type_name(sc->type);
 
         if (!sc->enabled) {
             fsc_log(FSC_LOG_INFO, "source_disabled", "source=%s type=%s", sc->name, type);
@@ -162,6 +149,23 @@ static void stop_sources(struct daemon *d)
     free(d->sources);
     d->sources = NULL;
     d->n_sources = 0;
+}
+
+/* Exporters land with their own issues; until then say plainly that an
+ * enabled one does nothing rather than let a user wait for a scrape. */
+static void warn_unbuilt_exporters(const struct fsc_config *cfg)
+{
+    const struct fsc_exporters_config *ex = &cfg->exporters;
+    if (ex->prometheus.enabled)
+        fsc_log(FSC_LOG_WARN, "exporter_unavailable",
+                "exporter=prometheus listen=%s reason=\"not built in this version\"",
+                ex->prometheus.listen);
+    if (ex->kafka.present && ex->kafka.enabled)
+        fsc_log(FSC_LOG_WARN, "exporter_unavailable",
+                "exporter=kafka reason=\"not built in this version\"");
+    if (ex->remote_write.present && ex->remote_write.enabled)
+        fsc_log(FSC_LOG_WARN, "exporter_unavailable",
+                "exporter=remote_write reason=\"not built in this version\"");
 }
 
 /* Waits for a stop signal, logging stats every STATS_EVERY_S. */
@@ -217,6 +221,7 @@ int fsc_daemon_run(const struct fsc_config *cfg, const char *path, char *err, si
     if (start_sources(&d, err, errlen) != 0)
         goto out;
 
+    warn_unbuilt_exporters(cfg);
     fsc_log(FSC_LOG_INFO, "started", "config=%s sources=%zu running=%zu windows=%u", path,
             cfg->n_sources, d.n_sources, cfg->engine.rate.n_windows);
     int sig = wait_for_signal(&d, &set);

@@ -1,5 +1,7 @@
 #include "core/source.h"
 
+#include "synth/synth_source.h"
+
 /* Source types land one issue at a time (gnmi, otlp, nic); until a type is
  * built the daemon says so at start instead of pretending to collect. */
 const struct fsc_source_ops *fsc_source_ops_find(enum fsc_source_type type)
@@ -9,6 +11,8 @@ const struct fsc_source_ops *fsc_source_ops_find(enum fsc_source_type type)
     case FSC_SOURCE_OTLP:
     case FSC_SOURCE_NIC:
         break;
+    case FSC_SOURCE_SYNTHETIC:
+        return &fsc_synth_source_ops;
     }
     return NULL;
 }

@@ -34,8 +34,14 @@ void fsc_det_publish(const struct fsc_det_ctx *ctx, const struct fsc_event *ev);
 struct fsc_event fsc_det_event(enum fsc_event_kind kind, enum fsc_event_phase phase,
                                fsc_series_id id, uint8_t direction);
 
-/* Bits per second over link speed; -1 when the speed is unknown. */
-double fsc_det_util(const struct fsc_traits *tr, double bytes_per_second);
+/* Bits per second over link speed; -1 when the speed is unknown. Inline: the
+ * engine and the microburst detector call it for every port-bytes interval. */
+static inline double fsc_det_util(const struct fsc_traits *tr, double bytes_per_second)
+{
+    if (tr->link_speed_bps == 0)
+        return -1;
+    return bytes_per_second * 8.0 / (double)tr->link_speed_bps;
+}
 
 /* ---- Hysteresis shape shared by the spike and PFC detectors (spike.c) ----
  *
@@ -109,10 +115,25 @@ struct fsc_mb_state {
     uint8_t started;    /* its START was published */
 };
 
+/* True when fsc_mb_interval() would return at once for a state with no burst
+ * in progress (active == 0): a gap interval, an unknown link speed, or a
+ * utilization under rise (rise > 0 is validated, so -1 is under it). The
+ * engine mirrors `active` in the series slot and skips the call, so an idle
+ * port - nearly all of them - never touches its microburst state on the
+ * interval path. Must stay the exact mirror of the idle test in
+ * fsc_mb_interval(), which uses it. */
+static inline bool fsc_mb_idle_ignores(const struct fsc_det_ctx *ctx, const struct fsc_traits *tr,
+                                       const struct fsc_interval *iv)
+{
+    return iv->gap || fsc_det_util(tr, iv->rate) < ctx->cfg->microburst.rise;
+}
+
 /* FSC_SIG_PORT_BYTES with a link speed: one interval (gap intervals are
  * ignored). The engine calls it before fsc_mb_window() for the windows the
- * same sample completed, so an END finds the windows around it in order. */
-void fsc_mb_interval(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,
+ * same sample completed, so an END finds the windows around it in order.
+ * Returns st->active afterwards (a burst is in progress), for the engine's
+ * mirror of it (see fsc_mb_idle_ignores). */
+bool fsc_mb_interval(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,
                      const struct fsc_traits *tr, const struct fsc_interval *iv);
 
 /* A completed aligned window of level < FSC_MB_LEVELS, rate in bytes/s. */

@@ -33,12 +33,15 @@
 #define SER_CHUNK_SHIFT 12
 #define SER_CHUNK       (1u << SER_CHUNK_SHIFT)
 #define POOL_CHUNK      1024u
+/* Samples ahead whose slot fsc_engine_ingest() prefetches (measured). */
+#define INGEST_PREFETCH 8
 /* Traits are referenced by a uint16_t; index 0 is the default. */
 #define TRAITS_MAX 65535u
 
 enum {
-    SER_F_PRESENT = 1u << 0, /* traits set or a sample seen: fsc_engine_view answers */
-    SER_F_GROUPED = 1u << 1, /* member of at least one port group */
+    SER_F_PRESENT = 1u << 0,   /* traits set or a sample seen: fsc_engine_view answers */
+    SER_F_GROUPED = 1u << 1,   /* member of at least one port group */
+    SER_F_MB_ACTIVE = 1u << 2, /* mirror of the microburst state's `active` */
 };
 
 struct eng_series {
@@ -47,9 +50,13 @@ struct eng_series {
     uint32_t det;                     /* detector pool index + 1; 0 = none */
     uint16_t traits;                  /* index into eng->traits */
     uint8_t flags;                    /* SER_F_* */
-    uint8_t pad_;
+    uint8_t dc;                       /* enum det_class of det (DET_NONE when det == 0) */
 };
 _Static_assert(sizeof(struct eng_series) <= 128, "per-series engine state must stay <= 128 B");
+/* Slot chunks are aligned to a cache line; a slot size that divides 128 keeps
+ * every slot inside two lines (and aligned_alloc's size a multiple of it). */
+#define SER_ALIGN 64
+_Static_assert(128 % sizeof(struct eng_series) == 0, "slots must not straddle extra cache lines");
 /* A 400G port-bytes series also carries one of these: 128 + 88 engine bytes
  * plus the registry stays under the 256 B per series budget. */
 _Static_assert(sizeof(struct fsc_mb_state) <= 88, "microburst state must stay <= 88 B");
@@ -108,13 +115,6 @@ struct fsc_event fsc_det_event(enum fsc_event_kind kind, enum fsc_event_phase ph
     ev.util_1s = -1;
     ev.util_10s = -1;
     return ev;
-}
-
-double fsc_det_util(const struct fsc_traits *tr, double bytes_per_second)
-{
-    if (tr->link_speed_bps == 0)
-        return -1;
-    return bytes_per_second * 8.0 / (double)tr->link_speed_bps;
 }
 
 static enum det_class det_class_of(const struct fsc_traits *tr)
@@ -200,6 +200,16 @@ static size_t pool_memory(const struct pool *p)
 
 /* ---- series slots ---- */
 
+/* The slot of id when its chunk exists, else NULL (the hot path). Caller
+ * checked id < max_series; holds eng->mu. */
+static inline struct eng_series *series_find(const struct fsc_engine *eng, fsc_series_id id)
+{
+    uint32_t c = id >> SER_CHUNK_SHIFT;
+    if (c >= eng->cap_chunks || !eng->chunks[c])
+        return NULL;
+    return &eng->chunks[c][id & (SER_CHUNK - 1)];
+}
+
 /* The slot of id, allocating its chunk when `create`. NULL when absent or on
  * allocation failure. Caller checked id < max_series; holds eng->mu. */
 static struct eng_series *series_get(struct fsc_engine *eng, fsc_series_id id, bool create)
@@ -229,9 +239,13 @@ static struct eng_series *series_get(struct fsc_engine *eng, fsc_series_id id, b
         uint64_t len = (uint64_t)eng->cfg.max_series - ((uint64_t)c << SER_CHUNK_SHIFT);
         if (len > SER_CHUNK)
             len = SER_CHUNK;
-        eng->chunks[c] = calloc((size_t)len, sizeof(struct eng_series));
+        /* Cache-line aligned: a slot then spans exactly two lines (calloc's
+         * 16-byte alignment made it three, one more miss per shuffled sample). */
+        size_t bytes = (size_t)len * sizeof(struct eng_series);
+        eng->chunks[c] = aligned_alloc(SER_ALIGN, bytes);
         if (!eng->chunks[c])
             return NULL;
+        memset(eng->chunks[c], 0, bytes);
         eng->series_bytes += (size_t)len * sizeof(struct eng_series);
     }
     return &eng->chunks[c][id & (SER_CHUNK - 1)];
@@ -396,7 +410,7 @@ int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct
     }
     const struct fsc_traits *old = &eng->traits[ser->traits];
     const struct fsc_traits *cur = &eng->traits[idx];
-    enum det_class old_dc = ser->det ? det_class_of(old) : DET_NONE;
+    enum det_class old_dc = (enum det_class)ser->dc;
     enum det_class new_dc = det_class_of(cur);
     if (old_dc != new_dc || old->signal != cur->signal) {
         uint32_t det = 0;
@@ -411,6 +425,8 @@ int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct
         if (ser->det)
             pool_release(&eng->pools[old_dc], ser->det - 1);
         ser->det = det;
+        ser->dc = (uint8_t)new_dc;
+        ser->flags &= (uint8_t)~SER_F_MB_ACTIVE; /* the new state is zeroed */
     }
     if (old->kind != cur->kind || old->width != cur->width || old->unit != cur->unit ||
         old->scale != cur->scale)
@@ -450,19 +466,20 @@ out:
 
 /* ---- ingest ---- */
 
-/* Everything the window callback needs for one sample. */
+/* Everything the window callback needs. Set up once per batch; the per-sample
+ * fields are rewritten before each fsc_rate_update(). */
 struct win_ctx {
     struct fsc_engine *eng;
     const struct fsc_det_ctx *ctx;
     fsc_series_id id;
     struct eng_series *ser;
     const struct fsc_traits *tr;
-    struct fsc_mb_state *mb; /* microburst state, or NULL */
     /* First and last window completed per microburst level, replayed to the
-     * microburst detector after the interval. */
+     * microburst detector after the interval (recorded when ser->dc is
+     * DET_MB). */
+    unsigned n_win[FSC_MB_LEVELS];
     int64_t first_t[FSC_MB_LEVELS], last_t[FSC_MB_LEVELS];
     double first_rate[FSC_MB_LEVELS], last_rate[FSC_MB_LEVELS];
-    unsigned n_win[FSC_MB_LEVELS];
 };
 
 static void engine_on_window(void *arg, unsigned level, int64_t t_end_ns, double rate, double peak)
@@ -481,7 +498,7 @@ static void engine_on_window(void *arg, unsigned level, int64_t t_end_ns, double
             fsc_imb_window(eng->imb, w->ctx, w->id, w->tr->direction, t_end_ns,
                            eng->cfg.rate.window_ns[level], util);
     }
-    if (w->mb && level < FSC_MB_LEVELS) {
+    if (w->ser->dc == DET_MB && level < FSC_MB_LEVELS) {
         if (w->n_win[level]++ == 0) {
             w->first_t[level] = t_end_ns;
             w->first_rate[level] = rate;
@@ -497,18 +514,75 @@ static double sample_value(const struct fsc_sample *smp, const struct fsc_traits
     return tr->scale ? v * (double)tr->scale : v;
 }
 
-static void ingest_one(struct fsc_engine *eng, const struct fsc_det_ctx *ctx,
-                       const struct fsc_sample *smp, struct eng_series *ser)
+/* The detector of a non-microburst class for one accepted sample. */
+static void ingest_detect(struct fsc_engine *eng, const struct fsc_det_ctx *ctx,
+                          const struct fsc_sample *smp, struct eng_series *ser,
+                          const struct fsc_traits *tr, const struct fsc_rate_result *res)
+{
+    void *det = pool_at(&eng->pools[ser->dc], ser->det - 1);
+
+    if (res->verdict == FSC_RATE_INTERVAL) {
+        switch (ser->dc) {
+        case DET_SPIKE:
+            fsc_spike_interval(ctx, det, smp->series, tr, &res->iv);
+            break;
+        case DET_PFC:
+            fsc_pfc_interval(ctx, det, smp->series, tr, &res->iv);
+            break;
+        case DET_EVID:
+            if (tr->signal == FSC_SIG_BUFFER_THRESHOLD)
+                fsc_evid_buffer_threshold(ctx, det, smp->series, tr, &res->iv);
+            break;
+        default:
+            break;
+        }
+    } else if (res->verdict == FSC_RATE_GAUGE && ser->dc == DET_EVID &&
+               tr->signal == FSC_SIG_QUEUE_PEAK) {
+        fsc_evid_queue_peak(ctx, det, smp->series, tr, smp->t_dev_ns, sample_value(smp, tr));
+    }
+}
+
+/* The microburst detector: the interval (unless the slot's mirror says the
+ * detector is idle and would ignore it), then the windows this sample
+ * completed. The common case - an idle port below rise, no window completed -
+ * never touches the detector state. */
+static void ingest_mb(struct fsc_engine *eng, const struct win_ctx *w, const struct fsc_sample *smp,
+                      struct eng_series *ser, const struct fsc_traits *tr,
+                      const struct fsc_rate_result *res)
+{
+    const struct fsc_det_ctx *ctx = w->ctx;
+    bool interval = res->verdict == FSC_RATE_INTERVAL &&
+                    ((ser->flags & SER_F_MB_ACTIVE) || !fsc_mb_idle_ignores(ctx, tr, &res->iv));
+
+    if (!interval && w->n_win[0] == 0 && w->n_win[1] == 0)
+        return;
+    struct fsc_mb_state *mb = pool_at(&eng->pools[DET_MB], ser->det - 1);
+    if (interval) {
+        if (fsc_mb_interval(ctx, mb, smp->series, tr, &res->iv))
+            ser->flags |= SER_F_MB_ACTIVE;
+        else
+            ser->flags &= (uint8_t)~SER_F_MB_ACTIVE;
+    }
+    for (unsigned l = 0; l < FSC_MB_LEVELS; l++) {
+        if (w->n_win[l] >= 1)
+            fsc_mb_window(ctx, mb, smp->series, tr, l, w->first_t[l], w->first_rate[l]);
+        if (w->n_win[l] >= 2)
+            fsc_mb_window(ctx, mb, smp->series, tr, l, w->last_t[l], w->last_rate[l]);
+    }
+}
+
+static void ingest_one(struct fsc_engine *eng, struct win_ctx *w, const struct fsc_sample *smp,
+                       struct eng_series *ser)
 {
     const struct fsc_traits *tr = &eng->traits[ser->traits];
-    enum det_class dc = ser->det ? det_class_of(tr) : DET_NONE;
-    void *det = dc != DET_NONE ? pool_at(&eng->pools[dc], ser->det - 1) : NULL;
-    struct win_ctx w = {.eng = eng, .ctx = ctx, .id = smp->series, .ser = ser, .tr = tr};
     struct fsc_rate_result res;
 
-    if (dc == DET_MB)
-        w.mb = det;
-    fsc_rate_update(&ser->rs, tr, &eng->cfg.rate, smp, engine_on_window, &w, &res);
+    w->id = smp->series;
+    w->ser = ser;
+    w->tr = tr;
+    w->n_win[0] = 0;
+    w->n_win[1] = 0;
+    fsc_rate_update(&ser->rs, tr, &eng->cfg.rate, smp, engine_on_window, w, &res);
     if ((unsigned)res.verdict < FSC_RATE__COUNT)
         eng->stats.verdicts[res.verdict]++;
 
@@ -519,36 +593,11 @@ static void ingest_one(struct fsc_engine *eng, const struct fsc_det_ctx *ctx,
             eng->stats.gaps++;
         if (eng->obs.on_interval)
             eng->obs.on_interval(eng->obs.arg, smp->series, &res.iv);
-        switch (dc) {
-        case DET_MB:
-            fsc_mb_interval(ctx, det, smp->series, tr, &res.iv);
-            break;
-        case DET_SPIKE:
-            fsc_spike_interval(ctx, det, smp->series, tr, &res.iv);
-            break;
-        case DET_PFC:
-            fsc_pfc_interval(ctx, det, smp->series, tr, &res.iv);
-            break;
-        case DET_EVID:
-            if (tr->signal == FSC_SIG_BUFFER_THRESHOLD)
-                fsc_evid_buffer_threshold(ctx, det, smp->series, tr, &res.iv);
-            break;
-        default:
-            break;
-        }
-    } else if (res.verdict == FSC_RATE_GAUGE && dc == DET_EVID &&
-               tr->signal == FSC_SIG_QUEUE_PEAK) {
-        fsc_evid_queue_peak(ctx, det, smp->series, tr, smp->t_dev_ns, sample_value(smp, tr));
     }
-
-    if (w.mb) {
-        for (unsigned l = 0; l < FSC_MB_LEVELS; l++) {
-            if (w.n_win[l] >= 1)
-                fsc_mb_window(ctx, w.mb, smp->series, tr, l, w.first_t[l], w.first_rate[l]);
-            if (w.n_win[l] >= 2)
-                fsc_mb_window(ctx, w.mb, smp->series, tr, l, w.last_t[l], w.last_rate[l]);
-        }
-    }
+    if (ser->dc == DET_MB)
+        ingest_mb(eng, w, smp, ser, tr, &res);
+    else if (ser->dc != DET_NONE)
+        ingest_detect(eng, w->ctx, smp, ser, tr, &res);
 }
 
 /* Applies n samples in order under one lock. Returns 0, or -ENOMEM when a
@@ -560,13 +609,25 @@ int fsc_engine_ingest(struct fsc_engine *eng, const struct fsc_sample *smp, size
 
     pthread_mutex_lock(&eng->mu);
     const struct fsc_det_ctx ctx = {.cfg = &eng->cfg, .bus = eng->bus, .events = eng->stats.events};
+    struct win_ctx w = {.eng = eng, .ctx = &ctx};
+    eng->stats.samples += n;
     for (size_t i = 0; i < n; i++) {
-        eng->stats.samples++;
+        /* In a shuffled batch every slot is a cache (and TLB) miss: start
+         * the load of a slot a few samples ahead so the misses overlap. */
+        if (i + INGEST_PREFETCH < n && smp[i + INGEST_PREFETCH].series < eng->cfg.max_series) {
+            const struct eng_series *next = series_find(eng, smp[i + INGEST_PREFETCH].series);
+            if (next) {
+                __builtin_prefetch(next, 1);
+                __builtin_prefetch((const char *)next + 64, 1);
+            }
+        }
         if (smp[i].series >= eng->cfg.max_series) {
             eng->stats.unknown_series++;
             continue;
         }
-        struct eng_series *ser = series_get(eng, smp[i].series, true);
+        struct eng_series *ser = series_find(eng, smp[i].series);
+        if (!ser)
+            ser = series_get(eng, smp[i].series, true);
         if (!ser) {
             eng->stats.unknown_series++;
             rc = -ENOMEM;
@@ -575,7 +636,7 @@ int fsc_engine_ingest(struct fsc_engine *eng, const struct fsc_sample *smp, size
         ser->flags |= SER_F_PRESENT;
         if (smp[i].flags & FSC_SMP_ARRIVAL_TIME)
             eng->stats.arrival_time_samples++;
-        ingest_one(eng, &ctx, &smp[i], ser);
+        ingest_one(eng, &w, &smp[i], ser);
     }
     pthread_mutex_unlock(&eng->mu);
     return rc;
@@ -655,140 +716,4 @@ size_t fsc_engine_memory_bytes(struct fsc_engine *eng)
     bytes += fsc_imb_memory(eng->imb);
     pthread_mutex_unlock(&eng->mu);
     return bytes;
-}
-
-/* ---- configuration ---- */
-
-/* Fills every default listed in engine.h. Thread: any. */
-void fsc_engine_config_defaults(struct fsc_engine_config *cfg)
-{
-    const struct fsc_spike_config spike = {
-        .floor = 5000, .factor = 5, .rise_intervals = 3, .fall_intervals = 5, .ewma_alpha = 0.05};
-
-    memset(cfg, 0, sizeof(*cfg));
-    fsc_rate_params_defaults(&cfg->rate);
-    cfg->microburst = (struct fsc_microburst_config){.rise = 0.7,
-                                                     .fall = 0.5,
-                                                     .micro_max_ns = 1000000000LL,
-                                                     .update_every_ns = 10000000000LL,
-                                                     .queue_peak_share = 0.5};
-    cfg->cnp = spike;
-    cfg->ecn = spike;
-    cfg->reorder = spike;
-    cfg->reorder.floor = 100;
-    cfg->pfc = (struct fsc_pfc_config){.paused_fraction = 0.2,
-                                       .frames_per_second = 10000,
-                                       .rise_intervals = 3,
-                                       .fall_intervals = 5};
-    cfg->imbalance = (struct fsc_imbalance_config){
-        .ratio = 1.5, .windows = 3, .level = 0, .min_mean_utilization = 0.05};
-    cfg->max_series = 4u << 20;
-    cfg->max_groups = 4096;
-}
-
-/* Interval counts beyond this are a typo, not a wish (and keep counters small). */
-#define INTERVALS_MAX 100000u
-
-#define BAD(...)                                                                                   \
-    do {                                                                                           \
-        snprintf(err, errlen, __VA_ARGS__);                                                        \
-        return -EINVAL;                                                                            \
-    } while (0)
-
-static int validate_intervals(const char *name, unsigned rise, unsigned fall, char *err,
-                              size_t errlen)
-{
-    if (rise < 1 || rise > INTERVALS_MAX)
-        BAD("engine.%s.rise_intervals (%u) must be between 1 and %u", name, rise, INTERVALS_MAX);
-    if (fall < 1 || fall > INTERVALS_MAX)
-        BAD("engine.%s.fall_intervals (%u) must be between 1 and %u", name, fall, INTERVALS_MAX);
-    return 0;
-}
-
-static int validate_spike(const char *name, const struct fsc_spike_config *sc, char *err,
-                          size_t errlen)
-{
-    /* Written as !(x ok) so that NaN is rejected too. */
-    if (!(sc->floor >= 0))
-        BAD("engine.%s.floor (%g) must not be negative", name, sc->floor);
-    if (!(sc->factor > 0))
-        BAD("engine.%s.factor (%g) must be above 0", name, sc->factor);
-    if (!(sc->ewma_alpha > 0 && sc->ewma_alpha <= 1))
-        BAD("engine.%s.ewma_alpha (%g) must be in (0, 1]", name, sc->ewma_alpha);
-    return validate_intervals(name, sc->rise_intervals, sc->fall_intervals, err, errlen);
-}
-
-static int validate_rate(const struct fsc_rate_params *rp, char *err, size_t errlen)
-{
-    if (rp->n_windows < 1 || rp->n_windows > FSC_MAX_WINDOWS)
-        BAD("engine.windows (%u given) must list 1 to %d windows", rp->n_windows, FSC_MAX_WINDOWS);
-    for (unsigned l = 0; l < rp->n_windows; l++) {
-        if (rp->window_ns[l] <= 0)
-            BAD("engine.windows (window %u: %lld ns) must be above 0", l + 1,
-                (long long)rp->window_ns[l]);
-        if (l > 0 && rp->window_ns[l] <= rp->window_ns[l - 1])
-            BAD("engine.windows (window %u: %lld ns) must be longer than window %u (%lld ns)",
-                l + 1, (long long)rp->window_ns[l], l, (long long)rp->window_ns[l - 1]);
-    }
-    if (!(rp->max_gap_factor >= 1))
-        BAD("engine.max_gap_factor (%g) must be at least 1", rp->max_gap_factor);
-    if (!(rp->plausibility_factor >= 1))
-        BAD("engine.plausibility_factor (%g) must be at least 1", rp->plausibility_factor);
-    if (!(rp->stale_factor >= 1))
-        BAD("engine.stale_factor (%g) must be at least 1", rp->stale_factor);
-    if (rp->clock_step_ns < 0)
-        BAD("engine.clock_step (%lld ns) must not be negative", (long long)rp->clock_step_ns);
-    return 0;
-}
-
-/* Returns 0, or -EINVAL with one sentence naming the first bad setting. The
- * sentence starts with the setting's path in the config file ("engine.pfc.
- * rise_intervals (0) ..."): config_engine.c uses it to point at the line.
- * Thread: any. */
-int fsc_engine_config_validate(const struct fsc_engine_config *cfg, char *err, size_t errlen)
-{
-    const struct fsc_microburst_config *mc = &cfg->microburst;
-    const struct fsc_pfc_config *pc = &cfg->pfc;
-    const struct fsc_imbalance_config *ic = &cfg->imbalance;
-    int rc;
-
-    if ((rc = validate_rate(&cfg->rate, err, errlen)) != 0)
-        return rc;
-    if (!(mc->rise > 0))
-        BAD("engine.microburst.rise (%g) must be above 0", mc->rise);
-    if (!(mc->fall > 0))
-        BAD("engine.microburst.fall (%g) must be above 0", mc->fall);
-    if (!(mc->fall < mc->rise))
-        BAD("engine.microburst.fall (%g) must be below rise (%g)", mc->fall, mc->rise);
-    if (mc->micro_max_ns <= 0)
-        BAD("engine.microburst.micro_max (%lld ns) must be above 0", (long long)mc->micro_max_ns);
-    if (mc->update_every_ns <= 0)
-        BAD("engine.microburst.update_every (%lld ns) must be above 0",
-            (long long)mc->update_every_ns);
-    if (!(mc->queue_peak_share > 0 && mc->queue_peak_share <= 1))
-        BAD("engine.microburst.queue_peak_share (%g) must be in (0, 1]", mc->queue_peak_share);
-    if ((rc = validate_spike("cnp", &cfg->cnp, err, errlen)) != 0 ||
-        (rc = validate_spike("ecn", &cfg->ecn, err, errlen)) != 0 ||
-        (rc = validate_spike("reorder", &cfg->reorder, err, errlen)) != 0)
-        return rc;
-    if (!(pc->paused_fraction > 0 && pc->paused_fraction <= 1))
-        BAD("engine.pfc.paused_fraction (%g) must be in (0, 1]", pc->paused_fraction);
-    if (!(pc->frames_per_second > 0))
-        BAD("engine.pfc.frames_per_second (%g) must be above 0", pc->frames_per_second);
-    if ((rc = validate_intervals("pfc", pc->rise_intervals, pc->fall_intervals, err, errlen)))
-        return rc;
-    /* max/mean is never below 1: a threshold at or below 1 would always fire. */
-    if (!(ic->ratio > 1))
-        BAD("engine.imbalance.ratio (%g) must be above 1", ic->ratio);
-    if (ic->windows < 1 || ic->windows > INTERVALS_MAX)
-        BAD("engine.imbalance.windows (%u) must be between 1 and %u", ic->windows, INTERVALS_MAX);
-    if (ic->level >= cfg->rate.n_windows)
-        BAD("engine.imbalance.window (level %u) must be one of the %u engine.windows", ic->level,
-            cfg->rate.n_windows);
-    if (!(ic->min_mean_utilization >= 0 && ic->min_mean_utilization <= 1))
-        BAD("engine.imbalance.min_mean_utilization (%g) must be in [0, 1]",
-            ic->min_mean_utilization);
-    if (cfg->max_series < 1)
-        BAD("engine.max_series must be at least 1");
-    return 0;
 }

@@ -144,36 +144,39 @@ static void mb_end(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_s
     mb_maybe_flush(ctx, st, id, tr);
 }
 
-/* Thread: ingest, engine lock held. */
-void fsc_mb_interval(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,
+/* Returns whether a burst is in progress afterwards. Thread: ingest, engine
+ * lock held. */
+bool fsc_mb_interval(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,
                      const struct fsc_traits *tr, const struct fsc_interval *iv)
 {
     const struct fsc_microburst_config *mc = &ctx->cfg->microburst;
 
-    if (iv->gap)
-        return;
-    double u = fsc_det_util(tr, iv->rate);
-    if (u < 0)
-        return;
     if (!st->active) {
-        if (u < mc->rise)
-            return;
+        if (fsc_mb_idle_ignores(ctx, tr, iv))
+            return false;
+        double u = fsc_det_util(tr, iv->rate);
         st->active = 1;
         st->started = 0;
         st->t_start = iv->t0_ns;
         st->peak = (float)u;
         st->bytes = iv->delta;
         mb_progress(ctx, st, id, tr, iv->t1_ns);
-        return;
+        return true;
     }
+    if (iv->gap)
+        return true;
+    double u = fsc_det_util(tr, iv->rate);
+    if (u < 0)
+        return true;
     if (u < mc->fall) {
         mb_end(ctx, st, id, tr, iv->t0_ns);
-        return;
+        return false;
     }
     if (u > st->peak)
         st->peak = (float)u;
     st->bytes += iv->delta;
     mb_progress(ctx, st, id, tr, iv->t1_ns);
+    return true;
 }
 
 /* Thread: ingest, engine lock held. */

@@ -94,7 +94,7 @@ static int intern_ports(struct synth_ctx *ctx, char *err, size_t errlen)
             port->id[k] = id;
             /* start counters somewhere non-trivial; out_of_sequence close to
              * its 32-bit wrap so the wrap path runs in every demo */
-            port->value[k] = k == SYN_OUT_OF_SEQ ? 4294967296.0 - 2000.0 * (p + 1)
+            port->value[k] = k == SYN_OUT_OF_SEQ ? 4294967296.0 - 50.0 * (p + 1)
                                                  : (double)(rng_next(&ctx->rng) % 1000000000ULL);
         }
     }
@@ -151,6 +151,9 @@ static void *synth_main(void *arg)
         return NULL;
     }
     int64_t prev = wall_ns();
+    /* the first burst and storm come one period after start, on a baseline */
+    ctx->burst_until_ns = prev;
+    ctx->storm_until_ns = prev;
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     while (!atomic_load(&ctx->stop)) {

@@ -51,17 +51,9 @@ static char *print_str(const struct fsc_config *cfg)
     return buf;
 }
 
-static void set_example_env(void)
-{
-    setenv("FABRICSCOPE_GNMI_PASSWORD", "gnmi-pw-from-env", 1);
-    setenv("FABRICSCOPE_KAFKA_PASSWORD", "kafka-pw-from-env", 1);
-    setenv("FABRICSCOPE_RW_PASSWORD", "rw-pw-from-env", 1);
-}
-
 static struct fsc_config *load_example(const char *rel)
 {
     char path[1024], err[512];
-    set_example_env();
     struct fsc_config *cfg = fsc_config_load(repo_file(rel, path, sizeof(path)), err, sizeof(err));
     if (cfg == NULL)
         fprintf(stderr, "load %s: %s\n", rel, err);
@@ -88,8 +80,11 @@ static void example_loads(void)
         CHECK(g->tls.present && g->tls.enabled);
         CHECK_STR(g->tls.server_name, "leaf1.fabric.example");
         CHECK_STR(g->username, "telemetry");
-        CHECK_STR(g->password.value, "gnmi-pw-from-env");
-        CHECK_STR(g->password.env, "FABRICSCOPE_GNMI_PASSWORD");
+        /* password_file: secrets/gnmi-password, beside the example */
+        CHECK_STR(g->password.value, "change-me");
+        CHECK(g->password.file != NULL && g->password.file[0] == '/');
+        CHECK(g->password.file != NULL &&
+              strstr(g->password.file, "examples/secrets/gnmi-password") != NULL);
         CHECK_INT(g->n_streams, 4);
         CHECK_STR(g->streams[1].name, "queues");
         CHECK_INT(g->streams[1].n_paths, 2);
@@ -125,10 +120,10 @@ static void example_loads(void)
     CHECK_INT(k->batch_size, 1000000);
     CHECK_INT(k->spool_max, 1ll << 30);
     CHECK_INT(k->sasl.mechanism, FSC_SASL_SCRAM_SHA_512);
-    CHECK_STR(k->sasl.password.value, "kafka-pw-from-env");
+    CHECK_STR(k->sasl.password.value, "change-me");
     const struct fsc_remote_write_config *rw = &cfg->exporters.remote_write;
     CHECK(rw->present && rw->basic_auth.present);
-    CHECK_STR(rw->basic_auth.password.value, "rw-pw-from-env");
+    CHECK_STR(rw->basic_auth.password.value, "change-me");
     CHECK_INT(rw->n_headers, 1);
     CHECK_STR(rw->headers[0].name, "X-Scope-OrgID");
     CHECK_STR(rw->headers[0].value, "gpu-fabric");
@@ -301,10 +296,10 @@ static void missing_required(void)
                  "  - name: leaf1\n"
                  "    type: gnmi\n",
                  "t.yaml:2:5: sources[0].address: required key is missing");
-    expect_error("log: {level: warn}\n", "t.yaml:1:1: sources: required key is missing");
-    expect_error("sources:\n"
-                 "  - name: leaf1\n",
-                 "t.yaml:2:5: sources[0].type: required key is missing (gnmi, otlp or nic)");
+    expect_error(
+        "sources:\n"
+        "  - name: leaf1\n",
+        "t.yaml:2:5: sources[0].type: required key is missing (gnmi, otlp, nic or synthetic)");
     expect_error("sources: [{name: s, type: otlp}]\n"
                  "exporters:\n"
                  "  remote_write:\n"
@@ -876,7 +871,7 @@ static void fixtures_errors(void)
     qsort(names, n, sizeof(names[0]), cmp_str);
     CHECK(n >= 30);
     for (size_t i = 0; i < n; i++) {
-        char path[1400], line[512], err[2048], want[2048];
+        char path[1400], line[512], err[4096], want[4096];
         snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
         FILE *f = fopen(path, "r");
         CHECK(f != NULL);
@@ -888,7 +883,14 @@ static void fixtures_errors(void)
         fclose(f);
         line[strcspn(line, "\n")] = '\0';
         CHECK(strncmp(line, "# expect: ", 10) == 0);
-        snprintf(want, sizeof(want), "%s/%s", dir, line + 10);
+        /* "@DIR@" in a message stands for the fixture directory */
+        char msg[2048];
+        const char *at = strstr(line + 10, "@DIR@");
+        if (at != NULL)
+            snprintf(msg, sizeof(msg), "%.*s%s%s", (int)(at - (line + 10)), line + 10, dir, at + 5);
+        else
+            snprintf(msg, sizeof(msg), "%s", line + 10);
+        snprintf(want, sizeof(want), "%s/%s", dir, msg);
         struct fsc_config *cfg = fsc_config_load(path, err, sizeof(err));
         CHECK(cfg == NULL);
         CHECK_STR(err, want);
@@ -939,10 +941,121 @@ static void cross_checks(void)
     fsc_config_destroy(cfg);
 }
 
+/* Sources are optional; relative file paths are relative to the config's
+ * directory and become absolute; URLs and gNMI paths are not paths. */
+static void optional_sources_and_paths(void)
+{
+    char err[512];
+    const char *text = "log: {level: warn}\n";
+    struct fsc_config *cfg =
+        fsc_config_parse(text, strlen(text), "/etc/fsc/f.yaml", err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (cfg != NULL) {
+        CHECK_INT(cfg->n_sources, 0);
+        CHECK_INT(cfg->log_level, FSC_LOG_WARN);
+        CHECK_STR(cfg->dir, "/etc/fsc");
+        char *out = print_str(cfg);
+        CHECK(out != NULL && strstr(out, "\nsources: []\n") != NULL);
+        free(out);
+        roundtrip_one(cfg);
+    }
+    fsc_config_destroy(cfg);
+
+    text = "sources:\n"
+           "  - name: leaf1\n"
+           "    type: gnmi\n"
+           "    address: \"a:1\"\n"
+           "    tls: {ca_file: ca.pem, cert_file: ./certs/c.pem, key_file: /abs/k.pem}\n"
+           "    streams: [{name: s, paths: [/interfaces]}]\n"
+           "  - {name: h, type: nic, sysfs_root: fixtures/sys, cable_plan: cables.txt, node: 2}\n"
+           "exporters:\n"
+           "  kafka: {brokers: [\"k:1\"], spool_dir: spool}\n"
+           "  remote_write: {url: \"http://vm:8428/api/v1/write\"}\n"
+           "topology:\n"
+           "  cable_plan: {file: ../cables.txt}\n";
+    cfg = fsc_config_parse(text, strlen(text), "/etc/fsc/f.yaml", err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (cfg != NULL) {
+        const struct fsc_gnmi_config *g = &cfg->sources[0].gnmi;
+        CHECK_STR(g->tls.ca_file, "/etc/fsc/ca.pem");
+        CHECK_STR(g->tls.cert_file, "/etc/fsc/certs/c.pem");
+        CHECK_STR(g->tls.key_file, "/abs/k.pem");
+        CHECK_STR(g->streams[0].paths[0], "/interfaces");
+        CHECK_STR(cfg->sources[1].nic.sysfs_root, "/etc/fsc/fixtures/sys");
+        CHECK_STR(cfg->sources[1].nic.cable_plan, "/etc/fsc/cables.txt");
+        CHECK_STR(cfg->exporters.kafka.spool_dir, "/etc/fsc/spool");
+        CHECK_STR(cfg->exporters.remote_write.url, "http://vm:8428/api/v1/write");
+        CHECK_STR(cfg->topology.cable_plan.file, "/etc/fsc/../cables.txt");
+        roundtrip_one(cfg);
+    } else {
+        fprintf(stderr, "%s\n", err);
+    }
+    fsc_config_destroy(cfg);
+
+    /* A bare file name: the working directory. */
+    char cwd[1024], want[1100];
+    CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+    text = "sources: [{name: h, type: nic, sysfs_root: sys}]\n";
+    cfg = fsc_config_parse(text, strlen(text), "f.yaml", err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (cfg != NULL) {
+        CHECK_STR(cfg->dir, cwd);
+        snprintf(want, sizeof(want), "%s/sys", cwd);
+        CHECK_STR(cfg->sources[0].nic.sysfs_root, want);
+    }
+    fsc_config_destroy(cfg);
+}
+
+/* The built-in generator (collector/synth) and profile names. */
+static void synthetic_and_profiles(void)
+{
+    char err[512];
+    struct fsc_config *cfg = parse("sources:\n"
+                                   "  - {name: demo, type: synthetic}\n"
+                                   "  - {name: fast, type: synthetic, ports: 2, speed: 100G,\n"
+                                   "     interval: 10ms, burst_every: 0s, storm_every: 0s}\n",
+                                   err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (cfg != NULL) {
+        const struct fsc_source_config *s = &cfg->sources[0];
+        CHECK(s->type == FSC_SOURCE_SYNTHETIC);
+        CHECK_STR(fsc_source_type_name(s->type), "synthetic");
+        CHECK(s->profile == NULL);
+        CHECK_STR(s->synthetic.device, "demo");
+        CHECK_INT(s->synthetic.ports, 8);
+        CHECK_INT(s->synthetic.speed_bps, 400000000000ll);
+        CHECK_INT(s->synthetic.interval_ns, 100 * MS);
+        CHECK_NEAR(s->synthetic.utilization, 0.3, 0);
+        CHECK_INT(s->synthetic.burst_every_ns, 10 * SEC);
+        CHECK_INT(s->synthetic.burst_length_ns, 100 * MS);
+        CHECK_INT(s->synthetic.storm_every_ns, 30 * SEC);
+        CHECK_INT(s->synthetic.seed, 1);
+        s = &cfg->sources[1];
+        CHECK_INT(s->synthetic.ports, 2);
+        CHECK_INT(s->synthetic.speed_bps, 100000000000ll);
+        CHECK_INT(s->synthetic.interval_ns, 10 * MS);
+        CHECK_INT(s->synthetic.burst_every_ns, 0);
+        CHECK_INT(s->synthetic.storm_every_ns, 0);
+        roundtrip_one(cfg);
+    } else {
+        fprintf(stderr, "%s\n", err);
+    }
+    fsc_config_destroy(cfg);
+    expect_error("sources: [{name: d, type: synthetic, storm_every: 3s}]\n",
+                 "t.yaml:1:38: sources[0].storm_every: must be longer than the 5s storm it "
+                 "starts (or 0s for no storms)");
+    expect_error("sources: [{name: d, type: synthetic, utilization: 0.9}]\n",
+                 "t.yaml:1:51: sources[0].utilization: \"0.9\" is out of range (0.0..0.8)");
+    expect_error("sources: [{name: l, type: gnmi, address: \"a:1\", profile: junox}]\n",
+                 "t.yaml:1:58: sources[0].profile: \"junox\" is not a built-in profile (junos, "
+                 "cumulus, mlx5; did you mean \"junos\"?)");
+}
+
 TEST_MAIN(TEST(example_loads), TEST(defaults_filled), TEST(unknown_key_file_line),
           TEST(bad_duration_file_line), TEST(missing_required), TEST(duplicate_source_name),
           TEST(duplicate_port_name), TEST(secret_from_env_and_file_never_printed),
           TEST(secret_env_missing), TEST(roundtrip_print_parse), TEST(topology_lookup),
           TEST(port_group_unknown_member), TEST(engine_validate_error_has_line),
           TEST(yaml_syntax_error_line), TEST(alias_rejected), TEST(value_syntax), TEST(bounds),
-          TEST(fixtures_errors), TEST(cross_checks))
+          TEST(fixtures_errors), TEST(cross_checks), TEST(synthetic_and_profiles),
+          TEST(optional_sources_and_paths))
