@@ -15,50 +15,50 @@
 static int test_failures;
 static int test_checks;
 
-#define CHECK(cond)                                                                        \
-    do {                                                                                   \
-        test_checks++;                                                                     \
-        if (!(cond)) {                                                                     \
-            test_failures++;                                                               \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);       \
-        }                                                                                  \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        test_checks++;                                                                             \
+        if (!(cond)) {                                                                             \
+            test_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_INT(a, b)                                                                    \
-    do {                                                                                   \
-        long long va_ = (long long)(a), vb_ = (long long)(b);                              \
-        test_checks++;                                                                     \
-        if (va_ != vb_) {                                                                  \
-            test_failures++;                                                               \
-            fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__,  \
-                    #a, #b, va_, vb_);                                                     \
-        }                                                                                  \
+#define CHECK_INT(a, b)                                                                            \
+    do {                                                                                           \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                                      \
+        test_checks++;                                                                             \
+        if (va_ != vb_) {                                                                          \
+            test_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b,  \
+                    va_, vb_);                                                                     \
+        }                                                                                          \
     } while (0)
 
 /* |a - b| <= tol */
-#define CHECK_NEAR(a, b, tol)                                                              \
-    do {                                                                                   \
-        double va_ = (double)(a), vb_ = (double)(b), vt_ = (double)(tol);                  \
-        test_checks++;                                                                     \
-        if (!(fabs(va_ - vb_) <= vt_)) {                                                   \
-            test_failures++;                                                               \
-            fprintf(stderr, "%s:%d: %s ~ %s failed: %.9g vs %.9g (tol %.3g)\n", __FILE__,  \
-                    __LINE__, #a, #b, va_, vb_, vt_);                                      \
-        }                                                                                  \
+#define CHECK_NEAR(a, b, tol)                                                                      \
+    do {                                                                                           \
+        double va_ = (double)(a), vb_ = (double)(b), vt_ = (double)(tol);                          \
+        test_checks++;                                                                             \
+        if (!(fabs(va_ - vb_) <= vt_)) {                                                           \
+            test_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: %s ~ %s failed: %.9g vs %.9g (tol %.3g)\n", __FILE__,          \
+                    __LINE__, #a, #b, va_, vb_, vt_);                                              \
+        }                                                                                          \
     } while (0)
 
 /* |a - b| <= rel * |b| */
 #define CHECK_REL(a, b, rel) CHECK_NEAR(a, b, fabs((double)(b)) * (double)(rel))
 
-#define CHECK_STR(a, b)                                                                    \
-    do {                                                                                   \
-        const char *sa_ = (a), *sb_ = (b);                                                 \
-        test_checks++;                                                                     \
-        if (sa_ == NULL || sb_ == NULL || strcmp(sa_, sb_) != 0) {                         \
-            test_failures++;                                                               \
-            fprintf(stderr, "%s:%d: %s == %s failed:\n  got:  \"%s\"\n  want: \"%s\"\n",   \
-                    __FILE__, __LINE__, #a, #b, sa_ ? sa_ : "(null)", sb_ ? sb_ : "(null)"); \
-        }                                                                                  \
+#define CHECK_STR(a, b)                                                                            \
+    do {                                                                                           \
+        const char *sa_ = (a), *sb_ = (b);                                                         \
+        test_checks++;                                                                             \
+        if (sa_ == NULL || sb_ == NULL || strcmp(sa_, sb_) != 0) {                                 \
+            test_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: %s == %s failed:\n  got:  \"%s\"\n  want: \"%s\"\n", __FILE__, \
+                    __LINE__, #a, #b, sa_ ? sa_ : "(null)", sb_ ? sb_ : "(null)");                 \
+        }                                                                                          \
     } while (0)
 
 struct test_case {
@@ -86,12 +86,15 @@ static inline int test_main(int argc, char **argv, const struct test_case *cases
     return test_failures == 0 ? 0 : 1;
 }
 
-#define TEST_MAIN(...)                                                                     \
-    int main(int argc, char **argv)                                                        \
-    {                                                                                      \
-        static const struct test_case cases_[] = {__VA_ARGS__};                            \
-        return test_main(argc, argv, cases_, sizeof(cases_) / sizeof(cases_[0]));          \
+#define TEST_MAIN(...)                                                                             \
+    int main(int argc, char **argv)                                                                \
+    {                                                                                              \
+        static const struct test_case cases_[] = {__VA_ARGS__};                                    \
+        return test_main(argc, argv, cases_, sizeof(cases_) / sizeof(cases_[0]));                  \
     }
-#define TEST(fn) {#fn, fn}
+#define TEST(fn)                                                                                   \
+    {                                                                                              \
+#fn, fn                                                                                    \
+    }
 
 #endif

@@ -50,13 +50,13 @@ enum fsc_kind {
 };
 
 enum fsc_unit {
-    FSC_UNIT_NONE = 0,    /* events, errors, ... */
-    FSC_UNIT_BYTES,       /* octets */
-    FSC_UNIT_PACKETS,     /* packets or frames */
-    FSC_UNIT_MICROSECONDS,/* mlx5 *_pause_duration */
+    FSC_UNIT_NONE = 0,     /* events, errors, ... */
+    FSC_UNIT_BYTES,        /* octets */
+    FSC_UNIT_PACKETS,      /* packets or frames */
+    FSC_UNIT_MICROSECONDS, /* mlx5 *_pause_duration */
     FSC_UNIT_SECONDS,
-    FSC_UNIT_RATIO,       /* 0..1 */
-    FSC_UNIT_PERCENT,     /* 0..100 (outbound_pci_stalled_*) */
+    FSC_UNIT_RATIO,   /* 0..1 */
+    FSC_UNIT_PERCENT, /* 0..100 (outbound_pci_stalled_*) */
 };
 
 /* What a series means to the detectors; set by the profile. */
@@ -87,12 +87,12 @@ struct fsc_traits {
     uint8_t signal;    /* enum fsc_signal */
     uint8_t direction; /* enum fsc_direction */
     uint8_t pad_[3];
-    uint32_t scale;           /* raw value x scale = unit value (IB port_xmit_data: 4); 0 = 1 */
-    uint64_t link_speed_bps;  /* 0 = unknown: no plausibility check, no utilization */
-    uint64_t buffer_bytes;    /* queue/buffer size for FSC_SIG_QUEUE_PEAK, 0 = unknown */
+    uint32_t scale;              /* raw value x scale = unit value (IB port_xmit_data: 4); 0 = 1 */
+    uint64_t link_speed_bps;     /* 0 = unknown: no plausibility check, no utilization */
+    uint64_t buffer_bytes;       /* queue/buffer size for FSC_SIG_QUEUE_PEAK, 0 = unknown */
     int64_t nominal_interval_ns; /* expected sampling interval; 0 = learn nothing, no gap rule */
-    int64_t refresh_ns; /* device copy period (Junos ASIC copy ~2 s, mlx5 lifespan);
-                         * 0 = the device refreshes on every read */
+    int64_t refresh_ns;          /* device copy period (Junos ASIC copy ~2 s, mlx5 lifespan);
+                                  * 0 = the device refreshes on every read */
 };
 
 #endif

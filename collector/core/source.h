@@ -26,8 +26,8 @@ struct fsc_source_ops {
     const char *type; /* "gnmi", "otlp", "nic", ... */
     /* Starts an instance (threads included). cfg and env are borrowed and
      * outlive it. Returns the instance context, or NULL with a sentence in err. */
-    void *(*start)(const struct fsc_source_config *cfg, const struct fsc_source_env *env,
-                   char *err, size_t errlen);
+    void *(*start)(const struct fsc_source_config *cfg, const struct fsc_source_env *env, char *err,
+                   size_t errlen);
     /* Stops the instance's threads and frees it. NULL is a no-op. */
     void (*stop)(void *ctx);
 };

@@ -91,12 +91,12 @@ struct fsc_engine_stats {
 
 /* What an exporter reads for one series. */
 struct fsc_series_view {
-    uint8_t kind;        /* enum fsc_kind; FSC_KIND_COUNTER also when never seen */
-    uint8_t has_value;   /* a sample was accepted */
+    uint8_t kind;      /* enum fsc_kind; FSC_KIND_COUNTER also when never seen */
+    uint8_t has_value; /* a sample was accepted */
     uint8_t is_f64;
-    int64_t t_last_ns;   /* device time of the last accepted sample */
-    union fsc_value value; /* last accepted raw value */
-    double fine_rate;    /* units/s of the last fine interval */
+    int64_t t_last_ns;                   /* device time of the last accepted sample */
+    union fsc_value value;               /* last accepted raw value */
+    double fine_rate;                    /* units/s of the last fine interval */
     double window_rate[FSC_MAX_WINDOWS]; /* last completed aligned window, units/s */
     double window_peak[FSC_MAX_WINDOWS]; /* max fine rate in that window */
 };
@@ -104,8 +104,8 @@ struct fsc_series_view {
 /* Observer hooks (tests, rollups, histograms). Any member may be NULL. */
 struct fsc_engine_observer {
     void (*on_interval)(void *arg, fsc_series_id id, const struct fsc_interval *iv);
-    void (*on_window)(void *arg, fsc_series_id id, unsigned level, int64_t t_end_ns,
-                      double rate, double peak);
+    void (*on_window)(void *arg, fsc_series_id id, unsigned level, int64_t t_end_ns, double rate,
+                      double peak);
     void *arg;
 };
 
@@ -114,8 +114,8 @@ struct fsc_engine;
 /* Creates an engine. cfg is copied; bus is borrowed (may be NULL: events are
  * then only counted) and must outlive the engine. Returns NULL with a sentence
  * in err on bad config or allocation failure. */
-struct fsc_engine *fsc_engine_create(const struct fsc_engine_config *cfg,
-                                     struct fsc_event_bus *bus, char *err, size_t errlen);
+struct fsc_engine *fsc_engine_create(const struct fsc_engine_config *cfg, struct fsc_event_bus *bus,
+                                     char *err, size_t errlen);
 
 /* Frees everything the engine owns. NULL is a no-op. */
 void fsc_engine_destroy(struct fsc_engine *eng);
@@ -124,8 +124,7 @@ void fsc_engine_destroy(struct fsc_engine *eng);
  * when the series is interned, before its first sample; calling again (link
  * speed learned later) is allowed. Returns 0, -ENOMEM, or -ERANGE when id is
  * beyond max_series. */
-int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id,
-                          const struct fsc_traits *tr);
+int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct fsc_traits *tr);
 
 /* Adds a series (a port's tx or rx bytes) to port group `group` (index chosen
  * by the caller, < max_groups) for the imbalance detector. Returns 0, -ENOMEM

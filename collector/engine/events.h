@@ -16,9 +16,9 @@
 #include "core/sample.h"
 
 enum fsc_event_kind {
-    FSC_EV_MICROBURST = 0, /* burst shorter than micro_max */
-    FSC_EV_BURST,          /* congestion lasting micro_max or longer */
-    FSC_EV_QUEUE_PEAK,     /* switch-side evidence: queue peak above a share of the buffer */
+    FSC_EV_MICROBURST = 0,   /* burst shorter than micro_max */
+    FSC_EV_BURST,            /* congestion lasting micro_max or longer */
+    FSC_EV_QUEUE_PEAK,       /* switch-side evidence: queue peak above a share of the buffer */
     FSC_EV_BUFFER_THRESHOLD, /* NIC-side evidence: rx_buffer_passed_thres_phy moved */
     FSC_EV_CNP_SPIKE,
     FSC_EV_ECN_SPIKE,
@@ -36,10 +36,10 @@ enum fsc_event_phase {
 };
 
 struct fsc_event {
-    uint64_t seq;         /* assigned by the bus: 1, 2, 3, ... */
-    uint8_t kind;         /* enum fsc_event_kind */
-    uint8_t phase;        /* enum fsc_event_phase */
-    uint8_t direction;    /* enum fsc_direction */
+    uint64_t seq;      /* assigned by the bus: 1, 2, 3, ... */
+    uint8_t kind;      /* enum fsc_event_kind */
+    uint8_t phase;     /* enum fsc_event_phase */
+    uint8_t direction; /* enum fsc_direction */
     uint8_t pad_;
     fsc_series_id series; /* the series it was detected on (FSC_SERIES_NONE for groups) */
     uint32_t group;       /* port group index for FSC_EV_UPLINK_IMBALANCE */
@@ -77,8 +77,7 @@ void fsc_event_unsubscribe(struct fsc_event_sub *sub);
 /* Copies up to `max` events the subscriber has not seen, oldest first.
  * Returns how many; *lost (may be NULL) gets how many were overwritten before
  * this subscriber read them since the previous poll. */
-size_t fsc_event_poll(struct fsc_event_sub *sub, struct fsc_event *out, size_t max,
-                      uint64_t *lost);
+size_t fsc_event_poll(struct fsc_event_sub *sub, struct fsc_event *out, size_t max, uint64_t *lost);
 
 /* Waits up to timeout_ms for an unseen event (0 only checks; a negative
  * timeout waits without limit). Returns 1 if one is ready, 0 on timeout. */

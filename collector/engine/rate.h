@@ -91,15 +91,15 @@ void fsc_rate_params_defaults(struct fsc_rate_params *params);
  * state. Kept small on purpose: the engine holds one per series (1 M series
  * must fit in well under 256 MB). */
 struct fsc_rate_state {
-    int64_t t_last;           /* device time of the last accepted sample */
-    int64_t t_anchor;         /* device time of the last value change (anchor) */
-    int64_t t_base;           /* device time the current baseline started */
-    union fsc_value v_anchor; /* raw value at the anchor (== last accepted value) */
-    double win_acc[FSC_MAX_WINDOWS];   /* units accumulated in the window holding t_anchor */
-    float win_peak[FSC_MAX_WINDOWS];   /* max fine rate (units/s) inside that window */
+    int64_t t_last;                          /* device time of the last accepted sample */
+    int64_t t_anchor;                        /* device time of the last value change (anchor) */
+    int64_t t_base;                          /* device time the current baseline started */
+    union fsc_value v_anchor;                /* raw value at the anchor (== last accepted value) */
+    double win_acc[FSC_MAX_WINDOWS];         /* units accumulated in the window holding t_anchor */
+    float win_peak[FSC_MAX_WINDOWS];         /* max fine rate (units/s) inside that window */
     float last_window_rate[FSC_MAX_WINDOWS]; /* units/s of the last completed window */
-    float fine_rate;                   /* units/s of the last fine (non-gap) interval */
-    uint8_t flags;                     /* FSC_RATE_F_* */
+    float fine_rate;                         /* units/s of the last fine (non-gap) interval */
+    uint8_t flags;                           /* FSC_RATE_F_* */
     uint8_t pad_[3];
 };
 
@@ -109,15 +109,15 @@ enum {
 };
 
 enum fsc_rate_verdict {
-    FSC_RATE_BASELINE = 0,  /* first sample or restart after reset/clock step */
-    FSC_RATE_INTERVAL,      /* an interval was produced (see result.iv) */
-    FSC_RATE_STALE_REPEAT,  /* repeat within the refresh bound: pending */
-    FSC_RATE_DUPLICATE,     /* dropped */
-    FSC_RATE_OUT_OF_ORDER,  /* dropped */
-    FSC_RATE_CLOCK_STEP,    /* baseline restarted */
-    FSC_RATE_RESET,         /* baseline restarted (decrease or explicit evidence) */
-    FSC_RATE_IMPLAUSIBLE,   /* interval dropped */
-    FSC_RATE_GAUGE,         /* gauge value stored */
+    FSC_RATE_BASELINE = 0, /* first sample or restart after reset/clock step */
+    FSC_RATE_INTERVAL,     /* an interval was produced (see result.iv) */
+    FSC_RATE_STALE_REPEAT, /* repeat within the refresh bound: pending */
+    FSC_RATE_DUPLICATE,    /* dropped */
+    FSC_RATE_OUT_OF_ORDER, /* dropped */
+    FSC_RATE_CLOCK_STEP,   /* baseline restarted */
+    FSC_RATE_RESET,        /* baseline restarted (decrease or explicit evidence) */
+    FSC_RATE_IMPLAUSIBLE,  /* interval dropped */
+    FSC_RATE_GAUGE,        /* gauge value stored */
     FSC_RATE__COUNT
 };
 

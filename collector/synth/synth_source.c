@@ -59,10 +59,14 @@ static int intern_ports(struct synth_ctx *ctx, char *err, size_t errlen)
         struct fsc_traits traits;
     } kinds[SYN__COUNT] = {
         [SYN_RX_BYTES] = {"fabric_port_rx_bytes_total",
-                          {.width = 64, .unit = FSC_UNIT_BYTES, .signal = FSC_SIG_PORT_BYTES,
+                          {.width = 64,
+                           .unit = FSC_UNIT_BYTES,
+                           .signal = FSC_SIG_PORT_BYTES,
                            .direction = FSC_DIR_RX}},
         [SYN_TX_BYTES] = {"fabric_port_tx_bytes_total",
-                          {.width = 64, .unit = FSC_UNIT_BYTES, .signal = FSC_SIG_PORT_BYTES,
+                          {.width = 64,
+                           .unit = FSC_UNIT_BYTES,
+                           .signal = FSC_SIG_PORT_BYTES,
                            .direction = FSC_DIR_TX}},
         [SYN_CNP_SENT] = {"fabric_nic_cnp_sent_total", {.width = 64, .signal = FSC_SIG_CNP}},
         [SYN_OUT_OF_SEQ] = {"fabric_nic_out_of_sequence_total",
@@ -82,8 +86,8 @@ static int intern_ports(struct synth_ctx *ctx, char *err, size_t errlen)
             fsc_series_id id =
                 fsc_registry_intern(ctx->env.reg, ctx->env.source_id, kinds[k].metric, labels, 2);
             if (id == FSC_SERIES_NONE) {
-                snprintf(err, errlen, "series limit reached interning %s{port=%s}",
-                         kinds[k].metric, port->name);
+                snprintf(err, errlen, "series limit reached interning %s{port=%s}", kinds[k].metric,
+                         port->name);
                 return -1;
             }
             int rc = fsc_engine_set_traits(ctx->env.eng, id, &tr);
@@ -146,8 +150,7 @@ static void *synth_main(void *arg)
     const struct fsc_synthetic_config *cfg = ctx->cfg;
     struct fsc_sample *smp = calloc((size_t)cfg->ports * SYN__COUNT, sizeof(*smp));
     if (!smp) {
-        fsc_log(FSC_LOG_ERROR, "source_failed", "source=%s reason=out_of_memory",
-                ctx->source_name);
+        fsc_log(FSC_LOG_ERROR, "source_failed", "source=%s reason=out_of_memory", ctx->source_name);
         return NULL;
     }
     int64_t prev = wall_ns();
