@@ -1,0 +1,68 @@
+#!/bin/sh
+# End to end through the real daemon: the synthetic source feeds the engine in
+# real time, the detectors fire, and the event log names device and port.
+# Bounded: the daemon runs 11.5 s and is stopped by PID.
+#   synthetic_test.sh BINARY
+set -u
+bin=$1
+tmp=$(mktemp -d)
+pid=""
+cleanup() {
+    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+cat >"$tmp/synth.yaml" <<'YAML'
+sources:
+  - name: synth
+    type: synthetic
+    device: leaf-t1
+    ports: 4
+    speed: 400G
+    interval: 100ms
+    utilization: 0.2
+    burst_every: 2s
+    burst_length: 100ms
+    storm_every: 5100ms
+    seed: 7
+exporters:
+  prometheus:
+    enabled: false
+engine:
+  windows: [100ms, 1s]
+YAML
+
+"$bin" run -c "$tmp/synth.yaml" 2>"$tmp/log" &
+pid=$!
+sleep 11.5
+kill -TERM "$pid"
+i=0
+while [ $i -lt 50 ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+wait "$pid"
+rc=$?
+pid=""
+
+fails=0
+checks=0
+check() { # DESCRIPTION PATTERN
+    checks=$((checks + 1))
+    grep -Eq -- "$2" "$tmp/log" || { echo "FAIL: $1: no /$2/"; fails=$((fails + 1)); }
+}
+checks=$((checks + 1))
+[ "$rc" -eq 0 ] || { echo "FAIL: exit status $rc"; fails=$((fails + 1)); }
+check "started" "event=started config=.* sources=1 running=1"
+# A 100 ms line-rate burst (one or two 100 ms samples, depending on phase).
+check "microburst end with labels" \
+    "kind=microburst phase=end device=leaf-t1 port=swp[1-4] direction=tx .*duration_ms=(99|100|199|200)\.[0-9]+ peak_utilization=1\.0000"
+# The storm is 50000 CNP/s over a ~200/s baseline for 5 s.
+check "cnp spike start" "kind=cnp_spike phase=start device=leaf-t1 port=swp[1-4] .*baseline_per_second=[12][0-9]{2}\."
+check "cnp spike end" "kind=cnp_spike phase=end device=leaf-t1 port=swp[1-4] .*duration_ms=5[01][0-9]{2}\."
+check "final stats" "event=stats series=16 samples=[0-9]+ intervals=[0-9]+ .*duplicates=0 out_of_order=0"
+check "stopped" "event=stopped"
+if [ "$fails" -ne 0 ]; then
+    echo "--- daemon log ---"
+    cut -c1-300 "$tmp/log"
+fi
+echo "$((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
