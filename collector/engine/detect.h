@@ -1,5 +1,5 @@
-/* Internal detector API shared by engine.c and the detector files (DESIGN §5).
- * Not a public contract: only the engine .c files include it.
+/* Internal API shared by engine.c, engine_config.c and the detector files
+ * (DESIGN §5). Not a public contract: only the engine .c files include it.
  *
  * The engine owns every detector state and calls these functions on the
  * ingest thread with the engine lock held, so none of them locks anything
@@ -12,11 +12,29 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/sample.h"
 #include "engine/engine.h"
 #include "engine/events.h"
 #include "engine/rate.h"
+
+/* ---- Interned series traits (engine_config.c) ----
+ *
+ * A series refers to its traits by a uint16_t index; identical traits are
+ * stored once. Index 0 is the default the engine interns at creation. */
+#define FSC_TRAITS_MAX 65535u
+
+struct fsc_traits_table {
+    struct fsc_traits *traits; /* n used of cap */
+    uint32_t n, cap;
+    uint32_t *index; /* open addressing: traits index + 1, 0 = empty */
+    uint32_t index_cap;
+};
+
+int fsc_traits_intern(struct fsc_traits_table *tt, const struct fsc_traits *tr);
+void fsc_traits_table_free(struct fsc_traits_table *tt);
+size_t fsc_traits_table_memory(const struct fsc_traits_table *tt);
 
 /* What a detector needs to publish an event. */
 struct fsc_det_ctx {
@@ -26,13 +44,30 @@ struct fsc_det_ctx {
 };
 
 /* Counts the event (START and INSTANT phases, so that a counter means "how
- * many happened") and publishes it when there is a bus. Defined in engine.c. */
-void fsc_det_publish(const struct fsc_det_ctx *ctx, const struct fsc_event *ev);
+ * many happened") and publishes it when there is a bus. */
+static inline void fsc_det_publish(const struct fsc_det_ctx *ctx, const struct fsc_event *ev)
+{
+    if ((ev->phase == FSC_EV_START || ev->phase == FSC_EV_INSTANT) && ev->kind < FSC_EV__COUNT)
+        ctx->events[ev->kind]++;
+    if (ctx->bus)
+        fsc_event_publish(ctx->bus, ev);
+}
 
 /* Returns a zeroed event with the identifying fields set and util_1s /
- * util_10s at -1 (unknown). Defined in engine.c. */
-struct fsc_event fsc_det_event(enum fsc_event_kind kind, enum fsc_event_phase phase,
-                               fsc_series_id id, uint8_t direction);
+ * util_10s at -1 (unknown). */
+static inline struct fsc_event fsc_det_event(enum fsc_event_kind kind, enum fsc_event_phase phase,
+                                             fsc_series_id id, uint8_t direction)
+{
+    struct fsc_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = (uint8_t)kind;
+    ev.phase = (uint8_t)phase;
+    ev.direction = direction;
+    ev.series = id;
+    ev.util_1s = -1;
+    ev.util_10s = -1;
+    return ev;
+}
 
 /* Bits per second over link speed; -1 when the speed is unknown. Inline: the
  * engine and the microburst detector call it for every port-bytes interval. */

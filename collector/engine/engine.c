@@ -4,14 +4,13 @@
  * Memory. A collector carries up to millions of series, most of them plain
  * counters that only need rate math. Per series the engine keeps one 128-byte
  * slot (the rate state, the peaks of the last completed windows, a 16-bit
- * index into a table of interned traits and a 32-bit index into a detector
- * pool). Slots live in chunks of SER_CHUNK, reached through a pointer table
- * that grows as ids appear, so 1 M series never need one giant realloc and a
- * sparse id space only costs the chunks it touches. Identical traits (every
- * 400G tx-bytes series of a profile) are stored once. Detector state is
- * allocated only for series whose signal has a detector, from pools of fixed
- * size elements (one pool per detector class) with a free list for series
- * whose signal changes.
+ * index into the interned traits (engine_config.c), a 32-bit index into a
+ * detector pool and that pool's class). Slots live in cache-line aligned
+ * chunks of SER_CHUNK, reached through a pointer table that grows as ids
+ * appear, so 1 M series never need one giant realloc and a sparse id space
+ * only costs the chunks it touches. Detector state is allocated only for
+ * series whose signal has a detector, from pools of fixed size elements (one
+ * pool per detector class) with a free list for series whose signal changes.
  *
  * Dispatch. For each sample: bounds check, fsc_rate_update() with a window
  * callback (observer, group imbalance, microburst context), verdict counting,
@@ -19,7 +18,15 @@
  * gets the windows a sample completed *after* that sample's interval, so a
  * burst that ends in this interval finds the windows around its end in order
  * (see microburst.c); only the first and the last window per level matter to
- * it, so two slots per level are enough. */
+ * it, so two slots per level are enough.
+ *
+ * Speed (measured with bench/engine_bench.c). With many series in random
+ * order each sample is a cache and TLB miss, so: the batch loop prefetches
+ * the slot INGEST_PREFETCH samples ahead; the slot caches the detector class
+ * (no traits switch per sample) and mirrors the microburst detector's
+ * `active` flag, so an idle port below the rise threshold - nearly every
+ * port-bytes sample - never touches its 88-byte detector state, which lives
+ * in another pool and would be a second miss. */
 #include "engine/engine.h"
 
 #include <errno.h>
@@ -33,10 +40,14 @@
 #define SER_CHUNK_SHIFT 12
 #define SER_CHUNK       (1u << SER_CHUNK_SHIFT)
 #define POOL_CHUNK      1024u
-/* Samples ahead whose slot fsc_engine_ingest() prefetches (measured). */
+/* Samples ahead whose slot fsc_engine_ingest() prefetches (measured: 4 and
+ * 16 were no better at 64 k and worse at 1 M series, 24 worse everywhere). */
 #define INGEST_PREFETCH 8
-/* Traits are referenced by a uint16_t; index 0 is the default. */
-#define TRAITS_MAX 65535u
+#if defined(__GNUC__)
+#define PREFETCH_W(p) __builtin_prefetch((p), 1)
+#else
+#define PREFETCH_W(p) ((void)(p))
+#endif
 
 enum {
     SER_F_PRESENT = 1u << 0,   /* traits set or a sample seen: fsc_engine_view answers */
@@ -48,7 +59,7 @@ struct eng_series {
     struct fsc_rate_state rs;
     float last_peak[FSC_MAX_WINDOWS]; /* max fine rate of the last completed window */
     uint32_t det;                     /* detector pool index + 1; 0 = none */
-    uint16_t traits;                  /* index into eng->traits */
+    uint16_t traits;                  /* index into eng->tt.traits */
     uint8_t flags;                    /* SER_F_* */
     uint8_t dc;                       /* enum det_class of det (DET_NONE when det == 0) */
 };
@@ -84,38 +95,11 @@ struct fsc_engine {
     uint32_t cap_chunks;
     size_t series_bytes; /* bytes of the chunks allocated */
 
-    struct fsc_traits *traits; /* interned; [0] = the default */
-    uint32_t n_traits, cap_traits;
-    uint32_t *traits_index; /* open addressing: traits index + 1, 0 = empty */
-    uint32_t traits_index_cap;
+    struct fsc_traits_table tt; /* interned; [0] = the default */
 
     struct pool pools[DET__COUNT];
     struct fsc_imb *imb; /* created on the first fsc_engine_group_add() */
 };
-
-/* ---- detector helpers (detect.h) ---- */
-
-void fsc_det_publish(const struct fsc_det_ctx *ctx, const struct fsc_event *ev)
-{
-    if ((ev->phase == FSC_EV_START || ev->phase == FSC_EV_INSTANT) && ev->kind < FSC_EV__COUNT)
-        ctx->events[ev->kind]++;
-    if (ctx->bus)
-        fsc_event_publish(ctx->bus, ev);
-}
-
-struct fsc_event fsc_det_event(enum fsc_event_kind kind, enum fsc_event_phase phase,
-                               fsc_series_id id, uint8_t direction)
-{
-    struct fsc_event ev;
-    memset(&ev, 0, sizeof(ev));
-    ev.kind = (uint8_t)kind;
-    ev.phase = (uint8_t)phase;
-    ev.direction = direction;
-    ev.series = id;
-    ev.util_1s = -1;
-    ev.util_10s = -1;
-    return ev;
-}
 
 static enum det_class det_class_of(const struct fsc_traits *tr)
 {
@@ -251,85 +235,6 @@ static struct eng_series *series_get(struct fsc_engine *eng, fsc_series_id id, b
     return &eng->chunks[c][id & (SER_CHUNK - 1)];
 }
 
-/* ---- interned traits ---- */
-
-/* A copy with the padding zeroed, so identical traits compare and hash equal. */
-static struct fsc_traits traits_norm(const struct fsc_traits *tr)
-{
-    struct fsc_traits t;
-    memset(&t, 0, sizeof(t));
-    t.kind = tr->kind;
-    t.width = tr->width;
-    t.unit = tr->unit;
-    t.signal = tr->signal;
-    t.direction = tr->direction;
-    t.scale = tr->scale;
-    t.link_speed_bps = tr->link_speed_bps;
-    t.buffer_bytes = tr->buffer_bytes;
-    t.nominal_interval_ns = tr->nominal_interval_ns;
-    t.refresh_ns = tr->refresh_ns;
-    return t;
-}
-
-static uint32_t traits_hash(const struct fsc_traits *t)
-{
-    const unsigned char *b = (const unsigned char *)t;
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < sizeof(*t); i++)
-        h = (h ^ b[i]) * 16777619u;
-    return h;
-}
-
-static void traits_index_put(uint32_t *index, uint32_t cap, const struct fsc_traits *traits,
-                             uint32_t idx)
-{
-    uint32_t mask = cap - 1;
-    uint32_t i = traits_hash(&traits[idx]) & mask;
-    while (index[i] != 0)
-        i = (i + 1) & mask; /* terminates: the index is kept at most half full */
-    index[i] = idx + 1;
-}
-
-/* Returns the index of traits equal to *tr, adding them if new; -ENOMEM on
- * allocation failure or when TRAITS_MAX distinct traits exist. */
-static int traits_intern(struct fsc_engine *eng, const struct fsc_traits *tr)
-{
-    struct fsc_traits t = traits_norm(tr);
-    if (eng->traits_index_cap) {
-        uint32_t mask = eng->traits_index_cap - 1;
-        for (uint32_t i = traits_hash(&t) & mask; eng->traits_index[i]; i = (i + 1) & mask) {
-            uint32_t idx = eng->traits_index[i] - 1;
-            if (memcmp(&eng->traits[idx], &t, sizeof(t)) == 0)
-                return (int)idx;
-        }
-    }
-    if (eng->n_traits >= TRAITS_MAX)
-        return -ENOMEM;
-    if (eng->n_traits == eng->cap_traits) {
-        uint32_t cap = eng->cap_traits ? eng->cap_traits * 2 : 16;
-        struct fsc_traits *traits = realloc(eng->traits, (size_t)cap * sizeof(*traits));
-        if (!traits)
-            return -ENOMEM;
-        eng->traits = traits;
-        eng->cap_traits = cap;
-    }
-    if ((eng->n_traits + 1) * 2 > eng->traits_index_cap) {
-        uint32_t cap = eng->traits_index_cap ? eng->traits_index_cap * 2 : 64;
-        uint32_t *index = calloc(cap, sizeof(*index));
-        if (!index)
-            return -ENOMEM;
-        for (uint32_t k = 0; k < eng->n_traits; k++)
-            traits_index_put(index, cap, eng->traits, k);
-        free(eng->traits_index);
-        eng->traits_index = index;
-        eng->traits_index_cap = cap;
-    }
-    uint32_t idx = eng->n_traits++;
-    eng->traits[idx] = t;
-    traits_index_put(eng->traits_index, eng->traits_index_cap, eng->traits, idx);
-    return (int)idx;
-}
-
 /* ---- lifecycle ---- */
 
 /* Owns: the returned engine; cfg copied, bus borrowed. Returns NULL with a
@@ -351,7 +256,7 @@ struct fsc_engine *fsc_engine_create(const struct fsc_engine_config *cfg, struct
     eng->pools[DET_SPIKE].elem = sizeof(struct fsc_spike_state);
     eng->pools[DET_PFC].elem = sizeof(struct fsc_spike_state);
     eng->pools[DET_EVID].elem = sizeof(struct fsc_evid_state);
-    if (traits_intern(eng, &plain) != 0) /* index 0: series without traits */
+    if (fsc_traits_intern(&eng->tt, &plain) != 0) /* index 0: series without traits */
         goto oom;
     if (pthread_mutex_init(&eng->mu, NULL) != 0)
         goto oom;
@@ -359,8 +264,7 @@ struct fsc_engine *fsc_engine_create(const struct fsc_engine_config *cfg, struct
 
 oom:
     if (eng) {
-        free(eng->traits);
-        free(eng->traits_index);
+        fsc_traits_table_free(&eng->tt);
         free(eng);
     }
     snprintf(err, errlen, "engine: out of memory");
@@ -376,8 +280,7 @@ void fsc_engine_destroy(struct fsc_engine *eng)
     for (uint32_t c = 0; c < eng->cap_chunks; c++)
         free(eng->chunks[c]);
     free(eng->chunks);
-    free(eng->traits);
-    free(eng->traits_index);
+    fsc_traits_table_free(&eng->tt);
     for (unsigned k = 0; k < DET__COUNT; k++)
         pool_free(&eng->pools[k]);
     fsc_imb_destroy(eng->imb);
@@ -403,13 +306,13 @@ int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct
         rc = -ENOMEM;
         goto out;
     }
-    int idx = traits_intern(eng, tr);
+    int idx = fsc_traits_intern(&eng->tt, tr);
     if (idx < 0) {
         rc = idx;
         goto out;
     }
-    const struct fsc_traits *old = &eng->traits[ser->traits];
-    const struct fsc_traits *cur = &eng->traits[idx];
+    const struct fsc_traits *old = &eng->tt.traits[ser->traits];
+    const struct fsc_traits *cur = &eng->tt.traits[idx];
     enum det_class old_dc = (enum det_class)ser->dc;
     enum det_class new_dc = det_class_of(cur);
     if (old_dc != new_dc || old->signal != cur->signal) {
@@ -574,7 +477,7 @@ static void ingest_mb(struct fsc_engine *eng, const struct win_ctx *w, const str
 static void ingest_one(struct fsc_engine *eng, struct win_ctx *w, const struct fsc_sample *smp,
                        struct eng_series *ser)
 {
-    const struct fsc_traits *tr = &eng->traits[ser->traits];
+    const struct fsc_traits *tr = &eng->tt.traits[ser->traits];
     struct fsc_rate_result res;
 
     w->id = smp->series;
@@ -617,8 +520,8 @@ int fsc_engine_ingest(struct fsc_engine *eng, const struct fsc_sample *smp, size
         if (i + INGEST_PREFETCH < n && smp[i + INGEST_PREFETCH].series < eng->cfg.max_series) {
             const struct eng_series *next = series_find(eng, smp[i + INGEST_PREFETCH].series);
             if (next) {
-                __builtin_prefetch(next, 1);
-                __builtin_prefetch((const char *)next + 64, 1);
+                PREFETCH_W(next);
+                PREFETCH_W((const char *)next + SER_ALIGN);
             }
         }
         if (smp[i].series >= eng->cfg.max_series) {
@@ -677,7 +580,7 @@ int fsc_engine_view(struct fsc_engine *eng, fsc_series_id id, struct fsc_series_
     }
     const struct fsc_rate_state *rs = &ser->rs;
     memset(out, 0, sizeof(*out));
-    out->kind = eng->traits[ser->traits].kind;
+    out->kind = eng->tt.traits[ser->traits].kind;
     out->has_value = (rs->flags & FSC_RATE_F_BASELINE) != 0;
     out->is_f64 = (rs->flags & FSC_RATE_F_F64) != 0;
     out->t_last_ns = rs->t_last;
@@ -709,8 +612,7 @@ size_t fsc_engine_memory_bytes(struct fsc_engine *eng)
     pthread_mutex_lock(&eng->mu);
     size_t bytes = sizeof(*eng) + eng->series_bytes +
                    (size_t)eng->cap_chunks * sizeof(*eng->chunks) +
-                   (size_t)eng->cap_traits * sizeof(*eng->traits) +
-                   (size_t)eng->traits_index_cap * sizeof(*eng->traits_index);
+                   fsc_traits_table_memory(&eng->tt);
     for (unsigned k = 0; k < DET__COUNT; k++)
         bytes += pool_memory(&eng->pools[k]);
     bytes += fsc_imb_memory(eng->imb);
