@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,24 +223,12 @@ struct fsc_registry *fsc_registry_create(uint32_t max_series_total)
         free(reg);
         return NULL;
     }
-    atomic_init(&reg->count, 0);
-    atomic_init(&reg->mem, sizeof(*reg));
-    atomic_init(&reg->dir, NULL);
     reg->max_total = max_series_total;
-    reg->nchunks = (max_series_total + CHUNK_SIZE - 1) >> CHUNK_SHIFT;
-    reg->chunks = calloc(reg->nchunks, sizeof(*reg->chunks));
-    if (reg->chunks == NULL)
+    /* fsc_regstore_init() leaves a zeroed store on failure, which
+     * fsc_registry_destroy() frees as a no-op. */
+    if (fsc_regstore_init(&reg->store, max_series_total) != 0)
         goto fail;
-    mem_add(reg, reg->nchunks * sizeof(*reg->chunks));
-    struct arena_dir *dir = calloc(1, sizeof(*dir) + ARENA_DIR_INIT * sizeof(char *));
-    if (dir == NULL)
-        goto fail;
-    dir->cap = ARENA_DIR_INIT;
-    atomic_store_explicit(&reg->dir, dir, memory_order_relaxed);
-    mem_add(reg, sizeof(*dir) + ARENA_DIR_INIT * sizeof(char *));
-    if (htab_init(reg, &reg->strings) != 0 || htab_init(reg, &reg->labelsets) != 0 ||
-        htab_init(reg, &reg->series) != 0)
-        goto fail;
+    fsc_regstore_mem_add(&reg->store, sizeof(*reg));
     return reg;
 fail:
     fsc_registry_destroy(reg);
@@ -250,22 +239,7 @@ void fsc_registry_destroy(struct fsc_registry *reg)
 {
     if (reg == NULL)
         return;
-    if (reg->chunks != NULL) {
-        for (uint32_t k = 0; k < reg->nchunks; k++)
-            free(reg->chunks[k]);
-        free(reg->chunks);
-    }
-    struct arena_dir *dir = atomic_load_explicit(&reg->dir, memory_order_relaxed);
-    for (uint32_t b = 0; dir != NULL && b < reg->nblocks; b++)
-        free(dir->blocks[b]);
-    while (dir != NULL) {
-        struct arena_dir *older = dir->retired;
-        free(dir);
-        dir = older;
-    }
-    free(reg->strings.slots);
-    free(reg->labelsets.slots);
-    free(reg->series.slots);
+    fsc_regstore_fini(&reg->store);
     free(reg->sources);
     pthread_mutex_destroy(&reg->lock);
     free(reg);
@@ -298,12 +272,14 @@ int fsc_registry_source_add(struct fsc_registry *reg, const char *name, uint32_t
             rc = -ENOMEM;
             goto out;
         }
-        mem_add(reg, (cap - reg->sources_cap) * sizeof(*grown));
+        fsc_regstore_mem_add(&reg->store, (cap - reg->sources_cap) * sizeof(*grown));
         reg->sources = grown;
         reg->sources_cap = cap;
     }
+    /* The name lives in the arena so that the pointer handed out by
+     * fsc_registry_source_stats() stays valid until destroy. */
     uint32_t ref;
-    char *copy = arena_alloc(reg, len + 1, &ref);
+    char *copy = fsc_regstore_alloc(&reg->store, len + 1, &ref);
     if (copy == NULL) {
         rc = -ENOMEM;
         goto out;
@@ -322,8 +298,8 @@ out:
 fsc_series_id fsc_registry_intern(struct fsc_registry *reg, uint16_t source, const char *metric,
                                   const struct fsc_label *labels, size_t n_labels)
 {
-    struct prepared p;
-    int prc = prepare(&p, source, metric, labels, n_labels);
+    struct fsc_regstore_key key;
+    int prc = prepare(&key, source, metric, labels, n_labels);
     fsc_series_id id = FSC_SERIES_NONE;
     pthread_mutex_lock(&reg->lock);
     if (source >= reg->nsources)
@@ -333,15 +309,15 @@ fsc_series_id fsc_registry_intern(struct fsc_registry *reg, uint16_t source, con
         src->rejected++;
         goto out;
     }
-    id = series_find(reg, source, &p);
+    id = fsc_regstore_series_find(&reg->store, source, &key);
     if (id != FSC_SERIES_NONE)
         goto out;
     if ((src->limit != 0 && src->series >= src->limit) ||
-        atomic_load_explicit(&reg->count, memory_order_relaxed) >= reg->max_total) {
+        atomic_load_explicit(&reg->store.count, memory_order_relaxed) >= reg->max_total) {
         src->dropped++;
         goto out;
     }
-    id = series_create(reg, source, &p);
+    id = fsc_regstore_series_add(&reg->store, source, &key);
     if (id == FSC_SERIES_NONE)
         src->alloc_failed++;
     else
@@ -354,52 +330,52 @@ out:
 fsc_series_id fsc_registry_lookup(struct fsc_registry *reg, uint16_t source, const char *metric,
                                   const struct fsc_label *labels, size_t n_labels)
 {
-    struct prepared p;
-    if (prepare(&p, source, metric, labels, n_labels) != 0)
+    struct fsc_regstore_key key;
+    if (prepare(&key, source, metric, labels, n_labels) != 0)
         return FSC_SERIES_NONE;
     pthread_mutex_lock(&reg->lock);
-    fsc_series_id id = source < reg->nsources ? series_find(reg, source, &p) : FSC_SERIES_NONE;
+    fsc_series_id id = source < reg->nsources ? fsc_regstore_series_find(&reg->store, source, &key)
+                                              : FSC_SERIES_NONE;
     pthread_mutex_unlock(&reg->lock);
     return id;
 }
 
 uint32_t fsc_registry_count(const struct fsc_registry *reg)
 {
-    /* The cast drops const only to satisfy atomic_load's prototype. */
-    return atomic_load_explicit((_Atomic uint32_t *)&reg->count, memory_order_acquire);
+    return fsc_regstore_count(&reg->store);
 }
 
 /* Published entry of id, or NULL. The acquire load orders every read below. */
-static const struct series_entry *published(const struct fsc_registry *reg, fsc_series_id id)
+static const struct fsc_regstore_entry *published(const struct fsc_registry *reg, fsc_series_id id)
 {
-    if (id >= fsc_registry_count(reg))
+    if (id >= fsc_regstore_count(&reg->store))
         return NULL;
-    return entry_at(reg, id);
+    return fsc_regstore_entry_at(&reg->store, id);
 }
 
 const char *fsc_registry_metric(const struct fsc_registry *reg, fsc_series_id id)
 {
-    const struct series_entry *e = published(reg, id);
-    return e ? str_at(reg, e->metric) : NULL;
+    const struct fsc_regstore_entry *e = published(reg, id);
+    return e ? fsc_regstore_str_at(&reg->store, e->metric) : NULL;
 }
 
 size_t fsc_registry_labels(const struct fsc_registry *reg, fsc_series_id id, struct fsc_label *out,
                            size_t max)
 {
-    const struct series_entry *e = published(reg, id);
+    const struct fsc_regstore_entry *e = published(reg, id);
     if (e == NULL)
         return 0;
-    const struct ls_rec *ls = arena_at(reg, e->labels);
+    const struct fsc_regstore_ls *ls = fsc_regstore_at(&reg->store, e->labels);
     for (size_t i = 0; i < ls->n && i < max; i++) {
-        out[i].name = str_at(reg, ls->refs[2 * i]);
-        out[i].value = str_at(reg, ls->refs[2 * i + 1]);
+        out[i].name = fsc_regstore_str_at(&reg->store, ls->refs[2 * i]);
+        out[i].value = fsc_regstore_str_at(&reg->store, ls->refs[2 * i + 1]);
     }
     return ls->n;
 }
 
 uint16_t fsc_registry_source_of(const struct fsc_registry *reg, fsc_series_id id)
 {
-    const struct series_entry *e = published(reg, id);
+    const struct fsc_regstore_entry *e = published(reg, id);
     return e ? e->source : UINT16_MAX;
 }
 
@@ -432,5 +408,5 @@ uint16_t fsc_registry_source_count(struct fsc_registry *reg)
 
 size_t fsc_registry_memory_bytes(const struct fsc_registry *reg)
 {
-    return atomic_load_explicit((_Atomic size_t *)&reg->mem, memory_order_relaxed);
+    return fsc_regstore_mem(&reg->store);
 }
