@@ -4,11 +4,10 @@
  * a registry the way a source would (20 counters per port, labels device /
  * port), sets 400G port traits, then feeds rounds of samples (one per series
  * per round, 100 ms apart with +-30 % timestamp jitter, each counter following
- * device time at its own utilization of 0..90 % of line rate) through fsc_engine_ingest in batches of
- * 1024, in series order and in a shuffled order. Only the ingest calls are
- * timed. Prints ns per update, updates per second and bytes of memory per
- * series (registry + engine, as they account for it, and the process RSS
- * growth as a cross-check).
+ * device time at its own utilization of 0..90 % of line rate) through fsc_engine_ingest in batches
+ * of 1024, in series order and in a shuffled order. Only the ingest calls are timed. Prints ns per
+ * update, updates per second and bytes of memory per series (registry + engine, as they account for
+ * it, and the process RSS growth as a cross-check).
  *
  *   engine_bench [SERIES ...]            e.g. engine_bench 65536 1048576
  *
