@@ -5,7 +5,7 @@
  *   is taken once per batch, so per-sample cost stays a few ns.
  * - All per-series state (rate state, detector state, groups) is owned by the
  *   engine and mutated only inside fsc_engine_ingest(), under the lock.
- * - Exporters read through fsc_engine_view() / fsc_engine_foreach(), which
+ * - Exporters read through fsc_engine_view() / fsc_engine_view_ids(), which
  *   take the same lock: what they see is consistent (never half an update).
  *   Long renders should copy what they need in chunks rather than hold the
  *   lock for the whole render.
@@ -78,6 +78,33 @@ void fsc_engine_config_defaults(struct fsc_engine_config *cfg);
  * or -EINVAL with a sentence in err. */
 int fsc_engine_config_validate(const struct fsc_engine_config *cfg, char *err, size_t errlen);
 
+/* Histogram bucket bounds (upper, inclusive, "le"), shared by the engine and
+ * the exporters so the exposition and the state agree. +Inf is implied. */
+#define FSC_UTIL_BUCKETS 12
+extern const double fsc_util_bucket_le[FSC_UTIL_BUCKETS];
+/* 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 0.95 0.99 1.0 */
+#define FSC_DURATION_BUCKETS 9
+extern const double fsc_duration_bucket_le[FSC_DURATION_BUCKETS];
+/* seconds: 0.001 0.005 0.01 0.025 0.05 0.1 0.25 0.5 1 */
+#define FSC_INTERVAL_RATIO_BUCKETS 10
+extern const double fsc_interval_ratio_bucket_le[FSC_INTERVAL_RATIO_BUCKETS];
+/* observed interval / nominal: 0.5 0.8 0.9 0.95 1.05 1.1 1.2 1.5 2 5 */
+
+/* A histogram as the engine keeps it: per-bucket (not cumulative) counts,
+ * bucket[FSC_x_BUCKETS] being the +Inf overflow; count = sum of all buckets. */
+struct fsc_hist_util {
+    uint64_t bucket[FSC_UTIL_BUCKETS + 1];
+    double sum;
+};
+struct fsc_hist_duration {
+    uint64_t bucket[FSC_DURATION_BUCKETS + 1];
+    double sum;
+};
+struct fsc_hist_interval {
+    uint64_t bucket[FSC_INTERVAL_RATIO_BUCKETS + 1];
+    double sum;
+};
+
 /* Counters the engine keeps (fabricscope_ self-metrics). */
 struct fsc_engine_stats {
     uint64_t samples;
@@ -87,18 +114,41 @@ struct fsc_engine_stats {
     uint64_t arrival_time_samples;
     uint64_t unknown_series; /* samples for ids beyond max_series */
     uint64_t events[FSC_EV__COUNT];
+    /* observed interval between consecutive accepted counter samples divided
+     * by the series' nominal interval (series with a nominal interval only):
+     * jitter made visible */
+    struct fsc_hist_interval interval_ratio;
 };
 
-/* What an exporter reads for one series. */
+/* What an exporter reads for one series: a consistent copy (never half an
+ * update), taken under the engine lock. */
 struct fsc_series_view {
+    uint8_t present;   /* the engine has state for the series (traits set or sample seen) */
     uint8_t kind;      /* enum fsc_kind; FSC_KIND_COUNTER also when never seen */
     uint8_t has_value; /* a sample was accepted */
     uint8_t is_f64;
-    int64_t t_last_ns;                   /* device time of the last accepted sample */
-    union fsc_value value;               /* last accepted raw value */
-    double fine_rate;                    /* units/s of the last fine interval */
+    uint8_t signal;    /* traits: enum fsc_signal */
+    uint8_t direction; /* traits: enum fsc_direction */
+    uint8_t unit;      /* traits: enum fsc_unit */
+    uint8_t has_windows;          /* window_rate[] holds at least one completed window */
+    uint64_t link_speed_bps;      /* traits; 0 = unknown */
+    int64_t t_last_ns;            /* device time of the last accepted sample */
+    union fsc_value value;        /* last accepted raw value */
+    double fine_rate;             /* units/s of the last fine interval */
     double window_rate[FSC_MAX_WINDOWS]; /* last completed aligned window, units/s */
-    double window_peak[FSC_MAX_WINDOWS]; /* max fine rate in that window */
+    double window_peak[FSC_MAX_WINDOWS]; /* max fine rate in that window, units/s */
+    /* Detector counters since start (0 when the series has no such detector):
+     * START events of the series' own kind: microbursts (port bytes), spikes
+     * (CNP / ECN / reorder), storms (PFC), evidence events (queue peak /
+     * buffer threshold). */
+    uint64_t events;
+    uint64_t bursts; /* port bytes only: bursts lasting micro_max or longer */
+    /* Port-bytes series with a link speed only (has_util): one observation
+     * of utilization per fine (non-gap) interval, and the durations of the
+     * microbursts (FSC_EV_MICROBURST) of this series. */
+    uint8_t has_util;
+    struct fsc_hist_util util;
+    struct fsc_hist_duration microburst_duration;
 };
 
 /* Observer hooks (tests, rollups, histograms). Any member may be NULL. */
@@ -145,6 +195,25 @@ void fsc_engine_stats_get(struct fsc_engine *eng, struct fsc_engine_stats *out);
 /* Fills *out for series id. Returns 0, or -ENOENT when the engine has no state
  * for it. */
 int fsc_engine_view(struct fsc_engine *eng, fsc_series_id id, struct fsc_series_view *out);
+
+/* Copies the views of n series (ids in any order, duplicates allowed) into
+ * out[0..n) under one lock hold, so a renderer can walk 1 M series in chunks
+ * of a few thousand without stalling ingest for more than a chunk's copy.
+ * Ids without state get a zeroed view (present = 0). Returns 0.
+ * Thread: any; takes the engine lock once. */
+int fsc_engine_view_ids(struct fsc_engine *eng, const fsc_series_id *ids, size_t n,
+                        struct fsc_series_view *out);
+
+/* Number of port groups with state, and a group's imbalance state. */
+struct fsc_group_view {
+    uint8_t present;     /* at least one member */
+    uint32_t members;
+    double ratio;        /* latest max/mean utilization (0 when unknown) */
+    uint64_t events;     /* imbalance START events since start */
+    uint8_t active;      /* an imbalance event is open */
+};
+uint32_t fsc_engine_group_count(struct fsc_engine *eng);
+int fsc_engine_group_view(struct fsc_engine *eng, uint32_t group, struct fsc_group_view *out);
 
 /* Latest max/mean utilization ratio of a group (0 when unknown). */
 double fsc_engine_group_ratio(struct fsc_engine *eng, uint32_t group);
