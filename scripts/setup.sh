@@ -5,7 +5,8 @@
 # (it conflicts with libgrpc-dev and apt would silently remove gRPC).
 set -eu
 
-packages="build-essential cmake pkg-config libyaml-dev clang-format"
+packages="build-essential cmake pkg-config libyaml-dev clang-format libmicrohttpd-dev zlib1g-dev
+          curl prometheus"
 
 missing=""
 for p in $packages; do

@@ -1,0 +1,48 @@
+/* The exporter's HTTP server (libmicrohttpd): GET /metrics with content
+ * negotiation (text 0.0.4 by default, OpenMetrics 1.0 when Accept asks for
+ * it) and gzip when Accept-Encoding allows, GET /-/healthy, GET /-/ready;
+ * 404 for other paths, 405 for other methods.
+ *
+ * A scrape renders into a buffer owned by that request and is sent from it,
+ * so a slow client never holds the renderer: renders are serialised by a
+ * lock held only while rendering. */
+#ifndef FSC_PROM_HTTP_H
+#define FSC_PROM_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "prometheus/prom_render.h"
+
+/* Renders the exposition into out (reset, reused). Returns 0 or a negative
+ * errno (the request then gets a 500). Called on an HTTP thread, never
+ * concurrently with itself. */
+typedef int (*fsc_prom_render_fn)(void *arg, enum fsc_prom_format fmt, struct fsc_buf *out);
+
+/* 1 when the collector is ready (config loaded, sinks up), else 0. */
+typedef int (*fsc_prom_ready_fn)(void *arg);
+
+struct fsc_prom_http_config {
+    const char *listen;        /* "host:port", "[v6]:port"; port 0 picks a free one (tests) */
+    size_t max_body;           /* cap on one exposition, bytes; 0 = 1 GiB */
+    int64_t client_timeout_ns; /* idle connection timeout; 0 = 30 s */
+};
+
+struct fsc_prom_http;
+
+/* Binds and starts serving on its own threads. cfg is copied; render/ready
+ * and arg are borrowed and must stay valid until fsc_prom_http_stop().
+ * Returns NULL with a sentence in err ("cannot listen on 0.0.0.0:9464:
+ * Address already in use"). */
+struct fsc_prom_http *fsc_prom_http_start(const struct fsc_prom_http_config *cfg,
+                                          fsc_prom_render_fn render, fsc_prom_ready_fn ready,
+                                          void *arg, char *err, size_t errlen);
+
+/* The port actually bound (useful with port 0). */
+uint16_t fsc_prom_http_port(const struct fsc_prom_http *h);
+
+/* Stops serving, waits for the threads, frees. NULL is a no-op. */
+void fsc_prom_http_stop(struct fsc_prom_http *h);
+
+#endif

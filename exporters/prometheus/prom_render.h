@@ -1,0 +1,61 @@
+/* Prometheus exposition of everything fabricscope knows (docs/METRICS.md):
+ * the canonical counters from the registry and the engine, the engine's
+ * derived gauges and histograms, detector counters and fabricscope_ self
+ * metrics, in text format 0.0.4 or OpenMetrics 1.0.
+ *
+ * Rendering never holds the engine lock for long: it copies series views in
+ * chunks (fsc_engine_view_ids) and formats outside the lock. Families are
+ * contiguous, each with HELP and TYPE, and their order and the order of their
+ * series are stable from scrape to scrape. Series whose source has moved on
+ * for longer than stale_after are left out, so a removed port disappears.
+ *
+ * Thread: a renderer is used by one thread at a time (the HTTP layer
+ * serialises renders); it reads the registry and engine, which are safe to
+ * read while sources ingest. */
+#ifndef FSC_PROM_RENDER_H
+#define FSC_PROM_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/config.h"
+#include "core/registry.h"
+#include "engine/engine.h"
+
+enum fsc_prom_format {
+    FSC_PROM_TEXT = 0,        /* text/plain; version=0.0.4 */
+    FSC_PROM_OPENMETRICS = 1, /* application/openmetrics-text; version=1.0.0 */
+};
+
+/* What the renderer reads; all borrowed and outliving the renderer. */
+struct fsc_prom_render_env {
+    struct fsc_registry *reg;
+    struct fsc_engine *eng;
+    const struct fsc_config *cfg; /* engine windows, exporters.prometheus, sources */
+    /* Health of cfg->sources[i] for fabricscope_up: 1 running and healthy,
+     * 0 not. NULL: every enabled source counts as up. */
+    int (*source_up)(void *arg, size_t source_index);
+    void *source_up_arg;
+};
+
+struct fsc_prom_renderer;
+
+/* Creates a renderer. Returns NULL with a sentence in err on allocation
+ * failure. */
+struct fsc_prom_renderer *fsc_prom_renderer_create(const struct fsc_prom_render_env *env, char *err,
+                                                   size_t errlen);
+
+/* Frees it. NULL is a no-op. */
+void fsc_prom_renderer_destroy(struct fsc_prom_renderer *r);
+
+/* Renders the whole exposition into out (reset first; its memory is reused).
+ * now_ns is the wall clock (for staleness). Returns 0, or a negative errno
+ * (-ENOMEM, -E2BIG when out's limit is hit). */
+int fsc_prom_render(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64_t now_ns,
+                    struct fsc_buf *out);
+
+/* Content-Type header value of a format. */
+const char *fsc_prom_content_type(enum fsc_prom_format fmt);
+
+#endif
