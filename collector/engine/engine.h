@@ -127,14 +127,14 @@ struct fsc_series_view {
     uint8_t kind;      /* enum fsc_kind; FSC_KIND_COUNTER also when never seen */
     uint8_t has_value; /* a sample was accepted */
     uint8_t is_f64;
-    uint8_t signal;    /* traits: enum fsc_signal */
-    uint8_t direction; /* traits: enum fsc_direction */
-    uint8_t unit;      /* traits: enum fsc_unit */
-    uint8_t has_windows;          /* window_rate[] holds at least one completed window */
-    uint64_t link_speed_bps;      /* traits; 0 = unknown */
-    int64_t t_last_ns;            /* device time of the last accepted sample */
-    union fsc_value value;        /* last accepted raw value */
-    double fine_rate;             /* units/s of the last fine interval */
+    uint8_t signal;                      /* traits: enum fsc_signal */
+    uint8_t direction;                   /* traits: enum fsc_direction */
+    uint8_t unit;                        /* traits: enum fsc_unit */
+    uint8_t has_windows;                 /* window_rate[] holds at least one completed window */
+    uint64_t link_speed_bps;             /* traits; 0 = unknown */
+    int64_t t_last_ns;                   /* device time of the last accepted sample */
+    union fsc_value value;               /* last accepted raw value */
+    double fine_rate;                    /* units/s of the last fine interval */
     double window_rate[FSC_MAX_WINDOWS]; /* last completed aligned window, units/s */
     double window_peak[FSC_MAX_WINDOWS]; /* max fine rate in that window, units/s */
     /* Detector counters since start (0 when the series has no such detector):
@@ -206,11 +206,11 @@ int fsc_engine_view_ids(struct fsc_engine *eng, const fsc_series_id *ids, size_t
 
 /* Number of port groups with state, and a group's imbalance state. */
 struct fsc_group_view {
-    uint8_t present;     /* at least one member */
+    uint8_t present; /* at least one member */
     uint32_t members;
-    double ratio;        /* latest max/mean utilization (0 when unknown) */
-    uint64_t events;     /* imbalance START events since start */
-    uint8_t active;      /* an imbalance event is open */
+    double ratio;    /* latest max/mean utilization (0 when unknown) */
+    uint64_t events; /* imbalance START events since start */
+    uint8_t active;  /* an imbalance event is open */
 };
 uint32_t fsc_engine_group_count(struct fsc_engine *eng);
 int fsc_engine_group_view(struct fsc_engine *eng, uint32_t group, struct fsc_group_view *out);
