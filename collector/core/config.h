@@ -67,6 +67,7 @@ enum fsc_source_type {
     FSC_SOURCE_OTLP = 1,
     FSC_SOURCE_NIC = 2,
     FSC_SOURCE_SYNTHETIC = 3, /* the built-in traffic generator (collector/synth) */
+    FSC_SOURCE_REPLAY = 4,    /* samples from a replay file (collector/replay) */
 };
 
 enum fsc_gnmi_encoding {
@@ -151,6 +152,19 @@ struct fsc_synthetic_config {
     uint32_t seed;           /* random seed; default 1 */
 };
 
+/* Plays a replay file (collector/replay/replay_file.h) into the engine. */
+enum fsc_replay_mode {
+    FSC_REPLAY_INSTANT = 0,  /* everything at once, device times ending before now */
+    FSC_REPLAY_REALTIME = 1, /* each sample at its time from the start (default) */
+};
+
+struct fsc_replay_config {
+    const char *file; /* required; relative paths are relative to the config file */
+    enum fsc_replay_mode mode;
+    uint64_t speed_bps;  /* link speed of port-byte counters not in the topology; 400G */
+    int64_t interval_ns; /* nominal sampling interval of the file; default 100 ms */
+};
+
 struct fsc_source_config {
     const char *name; /* unique among sources */
     enum fsc_source_type type;
@@ -163,6 +177,7 @@ struct fsc_source_config {
         struct fsc_otlp_config otlp;
         struct fsc_nic_config nic;
         struct fsc_synthetic_config synthetic;
+        struct fsc_replay_config replay;
     };
 };
 
@@ -284,7 +299,7 @@ int fsc_config_print(const struct fsc_config *cfg, FILE *out);
 /* Source by name, or NULL. */
 const struct fsc_source_config *fsc_config_source(const struct fsc_config *cfg, const char *name);
 
-/* "gnmi" / "otlp" / "nic" / "synthetic". */
+/* "gnmi" / "otlp" / "nic" / "synthetic" / "replay". */
 const char *fsc_source_type_name(enum fsc_source_type type);
 
 /* ---- value syntax shared with the CLI ------------------------------------- */

@@ -10,17 +10,17 @@
 
 #define SRC(field) offsetof(struct fsc_source_config, field)
 
-static const char *const source_type_names[] = {"gnmi", "otlp", "nic", "synthetic", NULL};
+static const char *const source_type_names[] = {"gnmi", "otlp", "nic", "synthetic", "replay", NULL};
 static const char *const encoding_names[] = {"proto", "json", "json_ietf", NULL};
 
 const char *fsc_source_type_name(enum fsc_source_type type)
 {
-    return (unsigned)type < 4 ? source_type_names[type] : "?";
+    return (unsigned)type < 5 ? source_type_names[type] : "?";
 }
 
-static const struct fsc_cspec gnmi_spec, otlp_spec, nic_spec, synthetic_spec;
-static const struct fsc_cspec *const source_specs[] = {&gnmi_spec, &otlp_spec, &nic_spec,
-                                                       &synthetic_spec, NULL};
+static const struct fsc_cspec gnmi_spec, otlp_spec, nic_spec, synthetic_spec, replay_spec;
+static const struct fsc_cspec *const source_specs[] = {&gnmi_spec,      &otlp_spec,   &nic_spec,
+                                                       &synthetic_spec, &replay_spec, NULL};
 
 /* Profiles are checked against the built-in ones now rather than when the
  * source starts, so check-config catches a typo. */
@@ -423,6 +423,51 @@ static const struct fsc_cspec synthetic_spec = {
     .siblings = source_specs,
 };
 
+/* ---- replay -------------------------------------------------------------------- */
+
+static const char *const replay_modes[] = {"instant", "realtime", NULL};
+
+static void replay_defaults(void *obj)
+{
+    struct fsc_source_config *src = obj;
+    common_defaults(src, NULL);
+    src->replay.mode = FSC_REPLAY_REALTIME;
+    src->replay.speed_bps = 400000000000ull;
+    src->replay.interval_ns = 100 * MS;
+}
+
+static int replay_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                         struct fsc_config_mark mark, void *obj)
+{
+    struct fsc_source_config *src = obj;
+    if (src->replay.file == NULL)
+        return fsc_cfg_fail_key(ctx, node, "file", mark, "required key is missing");
+    return 0;
+}
+
+#define RPL(field) SRC(replay.field)
+static const struct fsc_ckey replay_keys[] = {
+    COMMON_KEYS,
+    {.key = "file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = RPL(file)},
+    {.key = "mode", .kind = FSC_CK_ENUM, .off = RPL(mode), .names = replay_modes},
+    {.key = "speed",
+     .kind = FSC_CK_SPEED,
+     .off = RPL(speed_bps),
+     .min = 1000000,
+     .max = 10000000000000ll},
+    {.key = "interval", .kind = FSC_CK_DUR, .off = RPL(interval_ns), .min = MS, .max = 3600 * SEC},
+};
+
+static const struct fsc_cspec replay_spec = {
+    .what = "a replay source",
+    .keys = replay_keys,
+    .n_keys = FSC_NELEM(replay_keys),
+    .defaults = replay_defaults,
+    .finish = replay_finish,
+    .mark_off = SRC(mark),
+    .siblings = source_specs,
+};
+
 /* ---- the list --------------------------------------------------------------- */
 
 static int decode_source(struct fsc_cctx *ctx, const struct fsc_ynode *item,
@@ -434,7 +479,7 @@ static int decode_source(struct fsc_cctx *ctx, const struct fsc_ynode *item,
     const struct fsc_ypair *type = fsc_ymap_get(item, "type");
     if (type == NULL)
         return fsc_cfg_fail_key(ctx, item, "type", fsc_cfg_node_mark(item),
-                                "required key is missing (gnmi, otlp, nic or synthetic)");
+                                "required key is missing (gnmi, otlp, nic, synthetic or replay)");
     int t;
     size_t pl = fsc_cfg_path_key(ctx, "type");
     int rc = fsc_cfg_decode_enum(ctx, source_type_names, type->value, &t);

@@ -299,3 +299,24 @@ int fsc_profile_check(const struct fsc_profile *prof, char *err, size_t errlen)
     }
     return 0;
 }
+
+int fsc_profile_canonical_traits(const char *canonical, struct fsc_traits *out)
+{
+    const struct fsc_profile *prof;
+    for (size_t i = 0; (prof = fsc_profile_at(i)) != NULL; i++) {
+        for (size_t k = 0; k < prof->n_entries; k++) {
+            const struct fsc_profile_entry *e = &prof->entries[k];
+            if (strcmp(e->canonical, canonical) != 0)
+                continue;
+            memset(out, 0, sizeof(*out));
+            out->kind = e->kind;
+            out->width = e->width == 53 ? 64 : e->width; /* replayed values are integers */
+            out->unit = e->unit;
+            out->signal = e->signal;
+            out->direction = e->direction;
+            out->scale = 1;
+            return 0;
+        }
+    }
+    return -ENOENT;
+}

@@ -89,6 +89,14 @@ struct fsc_profile_match {
 int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
                     struct fsc_profile_match *out);
 
+/* Static traits of a canonical metric name (as a replay file or a test
+ * names it), taken from the first built-in profile that maps a vendor name
+ * to it: kind, width, unit, signal, direction; scale 1 (the value is already
+ * in canonical units), refresh 0, no link speed or interval. Returns 0, or
+ * -ENOENT when no profile produces that name. Linear in the table sizes
+ * (~130 entries): call it once per series. Thread: any. */
+int fsc_profile_canonical_traits(const char *canonical, struct fsc_traits *out);
+
 /* Writes `in` as a valid Prometheus metric name for an exporter: every byte
  * outside [a-zA-Z0-9_] becomes '_' (':' too: colons are reserved for
  * recording rules), and a leading digit gets a '_' in front. Always

@@ -1,5 +1,6 @@
 #include "core/source.h"
 
+#include "replay/replay_source.h"
 #include "synth/synth_source.h"
 
 /* Source types land one issue at a time (gnmi, otlp, nic); until a type is
@@ -13,6 +14,8 @@ const struct fsc_source_ops *fsc_source_ops_find(enum fsc_source_type type)
         break;
     case FSC_SOURCE_SYNTHETIC:
         return &fsc_synth_source_ops;
+    case FSC_SOURCE_REPLAY:
+        return &fsc_replay_source_ops;
     }
     return NULL;
 }
