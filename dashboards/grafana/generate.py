@@ -1,0 +1,444 @@
+#!/usr/bin/env python3
+"""Writes the fabricscope Grafana dashboards (dashboards/grafana/*.json).
+
+The JSON files are generated so that the four dashboards share one layout
+engine, one datasource convention and one set of template variables (those
+live in panels.py); edit this file or panels.py and re-run it
+(`python3 dashboards/grafana/generate.py`), do not edit the JSON by hand. scripts/check_dashboards.py fails when the committed JSON differs
+from what this script writes.
+
+Every expression names metrics from docs/METRICS.md, recording rules from
+dashboards/recording.yml, or names in dashboards/pending_metrics.txt.
+
+Usage: generate.py [OUTPUT_DIR]   (default: the directory of this script)
+"""
+import json
+import os
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree (ctest runs this)
+
+from panels import (Dashboard, custom_var, heatmap, query_var, stat,  # noqa: E402
+                    table, targets, timeseries)
+
+# Label matchers of the port drill-down and of the device-filtered views.
+PORT_SEL = 'device=~"$device", port=~"$port", direction=~"$direction"'
+PORT_SEL_NODIR = 'device=~"$device", port=~"$port"'
+
+
+# ---- the four dashboards ----
+
+DRILL = "/d/fabricscope-port/fabricscope-port-drill-down?var-device=${__data.fields.device}" \
+        "&var-port=${__data.fields.port}&${__url_time_range}"
+
+
+def overview():
+    d = Dashboard("fabricscope-overview", "fabricscope / Fabric overview",
+                  "Fabric-wide utilization per rail and per device, the ports that burst "
+                  "most, spine traffic in a rail-optimized fabric, imbalance and detector "
+                  "activity.", ["fabricscope", "fabric"])
+    d.variables.append(query_var("rail", "Rail",
+                                 'label_values(fabric_port_utilization_ratio{rail!=""}, rail)'))
+    d.variables.append(query_var("device", "Device",
+                                 "label_values(fabric_port_utilization_ratio, device)"))
+
+    d.row("Now")
+    d.add(stat("Sources down", "Sources whose fabricscope_up is 0 (not running or unhealthy).",
+               "count(fabricscope_up == 0) or vector(0)", steps=((1, "red"),)), 4, 4)
+    d.add(stat("Fabric alerts firing", "fabricscope alerts (dashboards/alerts.yml) firing now.",
+               'count(ALERTS{alertstate="firing", alertname=~"Fabric.*"}) or vector(0)',
+               steps=((1, "orange"),)), 4, 4)
+    d.add(stat("Microbursts in the last hour",
+               "Sum over the selected devices of sub-second bursts (>= 70 % utilization, "
+               "< 1 s) in the last hour.",
+               'sum(device_port_direction:fabric_microbursts:increase1h{device=~"$device"})'),
+          4, 4)
+    d.add(stat("CNP per TB received", "Fabric-wide CNPs sent by NICs per 10^12 bytes they "
+               "received (5 min): compare configurations with it.",
+               "fabric:fabric_nic_cnp_sent_per_rx_terabyte:ratio_rate5m", decimals=0), 4, 4)
+    d.add(stat("Max port utilization (1 s)", "Busiest port of the selected devices, last 1 s "
+               "window.", 'max(fabric_port_utilization_ratio{device=~"$device"})',
+               unit="percentunit", steps=((0.7, "orange"), (0.9, "red"))), 4, 4)
+    d.add(stat("NIC PCIe links degraded", "NIC ports whose PCIe link runs below its maximum "
+               "speed or width.", "sum(fabric_pcie_link_degraded) or vector(0)",
+               steps=((1, "red"),)), 4, 4)
+
+    d.row("Utilization")
+    d.add(timeseries("Utilization per rail (average and busiest port)",
+                     "Ports with a rail label (rail-optimized fabrics), 1 s windows.",
+                     targets(('rail_direction:fabric_port_utilization_ratio:avg{rail=~"$rail"}',
+                              "rail {{rail}} {{direction}} avg"),
+                             ('rail_direction:fabric_port_utilization_ratio:max{rail=~"$rail"}',
+                              "rail {{rail}} {{direction}} max")),
+                     unit="percentunit", vmin=0, vmax=1), 12, 8)
+    d.add(timeseries("Busiest port per device",
+                     "Max over a device's ports of the 1 s utilization.",
+                     targets(('device_direction:fabric_port_utilization_ratio:max'
+                              '{device=~"$device"}', "{{device}} {{direction}}")),
+                     unit="percentunit", vmin=0, vmax=1), 12, 8)
+    d.add(timeseries("Average utilization per device",
+                     "Mean over a device's ports of the 1 s utilization.",
+                     targets(('device_direction:fabric_port_utilization_ratio:avg'
+                              '{device=~"$device"}', "{{device}} {{direction}}")),
+                     unit="percentunit", vmin=0, vmax=1), 12, 8)
+    d.add(table("Top ports by p99 fine utilization (5 min)",
+                "p99 of fine-interval (e.g. 100 ms) utilization: what 1 s averages hide. "
+                "Click a device to open the port drill-down.",
+                'topk(10, device_port_direction:fabric_port_fine_utilization_ratio:p99_5m'
+                '{device=~"$device"})', "p99 fine utilization", "percentunit", DRILL,
+                steps=((0.7, "orange"), (0.9, "red"))), 12, 8)
+
+    d.row("Bursts and congestion")
+    d.add(table("Top ports by microbursts (1 h)", "Microbursts per port and direction in the "
+                "last hour.",
+                'topk(10, device_port_direction:fabric_microbursts:increase1h'
+                '{device=~"$device"} > 0)', "microbursts / h", "short", DRILL,
+                steps=((360, "orange"),)), 12, 8)
+    d.add(timeseries("Detector events per kind",
+                     "Events published by the engine's detectors (START and instant events).",
+                     targets(("sum by (kind) (rate(fabricscope_events_total"
+                              "[$__rate_interval]))", "{{kind}}")),
+                     unit="ops", vmin=0), 12, 8)
+
+    d.row("Topology")
+    d.add(timeseries("Spine traffic: rail leaf uplinks",
+                     "Utilization of leaf uplinks in a rail-optimized fabric. With "
+                     "NCCL_CROSS_NIC=0 this should stay near zero; the alert fires above 5 % "
+                     "(10 min average).",
+                     targets(('fabric_port_utilization_ratio{role="uplink", rail!="", '
+                              'device=~"$device"}', "{{device}} {{port}} {{direction}}")),
+                     unit="percentunit", vmin=0, steps=((0.05, "red"),), threshold_line=True),
+          12, 8)
+    d.add(timeseries("Spine traffic: spine ports",
+                     "Spine ports (no rail) of a rail-optimized fabric; empty when no port "
+                     "has a rail label.",
+                     targets(('fabric_port_utilization_ratio{role="downlink", rail=""} '
+                              'and on () (count(fabric_port_utilization_ratio{rail!=""}) > 0)',
+                              "{{device}} {{port}} {{direction}}")),
+                     unit="percentunit", vmin=0, steps=((0.05, "red"),), threshold_line=True),
+          12, 8)
+    d.add(timeseries("Uplink imbalance (max / mean per group)",
+                     "1 = perfectly even; the alert fires above 1.5 for 15 min. 0 = idle group.",
+                     targets(("fabric_uplink_imbalance_ratio", "{{group}}")),
+                     vmin=0, steps=((1.5, "red"),), threshold_line=True), 12, 8)
+    d.add(timeseries("Imbalance events", "Imbalance events per group.",
+                     targets(("sum by (group) (increase(fabric_uplink_imbalance_events_total"
+                              "[$__rate_interval]))", "{{group}}")),
+                     vmin=0, bars=True), 12, 8)
+    return d
+
+
+def port_drilldown():
+    d = Dashboard("fabricscope-port", "fabricscope / Port drill-down",
+                  "One port at fine resolution: 1 s utilization, peak of the fine intervals "
+                  "per window, the fine-utilization distribution, microbursts, queues.",
+                  ["fabricscope", "port"])
+    d.variables.append(query_var("device", "Device",
+                                 "label_values(fabric_port_utilization_ratio, device)",
+                                 multi=False, include_all=False))
+    d.variables.append(query_var("port", "Port",
+                                 'label_values(fabric_port_utilization_ratio{device=~"$device"}, '
+                                 "port)", multi=True, include_all=True))
+    d.variables.append(custom_var("direction", "Direction", ["rx", "tx"]))
+
+    d.row("Utilization")
+    d.add(timeseries("Throughput (1 s windows)",
+                     "Rate of the last completed aligned 1 s window, device timestamps.",
+                     targets((f"fabric_port_bits_per_second{{{PORT_SEL}}}",
+                              "{{port}} {{direction}}")),
+                     unit="bps", vmin=0), 12, 8)
+    d.add(timeseries("Utilization: 1 s window, fine p50 / p99",
+                     "The 1 s utilization next to the median and 99th percentile of the fine "
+                     "intervals of the last 5 min: a p99 far above the 1 s line means bursts.",
+                     targets((f"fabric_port_utilization_ratio{{{PORT_SEL}}}",
+                              "{{port}} {{direction}} 1 s"),
+                             ("device_port_direction:fabric_port_fine_utilization_ratio:p99_5m"
+                              f"{{{PORT_SEL}}}", "{{port}} {{direction}} fine p99"),
+                             ("device_port_direction:fabric_port_fine_utilization_ratio:p50_5m"
+                              f"{{{PORT_SEL}}}", "{{port}} {{direction}} fine p50")),
+                     unit="percentunit", vmin=0, vmax=1), 12, 8)
+    d.add(timeseries("Peak fine utilization per window",
+                     "Largest fine-interval utilization inside the last completed window of "
+                     "each width (1 s, 10 s, 1 m): the same traffic reads far higher at fine "
+                     "resolution than in its window average.",
+                     targets((f"fabric_port_utilization_peak_ratio{{{PORT_SEL}}}",
+                              "{{port}} {{direction}} peak in {{window}}")),
+                     unit="percentunit", vmin=0, vmax=1), 12, 8)
+    d.add(timeseries("Share of fine intervals above 80 %",
+                     "Fraction of fine intervals (5 min) that ran above 80 % of link speed.",
+                     targets(("device_port_direction:fabric_port_fine_utilization_above_0_8:"
+                              f"ratio_rate5m{{{PORT_SEL}}}", "{{port}} {{direction}}")),
+                     unit="percentunit", vmin=0), 12, 8)
+    d.add(heatmap("Fine-interval utilization distribution",
+                  "How many fine intervals fell into each utilization bucket per time step "
+                  "(fabric_port_fine_utilization_ratio histogram, selected ports and "
+                  "directions summed).",
+                  f"sum by (le) (increase(fabric_port_fine_utilization_ratio_bucket{{{PORT_SEL}}}"
+                  "[$__rate_interval]))", "percentunit"), 24, 9)
+
+    d.row("Bursts")
+    d.add(timeseries("Microbursts and longer bursts",
+                     "Bursts (>= 70 % then < 50 %) per time step: shorter than 1 s "
+                     "(microbursts) and longer.",
+                     targets(("sum by (port, direction) (increase(fabric_microbursts_total"
+                              f"{{{PORT_SEL}}}[$__rate_interval]))",
+                              "{{port}} {{direction}} microbursts"),
+                             ("sum by (port, direction) (increase(fabric_bursts_total"
+                              f"{{{PORT_SEL}}}[$__rate_interval]))",
+                              "{{port}} {{direction}} bursts >= 1 s")),
+                     vmin=0, bars=True), 12, 8)
+    d.add(timeseries("Microburst duration",
+                     "Median, p99 and mean duration of the microbursts in each step.",
+                     targets(("histogram_quantile(0.5, sum by (direction, le) (rate("
+                              f"fabric_microburst_duration_seconds_bucket{{{PORT_SEL}}}"
+                              "[$__rate_interval])))", "{{direction}} p50"),
+                             ("histogram_quantile(0.99, sum by (direction, le) (rate("
+                              f"fabric_microburst_duration_seconds_bucket{{{PORT_SEL}}}"
+                              "[$__rate_interval])))", "{{direction}} p99"),
+                             ("sum by (direction) (rate(fabric_microburst_duration_seconds_sum"
+                              f"{{{PORT_SEL}}}[$__rate_interval])) / sum by (direction) (rate("
+                              f"fabric_microburst_duration_seconds_count{{{PORT_SEL}}}"
+                              "[$__rate_interval]))", "{{direction}} mean")),
+                     unit="s", vmin=0), 12, 8)
+
+    d.row("Queues and drops")
+    d.add(timeseries("Queue peak occupancy",
+                     "Peak buffer occupancy (Junos qmon) or watermark (Cumulus) per queue.",
+                     targets((f"fabric_port_queue_peak_bytes{{{PORT_SEL_NODIR}}}",
+                              "{{port}} queue {{queue}}")),
+                     unit="bytes", vmin=0), 12, 8)
+    d.add(timeseries("Discards",
+                     "Packets discarded by the port per second.",
+                     targets((f"rate(fabric_port_rx_discards_total{{{PORT_SEL_NODIR}}}"
+                              "[$__rate_interval])", "{{port}} rx"),
+                             (f"rate(fabric_port_tx_discards_total{{{PORT_SEL_NODIR}}}"
+                              "[$__rate_interval])", "{{port}} tx")),
+                     unit="pps", vmin=0), 12, 8)
+    return d
+
+
+def congestion():
+    d = Dashboard("fabricscope-congestion", "fabricscope / Congestion: ECN, CNP, PFC, reorder",
+                  "Congestion signals side by side: switch ECN marks per queue, NIC CNPs, "
+                  "PFC pauses, and packet reordering, with the engine's spike and storm "
+                  "detectors.", ["fabricscope", "congestion"])
+    d.variables.append(query_var("device", "Device",
+                                 "label_values(fabric_port_utilization_ratio, device)"))
+    d.variables.append(query_var("port", "Port",
+                                 'label_values(fabric_port_utilization_ratio{device=~"$device"}, '
+                                 "port)"))
+    sel = PORT_SEL_NODIR
+
+    d.row("ECN")
+    d.add(timeseries("Switch ECN marks per queue",
+                     "Packets ECN-marked per second by switch queues (5 min alert threshold: "
+                     "100k/s).",
+                     targets((f'rate(fabric_port_ecn_marked_packets_total{{queue!="", {sel}}}'
+                              "[$__rate_interval])", "{{device}} {{port}} q{{queue}}")),
+                     unit="pps", vmin=0, steps=((100000, "red"),), threshold_line=True), 12, 8)
+    d.add(timeseries("NIC: ECN-marked RoCE packets received",
+                     "np_ecn_marked_roce_packets: marked packets arriving at the NIC "
+                     "(engine rate, 1 s windows).",
+                     targets(('fabric_rate_per_second{counter="fabric_nic_ecn_marked_roce_'
+                              f'packets_total", {sel}}}', "{{device}} {{port}}")),
+                     unit="pps", vmin=0), 12, 8)
+
+    d.row("CNP")
+    d.add(timeseries("CNPs sent (notification point)",
+                     "np_cnp_sent per second over the step (rate of the raw counter: nothing "
+                     "between scrapes is lost). Alert: 10k/s for 10 min.",
+                     targets((f"rate(fabric_nic_cnp_sent_total{{{sel}}}[$__rate_interval])",
+                              "{{device}} {{port}}")),
+                     unit="ops", vmin=0, steps=((10000, "red"),), threshold_line=True), 12, 8)
+    d.add(timeseries("CNPs handled (reaction point)",
+                     "rp_cnp_handled: CNPs this NIC received and acted on, i.e. it was "
+                     "throttled (engine rate, 1 s windows).",
+                     targets(('fabric_rate_per_second{counter="fabric_nic_cnp_handled_total", '
+                              f"{sel}}}", "{{device}} {{port}}")),
+                     unit="ops", vmin=0), 12, 8)
+    d.add(timeseries("CNP per TB received",
+                     "CNPs sent per 10^12 bytes received, per NIC port and fabric-wide "
+                     "(5 min).",
+                     targets(("device_port:fabric_nic_cnp_sent_per_rx_terabyte:ratio_rate5m"
+                              f"{{{sel}}}", "{{device}} {{port}}"),
+                             ("fabric:fabric_nic_cnp_sent_per_rx_terabyte:ratio_rate5m",
+                              "fabric")),
+                     vmin=0), 12, 8)
+    d.add(timeseries("CNP and ECN spikes",
+                     "Spikes found by the engine (rate above max(floor, k x baseline)).",
+                     targets(("sum by (device, port, counter) (increase(fabric_cnp_spikes_total"
+                              f"{{{sel}}}[$__rate_interval]))", "{{device}} {{port}} {{counter}}"),
+                             ("sum by (device, port, counter) (increase(fabric_ecn_spikes_total"
+                              f"{{{sel}}}[$__rate_interval]))", "{{device}} {{port}} {{counter}}")),
+                     vmin=0, bars=True), 12, 8)
+
+    d.row("PFC")
+    d.add(timeseries("Paused fraction of time (rx)",
+                     "Share of time the port was held by received PFC pause frames, per "
+                     "priority. Alert: 20 % for 3 min.",
+                     targets(("rate(fabric_port_pfc_rx_pause_seconds_total"
+                              f"{{{sel}}}[$__rate_interval])",
+                              "{{device}} {{port}} prio {{priority}}")),
+                     unit="percentunit", vmin=0, steps=((0.2, "red"),), threshold_line=True),
+          12, 8)
+    d.add(timeseries("PFC pause frames",
+                     "Pause frames received and sent per second, per priority.",
+                     targets(("rate(fabric_port_pfc_rx_pause_frames_total"
+                              f"{{{sel}}}[$__rate_interval])",
+                              "{{device}} {{port}} prio {{priority}} rx"),
+                             ("rate(fabric_port_pfc_tx_pause_frames_total"
+                              f"{{{sel}}}[$__rate_interval])",
+                              "{{device}} {{port}} prio {{priority}} tx")),
+                     unit="ops", vmin=0), 12, 8)
+    d.add(timeseries("PFC storms", "Storms found by the engine per priority.",
+                     targets(("sum by (device, port, priority) (increase(fabric_pfc_storms_total"
+                              f"{{{sel}}}[$__rate_interval]))",
+                              "{{device}} {{port}} prio {{priority}}")),
+                     vmin=0, bars=True), 12, 8)
+    d.add(timeseries("Congestion evidence",
+                     "Queue-peak and NIC buffer-threshold evidence events (bursts too short "
+                     "for rate sampling), and rx_buffer_passed_thres_phy per second.",
+                     targets(("sum by (device, port, counter) (increase("
+                              f"fabric_congestion_evidence_total{{{sel}}}[$__rate_interval]))",
+                              "{{device}} {{port}} {{counter}} events"),
+                             ('fabric_rate_per_second{counter="fabric_nic_rx_buffer_over_'
+                              f'threshold_total", {sel}}}', "{{device}} {{port}} over threshold/s")),
+                     vmin=0), 12, 8)
+
+    d.row("Reordering")
+    d.add(timeseries("Out-of-sequence and sequence-error NAKs",
+                     "Engine rate (32-bit counters, wraps unwound). Alert: 1000/s for 10 min.",
+                     targets(('fabric_rate_per_second{counter=~"fabric_nic_out_of_sequence_total'
+                              f'|fabric_nic_packet_seq_errors_total", {sel}}}',
+                              "{{device}} {{port}} {{counter}}")),
+                     unit="ops", vmin=0, steps=((1000, "red"),), threshold_line=True), 12, 8)
+    d.add(timeseries("Reorder spikes", "Spikes found by the engine.",
+                     targets(("sum by (device, port, counter) (increase("
+                              f"fabric_reorder_spikes_total{{{sel}}}[$__rate_interval]))",
+                              "{{device}} {{port}} {{counter}}")),
+                     vmin=0, bars=True), 12, 8)
+    return d
+
+
+def collector_health():
+    d = Dashboard("fabricscope-health", "fabricscope / Collector health",
+                  "fabricscope's own metrics: sources, what the rate engine did with each "
+                  "sample, jitter, series limits, scrape cost, gNMI streams and Kafka.",
+                  ["fabricscope", "collector"])
+    d.variables.append(query_var("source", "Source", "label_values(fabricscope_up, source)"))
+
+    d.row("Sources")
+    d.add(timeseries("Source up", "1 while the source is running and healthy.",
+                     targets(('fabricscope_up{source=~"$source"}', "{{source}} ({{type}})")),
+                     vmin=0, vmax=1), 12, 7)
+    d.add(table("Build", "Running fabricscope version.", "fabricscope_build_info", "instances",
+                "short"), 6, 7)
+    d.add(stat("Samples per second", "Samples given to the engine.",
+               "sum(rate(fabricscope_samples_total[$__rate_interval]))", unit="ops"), 6, 7)
+    d.add(timeseries("gNMI streams up", "Per stream: subscribed, synced and updating.",
+                     targets(('fabricscope_gnmi_stream_up{source=~"$source"}',
+                              "{{source}} {{stream}}")),
+                     vmin=0, vmax=1), 12, 7)
+    d.add(timeseries("gNMI updates and reconnects",
+                     "Updates per second per stream, and reconnects (resubscriptions).",
+                     targets(('rate(fabricscope_gnmi_updates_total{source=~"$source"}'
+                              "[$__rate_interval])", "{{source}} {{stream}} updates/s"),
+                             ('increase(fabricscope_gnmi_reconnects_total{source=~"$source"}'
+                              "[$__rate_interval])", "{{source}} {{stream}} reconnects")),
+                     vmin=0), 12, 7)
+    d.add(timeseries("OTLP requests", "OTLP export requests per second by transport and "
+                     "result.",
+                     targets(('sum by (source, transport, result) (rate('
+                              'fabricscope_otlp_requests_total{source=~"$source"}'
+                              "[$__rate_interval]))", "{{source}} {{transport}} {{result}}")),
+                     unit="reqps", vmin=0), 12, 7)
+
+    d.row("Rate engine")
+    d.add(timeseries("Sample verdicts",
+                     "What the rate engine did with each sample: intervals used, stale "
+                     "repeats, duplicates, out-of-order, clock steps, resets, implausible.",
+                     targets(("sum by (verdict) (rate(fabricscope_sample_verdicts_total"
+                              "[$__rate_interval]))", "{{verdict}}")),
+                     unit="ops", vmin=0, stack=True), 12, 8)
+    d.add(timeseries("Wraps, gaps, arrival-time samples",
+                     "32-bit wraps unwound, intervals longer than max_gap, samples without a "
+                     "device timestamp (per second).",
+                     targets(("rate(fabricscope_counter_wraps_total[$__rate_interval])",
+                              "wraps"),
+                             ("rate(fabricscope_gaps_total[$__rate_interval])", "gaps"),
+                             ("rate(fabricscope_arrival_time_samples_total[$__rate_interval])",
+                              "arrival-time samples")),
+                     unit="ops", vmin=0), 12, 8)
+    d.add(heatmap("Sample interval / nominal (jitter)",
+                  "Observed interval between samples divided by the nominal interval: a band "
+                  "at 1 is a steady source; spread is timestamp jitter or batching.",
+                  "sum by (le) (increase(fabricscope_sample_interval_ratio_bucket"
+                  "[$__rate_interval]))", "short"), 12, 8)
+    d.add(timeseries("Sample interval ratio p50 / p99",
+                     "Median and p99 of observed / nominal sample interval.",
+                     targets(("histogram_quantile(0.5, sum by (le) (rate("
+                              "fabricscope_sample_interval_ratio_bucket[$__rate_interval])))",
+                              "p50"),
+                             ("histogram_quantile(0.99, sum by (le) (rate("
+                              "fabricscope_sample_interval_ratio_bucket[$__rate_interval])))",
+                              "p99")),
+                     vmin=0), 12, 8)
+
+    d.row("Series and scrape")
+    d.add(timeseries("Series per source and limit", "Series known and the per-source limit.",
+                     targets(('fabricscope_series{source=~"$source"}', "{{source}} series"),
+                             ('fabricscope_series_limit{source=~"$source"}',
+                              "{{source}} limit")),
+                     vmin=0), 12, 8)
+    d.add(timeseries("Series refused",
+                     "Series dropped by the limit or rejected as invalid (per second).",
+                     targets(('rate(fabricscope_series_dropped_total{source=~"$source"}'
+                              "[$__rate_interval])", "{{source}} dropped"),
+                             ('rate(fabricscope_series_rejected_total{source=~"$source"}'
+                              "[$__rate_interval])", "{{source}} rejected")),
+                     unit="ops", vmin=0), 12, 8)
+    d.add(timeseries("Scrape cost", "Render time of the previous scrape.",
+                     targets(("fabricscope_scrape_duration_seconds", "render time")),
+                     unit="s", vmin=0), 8, 8)
+    d.add(timeseries("Scrape size", "Series and bytes of the previous scrape.",
+                     targets(("fabricscope_scrape_series", "series"),
+                             ("fabricscope_scrape_bytes", "bytes")),
+                     vmin=0), 8, 8)
+    d.add(timeseries("Detector events", "Events published per kind.",
+                     targets(("sum by (kind) (rate(fabricscope_events_total"
+                              "[$__rate_interval]))", "{{kind}}")),
+                     unit="ops", vmin=0), 8, 8)
+
+    d.row("Kafka")
+    d.add(timeseries("Kafka delivery failures", "Failed deliveries per topic per second "
+                     "(retried, then spooled).",
+                     targets(("sum by (topic) (rate(fabricscope_kafka_delivery_failures_total"
+                              "[$__rate_interval]))", "{{topic}}")),
+                     unit="ops", vmin=0), 8, 8)
+    d.add(timeseries("Kafka producer queue", "Messages waiting in the producer queue.",
+                     targets(("fabricscope_kafka_queue_messages", "queued")), vmin=0), 8, 8)
+    d.add(timeseries("Kafka spool", "Bytes held in the on-disk spool during broker outages.",
+                     targets(("fabricscope_kafka_spool_bytes", "spool")),
+                     unit="bytes", vmin=0), 8, 8)
+    return d
+
+
+DASHBOARDS = {
+    "fabric-overview.json": overview,
+    "port-drilldown.json": port_drilldown,
+    "congestion.json": congestion,
+    "collector-health.json": collector_health,
+}
+
+
+def main(argv):
+    out_dir = argv[1] if len(argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+    for name, build in DASHBOARDS.items():
+        with open(os.path.join(out_dir, name), "w", encoding="utf-8") as f:
+            json.dump(build().to_json(), f, indent=2, sort_keys=True)
+            f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
