@@ -2,14 +2,25 @@
  *
  * For each series count (default 65536 and 1048576) it interns the series in
  * a registry the way a source would (20 counters per port, labels device /
- * port), sets 400G port traits, then feeds rounds of samples (one per series
- * per round, 100 ms apart with +-30 % timestamp jitter, each counter following
- * device time at its own utilization of 0..90 % of line rate) through fsc_engine_ingest in batches
- * of 1024, in series order and in a shuffled order. Only the ingest calls are timed. Prints ns per
- * update, updates per second and bytes of memory per series (registry + engine, as they account for
- * it, and the process RSS growth as a cross-check).
+ * port), sets their traits, then feeds rounds of samples (one per series per
+ * round, 100 ms apart with +-30 % timestamp jitter, each counter following
+ * device time at its own rate) through fsc_engine_ingest in batches of 1024,
+ * in series order and in a shuffled order. Only the ingest calls are timed.
+ * Prints ns per update, updates per second and bytes of memory per series
+ * (registry + engine, as they account for it, and the process RSS growth as
+ * a cross-check).
  *
- *   engine_bench [SERIES ...]            e.g. engine_bench 65536 1048576
+ * Two mixes of traits:
+ *   worst      every series a 400G port-bytes counter at 0..60 % of line
+ *              rate: each carries microburst state and a utilization
+ *              histogram (the default, the figures of earlier versions)
+ *   realistic  per port of 20 counters: rx and tx bytes (400G, 0..60 %),
+ *              2 CNP counters (500..1500/s), 1 reorder counter (32-bit,
+ *              0..20/s), 1 PFC pause duration (us, 0..2 % paused) and 14
+ *              plain counters (errors and discards 0..1/s, packets up to
+ *              4e6/s)
+ *
+ *   engine_bench [--mix worst|realistic] [SERIES ...]
  *
  * Numbers, not pass/fail: record them in docs/PERFORMANCE.md. */
 #include <stdio.h>
@@ -55,18 +66,71 @@ static long rss_bytes(void)
     return resident * 4096L;
 }
 
+enum mix { MIX_WORST, MIX_REALISTIC };
+
+/* The traits of series i and the rate its counter follows, in units per ns. */
+static struct fsc_traits series_traits(enum mix mix, uint32_t i, double *per_ns)
+{
+    struct fsc_traits tr = {
+        .kind = FSC_KIND_COUNTER,
+        .width = 64,
+        .unit = FSC_UNIT_NONE,
+        .signal = FSC_SIG_NONE,
+        .nominal_interval_ns = INTERVAL_NS,
+    };
+    const double line_bytes_per_ns = 400e9 / 8 / 1e9;
+    double r = (double)(rng_next() % 1000) / 1000.0; /* 0 .. 1 */
+    unsigned m = mix == MIX_WORST ? 0 : i % METRICS_PER_PORT;
+
+    switch (m) {
+    case 0:
+    case 1: /* rx / tx bytes */
+        tr.unit = FSC_UNIT_BYTES;
+        tr.signal = FSC_SIG_PORT_BYTES;
+        tr.direction = m == 0 ? FSC_DIR_RX : FSC_DIR_TX;
+        tr.link_speed_bps = 400000000000ULL;
+        *per_ns = line_bytes_per_ns * 0.6 * r;
+        break;
+    case 2:
+    case 3: /* CNP sent / handled */
+        tr.signal = FSC_SIG_CNP;
+        *per_ns = (500 + 1000 * r) * 1e-9;
+        break;
+    case 4: /* out_of_sequence, a 32-bit counter */
+        tr.signal = FSC_SIG_REORDER;
+        tr.width = 32;
+        *per_ns = 20 * r * 1e-9;
+        break;
+    case 5: /* pause duration in us */
+        tr.signal = FSC_SIG_PFC_PAUSE_DURATION;
+        tr.unit = FSC_UNIT_MICROSECONDS;
+        tr.direction = FSC_DIR_RX;
+        *per_ns = 0.02 * r * 1e-3;
+        break;
+    default:
+        if (m < 10) { /* errors, discards */
+            *per_ns = r * 1e-9;
+        } else { /* packets */
+            tr.unit = FSC_UNIT_PACKETS;
+            *per_ns = 4e6 * r * 1e-9;
+        }
+        break;
+    }
+    return tr;
+}
+
 struct run_result {
     double ns_per_update;
     double updates_per_s;
 };
 
 /* Feeds `rounds` rounds through the engine; `order` gives the series order. */
-static int feed(struct fsc_engine *eng, const uint32_t *order, uint32_t n, const float *util,
-                int64_t *t_round, int rounds, struct fsc_sample *buf, struct run_result *res)
+static int feed(struct fsc_engine *eng, const uint32_t *order, uint32_t n, const double *per_ns,
+                const uint8_t *wrap32, int64_t *t_round, int rounds, struct fsc_sample *buf,
+                struct run_result *res)
 {
     double timed = 0;
     uint64_t updates = 0;
-    const double line_bytes_per_ns = 400e9 / 8 / 1e9;
 
     for (int r = 0; r < rounds; r++) {
         *t_round += INTERVAL_NS;
@@ -80,8 +144,10 @@ static int feed(struct fsc_engine *eng, const uint32_t *order, uint32_t n, const
                 buf[k].flags = 0;
                 buf[k].t_dev_ns = t;
                 buf[k].t_arr_ns = *t_round;
-                /* the counter follows device time at the series' utilization */
-                buf[k].v.u = (uint64_t)((double)(t - T_START) * line_bytes_per_ns * util[id]);
+                /* the counter follows device time at the series' rate */
+                buf[k].v.u = (uint64_t)((double)(t - T_START) * per_ns[id]);
+                if (wrap32[id])
+                    buf[k].v.u &= 0xffffffffu;
             }
             double t0 = now_s();
             if (fsc_engine_ingest(eng, buf, m) != 0)
@@ -95,7 +161,7 @@ static int feed(struct fsc_engine *eng, const uint32_t *order, uint32_t n, const
     return 0;
 }
 
-static int bench_one(uint32_t n_series)
+static int bench_one(uint32_t n_series, enum mix mix)
 {
     char err[256];
     char port[32], device[32];
@@ -115,26 +181,20 @@ static int bench_one(uint32_t n_series)
         cfg.max_series = n_series;
     struct fsc_registry *reg = fsc_registry_create(n_series);
     struct fsc_engine *eng = fsc_engine_create(&cfg, NULL, err, sizeof(err));
-    float *util = malloc(n_series * sizeof(*util));
+    double *per_ns = malloc(n_series * sizeof(*per_ns));
+    uint8_t *wrap32 = malloc(n_series);
     uint32_t *order = malloc(n_series * sizeof(*order));
     struct fsc_sample *buf = malloc(BATCH * sizeof(*buf));
     uint16_t src;
-    if (!reg || !eng || !util || !order || !buf ||
+    if (!reg || !eng || !per_ns || !wrap32 || !order || !buf ||
         fsc_registry_source_add(reg, "bench", n_series, &src) != 0) {
         fprintf(stderr, "engine_bench: setup failed: %s\n", eng ? "allocation" : err);
         goto out;
     }
 
-    struct fsc_traits tr = {
-        .kind = FSC_KIND_COUNTER,
-        .width = 64,
-        .unit = FSC_UNIT_BYTES,
-        .signal = FSC_SIG_PORT_BYTES,
-        .direction = FSC_DIR_RX,
-        .link_speed_bps = 400000000000ULL,
-        .nominal_interval_ns = INTERVAL_NS,
-    };
     for (uint32_t i = 0; i < n_series; i++) {
+        struct fsc_traits tr = series_traits(mix, i, &per_ns[i]);
+        wrap32[i] = tr.width == 32;
         uint32_t p = i / METRICS_PER_PORT;
         snprintf(device, sizeof(device), "leaf%u", p / 64);
         snprintf(port, sizeof(port), "et-0/0/%u", p % 64);
@@ -145,16 +205,15 @@ static int bench_one(uint32_t n_series)
             goto out;
         }
         order[i] = i;
-        util[i] = (float)(rng_next() % 600) / 1000.0f; /* 0 .. 60 % */
     }
 
     int64_t t_round = T_START;
     int rounds = n_series >= 1000000 ? 12 : 120;
     struct run_result warm, seq, shuffled;
     /* Two warm-up rounds: baselines and first windows. */
-    if (feed(eng, order, n_series, util, &t_round, 2, buf, &warm) != 0)
+    if (feed(eng, order, n_series, per_ns, wrap32, &t_round, 2, buf, &warm) != 0)
         goto out;
-    if (feed(eng, order, n_series, util, &t_round, rounds, buf, &seq) != 0)
+    if (feed(eng, order, n_series, per_ns, wrap32, &t_round, rounds, buf, &seq) != 0)
         goto out;
     for (uint32_t i = n_series - 1; i > 0; i--) {
         uint32_t j = (uint32_t)(rng_next() % (i + 1));
@@ -162,7 +221,7 @@ static int bench_one(uint32_t n_series)
         order[i] = order[j];
         order[j] = tmp;
     }
-    if (feed(eng, order, n_series, util, &t_round, rounds, buf, &shuffled) != 0)
+    if (feed(eng, order, n_series, per_ns, wrap32, &t_round, rounds, buf, &shuffled) != 0)
         goto out;
 
     long rss1 = rss_bytes();
@@ -170,23 +229,28 @@ static int bench_one(uint32_t n_series)
     fsc_engine_stats_get(eng, &st);
     double reg_b = (double)fsc_registry_memory_bytes(reg) / n_series;
     double eng_b = (double)fsc_engine_memory_bytes(eng) / n_series;
-    /* util[] and order[] are the benchmark's own: subtract them from RSS. */
-    double rss_b = (double)(rss1 - rss0) / n_series - sizeof(*util) - sizeof(*order);
+    /* per_ns[], wrap32[] and order[] are the benchmark's own: not in RSS. */
+    double rss_b = (double)(rss1 - rss0) / n_series - sizeof(*per_ns) - 1 - sizeof(*order);
+    uint64_t events = 0;
+    for (unsigned k = 0; k < FSC_EV__COUNT; k++)
+        events += st.events[k];
     printf("series=%u rounds=%d order=sequential ns_per_update=%.2f updates_per_s=%.3g\n", n_series,
            rounds, seq.ns_per_update, seq.updates_per_s);
     printf("series=%u rounds=%d order=shuffled   ns_per_update=%.2f updates_per_s=%.3g\n", n_series,
            rounds, shuffled.ns_per_update, shuffled.updates_per_s);
     printf("series=%u bytes_per_series: registry=%.1f engine=%.1f total=%.1f rss_growth=%.1f\n",
            n_series, reg_b, eng_b, reg_b + eng_b, rss_b);
-    printf("series=%u intervals=%llu implausible=%llu out_of_order=%llu\n", n_series,
-           (unsigned long long)st.verdicts[FSC_RATE_INTERVAL],
+    printf("series=%u intervals=%llu implausible=%llu out_of_order=%llu wraps=%llu events=%llu\n",
+           n_series, (unsigned long long)st.verdicts[FSC_RATE_INTERVAL],
            (unsigned long long)st.verdicts[FSC_RATE_IMPLAUSIBLE],
-           (unsigned long long)st.verdicts[FSC_RATE_OUT_OF_ORDER]);
+           (unsigned long long)st.verdicts[FSC_RATE_OUT_OF_ORDER], (unsigned long long)st.wraps,
+           (unsigned long long)events);
     rc = 0;
 out:
     free(buf);
     free(order);
-    free(util);
+    free(wrap32);
+    free(per_ns);
     fsc_engine_destroy(eng);
     fsc_registry_destroy(reg);
     return rc;
@@ -195,26 +259,44 @@ out:
 int main(int argc, char **argv)
 {
     static const uint32_t defaults[] = {65536, 1048576};
+    enum mix mix = MIX_WORST;
+    int first = 1;
 
     if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        printf("Usage: engine_bench [SERIES ...]   (default: 65536 1048576)\n");
+        printf("Usage: engine_bench [--mix worst|realistic] [SERIES ...]   (default: worst, "
+               "65536 1048576)\n");
         return 0;
     }
-    if (argc > 1) {
-        for (int i = 1; i < argc; i++) {
+    if (argc > 2 && strcmp(argv[1], "--mix") == 0) {
+        if (strcmp(argv[2], "worst") == 0) {
+            mix = MIX_WORST;
+        } else if (strcmp(argv[2], "realistic") == 0) {
+            mix = MIX_REALISTIC;
+        } else {
+            fprintf(stderr, "engine_bench: unknown mix '%s' (worst, realistic)\n", argv[2]);
+            return 2;
+        }
+        first = 3;
+    }
+    printf("mode=%s\n", mix == MIX_WORST
+                            ? "worst (every series a 400G port-bytes counter)"
+                            : "realistic (per port of 20: 2 port bytes 400G, 2 CNP, 1 reorder "
+                              "32-bit, 1 PFC pause duration, 14 plain)");
+    if (argc > first) {
+        for (int i = first; i < argc; i++) {
             char *end;
             unsigned long n = strtoul(argv[i], &end, 10);
             if (*end || n == 0 || n > 16000000UL) {
                 fprintf(stderr, "engine_bench: bad series count '%s'\n", argv[i]);
                 return 2;
             }
-            if (bench_one((uint32_t)n) != 0)
+            if (bench_one((uint32_t)n, mix) != 0)
                 return 1;
         }
         return 0;
     }
     for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
-        if (bench_one(defaults[i]) != 0)
+        if (bench_one(defaults[i], mix) != 0)
             return 1;
     return 0;
 }

@@ -6,7 +6,7 @@
 set -eu
 
 packages="build-essential cmake pkg-config libyaml-dev clang-format libmicrohttpd-dev zlib1g-dev
-          curl prometheus"
+          curl prometheus python3 python3-prometheus-client"
 
 missing=""
 for p in $packages; do

@@ -74,6 +74,9 @@ static int add_listener(struct fsc_cctx *ctx, struct listener *ls, size_t *n, co
 {
     if (addr == NULL || addr[0] == '\0')
         return 0;
+    const char *colon = strrchr(addr, ':');
+    if (colon && strcmp(colon, ":0") == 0)
+        return 0; /* ephemeral: the kernel hands out distinct ports */
     for (size_t i = 0; i < *n; i++) {
         if (!listen_clash(ls[i].addr, addr))
             continue;

@@ -174,6 +174,9 @@ struct fsc_config_mark fsc_cfg_node_mark(const struct fsc_ynode *node);
 int fsc_cfg_check_name(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s);
 int fsc_cfg_check_port_name(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s);
 int fsc_cfg_check_hostport(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s);
+/* A listen address: host:port where port 0 asks the kernel for a free port
+ * (tests; the bound port is logged). */
+int fsc_cfg_check_listen(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s);
 int fsc_cfg_check_portref(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s);
 
 /* ---- printing ------------------------------------------------------------- */

@@ -90,7 +90,7 @@ static void prometheus_defaults(void *obj)
 
 static const struct fsc_ckey prometheus_keys[] = {
     {.key = "enabled", .kind = FSC_CK_BOOL, .off = PROM(enabled)},
-    {.key = "listen", .kind = FSC_CK_STR, .off = PROM(listen), .check = fsc_cfg_check_hostport},
+    {.key = "listen", .kind = FSC_CK_STR, .off = PROM(listen), .check = fsc_cfg_check_listen},
     {.key = "stale_after",
      .kind = FSC_CK_DUR,
      .off = PROM(stale_after_ns),

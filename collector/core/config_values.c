@@ -432,7 +432,9 @@ int fsc_cfg_check_port_name(struct fsc_cctx *ctx, const struct fsc_ynode *val, c
     return 0;
 }
 
-int fsc_cfg_check_hostport(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s)
+/* host:port with the port in [min_port, 65535]. */
+static int check_hostport(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s,
+                          int64_t min_port)
 {
     char q[96];
     const char *colon, *host = s;
@@ -455,14 +457,24 @@ int fsc_cfg_check_hostport(struct fsc_cctx *ctx, const struct fsc_ynode *val, co
     }
     int64_t port = 0;
     if (ok)
-        ok = parse_int(colon + 1, &port) == 0 && colon[1] != '-' && port >= 1 && port <= 65535 &&
-             strchr(colon + 1, '_') == NULL;
+        ok = parse_int(colon + 1, &port) == 0 && colon[1] != '-' && port >= min_port &&
+             port <= 65535 && strchr(colon + 1, '_') == NULL;
     if (!ok)
         return fsc_cfg_fail_at(ctx, val,
                                "%s is not host:port (e.g. \"10.0.0.1:32767\", \"leaf1:50051\" or "
                                "\"[::1]:4317\")",
                                fsc_cfg_quote(s, q, sizeof(q)));
     return 0;
+}
+
+int fsc_cfg_check_hostport(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s)
+{
+    return check_hostport(ctx, val, s, 1);
+}
+
+int fsc_cfg_check_listen(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s)
+{
+    return check_hostport(ctx, val, s, 0);
 }
 
 int fsc_cfg_check_portref(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s)

@@ -15,11 +15,14 @@
 #include "core/source.h"
 #include "engine/engine.h"
 #include "engine/events.h"
+#include "prometheus/prom_http.h"
+#include "prometheus/prom_render.h"
 
 #define EVENT_RING    65536
 #define STATS_EVERY_S 60
 
 struct running_source {
+    const struct fsc_source_config *cfg;
     const struct fsc_source_ops *ops;
     void *ctx;
     struct fsc_source_env env;
@@ -35,6 +38,9 @@ struct daemon {
     pthread_t event_thread;
     int event_thread_started;
     atomic_int stopping;
+    atomic_int ready; /* config loaded, sources and sinks started */
+    struct fsc_prom_renderer *prom;
+    struct fsc_prom_http *prom_http;
 };
 
 /* The event log: one line per detector event. Owns its subscription; runs
@@ -120,6 +126,7 @@ static int start_sources(struct daemon *d, char *err, size_t errlen)
                     "source=%s type=%s reason=\"type not built in this version\"", sc->name, type);
             continue;
         }
+        rs->cfg = sc;
         rs->env.reg = d->reg;
         rs->env.eng = d->eng;
         rs->env.topo = &cfg->topology;
@@ -144,22 +151,73 @@ static void stop_sources(struct daemon *d)
 {
     for (size_t i = d->n_sources; i-- > 0;) {
         d->sources[i].ops->stop(d->sources[i].ctx);
-        fsc_log(FSC_LOG_INFO, "source_stopped", "source=%s", d->cfg->sources[i].name);
+        fsc_log(FSC_LOG_INFO, "source_stopped", "source=%s", d->sources[i].cfg->name);
     }
     free(d->sources);
     d->sources = NULL;
     d->n_sources = 0;
 }
 
+static int prom_render_cb(void *arg, enum fsc_prom_format fmt, struct fsc_buf *out)
+{
+    struct daemon *d = arg;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return fsc_prom_render(d->prom, fmt, (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec, out);
+}
+
+static int prom_ready_cb(void *arg)
+{
+    struct daemon *d = arg;
+    return atomic_load(&d->ready);
+}
+
+/* A source counts as up while it runs; sources that report their own health
+ * (gNMI streams, OTLP listeners) will refine this. */
+static int source_up_cb(void *arg, size_t index)
+{
+    struct daemon *d = arg;
+    const struct fsc_source_config *sc = &d->cfg->sources[index];
+    for (size_t i = 0; i < d->n_sources; i++)
+        if (d->sources[i].cfg == sc)
+            return 1;
+    return 0;
+}
+
+static int start_prometheus(struct daemon *d, char *err, size_t errlen)
+{
+    const struct fsc_prometheus_config *pc = &d->cfg->exporters.prometheus;
+    if (!pc->enabled)
+        return 0;
+    struct fsc_prom_render_env env = {
+        .reg = d->reg,
+        .eng = d->eng,
+        .cfg = d->cfg,
+        .source_up = source_up_cb,
+        .source_up_arg = d,
+    };
+    char perr[512];
+    d->prom = fsc_prom_renderer_create(&env, perr, sizeof(perr));
+    if (!d->prom) {
+        snprintf(err, errlen, "prometheus exporter: %s", perr);
+        return -1;
+    }
+    struct fsc_prom_http_config hc = {.listen = pc->listen};
+    d->prom_http = fsc_prom_http_start(&hc, prom_render_cb, prom_ready_cb, d, perr, sizeof(perr));
+    if (!d->prom_http) {
+        snprintf(err, errlen, "prometheus exporter: %s", perr);
+        return -1;
+    }
+    fsc_log(FSC_LOG_INFO, "exporter_started", "exporter=prometheus listen=%s port=%u", pc->listen,
+            (unsigned)fsc_prom_http_port(d->prom_http));
+    return 0;
+}
+
 /* Exporters land with their own issues; until then say plainly that an
- * enabled one does nothing rather than let a user wait for a scrape. */
+ * enabled one does nothing rather than let a user wait for data. */
 static void warn_unbuilt_exporters(const struct fsc_config *cfg)
 {
     const struct fsc_exporters_config *ex = &cfg->exporters;
-    if (ex->prometheus.enabled)
-        fsc_log(FSC_LOG_WARN, "exporter_unavailable",
-                "exporter=prometheus listen=%s reason=\"not built in this version\"",
-                ex->prometheus.listen);
     if (ex->kafka.present && ex->kafka.enabled)
         fsc_log(FSC_LOG_WARN, "exporter_unavailable",
                 "exporter=kafka reason=\"not built in this version\"");
@@ -204,6 +262,7 @@ int fsc_daemon_run(const struct fsc_config *cfg, const char *path, char *err, si
     signal(SIGPIPE, SIG_IGN);
 
     atomic_init(&d.stopping, 0);
+    atomic_init(&d.ready, 0);
     d.reg = fsc_registry_create(cfg->engine.max_series);
     d.bus = fsc_event_bus_create(EVENT_RING);
     if (!d.reg || !d.bus) {
@@ -220,6 +279,9 @@ int fsc_daemon_run(const struct fsc_config *cfg, const char *path, char *err, si
     d.event_thread_started = 1;
     if (start_sources(&d, err, errlen) != 0)
         goto out;
+    if (start_prometheus(&d, err, errlen) != 0)
+        goto out;
+    atomic_store(&d.ready, 1);
 
     warn_unbuilt_exporters(cfg);
     fsc_log(FSC_LOG_INFO, "started", "config=%s sources=%zu running=%zu windows=%u", path,
@@ -228,6 +290,8 @@ int fsc_daemon_run(const struct fsc_config *cfg, const char *path, char *err, si
     fsc_log(FSC_LOG_INFO, "stopping", "signal=%s", sig == SIGINT ? "SIGINT" : "SIGTERM");
     rc = 0;
 out:
+    fsc_prom_http_stop(d.prom_http);
+    fsc_prom_renderer_destroy(d.prom);
     stop_sources(&d);
     atomic_store(&d.stopping, 1);
     if (d.event_thread_started)

@@ -1,5 +1,6 @@
-/* Internal API shared by engine.c, engine_config.c and the detector files
- * (DESIGN §5). Not a public contract: only the engine .c files include it.
+/* Internal API shared by the engine files (engine.c, engine_config.c,
+ * engine_pool.c, engine_view.c) and the detector files (DESIGN §5). Not a
+ * public contract: only the engine .c files include it.
  *
  * The engine owns every detector state and calls these functions on the
  * ingest thread with the engine lock held, so none of them locks anything
@@ -9,6 +10,7 @@
 #ifndef FSC_DETECT_H
 #define FSC_DETECT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,8 +27,54 @@
  * stored once. Index 0 is the default the engine interns at creation. */
 #define FSC_TRAITS_MAX 65535u
 
+/* Histogram bucket edges of one traits entry, precomputed when it is
+ * interned so that the per-sample path compares instead of dividing: the
+ * bucket index then depends only on the rate or the interval, not on a
+ * division's latency (measured: bench/engine_bench, docs/PERFORMANCE.md).
+ * Each edge is the largest value whose quotient - computed exactly as the
+ * definition says, in doubles - is still <= the bucket's bound, so a bucket
+ * found by comparing is the bucket the quotient would land in. */
+#define FSC_CUT_N 16 /* edges per histogram, padded with +Inf / INT64_MAX */
+_Static_assert(FSC_UTIL_BUCKETS < FSC_CUT_N && FSC_INTERVAL_RATIO_BUCKETS < FSC_CUT_N,
+               "the bucket search covers at most 15 bounds");
+
+struct fsc_traits_cut {
+    /* bytes/s: rate*8/link_speed <= fsc_util_bucket_le[k] iff rate <= util_rate[k]
+     * (link speed > 0; otherwise all +Inf) */
+    double util_rate[FSC_CUT_N];
+    /* ns: dt/nominal_interval <= fsc_interval_ratio_bucket_le[k] iff dt <= ratio_dt[k]
+     * (nominal interval > 0; otherwise all INT64_MAX) */
+    int64_t ratio_dt[FSC_CUT_N];
+};
+
+/* The number of edges below x among FSC_CUT_N ascending edges (the padding
+ * never is): the bucket. A branch-free binary search, four steps of a load, a
+ * compare and an add: far fewer instructions than comparing all 12 bounds,
+ * and no branch to mispredict when neighbouring samples land in different
+ * buckets. */
+static inline unsigned fsc_cut_index_f64(const double *edge, double x)
+{
+    unsigned i = 0;
+    i += (unsigned)(edge[i + 7] < x) << 3;
+    i += (unsigned)(edge[i + 3] < x) << 2;
+    i += (unsigned)(edge[i + 1] < x) << 1;
+    i += (unsigned)(edge[i] < x);
+    return i;
+}
+
+static inline unsigned fsc_cut_index_i64(const int64_t *edge, int64_t x)
+{
+    unsigned i = 0;
+    i += (unsigned)(edge[i + 7] < x) << 3;
+    i += (unsigned)(edge[i + 3] < x) << 2;
+    i += (unsigned)(edge[i + 1] < x) << 1;
+    i += (unsigned)(edge[i] < x);
+    return i;
+}
+
 struct fsc_traits_table {
-    struct fsc_traits *traits; /* n used of cap */
+    struct fsc_traits *traits;   /* n used of cap */
+    struct fsc_traits_cut *cuts; /* parallel to traits */
     uint32_t n, cap;
     uint32_t *index; /* open addressing: traits index + 1, 0 = empty */
     uint32_t index_cap;
@@ -78,6 +126,36 @@ static inline double fsc_det_util(const struct fsc_traits *tr, double bytes_per_
     return bytes_per_second * 8.0 / (double)tr->link_speed_bps;
 }
 
+/* ---- Histograms (bounds in engine_view.c, declared in engine.h) ---- */
+
+/* Bucket of v for the ascending, inclusive ("le") upper bounds le[0..n): the
+ * number of bounds strictly below v, n being the +Inf overflow. Exact at the
+ * bounds: v == le[k] lands in bucket k (a microburst of exactly 0.1 s is
+ * counted under le="0.1"). NaN compares false and lands in bucket 0; no
+ * caller passes one. For rare observations (microburst durations); the
+ * per-sample histograms compare with precomputed edges instead
+ * (struct fsc_traits_cut). */
+static inline unsigned fsc_hist_index(const double *le, unsigned n, double v)
+{
+    unsigned idx = 0;
+    for (unsigned k = 0; k < n; k++)
+        idx += le[k] < v;
+    return idx;
+}
+
+/* Fine-utilization histogram of one port-bytes series with a link speed.
+ * It is updated on every fine interval, so it is one cache line of its own,
+ * in a pool parallel to the microburst states (same index): an idle port
+ * touches its slot and this line, and its 136-byte detector state only when
+ * a context window completes. Counts
+ * are uint32 (widened in the view): at 10 intervals/s a bucket wraps after
+ * 13.6 years. */
+struct fsc_util_hist {
+    uint32_t bucket[FSC_UTIL_BUCKETS + 1]; /* [FSC_UTIL_BUCKETS] = +Inf (u > 1.0) */
+    uint32_t pad_;
+    double sum;
+};
+
 /* ---- Hysteresis shape shared by the spike and PFC detectors (spike.c) ----
  *
  * A run of `rise` consecutive high intervals starts an event (its start is the
@@ -112,8 +190,9 @@ enum fsc_hyst_step fsc_hyst_step(struct fsc_hyst *h, bool high, double value, do
 /* Spike (CNP / ECN / reorder) and PFC state: one shape, one pool. */
 struct fsc_spike_state {
     struct fsc_hyst h;
-    double baseline; /* EWMA of rates while no event and no run of highs (spike only) */
-    uint8_t seeded;  /* baseline set by the first fine interval */
+    double baseline;   /* EWMA of rates while no event and no run of highs (spike only) */
+    uint32_t n_events; /* STARTs published (the view's `events`); fits the padding */
+    uint8_t seeded;    /* baseline set by the first fine interval */
 };
 
 /* FSC_SIG_CNP / ECN / REORDER: one fine interval (gap intervals are ignored). */
@@ -129,9 +208,14 @@ void fsc_pfc_interval(const struct fsc_det_ctx *ctx, struct fsc_spike_state *st,
 /* Context windows used by a burst's END event: levels 0 and 1. */
 #define FSC_MB_LEVELS 2
 
-/* Every 400G port-bytes series carries one, so it is packed (88 bytes):
+/* Every 400G port-bytes series carries one, so it is packed (136 bytes):
  * floats where 24 bits of mantissa are plenty (utilization, reported bytes),
- * a double only for the running byte sum, UPDATEs counted instead of timed. */
+ * a double only for the running byte sum, UPDATEs counted instead of timed,
+ * the flags in one bit-field word. An idle interval never touches it (see
+ * fsc_mb_idle_ignores), so its per-series counters live here: they change
+ * only when a burst ends or reaches micro_max.
+ * Counts are uint32: even a port with a microburst every other interval
+ * (5/s) needs 27 years to wrap one. */
 struct fsc_mb_state {
     int64_t t_start;              /* t0 of the first high interval of the burst */
     int64_t win_t[FSC_MB_LEVELS]; /* end of the last completed window per level */
@@ -143,11 +227,18 @@ struct fsc_mb_state {
     float p_peak, p_bytes;
     float p_util[FSC_MB_LEVELS];
     uint32_t n_updates; /* UPDATEs published for the current long burst */
-    uint8_t p_kind;     /* FSC_EV_MICROBURST or FSC_EV_BURST */
-    uint8_t p_resolved; /* bit per level: p_util known (or known to be unknown) */
-    uint8_t pending;    /* an END is waiting */
-    uint8_t active;     /* a burst is in progress */
-    uint8_t started;    /* its START was published */
+    /* Durations of this series' microbursts, observed when one ends (the
+     * moment its START is published and counted), so the histogram's count
+     * is always the series' microburst count; the END event itself may wait
+     * for its context windows. */
+    uint64_t dur_sum_ns;
+    uint32_t dur[FSC_DURATION_BUCKETS + 1]; /* per fsc_duration_bucket_le, [last] = +Inf */
+    uint32_t n_bursts;                      /* FSC_EV_BURST STARTs */
+    unsigned p_kind : 4;                    /* FSC_EV_MICROBURST or FSC_EV_BURST */
+    unsigned p_resolved : FSC_MB_LEVELS;    /* bit per level: p_util known (or known unknown) */
+    unsigned pending : 1;                   /* an END is waiting */
+    unsigned active : 1;                    /* a burst is in progress */
+    unsigned started : 1;                   /* its START was published */
 };
 
 /* True when fsc_mb_interval() would return at once for a state with no burst
@@ -156,11 +247,17 @@ struct fsc_mb_state {
  * engine mirrors `active` in the series slot and skips the call, so an idle
  * port - nearly all of them - never touches its microburst state on the
  * interval path. Must stay the exact mirror of the idle test in
- * fsc_mb_interval(), which uses it. */
+ * fsc_mb_interval(), which uses it. The _util form takes u = fsc_det_util()
+ * already computed (the engine computes it once, for the histogram too). */
+static inline bool fsc_mb_idle_ignores_util(const struct fsc_det_ctx *ctx, bool gap, double u)
+{
+    return gap || u < ctx->cfg->microburst.rise;
+}
+
 static inline bool fsc_mb_idle_ignores(const struct fsc_det_ctx *ctx, const struct fsc_traits *tr,
                                        const struct fsc_interval *iv)
 {
-    return iv->gap || fsc_det_util(tr, iv->rate) < ctx->cfg->microburst.rise;
+    return fsc_mb_idle_ignores_util(ctx, iv->gap, fsc_det_util(tr, iv->rate));
 }
 
 /* FSC_SIG_PORT_BYTES with a link speed: one interval (gap intervals are
@@ -177,10 +274,11 @@ void fsc_mb_window(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_s
 
 /* Switch- and NIC-side burst evidence. */
 struct fsc_evid_state {
-    int64_t t_last;  /* device time of the last event published (0: none yet) */
-    int64_t t_carry; /* t0 of the first increment held back */
-    double carry;    /* buffer-threshold increments held back by the rate limit */
-    uint8_t above;   /* queue peak currently above the share: disarmed */
+    int64_t t_last;    /* device time of the last event published (0: none yet) */
+    int64_t t_carry;   /* t0 of the first increment held back */
+    double carry;      /* buffer-threshold increments held back by the rate limit */
+    uint32_t n_events; /* INSTANT events published (the view's `events`) */
+    uint8_t above;     /* queue peak currently above the share: disarmed */
 };
 
 /* FSC_SIG_QUEUE_PEAK gauge sample (value in bytes, scale applied). */
@@ -212,7 +310,108 @@ void fsc_imb_window(struct fsc_imb *imb, const struct fsc_det_ctx *ctx, fsc_seri
 /* Latest max/mean ratio of a group, 0 when unknown or idle. */
 double fsc_imb_ratio(const struct fsc_imb *imb, uint32_t group);
 
+/* One past the highest group index with members (0: none; imb may be NULL). */
+uint32_t fsc_imb_group_count(const struct fsc_imb *imb);
+
+/* Fills *out for group (zeroed, present = 0, when it has no members).
+ * Returns 0 or -ENOENT. imb may be NULL. */
+int fsc_imb_group_view(const struct fsc_imb *imb, uint32_t group, struct fsc_group_view *out);
+
 /* Bytes held. */
 size_t fsc_imb_memory(const struct fsc_imb *imb);
+
+/* ---- Engine internals (engine.c, engine_pool.c, engine_view.c) ----
+ *
+ * The series slots, detector pools and the engine itself, shared by the
+ * ingest path (engine.c) and the readers (engine_view.c). Everything here is
+ * guarded by fsc_engine.mu; the detectors never see it. */
+
+/* Fixed-size elements in chunks of FSC_POOL_CHUNK, zeroed on hand-out, with
+ * a free list for series whose signal changes. A pool may carry a second,
+ * parallel array (elem2 > 0, chunks aligned to FSC_POOL_ALIGN2): element i of
+ * both is handed out together, so the microburst pool's utilization
+ * histograms need no index of their own. */
+#define FSC_POOL_CHUNK  1024u
+#define FSC_POOL_ALIGN2 64u
+
+struct fsc_pool {
+    size_t elem, elem2;
+    unsigned char **chunks, **chunks2;
+    uint32_t n_chunks, cap_chunks;
+    uint32_t used; /* elements handed out from the chunks so far (high-water mark) */
+    uint32_t *free_idx;
+    uint32_t n_free, cap_free;
+};
+
+int fsc_pool_alloc(struct fsc_pool *p, uint32_t *idx);
+void fsc_pool_release(struct fsc_pool *p, uint32_t idx);
+void fsc_pool_free(struct fsc_pool *p);
+size_t fsc_pool_memory(const struct fsc_pool *p);
+
+static inline void *fsc_pool_at(const struct fsc_pool *p, uint32_t idx)
+{
+    return p->chunks[idx / FSC_POOL_CHUNK] + (size_t)(idx % FSC_POOL_CHUNK) * p->elem;
+}
+
+static inline void *fsc_pool_at2(const struct fsc_pool *p, uint32_t idx)
+{
+    return p->chunks2[idx / FSC_POOL_CHUNK] + (size_t)(idx % FSC_POOL_CHUNK) * p->elem2;
+}
+
+enum fsc_det_class {
+    FSC_DET_NONE = 0,
+    FSC_DET_MB,    /* fsc_mb_state + fsc_util_hist (pool's second array) */
+    FSC_DET_SPIKE, /* fsc_spike_state */
+    FSC_DET_PFC,   /* fsc_spike_state */
+    FSC_DET_EVID,  /* fsc_evid_state */
+    FSC_DET__COUNT
+};
+
+enum {
+    FSC_SER_F_PRESENT = 1u << 0,   /* traits set or a sample seen: fsc_engine_view answers */
+    FSC_SER_F_GROUPED = 1u << 1,   /* member of at least one port group */
+    FSC_SER_F_MB_ACTIVE = 1u << 2, /* mirror of the microburst state's `active` */
+    FSC_SER_F_WINDOWS = 1u << 3,   /* a window completed since the rate state was (re)set */
+};
+
+/* One per series, 128 bytes (see engine.c for the memory story). */
+struct fsc_eng_series {
+    struct fsc_rate_state rs;
+    float last_peak[FSC_MAX_WINDOWS]; /* max fine rate of the last completed window */
+    uint32_t det;                     /* detector pool index + 1; 0 = none */
+    uint16_t traits;                  /* index into eng->tt.traits */
+    uint8_t flags;                    /* FSC_SER_F_* */
+    uint8_t dc;                       /* enum fsc_det_class of det (FSC_DET_NONE when det == 0) */
+};
+
+#define FSC_SER_CHUNK_SHIFT 12
+#define FSC_SER_CHUNK       (1u << FSC_SER_CHUNK_SHIFT)
+
+struct fsc_engine {
+    pthread_mutex_t mu;
+    struct fsc_engine_config cfg;
+    struct fsc_event_bus *bus; /* borrowed, may be NULL */
+    struct fsc_engine_observer obs;
+    struct fsc_engine_stats stats;
+
+    struct fsc_eng_series **chunks; /* cap_chunks slots, NULL until a series in it appears */
+    uint32_t cap_chunks;
+    size_t series_bytes; /* bytes of the chunks allocated */
+
+    struct fsc_traits_table tt; /* interned; [0] = the default */
+
+    struct fsc_pool pools[FSC_DET__COUNT];
+    struct fsc_imb *imb; /* created on the first fsc_engine_group_add() */
+};
+
+/* The slot of id when its chunk exists, else NULL (the hot path). Caller
+ * checked id < max_series and holds eng->mu. */
+static inline struct fsc_eng_series *fsc_series_find(const struct fsc_engine *eng, fsc_series_id id)
+{
+    uint32_t c = id >> FSC_SER_CHUNK_SHIFT;
+    if (c >= eng->cap_chunks || !eng->chunks[c])
+        return NULL;
+    return &eng->chunks[c][id & (FSC_SER_CHUNK - 1)];
+}
 
 #endif

@@ -137,15 +137,20 @@ struct fsc_series_view {
     double fine_rate;                    /* units/s of the last fine interval */
     double window_rate[FSC_MAX_WINDOWS]; /* last completed aligned window, units/s */
     double window_peak[FSC_MAX_WINDOWS]; /* max fine rate in that window, units/s */
-    /* Detector counters since start (0 when the series has no such detector):
-     * START events of the series' own kind: microbursts (port bytes), spikes
-     * (CNP / ECN / reorder), storms (PFC), evidence events (queue peak /
-     * buffer threshold). */
+    /* Detector counters since the series got its detector (0 when it has
+     * none; restarted when a traits change swaps the detector): START events
+     * of the series' own kind: microbursts (port bytes), spikes (CNP / ECN /
+     * reorder), storms (PFC); INSTANT events for evidence (queue peak /
+     * buffer threshold). Kept as uint32 per series (wraps after 4e9). */
     uint64_t events;
     uint64_t bursts; /* port bytes only: bursts lasting micro_max or longer */
     /* Port-bytes series with a link speed only (has_util): one observation
-     * of utilization per fine (non-gap) interval, and the durations of the
-     * microbursts (FSC_EV_MICROBURST) of this series. */
+     * of utilization per fine (non-gap) interval, and the duration of each
+     * microburst (FSC_EV_MICROBURST) of this series, observed when the burst
+     * ends - the moment its START is counted - so microburst_duration's count
+     * always equals `events` (the END event may follow later, once its
+     * context windows complete). Counts are kept as uint32 per series: at
+     * 10 intervals/s a util bucket wraps after 13 years. */
     uint8_t has_util;
     struct fsc_hist_util util;
     struct fsc_hist_duration microburst_duration;
@@ -192,8 +197,9 @@ void fsc_engine_set_observer(struct fsc_engine *eng, const struct fsc_engine_obs
 /* Copies the counters. */
 void fsc_engine_stats_get(struct fsc_engine *eng, struct fsc_engine_stats *out);
 
-/* Fills *out for series id. Returns 0, or -ENOENT when the engine has no state
- * for it. */
+/* Fills *out for series id (the same fields fsc_engine_view_ids fills).
+ * Returns 0, or -ENOENT (out zeroed, present = 0) when the engine has no
+ * state for it. */
 int fsc_engine_view(struct fsc_engine *eng, fsc_series_id id, struct fsc_series_view *out);
 
 /* Copies the views of n series (ids in any order, duplicates allowed) into
@@ -204,15 +210,24 @@ int fsc_engine_view(struct fsc_engine *eng, fsc_series_id id, struct fsc_series_
 int fsc_engine_view_ids(struct fsc_engine *eng, const fsc_series_id *ids, size_t n,
                         struct fsc_series_view *out);
 
-/* Number of port groups with state, and a group's imbalance state. */
+/* A group's imbalance state. */
 struct fsc_group_view {
     uint8_t present; /* at least one member */
     uint32_t members;
-    double ratio;    /* latest max/mean utilization (0 when unknown) */
+    double ratio;    /* latest max/mean utilization (0 when unknown or idle) */
     uint64_t events; /* imbalance START events since start */
     uint8_t active;  /* an imbalance event is open */
 };
+
+/* One past the highest group index with a member (0: no groups), so that
+ * `for (g = 0; g < count; g++) fsc_engine_group_view(...)` visits every
+ * group; indexes in between without members answer present = 0.
+ * Thread: any; takes the engine lock. */
 uint32_t fsc_engine_group_count(struct fsc_engine *eng);
+
+/* Fills *out for group. Returns 0, or -ENOENT (out zeroed, present = 0) for
+ * a group without members or beyond max_groups. Thread: any; takes the
+ * engine lock. */
 int fsc_engine_group_view(struct fsc_engine *eng, uint32_t group, struct fsc_group_view *out);
 
 /* Latest max/mean utilization ratio of a group (0 when unknown). */

@@ -1,7 +1,10 @@
 /* Per-series traits, interned so that identical traits (every 400G tx-bytes
  * series of a profile) are stored once and a series refers to them by a
- * 16-bit index. Thread: ingest, engine lock held (contract in detect.h). */
+ * 16-bit index, with the histogram edges the hot path compares against
+ * (struct fsc_traits_cut). Thread: ingest, engine lock held (contract in
+ * detect.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +47,59 @@ static void traits_index_put(uint32_t *index, uint32_t cap, const struct fsc_tra
     index[i] = idx + 1;
 }
 
+/* Steps an edge search may take from its estimate. The estimate is within a
+ * few ulps (or units) of the edge; the bound only guards the loop. */
+#define CUT_STEPS 64
+
+/* The largest rate whose utilization, computed as fsc_det_util() computes
+ * it, is <= le. Utilization is monotone in the rate (a product and a
+ * quotient, each correctly rounded), so the edge is unique. */
+static double util_edge(const struct fsc_traits *tr, double le)
+{
+    double r = le * (double)tr->link_speed_bps / 8.0;
+    for (int i = 0; i < CUT_STEPS && fsc_det_util(tr, r) > le; i++)
+        r = nextafter(r, -INFINITY);
+    for (int i = 0; i < CUT_STEPS; i++) {
+        double up = nextafter(r, INFINITY);
+        if (fsc_det_util(tr, up) > le)
+            break;
+        r = up;
+    }
+    return r;
+}
+
+static bool ratio_le(int64_t dt, int64_t nominal, double le)
+{
+    return (double)dt / (double)nominal <= le;
+}
+
+/* The largest interval dt (ns) with dt / nominal <= le, in doubles as the
+ * definition says. */
+static int64_t ratio_edge(int64_t nominal, double le)
+{
+    double est = le * (double)nominal;
+    if (!(est < 9.0e18))
+        return INT64_MAX; /* beyond any real interval: everything is <= le */
+    int64_t dt = (int64_t)est;
+    for (int i = 0; i < CUT_STEPS && dt > 0 && !ratio_le(dt, nominal, le); i++)
+        dt--;
+    for (int i = 0; i < CUT_STEPS && dt < INT64_MAX && ratio_le(dt + 1, nominal, le); i++)
+        dt++;
+    return dt;
+}
+
+static void traits_cut(const struct fsc_traits *tr, struct fsc_traits_cut *cut)
+{
+    for (unsigned k = 0; k < FSC_CUT_N; k++) {
+        cut->util_rate[k] = INFINITY;
+        cut->ratio_dt[k] = INT64_MAX;
+    }
+    for (unsigned k = 0; tr->link_speed_bps > 0 && k < FSC_UTIL_BUCKETS; k++)
+        cut->util_rate[k] = util_edge(tr, fsc_util_bucket_le[k]);
+    for (unsigned k = 0; tr->nominal_interval_ns > 0 && k < FSC_INTERVAL_RATIO_BUCKETS; k++)
+        cut->ratio_dt[k] = ratio_edge(tr->nominal_interval_ns, fsc_interval_ratio_bucket_le[k]);
+}
+
 /* Returns the index of traits equal to *tr, adding them if new; -ENOMEM on
  * allocation failure or when FSC_FSC_TRAITS_MAX distinct traits exist. Thread:
  * the caller holds the engine lock. */
@@ -65,7 +121,11 @@ int fsc_traits_intern(struct fsc_traits_table *tt, const struct fsc_traits *tr)
         struct fsc_traits *traits = realloc(tt->traits, (size_t)cap * sizeof(*traits));
         if (!traits)
             return -ENOMEM;
-        tt->traits = traits;
+        tt->traits = traits; /* larger than needed until cap moves: still valid */
+        struct fsc_traits_cut *cuts = realloc(tt->cuts, (size_t)cap * sizeof(*cuts));
+        if (!cuts)
+            return -ENOMEM;
+        tt->cuts = cuts;
         tt->cap = cap;
     }
     if ((tt->n + 1) * 2 > tt->index_cap) {
@@ -81,6 +141,7 @@ int fsc_traits_intern(struct fsc_traits_table *tt, const struct fsc_traits *tr)
     }
     uint32_t idx = tt->n++;
     tt->traits[idx] = t;
+    traits_cut(&t, &tt->cuts[idx]);
     traits_index_put(tt->index, tt->index_cap, tt->traits, idx);
     return (int)idx;
 }
@@ -89,11 +150,13 @@ int fsc_traits_intern(struct fsc_traits_table *tt, const struct fsc_traits *tr)
 void fsc_traits_table_free(struct fsc_traits_table *tt)
 {
     free(tt->traits);
+    free(tt->cuts);
     free(tt->index);
 }
 
 /* Bytes held by the table's arrays. */
 size_t fsc_traits_table_memory(const struct fsc_traits_table *tt)
 {
-    return (size_t)tt->cap * sizeof(*tt->traits) + (size_t)tt->index_cap * sizeof(*tt->index);
+    return (size_t)tt->cap * (sizeof(*tt->traits) + sizeof(*tt->cuts)) +
+           (size_t)tt->index_cap * sizeof(*tt->index);
 }

@@ -44,6 +44,7 @@ struct imb_group {
     double ratio;        /* latest verdict; 0 = unknown or idle */
     double peak;         /* max ratio of the run / event */
     double mean_at_run;  /* mean utilization of the run's first window */
+    uint64_t n_events;   /* STARTs published (the group view's `events`) */
     uint32_t streak;     /* consecutive windows above ratio */
     uint8_t active;      /* START published, END not yet */
     uint8_t reported;    /* some member reported a window */
@@ -65,6 +66,7 @@ struct fsc_imb {
     uint32_t max_groups;
     struct imb_group **groups; /* n_groups slots, grown on demand */
     uint32_t n_groups;
+    uint32_t n_used; /* one past the highest group index with a member */
     struct imb_ref *refs;
     uint32_t n_refs, cap_refs;
     uint32_t *index; /* open addressing over refs: ref + 1, 0 = empty; power of 2 */
@@ -204,6 +206,8 @@ int fsc_imb_add(struct fsc_imb *imb, uint32_t group, fsc_series_id id)
     (void)index_insert(imb->index, imb->index_cap, imb->refs, imb->n_refs);
     imb->n_refs++;
     g->n++;
+    if (group >= imb->n_used)
+        imb->n_used = group + 1;
     return 0;
 }
 
@@ -264,6 +268,7 @@ static void group_judge(const struct fsc_det_ctx *ctx, struct imb_group *g, uint
         if (!g->active && g->streak >= ic->windows) {
             g->active = 1;
             g->t_update = t_end;
+            g->n_events++;
             group_publish(ctx, g, group, FSC_EV_START, 0);
         } else if (g->active && ctx->cfg->microburst.update_every_ns > 0 &&
                    t_end - g->t_update >= ctx->cfg->microburst.update_every_ns) {
@@ -366,6 +371,25 @@ double fsc_imb_ratio(const struct fsc_imb *imb, uint32_t group)
     if (!imb || group >= imb->n_groups || !imb->groups[group])
         return 0;
     return imb->groups[group]->ratio;
+}
+
+uint32_t fsc_imb_group_count(const struct fsc_imb *imb)
+{
+    return imb ? imb->n_used : 0;
+}
+
+int fsc_imb_group_view(const struct fsc_imb *imb, uint32_t group, struct fsc_group_view *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!imb || group >= imb->n_groups || !imb->groups[group] || imb->groups[group]->n == 0)
+        return -ENOENT;
+    const struct imb_group *g = imb->groups[group];
+    out->present = 1;
+    out->members = g->n;
+    out->ratio = g->ratio;
+    out->events = g->n_events;
+    out->active = g->active;
+    return 0;
 }
 
 size_t fsc_imb_memory(const struct fsc_imb *imb)

@@ -94,6 +94,7 @@ static void mb_progress(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, 
         return;
     if (!st->started) {
         mb_publish_progress(ctx, st, id, tr, FSC_EV_BURST, FSC_EV_START);
+        st->n_bursts++;
         st->started = 1;
         st->n_updates = 0;
         return;
@@ -126,6 +127,15 @@ static void mb_end(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_s
         mb_publish_end(ctx, st, id, tr);
     if (!st->started)
         mb_publish_progress(ctx, st, id, tr, kind, FSC_EV_START);
+    if (kind == FSC_EV_MICROBURST) {
+        /* Its duration is final now, the moment its START is counted: the
+         * histogram's count stays equal to the microburst count even while
+         * the END waits for its context windows. */
+        int64_t dur_ns = t_end - st->t_start;
+        st->dur[fsc_hist_index(fsc_duration_bucket_le, FSC_DURATION_BUCKETS,
+                               (double)dur_ns / 1e9)]++;
+        st->dur_sum_ns += (uint64_t)dur_ns;
+    }
 
     st->pending = 1;
     st->p_start = st->t_start;
@@ -214,6 +224,7 @@ void fsc_evid_queue_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *s
     ev.peak = value / (double)tr->buffer_bytes;
     ev.amount = value;
     st->t_last = t_ns;
+    st->n_events++;
     fsc_det_publish(ctx, &ev);
 }
 
@@ -240,6 +251,7 @@ void fsc_evid_buffer_threshold(const struct fsc_det_ctx *ctx, struct fsc_evid_st
     ev.t_end_ns = iv->t1_ns;
     ev.amount = st->carry;
     ev.peak = iv->rate;
+    st->n_events++;
     fsc_det_publish(ctx, &ev);
     st->carry = 0;
     st->t_last = iv->t1_ns;

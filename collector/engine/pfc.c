@@ -52,5 +52,7 @@ void fsc_pfc_interval(const struct fsc_det_ctx *ctx, struct fsc_spike_state *st,
     ev.t_end_ns = step == FSC_HYST_END ? st->h.t_high_end : 0;
     ev.peak = st->h.peak;
     ev.amount = st->h.amount;
+    if (step == FSC_HYST_START)
+        st->n_events++;
     fsc_det_publish(ctx, &ev);
 }

@@ -125,5 +125,7 @@ void fsc_spike_interval(const struct fsc_det_ctx *ctx, struct fsc_spike_state *s
     ev.peak = st->h.peak;
     ev.amount = st->h.amount;
     ev.baseline = st->baseline;
+    if (step == FSC_HYST_START)
+        st->n_events++;
     fsc_det_publish(ctx, &ev);
 }

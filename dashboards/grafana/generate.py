@@ -144,7 +144,7 @@ def port_drilldown():
     d.row("Utilization")
     d.add(timeseries("Throughput (1 s windows)",
                      "Rate of the last completed aligned 1 s window, device timestamps.",
-                     targets((f"fabric_port_bits_per_second{{{PORT_SEL}}}",
+                     targets((f"fabric_port_bytes_per_second{{{PORT_SEL}}} * 8",
                               "{{port}} {{direction}}")),
                      unit="bps", vmin=0), 12, 8)
     d.add(timeseries("Utilization: 1 s window, fine p50 / p99",
@@ -363,7 +363,7 @@ def collector_health():
     d.add(timeseries("Wraps, gaps, arrival-time samples",
                      "32-bit wraps unwound, intervals longer than max_gap, samples without a "
                      "device timestamp (per second).",
-                     targets(("rate(fabricscope_counter_wraps_total[$__rate_interval])",
+                     targets(("rate(fabricscope_wraps_total[$__rate_interval])",
                               "wraps"),
                              ("rate(fabricscope_gaps_total[$__rate_interval])", "gaps"),
                              ("rate(fabricscope_arrival_time_samples_total[$__rate_interval])",

@@ -82,10 +82,10 @@ static void missing_required(void)
                  "  - name: leaf1\n"
                  "    type: gnmi\n",
                  "t.yaml:2:5: sources[0].address: required key is missing");
-    expect_error(
-        "sources:\n"
-        "  - name: leaf1\n",
-        "t.yaml:2:5: sources[0].type: required key is missing (gnmi, otlp, nic or synthetic)");
+    expect_error("sources:\n"
+                 "  - name: leaf1\n",
+                 "t.yaml:2:5: sources[0].type: required key is missing (gnmi, otlp, nic, synthetic "
+                 "or replay)");
     expect_error("sources: [{name: s, type: otlp}]\n"
                  "exporters:\n"
                  "  remote_write:\n"

@@ -1,0 +1,222 @@
+/* The derived families of docs/METRICS.md, written after the raw families
+ * from the records the raw pass kept (prom_series.c), straight into the
+ * output: one family at a time, so each is contiguous, with its header
+ * before its first line and no header when it has no line.
+ *
+ * - port records: bytes_per_second, and with a link speed utilization_ratio
+ *   and utilization_peak_ratio{window} (once a window completed); with a
+ *   microburst detector (has_util) the fine-utilization histogram,
+ *   microbursts_total, bursts_total and the microburst duration histogram;
+ * - detector records: rate_per_second{counter} (counters, once a window
+ *   completed) and their detector's counter{counter};
+ * - port groups: imbalance ratio and events{group}.
+ * A series that already has a label the renderer would add (direction,
+ * window, counter, le) keeps its own and does not get ours; for `le` its
+ * histograms are left out (they would be ambiguous). */
+#include <string.h>
+
+#include "prometheus/prom_render_int.h"
+
+#define LBL(n, v, vl) ((struct fsc_prom_label){(n), sizeof(n) - 1, (v), (vl)})
+
+static const char *const dir_name[3] = {"", "rx", "tx"};
+
+/* One derived family being written: its header goes out before the first
+ * line. */
+struct dfam {
+    struct fsc_prom_renderer *r;
+    struct fsc_buf *out;
+    const struct fsc_prom_fdesc *desc;
+    size_t name_len;
+    int headed;
+};
+
+static void dfam_open(struct dfam *d, struct fsc_prom_renderer *r, struct fsc_buf *out,
+                      enum fsc_prom_derived which)
+{
+    d->r = r;
+    d->out = out;
+    d->desc = &fsc_prom_derived_desc[which];
+    d->name_len = strlen(d->desc->sample);
+    d->headed = 0;
+}
+
+static void dfam_head(struct dfam *d)
+{
+    if (!d->headed) {
+        fsc_prom_family_header(d->r, d->out, d->desc);
+        d->headed = 1;
+    }
+}
+
+static void dline(struct dfam *d, const struct fsc_prom_block *blk, const struct fsc_prom_label *ex,
+                  size_t n_ex, const char *num, size_t num_len)
+{
+    dfam_head(d);
+    const char *block = blk ? d->r->ix.text + blk->off : "";
+    fsc_prom_sample(&d->r->w, d->out, d->desc->sample, d->name_len, "", 0, block,
+                    blk ? blk->len : 0, ex, n_ex, num, num_len);
+}
+
+static void dline_u64(struct dfam *d, const struct fsc_prom_block *blk,
+                      const struct fsc_prom_label *ex, size_t n_ex, uint64_t v)
+{
+    char num[FSC_PROM_NUM_MAX];
+    dline(d, blk, ex, n_ex, num, fsc_prom_fmt_u64(num, v));
+}
+
+static void dline_f64(struct dfam *d, const struct fsc_prom_block *blk,
+                      const struct fsc_prom_label *ex, size_t n_ex, double v)
+{
+    char num[FSC_PROM_NUM_MAX];
+    dline(d, blk, ex, n_ex, num, fsc_prom_fmt_double(num, v));
+}
+
+/* The direction label of a port record, unless the series has its own. */
+static size_t port_labels(const struct fsc_prom_port_rec *p, const struct fsc_prom_block *blk,
+                          struct fsc_prom_label *ex)
+{
+    if (blk->reserved & FSC_PROM_RES_DIRECTION)
+        return 0;
+    ex[0] = LBL("direction", dir_name[p->dir], 2);
+    return 1;
+}
+
+static void port_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
+{
+    const struct fsc_prom_block *blocks = r->ix.blocks;
+    struct fsc_prom_label ex[2];
+    struct dfam d;
+
+    dfam_open(&d, r, out, FSC_PD_PORT_RATE);
+    for (size_t i = 0; i < r->n_ports && !r->w.err; i++) {
+        const struct fsc_prom_port_rec *p = &r->ports[i];
+        const struct fsc_prom_block *blk = &blocks[p->block];
+        if (p->rate)
+            dline_f64(&d, blk, ex, port_labels(p, blk, ex), fsc_prom_round_float(p->bytes_per_s));
+    }
+    dfam_open(&d, r, out, FSC_PD_UTIL);
+    for (size_t i = 0; i < r->n_ports && !r->w.err; i++) {
+        const struct fsc_prom_port_rec *p = &r->ports[i];
+        const struct fsc_prom_block *blk = &blocks[p->block];
+        if (p->rate && p->speed > 0)
+            dline_f64(&d, blk, ex, port_labels(p, blk, ex),
+                      fsc_prom_round_float(p->bytes_per_s * 8.0 / p->speed));
+    }
+    dfam_open(&d, r, out, FSC_PD_UTIL_PEAK);
+    for (size_t i = 0; i < r->n_ports && !r->w.err; i++) {
+        const struct fsc_prom_port_rec *p = &r->ports[i];
+        const struct fsc_prom_block *blk = &blocks[p->block];
+        if (!p->rate || p->speed <= 0 || (blk->reserved & FSC_PROM_RES_WINDOW))
+            continue;
+        size_t n = port_labels(p, blk, ex);
+        for (unsigned l = 0; l < r->n_windows; l++) {
+            ex[n] = LBL("window", r->window[l].s, r->window[l].len);
+            dline_f64(&d, blk, ex, n + 1, fsc_prom_round_float(p->peak[l] * 8.0 / p->speed));
+        }
+    }
+    dfam_open(&d, r, out, FSC_PD_FINE_UTIL);
+    for (size_t i = 0; i < r->n_ports && !r->w.err; i++) {
+        const struct fsc_prom_port_rec *p = &r->ports[i];
+        const struct fsc_prom_block *blk = &blocks[p->block];
+        if (!p->util || (blk->reserved & FSC_PROM_RES_LE))
+            continue;
+        dfam_head(&d);
+        fsc_prom_histogram(&r->w, out, d.desc->sample, d.name_len, r->ix.text + blk->off, blk->len,
+                           ex, port_labels(p, blk, ex), p->hu.bucket, r->util_le, FSC_UTIL_BUCKETS,
+                           p->hu.sum);
+    }
+}
+
+/* Rate and detector families of detector records. */
+static void detector_families(struct fsc_prom_renderer *r, struct fsc_buf *out,
+                              enum fsc_prom_derived which)
+{
+    struct fsc_prom_label ex[1];
+    struct dfam d;
+
+    dfam_open(&d, r, out, which);
+    for (size_t i = 0; i < r->n_dets && !r->w.err; i++) {
+        const struct fsc_prom_det_rec *p = &r->dets[i];
+        if (which == FSC_PD_RATE ? !p->rate : p->family != which)
+            continue;
+        const struct fsc_prom_block *blk = &r->ix.blocks[p->block];
+        size_t n = 0;
+        if (!(blk->reserved & FSC_PROM_RES_COUNTER))
+            ex[n++] = (struct fsc_prom_label){"counter", 7, p->fam->metric, p->fam->metric_len};
+        if (which == FSC_PD_RATE)
+            dline_f64(&d, blk, ex, n, fsc_prom_round_float(p->per_s));
+        else
+            dline_u64(&d, blk, ex, n, p->events);
+    }
+}
+
+/* Burst counters and the duration histogram of port records. */
+static void burst_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
+{
+    const struct fsc_prom_block *blocks = r->ix.blocks;
+    struct fsc_prom_label ex[1];
+    struct dfam d;
+
+    for (int which = FSC_PD_MICROBURST; which <= FSC_PD_BURST; which++) {
+        dfam_open(&d, r, out, (enum fsc_prom_derived)which);
+        for (size_t i = 0; i < r->n_ports && !r->w.err; i++) {
+            const struct fsc_prom_port_rec *p = &r->ports[i];
+            const struct fsc_prom_block *blk = &blocks[p->block];
+            if (p->util)
+                dline_u64(&d, blk, ex, port_labels(p, blk, ex),
+                          which == FSC_PD_MICROBURST ? p->events : p->bursts);
+        }
+    }
+    dfam_open(&d, r, out, FSC_PD_MB_DUR);
+    for (size_t i = 0; i < r->n_ports && !r->w.err; i++) {
+        const struct fsc_prom_port_rec *p = &r->ports[i];
+        const struct fsc_prom_block *blk = &blocks[p->block];
+        if (!p->util || (blk->reserved & FSC_PROM_RES_LE))
+            continue;
+        dfam_head(&d);
+        fsc_prom_histogram(&r->w, out, d.desc->sample, d.name_len, r->ix.text + blk->off, blk->len,
+                           ex, port_labels(p, blk, ex), p->hd.bucket, r->dur_le,
+                           FSC_DURATION_BUCKETS, p->hd.sum);
+    }
+}
+
+/* The port groups' imbalance ratio and events, named as topology.groups
+ * (the daemon adds groups in that order); a group beyond the topology is
+ * named by its number. */
+static void group_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
+{
+    const struct fsc_topology *topo = &r->env.cfg->topology;
+    uint32_t n = fsc_engine_group_count(r->env.eng);
+
+    for (int which = FSC_PD_IMB_RATIO; which <= FSC_PD_IMB_EVENTS; which++) {
+        struct dfam d;
+        dfam_open(&d, r, out, (enum fsc_prom_derived)which);
+        for (uint32_t g = 0; g < n && !r->w.err; g++) {
+            struct fsc_group_view gv;
+            if (fsc_engine_group_view(r->env.eng, g, &gv) != 0 || !gv.present)
+                continue;
+            char numname[FSC_PROM_NUM_MAX];
+            struct fsc_prom_label ex[1];
+            if (g < topo->n_groups)
+                ex[0] = (struct fsc_prom_label){"group", 5, topo->groups[g].name,
+                                                strlen(topo->groups[g].name)};
+            else
+                ex[0] = (struct fsc_prom_label){"group", 5, numname, fsc_prom_fmt_u64(numname, g)};
+            if (which == FSC_PD_IMB_RATIO)
+                dline_f64(&d, NULL, ex, 1, gv.ratio);
+            else
+                dline_u64(&d, NULL, ex, 1, gv.events);
+        }
+    }
+}
+
+void fsc_prom_derived(struct fsc_prom_renderer *r, struct fsc_buf *out)
+{
+    port_families(r, out);                  /* bytes/s .. fine utilization */
+    detector_families(r, out, FSC_PD_RATE); /* rate_per_second */
+    burst_families(r, out);                 /* microbursts, bursts, durations */
+    for (int d = FSC_PD_CNP; d <= FSC_PD_EVIDENCE; d++)
+        detector_families(r, out, (enum fsc_prom_derived)d);
+    group_families(r, out);
+}

@@ -1,0 +1,570 @@
+/* The exporter's HTTP server on libmicrohttpd (see prom_http.h).
+ *
+ * Threading: MHD's internal listen thread plus one thread per connection
+ * (MHD_USE_THREAD_PER_CONNECTION, poll). A scrape renders synchronously in
+ * its connection's thread, which may take a while on a large fabric; with a
+ * thread per connection that wait only delays that one client, while health
+ * checks and other scrapes are served by their own threads. A small pool of
+ * event-loop threads would instead park every connection of a thread behind
+ * a render (or need suspend/resume plus a worker, more moving parts). Scrape
+ * clients are few (a couple of Prometheus servers with keep-alive), so the
+ * thread count stays tiny; HTTP_CONN_LIMIT caps it, and the idle timeout
+ * (client_timeout_ns) drops clients that stop reading or never send.
+ *
+ * A scrape: negotiate the format and encoding, take a buffer from the pool,
+ * render into it under render_mu (only the render itself is serialised), gzip
+ * it outside the lock if asked, and hand the buffer to MHD as the response
+ * body. MHD sends straight from that buffer and gives it back to the pool
+ * when the response is destroyed, so a slow reader holds only its own buffer
+ * and its own thread, never the renderer.
+ *
+ * libmicrohttpd 0.9.75 answers with "Connection: close" when a response is
+ * queued on the first access-handler call (it has not looked for a body
+ * yet), so the handler answers on the second call; the first only allocates
+ * the per-request state. */
+#include <sys/socket.h> /* microhttpd.h needs the socket types first */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "core/log.h"
+#include "prometheus/prom_http.h"
+#include "prometheus/prom_http_body.h"
+#include "prometheus/prom_negotiate.h"
+
+/* Concurrent connections (each one thread). Prometheus HA pairs, an ad-hoc
+ * curl and health probes fit many times over. */
+#define HTTP_CONN_LIMIT 32u
+/* Requests have no business carrying a body; up to this much is read and
+ * discarded so the connection stays usable, more is refused. */
+#define HTTP_REQ_BODY_MAX ((size_t)64 * 1024)
+/* zlib level for gzip bodies; level 1 measured fastest for a small ratio cost
+ * on exposition text (see the exporter's report). */
+#define HTTP_GZIP_LEVEL         1
+#define HTTP_DEFAULT_TIMEOUT_NS ((int64_t)30 * 1000000000)
+#define HTTP_DEFAULT_MAX_BODY   ((size_t)1 << 30)
+#define HTTP_BACKLOG            64
+
+#define TEXT_PLAIN "text/plain; charset=utf-8"
+
+struct fsc_prom_http {
+    struct MHD_Daemon *daemon;
+    fsc_prom_render_fn render;
+    fsc_prom_ready_fn ready;
+    void *arg;
+    size_t max_body;
+    uint16_t port;
+    pthread_mutex_t render_mu; /* held only around render() */
+    struct fsc_prom_bufpool pool;
+    char listen[128]; /* as configured, quoted for log lines */
+};
+
+/* Per-request state (MHD's con_cls), freed by http_completed. */
+struct http_req {
+    size_t body_bytes; /* request body read and discarded so far */
+};
+
+/* One /metrics response body: the buffer goes back to the pool when MHD
+ * destroys the response. */
+struct http_body {
+    struct fsc_prom_http *h;
+    struct fsc_buf *buf;
+};
+
+enum http_route { ROUTE_NONE, ROUTE_METRICS, ROUTE_HEALTHY, ROUTE_READY };
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* strerror is not thread-safe; this is the XSI strerror_r (we build with
+ * _POSIX_C_SOURCE, not _GNU_SOURCE). */
+static const char *err_text(int e, char *buf, size_t n)
+{
+    if (strerror_r(e, buf, n) != 0)
+        snprintf(buf, n, "error %d", e);
+    return buf;
+}
+
+/* ---- listening socket ---------------------------------------------------- */
+
+/* Splits "host:port", "[v6]:port" or ":port" into host (may be empty) and
+ * port (digits, 0..65535). Returns 0 or -1. */
+static int listen_split(const char *addr, char *host, size_t hostlen, char *port, size_t portlen)
+{
+    const char *hs, *he, *ps;
+
+    if (addr[0] == '[') {
+        hs = addr + 1;
+        he = strchr(hs, ']');
+        if (!he || he[1] != ':')
+            return -1;
+        ps = he + 2;
+    } else {
+        hs = addr;
+        he = strrchr(addr, ':');
+        if (!he || memchr(hs, ':', (size_t)(he - hs)) != NULL) /* bare v6 needs [] */
+            return -1;
+        ps = he + 1;
+    }
+    size_t hn = (size_t)(he - hs), pn = strlen(ps);
+    if (hn >= hostlen || pn == 0 || pn >= portlen || pn > 5)
+        return -1;
+    unsigned long v = 0;
+    for (size_t i = 0; i < pn; i++) {
+        if (ps[i] < '0' || ps[i] > '9')
+            return -1;
+        v = v * 10 + (unsigned long)(ps[i] - '0');
+    }
+    if (v > 65535)
+        return -1;
+    memcpy(host, hs, hn);
+    host[hn] = '\0';
+    memcpy(port, ps, pn + 1);
+    return 0;
+}
+
+/* Opens, binds and listens. We bind ourselves (and hand the socket to MHD)
+ * so a failure reports the real errno ("Address already in use") rather
+ * than a log line. SO_REUSEADDR lets a restart reuse a port whose old
+ * connections are in TIME_WAIT; it does not allow binding a port another
+ * socket is listening on. Returns the fd, or -1 with a sentence in err. */
+static int listen_open(const char *addr, int *family, char *err, size_t errlen)
+{
+    char host[256], port[8], eb[128];
+    struct addrinfo hints, *res = NULL, *ai;
+    int fd = -1, e = 0, grc;
+
+    if (listen_split(addr, host, sizeof(host), port, sizeof(port)) != 0) {
+        snprintf(err, errlen,
+                 "invalid listen address \"%s\": expected host:port, [ipv6]:port or :port", addr);
+        return -1;
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV | AI_PASSIVE;
+    /* ":port" means every IPv4 address, like "0.0.0.0:port". */
+    grc = getaddrinfo(host[0] ? host : "0.0.0.0", port, &hints, &res);
+    if (grc != 0) {
+        snprintf(err, errlen, "cannot listen on %s: cannot resolve \"%s\": %s", addr, host,
+                 gai_strerror(grc));
+        return -1;
+    }
+    /* The first address that binds wins (a name may resolve to several). */
+    for (ai = res; ai; ai = ai->ai_next) {
+        const int one = 1;
+        fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+        if (fd == -1) {
+            e = errno;
+            continue;
+        }
+        if (fcntl(fd, F_SETFD, FD_CLOEXEC) == -1 ||
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == -1 ||
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1 ||
+            bind(fd, ai->ai_addr, ai->ai_addrlen) == -1 || listen(fd, HTTP_BACKLOG) == -1) {
+            e = errno;
+            close(fd);
+            fd = -1;
+            continue;
+        }
+        *family = ai->ai_family;
+        break;
+    }
+    freeaddrinfo(res);
+    if (fd == -1)
+        snprintf(err, errlen, "cannot listen on %s: %s", addr, err_text(e, eb, sizeof(eb)));
+    return fd;
+}
+
+/* ---- responses ------------------------------------------------------------ */
+
+/* Queues a short text/plain response. Persistent bodies are string literals;
+ * others are copied. allow: an Allow header value or NULL. */
+static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned int status,
+                                  const char *text, int persistent, const char *allow)
+{
+    struct MHD_Response *resp;
+    enum MHD_Result ret = MHD_NO;
+
+    resp = MHD_create_response_from_buffer(strlen(text), (void *)(uintptr_t)text,
+                                           persistent ? MHD_RESPMEM_PERSISTENT
+                                                      : MHD_RESPMEM_MUST_COPY);
+    if (!resp)
+        return MHD_NO;
+    if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, TEXT_PLAIN) == MHD_YES &&
+        (!allow || MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow) == MHD_YES))
+        ret = MHD_queue_response(conn, status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static enum MHD_Result reply_render_error(struct fsc_prom_http *h, struct MHD_Connection *conn,
+                                          int rc)
+{
+    char text[160], eb[96];
+
+    if (rc == -E2BIG)
+        snprintf(text, sizeof(text), "render failed: exposition larger than max_body (%zu bytes)\n",
+                 h->max_body);
+    else
+        snprintf(text, sizeof(text), "render failed: %s\n", err_text(-rc, eb, sizeof(eb)));
+    fsc_log(FSC_LOG_WARN, "prom_render_failed", "listen=%s err=%d max_body=%zu", h->listen, -rc,
+            h->max_body);
+    return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, text, 0, NULL);
+}
+
+static void http_body_free(void *cls)
+{
+    struct http_body *hb = cls;
+    fsc_prom_bufpool_put(&hb->h->pool, hb->buf);
+    free(hb);
+}
+
+/* Queues buf (owned; given back to the pool in every case) as a 200 body. */
+static enum MHD_Result reply_body(struct fsc_prom_http *h, struct MHD_Connection *conn,
+                                  struct fsc_buf *buf, enum fsc_prom_format fmt, int gzip)
+{
+    struct MHD_Response *resp;
+    struct http_body *hb;
+    enum MHD_Result ret = MHD_NO;
+
+    hb = malloc(sizeof(*hb));
+    if (!hb) {
+        fsc_prom_bufpool_put(&h->pool, buf);
+        return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", 1, NULL);
+    }
+    hb->h = h;
+    hb->buf = buf;
+    resp = MHD_create_response_from_buffer_with_free_callback_cls(
+        buf->len, buf->data ? buf->data : (void *)(uintptr_t) "", http_body_free, hb);
+    if (!resp) {
+        http_body_free(hb);
+        return MHD_NO;
+    }
+    /* hb and buf are owned by resp now: destroying it frees them. The body
+     * depends on both Accept and Accept-Encoding, so caches must key on both
+     * (two Vary lines are equivalent to one comma-joined line). */
+    if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, fsc_prom_content_type(fmt)) ==
+            MHD_YES &&
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding") == MHD_YES &&
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept") == MHD_YES &&
+        (!gzip ||
+         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip") == MHD_YES))
+        ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+/* GET/HEAD /metrics. HEAD renders too, so its Content-Length is the real
+ * one; MHD leaves the body out. */
+static enum MHD_Result serve_metrics(struct fsc_prom_http *h, struct MHD_Connection *conn)
+{
+    const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+    const char *ae =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+    enum fsc_prom_format fmt = fsc_prom_negotiate_format(accept);
+    int gzip = fsc_prom_negotiate_gzip(ae);
+    struct fsc_buf *raw, *zbuf;
+    int64_t t0, t1, t2;
+    int rc;
+
+    raw = fsc_prom_bufpool_get(&h->pool, h->max_body);
+    if (!raw)
+        return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", 1, NULL);
+    t0 = mono_ns();
+    pthread_mutex_lock(&h->render_mu);
+    rc = h->render(h->arg, fmt, raw);
+    pthread_mutex_unlock(&h->render_mu);
+    t1 = mono_ns();
+    /* A renderer that ignored a failed append would otherwise ship a
+     * truncated exposition with a 200. */
+    if (rc == 0 && raw->len > h->max_body)
+        rc = -E2BIG;
+    else if (rc == 0 && raw->failed)
+        rc = -EIO;
+    if (rc != 0) {
+        fsc_prom_bufpool_put(&h->pool, raw);
+        return reply_render_error(h, conn, rc);
+    }
+    size_t plain_len = raw->len;
+    if (gzip) {
+        zbuf = fsc_prom_bufpool_get(&h->pool, 0);
+        rc = zbuf ? fsc_prom_gzip(raw, HTTP_GZIP_LEVEL, zbuf) : -ENOMEM;
+        if (rc == 0) {
+            fsc_prom_bufpool_put(&h->pool, raw);
+            raw = zbuf;
+        } else {
+            /* Identity is always acceptable unless the client said
+             * identity;q=0, and a scrape is better than none. */
+            fsc_prom_bufpool_put(&h->pool, zbuf);
+            fsc_log(FSC_LOG_WARN, "prom_gzip_failed", "listen=%s err=%d bytes=%zu", h->listen, -rc,
+                    plain_len);
+            gzip = 0;
+        }
+    }
+    t2 = mono_ns();
+    fsc_log(FSC_LOG_DEBUG, "prom_scrape",
+            "listen=%s format=%s gzip=%d bytes=%zu wire_bytes=%zu render_us=%lld gzip_us=%lld",
+            h->listen, fmt == FSC_PROM_OPENMETRICS ? "openmetrics" : "text", gzip, plain_len,
+            raw->len, (long long)((t1 - t0) / 1000), (long long)((t2 - t1) / 1000));
+    return reply_body(h, conn, raw, fmt, gzip);
+}
+
+static enum http_route route_of(const char *url)
+{
+    if (strcmp(url, "/metrics") == 0)
+        return ROUTE_METRICS;
+    if (strcmp(url, "/-/healthy") == 0)
+        return ROUTE_HEALTHY;
+    if (strcmp(url, "/-/ready") == 0)
+        return ROUTE_READY;
+    return ROUTE_NONE;
+}
+
+static int method_ok(const char *method)
+{
+    return strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+}
+
+/* The answer to a complete request. */
+static enum MHD_Result http_route(struct fsc_prom_http *h, struct MHD_Connection *conn,
+                                  const char *url, const char *method)
+{
+    enum http_route route = route_of(url);
+
+    if (route == ROUTE_NONE)
+        return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found\n", 1, NULL);
+    if (!method_ok(method))
+        return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n", 1,
+                          "GET, HEAD");
+    switch (route) {
+    case ROUTE_METRICS:
+        return serve_metrics(h, conn);
+    case ROUTE_READY:
+        if (h->ready && h->ready(h->arg) != 1)
+            return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready\n", 1, NULL);
+        return reply_text(conn, MHD_HTTP_OK, "OK\n", 1, NULL);
+    default:
+        return reply_text(conn, MHD_HTTP_OK, "OK\n", 1, NULL);
+    }
+}
+
+/* 1 when a Content-Length value announces more than HTTP_REQ_BODY_MAX. A
+ * malformed value is left to MHD, which rejects it itself. */
+static int body_too_large(const char *content_length)
+{
+    size_t v = 0;
+
+    for (const char *p = content_length; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return 0;
+        v = v * 10 + (size_t)(*p - '0');
+        if (v > HTTP_REQ_BODY_MAX)
+            return 1;
+    }
+    return 0;
+}
+
+/* MHD access handler. Thread: the connection's thread. */
+static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
+                                   const char *method, const char *version, const char *upload_data,
+                                   size_t *upload_data_size, void **con_cls)
+{
+    struct fsc_prom_http *h = cls;
+    struct http_req *req = *con_cls;
+    (void)version;
+    (void)upload_data;
+
+    if (!req) {
+        req = calloc(1, sizeof(*req));
+        if (!req)
+            return MHD_NO; /* MHD closes the connection */
+        *con_cls = req;
+        /* A large declared body is refused before any of it is read; the
+         * response queued now makes MHD close the connection after it, so
+         * the unread body never has to be drained. */
+        const char *cl =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl && body_too_large(cl)) {
+            enum http_route route = route_of(url);
+            if (route == ROUTE_NONE)
+                return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found\n", 1, NULL);
+            if (!method_ok(method))
+                return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n", 1,
+                                  "GET, HEAD");
+            return reply_text(conn, MHD_HTTP_CONTENT_TOO_LARGE, "request body not accepted\n", 1,
+                              NULL);
+        }
+        return MHD_YES;
+    }
+    if (*upload_data_size > 0) {
+        /* Discard. A chunked body that outgrows the bound cannot be answered
+         * (MHD 0.9.75 refuses to queue a response mid-body): drop it. */
+        req->body_bytes += *upload_data_size;
+        *upload_data_size = 0;
+        if (req->body_bytes > HTTP_REQ_BODY_MAX) {
+            fsc_log(FSC_LOG_INFO, "prom_http_body_refused", "listen=%s bytes=%zu", h->listen,
+                    req->body_bytes);
+            return MHD_NO;
+        }
+        return MHD_YES;
+    }
+    return http_route(h, conn, url, method);
+}
+
+/* MHD request-completed notifier: frees the per-request state. */
+static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                           enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    free(*con_cls);
+    *con_cls = NULL;
+}
+
+/* MHD messages about one client going away or sending garbage: routine for
+ * a server on a network, so info; everything else (threads, accept, the
+ * connection limit, sockets) is about the server itself, so warn. MHD
+ * gives no level, only text, hence the prefixes (libmicrohttpd 0.9.75). */
+static const char *const mhd_client_msgs[] = {
+    "The connection was forcibly closed",
+    "Connection socket is closed",
+    "Connection was closed by remote side",
+    "Application reported internal error", /* our MHD_NO, logged by us */
+    "Error processing request",            /* MHD answered 4xx itself */
+    "Too large value of 'Content-Length'",
+    "Failed to parse `Content-Length'",
+};
+
+/* MHD's log callback: formats the message and hands it to fsc_log_lib. */
+__attribute__((format(printf, 2, 0))) static void http_mhd_log(void *cls, const char *fmt,
+                                                               va_list ap)
+{
+    char msg[512];
+    enum fsc_log_level level = FSC_LOG_WARN;
+    (void)cls;
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    size_t n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+        msg[--n] = '\0';
+    for (size_t i = 0; i < sizeof(mhd_client_msgs) / sizeof(mhd_client_msgs[0]); i++) {
+        if (strncmp(msg, mhd_client_msgs[i], strlen(mhd_client_msgs[i])) == 0)
+            level = FSC_LOG_INFO;
+    }
+    fsc_log_lib(level, "microhttpd", msg);
+}
+
+/* ---- lifecycle ------------------------------------------------------------ */
+
+struct fsc_prom_http *fsc_prom_http_start(const struct fsc_prom_http_config *cfg,
+                                          fsc_prom_render_fn render, fsc_prom_ready_fn ready,
+                                          void *arg, char *err, size_t errlen)
+{
+    struct fsc_prom_http *h;
+    const union MHD_DaemonInfo *info;
+    int64_t timeout_ns;
+    unsigned int timeout_s, flags;
+    int fd, family = AF_INET;
+
+    if (!cfg || !cfg->listen || !render) {
+        snprintf(err, errlen, "prometheus http: listen address and render function are required");
+        return NULL;
+    }
+    if (cfg->client_timeout_ns < 0) {
+        snprintf(err, errlen, "prometheus http: client timeout must not be negative");
+        return NULL;
+    }
+    h = calloc(1, sizeof(*h));
+    if (!h) {
+        snprintf(err, errlen, "prometheus http: out of memory");
+        return NULL;
+    }
+    h->render = render;
+    h->ready = ready;
+    h->arg = arg;
+    h->max_body = cfg->max_body ? cfg->max_body : HTTP_DEFAULT_MAX_BODY;
+    fsc_log_quote(cfg->listen, h->listen, sizeof(h->listen));
+    /* MHD counts whole seconds: round up so a timeout is never shortened. */
+    timeout_ns = cfg->client_timeout_ns ? cfg->client_timeout_ns : HTTP_DEFAULT_TIMEOUT_NS;
+    timeout_s = timeout_ns / 1000000000 >= UINT_MAX
+                    ? UINT_MAX
+                    : (unsigned int)((timeout_ns + 999999999) / 1000000000);
+    if (pthread_mutex_init(&h->render_mu, NULL) != 0) {
+        free(h);
+        snprintf(err, errlen, "prometheus http: cannot create a mutex");
+        return NULL;
+    }
+    if (fsc_prom_bufpool_init(&h->pool) != 0) {
+        snprintf(err, errlen, "prometheus http: cannot create a mutex");
+        goto fail_pool;
+    }
+    fd = listen_open(cfg->listen, &family, err, errlen);
+    if (fd == -1)
+        goto fail_listen;
+    flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+            MHD_USE_ERROR_LOG;
+    if (family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, http_access, h, MHD_OPTION_EXTERNAL_LOGGER,
+                                 http_mhd_log, h, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+                                 MHD_OPTION_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
+                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
+                                 MHD_OPTION_NOTIFY_COMPLETED, http_completed, h, MHD_OPTION_END);
+    if (!h->daemon) {
+        /* fd is not closed here: MHD 0.9.75 closes a listen socket it was
+         * given when it fails after adopting it (thread creation), and
+         * closing it again could close another thread's new descriptor.
+         * With our fixed options no earlier failure is possible. */
+        snprintf(err, errlen, "cannot start the HTTP server on %s (see the microhttpd log)",
+                 cfg->listen);
+        goto fail_listen;
+    }
+    info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    h->port = info ? info->port : 0;
+    fsc_log(FSC_LOG_INFO, "prom_http_listening", "listen=%s port=%u timeout_s=%u max_body=%zu",
+            h->listen, (unsigned)h->port, timeout_s, h->max_body);
+    return h;
+
+fail_listen:
+    fsc_prom_bufpool_fini(&h->pool);
+fail_pool:
+    pthread_mutex_destroy(&h->render_mu);
+    free(h);
+    return NULL;
+}
+
+uint16_t fsc_prom_http_port(const struct fsc_prom_http *h)
+{
+    return h ? h->port : 0;
+}
+
+void fsc_prom_http_stop(struct fsc_prom_http *h)
+{
+    if (!h)
+        return;
+    /* Closes the listen socket and every connection and joins their threads
+     * (waiting for a render in progress); every response is destroyed on the
+     * way, so every body buffer is back in the pool before it is freed. */
+    MHD_stop_daemon(h->daemon);
+    fsc_prom_bufpool_fini(&h->pool);
+    pthread_mutex_destroy(&h->render_mu);
+    free(h);
+}

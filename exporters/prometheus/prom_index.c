@@ -1,0 +1,382 @@
+/* The renderer's family and label index (see prom_index.h). */
+#include "prometheus/prom_index.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prometheus/prom_text.h"
+
+#define FAM_SLOTS_MIN   64u
+#define BLOCK_SLOTS_MIN 1024u
+
+/* Grows *p (an array of elem-sized items with *cap slots) to hold at least
+ * need items, doubling. Returns 0 or -ENOMEM (*p untouched). */
+static int grow(void **p, size_t *cap, size_t need, size_t elem, size_t min)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : min;
+    while (c < need) {
+        if (c > SIZE_MAX / 2 / elem)
+            return -ENOMEM;
+        c *= 2;
+    }
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        return -ENOMEM;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* grow() for uint32_t capacities. */
+static int grow32(void **p, uint32_t *cap, size_t need, size_t elem, size_t min)
+{
+    if (need > UINT32_MAX)
+        return -ENOMEM;
+    size_t c = *cap;
+    int rc = grow(p, &c, need, elem, min);
+    if (rc == 0)
+        *cap = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+    return rc;
+}
+
+static uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+/* Hash of a label set by its interned pointers; hash_keys() computes the
+ * same over a block's stored key (name, value, name, value, ...). */
+static uint64_t hash_ptrs(const struct fsc_label *lab, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    for (size_t i = 0; i < n; i++) {
+        h = mix64(h ^ (uint64_t)(uintptr_t)lab[i].name);
+        h = mix64(h ^ (uint64_t)(uintptr_t)lab[i].value);
+    }
+    return h;
+}
+
+static uint64_t hash_keys(const char *const *k, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    for (size_t i = 0; i < 2 * n; i++)
+        h = mix64(h ^ (uint64_t)(uintptr_t)k[i]);
+    return h;
+}
+
+static void family_free(struct fsc_prom_family *f)
+{
+    if (!f)
+        return;
+    free(f->om_name);
+    free(f->sample_name);
+    free(f->ids);
+    free(f);
+}
+
+void fsc_prom_index_free(struct fsc_prom_index *ix)
+{
+    for (uint32_t i = 0; i < ix->n_fams; i++)
+        family_free(ix->fams[i]);
+    free(ix->fams);
+    free(ix->fam_slots);
+    free(ix->order);
+    free(ix->ser);
+    free(ix->blocks);
+    free(ix->block_slots);
+    free(ix->text);
+    free(ix->keys);
+    memset(ix, 0, sizeof(*ix));
+}
+
+/* ---- families --------------------------------------------------------- */
+
+static uint32_t fam_hash(const char *metric)
+{
+    return (uint32_t)mix64((uint64_t)(uintptr_t)metric);
+}
+
+/* Rebuilds the family table with room for twice the families. */
+static int fam_rehash(struct fsc_prom_index *ix)
+{
+    uint32_t size = ix->fam_mask ? (ix->fam_mask + 1) * 2 : FAM_SLOTS_MIN;
+    uint32_t *slots = calloc(size, sizeof(*slots));
+    if (!slots)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < ix->n_fams; i++) {
+        uint32_t s = fam_hash(ix->fams[i]->metric) & (size - 1);
+        while (slots[s])
+            s = (s + 1) & (size - 1);
+        slots[s] = i + 1;
+    }
+    free(ix->fam_slots);
+    ix->fam_slots = slots;
+    ix->fam_mask = size - 1;
+    return 0;
+}
+
+static struct fsc_prom_family *fam_find(const struct fsc_prom_index *ix, const char *metric)
+{
+    if (!ix->fam_slots)
+        return NULL;
+    for (uint32_t s = fam_hash(metric) & ix->fam_mask;; s = (s + 1) & ix->fam_mask) {
+        uint32_t v = ix->fam_slots[s];
+        if (v == 0)
+            return NULL;
+        if (ix->fams[v - 1]->metric == metric)
+            return ix->fams[v - 1];
+    }
+}
+
+static char *dup_n(const char *s, size_t n, const char *suffix)
+{
+    size_t ls = strlen(suffix);
+    char *d = malloc(n + ls + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, s, n);
+    memcpy(d + n, suffix, ls + 1);
+    return d;
+}
+
+static int ends_with_total(const char *s, size_t n)
+{
+    return n > 6 && memcmp(s + n - 6, "_total", 6) == 0;
+}
+
+int fsc_prom_family_resolve(struct fsc_prom_index *ix, struct fsc_prom_family *f, uint8_t kind)
+{
+    uint8_t type = kind == 1 /* FSC_KIND_GAUGE */ ? FSC_PROM_GAUGE : FSC_PROM_COUNTER;
+    char *name = dup_n(f->om_name, f->om_len, type == FSC_PROM_COUNTER ? "_total" : "");
+    if (!name)
+        return -ENOMEM;
+    free(f->sample_name);
+    f->sample_name = name;
+    f->sample_len = strlen(name);
+    f->type = type;
+    ix->order_dirty = 1;
+    return 0;
+}
+
+static struct fsc_prom_family *fam_add(struct fsc_prom_index *ix, const char *metric)
+{
+    if ((ix->n_fams + 1) * 2 > ix->fam_mask + 1 && fam_rehash(ix) != 0)
+        return NULL;
+    if (grow32((void **)&ix->fams, &ix->cap_fams, (size_t)ix->n_fams + 1, sizeof(*ix->fams), 16))
+        return NULL;
+    uint32_t cap_order = ix->cap_fams;
+    void *order = realloc(ix->order, (size_t)cap_order * sizeof(*ix->order));
+    if (!order)
+        return NULL;
+    ix->order = order;
+
+    struct fsc_prom_family *f = calloc(1, sizeof(*f));
+    if (!f)
+        return NULL;
+    size_t len = strlen(metric);
+    f->metric = metric;
+    f->metric_len = len;
+    /* A name ending in _total is a counter by convention (the profiles
+     * enforce it); other names wait for their first series' kind. */
+    int total = ends_with_total(metric, len);
+    f->om_len = total ? len - 6 : len;
+    f->om_name = dup_n(metric, f->om_len, "");
+    if (!f->om_name || (total && fsc_prom_family_resolve(ix, f, 0) != 0)) {
+        family_free(f);
+        return NULL;
+    }
+    ix->fams[ix->n_fams] = f;
+    ix->order[ix->n_fams] = f;
+    ix->n_fams++;
+    uint32_t s = fam_hash(metric) & ix->fam_mask;
+    while (ix->fam_slots[s])
+        s = (s + 1) & ix->fam_mask;
+    ix->fam_slots[s] = ix->n_fams;
+    ix->order_dirty = 1;
+    return f;
+}
+
+static int cmp_family(const void *a, const void *b)
+{
+    const struct fsc_prom_family *fa = *(const struct fsc_prom_family *const *)a;
+    const struct fsc_prom_family *fb = *(const struct fsc_prom_family *const *)b;
+    int c = strcmp(fa->om_name, fb->om_name);
+    if (c != 0)
+        return c;
+    if (fa->type != fb->type)
+        return fa->type < fb->type ? -1 : 1;
+    /* Same name and type: two registry names that expose alike (a
+     * passthrough "x" counter beside "x_total"). Keep them adjacent, in a
+     * stable order, so they share one header. */
+    return strcmp(fa->metric, fb->metric);
+}
+
+int fsc_prom_index_sort(struct fsc_prom_index *ix)
+{
+    if (!ix->order_dirty)
+        return 0;
+    if (ix->n_fams > 1)
+        qsort(ix->order, ix->n_fams, sizeof(*ix->order), cmp_family);
+    ix->order_dirty = 0;
+    return 0;
+}
+
+/* ---- label blocks ----------------------------------------------------- */
+
+static int block_rehash(struct fsc_prom_index *ix)
+{
+    uint32_t size = ix->block_mask ? (ix->block_mask + 1) * 2 : BLOCK_SLOTS_MIN;
+    if (size == 0)
+        return -ENOMEM;
+    uint32_t *slots = calloc(size, sizeof(*slots));
+    if (!slots)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < ix->n_blocks; i++) {
+        const struct fsc_prom_block *b = &ix->blocks[i];
+        uint64_t h = hash_keys(ix->keys + b->key, b->n);
+        uint32_t s = (uint32_t)h & (size - 1);
+        while (slots[s])
+            s = (s + 1) & (size - 1);
+        slots[s] = i + 1;
+    }
+    free(ix->block_slots);
+    ix->block_slots = slots;
+    ix->block_mask = size - 1;
+    return 0;
+}
+
+static int block_equal(const struct fsc_prom_index *ix, const struct fsc_prom_block *b,
+                       const struct fsc_label *lab, size_t n)
+{
+    if (b->n != n)
+        return 0;
+    const char *const *k = ix->keys + b->key;
+    for (size_t i = 0; i < n; i++)
+        if (k[2 * i] != lab[i].name || k[2 * i + 1] != lab[i].value)
+            return 0;
+    return 1;
+}
+
+static uint8_t reserved_bit(const char *name)
+{
+    if (strcmp(name, "direction") == 0)
+        return FSC_PROM_RES_DIRECTION;
+    if (strcmp(name, "window") == 0)
+        return FSC_PROM_RES_WINDOW;
+    if (strcmp(name, "counter") == 0)
+        return FSC_PROM_RES_COUNTER;
+    if (strcmp(name, "le") == 0)
+        return FSC_PROM_RES_LE;
+    return 0;
+}
+
+/* Finds or creates the block of a label set; *out gets its index. */
+static int block_get(struct fsc_prom_index *ix, const struct fsc_label *lab, size_t n,
+                     uint32_t *out)
+{
+    /* The key arena keeps the interned pointers so a block can be compared
+     * and rehashed without asking the registry again. */
+    uint64_t h = hash_ptrs(lab, n);
+    if (ix->block_slots) {
+        for (uint32_t s = (uint32_t)h & ix->block_mask;; s = (s + 1) & ix->block_mask) {
+            uint32_t v = ix->block_slots[s];
+            if (v == 0)
+                break;
+            if (block_equal(ix, &ix->blocks[v - 1], lab, n)) {
+                *out = v - 1;
+                return 0;
+            }
+        }
+    }
+
+    /* New label set: format its text once. */
+    size_t bound = 0;
+    for (size_t i = 0; i < n; i++)
+        bound += strlen(lab[i].name) + 2 * strlen(lab[i].value) + 4;
+    if (ix->text_len + bound > UINT32_MAX || ix->keys_len + 2 * n > UINT32_MAX ||
+        ix->n_blocks == UINT32_MAX - 1)
+        return -ENOMEM;
+    if ((ix->n_blocks + 1) * 2 > ix->block_mask + 1 && block_rehash(ix) != 0)
+        return -ENOMEM;
+    if (grow((void **)&ix->text, &ix->text_cap, ix->text_len + bound, 1, 4096) ||
+        grow((void **)&ix->keys, &ix->keys_cap, ix->keys_len + 2 * n, sizeof(*ix->keys), 1024) ||
+        grow32((void **)&ix->blocks, &ix->cap_blocks, (size_t)ix->n_blocks + 1, sizeof(*ix->blocks),
+               256))
+        return -ENOMEM;
+
+    struct fsc_prom_block *b = &ix->blocks[ix->n_blocks];
+    memset(b, 0, sizeof(*b));
+    b->off = (uint32_t)ix->text_len;
+    b->key = (uint32_t)ix->keys_len;
+    b->n = (uint8_t)n;
+    char *p = ix->text + ix->text_len;
+    for (size_t i = 0; i < n; i++) {
+        size_t nl = strlen(lab[i].name);
+        if (i > 0)
+            *p++ = ',';
+        memcpy(p, lab[i].name, nl);
+        p += nl;
+        *p++ = '=';
+        *p++ = '"';
+        p = fsc_prom_escape_label(p, lab[i].value, strlen(lab[i].value));
+        *p++ = '"';
+        b->reserved |= reserved_bit(lab[i].name);
+        ix->keys[ix->keys_len++] = lab[i].name;
+        ix->keys[ix->keys_len++] = lab[i].value;
+    }
+    b->len = (uint32_t)(p - (ix->text + ix->text_len));
+    ix->text_len += b->len;
+
+    uint32_t s = (uint32_t)h & ix->block_mask;
+    while (ix->block_slots[s])
+        s = (s + 1) & ix->block_mask;
+    ix->block_slots[s] = ++ix->n_blocks;
+    *out = ix->n_blocks - 1;
+    return 0;
+}
+
+/* ---- update ----------------------------------------------------------- */
+
+int fsc_prom_index_update(struct fsc_prom_index *ix, const struct fsc_registry *reg, uint32_t limit)
+{
+    uint32_t count = fsc_registry_count(reg);
+    if (count > limit)
+        count = limit;
+    if (count <= ix->indexed)
+        return 0;
+    if (grow32((void **)&ix->ser, &ix->cap_ser, count, sizeof(*ix->ser), 1024))
+        return -ENOMEM;
+
+    struct fsc_prom_family *last = NULL;
+    for (fsc_series_id id = ix->indexed; id < count; id++) {
+        const char *metric = fsc_registry_metric(reg, id);
+        struct fsc_label lab[FSC_REGISTRY_MAX_LABELS];
+        size_t n = fsc_registry_labels(reg, id, lab, FSC_REGISTRY_MAX_LABELS);
+        if (!metric || n > FSC_REGISTRY_MAX_LABELS)
+            return -ENOMEM; /* cannot happen below the published count */
+
+        struct fsc_prom_family *f = last && last->metric == metric ? last : fam_find(ix, metric);
+        if (!f && !(f = fam_add(ix, metric)))
+            return -ENOMEM;
+        last = f;
+        uint32_t block;
+        if (block_get(ix, lab, n, &block) != 0)
+            return -ENOMEM;
+        if (grow32((void **)&f->ids, &f->cap_ids, (size_t)f->n_ids + 1, sizeof(*f->ids), 16))
+            return -ENOMEM;
+        f->ids[f->n_ids++] = id;
+        ix->ser[id].block = block;
+        ix->ser[id].source = fsc_registry_source_of(reg, id);
+        ix->ser[id].pad_ = 0;
+        ix->indexed = id + 1;
+    }
+    return 0;
+}

@@ -1,0 +1,114 @@
+/* The renderer's index of the registry: which series belong to which raw
+ * family, and each series' label text, formatted once.
+ *
+ * Why: a scrape must walk every series family by family (all lines of a
+ * family contiguous), while series ids are handed out in arrival order (the
+ * 20 counters of a port one after the other). Re-grouping 1 M ids on every
+ * scrape would cost more than formatting them, so the index keeps one id list
+ * per metric name and only appends the ids created since the previous
+ * scrape (ids only grow). Label sets are shared by many series (the counters
+ * of one port), so their escaped text `device="leaf1",port="et-0/0/1"` is
+ * kept once per distinct label set, found by the registry's interned string
+ * pointers, and every series points at its block.
+ *
+ * Internal to exporters/prometheus. Not thread-safe: the renderer's thread
+ * owns it. Memory grows with the number of series and label sets indexed and
+ * is bounded by the limit given to fsc_prom_index_update(). */
+#ifndef FSC_PROM_INDEX_H
+#define FSC_PROM_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/registry.h"
+#include "core/sample.h"
+
+enum fsc_prom_ftype {
+    FSC_PROM_PENDING = 0, /* no series with engine state seen yet: kind unknown */
+    FSC_PROM_COUNTER = 1,
+    FSC_PROM_GAUGE = 2,
+};
+
+/* Label names the renderer adds to derived series; a series that already has
+ * one of them (bit set in fsc_prom_block.reserved) does not get that label
+ * added, so no line ever carries a label twice. */
+enum {
+    FSC_PROM_RES_DIRECTION = 1u << 0,
+    FSC_PROM_RES_WINDOW = 1u << 1,
+    FSC_PROM_RES_COUNTER = 1u << 2,
+    FSC_PROM_RES_LE = 1u << 3,
+};
+
+/* One distinct label set's text. */
+struct fsc_prom_block {
+    uint32_t off;     /* into fsc_prom_index.text */
+    uint32_t len;     /* bytes, no braces, already escaped */
+    uint32_t key;     /* into fsc_prom_index.keys: 2 * n interned pointers */
+    uint8_t n;        /* labels */
+    uint8_t reserved; /* FSC_PROM_RES_* */
+    uint8_t pad_[2];
+};
+
+/* One raw family: every series of one registry metric name. */
+struct fsc_prom_family {
+    const char *metric; /* the registry's interned name (the key) */
+    size_t metric_len;
+    uint8_t type;    /* enum fsc_prom_ftype */
+    uint8_t sorted_; /* internal */
+    /* OpenMetrics family name: the metric without "_total"; for text the
+     * sample name is used as family name. Counters' samples are always
+     * named <om_name>_total (appended for passthrough counters that lack it). */
+    char *om_name;
+    size_t om_len;
+    char *sample_name; /* set once the type is known */
+    size_t sample_len;
+    fsc_series_id *ids; /* in creation order */
+    uint32_t n_ids, cap_ids;
+};
+
+/* What the index knows about one series id. */
+struct fsc_prom_series {
+    uint32_t block;  /* into blocks[] */
+    uint16_t source; /* registry source */
+    uint16_t pad_;
+};
+
+struct fsc_prom_index {
+    struct fsc_prom_family **fams; /* creation order */
+    uint32_t n_fams, cap_fams;
+    uint32_t *fam_slots; /* open addressing: family index + 1, 0 = empty */
+    uint32_t fam_mask;
+    struct fsc_prom_family **order; /* sorted by om_name, then type */
+    int order_dirty;
+
+    struct fsc_prom_series *ser; /* [0, indexed) */
+    uint32_t indexed, cap_ser;
+
+    struct fsc_prom_block *blocks;
+    uint32_t n_blocks, cap_blocks;
+    uint32_t *block_slots; /* open addressing: block index + 1 */
+    uint32_t block_mask;
+    char *text;
+    size_t text_len, text_cap;
+    const char **keys;
+    size_t keys_len, keys_cap;
+};
+
+/* Frees everything; the index is then empty and reusable. */
+void fsc_prom_index_free(struct fsc_prom_index *ix);
+
+/* Indexes the series created since the last call, up to `limit` series in
+ * total (ids >= limit are never exposed). Returns 0, or -ENOMEM with the
+ * index still consistent (the series not indexed yet are tried again next
+ * time). Thread: the renderer's; reads the registry lock-free. */
+int fsc_prom_index_update(struct fsc_prom_index *ix, const struct fsc_registry *reg,
+                          uint32_t limit);
+
+/* Sets a pending family's type from the kind of its first series with engine
+ * state (enum fsc_kind) and names its samples. Returns 0 or -ENOMEM. */
+int fsc_prom_family_resolve(struct fsc_prom_index *ix, struct fsc_prom_family *f, uint8_t kind);
+
+/* Sorts ix->order when families were added. Returns 0 or -ENOMEM. */
+int fsc_prom_index_sort(struct fsc_prom_index *ix);
+
+#endif

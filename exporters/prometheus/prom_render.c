@@ -1,0 +1,295 @@
+/* The Prometheus renderer: one pass over every indexed series, family by
+ * family (see prom_render.h for the contract, prom_render_int.h for the
+ * files).
+ *
+ * Order of the exposition, stable from scrape to scrape:
+ *   1. raw families (one per registry metric name) sorted by name; inside a
+ *      family, series in creation order (a new series comes last);
+ *   2. derived families in docs/METRICS.md order; inside each, series in the
+ *      order of the raw families they come from, then creation order;
+ *   3. fabricscope_ self-metrics in docs/METRICS.md order;
+ *   4. "# EOF" (OpenMetrics only).
+ * Families without a sample are left out. At most
+ * exporters.prometheus.max_series series are indexed, the first created:
+ * later ids are never exposed (per-source limits are the registry's).
+ *
+ * Locking: views are copied FSC_PROM_CHUNK ids at a time with
+ * fsc_engine_view_ids() (one lock hold each) and formatted outside the lock;
+ * the registry is read lock-free. Every view is copied exactly once: raw
+ * lines go straight into `out`, and what the derived lines need is recorded
+ * during the same pass (prom_series.c) and written after the raw families
+ * (prom_derived.c), also straight into `out`. Nothing is written twice.
+ *
+ * Staleness (decided here, per series):
+ * - value lines need an accepted sample (has_value);
+ * - a series whose device time t_last is older than the newest device time
+ *   of its own source by more than stale_after is left out entirely. The
+ *   newest time is the larger of the previous render's newest and the
+ *   newest seen so far in this one, so device clocks may be off by any
+ *   amount: device times are never compared with the local clock. (A
+ *   series rendered before the fresher series of its source may therefore
+ *   show once more: staleness lags by at most one scrape.);
+ * - a source whose newest device time has not moved for stale_after of
+ *   local time (now_ns, compared only with earlier now_ns) is gone: all its
+ *   series are left out until one of them shows a newer time;
+ * - a series with engine state but no accepted sample yet (traits set by
+ *   its source) shows only its detector counters and histograms, at 0, so
+ *   rate() sees a port's first microburst as an increase. */
+#include "prometheus/prom_render_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const struct fsc_prom_fdesc fsc_prom_derived_desc[FSC_PD__COUNT] = {
+    [FSC_PD_PORT_RATE] =
+        {"fabric_port_bytes_per_second", "fabric_port_bytes_per_second", "gauge",
+         "Port rate over the last completed aligned window of the first configured "
+         "width, bytes per second."},
+    [FSC_PD_UTIL] = {"fabric_port_utilization_ratio", "fabric_port_utilization_ratio", "gauge",
+                     "Port rate over the last completed aligned window of the first width divided "
+                     "by the link speed (0..1)."},
+    [FSC_PD_UTIL_PEAK] = {"fabric_port_utilization_peak_ratio",
+                          "fabric_port_utilization_peak_ratio", "gauge",
+                          "Largest fine-interval utilization inside the last completed window of "
+                          "each configured width."},
+    [FSC_PD_FINE_UTIL] = {"fabric_port_fine_utilization_ratio",
+                          "fabric_port_fine_utilization_ratio", "histogram",
+                          "Utilization of every fine (sample to sample) interval."},
+    [FSC_PD_RATE] = {"fabric_rate_per_second", "fabric_rate_per_second", "gauge",
+                     "Per-second rate over the last completed window of the first width, for "
+                     "counters that feed a detector."},
+    [FSC_PD_MICROBURST] = {"fabric_microbursts", "fabric_microbursts_total", "counter",
+                           "Bursts shorter than engine.microburst.micro_max."},
+    [FSC_PD_BURST] = {"fabric_bursts", "fabric_bursts_total", "counter",
+                      "Bursts lasting engine.microburst.micro_max or longer."},
+    [FSC_PD_MB_DUR] = {"fabric_microburst_duration_seconds", "fabric_microburst_duration_seconds",
+                       "histogram", "Durations of microbursts, seconds."},
+    [FSC_PD_CNP] = {"fabric_cnp_spikes", "fabric_cnp_spikes_total", "counter",
+                    "CNP spikes (np_cnp_sent, rp_cnp_handled)."},
+    [FSC_PD_ECN] = {"fabric_ecn_spikes", "fabric_ecn_spikes_total", "counter",
+                    "ECN-mark spikes (NIC or switch queue)."},
+    [FSC_PD_REORDER] = {"fabric_reorder_spikes", "fabric_reorder_spikes_total", "counter",
+                        "Reorder spikes (out_of_sequence, packet_seq_err)."},
+    [FSC_PD_PFC] = {"fabric_pfc_storms", "fabric_pfc_storms_total", "counter", "PFC pause storms."},
+    [FSC_PD_EVIDENCE] = {"fabric_congestion_evidence", "fabric_congestion_evidence_total",
+                         "counter", "Queue-peak and NIC buffer-threshold evidence events."},
+    [FSC_PD_IMB_RATIO] = {"fabric_uplink_imbalance_ratio", "fabric_uplink_imbalance_ratio", "gauge",
+                          "Max over mean utilization of the port group in the last "
+                          "window."},
+    [FSC_PD_IMB_EVENTS] = {"fabric_uplink_imbalance_events", "fabric_uplink_imbalance_events_total",
+                           "counter", "Uplink imbalance events of the port group."},
+};
+
+static void set_str(struct fsc_prom_str *s, const char *text)
+{
+    size_t n = strlen(text);
+    if (n > FSC_PROM_NUM_MAX)
+        n = FSC_PROM_NUM_MAX;
+    memcpy(s->s, text, n);
+    s->s[n] = '\0';
+    s->len = n;
+}
+
+static void set_num(struct fsc_prom_str *s, double v)
+{
+    s->len = fsc_prom_fmt_double(s->s, v);
+    s->s[s->len] = '\0';
+}
+
+struct fsc_prom_renderer *fsc_prom_renderer_create(const struct fsc_prom_render_env *env, char *err,
+                                                   size_t errlen)
+{
+    if (!env || !env->reg || !env->eng || !env->cfg) {
+        snprintf(err, errlen, "the Prometheus renderer needs a registry, an engine and a config");
+        return NULL;
+    }
+    struct fsc_prom_renderer *r = calloc(1, sizeof(*r));
+    if (r)
+        r->views = calloc(FSC_PROM_CHUNK, sizeof(*r->views));
+    if (!r || !r->views) {
+        free(r);
+        snprintf(err, errlen, "out of memory creating the Prometheus renderer");
+        return NULL;
+    }
+    r->env = *env;
+    const struct fsc_config *cfg = env->cfg;
+    r->stale_after_ns = cfg->exporters.prometheus.stale_after_ns;
+    r->max_series = cfg->exporters.prometheus.max_series;
+    if (r->max_series == 0)
+        r->max_series = UINT32_MAX;
+    r->n_windows = cfg->engine.rate.n_windows;
+    if (r->n_windows > FSC_MAX_WINDOWS)
+        r->n_windows = FSC_MAX_WINDOWS;
+    for (unsigned l = 0; l < r->n_windows; l++) {
+        char buf[64];
+        set_str(&r->window[l],
+                fsc_duration_format(cfg->engine.rate.window_ns[l], buf, sizeof(buf)));
+    }
+    for (size_t i = 0; i < FSC_UTIL_BUCKETS; i++)
+        set_num(&r->util_le[i], fsc_util_bucket_le[i]);
+    for (size_t i = 0; i < FSC_DURATION_BUCKETS; i++)
+        set_num(&r->dur_le[i], fsc_duration_bucket_le[i]);
+    for (size_t i = 0; i < FSC_INTERVAL_RATIO_BUCKETS; i++)
+        set_num(&r->ratio_le[i], fsc_interval_ratio_bucket_le[i]);
+    return r;
+}
+
+void fsc_prom_renderer_destroy(struct fsc_prom_renderer *r)
+{
+    if (!r)
+        return;
+    fsc_prom_index_free(&r->ix);
+    fsc_prom_writer_free(&r->w);
+    free(r->views);
+    free(r->ports);
+    free(r->dets);
+    free(r->src);
+    free(r);
+}
+
+void fsc_prom_family_header(struct fsc_prom_renderer *r, struct fsc_buf *b,
+                            const struct fsc_prom_fdesc *d)
+{
+    /* Text 0.0.4 names a counter family after its samples (x_total);
+     * OpenMetrics names the family x and its samples x_total. */
+    const char *name = r->om ? d->base : d->sample;
+    fsc_prom_header(&r->w, b, name, strlen(name), d->type, d->help, r->om);
+}
+
+/* Makes sure r->src covers every registry source. */
+static int sources_grow(struct fsc_prom_renderer *r)
+{
+    size_t n = fsc_registry_source_count(r->env.reg);
+    if (n <= r->n_src)
+        return 0;
+    struct fsc_prom_src *p = realloc(r->src, n * sizeof(*p));
+    if (!p)
+        return -ENOMEM;
+    memset(p + r->n_src, 0, (n - r->n_src) * sizeof(*p));
+    r->src = p;
+    r->n_src = n;
+    return 0;
+}
+
+/* 1 when series v of source s is to be left out (see the top comment);
+ * also feeds the source's newest device time. */
+static int is_stale(struct fsc_prom_renderer *r, uint16_t source, const struct fsc_series_view *v)
+{
+    if (source >= r->n_src)
+        return 0; /* a source registered during this render: nothing known yet */
+    struct fsc_prom_src *s = &r->src[source];
+    int newer = 0;
+    if (v->has_value) {
+        if (v->t_last_ns > s->newest_cur)
+            s->newest_cur = v->t_last_ns;
+        int64_t newest = s->newest_cur > s->newest_prev ? s->newest_cur : s->newest_prev;
+        /* Overflow-safe: both are device times; a difference beyond int64
+         * is stale anyway. */
+        if (v->t_last_ns < newest &&
+            (uint64_t)newest - (uint64_t)v->t_last_ns > (uint64_t)r->stale_after_ns)
+            return 1;
+        newer = v->t_last_ns > s->newest_prev;
+    }
+    if (s->seen && !newer && r->now_ns - s->moved_at > r->stale_after_ns)
+        return 1; /* the whole source has been silent for stale_after */
+    return 0;
+}
+
+/* After a render: a source whose newest time changed has moved now. */
+static void sources_settle(struct fsc_prom_renderer *r)
+{
+    for (size_t i = 0; i < r->n_src; i++) {
+        struct fsc_prom_src *s = &r->src[i];
+        if (!s->seen || s->newest_cur != s->newest_prev) {
+            s->moved_at = r->now_ns;
+            s->seen = 1;
+        }
+        s->newest_prev = s->newest_cur;
+        s->newest_cur = INT64_MIN;
+    }
+}
+
+/* Renders one raw family's series (and their derived lines). */
+static void render_family(struct fsc_prom_renderer *r, struct fsc_prom_family *f,
+                          struct fsc_prom_rawctx *raw, struct fsc_buf *out)
+{
+    for (uint32_t i = 0; i < f->n_ids && !r->w.err; i += FSC_PROM_CHUNK) {
+        size_t n = f->n_ids - i < FSC_PROM_CHUNK ? f->n_ids - i : FSC_PROM_CHUNK;
+        const fsc_series_id *ids = f->ids + i;
+        fsc_engine_view_ids(r->env.eng, ids, n, r->views);
+        for (size_t k = 0; k < n; k++) {
+            const struct fsc_series_view *v = &r->views[k];
+            if (!v->present)
+                continue;
+            if (is_stale(r, r->ix.ser[ids[k]].source, v))
+                continue;
+            fsc_prom_series(r, f, ids[k], v, raw, out);
+        }
+    }
+}
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int fsc_prom_render(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64_t now_ns,
+                    struct fsc_buf *out)
+{
+    int64_t t0 = mono_ns();
+    int rc;
+
+    fsc_buf_reset(out);
+    /* One allocation of about the previous size instead of a dozen doubling
+     * reallocs (each a copy) when the caller hands a fresh buffer. */
+    size_t want = (size_t)r->last_bytes + (size_t)r->last_bytes / 8;
+    if (want > out->cap && (!out->limit || want <= out->limit))
+        (void)fsc_buf_reserve(out, want); /* a failure here only costs speed */
+    out->failed = 0;
+    r->w.err = 0;
+    r->w.samples = 0;
+    r->om = fmt == FSC_PROM_OPENMETRICS;
+    r->now_ns = now_ns;
+    r->n_ports = 0;
+    r->n_dets = 0;
+    /* Index what is new; on ENOMEM render what is indexed (the rest is
+     * retried next time) rather than fail the scrape. */
+    rc = fsc_prom_index_update(&r->ix, r->env.reg, r->max_series);
+    if (rc != 0 && rc != -ENOMEM)
+        return rc;
+    if ((rc = fsc_prom_index_sort(&r->ix)) != 0 || (rc = sources_grow(r)) != 0)
+        return rc;
+    for (size_t i = 0; i < r->n_src; i++)
+        r->src[i].newest_cur = INT64_MIN;
+
+    /* 1. Raw families; families sharing one exposition name share one
+     * header (prom_index.c sorts them next to each other). */
+    struct fsc_prom_rawctx raw = {NULL};
+    const struct fsc_prom_family *prev = NULL;
+    for (uint32_t i = 0; i < r->ix.n_fams && !r->w.err; i++) {
+        struct fsc_prom_family *f = r->ix.order[i];
+        if (!prev || strcmp(prev->om_name, f->om_name) != 0)
+            raw.hdr = NULL;
+        render_family(r, f, &raw, out);
+        prev = f;
+    }
+
+    /* 2. Derived families, from what the raw pass recorded. */
+    fsc_prom_derived(r, out);
+
+    /* 3. Self-metrics (they report the previous render). */
+    fsc_prom_self(r, out);
+    if (r->om)
+        fsc_prom_append(&r->w, out, "# EOF\n", 6);
+
+    sources_settle(r);
+    r->last_duration_s = (double)(mono_ns() - t0) / 1e9;
+    r->last_samples = r->w.samples;
+    r->last_bytes = out->len;
+    return r->w.err;
+}

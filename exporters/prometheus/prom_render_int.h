@@ -1,0 +1,147 @@
+/* The renderer's state, shared by its files (internal to
+ * exporters/prometheus):
+ *   prom_render.c  create/destroy, the render pass, staleness, families
+ *   prom_series.c  one series: its raw line, and what its derived lines need
+ *   prom_derived.c the derived families, written from those records
+ *   prom_self.c    fabricscope_ self-metrics
+ *   prom_index.c   family and label index; prom_text.c text primitives */
+#ifndef FSC_PROM_RENDER_INT_H
+#define FSC_PROM_RENDER_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prometheus/prom_index.h"
+#include "prometheus/prom_render.h"
+#include "prometheus/prom_text.h"
+
+/* Views copied per engine lock hold: ~340 KB of views, a few tens of
+ * microseconds of lock time (bench/prom_bench.c: 256 .. 2048 render at the
+ * same speed; the smaller hold is kinder to ingest). */
+#define FSC_PROM_CHUNK 1024
+
+/* Derived families, in exposition order (docs/METRICS.md). */
+enum fsc_prom_derived {
+    FSC_PD_PORT_RATE = 0, /* fabric_port_bytes_per_second */
+    FSC_PD_UTIL,          /* fabric_port_utilization_ratio */
+    FSC_PD_UTIL_PEAK,     /* fabric_port_utilization_peak_ratio{window} */
+    FSC_PD_FINE_UTIL,     /* fabric_port_fine_utilization_ratio (histogram) */
+    FSC_PD_RATE,          /* fabric_rate_per_second{counter} */
+    FSC_PD_MICROBURST,    /* fabric_microbursts_total */
+    FSC_PD_BURST,         /* fabric_bursts_total */
+    FSC_PD_MB_DUR,        /* fabric_microburst_duration_seconds (histogram) */
+    FSC_PD_CNP,           /* fabric_cnp_spikes_total */
+    FSC_PD_ECN,           /* fabric_ecn_spikes_total */
+    FSC_PD_REORDER,       /* fabric_reorder_spikes_total */
+    FSC_PD_PFC,           /* fabric_pfc_storms_total */
+    FSC_PD_EVIDENCE,      /* fabric_congestion_evidence_total */
+    FSC_PD_IMB_RATIO,     /* fabric_uplink_imbalance_ratio{group} */
+    FSC_PD_IMB_EVENTS,    /* fabric_uplink_imbalance_events_total{group} */
+    FSC_PD__COUNT
+};
+
+/* Name, type and help of a family the renderer defines itself. */
+struct fsc_prom_fdesc {
+    const char *base;   /* OpenMetrics family name */
+    const char *sample; /* sample name (counters: base + "_total") */
+    const char *type;   /* "counter", "gauge", "histogram" */
+    const char *help;
+};
+
+extern const struct fsc_prom_fdesc fsc_prom_derived_desc[FSC_PD__COUNT];
+
+/* Staleness bookkeeping per registry source. Device times are only ever
+ * compared with device times of the same source; the local clock (now_ns)
+ * only with the local clock. */
+struct fsc_prom_src {
+    int64_t newest_prev; /* newest device time seen in the previous render */
+    int64_t newest_cur;  /* newest seen so far in this render */
+    int64_t moved_at;    /* local time newest last changed (or the source appeared) */
+    uint8_t seen;        /* moved_at is set */
+};
+
+/* What a port-bytes series' derived lines need, copied from its view during
+ * the raw pass: derived families are written after the raw ones, straight
+ * into the output, from these records (a few hundred bytes per port instead
+ * of the ~3.5 KB of text they become, which would otherwise be written to a
+ * side buffer and copied again). */
+struct fsc_prom_port_rec {
+    uint32_t block; /* label block */
+    uint8_t dir;    /* FSC_DIR_RX / FSC_DIR_TX */
+    uint8_t rate;   /* has_value && has_windows: rate and peaks are valid */
+    uint8_t util;   /* has_util: histograms and burst counters are valid */
+    uint8_t pad_;
+    double speed; /* bits/s; 0 = unknown */
+    double bytes_per_s;
+    double peak[FSC_MAX_WINDOWS]; /* bytes/s */
+    uint64_t events, bursts;
+    struct fsc_hist_util hu;
+    struct fsc_hist_duration hd;
+};
+
+/* The same for a series that feeds a spike, storm or evidence detector. */
+struct fsc_prom_det_rec {
+    uint32_t block;
+    uint8_t family; /* enum fsc_prom_derived: FSC_PD_CNP .. FSC_PD_EVIDENCE */
+    uint8_t rate;   /* rate_per_second is valid */
+    uint8_t pad_[2];
+    const struct fsc_prom_family *fam; /* its raw family: the `counter` label */
+    double per_s;
+    uint64_t events;
+};
+
+struct fsc_prom_renderer {
+    struct fsc_prom_render_env env;
+    struct fsc_prom_index ix;
+    struct fsc_prom_writer w;
+    struct fsc_series_view *views; /* FSC_PROM_CHUNK */
+    struct fsc_prom_port_rec *ports;
+    size_t n_ports, cap_ports;
+    struct fsc_prom_det_rec *dets;
+    size_t n_dets, cap_dets;
+    struct fsc_prom_src *src;
+    size_t n_src;
+
+    int64_t stale_after_ns;
+    uint32_t max_series;
+    unsigned n_windows;
+    struct fsc_prom_str window[FSC_MAX_WINDOWS]; /* "1s", "10s", "1m" */
+    struct fsc_prom_str util_le[FSC_UTIL_BUCKETS];
+    struct fsc_prom_str dur_le[FSC_DURATION_BUCKETS];
+    struct fsc_prom_str ratio_le[FSC_INTERVAL_RATIO_BUCKETS];
+
+    /* The render in progress. */
+    int om;
+    int64_t now_ns;
+
+    /* The previous render, for fabricscope_scrape_*. */
+    double last_duration_s;
+    uint64_t last_samples;
+    uint64_t last_bytes;
+};
+
+/* Per raw family: the family whose HELP/TYPE opened the current group of
+ * families that share one exposition name (NULL: none written yet). */
+struct fsc_prom_rawctx {
+    const struct fsc_prom_family *hdr;
+};
+
+/* One series: writes its raw sample into out (header first when needed) and
+ * records what its derived lines need (r->ports, r->dets). The caller has
+ * checked staleness and presence. Errors land in r->w.err. */
+void fsc_prom_series(struct fsc_prom_renderer *r, struct fsc_prom_family *f, fsc_series_id id,
+                     const struct fsc_series_view *v, struct fsc_prom_rawctx *raw,
+                     struct fsc_buf *out);
+
+/* Writes every derived family (docs/METRICS.md order) from the records of
+ * the raw pass and the engine's port groups into out. */
+void fsc_prom_derived(struct fsc_prom_renderer *r, struct fsc_buf *out);
+
+/* Writes the fabricscope_ self-metrics into out. */
+void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out);
+
+/* Writes a family header with the renderer's format. */
+void fsc_prom_family_header(struct fsc_prom_renderer *r, struct fsc_buf *b,
+                            const struct fsc_prom_fdesc *d);
+
+#endif

@@ -1,0 +1,151 @@
+#!/bin/sh
+# promtool (Prometheus 2.42) lints the exposition of tests/tools/prom_fixture
+# in both formats.
+#
+#   promtool_check_test.sh <prom_fixture binary>
+#
+# What promtool 2.42 accepts: `promtool check metrics` parses text format
+# 0.0.4 only. OpenMetrics input still parses (the "# EOF" line is a comment to
+# it), but an OpenMetrics counter family `x` (HELP/TYPE x, samples x_total)
+# looks to it like an untyped family x_total without help, so it reports
+# "x_total no help text" once per counter family and exits 3. The OpenMetrics
+# check below therefore asserts exactly that set of complaints and nothing
+# else, and additionally runs the strict OpenMetrics parser of
+# python3-prometheus-client when it is installed.
+#
+# Two names fixed by docs/METRICS.md trip promtool's naming lint; they are
+# the only complaints tolerated in either format (see ALLOWED).
+set -u
+
+fixture=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+failed=0
+
+fail() {
+    echo "FAIL: $*"
+    failed=1
+}
+
+if ! command -v promtool >/dev/null 2>&1; then
+    echo "FAIL: promtool not found (Debian package prometheus)"
+    exit 1
+fi
+
+# promtool 2.42's linter has nothing to say about our names (docs/METRICS.md).
+: >"$tmp/allowed"
+
+"$fixture" >"$tmp/text.prom" || fail "prom_fixture (text) exited $?"
+"$fixture" --openmetrics >"$tmp/om.prom" || fail "prom_fixture --openmetrics exited $?"
+
+# Every family of docs/METRICS.md must be in the fixture's exposition.
+for fam in fabric_port_rx_bytes_total fabric_port_tx_bytes_total fabric_port_rx_packets_total \
+    fabric_port_rx_discards_total fabric_port_ecn_marked_packets_total \
+    fabric_port_pfc_rx_pause_frames_total fabric_port_pfc_rx_pause_seconds_total \
+    fabric_nic_cnp_sent_total fabric_nic_cnp_handled_total \
+    fabric_nic_ecn_marked_roce_packets_total fabric_nic_out_of_sequence_total \
+    fabric_nic_packet_seq_errors_total fabric_nic_rx_buffer_over_threshold_total \
+    fabric_port_queue_peak_bytes fabric_port_bytes_per_second fabric_port_utilization_ratio \
+    fabric_port_utilization_peak_ratio fabric_port_fine_utilization_ratio fabric_rate_per_second \
+    fabric_microbursts_total fabric_bursts_total fabric_microburst_duration_seconds \
+    fabric_cnp_spikes_total fabric_ecn_spikes_total fabric_reorder_spikes_total \
+    fabric_pfc_storms_total fabric_congestion_evidence_total fabric_uplink_imbalance_ratio \
+    fabric_uplink_imbalance_events_total fabricscope_build_info fabricscope_up \
+    fabricscope_samples_total fabricscope_sample_verdicts_total fabricscope_wraps_total \
+    fabricscope_gaps_total fabricscope_arrival_time_samples_total \
+    fabricscope_sample_interval_ratio fabricscope_series fabricscope_series_limit \
+    fabricscope_series_dropped_total fabricscope_series_rejected_total fabricscope_events_total \
+    fabricscope_scrape_duration_seconds fabricscope_scrape_series fabricscope_scrape_bytes; do
+    if ! grep -q "^# TYPE $fam " "$tmp/text.prom"; then
+        fail "text: family $fam missing"
+    fi
+    # Histograms name their samples _bucket/_sum/_count, the rest by the family.
+    if ! grep -Eq "^${fam}(_bucket|_sum|_count)?(\{| )" "$tmp/text.prom"; then
+        fail "text: family $fam has no sample"
+    fi
+done
+
+# Neither promtool 2.42 nor the strict parser below reports a series given
+# twice; a name+labels key must be unique (label values never hold a space
+# followed by the end of the line, so cutting the value off is exact).
+for f in text om; do
+    grep -v '^#' "$tmp/$f.prom" | sed 's/ [^ ]*$//' | sort | uniq -d >"$tmp/$f.dup"
+    if [ -s "$tmp/$f.dup" ]; then
+        fail "$f: series given twice:"
+        cat "$tmp/$f.dup"
+    fi
+done
+
+# ---- text 0.0.4: no complaint but the allowed ones -------------------------
+rc=0
+promtool check metrics <"$tmp/text.prom" >"$tmp/text.lint" 2>&1 || rc=$?
+grep -vxF -f "$tmp/allowed" "$tmp/text.lint" >"$tmp/text.rest"
+if [ -s "$tmp/text.rest" ]; then
+    fail "text: promtool complaints:"
+    cat "$tmp/text.rest"
+fi
+if [ "$rc" -ne 0 ] && { [ "$rc" -ne 3 ] || ! [ -s "$tmp/text.lint" ]; }; then
+    fail "text: promtool exited $rc"
+fi
+echo "text: promtool exit $rc, $(wc -l <"$tmp/text.lint") complaint(s), all on names fixed by docs/METRICS.md"
+
+# ---- OpenMetrics -------------------------------------------------------------
+if [ "$(tail -n 1 "$tmp/om.prom")" != "# EOF" ]; then
+    fail "openmetrics: does not end with # EOF"
+fi
+if grep -q '^# TYPE [^ ]*_total counter$' "$tmp/om.prom"; then
+    fail "openmetrics: a counter family named *_total"
+fi
+if ! grep -q '^fabric_port_rx_bytes_total{' "$tmp/om.prom"; then
+    fail "openmetrics: counter samples must keep _total"
+fi
+# What promtool (a 0.0.4 parser) must say about OpenMetrics counters, and
+# nothing else.
+sed -n 's/^# TYPE \([^ ]*\) counter$/\1_total no help text/p' "$tmp/om.prom" >"$tmp/om.expected"
+cat "$tmp/allowed" >>"$tmp/om.expected"
+rc=0
+promtool check metrics <"$tmp/om.prom" >"$tmp/om.lint" 2>&1 || rc=$?
+grep -vxF -f "$tmp/om.expected" "$tmp/om.lint" >"$tmp/om.rest"
+if [ -s "$tmp/om.rest" ]; then
+    fail "openmetrics: unexpected promtool complaints:"
+    cat "$tmp/om.rest"
+fi
+missing=$(grep -vxF -f "$tmp/om.lint" "$tmp/om.expected" | grep -c 'no help text$')
+if [ "$missing" -ne 0 ]; then
+    fail "openmetrics: promtool did not see $missing counter families as expected"
+fi
+if [ "$rc" -ne 3 ]; then
+    fail "openmetrics: promtool exited $rc (3 expected: OpenMetrics counters)"
+fi
+echo "openmetrics: promtool exit $rc, only the expected 0.0.4-parser complaints"
+
+# The strict OpenMetrics parser (Debian python3-prometheus-client), if there.
+py=""
+for cand in /usr/bin/python3 python3; do
+    if "$cand" -c 'import prometheus_client.openmetrics.parser' >/dev/null 2>&1; then
+        py=$cand
+        break
+    fi
+done
+if [ -n "$py" ]; then
+    if ! "$py" - "$tmp/om.prom" <<'EOF'; then
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+text = open(sys.argv[1]).read()
+fams = list(text_string_to_metric_families(text))
+names = {f.name for f in fams}
+for want in ("fabric_port_rx_bytes", "fabric_port_fine_utilization_ratio", "fabricscope_up"):
+    assert want in names, want
+print("openmetrics: strict parser read %d families, %d samples" %
+      (len(fams), sum(len(f.samples) for f in fams)))
+EOF
+        fail "openmetrics: the strict parser rejected the exposition"
+    fi
+else
+    echo "openmetrics: strict parser skipped (python3-prometheus-client not installed)"
+fi
+
+if [ "$failed" -ne 0 ]; then
+    exit 1
+fi
+echo "promtool checks passed"
