@@ -372,7 +372,11 @@ enum {
     FSC_SER_F_GROUPED = 1u << 1,   /* member of at least one port group */
     FSC_SER_F_MB_ACTIVE = 1u << 2, /* mirror of the microburst state's `active` */
     FSC_SER_F_WINDOWS = 1u << 3,   /* a window completed since the rate state was (re)set */
+    FSC_SER_F_WIN0 = 1u << 4,      /* FSC_SER_F_WIN0 << L: a window of level L completed
+                                    * (bits 4..7, one per FSC_MAX_WINDOWS level) */
 };
+#define FSC_SER_F_WIN_ALL (0xfu << 4)
+_Static_assert(FSC_MAX_WINDOWS <= 4, "one flag bit per window level");
 
 /* One per series, 128 bytes (see engine.c for the memory story). */
 struct fsc_eng_series {

@@ -111,6 +111,8 @@ static void port_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
             continue;
         size_t n = port_labels(p, blk, ex);
         for (unsigned l = 0; l < r->n_windows; l++) {
+            if (!(p->done & (1u << l)))
+                continue; /* no window of that width has completed yet */
             ex[n] = LBL("window", r->window[l].s, r->window[l].len);
             dline_f64(&d, blk, ex, n + 1, fsc_prom_round_float(p->peak[l] * 8.0 / p->speed));
         }

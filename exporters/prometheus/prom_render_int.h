@@ -68,10 +68,10 @@ struct fsc_prom_src {
 struct fsc_prom_port_rec {
     uint32_t block; /* label block */
     uint8_t dir;    /* FSC_DIR_RX / FSC_DIR_TX */
-    uint8_t rate;   /* has_value && has_windows: rate and peaks are valid */
+    uint8_t rate;   /* has_value and a level-0 window completed: the rate is valid */
     uint8_t util;   /* has_util: histograms and burst counters are valid */
-    uint8_t pad_;
-    double speed; /* bits/s; 0 = unknown */
+    uint8_t done;   /* bit L: a window of level L completed, its peak is valid */
+    double speed;   /* bits/s; 0 = unknown */
     double bytes_per_s;
     double peak[FSC_MAX_WINDOWS]; /* bytes/s */
     uint64_t events, bursts;

@@ -60,7 +60,8 @@ static void port_record(struct fsc_prom_renderer *r, uint32_t block,
         return;
     p->block = block;
     p->dir = v->direction;
-    p->rate = v->has_value && v->has_windows;
+    p->rate = v->has_value && (v->windows_done & 1u);
+    p->done = v->has_value ? v->windows_done : 0;
     p->util = v->has_util;
     p->speed = (double)v->link_speed_bps;
     p->bytes_per_s = v->window_rate[0];
@@ -109,7 +110,7 @@ static void det_record(struct fsc_prom_renderer *r, const struct fsc_prom_family
     p->family = (uint8_t)d;
     /* Only counters have a rate (a queue peak is a gauge). */
     p->rate = v->signal != FSC_SIG_QUEUE_PEAK && v->kind == FSC_KIND_COUNTER && v->has_value &&
-              v->has_windows;
+              (v->windows_done & 1u);
     p->fam = f;
     p->per_s = v->window_rate[0] / unit_divisor(v);
     p->events = v->events;
