@@ -26,27 +26,7 @@
  *   prom_bench [SERIES ...]             e.g. prom_bench 10000 100000 1000000
  *
  * Numbers, not pass/fail: record them in docs/PERFORMANCE.md.
- *
- * Needs the exporter library: bench/CMakeLists.txt must link bench targets
- * with fsc_prom as well as fsc_core. Until it does, the include path lacks
- * exporters/ and this file builds a stub that says so, rather than break
- * the build. */
-#if defined(__has_include)
-#if !__has_include("prometheus/prom_render.h")
-#define PROM_BENCH_STUB 1
-#endif
-#endif
-
-#ifdef PROM_BENCH_STUB
-#include <stdio.h>
-
-int main(void)
-{
-    fprintf(stderr, "prom_bench: built without the Prometheus exporter: link bench targets with "
-                    "fsc_prom (bench/CMakeLists.txt)\n");
-    return 1;
-}
-#else
+ */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -375,4 +355,3 @@ int main(int argc, char **argv)
             return 1;
     return 0;
 }
-#endif /* PROM_BENCH_STUB */
