@@ -10,6 +10,7 @@
 
 #include "core/log.h"
 #include "core/profile.h"
+#include "core/topo_labels.h"
 #include "replay/replay_file.h"
 
 #define NS_PER_MS 1000000LL
@@ -94,6 +95,9 @@ int fsc_replay_load(const char *path, const struct fsc_source_env *env, uint64_t
         }
         if (rc == 0)
             continue;
+        char rail[FSC_TOPO_RAIL_BUF];
+        fsc_topo_labels_add(env->topo, label_value(&ln, "device"), label_value(&ln, "port"),
+                            ln.labels, &ln.n_labels, FSC_REGISTRY_MAX_LABELS, rail);
         fsc_series_id id =
             fsc_registry_lookup(env->reg, env->source_id, ln.name, ln.labels, ln.n_labels);
         if (id == FSC_SERIES_NONE) {

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/log.h"
+#include "core/topo_labels.h"
 
 /* Counters generated per port, in this order. */
 enum { SYN_RX_BYTES, SYN_TX_BYTES, SYN_CNP_SENT, SYN_OUT_OF_SEQ, SYN__COUNT };
@@ -77,14 +78,17 @@ static int intern_ports(struct synth_ctx *ctx, char *err, size_t errlen)
     for (uint32_t p = 0; p < cfg->ports; p++) {
         struct synth_port *port = &ctx->ports[p];
         snprintf(port->name, sizeof(port->name), "swp%u", p + 1);
-        struct fsc_label labels[] = {{"device", cfg->device}, {"port", port->name}};
+        struct fsc_label labels[5] = {{"device", cfg->device}, {"port", port->name}};
+        size_t n_labels = 2;
+        char rail[FSC_TOPO_RAIL_BUF];
+        fsc_topo_labels_add(ctx->env.topo, cfg->device, port->name, labels, &n_labels, 5, rail);
         for (int k = 0; k < SYN__COUNT; k++) {
             struct fsc_traits tr = kinds[k].traits;
             tr.kind = FSC_KIND_COUNTER;
             tr.link_speed_bps = cfg->speed_bps;
             tr.nominal_interval_ns = cfg->interval_ns;
-            fsc_series_id id =
-                fsc_registry_intern(ctx->env.reg, ctx->env.source_id, kinds[k].metric, labels, 2);
+            fsc_series_id id = fsc_registry_intern(ctx->env.reg, ctx->env.source_id,
+                                                   kinds[k].metric, labels, n_labels);
             if (id == FSC_SERIES_NONE) {
                 snprintf(err, errlen, "series limit reached interning %s{port=%s}", kinds[k].metric,
                          port->name);

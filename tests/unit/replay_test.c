@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "core/config.h"
 #include "core/registry.h"
 #include "engine/engine.h"
 #include "replay/replay_file.h"
@@ -126,4 +127,66 @@ static void load_resolves_series_and_traits(void)
     fsc_registry_destroy(reg);
 }
 
-TEST_MAIN(TEST(line_grammar), TEST(load_resolves_series_and_traits))
+/* A port the topology knows gets role, rail and peer labels and its link
+ * speed; one it does not know keeps the labels it came with. */
+static void topology_labels_and_speed(void)
+{
+    static const char yaml[] = "topology:\n"
+                               "  rails: 4\n"
+                               "  devices:\n"
+                               "    - name: leaf1\n"
+                               "      role: leaf\n"
+                               "      rail: 2\n"
+                               "      ports:\n"
+                               "        - {name: et-0/0/32, speed: 100G, role: uplink, peer: "
+                               "\"spine1:swp3\"}\n"
+                               "    - name: spine1\n"
+                               "      role: spine\n"
+                               "      ports:\n"
+                               "        - {name: swp3, speed: 100G, role: downlink}\n";
+    char err[256];
+    struct fsc_config *cfg = fsc_config_parse(yaml, sizeof(yaml) - 1, "t.yaml", err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (!cfg) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    struct fsc_registry *reg = fsc_registry_create(100);
+    struct fsc_engine *eng = fsc_engine_create(&cfg->engine, NULL, err, sizeof(err));
+    struct fsc_source_env env = {.reg = reg, .eng = eng, .topo = &cfg->topology};
+    CHECK_INT(fsc_registry_source_add(reg, "rp", 100, &env.source_id), 0);
+    const char *path =
+        write_file("0 fabric_port_tx_bytes_total{device=\"leaf1\",port=\"et-0/0/32\"} 0\n"
+                   "0 fabric_port_tx_bytes_total{device=\"leaf1\",port=\"et-0/0/99\"} 0\n");
+    struct fsc_sample *smp = NULL;
+    size_t n = 0;
+    CHECK_INT(fsc_replay_load(path, &env, 400000000000ULL, 0, &smp, &n, err, sizeof(err)), 0);
+    CHECK_INT(n, 2);
+    struct fsc_label labels[FSC_REGISTRY_MAX_LABELS];
+    if (n == 2) {
+        size_t nl = fsc_registry_labels(reg, smp[0].series, labels, FSC_REGISTRY_MAX_LABELS);
+        CHECK_INT(nl, 5); /* sorted by name */
+        CHECK_STR(labels[0].name, "device");
+        CHECK_STR(labels[1].name, "peer");
+        CHECK_STR(labels[1].value, "spine1:swp3");
+        CHECK_STR(labels[2].name, "port");
+        CHECK_STR(labels[3].name, "rail");
+        CHECK_STR(labels[3].value, "2");
+        CHECK_STR(labels[4].name, "role");
+        CHECK_STR(labels[4].value, "uplink");
+        CHECK_INT(fsc_registry_labels(reg, smp[1].series, labels, FSC_REGISTRY_MAX_LABELS), 2);
+        struct fsc_series_view view;
+        CHECK_INT(fsc_engine_view(eng, smp[0].series, &view), 0);
+        CHECK(view.link_speed_bps == 100000000000ULL); /* from the topology */
+        CHECK_INT(fsc_engine_view(eng, smp[1].series, &view), 0);
+        CHECK(view.link_speed_bps == 400000000000ULL); /* the fallback */
+    }
+    free(smp);
+    unlink(path);
+    fsc_engine_destroy(eng);
+    fsc_registry_destroy(reg);
+    fsc_config_destroy(cfg);
+}
+
+TEST_MAIN(TEST(line_grammar), TEST(load_resolves_series_and_traits),
+          TEST(topology_labels_and_speed))
