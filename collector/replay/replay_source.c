@@ -112,7 +112,10 @@ int fsc_replay_load(const char *path, const struct fsc_source_env *env, uint64_t
             struct fsc_traits tr;
             replay_traits(&ln, env, speed_bps, interval_ns, &tr);
             int trc = fsc_engine_set_traits(env->eng, id, &tr);
-            if (trc != 0) {
+            if (trc == 0)
+                trc = fsc_topo_groups_join(env->topo, env->eng, label_value(&ln, "device"),
+                                           label_value(&ln, "port"), &tr, id);
+            if (trc < 0) {
                 snprintf(err, errlen, "%s:%zu: engine refused the series: %s", path, lineno,
                          strerror(-trc));
                 goto fail;

@@ -95,7 +95,10 @@ static int intern_ports(struct synth_ctx *ctx, char *err, size_t errlen)
                 return -1;
             }
             int rc = fsc_engine_set_traits(ctx->env.eng, id, &tr);
-            if (rc != 0) {
+            if (rc == 0)
+                rc = fsc_topo_groups_join(ctx->env.topo, ctx->env.eng, cfg->device, port->name, &tr,
+                                          id);
+            if (rc < 0) {
                 snprintf(err, errlen, "engine refused series %u: %s", id, strerror(-rc));
                 return -1;
             }

@@ -128,7 +128,8 @@ static void load_resolves_series_and_traits(void)
 }
 
 /* A port the topology knows gets role, rail and peer labels and its link
- * speed; one it does not know keeps the labels it came with. */
+ * speed, and its tx bytes join its port group; one it does not know keeps
+ * the labels it came with. */
 static void topology_labels_and_speed(void)
 {
     static const char yaml[] = "topology:\n"
@@ -140,10 +141,14 @@ static void topology_labels_and_speed(void)
                                "      ports:\n"
                                "        - {name: et-0/0/32, speed: 100G, role: uplink, peer: "
                                "\"spine1:swp3\"}\n"
+                               "        - {name: et-0/0/33, speed: 100G, role: uplink}\n"
                                "    - name: spine1\n"
                                "      role: spine\n"
                                "      ports:\n"
-                               "        - {name: swp3, speed: 100G, role: downlink}\n";
+                               "        - {name: swp3, speed: 100G, role: downlink}\n"
+                               "  port_groups:\n"
+                               "    - {name: leaf1-uplinks, members: [\"leaf1:et-0/0/32\", "
+                               "\"leaf1:et-0/0/33\"]}\n";
     char err[256];
     struct fsc_config *cfg = fsc_config_parse(yaml, sizeof(yaml) - 1, "t.yaml", err, sizeof(err));
     CHECK(cfg != NULL);
@@ -157,13 +162,19 @@ static void topology_labels_and_speed(void)
     CHECK_INT(fsc_registry_source_add(reg, "rp", 100, &env.source_id), 0);
     const char *path =
         write_file("0 fabric_port_tx_bytes_total{device=\"leaf1\",port=\"et-0/0/32\"} 0\n"
-                   "0 fabric_port_tx_bytes_total{device=\"leaf1\",port=\"et-0/0/99\"} 0\n");
+                   "0 fabric_port_tx_bytes_total{device=\"leaf1\",port=\"et-0/0/99\"} 0\n"
+                   "0 fabric_port_rx_bytes_total{device=\"leaf1\",port=\"et-0/0/32\"} 0\n");
     struct fsc_sample *smp = NULL;
     size_t n = 0;
     CHECK_INT(fsc_replay_load(path, &env, 400000000000ULL, 0, &smp, &n, err, sizeof(err)), 0);
-    CHECK_INT(n, 2);
+    CHECK_INT(n, 3);
+    /* Only the tx bytes of the member port joined the group (engine group 0). */
+    struct fsc_group_view gv;
+    CHECK_INT(fsc_engine_group_count(eng), 1);
+    CHECK_INT(fsc_engine_group_view(eng, 0, &gv), 0);
+    CHECK_INT(gv.members, 1);
     struct fsc_label labels[FSC_REGISTRY_MAX_LABELS];
-    if (n == 2) {
+    if (n == 3) {
         size_t nl = fsc_registry_labels(reg, smp[0].series, labels, FSC_REGISTRY_MAX_LABELS);
         CHECK_INT(nl, 5); /* sorted by name */
         CHECK_STR(labels[0].name, "device");

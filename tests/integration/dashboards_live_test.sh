@@ -1,0 +1,235 @@
+#!/bin/sh
+# Every metric name the rules and dashboards (dashboards/) read must be one the
+# exporter really emits: the real daemon is fed known samples by a replay
+# source (tests/fixtures/replay/all_families.*), its live /metrics is fetched
+# in both formats (text 0.0.4 and OpenMetrics) and compared with every PromQL
+# expression by scripts/check_dashboards.py --only metrics (names not exposed
+# and not in dashboards/pending_metrics.txt fail the test, with the checker's
+# output).
+#
+# The fixture is checked first, with known-answer values and exact label
+# sets: it must produce one event of each detector (microburst, CNP / ECN /
+# reorder spike, PFC storm by pause time and by pause frames, queue-peak and
+# buffer-threshold evidence) and its series must carry the topology labels
+# (role, rail, peer); a fixture that stopped doing so would make the checks
+# below vacuous.
+#
+# Last, labels: every selector with label matchers (role="uplink", rail!="",
+# queue!="", ...) must match at least one live series; one that matches none
+# is a panel or rule that stays empty whatever the traffic (matchers on a
+# Grafana variable are not judged).
+#
+# Everything listens on 127.0.0.1 only; the daemon is stopped by PID; every
+# wait is bounded.
+#   dashboards_live_test.sh FABRICSCOPE_BINARY SOURCE_DIR PROMTOOL PYTHON3
+set -u
+bin=$1
+src=$2
+promtool=$3
+py=$4
+tmp=$(mktemp -d)
+fsc_pid=""
+cleanup() {
+    if [ -n "$fsc_pid" ]; then
+        kill "$fsc_pid" 2>/dev/null
+        # bounded: 5 s for a clean exit, then SIGKILL
+        i=0
+        while [ $i -lt 50 ] && kill -0 "$fsc_pid" 2>/dev/null; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+        kill -9 "$fsc_pid" 2>/dev/null
+        wait "$fsc_pid" 2>/dev/null
+    fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+fails=0
+checks=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+: >"$tmp/fsc.log" # exists before the first poll below
+"$bin" run -c "$src/tests/fixtures/replay/all_families.yaml" 2>>"$tmp/fsc.log" &
+fsc_pid=$!
+
+# The exporter's port, then the end of the replay (instant mode: every sample
+# is ingested before replay_done is logged). 10 s each at most.
+port=""
+i=0
+while [ $i -lt 100 ] && [ -z "$port" ]; do
+    port=$(sed -n 's/.*event=exporter_started exporter=prometheus .* port=\([0-9]*\).*/\1/p' \
+        "$tmp/fsc.log")
+    [ -n "$port" ] || sleep 0.1
+    i=$((i + 1))
+done
+if [ -z "$port" ]; then
+    echo "FAIL: fabricscope did not start its exporter"; cut -c1-300 "$tmp/fsc.log"; exit 1
+fi
+i=0
+while [ $i -lt 100 ] && ! grep -q 'event=replay_done' "$tmp/fsc.log"; do
+    sleep 0.1
+    i=$((i + 1))
+done
+if ! grep -q 'event=replay_done' "$tmp/fsc.log"; then
+    echo "FAIL: the replay did not finish"; cut -c1-300 "$tmp/fsc.log"; exit 1
+fi
+
+for fmt in text openmetrics; do
+    checks=$((checks + 1))
+    if [ $fmt = openmetrics ]; then
+        accept="application/openmetrics-text; version=1.0.0"
+    else
+        accept="text/plain"
+    fi
+    curl -sf --max-time 10 -H "Accept: $accept" "http://127.0.0.1:$port/metrics" \
+        >"$tmp/metrics.$fmt" || fail "GET /metrics ($fmt)"
+done
+
+# The fixture does what its header says (values of the text exposition,
+# compared as label sets, not as text).
+checks=$((checks + 1))
+"$py" - "$tmp/metrics.text" >"$tmp/known.out" 2>&1 <<'PY'
+import re, sys
+LINE = re.compile(r'^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})? (\S+)$')
+LABEL = re.compile(r'\s*([A-Za-z_]\w*)="((?:[^"\\]|\\.)*)"\s*,?')
+have = {}
+for line in open(sys.argv[1]):
+    m = LINE.match(line.strip())
+    if m:
+        have[(m.group(1), frozenset(LABEL.findall(m.group(2) or "")))] = m.group(3)
+# role / rail / peer come from the topology of all_families.yaml
+leaf = {"device": "leaf1", "port": "et-0/0/32", "role": "uplink", "rail": "0",
+        "peer": "spine1:swp1"}
+nic = {"device": "b300-1", "port": "ens1f0np0", "role": "nic", "rail": "0",
+       "peer": "leaf1:et-0/0/1"}
+want = [
+    ("fabric_microbursts_total", dict(leaf, direction="tx"), "1"),
+    ("fabric_microburst_duration_seconds_bucket", dict(leaf, direction="tx", le="0.1"), "1"),
+    ("fabric_microburst_duration_seconds_bucket", dict(leaf, direction="tx", le="0.05"), "0"),
+    ("fabric_port_fine_utilization_ratio_bucket", dict(leaf, direction="tx", le="0.8"), "49"),
+    ("fabric_port_fine_utilization_ratio_count", dict(leaf, direction="tx"), "50"),
+    ("fabric_cnp_spikes_total", dict(nic, counter="fabric_nic_cnp_sent_total"), "1"),
+    ("fabric_cnp_spikes_total", dict(nic, counter="fabric_nic_cnp_handled_total"), "0"),
+    ("fabric_ecn_spikes_total",
+     dict(leaf, queue="3", counter="fabric_port_ecn_marked_packets_total"), "1"),
+    ("fabric_reorder_spikes_total", dict(nic, counter="fabric_nic_out_of_sequence_total"), "1"),
+    ("fabric_pfc_storms_total",
+     dict(leaf, priority="3", counter="fabric_port_pfc_rx_pause_frames_total"), "1"),
+    ("fabric_pfc_storms_total",
+     dict(nic, priority="3", counter="fabric_port_pfc_rx_pause_seconds_total"), "1"),
+    ("fabric_pfc_storms_total",
+     dict(nic, priority="3", counter="fabric_port_pfc_rx_pause_frames_total"), "0"),
+    ("fabric_congestion_evidence_total",
+     dict(leaf, queue="3", counter="fabric_port_queue_peak_bytes"), "1"),
+    ("fabric_congestion_evidence_total",
+     dict(nic, counter="fabric_nic_rx_buffer_over_threshold_total"), "1"),
+    # 45 x 1000 us + 5 x 50000 us, exposed in seconds
+    ("fabric_port_pfc_rx_pause_seconds_total", dict(nic, priority="3"), "0.295"),
+    ("fabric_port_tx_discards_total", leaf, "150"),
+    ("fabric_port_pfc_tx_pause_frames_total", dict(nic, priority="3"), "250"),
+    ("fabric_port_utilization_ratio",
+     {"device": "leaf1", "port": "et-0/0/33", "direction": "tx", "role": "uplink", "rail": "0",
+      "peer": "spine2:swp1"}, "0.05"),
+    # a spine port: no rail label
+    ("fabric_port_utilization_ratio",
+     {"device": "spine1", "port": "swp1", "direction": "tx", "role": "downlink",
+      "peer": "leaf1:et-0/0/32"}, "0.2"),
+    ("fabric_rate_per_second", dict(nic, counter="fabric_nic_cnp_sent_total"), "1000"),
+    ("fabricscope_samples_total", {}, "1020"),
+    ("fabricscope_events_total", {"kind": "pfc_storm"}, "2"),
+]
+bad = 0
+for name, labels, value in want:
+    got = have.get((name, frozenset(labels.items())))
+    if got != value:
+        print(f"{name}{labels} = {got}, want {value}")
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+rc=$?
+[ "$rc" -eq 0 ] || fail "fixture known answers:
+$(cat "$tmp/known.out")"
+
+# The check itself, on both formats (Prometheus scrapes OpenMetrics when it
+# can, text otherwise).
+for fmt in text openmetrics; do
+    checks=$((checks + 1))
+    "$py" "$src/scripts/check_dashboards.py" --promtool "$promtool" --only metrics \
+        --metrics "$tmp/metrics.$fmt" >"$tmp/check.$fmt" 2>&1 ||
+        fail "check_dashboards.py --only metrics on the live /metrics ($fmt):
+$(cat "$tmp/check.$fmt")"
+done
+
+# Selectors that match no live series.
+checks=$((checks + 1))
+"$py" - "$src/scripts" "$tmp/metrics.text" >"$tmp/selectors.out" 2>&1 <<'PY'
+import os, re, sys
+sys.path.insert(0, sys.argv[1])
+import check_dashboards as cd
+
+LINE = re.compile(r'^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})? (\S+)$')
+LABEL = re.compile(r'\s*([A-Za-z_]\w*)="((?:[^"\\]|\\.)*)"\s*,?')
+series = {}
+for line in open(sys.argv[2]):
+    m = LINE.match(line.strip())
+    if m:
+        series.setdefault(m.group(1), []).append(dict(LABEL.findall(m.group(2) or "")))
+
+def selectors(expr):
+    """(metric name, [(label, op, value)]) of every `name{...}` in expr."""
+    out, i = [], 0
+    while i < len(expr):
+        c = expr[i]
+        if c in "\"'`":
+            i, _ = cd._skip_string(expr, i)
+        elif c == "[":
+            i = cd._skip_balanced(expr, i, "[", "]")
+        elif c == "{":  # a selector without a name, or after by/without lists
+            i, _ = cd._matchers(expr, i)
+        elif cd.IDENT_RE.match(expr, i) and (i == 0 or not (expr[i - 1].isalnum() or expr[i - 1] in "_.")):
+            m = cd.IDENT_RE.match(expr, i)
+            j = cd._skip_ws(expr, m.end())
+            if j < len(expr) and expr[j] == "{":
+                i, ms = cd._matchers(expr, j)
+                out.append((m.group(0), ms))
+            else:
+                i = m.end()
+        else:
+            i += 1
+    return out
+
+def matches(labels, ms):
+    for name, op, value in ms:
+        if "stand_in" in value:  # a Grafana variable: any value will do
+            continue
+        have = labels.get(name, "")
+        ok = {"=": have == value, "!=": have != value,
+              "=~": re.fullmatch(value, have) is not None,
+              "!~": re.fullmatch(value, have) is None}[op]
+        if not ok:
+            return False
+    return True
+
+exprs, records = cd.all_expressions(cd.Report(quiet=True))
+empty = {}
+for where, e in exprs:
+    for name, ms in selectors(e):
+        if name not in series or not ms:
+            continue  # absent names are the name check's business
+        if not any(matches(lbl, ms) for lbl in series[name]):
+            sel = name + "{" + ", ".join(f'{a}{op}"{v}"' for a, op, v in ms) + "}"
+            empty.setdefault(sel, []).append(where)
+for sel in sorted(empty):
+    print(f"{sel} matches no live series (used by {'; '.join(empty[sel])})")
+sys.exit(1 if empty else 0)
+PY
+rc=$?
+[ "$rc" -eq 0 ] || fail "label selectors that match no live series:
+$(cat "$tmp/selectors.out")"
+
+if [ "$fails" -ne 0 ]; then
+    echo "--- fabricscope log (without detector events) ---"
+    grep -v "event=detect " "$tmp/fsc.log" | cut -c1-300 | tail -20
+fi
+echo "$((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
