@@ -1,12 +1,19 @@
 #!/bin/sh
-# Installs every Debian 12 package that building and testing fabricscope needs.
+# Installs every Debian 12 package that building and testing fabricscope needs
+# (and, with --bench, what the comparison benchmarks need).
 # Idempotent: does nothing when everything is present; otherwise runs
 # `apt-get update` once and installs what is missing. Never installs libupb-dev
 # (it conflicts with libgrpc-dev and apt would silently remove gRPC).
 set -eu
 
 packages="build-essential cmake pkg-config libyaml-dev clang-format libmicrohttpd-dev zlib1g-dev
-          curl prometheus python3 python3-prometheus-client"
+          curl prometheus python3 python3-prometheus-client protobuf-c-compiler libprotobuf-c-dev"
+
+# `setup.sh --bench` also installs the peers bench/scrape_compare.sh measures
+# against; the tests do not need them.
+if [ "${1:-}" = "--bench" ]; then
+    packages="$packages prometheus-node-exporter collectd-core"
+fi
 
 missing=""
 for p in $packages; do

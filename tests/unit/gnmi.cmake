@@ -1,0 +1,14 @@
+# gNMI unit tests: like fsc_unit_test() but linking the gNMI source
+# (fsc_gnmi, which brings the generated protobuf-c code).
+set(gnmi_decode_cases
+    openconfig_prefix_keys junos_header_timestamp pseudo_leaves_dropped qmon_queue_label
+    sequence_gaps value_types malformed_bytes unknown_path_passthrough cache_no_alloc
+    sync_delete_and_fallback_time topology_labels_and_traits)
+add_executable(gnmi_decode_test ${FSC_TESTS_DIR}/unit/gnmi_decode_test.c)
+target_include_directories(gnmi_decode_test PRIVATE ${FSC_TESTS_DIR})
+target_compile_options(gnmi_decode_test PRIVATE ${FSC_WARNINGS})
+target_link_libraries(gnmi_decode_test PRIVATE fsc_gnmi fsc_core)
+foreach(c ${gnmi_decode_cases})
+  add_test(NAME gnmi_decode.${c} COMMAND gnmi_decode_test ${c})
+  set_tests_properties(gnmi_decode.${c} PROPERTIES LABELS "unit;gnmi" TIMEOUT 60)
+endforeach()

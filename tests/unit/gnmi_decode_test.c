@@ -1,0 +1,841 @@
+/* gNMI decoder: SubscribeResponses built with the generated protobuf-c structs
+ * (an independent encoder), packed to bytes and decoded; exact series names,
+ * labels, values, timestamps and counters. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/config.h"
+#include "core/registry.h"
+#include "engine/engine.h"
+#include "gnmi.pb-c.h"
+#include "gnmi/gnmi_decode.h"
+#include "junos_telemetry_header.pb-c.h"
+#include "test.h"
+
+/* ---- message builder (test-only allocations, freed by tb_reset) ---------- */
+
+#define TB_MAX 4096
+static void *tb_ptrs[TB_MAX];
+static size_t tb_n;
+
+static void *tb_alloc(size_t n)
+{
+    if (tb_n == TB_MAX) {
+        fprintf(stderr, "test builder pool exhausted\n");
+        abort();
+    }
+    void *p = calloc(1, n ? n : 1);
+    if (!p)
+        abort();
+    tb_ptrs[tb_n++] = p;
+    return p;
+}
+
+static char *tb_strndup(const char *s, size_t n)
+{
+    char *d = tb_alloc(n + 1);
+    memcpy(d, s, n);
+    return d;
+}
+
+static void tb_reset(void)
+{
+    for (size_t i = 0; i < tb_n; i++)
+        free(tb_ptrs[i]);
+    tb_n = 0;
+}
+
+/* "/a/b[k=v][k2=v2]/c": '/' inside [] belongs to the key value. */
+static Gnmi__Path *mk_path(const char *spec)
+{
+    Gnmi__Path *path = tb_alloc(sizeof(*path));
+    gnmi__path__init(path);
+    path->elem = tb_alloc(32 * sizeof(*path->elem));
+    const char *s = spec;
+    while (*s) {
+        if (*s == '/') {
+            s++;
+            continue;
+        }
+        Gnmi__PathElem *e = tb_alloc(sizeof(*e));
+        gnmi__path_elem__init(e);
+        const char *q = s;
+        while (*q && *q != '/' && *q != '[')
+            q++;
+        e->name = tb_strndup(s, (size_t)(q - s));
+        e->key = tb_alloc(8 * sizeof(*e->key));
+        while (*q == '[') {
+            const char *eq = strchr(q, '='), *close = strchr(q, ']');
+            Gnmi__PathElem__KeyEntry *k = tb_alloc(sizeof(*k));
+            gnmi__path_elem__key_entry__init(k);
+            k->key = tb_strndup(q + 1, (size_t)(eq - q - 1));
+            k->value = tb_strndup(eq + 1, (size_t)(close - eq - 1));
+            e->key[e->n_key++] = k;
+            q = close + 1;
+        }
+        path->elem[path->n_elem++] = e;
+        s = q;
+    }
+    return path;
+}
+
+static Gnmi__TypedValue *tv_new(void)
+{
+    Gnmi__TypedValue *tv = tb_alloc(sizeof(*tv));
+    gnmi__typed_value__init(tv);
+    return tv;
+}
+
+static Gnmi__TypedValue *tv_uint(uint64_t v)
+{
+    Gnmi__TypedValue *tv = tv_new();
+    tv->value_case = GNMI__TYPED_VALUE__VALUE_UINT_VAL;
+    tv->uint_val = v;
+    return tv;
+}
+
+static Gnmi__TypedValue *tv_int(int64_t v)
+{
+    Gnmi__TypedValue *tv = tv_new();
+    tv->value_case = GNMI__TYPED_VALUE__VALUE_INT_VAL;
+    tv->int_val = v;
+    return tv;
+}
+
+static Gnmi__TypedValue *tv_double(double v)
+{
+    Gnmi__TypedValue *tv = tv_new();
+    tv->value_case = GNMI__TYPED_VALUE__VALUE_DOUBLE_VAL;
+    tv->double_val = v;
+    return tv;
+}
+
+/* float_val is deprecated in gNMI, but old targets still send it. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static Gnmi__TypedValue *tv_float(float v)
+{
+    Gnmi__TypedValue *tv = tv_new();
+    tv->value_case = GNMI__TYPED_VALUE__VALUE_FLOAT_VAL;
+    tv->float_val = v;
+    return tv;
+}
+#pragma GCC diagnostic pop
+
+static Gnmi__TypedValue *tv_string(const char *s)
+{
+    Gnmi__TypedValue *tv = tv_new();
+    tv->value_case = GNMI__TYPED_VALUE__VALUE_STRING_VAL;
+    tv->string_val = (char *)s;
+    return tv;
+}
+
+/* json_val (ietf = 0) or json_ietf_val (ietf = 1) */
+static Gnmi__TypedValue *tv_json(const char *s, int ietf)
+{
+    Gnmi__TypedValue *tv = tv_new();
+    tv->value_case =
+        ietf ? GNMI__TYPED_VALUE__VALUE_JSON_IETF_VAL : GNMI__TYPED_VALUE__VALUE_JSON_VAL;
+    ProtobufCBinaryData *b = ietf ? &tv->json_ietf_val : &tv->json_val;
+    b->data = (uint8_t *)s;
+    b->len = strlen(s);
+    return tv;
+}
+
+static Gnmi__TypedValue *tv_bool(int v)
+{
+    Gnmi__TypedValue *tv = tv_new();
+    tv->value_case = GNMI__TYPED_VALUE__VALUE_BOOL_VAL;
+    tv->bool_val = v;
+    return tv;
+}
+
+static Gnmi__Update *mk_update(const char *path, Gnmi__TypedValue *tv)
+{
+    Gnmi__Update *u = tb_alloc(sizeof(*u));
+    gnmi__update__init(u);
+    u->path = mk_path(path);
+    u->val = tv;
+    return u;
+}
+
+struct hdr_spec {
+    uint32_t component_id, sub_component_id;
+    const char *streamed_path;
+    uint64_t seq;
+    int64_t payload_ms, creation_ms;
+};
+
+static GnmiExt__Extension *mk_junos_ext(const struct hdr_spec *hs)
+{
+    JunosTelemetry__GnmiJuniperTelemetryHeaderExtension h;
+    junos_telemetry__gnmi_juniper_telemetry_header_extension__init(&h);
+    h.system_id = "leaf1:10.0.0.1";
+    h.component_id = hs->component_id;
+    h.sub_component_id = hs->sub_component_id;
+    h.sensor_name = "sensor_1000";
+    h.subscribed_path = "/interfaces/";
+    h.streamed_path = (char *)hs->streamed_path;
+    h.component = "PFE";
+    h.sequence_number = hs->seq;
+    h.payload_get_timestamp = hs->payload_ms;
+    h.stream_creation_timestamp = hs->creation_ms;
+    h.export_timestamp = hs->payload_ms + 3;
+    size_t n = junos_telemetry__gnmi_juniper_telemetry_header_extension__get_packed_size(&h);
+    uint8_t *buf = tb_alloc(n);
+    junos_telemetry__gnmi_juniper_telemetry_header_extension__pack(&h, buf);
+
+    GnmiExt__RegisteredExtension *reg = tb_alloc(sizeof(*reg));
+    gnmi_ext__registered_extension__init(reg);
+    reg->id = GNMI_EXT__EXTENSION_ID__EID_JUNIPER_TELEMETRY_HEADER;
+    reg->msg.data = buf;
+    reg->msg.len = n;
+    GnmiExt__Extension *ext = tb_alloc(sizeof(*ext));
+    gnmi_ext__extension__init(ext);
+    ext->ext_case = GNMI_EXT__EXTENSION__EXT_REGISTERED_EXT;
+    ext->registered_ext = reg;
+    return ext;
+}
+
+/* Packs a SubscribeResponse{update = Notification} into buf (4096 bytes max). */
+static size_t pack_notif(uint8_t *buf, const char *prefix, int64_t ts_ns, Gnmi__Update **upd,
+                         size_t n_upd, const struct hdr_spec *hs)
+{
+    Gnmi__Notification *nt = tb_alloc(sizeof(*nt));
+    gnmi__notification__init(nt);
+    nt->timestamp = ts_ns;
+    nt->prefix = prefix ? mk_path(prefix) : NULL;
+    nt->update = upd;
+    nt->n_update = n_upd;
+    Gnmi__SubscribeResponse rsp;
+    gnmi__subscribe_response__init(&rsp);
+    rsp.response_case = GNMI__SUBSCRIBE_RESPONSE__RESPONSE_UPDATE;
+    rsp.update = nt;
+    GnmiExt__Extension *ext[1];
+    if (hs) {
+        ext[0] = mk_junos_ext(hs);
+        rsp.extension = ext;
+        rsp.n_extension = 1;
+    }
+    size_t n = gnmi__subscribe_response__get_packed_size(&rsp);
+    if (n > 4096)
+        abort();
+    return gnmi__subscribe_response__pack(&rsp, buf);
+}
+
+/* ---- environment ------------------------------------------------------------ */
+
+struct env {
+    struct fsc_registry *reg;
+    struct fsc_engine *eng;
+    struct fsc_config *cfg; /* topology, when given */
+    struct fsc_gnmi_decoder *dec;
+};
+
+static int env_open(struct env *e, const char *yaml, uint32_t max_series)
+{
+    char err[256];
+    memset(e, 0, sizeof(*e));
+    struct fsc_engine_config ecfg;
+    fsc_engine_config_defaults(&ecfg);
+    if (yaml) {
+        e->cfg = fsc_config_parse(yaml, strlen(yaml), "t.yaml", err, sizeof(err));
+        if (!e->cfg) {
+            fprintf(stderr, "%s\n", err);
+            return -1;
+        }
+    }
+    e->reg = fsc_registry_create(10000);
+    e->eng = fsc_engine_create(e->cfg ? &e->cfg->engine : &ecfg, NULL, err, sizeof(err));
+    struct fsc_source_env senv = {.reg = e->reg, .eng = e->eng};
+    if (e->cfg)
+        senv.topo = &e->cfg->topology;
+    if (!e->reg || !e->eng || fsc_registry_source_add(e->reg, "leaf1", 0, &senv.source_id) != 0)
+        return -1;
+    struct fsc_gnmi_decode_config dcfg = {
+        .device = "leaf1", .sample_interval_ns = 2000000000, .max_series = max_series};
+    e->dec = fsc_gnmi_decoder_create(&dcfg, &senv, err, sizeof(err));
+    if (!e->dec) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static void env_close(struct env *e)
+{
+    fsc_gnmi_decoder_destroy(e->dec);
+    fsc_engine_destroy(e->eng);
+    fsc_registry_destroy(e->reg);
+    fsc_config_destroy(e->cfg);
+    tb_reset();
+}
+
+/* "name{k="v",...}" of a series (labels sorted by name, as the registry
+ * returns them). */
+static const char *series_text(struct env *e, fsc_series_id id)
+{
+    static char buf[512];
+    struct fsc_label lb[FSC_REGISTRY_MAX_LABELS];
+    const char *m = fsc_registry_metric(e->reg, id);
+    size_t n = fsc_registry_labels(e->reg, id, lb, FSC_REGISTRY_MAX_LABELS);
+    int off = snprintf(buf, sizeof(buf), "%s{", m ? m : "(none)");
+    for (size_t i = 0; i < n && off < (int)sizeof(buf); i++)
+        off += snprintf(buf + off, sizeof(buf) - (size_t)off, "%s%s=\"%s\"", i ? "," : "",
+                        lb[i].name, lb[i].value);
+    if (off < (int)sizeof(buf) - 1)
+        snprintf(buf + off, sizeof(buf) - (size_t)off, "}");
+    return buf;
+}
+
+#define T0_NS 1764460800000000000LL /* 2025-11-30 00:00:00 UTC */
+#define ARR   (T0_NS + 777)
+
+/* ---- cases ----------------------------------------------------------------------- */
+
+/* OpenConfig interface counters under a prefix with the interface name key:
+ * canonical names, device/port labels, values, Notification.timestamp. */
+static void openconfig_prefix_keys(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    uint8_t buf[4096];
+    Gnmi__Update *u[3] = {
+        mk_update("/state/counters/in-octets", tv_uint(123456789012ULL)),
+        mk_update("/state/counters/out-octets", tv_uint(42)),
+        mk_update("/ethernet/state/counters/in-mac-pause-frames", tv_uint(7)),
+    };
+    size_t n = pack_notif(buf, "/interfaces/interface[name=et-0/0/1]", T0_NS + 5, u, 3, NULL);
+    struct fsc_sample smp[8];
+    struct fsc_gnmi_result res;
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 8, &res), 0);
+    CHECK_INT(res.n_samples, 3);
+    CHECK_INT(res.updates, 3);
+    CHECK_INT(res.unknown, 0);
+    CHECK_INT(res.has_header, 0);
+    if (res.n_samples == 3) {
+        CHECK_STR(series_text(&e, smp[0].series),
+                  "fabric_port_rx_bytes_total{device=\"leaf1\",port=\"et-0/0/1\"}");
+        CHECK_STR(series_text(&e, smp[1].series),
+                  "fabric_port_tx_bytes_total{device=\"leaf1\",port=\"et-0/0/1\"}");
+        CHECK_STR(series_text(&e, smp[2].series),
+                  "fabric_port_rx_pause_frames_total{device=\"leaf1\",port=\"et-0/0/1\"}");
+        CHECK(smp[0].v.u == 123456789012ULL);
+        CHECK_INT(smp[1].v.u, 42);
+        CHECK_INT(smp[2].v.u, 7);
+        CHECK_INT(smp[0].t_dev_ns, T0_NS + 5);
+        CHECK_INT(smp[0].t_arr_ns, ARR);
+        CHECK_INT(smp[0].flags, 0);
+    }
+    /* The same leaves with no prefix (full paths in the update) and an origin
+     * on the path are the same series. */
+    Gnmi__Update *w =
+        mk_update("/interfaces/interface[name=et-0/0/1]/state/counters/in-octets", tv_uint(5));
+    w->path->origin = "openconfig";
+    n = pack_notif(buf, NULL, T0_NS + 6, &w, 1, NULL);
+    struct fsc_sample s2;
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, &s2, 1, &res), 0);
+    CHECK_INT(res.n_samples, 1);
+    CHECK_INT(s2.series, smp[0].series);
+    CHECK_INT(fsc_registry_count(e.reg), 3);
+    env_close(&e);
+}
+
+/* The header extension's payload_get_timestamp (ms) beats the
+ * Notification.timestamp (ns). */
+static void junos_header_timestamp(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    uint8_t buf[4096];
+    Gnmi__Update *u = mk_update("/state/counters/in-pkts", tv_uint(10));
+    struct hdr_spec hs = {.component_id = 0,
+                          .sub_component_id = 0,
+                          .streamed_path = "/interfaces/interface/state/counters/",
+                          .seq = 17,
+                          .payload_ms = 1764460801234LL,
+                          .creation_ms = 1764460000000LL};
+    size_t n =
+        pack_notif(buf, "/interfaces/interface[name=et-0/0/2]", T0_NS + 999999999, &u, 1, &hs);
+    struct fsc_sample smp[2];
+    struct fsc_gnmi_result res;
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 2, &res), 0);
+    CHECK_INT(res.has_header, 1);
+    CHECK_INT(res.header_time, 1);
+    CHECK_INT(res.n_samples, 1);
+    CHECK_INT(smp[0].t_dev_ns, 1764460801234LL * 1000000LL);
+    CHECK_INT(res.t_dev_ns, 1764460801234LL * 1000000LL);
+    CHECK_INT(smp[0].flags, 0);
+    /* A header without payload_get_timestamp: the notification time is used. */
+    hs.payload_ms = 0;
+    hs.seq = 18;
+    n = pack_notif(buf, "/interfaces/interface[name=et-0/0/2]", T0_NS + 3, &u, 1, &hs);
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 2, &res), 0);
+    CHECK_INT(res.header_time, 0);
+    CHECK_INT(smp[0].t_dev_ns, T0_NS + 3);
+    env_close(&e);
+}
+
+/* `__juniper_telemetry_header__` and `__timestamp__` leaves are dropped and
+ * counted; a `__` elem in the middle of a path is removed. */
+static void pseudo_leaves_dropped(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    uint8_t buf[4096];
+    Gnmi__TypedValue *any = tv_new();
+    Gnmi__Any a = GNMI__ANY__INIT;
+    a.type_url = "type.googleapis.com/GnmiJuniperTelemetryHeader";
+    any->value_case = GNMI__TYPED_VALUE__VALUE_ANY_VAL;
+    any->any_val = &a;
+    Gnmi__Update *u[4] = {
+        mk_update("/__juniper_telemetry_header__", any),
+        mk_update("/__timestamp__", tv_uint(1764460801000ULL)),
+        mk_update("/state/counters/out-pkts", tv_uint(99)),
+        mk_update("/__internal__/state/counters/in-pkts", tv_uint(98)),
+    };
+    size_t n = pack_notif(buf, "/interfaces/interface[name=et-0/0/3]", T0_NS, u, 4, NULL);
+    struct fsc_sample smp[8];
+    struct fsc_gnmi_result res;
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 8, &res), 0);
+    CHECK_INT(res.updates, 4);
+    CHECK_INT(res.pseudo, 2);
+    CHECK_INT(res.unsupported, 0);
+    CHECK_INT(res.n_samples, 2);
+    if (res.n_samples == 2) {
+        CHECK_STR(series_text(&e, smp[0].series),
+                  "fabric_port_tx_packets_total{device=\"leaf1\",port=\"et-0/0/3\"}");
+        CHECK_INT(smp[0].v.u, 99);
+        CHECK_STR(series_text(&e, smp[1].series),
+                  "fabric_port_rx_packets_total{device=\"leaf1\",port=\"et-0/0/3\"}");
+    }
+    struct fsc_gnmi_decode_stats st;
+    fsc_gnmi_decoder_stats(e.dec, &st);
+    CHECK_INT(st.pseudo, 2);
+    env_close(&e);
+}
+
+/* Junos qmon-sw sensor: port from if_name, queue label from queue_number;
+ * the peak is a gauge with the queue-peak signal. Also the OpenConfig QoS
+ * queue (queue[name]) below interface[interface-id]. */
+static void qmon_queue_label(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    uint8_t buf[4096];
+    Gnmi__Update *u[2] = {
+        mk_update("/queue_monitor_element_info[if_name=et-0/0/4]/queue_monitor_stats_egress/"
+                  "queue_monitor_stats_info[queue_number=3]/peak_buffer_occupancy_bytes",
+                  tv_uint(65536)),
+        mk_update("/queue_monitor_element_info[if_name=et-0/0/4]/queue_monitor_stats_egress/"
+                  "queue_monitor_stats_info[queue_number=3]/tail_drop_packets",
+                  tv_uint(12)),
+    };
+    size_t n = pack_notif(buf, "/junos/system/linecard/qmon-sw", T0_NS, u, 2, NULL);
+    struct fsc_sample smp[4];
+    struct fsc_gnmi_result res;
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 4, &res), 0);
+    CHECK_INT(res.n_samples, 2);
+    if (res.n_samples == 2) {
+        CHECK_STR(series_text(&e, smp[0].series),
+                  "fabric_port_queue_peak_bytes{device=\"leaf1\",port=\"et-0/0/4\",queue=\"3\"}");
+        CHECK_STR(series_text(&e, smp[1].series),
+                  "fabric_port_queue_tail_drop_packets_total{device=\"leaf1\",port=\"et-0/0/4\","
+                  "queue=\"3\"}");
+        struct fsc_series_view view;
+        CHECK_INT(fsc_engine_view(e.eng, smp[0].series, &view), 0);
+        CHECK_INT(view.kind, FSC_KIND_GAUGE);
+        CHECK_INT(view.signal, FSC_SIG_QUEUE_PEAK);
+    }
+    Gnmi__Update *q = mk_update("/output/queues/queue[name=UC3]/state/ecn-marked-pkts", tv_uint(5));
+    n = pack_notif(buf, "/qos/interfaces/interface[interface-id=et-0/0/5]", T0_NS, &q, 1, NULL);
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 4, &res), 0);
+    CHECK_INT(res.n_samples, 1);
+    if (res.n_samples == 1)
+        CHECK_STR(series_text(&e, smp[0].series),
+                  "fabric_port_ecn_marked_packets_total{device=\"leaf1\",port=\"et-0/0/5\","
+                  "queue=\"UC3\"}");
+    env_close(&e);
+}
+
+static int decode_hdr(struct env *e, const struct hdr_spec *hs, struct fsc_gnmi_result *res,
+                      struct fsc_sample *smp)
+{
+    uint8_t buf[4096];
+    Gnmi__Update *u = mk_update("/state/counters/in-pkts", tv_uint(hs->seq * 10));
+    size_t n = pack_notif(buf, "/interfaces/interface[name=et-0/0/6]", T0_NS, &u, 1, hs);
+    return fsc_gnmi_decode(e->dec, buf, n, ARR, smp, 1, res);
+}
+
+/* Sequence numbers per (component, sub-component, path): a jump counts one
+ * gap and the lost messages; another PFE has its own numbering; a new
+ * stream_creation_timestamp is a reset, not a gap. */
+static void sequence_gaps(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    struct fsc_gnmi_result res;
+    struct fsc_sample smp[1];
+    struct hdr_spec a = {
+        1, 0, "/interfaces/interface/state/counters/", 100, 1764460801000LL, 1764460000000LL};
+    struct hdr_spec b = a;
+    b.sub_component_id = 1;
+    b.seq = 5000;
+    CHECK_INT(decode_hdr(&e, &a, &res, smp), 0);
+    CHECK_INT(res.seq_gaps, 0);
+    a.seq = 101;
+    CHECK_INT(decode_hdr(&e, &a, &res, smp), 0);
+    CHECK_INT(res.seq_gaps, 0);
+    CHECK_INT(decode_hdr(&e, &b, &res, smp), 0); /* other PFE: first seen */
+    CHECK_INT(res.seq_gaps, 0);
+    a.seq = 105; /* 102, 103, 104 lost */
+    CHECK_INT(decode_hdr(&e, &a, &res, smp), 0);
+    CHECK_INT(res.seq_gaps, 1);
+    CHECK_INT(res.seq_lost, 3);
+    CHECK_INT(smp[0].flags, 0);
+    b.seq = 5001;
+    CHECK_INT(decode_hdr(&e, &b, &res, smp), 0);
+    CHECK_INT(res.seq_gaps, 0);
+    a.seq = 1; /* producer re-created: reset flag, no gap */
+    a.creation_ms += 60000;
+    CHECK_INT(decode_hdr(&e, &a, &res, smp), 0);
+    CHECK_INT(res.seq_gaps, 0);
+    CHECK_INT(res.n_samples, 1);
+    CHECK_INT(smp[0].flags, FSC_SMP_RESET);
+    a.seq = 2;
+    CHECK_INT(decode_hdr(&e, &a, &res, smp), 0);
+    CHECK_INT(smp[0].flags, 0);
+    struct fsc_gnmi_decode_stats st;
+    fsc_gnmi_decoder_stats(e.dec, &st);
+    CHECK_INT(st.seq_gaps, 1);
+    CHECK_INT(st.seq_lost, 3);
+    CHECK_INT(st.seq_restarts, 1);
+    env_close(&e);
+}
+
+/* Every numeric value form, and the unsupported ones. */
+static void value_types(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    uint8_t buf[4096];
+    Gnmi__Update *u[12] = {
+        mk_update("/a/uint", tv_uint(UINT64_MAX)),
+        mk_update("/a/int", tv_int(1234)),
+        mk_update("/a/double", tv_double(2.5)),
+        mk_update("/a/float", tv_float(0.75f)),
+        mk_update("/a/json", tv_json("987654321", 0)),
+        mk_update("/a/json_ietf", tv_json("\"18446744073709551615\"", 1)),
+        mk_update("/a/json_frac", tv_json(" 1.5e3 ", 0)),
+        mk_update("/a/string", tv_string("31337")),
+        /* unsupported: */
+        mk_update("/a/neg", tv_int(-1)),
+        mk_update("/a/bool", tv_bool(1)),
+        mk_update("/a/text", tv_string("UP")),
+        mk_update("/a/json_obj", tv_json("{\"x\":1}", 1)),
+    };
+    size_t n = pack_notif(buf, "/components/component[name=FPC0]", T0_NS, u, 12, NULL);
+    struct fsc_sample smp[16];
+    struct fsc_gnmi_result res;
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 16, &res), 0);
+    CHECK_INT(res.updates, 12);
+    CHECK_INT(res.unsupported, 4);
+    CHECK_INT(res.n_samples, 8);
+    if (res.n_samples == 8) {
+        CHECK(smp[0].v.u == UINT64_MAX && smp[0].flags == 0);
+        CHECK_INT(smp[1].v.u, 1234);
+        CHECK(smp[2].flags == FSC_SMP_F64 && smp[2].v.d == 2.5);
+        CHECK(smp[3].flags == FSC_SMP_F64 && smp[3].v.d == 0.75);
+        CHECK(smp[4].flags == 0 && smp[4].v.u == 987654321);
+        CHECK(smp[5].flags == 0 && smp[5].v.u == UINT64_MAX);
+        CHECK(smp[6].flags == FSC_SMP_F64 && smp[6].v.d == 1500.0);
+        CHECK(smp[7].flags == 0 && smp[7].v.u == 31337);
+        /* passthrough name, the unknown list's key kept as a label */
+        CHECK_STR(series_text(&e, smp[0].series),
+                  "fabric_junos_components_component_a_uint{device=\"leaf1\",name=\"FPC0\"}");
+    }
+    env_close(&e);
+}
+
+/* Bytes that are not a SubscribeResponse: an error, nothing emitted. */
+static void malformed_bytes(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    uint8_t buf[4096];
+    Gnmi__Update *u[2] = {mk_update("/state/counters/in-octets", tv_uint(1)),
+                          mk_update("/state/counters/out-octets", tv_uint(2))};
+    size_t n = pack_notif(buf, "/interfaces/interface[name=et-0/0/7]", T0_NS, u, 2, NULL);
+    struct fsc_sample smp[4];
+    struct fsc_gnmi_result res;
+    /* every truncation of a valid message is malformed (a length runs past
+     * the end), except where it ends exactly between top-level fields */
+    size_t bad = 0;
+    for (size_t cut = 1; cut < n; cut++) {
+        int rc = fsc_gnmi_decode(e.dec, buf, cut, ARR, smp, 4, &res);
+        if (rc == -EBADMSG) {
+            bad++;
+            CHECK_INT(res.n_samples, 0);
+        }
+    }
+    CHECK_INT(bad, n - 1); /* one notification field: any cut is inside it */
+    static const uint8_t junk[][6] = {
+        {0x0a, 0x05, 0x01, 0x02}, /* length 5, 2 bytes left */
+        {0x0b, 0, 0, 0, 0, 0},    /* wire type 3 (group) */
+        {0x00, 0x01},             /* field number 0 */
+        {0x18, 0xff, 0xff, 0xff}, /* truncated varint */
+        {0x0d, 0x01, 0x02, 0x03}, /* field 1 as fixed32: wrong wire type */
+    };
+    static const size_t junk_len[] = {4, 6, 2, 4, 4};
+    for (size_t i = 0; i < sizeof(junk_len) / sizeof(junk_len[0]); i++) {
+        CHECK_INT(fsc_gnmi_decode(e.dec, junk[i], junk_len[i], ARR, smp, 4, &res), -EBADMSG);
+        CHECK_INT(res.n_samples, 0);
+    }
+    /* a notification whose second update's value has a bad length: the
+     * first update's sample must not be emitted either */
+    uint8_t corrupt[4096];
+    memcpy(corrupt, buf, n);
+    corrupt[n - 2] = 0x7f; /* the last uint_val tag becomes wire type 7 */
+    int rc = fsc_gnmi_decode(e.dec, corrupt, n, ARR, smp, 4, &res);
+    CHECK_INT(rc, -EBADMSG);
+    CHECK_INT(res.n_samples, 0);
+    struct fsc_gnmi_decode_stats st;
+    fsc_gnmi_decoder_stats(e.dec, &st);
+    CHECK_INT(st.malformed, bad + 6);
+    CHECK_INT(st.samples, 0);
+    /* every single-byte corruption: either decoded or refused, never more
+     * samples than updates, nothing emitted on refusal (ASan build checks
+     * the reads) */
+    size_t refused = 0;
+    for (size_t i = 0; i < n; i++) {
+        static const uint8_t xors[] = {0x01, 0x80, 0xff, 0x7f};
+        for (size_t x = 0; x < sizeof(xors); x++) {
+            memcpy(corrupt, buf, n);
+            corrupt[i] ^= xors[x];
+            rc = fsc_gnmi_decode(e.dec, corrupt, n, ARR, smp, 4, &res);
+            CHECK(rc == 0 || rc == -EBADMSG);
+            CHECK(res.n_samples <= 2);
+            if (rc != 0) {
+                refused++;
+                CHECK_INT(res.n_samples, 0);
+            }
+        }
+    }
+    CHECK(refused > 0);
+    /* the intact message still decodes */
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 4, &res), 0);
+    CHECK_INT(res.n_samples, 2);
+    env_close(&e);
+}
+
+/* A path the profile does not know passes through under a sanitized name
+ * and is counted, every time it is seen. */
+static void unknown_path_passthrough(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    uint8_t buf[4096];
+    Gnmi__Update *u[2] = {mk_update("/state/counters/in-sflow-pkts", tv_uint(8)),
+                          mk_update("/state/counters/in-octets", tv_uint(9))};
+    size_t n = pack_notif(buf, "/interfaces/interface[name=et-0/0/8]", T0_NS, u, 2, NULL);
+    struct fsc_sample smp[4];
+    struct fsc_gnmi_result res;
+    for (int round = 0; round < 2; round++) {
+        CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 4, &res), 0);
+        CHECK_INT(res.unknown, 1);
+        CHECK_INT(res.n_samples, 2);
+    }
+    CHECK_STR(series_text(&e, smp[0].series),
+              "fabric_junos_interfaces_interface_state_counters_in_sflow_pkts{device=\"leaf1\","
+              "port=\"et-0/0/8\"}");
+    struct fsc_series_view view;
+    CHECK_INT(fsc_engine_view(e.eng, smp[0].series, &view), 0);
+    CHECK_INT(view.kind, FSC_KIND_COUNTER);
+    CHECK_INT(view.signal, FSC_SIG_NONE);
+    struct fsc_gnmi_decode_stats st;
+    fsc_gnmi_decoder_stats(e.dec, &st);
+    CHECK_INT(st.unknown, 2);
+    env_close(&e);
+}
+
+/* The second message with the same paths hits the cache: same ids, no new
+ * series, no heap allocation, no registry growth. Key order inside an elem
+ * does not matter. */
+static void cache_no_alloc(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    uint8_t buf[4096];
+    Gnmi__Update *u[3] = {
+        mk_update("/state/counters/in-octets", tv_uint(1)),
+        mk_update("/state/counters/out-octets", tv_uint(2)),
+        mk_update("/list[a=1][b=2]/x", tv_uint(3)),
+    };
+    size_t n = pack_notif(buf, "/interfaces/interface[name=et-0/0/9]", T0_NS, u, 3, NULL);
+    struct fsc_sample first[4], second[4];
+    struct fsc_gnmi_result res;
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, first, 4, &res), 0);
+    CHECK_INT(res.n_samples, 3);
+    struct fsc_gnmi_decode_stats st1, st2;
+    fsc_gnmi_decoder_stats(e.dec, &st1);
+    CHECK_INT(st1.cache_series, 3);
+    uint32_t count = fsc_registry_count(e.reg);
+    size_t reg_mem = fsc_registry_memory_bytes(e.reg);
+
+    Gnmi__Update *v[3] = {
+        mk_update("/state/counters/in-octets", tv_uint(11)),
+        mk_update("/state/counters/out-octets", tv_uint(12)),
+        mk_update("/list[a=1][b=2]/x", tv_uint(13)),
+    };
+    n = pack_notif(buf, "/interfaces/interface[name=et-0/0/9]", T0_NS + 1, v, 3, NULL);
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, second, 4, &res), 0);
+    CHECK_INT(res.n_samples, 3);
+    for (int i = 0; i < 3; i++)
+        CHECK_INT(second[i].series, first[i].series);
+    CHECK_INT(second[2].v.u, 13);
+    fsc_gnmi_decoder_stats(e.dec, &st2);
+    CHECK_INT(st2.cache_series, 3);
+    CHECK_INT(st2.heap_allocs, st1.heap_allocs);
+    CHECK(st2.memory_bytes == st1.memory_bytes);
+    CHECK_INT(fsc_registry_count(e.reg), count);
+    CHECK(fsc_registry_memory_bytes(e.reg) == reg_mem);
+
+    /* The same path with its keys in another order is another byte string
+     * (a cache entry of its own) but the same series. */
+    Gnmi__Update *w = mk_update("/list[b=2][a=1]/x", tv_uint(14));
+    n = pack_notif(buf, "/interfaces/interface[name=et-0/0/9]", T0_NS + 2, &w, 1, NULL);
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, second, 4, &res), 0);
+    CHECK_INT(res.n_samples, 1);
+    CHECK_INT(second[0].series, first[2].series);
+    CHECK_INT(fsc_registry_count(e.reg), count);
+
+    /* Past the cache bound series still resolve (counted), ids unchanged. */
+    struct env f;
+    CHECK_INT(env_open(&f, NULL, 2), 0);
+    n = pack_notif(buf, "/interfaces/interface[name=et-0/0/9]", T0_NS + 1, v, 3, NULL);
+    if (f.dec) {
+        CHECK_INT(fsc_gnmi_decode(f.dec, buf, n, ARR, first, 4, &res), 0);
+        CHECK_INT(fsc_gnmi_decode(f.dec, buf, n, ARR, second, 4, &res), 0);
+        CHECK_INT(res.n_samples, 3);
+        CHECK_INT(second[2].series, first[2].series);
+        fsc_gnmi_decoder_stats(f.dec, &st1);
+        CHECK_INT(st1.cache_series, 2);
+        CHECK_INT(st1.cache_full, 2);
+        CHECK_INT(fsc_registry_count(f.reg), 3);
+    }
+    env_close(&f);
+    env_close(&e);
+}
+
+/* sync_response and deletes are reported, not sampled; no device time at
+ * all falls back to the arrival time, flagged. */
+static void sync_delete_and_fallback_time(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    uint8_t buf[4096];
+    Gnmi__SubscribeResponse rsp;
+    gnmi__subscribe_response__init(&rsp);
+    rsp.response_case = GNMI__SUBSCRIBE_RESPONSE__RESPONSE_SYNC_RESPONSE;
+    rsp.sync_response = 1;
+    size_t n = gnmi__subscribe_response__pack(&rsp, buf);
+    struct fsc_sample smp[4];
+    struct fsc_gnmi_result res;
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 4, &res), 0);
+    CHECK_INT(res.sync_response, 1);
+    CHECK_INT(res.n_samples, 0);
+
+    Gnmi__Update *u = mk_update("/state/counters/in-octets", tv_uint(77));
+    Gnmi__Notification nt;
+    gnmi__notification__init(&nt);
+    nt.prefix = mk_path("/interfaces/interface[name=et-0/0/10]");
+    nt.update = &u;
+    nt.n_update = 1;
+    Gnmi__Path *del[2] = {mk_path("/subinterfaces/subinterface[index=0]"),
+                          mk_path("/state/counters/in-fcs-errors")};
+    nt.delete_ = del;
+    nt.n_delete_ = 2;
+    rsp.response_case = GNMI__SUBSCRIBE_RESPONSE__RESPONSE_UPDATE;
+    rsp.update = &nt;
+    n = gnmi__subscribe_response__pack(&rsp, buf);
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 4, &res), 0);
+    CHECK_INT(res.sync_response, 0);
+    CHECK_INT(res.deletes, 2);
+    CHECK_INT(res.n_samples, 1);
+    CHECK_INT(smp[0].t_dev_ns, ARR);
+    CHECK_INT(smp[0].flags, FSC_SMP_ARRIVAL_TIME);
+    CHECK_INT(smp[0].v.u, 77);
+    /* a caller buffer too small: counted overflow */
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 0, &res), 0);
+    CHECK_INT(res.overflow, 1);
+    CHECK_INT(res.n_samples, 0);
+    env_close(&e);
+}
+
+/* A topology port gives role/rail/peer labels and the link speed; the
+ * stream's sample interval is the nominal interval. */
+static void topology_labels_and_traits(void)
+{
+    static const char yaml[] = "topology:\n"
+                               "  rails: 4\n"
+                               "  devices:\n"
+                               "    - name: leaf1\n"
+                               "      role: leaf\n"
+                               "      rail: 2\n"
+                               "      ports:\n"
+                               "        - {name: et-0/0/32, speed: 400G, role: uplink, peer: "
+                               "\"spine1:swp3\"}\n"
+                               "    - name: spine1\n"
+                               "      role: spine\n"
+                               "      ports:\n"
+                               "        - {name: swp3, speed: 400G, role: downlink}\n";
+    struct env e;
+    CHECK_INT(env_open(&e, yaml, 0), 0);
+    if (!e.dec) {
+        env_close(&e);
+        return;
+    }
+    uint8_t buf[4096];
+    Gnmi__Update *u = mk_update("/state/counters/out-octets", tv_uint(1000));
+    size_t n = pack_notif(buf, "/interfaces/interface[name=et-0/0/32]", T0_NS, &u, 1, NULL);
+    struct fsc_sample smp[2];
+    struct fsc_gnmi_result res;
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 2, &res), 0);
+    CHECK_INT(res.n_samples, 1);
+    if (res.n_samples == 1) {
+        CHECK_STR(series_text(&e, smp[0].series),
+                  "fabric_port_tx_bytes_total{device=\"leaf1\",peer=\"spine1:swp3\",port=\"et-0/"
+                  "0/32\",rail=\"2\",role=\"uplink\"}");
+        struct fsc_series_view view;
+        CHECK_INT(fsc_engine_view(e.eng, smp[0].series, &view), 0);
+        CHECK(view.link_speed_bps == 400000000000ULL);
+        CHECK_INT(view.signal, FSC_SIG_PORT_BYTES);
+    }
+    env_close(&e);
+}
+
+TEST_MAIN(TEST(openconfig_prefix_keys), TEST(junos_header_timestamp), TEST(pseudo_leaves_dropped),
+          TEST(qmon_queue_label), TEST(sequence_gaps), TEST(value_types), TEST(malformed_bytes),
+          TEST(unknown_path_passthrough), TEST(cache_no_alloc), TEST(sync_delete_and_fallback_time),
+          TEST(topology_labels_and_traits))
