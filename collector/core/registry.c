@@ -6,6 +6,8 @@
  * validated, sorted, hashed key before taking the lock. */
 #include "core/registry.h"
 
+#include "core/hash.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -32,42 +34,17 @@ struct fsc_registry {
     uint32_t nsources, sources_cap;
 };
 
-/* ---- hashing --------------------------------------------------------------
- * Our own small 64-bit hash: 8 bytes per step, a strong finalizer. Quality
- * matters only for probe lengths; the values never leave the process. */
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 32;
-    x *= 0xd6e8feb86659fd93ull;
-    x ^= x >> 32;
-    x *= 0xd6e8feb86659fd93ull;
-    x ^= x >> 32;
-    return x;
-}
+/* ---- hashing (core/hash.h) ---- */
 
 static uint32_t hash_bytes(const char *s, size_t len)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ ((uint64_t)len * 0xff51afd7ed558ccdull);
-    uint64_t w;
-    while (len >= 8) {
-        memcpy(&w, s, 8);
-        w *= 0x87c37b91114253d5ull;
-        h = ((h ^ w) << 27 | (h ^ w) >> 37) * 0x4cf5ad432745937full + 0x52dce729u;
-        s += 8;
-        len -= 8;
-    }
-    w = 0;
-    memcpy(&w, s, len);
-    h ^= w * 0x87c37b91114253d5ull;
-    h = mix64(h);
-    return (uint32_t)(h ^ (h >> 32));
+    return fsc_hash_fold32(fsc_hash_bytes(s, len, 0));
 }
 
 static uint32_t hash_pair(uint32_t seed, uint32_t a, uint32_t b)
 {
-    uint64_t h = mix64(((uint64_t)a << 32 | b) ^ ((uint64_t)seed * 0x9e3779b97f4a7c15ull) ^
-                       0x2545f4914f6cdd1dull);
+    uint64_t h = fsc_hash_mix64(((uint64_t)a << 32 | b) ^ ((uint64_t)seed * 0x9e3779b97f4a7c15ull) ^
+                                0x2545f4914f6cdd1dull);
     return (uint32_t)(h ^ (h >> 32));
 }
 

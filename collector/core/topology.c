@@ -2,6 +2,8 @@
  * (device, port) pairs and group names, built once at load time. */
 #include "core/topology.h"
 
+#include "core/hash.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -21,18 +23,13 @@ struct fsc_topo_index {
     struct topo_table devices, ports, groups;
 };
 
-/* FNV-1a over the device name, then a separator, then the port name. */
+/* The device name, then (when given) the port name chained on (core/hash.h). */
 static uint32_t hash_pair(const char *a, const char *b)
 {
-    uint32_t h = 2166136261u;
-    for (const unsigned char *p = (const unsigned char *)a; *p; p++)
-        h = (h ^ *p) * 16777619u;
-    if (b != NULL) {
-        h = (h ^ 0xffu) * 16777619u;
-        for (const unsigned char *p = (const unsigned char *)b; *p; p++)
-            h = (h ^ *p) * 16777619u;
-    }
-    return h;
+    uint64_t h = fsc_hash_bytes(a, strlen(a), 0);
+    if (b != NULL)
+        h = fsc_hash_bytes(b, strlen(b), h);
+    return fsc_hash_fold32(h);
 }
 
 static int table_init(struct topo_table *t, size_t n, void *(*alloc)(void *, size_t), void *arg)

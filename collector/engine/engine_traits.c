@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "engine/detect.h"
 
 /* A copy with the padding zeroed, so identical traits compare and hash equal. */
@@ -30,11 +31,7 @@ static struct fsc_traits traits_norm(const struct fsc_traits *tr)
 
 static uint32_t traits_hash(const struct fsc_traits *t)
 {
-    const unsigned char *b = (const unsigned char *)t;
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < sizeof(*t); i++)
-        h = (h ^ b[i]) * 16777619u;
-    return h;
+    return fsc_hash_fold32(fsc_hash_bytes(t, sizeof(*t), 0));
 }
 
 static void traits_index_put(uint32_t *index, uint32_t cap, const struct fsc_traits *traits,

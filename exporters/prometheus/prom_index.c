@@ -1,6 +1,8 @@
 /* The renderer's family and label index (see prom_index.h). */
 #include "prometheus/prom_index.h"
 
+#include "core/hash.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,24 +44,14 @@ static int grow32(void **p, uint32_t *cap, size_t need, size_t elem, size_t min)
     return rc;
 }
 
-static uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
 /* Hash of a label set by its interned pointers; hash_keys() computes the
  * same over a block's stored key (name, value, name, value, ...). */
 static uint64_t hash_ptrs(const struct fsc_label *lab, size_t n)
 {
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
     for (size_t i = 0; i < n; i++) {
-        h = mix64(h ^ (uint64_t)(uintptr_t)lab[i].name);
-        h = mix64(h ^ (uint64_t)(uintptr_t)lab[i].value);
+        h = fsc_hash_mix64(h ^ (uint64_t)(uintptr_t)lab[i].name);
+        h = fsc_hash_mix64(h ^ (uint64_t)(uintptr_t)lab[i].value);
     }
     return h;
 }
@@ -68,7 +60,7 @@ static uint64_t hash_keys(const char *const *k, size_t n)
 {
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
     for (size_t i = 0; i < 2 * n; i++)
-        h = mix64(h ^ (uint64_t)(uintptr_t)k[i]);
+        h = fsc_hash_mix64(h ^ (uint64_t)(uintptr_t)k[i]);
     return h;
 }
 
@@ -101,7 +93,7 @@ void fsc_prom_index_free(struct fsc_prom_index *ix)
 
 static uint32_t fam_hash(const char *metric)
 {
-    return (uint32_t)mix64((uint64_t)(uintptr_t)metric);
+    return (uint32_t)fsc_hash_mix64((uint64_t)(uintptr_t)metric);
 }
 
 /* Rebuilds the family table with room for twice the families. */
