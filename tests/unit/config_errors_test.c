@@ -7,33 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config_fixture.h"
 #include "core/config.h"
 #include "test.h"
-
-/* The repository root, from this file's path (CMake compiles it by its
- * absolute path): ".../tests/unit/config_errors_test.c" -> ".../". */
-static const char *repo_file(const char *rel, char *buf, size_t size)
-{
-    const char *me = __FILE__;
-    const char *p = strstr(me, "tests/unit/config_errors_test.c");
-    snprintf(buf, size, "%.*s%s", p ? (int)(p - me) : 0, me, rel);
-    return buf;
-}
-
-static struct fsc_config *parse(const char *text, char *err, size_t errlen)
-{
-    return fsc_config_parse(text, strlen(text), "t.yaml", err, errlen);
-}
-
-/* Loading `text` fails with exactly `want`. */
-static void expect_error(const char *text, const char *want)
-{
-    char err[512];
-    struct fsc_config *cfg = parse(text, err, sizeof(err));
-    CHECK(cfg == NULL);
-    CHECK_STR(err, want);
-    fsc_config_destroy(cfg);
-}
 
 /* ---- error texts ----------------------------------------------------------- */
 

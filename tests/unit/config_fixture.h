@@ -1,0 +1,36 @@
+/* Helpers shared by config_test.c and config_errors_test.c. */
+#ifndef FSC_CONFIG_FIXTURE_H
+#define FSC_CONFIG_FIXTURE_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "test.h"
+
+/* A file of the repository, found from this header's path (CMake compiles the
+ * tests by absolute path): ".../tests/unit/config_fixture.h" -> ".../<rel>". */
+static inline const char *repo_file(const char *rel, char *buf, size_t size)
+{
+    const char *me = __FILE__;
+    const char *p = strstr(me, "tests/unit/config_fixture.h");
+    snprintf(buf, size, "%.*s%s", p ? (int)(p - me) : 0, me, rel);
+    return buf;
+}
+
+static inline struct fsc_config *parse(const char *text, char *err, size_t errlen)
+{
+    return fsc_config_parse(text, strlen(text), "t.yaml", err, errlen);
+}
+
+/* Loading `text` fails with exactly `want`. */
+static inline void expect_error(const char *text, const char *want)
+{
+    char err[512];
+    struct fsc_config *cfg = parse(text, err, sizeof(err));
+    CHECK(cfg == NULL);
+    CHECK_STR(err, want);
+    fsc_config_destroy(cfg);
+}
+
+#endif
