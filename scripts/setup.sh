@@ -7,12 +7,14 @@
 set -eu
 
 packages="build-essential cmake pkg-config libyaml-dev clang-format libmicrohttpd-dev zlib1g-dev
-          curl prometheus python3 python3-prometheus-client protobuf-c-compiler libprotobuf-c-dev"
+          curl prometheus python3 python3-prometheus-client protobuf-c-compiler libprotobuf-c-dev
+          libgrpc-dev"
 
 # `setup.sh --bench` also installs the peers bench/scrape_compare.sh measures
 # against; the tests do not need them.
 if [ "${1:-}" = "--bench" ]; then
-    packages="$packages prometheus-node-exporter collectd-core"
+    # collectd's write_prometheus needs libprotobuf-c1, which collectd-core only suggests
+    packages="$packages prometheus-node-exporter collectd-core libprotobuf-c1"
 fi
 
 missing=""

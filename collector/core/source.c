@@ -1,5 +1,6 @@
 #include "core/source.h"
 
+#include "gnmi/gnmi_source.h"
 #include "replay/replay_source.h"
 #include "synth/synth_source.h"
 
@@ -9,6 +10,7 @@ const struct fsc_source_ops *fsc_source_ops_find(enum fsc_source_type type)
 {
     switch (type) {
     case FSC_SOURCE_GNMI:
+        return &fsc_gnmi_source_ops;
     case FSC_SOURCE_OTLP:
     case FSC_SOURCE_NIC:
         break;

@@ -1,0 +1,95 @@
+/* gNMI client internals shared by gnmi_source.c, gnmi_client.c and
+ * gnmi_channel.c (not a public interface). */
+#ifndef FSC_GNMI_CLIENT_H
+#define FSC_GNMI_CLIENT_H
+
+#include <grpc/grpc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "gnmi/gnmi_decode.h"
+#include "gnmi/gnmi_source.h"
+
+#define FSC_GNMI_SAMPLES_CAP 8192 /* samples decoded from one response at most */
+
+enum gnmi_tag_kind { TAG_SEND, TAG_RECV, TAG_STATUS, TAG_CAPS };
+
+struct gnmi_client;
+struct gnmi_stream;
+
+/* A completion queue tag: which batch of which call finished. */
+struct gnmi_tag {
+    enum gnmi_tag_kind kind;
+    struct gnmi_stream *st; /* NULL for TAG_CAPS */
+};
+
+struct gnmi_stream {
+    struct gnmi_client *cl;
+    const struct fsc_gnmi_stream *cfg;
+    uint8_t *req; /* packed SubscribeRequest (gnmi_plan) */
+    size_t req_len;
+    struct fsc_gnmi_decoder *dec;
+    struct fsc_sample *smp; /* FSC_GNMI_SAMPLES_CAP */
+
+    /* the current call; all of it lives until its last batch completes */
+    grpc_call *call;
+    int pending;                /* batches started and not yet completed */
+    grpc_byte_buffer *send_buf; /* the request, until its send batch completes */
+    grpc_byte_buffer *recv_buf;
+    grpc_metadata_array md_initial, md_trailing;
+    grpc_status_code status;
+    grpc_slice status_details;
+    struct gnmi_tag t_send, t_recv, t_status;
+    bool status_done;  /* RECV_STATUS completed */
+    bool got_msg;      /* a response arrived on this call */
+    bool cancelled;    /* we cancelled it (stall, connect timeout, stop) */
+    bool stalled;      /* ... because it fell silent: resubscribe at once */
+    bool logged_error; /* a decode error was logged on this call */
+    int64_t started_mono, last_msg_mono;
+
+    int64_t next_try_mono; /* when idle: start a call at this time */
+    int64_t backoff_ns;    /* next backoff before jitter */
+
+    struct fsc_gnmi_stream_stats stats; /* under cl->mu */
+};
+
+struct gnmi_client {
+    char name[64]; /* source name (log field) */
+    const struct fsc_gnmi_config *gc;
+    struct fsc_source_env env;
+    grpc_channel *chan;
+    grpc_completion_queue *cq;
+    grpc_metadata md[2]; /* username, password */
+    size_t n_md;
+    struct gnmi_stream *streams;
+    size_t n_streams;
+    uint64_t rng;
+    pthread_t thread;
+    bool thread_started;
+    bool grpc_inited;
+    atomic_int stop;
+    bool stuck;         /* calls did not report back at stop: their memory is leaked, not freed */
+    pthread_mutex_t mu; /* guards every stream's stats */
+
+    /* Capabilities at start (optional, logged only) */
+    grpc_call *caps_call;
+    bool caps_pending;
+    struct gnmi_tag t_caps;
+    grpc_byte_buffer *caps_send;
+    grpc_byte_buffer *caps_recv;
+    grpc_metadata_array caps_md_initial, caps_md_trailing;
+    grpc_status_code caps_status;
+    grpc_slice caps_details;
+};
+
+/* gnmi_channel.c: creates cl->chan (credentials from gc->tls, keepalive and
+ * reconnect args). Returns 0 or -errno with a sentence in err. */
+int fsc_gnmi_channel_create(struct gnmi_client *cl, char *err, size_t errlen);
+
+/* gnmi_channel.c: installs the gRPC log hook (once per process). */
+void fsc_gnmi_log_hook_install(void);
+
+/* gnmi_client.c: the device thread. */
+void *fsc_gnmi_client_main(void *arg);
+
+#endif
