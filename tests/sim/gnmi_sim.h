@@ -1,0 +1,162 @@
+/* gnmi_sim: a gNMI target that plays a Juniper QFX5240 (test tool, not shipped).
+ *
+ * Wire shape: per port and tick, one SubscribeResponse per sensor, each with
+ * the Junos header extension (id 1): payload_get_timestamp = value sample
+ * time (ms, Notification.timestamp is the same in ns), stream_creation_
+ * timestamp = counter epoch, sequence_number from 0 per stream and sensor,
+ * eom on the last port of a wrap.
+ *   interfaces: prefix /interfaces/interface[name=et-0/0/K]/state/counters,
+ *               16 uint_val leaves (in-octets ... carrier-transitions);
+ *   qmon-sw:    prefix /junos/system/linecard/qmon-sw/queue_monitor_element_
+ *               info[if_name=et-0/0/K]/queue_monitor_stats_egress, updates
+ *               queue_monitor_stats_info[queue_number=Q]/<leaf>, 5 per queue.
+ * Subscribe: first path element `interfaces` / `junos` / empty or `*` picks
+ * the sensors; STREAM and ONCE (POLL: UNIMPLEMENTED); PROTO only; the
+ * smallest sample_interval wins (0 = --interval).
+ *
+ * Parts:
+ *   gnmi_sim_main.c   command line;
+ *   gnmi_sim_model.c  deterministic counters: value(t) is the exact integral
+ *                     of the configured rate, so a test can compute the
+ *                     expected counter and rate from the CLI arguments alone;
+ *   gnmi_sim_msg.c    SubscribeResponse / CapabilityResponse bytes (protobuf-c
+ *                     generated code from proto/, an encoder independent of
+ *                     the collector's hand-written wire reader);
+ *   gnmi_sim_server.c the gRPC C core server: one thread, one completion
+ *                     queue, a small state machine per call.
+ *
+ * Model (all times in ms since the Unix epoch, as the Junos header carries
+ * them): the counter epoch is the process start, moved forward by every
+ * --reset-after period (counters restart from 0 and the header's
+ * stream_creation_timestamp, which is the epoch, changes). For a port, with
+ * e = value time - epoch (ms) and rate R bytes/s:
+ *   in-octets = out-octets = R*(e/1000) + (R*(e%1000))/1000
+ * (exact floor of R*e/1000 without overflow), plus, on the burst port, the
+ * line-rate excess for the time spent in bursts (bursts occupy
+ * [k*every, k*every+length) of the epoch, k >= 1). in-pkts = octets / packet
+ * size; discards = pkts / 1e6; errors = pkts / 1e8. The value time is the
+ * payload timestamp, or with --batch-copy the last copy time before it
+ * (Junos copies ASIC counters every ~2 s and exports the copy at every
+ * interval: equal values inside the copy period are stale repeats). */
+#ifndef FSC_GNMI_SIM_H
+#define FSC_GNMI_SIM_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FSC_SIM_LINE_BPS    400000000000ULL /* 400G */
+#define FSC_SIM_MAX_PORTS   1024
+#define FSC_SIM_MAX_QUEUES  8
+#define FSC_SIM_IF_LEAVES   16 /* OpenConfig interface counters per port message */
+#define FSC_SIM_QMON_LEAVES 5  /* qmon-sw leaves per queue */
+#define FSC_SIM_MSG_UPDATES 64 /* upper bound of updates in one message */
+
+struct fsc_sim_config {
+    const char *listen;   /* host:port */
+    const char *tls_cert; /* PEM file; NULL = insecure */
+    const char *tls_key;  /* PEM file */
+    const char *tls_ca;   /* client CA (mutual TLS); NULL = no client cert */
+    const char *username; /* NULL = no credential check */
+    const char *password;
+    const char *system_id;   /* Junos header system_id */
+    uint32_t ports;          /* et-0/0/0 .. et-0/0/(ports-1) */
+    uint32_t queues;         /* qmon-sw queues per port */
+    uint32_t packet_size;    /* bytes per packet (pkts = octets / packet_size) */
+    int64_t interval_ms;     /* SAMPLE interval when a subscription gives 0 */
+    int64_t min_interval_ms; /* below it: InvalidArgument (Junos floor is 2 s); 0 = 1 ms */
+    double jitter;           /* payload timestamp jitter, +- fraction of the interval */
+    int64_t batch_copy_ms;   /* counter copy period; 0 = live values */
+    double utilization;      /* 0..1 of line rate, every port */
+    int32_t burst_port;      /* -1 = none */
+    int64_t burst_every_ms;
+    int64_t burst_length_ms;
+    int64_t reset_after_ms;      /* counters restart every D; 0 = never */
+    int64_t stall_after_ms;      /* per stream: stop sending after D; 0 = never */
+    int64_t disconnect_after_ms; /* per stream: cancel after D; 0 = never */
+    int64_t duration_ms;         /* process lifetime (always bounded) */
+    uint64_t seed;
+    int verbose;
+    /* Set (by a signal handler) to end the run early, as --duration does. */
+    const volatile sig_atomic_t *stop;
+};
+
+/* Fills the defaults (128 ports, 4 queues, 1 s interval, 30 s duration). */
+void fsc_sim_config_defaults(struct fsc_sim_config *cfg);
+
+/* Counter leaves of one port at one value time. */
+struct fsc_sim_port_values {
+    uint64_t in_octets, out_octets, in_pkts, out_pkts, in_discards, out_discards, in_errors,
+        out_errors;
+    uint64_t q_octets[FSC_SIM_MAX_QUEUES], q_pkts[FSC_SIM_MAX_QUEUES];
+    uint64_t q_drop_pkts[FSC_SIM_MAX_QUEUES], q_drop_octets[FSC_SIM_MAX_QUEUES];
+    uint64_t q_peak_bytes[FSC_SIM_MAX_QUEUES];
+};
+
+/* Rate of a port outside bursts, bytes per second (utilization * line / 8,
+ * truncated to whole bytes). Thread: any. */
+uint64_t fsc_sim_base_rate(const struct fsc_sim_config *cfg);
+
+/* Counter epoch (ms) that applies at time t_ms, given the process start. */
+int64_t fsc_sim_epoch(const struct fsc_sim_config *cfg, int64_t start_ms, int64_t t_ms);
+
+/* Value time for a payload timestamp: t_ms, or the last batch copy <= t_ms. */
+int64_t fsc_sim_value_time(const struct fsc_sim_config *cfg, int64_t epoch_ms, int64_t t_ms);
+
+/* Fills *out for `port` at value time t_ms (>= epoch_ms). Thread: any. */
+void fsc_sim_port_values(const struct fsc_sim_config *cfg, uint32_t port, int64_t epoch_ms,
+                         int64_t t_ms, struct fsc_sim_port_values *out);
+
+/* Sensors a subscription asks for. */
+enum {
+    FSC_SIM_SENSOR_IF = 1u << 0,   /* /interfaces/interface/state/counters */
+    FSC_SIM_SENSOR_QMON = 1u << 1, /* /junos/system/linecard/qmon-sw */
+};
+
+/* What one message is about: everything the encoder needs. */
+struct fsc_sim_msg_meta {
+    const char *system_id;
+    const char *subscribed_path;
+    unsigned sensor; /* one FSC_SIM_SENSOR_* */
+    uint32_t port;
+    uint32_t queues;
+    uint64_t sequence;
+    int64_t payload_ms, epoch_ms, export_ms;
+    int eom; /* last message of one full wrap */
+};
+
+/* Serializes a SubscribeResponse with one Notification for meta->port and
+ * the Junos header extension into a malloc'd buffer (*out, *len). Returns 0
+ * or -ENOMEM. Thread: any. */
+int fsc_sim_msg_update(const struct fsc_sim_msg_meta *meta, const struct fsc_sim_port_values *v,
+                       uint8_t **out, size_t *len);
+
+/* Serializes SubscribeResponse{sync_response = true}. Returns 0 or -ENOMEM. */
+int fsc_sim_msg_sync(uint8_t **out, size_t *len);
+
+/* Serializes the CapabilityResponse. Returns 0 or -ENOMEM. */
+int fsc_sim_msg_capabilities(uint8_t **out, size_t *len);
+
+/* Parsed SubscribeRequest. */
+struct fsc_sim_request {
+    int mode;     /* 0 STREAM, 1 ONCE, 2 POLL */
+    int encoding; /* gnmi.Encoding */
+    int updates_only;
+    unsigned sensors;    /* FSC_SIM_SENSOR_* union */
+    int64_t interval_ms; /* smallest non-zero sample_interval, 0 = none given */
+    char path[128];      /* first subscription path as text (header subscribed_path) */
+};
+
+/* Parses a SubscribeRequest. Returns 0, or -EBADMSG with a sentence in err
+ * (not a subscribe request, no subscription, unknown paths). */
+int fsc_sim_request_parse(const uint8_t *buf, size_t len, struct fsc_sim_request *req, char *err,
+                          size_t errlen);
+
+/* Runs the server until the duration ends. Prints `listening port=N` on
+ * stdout once bound. Returns 0, or -1 with a sentence in err. */
+int fsc_sim_run(const struct fsc_sim_config *cfg, char *err, size_t errlen);
+
+/* Wall clock, ms since the Unix epoch. */
+int64_t fsc_sim_now_ms(void);
+
+#endif
