@@ -15,11 +15,13 @@
 #include "core/source.h"
 #include "engine/engine.h"
 #include "engine/events.h"
+#include "gnmi/gnmi_source.h"
 #include "prometheus/prom_http.h"
 #include "prometheus/prom_render.h"
 
-#define EVENT_RING    65536
-#define STATS_EVERY_S 60
+#define EVENT_RING         65536
+#define STATS_EVERY_S      60
+#define DAEMON_STREAMS_MAX 256 /* gNMI streams shown in /metrics */
 
 struct running_source {
     const struct fsc_source_config *cfg;
@@ -41,6 +43,7 @@ struct daemon {
     atomic_int ready; /* config loaded, sources and sinks started */
     struct fsc_prom_renderer *prom;
     struct fsc_prom_http *prom_http;
+    char stream_names[DAEMON_STREAMS_MAX][64]; /* streams_cb's copies */
 };
 
 /* The event log: one line per detector event. Owns its subscription; runs
@@ -172,16 +175,65 @@ static int prom_ready_cb(void *arg)
     return atomic_load(&d->ready);
 }
 
-/* A source counts as up while it runs; sources that report their own health
- * (gNMI streams, OTLP listeners) will refine this. */
+/* Streams a gNMI instance may report per call; more are not shown. */
+#define GNMI_STREAMS_MAX 64
+
+/* A source is up while it runs; a gNMI source only while every one of its
+ * subscription streams is streaming. */
 static int source_up_cb(void *arg, size_t index)
 {
     struct daemon *d = arg;
     const struct fsc_source_config *sc = &d->cfg->sources[index];
-    for (size_t i = 0; i < d->n_sources; i++)
-        if (d->sources[i].cfg == sc)
+    for (size_t i = 0; i < d->n_sources; i++) {
+        if (d->sources[i].cfg != sc)
+            continue;
+        if (sc->type != FSC_SOURCE_GNMI)
             return 1;
+        struct fsc_gnmi_stream_stats st[GNMI_STREAMS_MAX];
+        size_t n = fsc_gnmi_source_stats(d->sources[i].ctx, st, GNMI_STREAMS_MAX);
+        for (size_t k = 0; k < n && k < GNMI_STREAMS_MAX; k++)
+            if (st[k].state != FSC_GNMI_STATE_STREAMING)
+                return 0;
+        return n > 0;
+    }
     return 0;
+}
+
+/* The renderer's view of every gNMI stream (fabricscope_gnmi_*). Stream
+ * names are copied into a per-daemon table that lives until the next call:
+ * renders are serialised, so one table is enough. */
+static size_t streams_cb(void *arg, struct fsc_prom_stream_stat *out, size_t cap)
+{
+    struct daemon *d = arg;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int64_t now_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+    size_t total = 0;
+    for (size_t i = 0; i < d->n_sources; i++) {
+        if (d->sources[i].cfg->type != FSC_SOURCE_GNMI)
+            continue;
+        struct fsc_gnmi_stream_stats st[GNMI_STREAMS_MAX];
+        size_t n = fsc_gnmi_source_stats(d->sources[i].ctx, st, GNMI_STREAMS_MAX);
+        for (size_t k = 0; k < n && k < GNMI_STREAMS_MAX; k++, total++) {
+            if (total >= cap || total >= DAEMON_STREAMS_MAX)
+                continue;
+            memcpy(d->stream_names[total], st[k].name, sizeof(d->stream_names[total]));
+            out[total] = (struct fsc_prom_stream_stat){
+                .source = d->sources[i].cfg->name,
+                .stream = d->stream_names[total],
+                .up = st[k].state == FSC_GNMI_STATE_STREAMING,
+                .last_update_age =
+                    st[k].last_update_ns ? (double)(now_ns - st[k].last_update_ns) * 1e-9 : -1,
+                .messages = st[k].messages,
+                .updates = st[k].updates,
+                .decode_errors = st[k].decode_errors,
+                .seq_gaps = st[k].seq_gaps,
+                .reconnects = st[k].reconnects,
+                .resubscribes = st[k].resubscribes,
+            };
+        }
+    }
+    return total < DAEMON_STREAMS_MAX ? total : DAEMON_STREAMS_MAX;
 }
 
 static int start_prometheus(struct daemon *d, char *err, size_t errlen)
@@ -195,6 +247,8 @@ static int start_prometheus(struct daemon *d, char *err, size_t errlen)
         .cfg = d->cfg,
         .source_up = source_up_cb,
         .source_up_arg = d,
+        .streams = streams_cb,
+        .streams_arg = d,
     };
     char perr[512];
     d->prom = fsc_prom_renderer_create(&env, perr, sizeof(perr));

@@ -28,6 +28,16 @@ enum fsc_prom_format {
     FSC_PROM_OPENMETRICS = 1, /* application/openmetrics-text; version=1.0.0 */
 };
 
+/* One subscription stream of a streaming source (gNMI), for the
+ * fabricscope_gnmi_* self-metrics. Strings are borrowed for one render. */
+struct fsc_prom_stream_stat {
+    const char *source;
+    const char *stream;
+    int up;                 /* 1 while streaming */
+    double last_update_age; /* seconds since the last response; < 0 = never */
+    uint64_t messages, updates, decode_errors, seq_gaps, reconnects, resubscribes;
+};
+
 /* What the renderer reads; all borrowed and outliving the renderer. */
 struct fsc_prom_render_env {
     struct fsc_registry *reg;
@@ -37,6 +47,10 @@ struct fsc_prom_render_env {
      * 0 not. NULL: every enabled source counts as up. */
     int (*source_up)(void *arg, size_t source_index);
     void *source_up_arg;
+    /* Fills up to cap stream stats and returns how many streams exist (may
+     * exceed cap; the rest are not shown). NULL: no stream families. */
+    size_t (*streams)(void *arg, struct fsc_prom_stream_stat *out, size_t cap);
+    void *streams_arg;
 };
 
 struct fsc_prom_renderer;

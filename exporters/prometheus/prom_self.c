@@ -2,6 +2,8 @@
  * health, the engine's counters, the registry's per-source counts and the
  * previous scrape's cost. A few dozen lines per scrape, so clarity wins over
  * speed here. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "prometheus/prom_render_int.h"
@@ -23,8 +25,19 @@ enum self_family {
     S_SCRAPE_DURATION,
     S_SCRAPE_SERIES,
     S_SCRAPE_BYTES,
+    S_GNMI_UP,
+    S_GNMI_AGE,
+    S_GNMI_MESSAGES,
+    S_GNMI_UPDATES,
+    S_GNMI_DECODE_ERRORS,
+    S_GNMI_SEQ_GAPS,
+    S_GNMI_RECONNECTS,
+    S_GNMI_RESUBSCRIBES,
     S__COUNT
 };
+
+/* Streams shown per scrape at most (a few per device). */
+#define MAX_STREAMS 1024
 
 static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
     [S_BUILD] = {"fabricscope_build_info", "fabricscope_build_info", "gauge",
@@ -59,6 +72,24 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
                          "Sample lines in the previous scrape."},
     [S_SCRAPE_BYTES] = {"fabricscope_scrape_bytes", "fabricscope_scrape_bytes", "gauge",
                         "Bytes of the previous scrape body before compression."},
+    [S_GNMI_UP] = {"fabricscope_gnmi_stream_up", "fabricscope_gnmi_stream_up", "gauge",
+                   "1 while the gNMI subscription stream is streaming."},
+    [S_GNMI_AGE] = {"fabricscope_gnmi_last_update_age_seconds",
+                    "fabricscope_gnmi_last_update_age_seconds", "gauge",
+                    "Seconds since the stream's last response (absent before the first)."},
+    [S_GNMI_MESSAGES] = {"fabricscope_gnmi_messages", "fabricscope_gnmi_messages_total", "counter",
+                         "SubscribeResponses received."},
+    [S_GNMI_UPDATES] = {"fabricscope_gnmi_updates", "fabricscope_gnmi_updates_total", "counter",
+                        "Update entries received."},
+    [S_GNMI_DECODE_ERRORS] = {"fabricscope_gnmi_decode_errors",
+                              "fabricscope_gnmi_decode_errors_total", "counter",
+                              "Malformed responses."},
+    [S_GNMI_SEQ_GAPS] = {"fabricscope_gnmi_sequence_gaps", "fabricscope_gnmi_sequence_gaps_total",
+                         "counter", "Junos telemetry header sequence gaps (lost messages)."},
+    [S_GNMI_RECONNECTS] = {"fabricscope_gnmi_reconnects", "fabricscope_gnmi_reconnects_total",
+                           "counter", "Calls that failed and were retried after backoff."},
+    [S_GNMI_RESUBSCRIBES] = {"fabricscope_gnmi_resubscribes", "fabricscope_gnmi_resubscribes_total",
+                             "counter", "Calls cancelled for silence and subscribed again."},
 };
 
 static void line_num(struct fsc_prom_renderer *r, struct fsc_buf *out, enum self_family s,
@@ -139,6 +170,48 @@ static void self_sources(struct fsc_prom_renderer *r, struct fsc_buf *out)
     }
 }
 
+/* Per-stream families of streaming sources, one family at a time. */
+static void self_streams(struct fsc_prom_renderer *r, struct fsc_buf *out)
+{
+    if (!r->env.streams)
+        return;
+    /* Once per scrape, a few KB: not worth a cache in the renderer. */
+    struct fsc_prom_stream_stat *st = calloc(MAX_STREAMS, sizeof(*st));
+    if (!st) {
+        r->w.err = -ENOMEM;
+        return;
+    }
+    size_t n = r->env.streams(r->env.streams_arg, st, MAX_STREAMS);
+    if (n > MAX_STREAMS)
+        n = MAX_STREAMS;
+    for (enum self_family s = S_GNMI_UP; n > 0 && s <= S_GNMI_RESUBSCRIBES; s++) {
+        header(r, out, s);
+        for (size_t i = 0; i < n; i++) {
+            struct fsc_prom_label ex[2] = {lbl("source", st[i].source),
+                                           lbl("stream", st[i].stream)};
+            switch (s) {
+            case S_GNMI_UP:
+                line_u64(r, out, s, ex, 2, (uint64_t)(st[i].up != 0));
+                break;
+            case S_GNMI_AGE:
+                if (st[i].last_update_age >= 0)
+                    line_f64(r, out, s, ex, 2, st[i].last_update_age);
+                break;
+            default: {
+                uint64_t v = s == S_GNMI_MESSAGES        ? st[i].messages
+                             : s == S_GNMI_UPDATES       ? st[i].updates
+                             : s == S_GNMI_DECODE_ERRORS ? st[i].decode_errors
+                             : s == S_GNMI_SEQ_GAPS      ? st[i].seq_gaps
+                             : s == S_GNMI_RECONNECTS    ? st[i].reconnects
+                                                         : st[i].resubscribes;
+                line_u64(r, out, s, ex, 2, v);
+            }
+            }
+        }
+    }
+    free(st);
+}
+
 void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
 {
     struct fsc_engine_stats st;
@@ -185,4 +258,6 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
     line_u64(r, out, S_SCRAPE_SERIES, NULL, 0, r->last_samples);
     header(r, out, S_SCRAPE_BYTES);
     line_u64(r, out, S_SCRAPE_BYTES, NULL, 0, r->last_bytes);
+
+    self_streams(r, out);
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # gNMI end to end: the QFX5240 simulator (tests/sim/gnmi_sim) streams
 # OpenConfig counters with ±30 % timestamp jitter and a 100 ms line-rate burst
-# on one port; the real daemon subscribes (default three-stream plan), and its
+# on one port; the real daemon subscribes on two parallel streams, and its
 # /metrics must show the exact rate of a port at 25 % of 400G despite the
 # jitter, the microburst on the right port with a ~100 ms duration, and the
 # source up. Everything on 127.0.0.1; both processes stopped by PID; every
@@ -49,6 +49,9 @@ sources:
     type: gnmi
     address: "127.0.0.1:$port"
     sample_interval: 100ms
+    streams:      # two parallel Subscribe calls, the paths the simulator serves
+      - {name: interfaces, paths: ["/interfaces/interface/state/counters"]}
+      - {name: queues, paths: ["/junos/system/linecard/qmon-sw/"]}
 exporters:
   prometheus:
     listen: "127.0.0.1:0"
@@ -104,6 +107,14 @@ grep -Eq '^fabric_microbursts_total\{.*port="et-0/0/1".*\} [1-9]' "$tmp/metrics"
 check_eq "no microburst on et-0/0/0" \
     "$(value "fabric_microbursts_total\\{$sel.*direction=\"rx\"")" 0
 check_eq "source up" "$(value 'fabricscope_up\{source="leaf1",type="gnmi"\}')" 1
+for st in interfaces queues; do
+    check_eq "stream $st up" "$(value "fabricscope_gnmi_stream_up\\{source=\"leaf1\",stream=\"$st\"\\}")" 1
+    check_eq "stream $st decode errors" \
+        "$(value "fabricscope_gnmi_decode_errors_total\\{source=\"leaf1\",stream=\"$st\"\\}")" 0
+    checks=$((checks + 1))
+    grep -Eq "^fabricscope_gnmi_updates_total\\{source=\"leaf1\",stream=\"$st\"\\} [1-9]" \
+        "$tmp/metrics" || fail "stream $st has no updates"
+done
 checks=$((checks + 1))
 # ~100 ms: one or two jittered 100 ms samples carry the burst.
 burst_end='kind=microburst phase=end device=leaf1 port=et-0/0/1 .*duration_ms=([5-9][0-9]|1[0-9][0-9]|2[0-6][0-9])\.'
