@@ -54,7 +54,7 @@ static const struct fsc_ckey stream_keys[] = {
      .kind = FSC_CK_DUR,
      .flags = FSC_CF_OMIT_ZERO,
      .off = STREAM(sample_interval_ns),
-     .min = 100 * MS,
+     .min = 10 * MS,
      .max = 3600 * SEC},
     {.key = "updates_only", .kind = FSC_CK_BOOL, .off = STREAM(updates_only)},
 };
