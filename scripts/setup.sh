@@ -4,6 +4,8 @@
 # Idempotent: does nothing when everything is present; otherwise runs
 # `apt-get update` once and installs what is missing. Never installs libupb-dev
 # (it conflicts with libgrpc-dev and apt would silently remove gRPC).
+# Last, it installs the pinned npm packages of the grpc-js interop target
+# (tests/interop/gnmi_js) with `npm ci` from its lockfile (rerunning is safe).
 set -eu
 
 packages="build-essential cmake pkg-config libyaml-dev clang-format libmicrohttpd-dev zlib1g-dev
@@ -23,17 +25,28 @@ for p in $packages; do
         missing="$missing $p"
     fi
 done
+# node and npm run the grpc-js interop target (Debian 12: nodejs 18, npm 9).
+# Checked by command, not by package: a NodeSource nodejs bundles npm and
+# conflicts with Debian's npm package, which must then not be installed.
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 
 if [ -z "$missing" ]; then
     echo "setup: all packages present"
-    exit 0
+else
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then
+        SUDO="sudo"
+    fi
+    echo "setup: installing$missing"
+    $SUDO apt-get update -qq
+    # shellcheck disable=SC2086 # word splitting of the package list is intended
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-    SUDO="sudo"
-fi
-echo "setup: installing$missing"
-$SUDO apt-get update -qq
-# shellcheck disable=SC2086 # word splitting of the package list is intended
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+# The interop target's npm packages, exactly as package-lock.json pins them
+# (gnmi.interop_grpc_js expects them; the test never installs anything).
+# --ignore-scripts: none of them needs an install script.
+echo "setup: npm ci tests/interop/gnmi_js"
+npm ci --prefix "$(dirname "$0")/../tests/interop/gnmi_js" --no-audit --no-fund --ignore-scripts \
+    --loglevel=error

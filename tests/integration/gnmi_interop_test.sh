@@ -1,0 +1,189 @@
+#!/bin/sh
+# gNMI interop with an independent gRPC implementation: a tiny target written
+# on @grpc/grpc-js (tests/interop/gnmi_js/target.js: HTTP/2 and protobuf in
+# JavaScript, nothing shared with our gRPC C core) streams a fixed script of
+# 25 SubscribeResponses; the real daemon must decode every one of them. The
+# known answers below are the script's numbers, written out independently of
+# target.js:
+#   - the Subscribe request as the target decoded it (path, STREAM, PROTO,
+#     SAMPLE, sample_interval in ns);
+#   - the last scripted value of every counter (uint_val, double_val,
+#     json_val bare number and quoted string, string_val);
+#   - fabricscope_gnmi_updates_total = 96, messages = 25, decode errors 0,
+#     sequence gaps 0;
+#   - et-0/0/0's rx rate is exactly 5e9 B/s, which holds only when the Junos
+#     header's payload_get_timestamp (ms) is used: its Notification.timestamp
+#     runs 150 ms apart and would give 3.33e9. et-0/0/1 has no header: its
+#     rate (12.5e9) comes from Notification.timestamp (ns).
+# node_modules must exist (scripts/setup.sh runs `npm ci` there); the test
+# does not install anything. Both processes stopped by PID; waits bounded.
+#   gnmi_interop_test.sh FABRICSCOPE SOURCE_DIR [NODE]
+set -u
+bin=$1
+src=$2
+node=${3:-node}
+js="$src/tests/interop/gnmi_js"
+
+if ! command -v "$node" >/dev/null 2>&1; then
+    echo "FAIL: node ($node) not found: run scripts/setup.sh"
+    exit 1
+fi
+if [ ! -d "$js/node_modules/@grpc/grpc-js" ] || [ ! -d "$js/node_modules/@grpc/proto-loader" ] ||
+    [ ! -d "$js/node_modules/protobufjs" ]; then
+    echo "FAIL: $js/node_modules is missing or incomplete: run scripts/setup.sh" \
+        "(it runs npm ci --prefix tests/interop/gnmi_js)"
+    exit 1
+fi
+
+tmp=$(mktemp -d)
+tgt_pid=""
+fsc_pid=""
+cleanup() {
+    for p in $fsc_pid $tgt_pid; do kill "$p" 2>/dev/null; done
+    for p in $fsc_pid $tgt_pid; do wait "$p" 2>/dev/null; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+fails=0
+checks=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# wait_for FILE SED_EXPR: prints the first match, polling up to 10 s.
+wait_for() {
+    i=0
+    while [ $i -lt 100 ]; do
+        v=$(sed -n "$2" "$1" 2>/dev/null | head -n 1)
+        if [ -n "$v" ]; then echo "$v"; return 0; fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+: >"$tmp/tgt.out"
+"$node" "$js/target.js" --listen 127.0.0.1:0 --proto-dir "$src/proto" \
+    >"$tmp/tgt.out" 2>"$tmp/tgt.err" &
+tgt_pid=$!
+port=$(wait_for "$tmp/tgt.out" 's/^listening port=\([0-9]*\)$/\1/p') ||
+    { echo "FAIL: grpc-js target did not start"; cat "$tmp/tgt.err"; exit 1; }
+
+# sample_interval 10s: with stall_intervals 3 the daemon would resubscribe
+# only after 30 s of silence, long after the script (about 0.5 s) is done and
+# the stream has gone quiet. The rate windows do not depend on it.
+cat >"$tmp/fsc.yaml" <<YAML
+sources:
+  - name: leaf1
+    type: gnmi
+    address: "127.0.0.1:$port"
+    sample_interval: 10s
+    streams:
+      - {name: interfaces, paths: ["/interfaces/interface/state/counters"]}
+exporters:
+  prometheus:
+    listen: "127.0.0.1:0"
+engine:
+  windows: [1s]
+topology:
+  devices:
+    - name: leaf1
+      role: leaf
+      ports:
+        - {name: et-0/0/0, speed: 400G, role: downlink}
+        - {name: et-0/0/1, speed: 400G, role: uplink}
+YAML
+: >"$tmp/fsc.log"
+"$bin" run -c "$tmp/fsc.yaml" 2>"$tmp/fsc.log" &
+fsc_pid=$!
+mport=$(wait_for "$tmp/fsc.log" 's/.*event=exporter_started exporter=prometheus .* port=\([0-9]*\).*/\1/p') ||
+    { echo "FAIL: fabricscope did not start its exporter"; cat "$tmp/fsc.log"; exit 1; }
+
+# Poll /metrics (bounded, 20 s) until all 96 updates have been counted. The
+# client counts a message's updates after the engine applied its samples
+# (fsc_engine_ingest is synchronous), so 96 means every value is in.
+st='source="leaf1",stream="interfaces"'
+i=0
+while [ $i -lt 40 ]; do
+    curl -sf "http://127.0.0.1:$mport/metrics" >"$tmp/metrics" 2>/dev/null
+    grep -q "^fabricscope_gnmi_updates_total{$st} 96\$" "$tmp/metrics" && break
+    sleep 0.5
+    i=$((i + 1))
+done
+
+# value LINE_PREFIX_REGEX: the value of the first matching sample line.
+value() { grep -E "^$1" "$tmp/metrics" | head -n 1 | awk '{print $NF}'; }
+check_eq() { # DESCRIPTION GOT WANT
+    checks=$((checks + 1))
+    [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+# What the independent implementation decoded from our SubscribeRequest.
+check_eq "subscribe calls" "$(grep -c '^subscribe ' "$tmp/tgt.out")" 1
+check_eq "subscribe request" "$(sed -n 's/^subscribe call=1 //p' "$tmp/tgt.out")" \
+    "mode=STREAM encoding=PROTO updates_only=0 subscriptions=/interfaces/interface/state/counters:SAMPLE:10000000000"
+check_eq "script sent" "$(sed -n 's/^script_done call=1 //p' "$tmp/tgt.out")" "responses=25"
+checks=$((checks + 1))
+grep -q 'event=gnmi_capabilities source=leaf1 device=leaf1 models=1 encodings=2 version=0.10.0$' \
+    "$tmp/fsc.log" || fail "Capabilities answer (models=1 encodings=2 version 0.10.0) not logged"
+
+# Stream health: every response decoded, nothing lost.
+check_eq "updates" "$(value "fabricscope_gnmi_updates_total\\{$st\\}")" 96
+check_eq "messages" "$(value "fabricscope_gnmi_messages_total\\{$st\\}")" 25
+check_eq "decode errors" "$(value "fabricscope_gnmi_decode_errors_total\\{$st\\}")" 0
+check_eq "sequence gaps" "$(value "fabricscope_gnmi_sequence_gaps_total\\{$st\\}")" 0
+check_eq "resubscribes" "$(value "fabricscope_gnmi_resubscribes_total\\{$st\\}")" 0
+check_eq "stream up" "$(value "fabricscope_gnmi_stream_up\\{$st\\}")" 1
+check_eq "source up" "$(value 'fabricscope_up\{source="leaf1",type="gnmi"\}')" 1
+
+# The last scripted value (tick 11) of every counter, per value encoding.
+p0='device="leaf1",port="et-0/0/0"'
+p1='device="leaf1",port="et-0/0/1"'
+check_eq "et-0/0/0 in-octets (uint_val)" "$(value "fabric_port_rx_bytes_total\\{${p0}[,}]")" 1005500000000
+check_eq "et-0/0/0 out-octets (double_val)" "$(value "fabric_port_tx_bytes_total\\{${p0}[,}]")" 4750000000
+check_eq "et-0/0/0 in-pkts (json_val number)" "$(value "fabric_port_rx_packets_total\\{${p0}[,}]")" 7011000
+check_eq "et-0/0/0 out-pkts (string_val)" "$(value "fabric_port_tx_packets_total\\{${p0}[,}]")" 3005500
+check_eq "et-0/0/1 in-octets (uint_val)" "$(value "fabric_port_rx_bytes_total\\{${p1}[,}]")" 513750000000
+check_eq "et-0/0/1 out-octets (double_val)" "$(value "fabric_port_tx_bytes_total\\{${p1}[,}]")" 2100000000
+check_eq "et-0/0/1 in-pkts (json_val quoted)" "$(value "fabric_port_rx_packets_total\\{${p1}[,}]")" 9022000
+check_eq "et-0/0/1 in-errors (string_val)" "$(value "fabric_port_rx_errors_total\\{${p1}[,}]")" 21
+
+# Window [T0, T0+1s) on device time. Header ms time: 10 x 5e8 B in 1 s.
+check_eq "et-0/0/0 rx rate on header time" \
+    "$(value "fabric_port_bytes_per_second\\{$p0.*direction=\"rx\"")" 5000000000
+check_eq "et-0/0/0 rx utilization" \
+    "$(value "fabric_port_utilization_ratio\\{$p0.*direction=\"rx\"")" 0.1
+check_eq "et-0/0/0 tx rate on header time" \
+    "$(value "fabric_port_bytes_per_second\\{$p0.*direction=\"tx\"")" 2500000000
+# No header: Notification.timestamp ns, 100 ms apart.
+check_eq "et-0/0/1 rx rate on notification time" \
+    "$(value "fabric_port_bytes_per_second\\{$p1.*direction=\"rx\"")" 12500000000
+check_eq "et-0/0/1 rx utilization" \
+    "$(value "fabric_port_utilization_ratio\\{$p1.*direction=\"rx\"")" 0.25
+
+# Stop the daemon by PID while the target still holds the stream open: it
+# must exit 0 within 10 s, and (in the Sanitize build) report nothing.
+kill "$fsc_pid" 2>/dev/null
+i=0
+while [ $i -lt 100 ] && kill -0 "$fsc_pid" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+checks=$((checks + 1))
+if kill -0 "$fsc_pid" 2>/dev/null; then
+    fail "fabricscope still running 10 s after SIGTERM"
+    kill -9 "$fsc_pid" 2>/dev/null
+    wait "$fsc_pid" 2>/dev/null
+else
+    wait "$fsc_pid"
+    rc=$?
+    [ "$rc" -eq 0 ] || fail "fabricscope exit status $rc after SIGTERM"
+fi
+fsc_pid=""
+checks=$((checks + 1))
+! grep -Eq 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$tmp/fsc.log" ||
+    fail "sanitizer report in the fabricscope log"
+
+if [ "$fails" -ne 0 ]; then
+    echo "--- fabricscope log ---"; grep -v "event=library" "$tmp/fsc.log" | cut -c1-400 | tail -40
+    echo "--- target stdout/stderr ---"; tail -5 "$tmp/tgt.out"; tail -10 "$tmp/tgt.err"
+    echo "--- /metrics (leaf1) ---"
+    grep -E 'leaf1' "$tmp/metrics" | grep -v '_bucket' | head -60
+fi
+echo "$((checks - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
