@@ -6,18 +6,9 @@
 set -u
 bin=$1
 src=$2
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-
-fails=0
-checks=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { checks=$((checks + 1)); }
+# shellcheck source=lib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+lib_init
 
 # expect_exit CODE DESCRIPTION -- command...
 expect_exit() {
@@ -97,23 +88,16 @@ cat >"$tmp/run.yaml" <<'YAML'
 log:
   level: debug
 YAML
-"$bin" run -c "$tmp/run.yaml" >"$tmp/run.out" 2>"$tmp/run.err" &
-pid=$!
-i=0
-while [ $i -lt 50 ] && ! grep -q "event=started" "$tmp/run.err"; do sleep 0.1; i=$((i + 1)); done
-expect_grep "$tmp/run.err" "event=started" "run logs started"
-kill -TERM "$pid"
-i=0
-while [ $i -lt 50 ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-if kill -0 "$pid" 2>/dev/null; then
-    fail "run did not stop within 5 s of SIGTERM"
+start_fsc "$tmp/run.yaml"
+wait_until 50 grep -q "event=started" "$tmp/fsc.log"
+expect_grep "$tmp/fsc.log" "event=started" "run logs started"
+if stop_pid "$fsc_pid" 50; then
+    check_eq "run exit status after SIGTERM" "$stop_rc" 0
 else
-    wait "$pid"; rc=$?; ok
-    [ "$rc" -eq 0 ] || fail "run exit status $rc after SIGTERM"
-    pid=""
+    fail "run did not stop within 5 s of SIGTERM"
 fi
-expect_grep "$tmp/run.err" "event=stopped" "run logs stopped"
-expect_grep "$tmp/run.err" "level=info event=stats series=0 samples=0" "final stats line"
+fsc_pid=""
+expect_grep "$tmp/fsc.log" "event=stopped" "run logs stopped"
+expect_grep "$tmp/fsc.log" "level=info event=stats series=0 samples=0" "final stats line"
 
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+summary

@@ -27,67 +27,31 @@ bin=$1
 src=$2
 promtool=$3
 py=$4
-tmp=$(mktemp -d)
-fsc_pid=""
-cleanup() {
-    if [ -n "$fsc_pid" ]; then
-        kill "$fsc_pid" 2>/dev/null
-        # bounded: 5 s for a clean exit, then SIGKILL
-        i=0
-        while [ $i -lt 50 ] && kill -0 "$fsc_pid" 2>/dev/null; do
-            sleep 0.1
-            i=$((i + 1))
-        done
-        kill -9 "$fsc_pid" 2>/dev/null
-        wait "$fsc_pid" 2>/dev/null
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-fails=0
-checks=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# shellcheck source=lib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+lib_init
 
-: >"$tmp/fsc.log" # exists before the first poll below
-"$bin" run -c "$src/tests/fixtures/replay/all_families.yaml" 2>>"$tmp/fsc.log" &
-fsc_pid=$!
+start_fsc "$src/tests/fixtures/replay/all_families.yaml"
 
 # The exporter's port, then the end of the replay (instant mode: every sample
 # is ingested before replay_done is logged). 10 s each at most.
-port=""
-i=0
-while [ $i -lt 100 ] && [ -z "$port" ]; do
-    port=$(sed -n 's/.*event=exporter_started exporter=prometheus .* port=\([0-9]*\).*/\1/p' \
-        "$tmp/fsc.log")
-    [ -n "$port" ] || sleep 0.1
-    i=$((i + 1))
-done
-if [ -z "$port" ]; then
-    echo "FAIL: fabricscope did not start its exporter"; cut -c1-300 "$tmp/fsc.log"; exit 1
-fi
-i=0
-while [ $i -lt 100 ] && ! grep -q 'event=replay_done' "$tmp/fsc.log"; do
-    sleep 0.1
-    i=$((i + 1))
-done
-if ! grep -q 'event=replay_done' "$tmp/fsc.log"; then
+wait_exporter || exit 1
+if ! wait_until 100 grep -q 'event=replay_done' "$tmp/fsc.log"; then
     echo "FAIL: the replay did not finish"; cut -c1-300 "$tmp/fsc.log"; exit 1
 fi
 
 for fmt in text openmetrics; do
-    checks=$((checks + 1))
     if [ $fmt = openmetrics ]; then
         accept="application/openmetrics-text; version=1.0.0"
     else
         accept="text/plain"
     fi
-    curl -sf --max-time 10 -H "Accept: $accept" "http://127.0.0.1:$port/metrics" \
-        >"$tmp/metrics.$fmt" || fail "GET /metrics ($fmt)"
+    check "GET /metrics ($fmt)" fetch_metrics "$tmp/metrics.$fmt" "$accept"
 done
 
 # The fixture does what its header says (values of the text exposition,
 # compared as label sets, not as text).
-checks=$((checks + 1))
+ok
 "$py" - "$tmp/metrics.text" >"$tmp/known.out" 2>&1 <<'PY'
 import re, sys
 LINE = re.compile(r'^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})? (\S+)$')
@@ -153,7 +117,7 @@ $(cat "$tmp/known.out")"
 # The check itself, on both formats (Prometheus scrapes OpenMetrics when it
 # can, text otherwise).
 for fmt in text openmetrics; do
-    checks=$((checks + 1))
+    ok
     "$py" "$src/scripts/check_dashboards.py" --promtool "$promtool" --only metrics \
         --metrics "$tmp/metrics.$fmt" >"$tmp/check.$fmt" 2>&1 ||
         fail "check_dashboards.py --only metrics on the live /metrics ($fmt):
@@ -161,7 +125,7 @@ $(cat "$tmp/check.$fmt")"
 done
 
 # Selectors that match no live series.
-checks=$((checks + 1))
+ok
 "$py" - "$src/scripts" "$tmp/metrics.text" >"$tmp/selectors.out" 2>&1 <<'PY'
 import os, re, sys
 sys.path.insert(0, sys.argv[1])
@@ -231,5 +195,4 @@ if [ "$fails" -ne 0 ]; then
     echo "--- fabricscope log (without detector events) ---"
     grep -v "event=detect " "$tmp/fsc.log" | cut -c1-300 | tail -20
 fi
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+summary

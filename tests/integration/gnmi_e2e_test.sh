@@ -10,44 +10,18 @@
 set -u
 bin=$1
 sim=$2
-tmp=$(mktemp -d)
-sim_pid=""
-fsc_pid=""
-cleanup() {
-    for p in $fsc_pid $sim_pid; do kill "$p" 2>/dev/null; done
-    for p in $fsc_pid $sim_pid; do wait "$p" 2>/dev/null; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-fails=0
-checks=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# shellcheck source=lib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+lib_init
 
-# wait_for FILE SED_EXPR: prints the first match, polling up to 10 s.
-wait_for() {
-    i=0
-    while [ $i -lt 100 ]; do
-        v=$(sed -n "$2" "$1" 2>/dev/null | head -n 1)
-        if [ -n "$v" ]; then echo "$v"; return 0; fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-
-: >"$tmp/sim.out"
-"$sim" --listen 127.0.0.1:0 --ports 4 --interval 100ms --jitter 0.3 --utilization 0.25 \
-    --burst-port 1 --burst-every 3s --burst-length 100ms --duration 40s \
-    >"$tmp/sim.out" 2>"$tmp/sim.err" &
-sim_pid=$!
-port=$(wait_for "$tmp/sim.out" 's/.*listening port=\([0-9]*\).*/\1/p') ||
-    { echo "FAIL: simulator did not start"; cat "$tmp/sim.err"; exit 1; }
+start_sim "$sim" --listen 127.0.0.1:0 --ports 4 --interval 100ms --jitter 0.3 --utilization 0.25 \
+    --burst-port 1 --burst-every 3s --burst-length 100ms --duration 40s || exit 1
 
 cat >"$tmp/fsc.yaml" <<YAML
 sources:
   - name: leaf1
     type: gnmi
-    address: "127.0.0.1:$port"
+    address: "127.0.0.1:$sim_port"
     sample_interval: 100ms
     streams:      # two parallel Subscribe calls, the paths the simulator serves
       - {name: interfaces, paths: ["/interfaces/interface/state/counters"]}
@@ -69,41 +43,24 @@ topology:
         - {name: et-0/0/2, speed: 400G, role: uplink}
         - {name: et-0/0/3, speed: 400G, role: uplink}
 YAML
-: >"$tmp/fsc.log"
-"$bin" run -c "$tmp/fsc.yaml" 2>"$tmp/fsc.log" &
-fsc_pid=$!
-mport=$(wait_for "$tmp/fsc.log" 's/.*event=exporter_started exporter=prometheus .* port=\([0-9]*\).*/\1/p') ||
-    { echo "FAIL: fabricscope did not start its exporter"; cat "$tmp/fsc.log"; exit 1; }
+start_fsc "$tmp/fsc.yaml"
+wait_exporter || exit 1
 
 # Poll /metrics (bounded, 25 s) until the burst has been seen and rates exist.
-i=0
-while [ $i -lt 50 ]; do
-    curl -sf "http://127.0.0.1:$mport/metrics" >"$tmp/metrics" 2>/dev/null
-    if grep -q '^fabric_microbursts_total{.*port="et-0/0/1".*} [1-9]' "$tmp/metrics" &&
-        grep -q '^fabric_port_bytes_per_second{.*port="et-0/0/0"' "$tmp/metrics"; then
-        break
-    fi
-    sleep 0.5
-    i=$((i + 1))
-done
-
-# value LINE_PREFIX_REGEX: the value of the first matching sample line.
-value() { grep -E "^$1" "$tmp/metrics" | head -n 1 | awk '{print $NF}'; }
-check_eq() { # DESCRIPTION GOT WANT
-    checks=$((checks + 1))
-    [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+burst_and_rates() {
+    grep -q '^fabric_microbursts_total{.*port="et-0/0/1".*} [1-9]' "$tmp/metrics" &&
+        grep -q '^fabric_port_bytes_per_second{.*port="et-0/0/0"' "$tmp/metrics"
 }
+poll_metrics 250 burst_and_rates
 
 sel='device="leaf1",port="et-0/0/0"'
-checks=$((checks + 1))
-grep -q "^fabric_port_rx_bytes_total{$sel.*} [1-9]" "$tmp/metrics" || fail "rx bytes counter of et-0/0/0"
+check "rx bytes counter of et-0/0/0" grep -q "^fabric_port_rx_bytes_total{$sel.*} [1-9]" "$tmp/metrics"
 # 25 % of 400G = 12.5e9 bytes/s, exact despite ±30 % timestamp jitter.
 check_eq "rx rate of et-0/0/0" "$(value "fabric_port_bytes_per_second\\{$sel.*direction=\"rx\"")" 12500000000
 check_eq "utilization of et-0/0/0" "$(value "fabric_port_utilization_ratio\\{$sel.*direction=\"rx\"")" 0.25
 # The burst is on et-0/0/1 only.
-checks=$((checks + 1))
-grep -Eq '^fabric_microbursts_total\{.*port="et-0/0/1".*\} [1-9]' "$tmp/metrics" ||
-    fail "no microburst counted on et-0/0/1"
+check "no microburst counted on et-0/0/1" \
+    grep -Eq '^fabric_microbursts_total\{.*port="et-0/0/1".*\} [1-9]' "$tmp/metrics"
 check_eq "no microburst on et-0/0/0" \
     "$(value "fabric_microbursts_total\\{$sel.*direction=\"rx\"")" 0
 check_eq "source up" "$(value 'fabricscope_up\{source="leaf1",type="gnmi"\}')" 1
@@ -111,21 +68,17 @@ for st in interfaces queues; do
     check_eq "stream $st up" "$(value "fabricscope_gnmi_stream_up\\{source=\"leaf1\",stream=\"$st\"\\}")" 1
     check_eq "stream $st decode errors" \
         "$(value "fabricscope_gnmi_decode_errors_total\\{source=\"leaf1\",stream=\"$st\"\\}")" 0
-    checks=$((checks + 1))
-    grep -Eq "^fabricscope_gnmi_updates_total\\{source=\"leaf1\",stream=\"$st\"\\} [1-9]" \
-        "$tmp/metrics" || fail "stream $st has no updates"
+    check "stream $st has no updates" \
+        grep -Eq "^fabricscope_gnmi_updates_total\\{source=\"leaf1\",stream=\"$st\"\\} [1-9]" "$tmp/metrics"
 done
-checks=$((checks + 1))
 # ~100 ms: one or two jittered 100 ms samples carry the burst.
 burst_end='kind=microburst phase=end device=leaf1 port=et-0/0/1 .*duration_ms=([5-9][0-9]|1[0-9][0-9]|2[0-6][0-9])\.'
-i=0
-while [ $i -lt 100 ] && ! grep -Eq "$burst_end" "$tmp/fsc.log"; do sleep 0.1; i=$((i + 1)); done
-grep -Eq "$burst_end" "$tmp/fsc.log" || fail "microburst END event on et-0/0/1 with a ~100 ms duration"
+wait_until 100 grep -Eq "$burst_end" "$tmp/fsc.log"
+check_log "microburst END event on et-0/0/1 with a ~100 ms duration" "$burst_end"
 
 if [ "$fails" -ne 0 ]; then
     echo "--- fabricscope log ---"; grep -v "event=library" "$tmp/fsc.log" | cut -c1-400 | tail -25
     echo "--- simulator stderr ---"; tail -10 "$tmp/sim.err"
     echo "--- /metrics (et-0/0/0, et-0/0/1) ---"; grep -E 'et-0/0/[01]' "$tmp/metrics" | grep -v '_bucket' | head -40
 fi
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+summary

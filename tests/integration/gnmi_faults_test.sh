@@ -18,62 +18,35 @@
 set -u
 bin=$1
 sim=$2
-tmp=$(mktemp -d)
-sim_pid=""
-fsc_pid=""
-stop_pair() {
-    for p in $fsc_pid $sim_pid; do kill "$p" 2>/dev/null; done
-    for p in $fsc_pid $sim_pid; do wait "$p" 2>/dev/null; done
-    fsc_pid=""
-    sim_pid=""
-}
-cleanup() {
-    stop_pair
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-fails=0
-checks=0
+# shellcheck source=lib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+lib_init
 case_name=""
+case_failed=0
+# Failures name their case; end_case dumps the logs of a failed case.
 fail() {
     echo "FAIL [$case_name]: $*"
     fails=$((fails + 1))
     case_failed=1
 }
-
-# wait_for FILE SED_EXPR: prints the first match, polling up to 10 s.
-wait_for() {
-    i=0
-    while [ $i -lt 100 ]; do
-        v=$(sed -n "$2" "$1" 2>/dev/null | head -n 1)
-        if [ -n "$v" ]; then
-            echo "$v"
-            return 0
-        fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
+stop_pair() {
+    stop_pid "$fsc_pid"
+    stop_pid "$sim_pid"
+    fsc_pid=""
+    sim_pid=""
 }
 
-# start_sim ARGS...: a 2-port simulator at 25 % of 400G, 100 ms interval,
+# fault_sim ARGS...: a 2-port simulator at 25 % of 400G, 100 ms interval,
 # plus ARGS; sets sim_pid and sim_port.
-start_sim() {
-    : >"$tmp/sim.out"
-    "$sim" --listen 127.0.0.1:0 --ports 2 --queues 0 --interval 100ms --utilization 0.25 \
-        --duration 30s "$@" >"$tmp/sim.out" 2>"$tmp/sim.err" &
-    sim_pid=$!
-    sim_port=$(wait_for "$tmp/sim.out" 's/.*listening port=\([0-9]*\).*/\1/p') || {
-        fail "simulator did not start"
-        cat "$tmp/sim.err"
-        return 1
-    }
+fault_sim() {
+    start_sim "$sim" --listen 127.0.0.1:0 --ports 2 --queues 0 --interval 100ms \
+        --utilization 0.25 --duration 30s "$@"
 }
 
-# start_fsc SOURCE_EXTRA: the daemon on one gnmi source leaf1 (one stream,
+# fault_fsc SOURCE_EXTRA: the daemon on one gnmi source leaf1 (one stream,
 # 100 ms) at the simulator, SOURCE_EXTRA (YAML lines indented 4) added to the
 # source; sets fsc_pid and mport.
-start_fsc() {
+fault_fsc() {
     cat >"$tmp/fsc.yaml" <<YAML
 sources:
   - name: leaf1
@@ -97,21 +70,11 @@ topology:
         - {name: et-0/0/0, speed: 400G, role: downlink}
         - {name: et-0/0/1, speed: 400G, role: downlink}
 YAML
-    : >"$tmp/fsc.log"
-    "$bin" run -c "$tmp/fsc.yaml" 2>"$tmp/fsc.log" &
-    fsc_pid=$!
-    mport=$(wait_for "$tmp/fsc.log" \
-        's/.*event=exporter_started exporter=prometheus .* port=\([0-9]*\).*/\1/p') || {
-        fail "fabricscope did not start its exporter"
-        cat "$tmp/fsc.log"
-        return 1
-    }
+    start_fsc "$tmp/fsc.yaml"
+    wait_exporter
 }
 
-scrape() { curl -sf "http://127.0.0.1:$mport/metrics" >"$tmp/metrics" 2>/dev/null; }
-# value LINE_PREFIX_REGEX: the value of the first matching sample line of the
-# last scrape (empty when absent).
-value() { grep -E "^$1" "$tmp/metrics" | head -n 1 | awk '{print $NF}'; }
+# Values of the last scrape (empty when absent).
 S='source="leaf1",stream="interfaces"'
 up() { value "fabricscope_gnmi_stream_up\\{$S\\}"; }
 updates() { value "fabricscope_gnmi_updates_total\\{$S\\}"; }
@@ -119,41 +82,14 @@ reconnects() { value "fabricscope_gnmi_reconnects_total\\{$S\\}"; }
 resubscribes() { value "fabricscope_gnmi_resubscribes_total\\{$S\\}"; }
 source_up() { value 'fabricscope_up\{source="leaf1",type="gnmi"\}'; }
 
-# poll TENTHS CONDITION: scrapes every 0.2 s until the shell CONDITION holds,
-# for at most TENTHS/10 seconds; the last scrape stays in $tmp/metrics.
-poll() {
-    i=0
-    while [ $i -lt "$1" ]; do
-        scrape
-        if eval "$2"; then return 0; fi
-        sleep 0.2
-        i=$((i + 2))
-    done
-    return 1
-}
-# ge A B: A is an integer >= B (false when A is empty).
-ge() { [ -n "$1" ] && [ "$1" -ge "$2" ] 2>/dev/null; }
-check() { # DESCRIPTION CONDITION
-    checks=$((checks + 1))
-    eval "$2" || fail "$1"
-}
-check_eq() { # DESCRIPTION GOT WANT
-    checks=$((checks + 1))
-    [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
-}
-check_log() { # DESCRIPTION EXTENDED_REGEX
-    checks=$((checks + 1))
-    grep -Eq "$2" "$tmp/fsc.log" || fail "$1: no log line matching /$2/"
-}
 end_case() {
     # The daemon must stop cleanly after every fault: exit status 0 on
-    # SIGTERM, and (Sanitize build) no sanitizer report from either process.
+    # SIGTERM (within 10 s), and (Sanitize build) no sanitizer report from
+    # either process.
     if [ -n "$fsc_pid" ]; then
-        kill "$fsc_pid" 2>/dev/null
-        wait "$fsc_pid"
-        rc=$?
+        stop_pid "$fsc_pid" 100
         fsc_pid=""
-        check_eq "fabricscope exit status after SIGTERM" "$rc" 0
+        check_eq "fabricscope exit status after SIGTERM" "$stop_rc" 0
     fi
     stop_pair
     check_eq "sanitizer reports" \
@@ -179,8 +115,8 @@ begin_case() {
 # A source that never streams: wait until its stream has been retried at
 # least 3 times, then it must still be down with no update.
 check_never_up() {
-    poll 100 'ge "$(reconnects)" 3'
-    check "reconnects_total >= 3 (got '$(reconnects)')" 'ge "$(reconnects)" 3'
+    poll_metrics 100 'ge "$(reconnects)" 3'
+    check "reconnects_total >= 3 (got '$(reconnects)')" ge "$(reconnects)" 3
     check_eq "stream_up" "$(up)" 0
     check_eq "fabricscope_up" "$(source_up)" 0
     check_eq "updates_total" "$(updates)" 0
@@ -190,15 +126,15 @@ check_never_up() {
 # --- 1. stall: the simulator stops sending after 2 s but keeps the call open;
 # 3 silent 100 ms intervals make the client cancel and resubscribe.
 begin_case stall
-if start_sim --stall-after 2s && start_fsc "    stall_intervals: 3"; then
-    poll 100 'ge "$(resubscribes)" 1'
-    check "resubscribes_total >= 1 (got '$(resubscribes)')" 'ge "$(resubscribes)" 1'
+if fault_sim --stall-after 2s && fault_fsc "    stall_intervals: 3"; then
+    poll_metrics 100 'ge "$(resubscribes)" 1'
+    check "resubscribes_total >= 1 (got '$(resubscribes)')" ge "$(resubscribes)" 1
     u1=$(updates)
     # The new call streams for another 2 s before it stalls too.
-    poll 40 '[ "$(up)" = 1 ] && ge "$(updates)" $((${u1:-0} + 1))'
+    poll_metrics 40 '[ "$(up)" = 1 ] && ge "$(updates)" $((${u1:-0} + 1))'
     check_eq "stream_up after the resubscribe" "$(up)" 1
     check "updates grow after the resubscribe ($u1 -> $(updates))" \
-        'ge "$(updates)" $((${u1:-0} + 1))'
+        ge "$(updates)" $((${u1:-0} + 1))
     # A resubscribe is not a reconnect: the channel never failed.
     check_eq "reconnects_total" "$(reconnects)" 0
     check_log "resubscribe logged" \
@@ -209,23 +145,23 @@ end_case
 # --- 2. disconnect: the simulator cancels each call with UNAVAILABLE after 2 s;
 # the first retry waits at most backoff.initial (1 s, jittered down to 0.5 s).
 begin_case disconnect
-if start_sim --disconnect-after 2s &&
-    start_fsc "    backoff: {initial: 1s, max: 4s}"; then
-    poll 100 'ge "$(reconnects)" 1'
-    check "reconnects_total >= 1 (got '$(reconnects)')" 'ge "$(reconnects)" 1'
+if fault_sim --disconnect-after 2s &&
+    fault_fsc "    backoff: {initial: 1s, max: 4s}"; then
+    poll_metrics 100 'ge "$(reconnects)" 1'
+    check "reconnects_total >= 1 (got '$(reconnects)')" ge "$(reconnects)" 1
     u1=$(updates)
-    poll 30 '[ "$(up)" = 1 ] && ge "$(updates)" $((${u1:-0} + 1))'
+    poll_metrics 30 '[ "$(up)" = 1 ] && ge "$(updates)" $((${u1:-0} + 1))'
     check_eq "stream_up again" "$(up)" 1
     check_eq "fabricscope_up again" "$(source_up)" 1
     check "updates grow after the reconnect ($u1 -> $(updates))" \
-        'ge "$(updates)" $((${u1:-0} + 1))'
+        ge "$(updates)" $((${u1:-0} + 1))
     check_eq "resubscribes_total" "$(resubscribes)" 0
     # grpc_status 14 = UNAVAILABLE, with the simulator's details.
     retry='event=gnmi_stream_retry source=leaf1 device=leaf1 stream=interfaces reason=call_ended grpc_status=14 details="simulated link loss" retry_ms='
     check_log "retry logged" "$retry"
     ms=$(sed -n "s/.*$retry\([0-9]*\).*/\1/p" "$tmp/fsc.log" | head -n 1)
     check "first retry within backoff.initial: 500 <= retry_ms <= 1000 (got '$ms')" \
-        'ge "$ms" 500 && [ "$ms" -le 1000 ]'
+        eval 'ge "$ms" 500 && [ "$ms" -le 1000 ]'
 fi
 end_case
 
@@ -235,7 +171,7 @@ end_case
 # window after it: no spike in the rate, the fine (per-interval) utilization
 # or the 1 s peak, no microburst, no implausible sample, no detector event.
 begin_case reset
-if start_sim --reset-after 3s && start_fsc ""; then
+if fault_sim --reset-after 3s && fault_fsc ""; then
     rst='fabricscope_sample_verdicts_total\{verdict="reset"\}'
     sel='device="leaf1",port="et-0/0/0"'
     : >"$tmp/rates"
@@ -250,13 +186,13 @@ if start_sim --reset-after 3s && start_fsc ""; then
             >>"$tmp/rates"
         return 1
     }
-    poll 100 'record; ge "$(value "$rst")" 1'
-    check "reset verdicts >= 1 (got '$(value "$rst")')" 'ge "$(value "$rst")" 1'
+    poll_metrics 100 'record; ge "$(value "$rst")" 1'
+    check "reset verdicts >= 1 (got '$(value "$rst")')" ge "$(value "$rst")" 1
     # Scrape through the next 2.2 s: the 2 s window then holds only samples
     # taken after the reset (the next reset is 3 s after the first).
-    poll 22 'record'
+    poll_metrics 22 'record'
     n=$(wc -l <"$tmp/rates")
-    check "rates recorded across the reset (got $n scrapes)" '[ "$n" -ge 10 ]'
+    check "rates recorded across the reset (got $n scrapes)" [ "$n" -ge 10 ]
     bad=$(grep -Ev '^rate=12500000000 peak=(0\.25)? fine_excess=0$' "$tmp/rates" | head -n 3)
     check_eq "every scrape: rx rate, 1 s peak, fine utilization of et-0/0/0" "$bad" ""
     check_eq "rx rate of et-0/0/0 2 s after the reset" \
@@ -304,20 +240,20 @@ tls_cfg() { # CA_NAME [no-client-cert]
     printf ', server_name: gnmi-sim.test}\n    backoff: {initial: 100ms, max: 200ms}\n'
 }
 if [ "$tls_ok" = 1 ] &&
-    start_sim --tls-cert "$tmp/server.crt" --tls-key "$tmp/server.key" --tls-ca "$tmp/ca.crt" &&
-    start_fsc "$(tls_cfg ca)"; then
-    poll 100 '[ "$(up)" = 1 ] && ge "$(updates)" 1'
+    fault_sim --tls-cert "$tmp/server.crt" --tls-key "$tmp/server.key" --tls-ca "$tmp/ca.crt" &&
+    fault_fsc "$(tls_cfg ca)"; then
+    poll_metrics 100 '[ "$(up)" = 1 ] && ge "$(updates)" 1'
     check_eq "stream_up over mTLS" "$(up)" 1
     check_eq "fabricscope_up over mTLS" "$(source_up)" 1
-    check "updates over mTLS (got '$(updates)')" 'ge "$(updates)" 1'
+    check "updates over mTLS (got '$(updates)')" ge "$(updates)" 1
     check_eq "reconnects_total over mTLS" "$(reconnects)" 0
 fi
 end_case
 
 begin_case tls_wrong_ca
 if [ "$tls_ok" = 1 ] &&
-    start_sim --tls-cert "$tmp/server.crt" --tls-key "$tmp/server.key" --tls-ca "$tmp/ca.crt" &&
-    start_fsc "$(tls_cfg otherca)"; then
+    fault_sim --tls-cert "$tmp/server.crt" --tls-key "$tmp/server.key" --tls-ca "$tmp/ca.crt" &&
+    fault_fsc "$(tls_cfg otherca)"; then
     check_never_up
     # The handshake fails: each call ends UNAVAILABLE (14).
     check_log "retry with UNAVAILABLE and the handshake failure logged" \
@@ -327,8 +263,8 @@ end_case
 
 begin_case tls_no_client_cert
 if [ "$tls_ok" = 1 ] &&
-    start_sim --tls-cert "$tmp/server.crt" --tls-key "$tmp/server.key" --tls-ca "$tmp/ca.crt" &&
-    start_fsc "$(tls_cfg ca no-client-cert)"; then
+    fault_sim --tls-cert "$tmp/server.crt" --tls-key "$tmp/server.key" --tls-ca "$tmp/ca.crt" &&
+    fault_fsc "$(tls_cfg ca no-client-cert)"; then
     check_never_up
     check_log "retry with UNAVAILABLE logged" \
         'event=gnmi_stream_retry source=leaf1 device=leaf1 stream=interfaces reason=call_ended grpc_status=14 '
@@ -340,18 +276,18 @@ creds_cfg='    username: telemetry
     password_env: FSC_FAULTS_GNMI_PASSWORD
     backoff: {initial: 100ms, max: 200ms}'
 begin_case credentials
-if start_sim --username telemetry --password 's3cret-Pw' &&
-    export FSC_FAULTS_GNMI_PASSWORD='s3cret-Pw' && start_fsc "$creds_cfg"; then
-    poll 100 '[ "$(up)" = 1 ] && ge "$(updates)" 1'
+if fault_sim --username telemetry --password 's3cret-Pw' &&
+    export FSC_FAULTS_GNMI_PASSWORD='s3cret-Pw' && fault_fsc "$creds_cfg"; then
+    poll_metrics 100 '[ "$(up)" = 1 ] && ge "$(updates)" 1'
     check_eq "stream_up with credentials" "$(up)" 1
-    check "updates with credentials (got '$(updates)')" 'ge "$(updates)" 1'
+    check "updates with credentials (got '$(updates)')" ge "$(updates)" 1
     check_eq "reconnects_total with credentials" "$(reconnects)" 0
 fi
 end_case
 
 begin_case wrong_password
-if start_sim --username telemetry --password 's3cret-Pw' &&
-    export FSC_FAULTS_GNMI_PASSWORD='wrong-Pw' && start_fsc "$creds_cfg"; then
+if fault_sim --username telemetry --password 's3cret-Pw' &&
+    export FSC_FAULTS_GNMI_PASSWORD='wrong-Pw' && fault_fsc "$creds_cfg"; then
     check_never_up
     # grpc_status 16 = UNAUTHENTICATED, with the simulator's details.
     check_log "retry with UNAUTHENTICATED logged" \
@@ -362,5 +298,4 @@ if start_sim --username telemetry --password 's3cret-Pw' &&
 fi
 end_case
 
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+summary

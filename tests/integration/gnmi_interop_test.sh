@@ -35,37 +35,12 @@ if [ ! -d "$js/node_modules/@grpc/grpc-js" ] || [ ! -d "$js/node_modules/@grpc/p
     exit 1
 fi
 
-tmp=$(mktemp -d)
-tgt_pid=""
-fsc_pid=""
-cleanup() {
-    for p in $fsc_pid $tgt_pid; do kill "$p" 2>/dev/null; done
-    for p in $fsc_pid $tgt_pid; do wait "$p" 2>/dev/null; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-fails=0
-checks=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# shellcheck source=lib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+lib_init
 
-# wait_for FILE SED_EXPR: prints the first match, polling up to 10 s.
-wait_for() {
-    i=0
-    while [ $i -lt 100 ]; do
-        v=$(sed -n "$2" "$1" 2>/dev/null | head -n 1)
-        if [ -n "$v" ]; then echo "$v"; return 0; fi
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-
-: >"$tmp/tgt.out"
-"$node" "$js/target.js" --listen 127.0.0.1:0 --proto-dir "$src/proto" \
-    >"$tmp/tgt.out" 2>"$tmp/tgt.err" &
-tgt_pid=$!
-port=$(wait_for "$tmp/tgt.out" 's/^listening port=\([0-9]*\)$/\1/p') ||
-    { echo "FAIL: grpc-js target did not start"; cat "$tmp/tgt.err"; exit 1; }
+# The grpc-js target: its stdout and stderr are $tmp/sim.out and sim.err.
+start_sim "$node" "$js/target.js" --listen 127.0.0.1:0 --proto-dir "$src/proto" || exit 1
 
 # sample_interval 10s: with stall_intervals 3 the daemon would resubscribe
 # only after 30 s of silence, long after the script (about 0.5 s) is done and
@@ -74,7 +49,7 @@ cat >"$tmp/fsc.yaml" <<YAML
 sources:
   - name: leaf1
     type: gnmi
-    address: "127.0.0.1:$port"
+    address: "127.0.0.1:$sim_port"
     sample_interval: 10s
     streams:
       - {name: interfaces, paths: ["/interfaces/interface/state/counters"]}
@@ -91,39 +66,22 @@ topology:
         - {name: et-0/0/0, speed: 400G, role: downlink}
         - {name: et-0/0/1, speed: 400G, role: uplink}
 YAML
-: >"$tmp/fsc.log"
-"$bin" run -c "$tmp/fsc.yaml" 2>"$tmp/fsc.log" &
-fsc_pid=$!
-mport=$(wait_for "$tmp/fsc.log" 's/.*event=exporter_started exporter=prometheus .* port=\([0-9]*\).*/\1/p') ||
-    { echo "FAIL: fabricscope did not start its exporter"; cat "$tmp/fsc.log"; exit 1; }
+start_fsc "$tmp/fsc.yaml"
+wait_exporter || exit 1
 
 # Poll /metrics (bounded, 20 s) until all 96 updates have been counted. The
 # client counts a message's updates after the engine applied its samples
 # (fsc_engine_ingest is synchronous), so 96 means every value is in.
 st='source="leaf1",stream="interfaces"'
-i=0
-while [ $i -lt 40 ]; do
-    curl -sf "http://127.0.0.1:$mport/metrics" >"$tmp/metrics" 2>/dev/null
-    grep -q "^fabricscope_gnmi_updates_total{$st} 96\$" "$tmp/metrics" && break
-    sleep 0.5
-    i=$((i + 1))
-done
-
-# value LINE_PREFIX_REGEX: the value of the first matching sample line.
-value() { grep -E "^$1" "$tmp/metrics" | head -n 1 | awk '{print $NF}'; }
-check_eq() { # DESCRIPTION GOT WANT
-    checks=$((checks + 1))
-    [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
-}
+poll_metrics 200 'grep -q "^fabricscope_gnmi_updates_total{$st} 96\$" "$tmp/metrics"'
 
 # What the independent implementation decoded from our SubscribeRequest.
-check_eq "subscribe calls" "$(grep -c '^subscribe ' "$tmp/tgt.out")" 1
-check_eq "subscribe request" "$(sed -n 's/^subscribe call=1 //p' "$tmp/tgt.out")" \
+check_eq "subscribe calls" "$(grep -c '^subscribe ' "$tmp/sim.out")" 1
+check_eq "subscribe request" "$(sed -n 's/^subscribe call=1 //p' "$tmp/sim.out")" \
     "mode=STREAM encoding=PROTO updates_only=0 subscriptions=/interfaces/interface/state/counters:SAMPLE:10000000000"
-check_eq "script sent" "$(sed -n 's/^script_done call=1 //p' "$tmp/tgt.out")" "responses=25"
-checks=$((checks + 1))
-grep -q 'event=gnmi_capabilities source=leaf1 device=leaf1 models=1 encodings=2 version=0.10.0$' \
-    "$tmp/fsc.log" || fail "Capabilities answer (models=1 encodings=2 version 0.10.0) not logged"
+check_eq "script sent" "$(sed -n 's/^script_done call=1 //p' "$tmp/sim.out")" "responses=25"
+check_log "Capabilities answer (models=1 encodings=2 version 0.10.0)" \
+    'event=gnmi_capabilities source=leaf1 device=leaf1 models=1 encodings=2 version=0\.10\.0$'
 
 # Stream health: every response decoded, nothing lost.
 check_eq "updates" "$(value "fabricscope_gnmi_updates_total\\{$st\\}")" 96
@@ -161,29 +119,20 @@ check_eq "et-0/0/1 rx utilization" \
 
 # Stop the daemon by PID while the target still holds the stream open: it
 # must exit 0 within 10 s, and (in the Sanitize build) report nothing.
-kill "$fsc_pid" 2>/dev/null
-i=0
-while [ $i -lt 100 ] && kill -0 "$fsc_pid" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-checks=$((checks + 1))
-if kill -0 "$fsc_pid" 2>/dev/null; then
-    fail "fabricscope still running 10 s after SIGTERM"
-    kill -9 "$fsc_pid" 2>/dev/null
-    wait "$fsc_pid" 2>/dev/null
+ok
+if stop_pid "$fsc_pid" 100; then
+    [ "$stop_rc" -eq 0 ] || fail "fabricscope exit status $stop_rc after SIGTERM"
 else
-    wait "$fsc_pid"
-    rc=$?
-    [ "$rc" -eq 0 ] || fail "fabricscope exit status $rc after SIGTERM"
+    fail "fabricscope still running 10 s after SIGTERM"
 fi
 fsc_pid=""
-checks=$((checks + 1))
-! grep -Eq 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$tmp/fsc.log" ||
-    fail "sanitizer report in the fabricscope log"
+check_eq "sanitizer reports in the fabricscope log" \
+    "$(grep -Ec 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$tmp/fsc.log")" 0
 
 if [ "$fails" -ne 0 ]; then
     echo "--- fabricscope log ---"; grep -v "event=library" "$tmp/fsc.log" | cut -c1-400 | tail -40
-    echo "--- target stdout/stderr ---"; tail -5 "$tmp/tgt.out"; tail -10 "$tmp/tgt.err"
+    echo "--- target stdout/stderr ---"; tail -5 "$tmp/sim.out"; tail -10 "$tmp/sim.err"
     echo "--- /metrics (leaf1) ---"
     grep -E 'leaf1' "$tmp/metrics" | grep -v '_bucket' | head -60
 fi
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+summary

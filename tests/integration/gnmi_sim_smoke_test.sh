@@ -8,115 +8,89 @@
 set -u
 sim=$1
 probe=$2
-tmp=$(mktemp -d)
-pid=""
-fails=0
+# shellcheck source=lib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+lib_init
 # stop_sim: SIGTERM, then up to 10 s for a clean exit (status 0, which under
 # the Sanitize build includes the leak check), SIGKILL after that.
 stop_sim() {
-    [ -n "$pid" ] || return 0
-    kill "$pid" 2>/dev/null
-    i=0
-    while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -KILL "$pid" 2>/dev/null
-        echo "FAIL: simulator ignored SIGTERM"
-        fails=$((fails + 1))
+    [ -n "$sim_pid" ] || return 0
+    ok
+    stop_pid "$sim_pid" 100 || fail "simulator ignored SIGTERM"
+    sim_pid=""
+    ok
+    if [ "$stop_rc" -ne 0 ]; then
+        fail "simulator exited with $stop_rc"; cat "$tmp/sim.err"
     fi
-    wait "$pid"
-    src=$?
-    if [ "$src" -ne 0 ]; then
-        echo "FAIL: simulator exited with $src"; cat "$tmp/sim.err"
-        fails=$((fails + 1))
-    fi
-    pid=""
 }
-cleanup() {
-    if [ -n "$pid" ]; then kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
 
-# start_sim ARGS...: starts the simulator, sets $port (bounded wait: 5 s).
-start_sim() {
+# restart_sim ARGS...: stops the running simulator, starts a new one with
+# ARGS; sets sim_pid and sim_port.
+restart_sim() {
     stop_sim
-    : >"$tmp/sim.out"
-    "$sim" --listen 127.0.0.1:0 "$@" >"$tmp/sim.out" 2>"$tmp/sim.err" &
-    pid=$!
-    port=""
-    i=0
-    while [ $i -lt 50 ]; do
-        port=$(sed -n 's/^listening port=\([0-9]*\)$/\1/p' "$tmp/sim.out")
-        [ -n "$port" ] && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    echo "FAIL: simulator did not print its port"; cat "$tmp/sim.err"
-    exit 1
+    start_sim "$sim" --listen 127.0.0.1:0 "$@" || exit 1
 }
 
-# check NAME EXPECTED_RC PROBE_ARGS...
-check() {
+# probe_check NAME EXPECTED_RC PROBE_ARGS...
+probe_check() {
     name=$1
     want=$2
     shift 2
-    "$probe" --target "127.0.0.1:$port" --timeout-ms 10000 "$@" >"$tmp/probe.out" 2>&1
+    ok
+    "$probe" --target "127.0.0.1:$sim_port" --timeout-ms 10000 "$@" >"$tmp/probe.out" 2>&1
     rc=$?
     if [ "$rc" -eq "$want" ]; then
         echo "ok   $name: $(tail -n 1 "$tmp/probe.out")"
     else
-        echo "FAIL $name (rc=$rc, want $want)"; cat "$tmp/probe.out"
-        fails=$((fails + 1))
+        fail "$name (rc=$rc, want $want)"; cat "$tmp/probe.out"
     fi
 }
 
-"$sim" --help >/dev/null || { echo "FAIL: --help"; exit 1; }
+ok
+"$sim" --help >/dev/null || { fail "--help"; exit 1; }
 
 # 1. Plain stream, both sensors: 0.5 x 400G = 25e9 B/s on every port.
-start_sim --ports 4 --queues 4 --interval 100ms --utilization 0.5 --duration 20s
-check "capabilities + dump + sync + exact counters" 0 --capabilities --path / --sensors 2 \
+restart_sim --ports 4 --queues 4 --interval 100ms --utilization 0.5 --duration 20s
+probe_check "capabilities + dump + sync + exact counters" 0 --capabilities --path / --sensors 2 \
     --ports 4 --port 1 --rate 25000000000 --updates 20
-check "interfaces only, port 3" 0 --path /interfaces --ports 4 --port 3 \
+probe_check "interfaces only, port 3" 0 --path /interfaces --ports 4 --port 3 \
     --rate 25000000000 --updates 8
-check "ONCE: dump, sync, status OK" 0 --once --path /interfaces --ports 4 --port 2 \
+probe_check "ONCE: dump, sync, status OK" 0 --once --path /interfaces --ports 4 --port 2 \
     --rate 25000000000
 # The known-answer checks bite: 1 kB/s off, or a wrong dump size, must fail.
-check "wrong rate is detected" 1 --path /interfaces --ports 4 --port 1 \
+probe_check "wrong rate is detected" 1 --path /interfaces --ports 4 --port 1 \
     --rate 25000001000 --updates 8
-check "wrong dump size is detected" 1 --path / --sensors 1 --ports 4 --port 1 \
+probe_check "wrong dump size is detected" 1 --path / --sensors 1 --ports 4 --port 1 \
     --rate 25000000000 --updates 4
 
 # 2. Junos realism: 300 ms counter copies, 30 % timestamp jitter, counter
 #    resets every 1 s, bursts on another port; exact values still hold.
-start_sim --ports 4 --interval 100ms --utilization 0.25 --batch-copy 300ms --jitter 0.3 \
+restart_sim --ports 4 --interval 100ms --utilization 0.25 --batch-copy 300ms --jitter 0.3 \
     --reset-after 1s --burst-port 0 --burst-every 500ms --burst-length 100ms --seed 7 \
     --duration 20s
-check "batch copy + jitter + reset" 0 --path /interfaces --ports 4 --port 2 \
+probe_check "batch copy + jitter + reset" 0 --path /interfaces --ports 4 --port 2 \
     --rate 12500000000 --batch-copy-ms 300 --updates 60 --expect-reset
-check "burst port: line rate inside bursts" 0 --path /interfaces --ports 4 --port 0 \
+probe_check "burst port: line rate inside bursts" 0 --path /interfaces --ports 4 --port 0 \
     --rate 12500000000 --batch-copy-ms 300 --burst-every-ms 500 --burst-length-ms 100 \
     --updates 60
-check "burst port without bursts in the formula fails" 1 --path /interfaces --ports 4 \
+probe_check "burst port without bursts in the formula fails" 1 --path /interfaces --ports 4 \
     --port 0 --rate 12500000000 --batch-copy-ms 300 --updates 60
 
 # 3. Credentials, interval floor, abrupt disconnect, stall.
-start_sim --ports 2 --interval 100ms --utilization 0.5 --username alice --password s3cret \
+restart_sim --ports 2 --interval 100ms --utilization 0.5 --username alice --password s3cret \
     --min-interval 50ms --duration 20s
-check "wrong password -> UNAUTHENTICATED" 0 --username alice --password nope \
+probe_check "wrong password -> UNAUTHENTICATED" 0 --username alice --password nope \
     --expect-status 16
-check "right password" 0 --username alice --password s3cret --ports 2 --port 0 \
+probe_check "right password" 0 --username alice --password s3cret --ports 2 --port 0 \
     --rate 25000000000 --updates 4
-check "interval below floor -> INVALID_ARGUMENT" 0 --username alice --password s3cret \
+probe_check "interval below floor -> INVALID_ARGUMENT" 0 --username alice --password s3cret \
     --interval-ms 10 --expect-status 3
 
-start_sim --ports 2 --interval 100ms --utilization 0.5 --disconnect-after 500ms --duration 20s
-check "disconnect-after -> UNAVAILABLE" 0 --ports 2 --port 1 --rate 25000000000 \
+restart_sim --ports 2 --interval 100ms --utilization 0.5 --disconnect-after 500ms --duration 20s
+probe_check "disconnect-after -> UNAVAILABLE" 0 --ports 2 --port 1 --rate 25000000000 \
     --updates 100000 --expect-status 14
-start_sim --ports 2 --interval 100ms --utilization 0.5 --stall-after 300ms --duration 20s
-check "stall-after -> stream open, client deadline" 0 --ports 2 --port 1 \
+restart_sim --ports 2 --interval 100ms --utilization 0.5 --stall-after 300ms --duration 20s
+probe_check "stall-after -> stream open, client deadline" 0 --ports 2 --port 1 \
     --rate 25000000000 --updates 100000 --timeout-ms 1500 --expect-status 4
 
 # 4. Mutual TLS with a throwaway CA (openssl is part of the build image).
@@ -133,29 +107,20 @@ if command -v openssl >/dev/null 2>&1; then
         openssl x509 -req -in cli.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 1 \
             -out cli.pem
     ) >"$tmp/openssl.log" 2>&1 || { echo "FAIL: openssl"; cat "$tmp/openssl.log"; exit 1; }
-    start_sim --ports 2 --interval 100ms --utilization 0.5 --tls-cert "$tmp/srv.pem" \
+    restart_sim --ports 2 --interval 100ms --utilization 0.5 --tls-cert "$tmp/srv.pem" \
         --tls-key "$tmp/srv.key" --tls-ca "$tmp/ca.pem" --duration 20s
-    check "mTLS with a client cert" 0 --tls-ca "$tmp/ca.pem" --tls-cert "$tmp/cli.pem" \
+    probe_check "mTLS with a client cert" 0 --tls-ca "$tmp/ca.pem" --tls-cert "$tmp/cli.pem" \
         --tls-key "$tmp/cli.key" --ports 2 --port 1 --rate 25000000000 --updates 4
-    check "mTLS without a client cert fails" 1 --tls-ca "$tmp/ca.pem" --ports 2 --port 1 \
+    probe_check "mTLS without a client cert fails" 1 --tls-ca "$tmp/ca.pem" --ports 2 --port 1 \
         --rate 25000000000 --updates 4 --timeout-ms 3000
 fi
 
 stop_sim
 
 # 5. --duration alone ends the simulator with status 0.
-start_sim --ports 2 --interval 100ms --duration 500ms
-i=0
-while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-if kill -0 "$pid" 2>/dev/null; then
-    echo "FAIL: --duration 500ms did not end the simulator"; fails=$((fails + 1))
-else
-    echo "ok   --duration ends the simulator"
-fi
+restart_sim --ports 2 --interval 100ms --duration 500ms
+check "--duration 500ms did not end the simulator" \
+    wait_until 100 eval '! kill -0 "$sim_pid" 2>/dev/null'
 stop_sim
 
-[ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
-echo "all gnmi_sim checks passed"
+summary

@@ -9,18 +9,9 @@
 #   prometheus_test.sh FABRICSCOPE_BINARY
 set -u
 bin=$1
-tmp=$(mktemp -d)
-fsc_pid=""
-prom_pid=""
-cleanup() {
-    for p in $fsc_pid $prom_pid; do kill "$p" 2>/dev/null; done
-    for p in $fsc_pid $prom_pid; do wait "$p" 2>/dev/null; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-fails=0
-checks=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# shellcheck source=lib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+lib_init
 
 # Known samples: a 400G port at 25 % (1.25e9 bytes per 100 ms) with one 100 ms
 # line-rate burst (5e9 bytes) at 1.5 s; a NIC sending 100 CNPs per 100 ms.
@@ -49,29 +40,17 @@ engine:
   windows: [100ms, 1s, 10s]
 YAML
 
-"$bin" run -c "$tmp/fsc.yaml" 2>"$tmp/fsc.log" &
-fsc_pid=$!
-port=""
-i=0
-while [ $i -lt 100 ] && [ -z "$port" ]; do
-    port=$(sed -n 's/.*event=exporter_started exporter=prometheus .* port=\([0-9]*\).*/\1/p' "$tmp/fsc.log")
-    [ -n "$port" ] || sleep 0.1
-    i=$((i + 1))
-done
-if [ -z "$port" ]; then
-    echo "FAIL: fabricscope did not start its exporter"; cat "$tmp/fsc.log"; exit 1
-fi
+start_fsc "$tmp/fsc.yaml"
+wait_exporter || exit 1
 
 # promtool lint of the live exposition, both formats.
 for fmt in text openmetrics; do
-    checks=$((checks + 1))
     if [ $fmt = openmetrics ]; then
         accept="application/openmetrics-text; version=1.0.0"
     else
         accept="text/plain"
     fi
-    curl -sf -H "Accept: $accept" "http://127.0.0.1:$port/metrics" >"$tmp/metrics.$fmt" ||
-        fail "GET /metrics ($fmt)"
+    check "GET /metrics ($fmt)" fetch_metrics "$tmp/metrics.$fmt" "$accept"
     promtool check metrics <"$tmp/metrics.$fmt" >"$tmp/lint.$fmt" 2>&1
     # promtool 2.42 reads text 0.0.4 only: on OpenMetrics its one complaint is
     # "<family>_total no help text" (OM puts HELP on the family without
@@ -83,7 +62,7 @@ for fmt in text openmetrics; do
     fi
     [ -s "$tmp/lint.rest" ] && fail "promtool check metrics ($fmt): $(head -c 600 "$tmp/lint.rest")"
 done
-checks=$((checks + 1))
+ok
 /usr/bin/python3 - "$tmp/metrics.openmetrics" >"$tmp/om.err" 2>&1 <<'PY' || fail "strict OpenMetrics parser: $(tail -c 600 "$tmp/om.err")"
 import sys
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
@@ -100,11 +79,11 @@ global:
 scrape_configs:
   - job_name: fabricscope
     static_configs:
-      - targets: ["127.0.0.1:$port"]
+      - targets: ["127.0.0.1:$mport"]
 YAML
 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
     --web.listen-address="127.0.0.1:$prom_port" >"$tmp/prom.log" 2>&1 &
-prom_pid=$!
+peer_pid=$!
 
 # query EXPR: prints the single value of an instant query, or nothing.
 query() {
@@ -115,7 +94,6 @@ print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null
 }
 # expect EXPR VALUE: waits (bounded, 40 s) until Prometheus answers, then compares.
 expect() {
-    checks=$((checks + 1))
     got=""
     j=0
     while [ $j -lt 80 ]; do
@@ -124,7 +102,7 @@ expect() {
         sleep 0.5
         j=$((j + 1))
     done
-    [ "$got" = "$2" ] || fail "$1 = '$got', want '$2'"
+    check_eq "$1" "$got" "$2"
 }
 
 sel='device="leaf1",port="et-0/0/1"'
@@ -142,5 +120,4 @@ if [ "$fails" -ne 0 ]; then
     echo "--- prometheus log ---"; tail -20 "$tmp/prom.log"
     echo "--- /metrics (text) ---"; grep -v '^#' "$tmp/metrics.text" | head -60
 fi
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+summary

@@ -18,14 +18,9 @@
 set -u
 
 fixture=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-failed=0
-
-fail() {
-    echo "FAIL: $*"
-    failed=1
-}
+# shellcheck source=lib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+lib_init
 
 if ! command -v promtool >/dev/null 2>&1; then
     echo "FAIL: promtool not found (Debian package prometheus)"
@@ -35,7 +30,9 @@ fi
 # promtool 2.42's linter has nothing to say about our names (docs/METRICS.md).
 : >"$tmp/allowed"
 
+ok
 "$fixture" >"$tmp/text.prom" || fail "prom_fixture (text) exited $?"
+ok
 "$fixture" --openmetrics >"$tmp/om.prom" || fail "prom_fixture --openmetrics exited $?"
 
 # Every family of docs/METRICS.md must be in the fixture's exposition.
@@ -56,13 +53,10 @@ for fam in fabric_port_rx_bytes_total fabric_port_tx_bytes_total fabric_port_rx_
     fabricscope_sample_interval_ratio fabricscope_series fabricscope_series_limit \
     fabricscope_series_dropped_total fabricscope_series_rejected_total fabricscope_events_total \
     fabricscope_scrape_duration_seconds fabricscope_scrape_series fabricscope_scrape_bytes; do
-    if ! grep -q "^# TYPE $fam " "$tmp/text.prom"; then
-        fail "text: family $fam missing"
-    fi
+    check "text: family $fam missing" grep -q "^# TYPE $fam " "$tmp/text.prom"
     # Histograms name their samples _bucket/_sum/_count, the rest by the family.
-    if ! grep -Eq "^${fam}(_bucket|_sum|_count)?(\{| )" "$tmp/text.prom"; then
-        fail "text: family $fam has no sample"
-    fi
+    check "text: family $fam has no sample" \
+        grep -Eq "^${fam}(_bucket|_sum|_count)?(\{| )" "$tmp/text.prom"
 done
 
 # Neither promtool 2.42 nor the strict parser below reports a series given
@@ -70,6 +64,7 @@ done
 # followed by the end of the line, so cutting the value off is exact).
 for f in text om; do
     grep -v '^#' "$tmp/$f.prom" | sed 's/ [^ ]*$//' | sort | uniq -d >"$tmp/$f.dup"
+    ok
     if [ -s "$tmp/$f.dup" ]; then
         fail "$f: series given twice:"
         cat "$tmp/$f.dup"
@@ -80,25 +75,23 @@ done
 rc=0
 promtool check metrics <"$tmp/text.prom" >"$tmp/text.lint" 2>&1 || rc=$?
 grep -vxF -f "$tmp/allowed" "$tmp/text.lint" >"$tmp/text.rest"
+ok
 if [ -s "$tmp/text.rest" ]; then
     fail "text: promtool complaints:"
     cat "$tmp/text.rest"
 fi
+ok
 if [ "$rc" -ne 0 ] && { [ "$rc" -ne 3 ] || ! [ -s "$tmp/text.lint" ]; }; then
     fail "text: promtool exited $rc"
 fi
 echo "text: promtool exit $rc, $(wc -l <"$tmp/text.lint") complaint(s), all on names fixed by docs/METRICS.md"
 
 # ---- OpenMetrics -------------------------------------------------------------
-if [ "$(tail -n 1 "$tmp/om.prom")" != "# EOF" ]; then
-    fail "openmetrics: does not end with # EOF"
-fi
-if grep -q '^# TYPE [^ ]*_total counter$' "$tmp/om.prom"; then
-    fail "openmetrics: a counter family named *_total"
-fi
-if ! grep -q '^fabric_port_rx_bytes_total{' "$tmp/om.prom"; then
-    fail "openmetrics: counter samples must keep _total"
-fi
+check_eq "openmetrics: last line" "$(tail -n 1 "$tmp/om.prom")" "# EOF"
+check_eq "openmetrics: counter families named *_total" \
+    "$(grep -c '^# TYPE [^ ]*_total counter$' "$tmp/om.prom")" 0
+check "openmetrics: counter samples must keep _total" \
+    grep -q '^fabric_port_rx_bytes_total{' "$tmp/om.prom"
 # What promtool (a 0.0.4 parser) must say about OpenMetrics counters, and
 # nothing else.
 sed -n 's/^# TYPE \([^ ]*\) counter$/\1_total no help text/p' "$tmp/om.prom" >"$tmp/om.expected"
@@ -106,17 +99,14 @@ cat "$tmp/allowed" >>"$tmp/om.expected"
 rc=0
 promtool check metrics <"$tmp/om.prom" >"$tmp/om.lint" 2>&1 || rc=$?
 grep -vxF -f "$tmp/om.expected" "$tmp/om.lint" >"$tmp/om.rest"
+ok
 if [ -s "$tmp/om.rest" ]; then
     fail "openmetrics: unexpected promtool complaints:"
     cat "$tmp/om.rest"
 fi
 missing=$(grep -vxF -f "$tmp/om.lint" "$tmp/om.expected" | grep -c 'no help text$')
-if [ "$missing" -ne 0 ]; then
-    fail "openmetrics: promtool did not see $missing counter families as expected"
-fi
-if [ "$rc" -ne 3 ]; then
-    fail "openmetrics: promtool exited $rc (3 expected: OpenMetrics counters)"
-fi
+check_eq "openmetrics: counter families promtool did not see as expected" "$missing" 0
+check_eq "openmetrics: promtool exit status (3: OpenMetrics counters)" "$rc" 3
 echo "openmetrics: promtool exit $rc, only the expected 0.0.4-parser complaints"
 
 # The strict OpenMetrics parser (Debian python3-prometheus-client), if there.
@@ -128,6 +118,7 @@ for cand in /usr/bin/python3 python3; do
     fi
 done
 if [ -n "$py" ]; then
+    ok
     if ! "$py" - "$tmp/om.prom" <<'EOF'; then
 import sys
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
@@ -145,7 +136,4 @@ else
     echo "openmetrics: strict parser skipped (python3-prometheus-client not installed)"
 fi
 
-if [ "$failed" -ne 0 ]; then
-    exit 1
-fi
-echo "promtool checks passed"
+summary

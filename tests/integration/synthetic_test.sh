@@ -5,13 +5,9 @@
 #   synthetic_test.sh BINARY
 set -u
 bin=$1
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+# shellcheck source=lib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+lib_init
 
 cat >"$tmp/synth.yaml" <<'YAML'
 sources:
@@ -33,37 +29,24 @@ engine:
   windows: [100ms, 1s]
 YAML
 
-"$bin" run -c "$tmp/synth.yaml" 2>"$tmp/log" &
-pid=$!
+start_fsc "$tmp/synth.yaml"
 sleep 11.5
-kill -TERM "$pid"
-i=0
-while [ $i -lt 50 ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-wait "$pid"
-rc=$?
-pid=""
+stop_pid "$fsc_pid" 50
+fsc_pid=""
 
-fails=0
-checks=0
-check() { # DESCRIPTION PATTERN
-    checks=$((checks + 1))
-    grep -Eq -- "$2" "$tmp/log" || { echo "FAIL: $1: no /$2/"; fails=$((fails + 1)); }
-}
-checks=$((checks + 1))
-[ "$rc" -eq 0 ] || { echo "FAIL: exit status $rc"; fails=$((fails + 1)); }
-check "started" "event=started config=.* sources=1 running=1"
+check_eq "exit status" "$stop_rc" 0
+check_log "started" "event=started config=.* sources=1 running=1"
 # A 100 ms line-rate burst: one or two 100 ms samples depending on phase; the
 # bounds leave room for a loaded machine delaying the generator's samples.
-check "microburst end with labels" \
+check_log "microburst end with labels" \
     "kind=microburst phase=end device=leaf-t1 port=swp[1-4] direction=tx .*duration_ms=([5-9][0-9]|[12][0-9]{2})\.[0-9]+ peak_utilization=(0\.[7-9]|1\.0)"
 # The storm is 50000 CNP/s over a ~200/s baseline for 5 s.
-check "cnp spike start" "kind=cnp_spike phase=start device=leaf-t1 port=swp[1-4] .*baseline_per_second=[12][0-9]{2}\."
-check "cnp spike end" "kind=cnp_spike phase=end device=leaf-t1 port=swp[1-4] .*duration_ms=(4[5-9]|5[0-4])[0-9]{2}\."
-check "final stats" "event=stats series=16 samples=[0-9]+ intervals=[0-9]+ .*duplicates=0 out_of_order=0"
-check "stopped" "event=stopped"
+check_log "cnp spike start" "kind=cnp_spike phase=start device=leaf-t1 port=swp[1-4] .*baseline_per_second=[12][0-9]{2}\."
+check_log "cnp spike end" "kind=cnp_spike phase=end device=leaf-t1 port=swp[1-4] .*duration_ms=(4[5-9]|5[0-4])[0-9]{2}\."
+check_log "final stats" "event=stats series=16 samples=[0-9]+ intervals=[0-9]+ .*duplicates=0 out_of_order=0"
+check_log "stopped" "event=stopped"
 if [ "$fails" -ne 0 ]; then
     echo "--- daemon log ---"
-    cut -c1-300 "$tmp/log"
+    cut -c1-300 "$tmp/fsc.log"
 fi
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+summary

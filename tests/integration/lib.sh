@@ -1,0 +1,215 @@
+# shellcheck shell=sh
+# The globals below are set here for the sourcing script (SC2034) and $bin
+# comes from it (SC2154).
+# shellcheck disable=SC2034,SC2154
+# Helpers shared by the integration test scripts (POSIX sh). A script sources
+# it with  . "$(dirname "$0")/lib.sh"  and calls lib_init first.
+#
+# Globals the library owns (set -u safe: lib_init sets them all):
+#   tmp        a private scratch directory, removed on exit
+#   checks     checks counted so far        fails   failures so far
+#   fsc_pid    the daemon (start_fsc)       mport   its exporter port (wait_exporter)
+#   sim_pid    a peer printing `listening port=N` (start_sim)   sim_port  that N
+#   peer_pid   any other background process the script starts (e.g. Prometheus)
+#   stop_rc    exit status of the process last stopped by stop_pid
+# Every process is stopped by its PID only; every wait below is bounded (the
+# bound is in tenths of a second, TENTHS).
+#
+# lib_init
+#     Sets the globals above; traps EXIT (lib_cleanup) and INT/TERM (exit 1).
+# lib_cleanup
+#     stop_pid on $fsc_pid $sim_pid $peer_pid (5 s each at most), rm -rf $tmp.
+# fail MESSAGE...
+#     Prints "FAIL: MESSAGE" and counts a failure. A script may redefine it
+#     (after sourcing) to add context; the helpers below all report through it.
+# ok
+#     Counts one check (for a check spelled out by hand with fail).
+# check DESCRIPTION COMMAND...
+#     One check: runs COMMAND (use `eval 'shell condition'` for a condition),
+#     fail DESCRIPTION when it fails.
+# check_eq DESCRIPTION GOT WANT
+#     One check: the strings GOT and WANT are equal.
+# check_log DESCRIPTION EXTENDED_REGEX
+#     One check: a line of $tmp/fsc.log (the daemon's stderr) matches.
+# summary
+#     Prints "N passed, M failed"; returns 0 only when nothing failed (so it
+#     is the last command of a script).
+# wait_until TENTHS COMMAND...
+#     Runs COMMAND every 0.1 s until it succeeds, TENTHS tries at most;
+#     returns COMMAND's last status.
+# wait_for FILE SED_EXPR [TENTHS]
+#     Prints the first line `sed -n SED_EXPR FILE` outputs, polling every
+#     0.1 s up to TENTHS (default 100: 10 s); returns 1 when nothing came.
+# stop_pid PID [TENTHS]
+#     SIGTERM, up to TENTHS (default 50) for the process to exit, SIGKILL
+#     after that; reaps it and sets stop_rc to its exit status. Returns 1 when
+#     SIGKILL was needed, 0 otherwise (also for an empty PID).
+# start_fsc CONFIG
+#     Starts `$bin run -c CONFIG` (stdout $tmp/fsc.out, stderr $tmp/fsc.log,
+#     both emptied first); sets fsc_pid. Needs $bin.
+# wait_exporter
+#     Waits (10 s) for the daemon's `event=exporter_started exporter=prometheus
+#     ... port=N` log line and sets mport=N; else fail, print the log, return 1.
+# start_sim COMMAND...
+#     Starts COMMAND (stdout $tmp/sim.out, stderr $tmp/sim.err), sets sim_pid,
+#     waits (10 s) for its `listening port=N` line and sets sim_port=N; else
+#     fail, print its stderr, return 1.
+# fetch_metrics [OUT [ACCEPT]]
+#     GET http://127.0.0.1:$mport/metrics into OUT (default $tmp/metrics),
+#     with an Accept header when ACCEPT is given; 10 s at most. Returns curl's
+#     status.
+# poll_metrics TENTHS CONDITION
+#     fetch_metrics every 0.2 s until the shell CONDITION (eval) holds, for at
+#     most TENTHS/10 s; the last scrape stays in $tmp/metrics.
+# value LINE_PREFIX_ERE [FILE]
+#     The value (last field) of the first sample line of FILE (default
+#     $tmp/metrics) matching ^LINE_PREFIX_ERE; empty when there is none.
+# ge A B
+#     A is an integer >= B (false when A is empty or not a number).
+
+lib_init() {
+    tmp=$(mktemp -d) || exit 1
+    checks=0
+    fails=0
+    fsc_pid=""
+    sim_pid=""
+    peer_pid=""
+    mport=""
+    sim_port=""
+    stop_rc=0
+    trap lib_cleanup EXIT
+    trap 'exit 1' INT TERM
+}
+
+lib_cleanup() {
+    for _lc_p in $fsc_pid $sim_pid $peer_pid; do stop_pid "$_lc_p"; done
+    fsc_pid=""
+    sim_pid=""
+    peer_pid=""
+    rm -rf "$tmp"
+}
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+ok() { checks=$((checks + 1)); }
+
+check() {
+    _ck_what=$1
+    shift
+    checks=$((checks + 1))
+    "$@" || fail "$_ck_what"
+}
+
+check_eq() {
+    checks=$((checks + 1))
+    [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+check_log() {
+    checks=$((checks + 1))
+    grep -Eq -- "$2" "$tmp/fsc.log" || fail "$1: no log line matching /$2/"
+}
+
+summary() {
+    echo "$((checks - fails)) passed, $fails failed"
+    [ "$fails" -eq 0 ]
+}
+
+wait_until() {
+    _wu_max=$1
+    shift
+    _wu_n=1
+    until "$@"; do
+        [ "$_wu_n" -lt "$_wu_max" ] || return 1
+        sleep 0.1
+        _wu_n=$((_wu_n + 1))
+    done
+}
+
+wait_for() {
+    _wf_n=0
+    while [ "$_wf_n" -lt "${3:-100}" ]; do
+        _wf_v=$(sed -n "$2" "$1" 2>/dev/null | head -n 1)
+        if [ -n "$_wf_v" ]; then
+            echo "$_wf_v"
+            return 0
+        fi
+        sleep 0.1
+        _wf_n=$((_wf_n + 1))
+    done
+    return 1
+}
+
+stop_pid() {
+    stop_rc=0
+    [ -n "$1" ] || return 0
+    kill "$1" 2>/dev/null
+    _sp_n=0
+    while [ "$_sp_n" -lt "${2:-50}" ] && kill -0 "$1" 2>/dev/null; do
+        sleep 0.1
+        _sp_n=$((_sp_n + 1))
+    done
+    _sp_killed=0
+    if kill -0 "$1" 2>/dev/null; then
+        kill -KILL "$1" 2>/dev/null
+        _sp_killed=1
+    fi
+    wait "$1" 2>/dev/null
+    stop_rc=$?
+    return "$_sp_killed"
+}
+
+start_fsc() {
+    : >"$tmp/fsc.out"
+    : >"$tmp/fsc.log"
+    "$bin" run -c "$1" >"$tmp/fsc.out" 2>"$tmp/fsc.log" &
+    fsc_pid=$!
+}
+
+wait_exporter() {
+    mport=$(wait_for "$tmp/fsc.log" \
+        's/.*event=exporter_started exporter=prometheus .* port=\([0-9]*\).*/\1/p') || {
+        fail "fabricscope did not start its exporter"
+        cut -c1-300 "$tmp/fsc.log"
+        return 1
+    }
+}
+
+start_sim() {
+    : >"$tmp/sim.out"
+    : >"$tmp/sim.err"
+    "$@" >"$tmp/sim.out" 2>"$tmp/sim.err" &
+    sim_pid=$!
+    sim_port=$(wait_for "$tmp/sim.out" 's/^listening port=\([0-9]*\)$/\1/p') || {
+        fail "$1 did not print its port"
+        cat "$tmp/sim.err"
+        return 1
+    }
+}
+
+fetch_metrics() {
+    if [ $# -ge 2 ]; then
+        curl -sf --max-time 10 -H "Accept: $2" "http://127.0.0.1:$mport/metrics" \
+            >"${1:-$tmp/metrics}" 2>/dev/null
+    else
+        curl -sf --max-time 10 "http://127.0.0.1:$mport/metrics" >"${1:-$tmp/metrics}" 2>/dev/null
+    fi
+}
+
+poll_metrics() {
+    _pm_n=0
+    while [ "$_pm_n" -lt "$1" ]; do
+        fetch_metrics "$tmp/metrics"
+        if eval "$2"; then return 0; fi
+        sleep 0.2
+        _pm_n=$((_pm_n + 2))
+    done
+    return 1
+}
+
+value() { grep -E "^$1" "${2:-$tmp/metrics}" | head -n 1 | awk '{print $NF}'; }
+
+ge() { [ -n "$1" ] && [ "$1" -ge "$2" ] 2>/dev/null; }
