@@ -1,5 +1,6 @@
 #include "core/daemon.h"
 
+#include "core/clock.h"
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -164,9 +165,7 @@ static void stop_sources(struct daemon *d)
 static int prom_render_cb(void *arg, enum fsc_prom_format fmt, struct fsc_buf *out)
 {
     struct daemon *d = arg;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    return fsc_prom_render(d->prom, fmt, (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec, out);
+    return fsc_prom_render(d->prom, fmt, fsc_now_ns(), out);
 }
 
 static int prom_ready_cb(void *arg)
@@ -205,9 +204,7 @@ static int source_up_cb(void *arg, size_t index)
 static size_t streams_cb(void *arg, struct fsc_prom_stream_stat *out, size_t cap)
 {
     struct daemon *d = arg;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    int64_t now_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+    int64_t now_ns = fsc_now_ns();
     size_t total = 0;
     for (size_t i = 0; i < d->n_sources; i++) {
         if (d->sources[i].cfg->type != FSC_SOURCE_GNMI)

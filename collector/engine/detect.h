@@ -371,7 +371,6 @@ enum {
     FSC_SER_F_PRESENT = 1u << 0,   /* traits set or a sample seen: fsc_engine_view answers */
     FSC_SER_F_GROUPED = 1u << 1,   /* member of at least one port group */
     FSC_SER_F_MB_ACTIVE = 1u << 2, /* mirror of the microburst state's `active` */
-    FSC_SER_F_WINDOWS = 1u << 3,   /* a window completed since the rate state was (re)set */
     FSC_SER_F_WIN0 = 1u << 4,      /* FSC_SER_F_WIN0 << L: a window of level L completed
                                     * (bits 4..7, one per FSC_MAX_WINDOWS level) */
 };

@@ -234,7 +234,7 @@ int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct
     if (old->kind != cur->kind || old->width != cur->width || old->unit != cur->unit ||
         old->scale != cur->scale) {
         memset(&ser->rs, 0, sizeof(ser->rs));
-        ser->flags &= (uint8_t) ~(FSC_SER_F_WINDOWS | FSC_SER_F_WIN_ALL);
+        ser->flags &= (uint8_t)~FSC_SER_F_WIN_ALL;
     }
     ser->traits = (uint16_t)idx;
     ser->flags |= FSC_SER_F_PRESENT;
@@ -328,7 +328,7 @@ static void engine_on_window(void *arg, unsigned level, int64_t t_end_ns, double
     if (level >= FSC_MAX_WINDOWS)
         return;
     w->ser->last_peak[level] = (float)peak;
-    w->ser->flags |= (uint8_t)(FSC_SER_F_WINDOWS | (FSC_SER_F_WIN0 << level));
+    w->ser->flags |= (uint8_t)(FSC_SER_F_WIN0 << level);
     if (eng->obs.on_window)
         eng->obs.on_window(eng->obs.arg, w->id, level, t_end_ns, rate, peak);
     if ((w->ser->flags & FSC_SER_F_GROUPED) && level == eng->cfg.imbalance.level) {

@@ -80,8 +80,8 @@ static bool view_fill(const struct fsc_engine *eng, fsc_series_id id, struct fsc
     out->signal = tr->signal;
     out->direction = tr->direction;
     out->unit = tr->unit;
-    out->has_windows = (ser->flags & FSC_SER_F_WINDOWS) != 0;
     out->windows_done = (uint8_t)((ser->flags & FSC_SER_F_WIN_ALL) >> 4);
+    out->has_windows = out->windows_done != 0;
     out->link_speed_bps = tr->link_speed_bps;
     out->t_last_ns = rs->t_last;
     out->value = rs->v_anchor;

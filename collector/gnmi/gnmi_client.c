@@ -16,6 +16,8 @@
 #include <time.h>
 
 #include "core/log.h"
+
+#include "core/clock.h"
 #include "gnmi.pb-c.h"
 #include "gnmi/gnmi_client.h"
 
@@ -23,13 +25,6 @@
 #define NS_PER_S         1000000000LL
 #define TICK_NS          (100 * NS_PER_MS)
 #define STOP_DRAIN_TICKS 100 /* 10 s for cancelled calls to report back */
-
-static int64_t clock_ns(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
 
 static gpr_timespec deadline_in(int64_t ns)
 {
@@ -162,7 +157,7 @@ static void on_message(struct gnmi_stream *st, int64_t now)
     grpc_byte_buffer_reader rd;
     struct fsc_gnmi_result res;
     int rc = -EBADMSG;
-    int64_t arrival = clock_ns(CLOCK_REALTIME);
+    int64_t arrival = fsc_now_ns();
     if (grpc_byte_buffer_reader_init(&rd, st->recv_buf)) {
         grpc_slice sl = grpc_byte_buffer_reader_readall(&rd);
         grpc_byte_buffer_reader_destroy(&rd);
@@ -422,11 +417,11 @@ void *fsc_gnmi_client_main(void *arg)
     struct gnmi_client *cl = arg;
     caps_start(cl);
     while (!atomic_load(&cl->stop)) {
-        int64_t now = clock_ns(CLOCK_MONOTONIC);
+        int64_t now = fsc_mono_ns();
         tick(cl, now);
         grpc_event ev = grpc_completion_queue_next(cl->cq, deadline_in(TICK_NS), NULL);
         if (ev.type == GRPC_OP_COMPLETE)
-            on_event(cl, &ev, clock_ns(CLOCK_MONOTONIC));
+            on_event(cl, &ev, fsc_mono_ns());
     }
     /* Stop: cancel everything, then wait (bounded) for each call to report
      * back so its buffers can be freed. */
@@ -438,7 +433,7 @@ void *fsc_gnmi_client_main(void *arg)
     for (int t = 0; t < STOP_DRAIN_TICKS && any_pending(cl); t++) {
         grpc_event ev = grpc_completion_queue_next(cl->cq, deadline_in(TICK_NS), NULL);
         if (ev.type == GRPC_OP_COMPLETE)
-            on_event(cl, &ev, clock_ns(CLOCK_MONOTONIC));
+            on_event(cl, &ev, fsc_mono_ns());
     }
     cl->stuck = any_pending(cl);
     if (cl->stuck)

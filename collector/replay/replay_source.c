@@ -1,5 +1,6 @@
 #include "replay/replay_source.h"
 
+#include "core/clock.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -152,20 +153,13 @@ fail:
     return -1;
 }
 
-static int64_t wall_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
-
 /* Sleeps until wall time `t` or until stop; returns 1 when stopping. */
 static int sleep_until(struct replay_ctx *ctx, int64_t t)
 {
     for (;;) {
         if (atomic_load(&ctx->stop))
             return 1;
-        int64_t left = t - wall_ns();
+        int64_t left = t - fsc_now_ns();
         if (left <= 0)
             return 0;
         if (left > 100 * NS_PER_MS)
@@ -185,7 +179,7 @@ static void *replay_main(void *arg)
             break;
         /* a batch: every sample due now (realtime) or the next BATCH (instant) */
         size_t j = i;
-        int64_t now = wall_ns();
+        int64_t now = fsc_now_ns();
         while (j < ctx->n && j - i < BATCH &&
                (!(ctx->cfg->mode == FSC_REPLAY_REALTIME) ||
                 ctx->base_ns + ctx->smp[j].t_dev_ns <= now)) {
@@ -237,7 +231,7 @@ static void *replay_start(const struct fsc_source_config *sc, const struct fsc_s
             last_ms = ctx->smp[i].t_dev_ns;
     /* A whole second, so file times on 100 ms steps sit on window edges:
      * realtime starts at the next second; instant ends before this one. */
-    int64_t sec = wall_ns() / NS_PER_S * NS_PER_S;
+    int64_t sec = fsc_now_ns() / NS_PER_S * NS_PER_S;
     ctx->base_ns = sc->replay.mode == FSC_REPLAY_REALTIME
                        ? sec + NS_PER_S
                        : sec - (last_ms + NS_PER_S - 1) / NS_PER_S * NS_PER_S;

@@ -1,5 +1,6 @@
 #include "synth/synth_source.h"
 
+#include "core/clock.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -44,13 +45,6 @@ static uint64_t rng_next(uint64_t *s)
 static double rng_unit(uint64_t *s)
 {
     return (double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static int64_t wall_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static int intern_ports(struct synth_ctx *ctx, char *err, size_t errlen)
@@ -160,7 +154,7 @@ static void *synth_main(void *arg)
         fsc_log(FSC_LOG_ERROR, "source_failed", "source=%s reason=out_of_memory", ctx->source_name);
         return NULL;
     }
-    int64_t prev = wall_ns();
+    int64_t prev = fsc_now_ns();
     /* the first burst and storm come one period after start, on a baseline */
     ctx->burst_until_ns = prev;
     ctx->storm_until_ns = prev;
@@ -172,7 +166,7 @@ static void *synth_main(void *arg)
         next.tv_nsec %= 1000000000LL;
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
             ;
-        int64_t now = wall_ns();
+        int64_t now = fsc_now_ns();
         synth_step(ctx, now, (double)(now - prev) * 1e-9, smp);
         prev = now;
     }
