@@ -48,7 +48,21 @@ struct fsc_otlp_ingest_config {
     const struct fsc_profile *profile; /* NULL = fsc_profile_cumulus */
     int64_t nominal_interval_ns;       /* traits of new series; 0 = 1 s (Cumulus default) */
     uint32_t max_series;               /* per-source bound; 0 = 100000 */
+    /* Added: samples buffered per request before the engine is fed (a
+     * bigger request feeds it in chunks of this size); 0 = 65536. */
+    uint32_t max_batch;
+    /* Added, a test hook: called with every chunk of samples just before
+     * fsc_engine_ingest() (also when env->eng is NULL), under the ingest
+     * lock. NULL = none. */
+    void (*sample_tap)(void *arg, const struct fsc_sample *smp, size_t n);
+    void *sample_tap_arg;
 };
+
+/* Added: label bounds (see "Labels" in otlp_ingest.c). Longer attribute
+ * values and device names are truncated (at a UTF-8 boundary); label names
+ * are sanitized and cut to FSC_OTLP_LABEL_NAME_MAX - 1 bytes. */
+#define FSC_OTLP_LABEL_VALUE_MAX 128
+#define FSC_OTLP_LABEL_NAME_MAX  64
 
 /* The outcome of one request. */
 struct fsc_otlp_ingest_result {
@@ -64,9 +78,16 @@ struct fsc_otlp_ingest_stats {
     uint64_t requests, points, accepted, rejected, skipped, samples;
     uint64_t rej_no_time, rej_no_value, rej_unsupported_type, rej_bad_histogram, rej_limit,
         rej_bad_value;
-    uint64_t resets;  /* cumulative start-time changes seen */
-    uint32_t series;  /* series known to the ingest */
+    uint64_t resets; /* cumulative start-time changes seen */
+    uint32_t series; /* series known to the ingest */
     size_t memory_bytes;
+    /* Added below. */
+    uint64_t rej_labels;    /* no usable series identity: metric name empty or over
+                             * FSC_PROFILE_VENDOR_MAX, more attributes than labels fit */
+    uint64_t samples_lost;  /* samples the engine refused (fsc_engine_ingest error) */
+    uint64_t aborted;       /* requests ended by fsc_otlp_ingest_abort() */
+    uint64_t heap_allocs;   /* allocations after create; a request of known series makes none */
+    uint32_t cache_entries; /* (device, name, attributes[, bounds]) keys cached */
 };
 
 struct fsc_otlp_ingest;
