@@ -334,7 +334,7 @@ static const struct fsc_ckey nic_keys[] = {
      .flags = FSC_CF_OMIT_ZERO,
      .off = SRC(nic.node),
      .min = 1,
-     .max = 9999},
+     .max = FSC_CABLE_MAX_NODE},
 };
 
 static const struct fsc_cspec nic_spec = {

@@ -1,7 +1,14 @@
 /* topology: devices, ports, port groups, rails, cable plan (key tables and
- * the cross-reference checks that need the whole section). */
+ * the cross-reference checks that need the whole section).
+ *
+ * The cable plan's hardware layout (which card sits behind which physical
+ * port, the netdev names of each card, the link speed) gets its defaults
+ * here, so the effective config shows the whole layout the NIC module will
+ * use; docs/CABLING.md explains each choice. */
+#include <assert.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/config_decode.h"
@@ -161,7 +168,7 @@ static const struct fsc_ckey cable_node_keys[] = {
      .flags = FSC_CF_REQUIRED,
      .off = CNODE(node),
      .min = 1,
-     .max = 9999},
+     .max = FSC_CABLE_MAX_NODE},
     {.key = "device",
      .kind = FSC_CK_STR,
      .flags = FSC_CF_REQUIRED,
@@ -176,6 +183,188 @@ static const struct fsc_cspec cable_node_spec = {
     .mark_off = CNODE(mark),
 };
 
+/* The field report's order: the ports on the back of a B300 are not wired to
+ * the cards in card order. */
+const uint32_t fsc_cable_default_port_cards[FSC_B300_PORTS] = {7, 4, 6, 5, 0, 3, 1, 2};
+
+const char *const fsc_cable_default_ifnames[FSC_B300_CARDS][2] = {
+    {"ens1f0np0", "ens1f1np1"}, {"ens2f0np0", "ens2f1np1"}, {"ens3f0np0", "ens3f1np1"},
+    {"ens4f0np0", "ens4f1np1"}, {"ens5f0np0", "ens5f1np1"}, {"ens6f0np0", "ens6f1np1"},
+    {"ens7f0np0", "ens7f1np1"}, {"ens8f0np0", "ens8f1np1"},
+};
+
+/* A Linux interface name: a config name of at most IFNAMSIZ - 1 bytes. */
+static int check_ifname(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s)
+{
+    char q[96];
+    if (fsc_cfg_check_name(ctx, val, s) != 0)
+        return -1;
+    if (strlen(s) > 15)
+        return fsc_cfg_fail_at(ctx, val, "%s is longer than a Linux interface name (15 bytes)",
+                               fsc_cfg_quote(s, q, sizeof(q)));
+    return 0;
+}
+
+#define CCARD(field) offsetof(struct fsc_cable_card, field)
+static const struct fsc_ckey cable_card_keys[] = {
+    {.key = "card",
+     .kind = FSC_CK_U32,
+     .flags = FSC_CF_REQUIRED,
+     .off = CCARD(card),
+     .min = 0,
+     .max = FSC_B300_CARDS - 1},
+    {.key = "np0",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_REQUIRED,
+     .off = CCARD(np0),
+     .check = check_ifname},
+    {.key = "np1",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_REQUIRED,
+     .off = CCARD(np1),
+     .check = check_ifname},
+};
+
+static const struct fsc_cspec cable_card_spec = {
+    .what = "a cable plan card",
+    .keys = cable_card_keys,
+    .n_keys = FSC_NELEM(cable_card_keys),
+    .mark_off = CCARD(mark),
+};
+
+/* port_cards: [7, 4, 6, 5, 0, 3, 1, 2], a permutation of the card numbers,
+ * because every physical port leads to exactly one card. */
+static int decode_port_cards(struct fsc_cctx *ctx, const struct fsc_ckey *key,
+                             const struct fsc_ynode *val, void *obj)
+{
+    struct fsc_cable_plan *cp = obj;
+    uint32_t cards[FSC_B300_PORTS];
+    (void)key;
+    if (val->kind != FSC_YNODE_SEQ)
+        return fsc_cfg_fail_at(ctx, val,
+                               "expected a list of %d card numbers (ports 1..%d in order), e.g. "
+                               "[7, 4, 6, 5, 0, 3, 1, 2]",
+                               FSC_B300_PORTS, FSC_B300_PORTS);
+    if (val->n != FSC_B300_PORTS)
+        return fsc_cfg_fail_at(ctx, val, "needs %d card numbers, one per physical port, got %zu",
+                               FSC_B300_PORTS, val->n);
+    const struct fsc_ckey ck = {.kind = FSC_CK_U32, .min = 0, .max = FSC_B300_CARDS - 1};
+    for (size_t i = 0; i < val->n; i++) {
+        size_t pl = fsc_cfg_path_index(ctx, i);
+        int rc = fsc_cfg_decode_scalar(ctx, &ck, val->items[i], &cards[i]);
+        for (size_t j = 0; rc == 0 && j < i; j++) {
+            if (cards[j] == cards[i])
+                rc = fsc_cfg_fail_at(ctx, val->items[i], "card %u is already behind port %zu",
+                                     (unsigned)cards[i], j + 1);
+        }
+        fsc_cfg_path_pop(ctx, pl);
+        if (rc != 0)
+            return -1;
+    }
+    memcpy(cp->port_cards, cards, sizeof(cards));
+    return 0;
+}
+
+static void print_port_cards(FILE *out, unsigned indent, const struct fsc_ckey *key,
+                             const void *obj)
+{
+    const struct fsc_cable_plan *cp = obj;
+    (void)indent;
+    (void)key;
+    fputs(" [", out);
+    for (size_t i = 0; i < FSC_B300_PORTS; i++)
+        fprintf(out, "%s%u", i ? ", " : "", (unsigned)cp->port_cards[i]);
+    fputs("]\n", out);
+}
+
+static void cable_plan_defaults(void *obj)
+{
+    struct fsc_cable_plan *cp = obj;
+    memcpy(cp->port_cards, fsc_cable_default_port_cards, sizeof(cp->port_cards));
+    cp->speed_bps = FSC_CABLE_DEFAULT_SPEED_BPS;
+}
+
+/* Index in the written cards list of card c, or SIZE_MAX for a default. */
+static size_t card_written(const struct fsc_cable_card *written, size_t n, uint32_t c)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (written[i].card == c)
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+/* Fails at cards[i] of the written list with a sentence about `name`. */
+static int fail_card_name(struct fsc_cctx *ctx, const struct fsc_cable_card *written, size_t i,
+                          const char *name, uint32_t other, bool other_default)
+{
+    size_t pl = fsc_cfg_path_key(ctx, "cards");
+    fsc_cfg_path_index(ctx, i);
+    fsc_cfg_fail(ctx, written[i].mark.line, written[i].mark.col,
+                 "\"%s\" is also the name of card %u np%u%s", name, (unsigned)(other / 2),
+                 (unsigned)(other % 2),
+                 other_default ? " (its default name: give that card's names too)" : "");
+    fsc_cfg_path_pop(ctx, pl);
+    return -1;
+}
+
+/* Completes cards to all FSC_B300_CARDS (defaults for the ones not given,
+ * in card order) and checks that no card is given twice and that the 16
+ * interface names are distinct: a name shared by two interfaces would make
+ * the plan's (node, interface) lookups ambiguous. */
+static int cable_plan_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                             struct fsc_config_mark mark, void *obj)
+{
+    struct fsc_cable_plan *cp = obj;
+    const struct fsc_cable_card *written = cp->cards;
+    size_t n_written = cp->n_cards;
+    (void)node;
+    for (size_t i = 0; i < n_written; i++) {
+        size_t first = card_written(written, i, written[i].card);
+        if (first != SIZE_MAX) {
+            size_t pl = fsc_cfg_path_key(ctx, "cards");
+            fsc_cfg_path_index(ctx, i);
+            fsc_cfg_path_key(ctx, "card");
+            fsc_cfg_fail(ctx, written[i].mark.line, written[i].mark.col,
+                         "card %u is already cards[%zu]", (unsigned)written[i].card, first);
+            fsc_cfg_path_pop(ctx, pl);
+            return -1;
+        }
+    }
+    struct fsc_cable_card *all = fsc_cfg_arena_alloc(ctx->arena, FSC_B300_CARDS * sizeof(*all));
+    if (all == NULL)
+        return fsc_cfg_fail(ctx, mark.line, mark.col, "out of memory");
+    for (uint32_t c = 0; c < FSC_B300_CARDS; c++) {
+        size_t i = card_written(written, n_written, c);
+        if (i != SIZE_MAX) {
+            all[c] = written[i];
+        } else {
+            all[c].card = c;
+            all[c].np0 = fsc_cable_default_ifnames[c][0];
+            all[c].np1 = fsc_cable_default_ifnames[c][1];
+        }
+    }
+    /* Interface k is card k / 2, np k % 2. The built-in names are distinct,
+     * so every clash involves at least one written entry: blame it (the
+     * later one when both are written). */
+    for (uint32_t k = 0; k < 2 * FSC_B300_CARDS; k++) {
+        const char *name = k % 2 ? all[k / 2].np1 : all[k / 2].np0;
+        for (uint32_t j = 0; j < k; j++) {
+            if (strcmp(name, j % 2 ? all[j / 2].np1 : all[j / 2].np0) != 0)
+                continue;
+            size_t ik = card_written(written, n_written, k / 2);
+            size_t ij = card_written(written, n_written, j / 2);
+            if (ik != SIZE_MAX)
+                return fail_card_name(ctx, written, ik, name, j, ij == SIZE_MAX);
+            assert(ij != SIZE_MAX);
+            return fail_card_name(ctx, written, ij, name, k, true);
+        }
+    }
+    cp->cards = all;
+    cp->n_cards = FSC_B300_CARDS;
+    return 0;
+}
+
 #define CPLAN(field) offsetof(struct fsc_cable_plan, field)
 static const struct fsc_ckey cable_plan_keys[] = {
     {.key = "file", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED | FSC_CF_PATH, .off = CPLAN(file)},
@@ -186,13 +375,32 @@ static const struct fsc_ckey cable_plan_keys[] = {
      .off2 = CPLAN(n_nodes),
      .spec = &cable_node_spec,
      .elem_size = sizeof(struct fsc_cable_node),
-     .max_items = 4096},
+     .max_items = FSC_CABLE_MAX_NODE},
+    {.key = "port_cards",
+     .kind = FSC_CK_CUSTOM,
+     .decode = decode_port_cards,
+     .print = print_port_cards},
+    {.key = "cards",
+     .kind = FSC_CK_LIST,
+     .flags = FSC_CF_FLOW,
+     .off = CPLAN(cards),
+     .off2 = CPLAN(n_cards),
+     .spec = &cable_card_spec,
+     .elem_size = sizeof(struct fsc_cable_card),
+     .max_items = FSC_B300_CARDS},
+    {.key = "speed",
+     .kind = FSC_CK_SPEED,
+     .off = CPLAN(speed_bps),
+     .min = 1000000,
+     .max = 10000000000000ll},
 };
 
 static const struct fsc_cspec cable_plan_spec = {
     .what = "the cable plan",
     .keys = cable_plan_keys,
     .n_keys = FSC_NELEM(cable_plan_keys),
+    .defaults = cable_plan_defaults,
+    .finish = cable_plan_finish,
 };
 
 /* ---- cross references ---------------------------------------------------------- */

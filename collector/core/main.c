@@ -1,6 +1,6 @@
 /* fabricscope: command-line entry point.
  *
- * Commands: run, check-config, version, help. Exit codes: 0 success,
+ * Commands: run, check-config, plan, version, help. Exit codes: 0 success,
  * 1 runtime failure, 2 usage or configuration error. This is the only file
  * that calls exit()/returns process status; everything below returns errors. */
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/daemon.h"
 #include "core/log.h"
+#include "nic/cable_plan.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
@@ -24,6 +25,7 @@ static const char usage_main[] =
     "Commands:\n"
     "  run -c FILE           run the collector with configuration FILE\n"
     "  check-config FILE     validate FILE and print the effective configuration\n"
+    "  plan CABLES_FILE      print the B300 cable plan: ip commands and expected map\n"
     "  version               print the version\n"
     "  help [COMMAND]        show help for COMMAND\n"
     "\n"
@@ -171,6 +173,7 @@ static const struct command {
 } commands[] = {
     {"run", cmd_run, usage_run},
     {"check-config", cmd_check_config, usage_check},
+    {"plan", fsc_plan_main, fsc_plan_usage},
     {"version", cmd_version, usage_version},
     {"help", cmd_help, usage_main},
 };

@@ -1,6 +1,7 @@
 #include "core/source.h"
 
 #include "gnmi/gnmi_source.h"
+#include "otlp/otlp_source.h"
 #include "replay/replay_source.h"
 #include "synth/synth_source.h"
 
@@ -12,6 +13,7 @@ const struct fsc_source_ops *fsc_source_ops_find(enum fsc_source_type type)
     case FSC_SOURCE_GNMI:
         return &fsc_gnmi_source_ops;
     case FSC_SOURCE_OTLP:
+        return &fsc_otlp_source_ops;
     case FSC_SOURCE_NIC:
         break;
     case FSC_SOURCE_SYNTHETIC:

@@ -71,19 +71,57 @@ struct fsc_topo_group {
     struct fsc_config_mark mark;
 };
 
+/* ---- B300 cable plan (topology.cable_plan; docs/CABLING.md) ----------------
+ *
+ * A DGX B300 node has FSC_B300_CARDS ConnectX-8 cards (0..7), each with two
+ * 400G netdevs "np0" and "np1", and FSC_B300_PORTS physical ports (OSFP
+ * cages, 1..8) on its back, one per card. The loader fills every field
+ * below with its default when the key is absent, so a consumer never needs
+ * to know the defaults; they are exported for consumers that run without a
+ * config (`fabricscope plan` without -c). */
+#define FSC_B300_CARDS 8
+#define FSC_B300_PORTS 8
+/* Cable-plan node numbers are single digits: the addressing rule
+ * 10.1<a><b>.<link>.<end>/30 spends one decimal digit per node. */
+#define FSC_CABLE_MAX_NODE 9
+
 /* Node number -> device name, for the B300 cable plan (cables.txt). */
 struct fsc_cable_node {
-    uint32_t node;
+    uint32_t node; /* 1..FSC_CABLE_MAX_NODE */
     const char *device;
     struct fsc_config_mark mark;
 };
 
+/* The two netdev names of one card. */
+struct fsc_cable_card {
+    uint32_t card;   /* 0..FSC_B300_CARDS-1 */
+    const char *np0; /* at most 15 bytes (a Linux interface name) */
+    const char *np1;
+    struct fsc_config_mark mark; /* of the config entry; 0:0 for a default */
+};
+
 struct fsc_cable_plan {
     bool present;
-    const char *file; /* cables.txt; parsed by the NIC source, not here */
+    const char *file; /* cables.txt; parsed by the NIC module (nic/cable_plan.h), not here */
     struct fsc_cable_node *nodes;
     size_t n_nodes;
+    /* Physical port p (1-based) carries card port_cards[p - 1]; a
+     * permutation of 0..7. Default: the field report's 7 4 6 5 0 3 1 2. */
+    uint32_t port_cards[FSC_B300_PORTS];
+    /* Always FSC_B300_CARDS entries after loading, cards[c].card == c:
+     * entries the config gives, the defaults for the others. */
+    struct fsc_cable_card *cards;
+    size_t n_cards;
+    uint64_t speed_bps; /* expected speed of every cabled interface; default 400G */
 };
+
+/* The defaults the loader fills in: ports 1..8 -> cards 7 4 6 5 0 3 1 2, and
+ * card c -> "ens<c+1>f0np0" / "ens<c+1>f1np1" (the systemd slot-name shape
+ * with the card in PCIe slot c+1; there is no authoritative B300 naming, so
+ * real clusters set topology.cable_plan.cards). */
+extern const uint32_t fsc_cable_default_port_cards[FSC_B300_PORTS];
+extern const char *const fsc_cable_default_ifnames[FSC_B300_CARDS][2];
+#define FSC_CABLE_DEFAULT_SPEED_BPS 400000000000ull
 
 struct fsc_topo_index; /* private to topology.c */
 
