@@ -90,7 +90,7 @@ static uint8_t *build(int gauges_only, size_t *len, size_t *n_points)
     static double bounds[N_BOUNDS] = {128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768};
     static uint64_t counts[N_BOUNDS + 1] = {900, 50, 20, 10, 8, 5, 3, 2, 1, 1};
     const uint64_t t0 = 1700000000000000000ULL, start = 1690000000000000000ULL;
-    char ifname[N_IF][8], mname[60][64];
+    char ifname[N_IF][16], mname[60][64];
     AV ifv[N_IF], hostv;
     KV ifkv[N_IF], *ifkvp[N_IF], hostkv, *hostkvp = &hostkv;
     const int n_metrics = N_GAUGE + N_SUM + N_HIST;
