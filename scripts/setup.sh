@@ -5,7 +5,9 @@
 # `apt-get update` once and installs what is missing. Never installs libupb-dev
 # (it conflicts with libgrpc-dev and apt would silently remove gRPC).
 # Last, it installs the pinned npm packages of the grpc-js interop target
-# (tests/interop/gnmi_js) with `npm ci` from its lockfile (rerunning is safe).
+# (tests/interop/gnmi_js) and of the OpenTelemetry JS SDK sender
+# (tests/interop/otlp_js) with `npm ci` from their lockfiles (rerunning is
+# safe).
 set -eu
 
 packages="build-essential cmake pkg-config libyaml-dev clang-format libmicrohttpd-dev zlib1g-dev
@@ -49,4 +51,9 @@ fi
 # --ignore-scripts: none of them needs an install script.
 echo "setup: npm ci tests/interop/gnmi_js"
 npm ci --prefix "$(dirname "$0")/../tests/interop/gnmi_js" --no-audit --no-fund --ignore-scripts \
+    --loglevel=error
+# The same for the OTLP tests' sender (otlp.* tests): the OpenTelemetry JS
+# SDK 2.12 line, the last that runs on Debian 12's node 18.
+echo "setup: npm ci tests/interop/otlp_js"
+npm ci --prefix "$(dirname "$0")/../tests/interop/otlp_js" --no-audit --no-fund --ignore-scripts \
     --loglevel=error

@@ -66,6 +66,21 @@
 #     $tmp/metrics) matching ^LINE_PREFIX_ERE; empty when there is none.
 # ge A B
 #     A is an integer >= B (false when A is empty or not a number).
+# wait_log_port ERE [TENTHS]
+#     Prints N of `port=N` on the first line of $tmp/fsc.log matching the
+#     extended regex ERE (e.g. 'otlp_listening .*transport=grpc( |$)'),
+#     polling every 0.1 s up to TENTHS (default 100); returns 1 when none came.
+# series_value NAME [LABEL=VALUE...]
+#     The value of the first sample line of $tmp/metrics named exactly NAME
+#     whose label set contains every LABEL="VALUE" given (any order, other
+#     labels allowed; VALUE without spaces); empty when there is none.
+# num_eq DESCRIPTION GOT WANT
+#     One check: GOT and WANT are numbers and equal as doubles (so 1e+12
+#     equals 1000000000000); an empty GOT fails.
+# num_near DESCRIPTION GOT WANT RELTOL
+#     One check: |GOT - WANT| <= RELTOL * |WANT| (both numbers).
+# num_le DESCRIPTION GOT LIMIT
+#     One check: GOT is a number <= LIMIT.
 
 lib_init() {
     tmp=$(mktemp -d) || exit 1
@@ -213,3 +228,65 @@ poll_metrics() {
 value() { grep -E "^$1" "${2:-$tmp/metrics}" | head -n 1 | awk '{print $NF}'; }
 
 ge() { [ -n "$1" ] && [ "$1" -ge "$2" ] 2>/dev/null; }
+
+wait_log_port() {
+    _wl_n=0
+    while [ "$_wl_n" -lt "${2:-100}" ]; do
+        _wl_v=$(grep -E -- "$1" "$tmp/fsc.log" 2>/dev/null | head -n 1 |
+            sed -n 's/.*[[:space:]]port=\([0-9][0-9]*\).*/\1/p')
+        if [ -n "$_wl_v" ]; then
+            echo "$_wl_v"
+            return 0
+        fi
+        sleep 0.1
+        _wl_n=$((_wl_n + 1))
+    done
+    return 1
+}
+
+series_value() {
+    _sv_name=$1
+    shift
+    awk -v name="$_sv_name" -v want="$*" '
+        BEGIN { n = split(want, w, " ") }
+        index($0, name "{") == 1 || index($0, name " ") == 1 {
+            lab = $0
+            sub(/^[^{ ]*/, "", lab)
+            if (substr(lab, 1, 1) == "{")
+                sub(/}[^}]*$/, "}", lab)
+            else
+                lab = ""
+            for (i = 1; i <= n; i++) {
+                eq = index(w[i], "=")
+                p = substr(w[i], 1, eq) "\"" substr(w[i], eq + 1) "\""
+                if (!(index(lab, "{" p ",") || index(lab, "{" p "}") || index(lab, "," p ",") ||
+                      index(lab, "," p "}")))
+                    next
+            }
+            print $NF
+            exit
+        }' "$tmp/metrics"
+}
+
+num_eq() {
+    checks=$((checks + 1))
+    awk -v g="$2" -v w="$3" 'BEGIN {
+        if (g !~ /^[-+0-9.eE]+$/ || w !~ /^[-+0-9.eE]+$/) exit 1
+        exit !(g + 0 == w + 0) }' || fail "$1: got '$2', want $3"
+}
+
+num_near() {
+    checks=$((checks + 1))
+    awk -v g="$2" -v w="$3" -v r="$4" 'BEGIN {
+        if (g !~ /^[-+0-9.eE]+$/ || w !~ /^[-+0-9.eE]+$/) exit 1
+        d = g - w; if (d < 0) d = -d
+        a = w; if (a < 0) a = -a
+        exit !(d <= r * a) }' || fail "$1: got '$2', want $3 (relative tolerance $4)"
+}
+
+num_le() {
+    checks=$((checks + 1))
+    awk -v g="$2" -v l="$3" 'BEGIN {
+        if (g !~ /^[-+0-9.eE]+$/) exit 1
+        exit !(g + 0 <= l + 0) }' || fail "$1: got '$2', want <= $3"
+}
