@@ -227,6 +227,9 @@ static size_t streams_cb(void *arg, struct fsc_prom_stream_stat *out, size_t cap
                 .seq_gaps = st[k].seq_gaps,
                 .reconnects = st[k].reconnects,
                 .resubscribes = st[k].resubscribes,
+                .cadence_intervals = st[k].cadence_intervals,
+                .cadence_s = st[k].cadence_s,
+                .jitter_s = st[k].jitter_s,
             };
         }
     }

@@ -54,6 +54,62 @@ static int64_t backoff_next(struct gnmi_stream *st)
     return delay;
 }
 
+void fsc_gnmi_cadence_restart(struct fsc_gnmi_cadence *cd)
+{
+    memset(cd->slot, 0, sizeof(cd->slot));
+    cd->used = 0;
+}
+
+/* The slot of `ser`, added when new; NULL when the table is half full. */
+static struct fsc_gnmi_cadence_slot *cadence_slot(struct fsc_gnmi_cadence *cd, fsc_series_id ser,
+                                                  bool *fresh)
+{
+    const uint32_t mask = FSC_GNMI_CADENCE_SLOTS - 1, key = ser + 1;
+    /* Series ids are small dense integers: a multiplicative hash spreads them. */
+    uint32_t i = (uint32_t)(key * 2654435761u) & mask;
+    for (uint32_t step = 0; step <= mask; step++, i = (i + 1) & mask) {
+        struct fsc_gnmi_cadence_slot *sl = &cd->slot[i];
+        if (sl->key == key) {
+            *fresh = false;
+            return sl;
+        }
+        if (sl->key == 0) {
+            if (cd->used >= FSC_GNMI_CADENCE_SLOTS / 2)
+                return NULL;
+            cd->used++;
+            sl->key = key;
+            *fresh = true;
+            return sl;
+        }
+    }
+    return NULL; /* not reached: the table is at most half full */
+}
+
+void fsc_gnmi_cadence_observe(struct fsc_gnmi_cadence *cd, fsc_series_id ser, int64_t t_dev_ns)
+{
+    bool fresh;
+    struct fsc_gnmi_cadence_slot *sl;
+    if (ser == FSC_SERIES_NONE || t_dev_ns <= 0 || !(sl = cadence_slot(cd, ser, &fresh)))
+        return;
+    int64_t last = sl->last_ns;
+    sl->last_ns = t_dev_ns;
+    if (fresh || t_dev_ns <= last)
+        return; /* first message of the series, a duplicate or a step back */
+    double d = (double)(t_dev_ns - last) * 1e-9;
+    uint64_t n = ++cd->intervals;
+    if (n == 1) {
+        cd->cadence_s = d;
+        cd->jitter_s = 0;
+        return;
+    }
+    /* n-1 deviations so far, this one included: a plain mean at first. */
+    double wj = n - 1 < FSC_GNMI_CADENCE_SPAN ? 1.0 / (double)(n - 1) : 1.0 / FSC_GNMI_CADENCE_SPAN;
+    double w = n < FSC_GNMI_CADENCE_SPAN ? 1.0 / (double)n : 1.0 / FSC_GNMI_CADENCE_SPAN;
+    double dev = d > cd->cadence_s ? d - cd->cadence_s : cd->cadence_s - d;
+    cd->jitter_s += wj * (dev - cd->jitter_s);
+    cd->cadence_s += w * (d - cd->cadence_s);
+}
+
 static void call_schedule_retry(struct gnmi_stream *st, int64_t now, const char *why, int code,
                                 const char *details)
 {
@@ -102,6 +158,7 @@ static void call_start(struct gnmi_stream *st, int64_t now)
     st->pending = 0;
     st->status_done = st->got_msg = st->cancelled = st->stalled = st->logged_error = false;
     st->started_mono = st->last_msg_mono = now;
+    fsc_gnmi_cadence_restart(&st->cad);
     st->status = GRPC_STATUS_UNKNOWN;
     st->status_details = grpc_empty_slice();
     grpc_metadata_array_init(&st->md_initial);
@@ -174,6 +231,8 @@ static void on_message(struct gnmi_stream *st, int64_t now)
             fsc_log(FSC_LOG_WARN, "ingest_failed", "source=%s stream=%s error=%d", cl->name,
                     st->cfg->name, irc);
     }
+    if (rc == 0 && res.n_samples > 0)
+        fsc_gnmi_cadence_observe(&st->cad, st->smp[0].series, res.t_dev_ns);
     bool first = !st->got_msg;
     st->got_msg = true;
     if (first) {
@@ -194,6 +253,9 @@ static void on_message(struct gnmi_stream *st, int64_t now)
         st->stats.seq_lost += res.seq_lost;
         if (res.sync_response)
             st->stats.sync_seen = true;
+        st->stats.cadence_intervals = st->cad.intervals;
+        st->stats.cadence_s = st->cad.cadence_s;
+        st->stats.jitter_s = st->cad.jitter_s;
     }
     pthread_mutex_unlock(&cl->mu);
     if (rc != 0 && !st->logged_error) {

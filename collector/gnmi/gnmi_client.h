@@ -10,7 +10,54 @@
 #include "gnmi/gnmi_decode.h"
 #include "gnmi/gnmi_source.h"
 
-#define FSC_GNMI_SAMPLES_CAP 8192 /* samples decoded from one response at most */
+#define FSC_GNMI_SAMPLES_CAP   8192 /* samples decoded from one response at most */
+#define FSC_GNMI_CADENCE_SLOTS 4096 /* reference series a stream follows: half of it */
+#define FSC_GNMI_CADENCE_SPAN  64   /* EWMA weight 1/64 (after the first 64 intervals) */
+
+/* Observed cadence of one stream (DESIGN §6 "observed cadence", issue 4
+ * "cadence and jitter (exported)").
+ *
+ * Why per reference series: a target sends one message per sensor and port
+ * (or queue) per sample interval, all stamped with (nearly) the same time,
+ * so the gap between consecutive messages of a stream says nothing. The
+ * first series of a message names what the message is about (the same
+ * prefix and first leaf every interval, with or without a Notification
+ * prefix), so the device-time gap between two messages that start with the
+ * same series is the device's sample interval for that part of the tree.
+ * Every such interval d (seconds) feeds one estimate per stream:
+ *     jitter  += w' * (|d - cadence| - jitter)   (from the second interval on)
+ *     cadence += w  * (d - cadence)
+ * with w = 1/n for the n-th interval and w' = 1/(n-1) (plain means while few
+ * are known), both 1/FSC_GNMI_CADENCE_SPAN later: an EWMA over the last ~64
+ * intervals. jitter is thus the mean absolute deviation of the intervals
+ * from the observed cadence. Known answer: intervals alternating c+j, c-j
+ * give cadence c +- j*w/(2-w) and jitter 2j/(2-w) = j*128/127.
+ * Intervals <= 0 (duplicates, clock steps back) are not counted. A new call
+ * forgets the last times (restart), so a reconnect gap is no interval.
+ * Bounded: an open-addressing table of FSC_GNMI_CADENCE_SLOTS, filled to at
+ * most half; series met after that are not followed. Thread: the stream's
+ * device thread only. */
+struct fsc_gnmi_cadence_slot {
+    uint32_t key; /* series id + 1; 0 = empty */
+    int64_t last_ns;
+};
+
+struct fsc_gnmi_cadence {
+    struct fsc_gnmi_cadence_slot slot[FSC_GNMI_CADENCE_SLOTS];
+    uint32_t used;      /* slots in use */
+    uint64_t intervals; /* intervals counted */
+    double cadence_s, jitter_s;
+};
+
+/* Forgets every reference series and its last time; the estimate stays.
+ * Thread: the stream's thread. */
+void fsc_gnmi_cadence_restart(struct fsc_gnmi_cadence *cd);
+
+/* One message whose first sample is of series `ser`, stamped t_dev_ns:
+ * counts the interval since the previous message of that series.
+ * FSC_SERIES_NONE and t_dev_ns <= 0 are ignored. Thread: the stream's
+ * thread. */
+void fsc_gnmi_cadence_observe(struct fsc_gnmi_cadence *cd, fsc_series_id ser, int64_t t_dev_ns);
 
 enum gnmi_tag_kind { TAG_SEND, TAG_RECV, TAG_STATUS, TAG_CAPS };
 
@@ -49,6 +96,8 @@ struct gnmi_stream {
 
     int64_t next_try_mono; /* when idle: start a call at this time */
     int64_t backoff_ns;    /* next backoff before jitter */
+
+    struct fsc_gnmi_cadence cad; /* device thread only; copied into stats */
 
     struct fsc_gnmi_stream_stats stats; /* under cl->mu */
 };

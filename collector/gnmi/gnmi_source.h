@@ -44,6 +44,13 @@ struct fsc_gnmi_stream_stats {
     uint64_t seq_lost;                /* messages missing in those gaps */
     uint64_t reconnects;              /* calls that failed and were retried after backoff */
     uint64_t resubscribes;            /* calls cancelled for silence and restarted */
+    /* Observed cadence (gnmi_client.h, struct fsc_gnmi_cadence): device-time
+     * interval between messages that start with the same series, EWMA over ~64 intervals,
+     * and the mean absolute deviation of the intervals from it; both in
+     * seconds and meaningful once cadence_intervals > 0. */
+    uint64_t cadence_intervals;
+    double cadence_s;
+    double jitter_s;
 };
 
 /* Copies the stats of up to `cap` streams of a running gnmi instance (the

@@ -36,6 +36,10 @@ struct fsc_prom_stream_stat {
     int up;                 /* 1 while streaming */
     double last_update_age; /* seconds since the last response; < 0 = never */
     uint64_t messages, updates, decode_errors, seq_gaps, reconnects, resubscribes;
+    /* Observed cadence and jitter (seconds) from cadence_intervals device-time
+     * intervals; 0 intervals = not known yet, the two gauges are left out. */
+    uint64_t cadence_intervals;
+    double cadence_s, jitter_s;
 };
 
 /* What the renderer reads; all borrowed and outliving the renderer. */

@@ -27,6 +27,8 @@ enum self_family {
     S_SCRAPE_BYTES,
     S_GNMI_UP,
     S_GNMI_AGE,
+    S_GNMI_CADENCE,
+    S_GNMI_JITTER,
     S_GNMI_MESSAGES,
     S_GNMI_UPDATES,
     S_GNMI_DECODE_ERRORS,
@@ -77,6 +79,13 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
     [S_GNMI_AGE] = {"fabricscope_gnmi_last_update_age_seconds",
                     "fabricscope_gnmi_last_update_age_seconds", "gauge",
                     "Seconds since the stream's last response (absent before the first)."},
+    [S_GNMI_CADENCE] = {"fabricscope_gnmi_stream_cadence_seconds",
+                        "fabricscope_gnmi_stream_cadence_seconds", "gauge",
+                        "Observed device-time interval between messages about the same "
+                        "series (EWMA over ~64 intervals)."},
+    [S_GNMI_JITTER] = {"fabricscope_gnmi_stream_jitter_seconds",
+                       "fabricscope_gnmi_stream_jitter_seconds", "gauge",
+                       "Mean absolute deviation of those intervals from the observed cadence."},
     [S_GNMI_MESSAGES] = {"fabricscope_gnmi_messages", "fabricscope_gnmi_messages_total", "counter",
                          "SubscribeResponses received."},
     [S_GNMI_UPDATES] = {"fabricscope_gnmi_updates", "fabricscope_gnmi_updates_total", "counter",
@@ -196,6 +205,12 @@ static void self_streams(struct fsc_prom_renderer *r, struct fsc_buf *out)
             case S_GNMI_AGE:
                 if (st[i].last_update_age >= 0)
                     line_f64(r, out, s, ex, 2, st[i].last_update_age);
+                break;
+            case S_GNMI_CADENCE:
+            case S_GNMI_JITTER:
+                if (st[i].cadence_intervals > 0)
+                    line_f64(r, out, s, ex, 2,
+                             s == S_GNMI_CADENCE ? st[i].cadence_s : st[i].jitter_s);
                 break;
             default: {
                 uint64_t v = s == S_GNMI_MESSAGES        ? st[i].messages

@@ -1,11 +1,14 @@
 #!/bin/sh
 # gNMI end to end: the QFX5240 simulator (tests/sim/gnmi_sim) streams
 # OpenConfig counters with ±30 % timestamp jitter and a 100 ms line-rate burst
-# on one port; the real daemon subscribes on two parallel streams, and its
+# on one port; the real daemon subscribes on three parallel streams, and its
 # /metrics must show the exact rate of a port at 25 % of 400G despite the
-# jitter, the microburst on the right port with a ~100 ms duration, and the
-# source up. Everything on 127.0.0.1; both processes stopped by PID; every
-# wait bounded.
+# jitter, the microburst on the right port with a ~100 ms duration, the
+# source up, every stream's observed cadence near the 100 ms interval with
+# the jitter the simulator injects, and the ethernet / qos counters of the
+# third stream (pause frames, ECN marks) with the exact values of the
+# simulator's model (tests/sim/gnmi_sim.h). Everything on 127.0.0.1; both
+# processes stopped by PID; every wait bounded.
 #   gnmi_e2e_test.sh FABRICSCOPE GNMI_SIM
 set -u
 bin=$1
@@ -23,9 +26,12 @@ sources:
     type: gnmi
     address: "127.0.0.1:$sim_port"
     sample_interval: 100ms
-    streams:      # two parallel Subscribe calls, the paths the simulator serves
+    streams:      # three parallel Subscribe calls, the paths the simulator serves
       - {name: interfaces, paths: ["/interfaces/interface/state/counters"]}
       - {name: queues, paths: ["/junos/system/linecard/qmon-sw/"]}
+      - name: ethernet
+        paths: ["/interfaces/interface/ethernet/state/counters",
+                "/qos/interfaces/interface/output/queues/queue/state"]
 exporters:
   prometheus:
     listen: "127.0.0.1:0"
@@ -64,13 +70,62 @@ check "no microburst counted on et-0/0/1" \
 check_eq "no microburst on et-0/0/0" \
     "$(value "fabric_microbursts_total\\{$sel.*direction=\"rx\"")" 0
 check_eq "source up" "$(value 'fabricscope_up\{source="leaf1",type="gnmi"\}')" 1
-for st in interfaces queues; do
+for st in interfaces queues ethernet; do
     check_eq "stream $st up" "$(value "fabricscope_gnmi_stream_up\\{source=\"leaf1\",stream=\"$st\"\\}")" 1
     check_eq "stream $st decode errors" \
         "$(value "fabricscope_gnmi_decode_errors_total\\{source=\"leaf1\",stream=\"$st\"\\}")" 0
     check "stream $st has no updates" \
         grep -Eq "^fabricscope_gnmi_updates_total\\{source=\"leaf1\",stream=\"$st\"\\} [1-9]" "$tmp/metrics"
 done
+# Observed cadence: every stream samples each port every 100 ms of device
+# time (within 20 %). The simulator moves each payload timestamp by a uniform
+# ±30 ms, so an interval deviates by the difference of two such draws
+# (triangular on ±60 ms) whose mean absolute value is 2 × 30 / 3 = 20 ms
+# (19.5 ms with the simulator's whole-ms truncation): the jitter gauge must
+# read about 0.02 s. The EWMA spans ~64 intervals, so its spread is ~1.3 ms;
+# ±40 % keeps a random draw from failing the test (> 5 sigma) while a wrong
+# definition (e.g. the interval itself, or a per-message rather than
+# per-series interval) still fails.
+for st in interfaces queues ethernet; do
+    cad=$(value "fabricscope_gnmi_stream_cadence_seconds\\{source=\"leaf1\",stream=\"$st\"\\}")
+    jit=$(value "fabricscope_gnmi_stream_jitter_seconds\\{source=\"leaf1\",stream=\"$st\"\\}")
+    num_near "stream $st cadence within 20 % of 100 ms" "$cad" 0.1 0.2
+    num_near "stream $st jitter present, finite, ~20 ms" "$jit" 0.02 0.4
+done
+
+# Third stream, exact model values (gnmi_sim.h): pause frames = 10 (rx) and
+# 4 (tx) per ms the port spent bursting, so 0 on et-0/0/0 and rx = 1000 per
+# completed 100 ms burst on et-0/0/1 between bursts; ECN marks of a queue =
+# its transmit packets / 1000, plus 100 per burst ms (= 10 × rx pause
+# frames) on the burst port; ECN bytes = marks × 4096. The values of one
+# port come from two messages (ethernet, qos) stamped apart, so poll
+# (bounded, 10 s) for a scrape between bursts where all of them agree.
+model_ok() {
+    sel0="device=leaf1 port=et-0/0/0"
+    sel1="device=leaf1 port=et-0/0/1"
+    p0=$(series_value fabric_port_rx_pause_frames_total $sel0)
+    tp0=$(series_value fabric_port_tx_pause_frames_total $sel0)
+    p1=$(series_value fabric_port_rx_pause_frames_total $sel1)
+    tp1=$(series_value fabric_port_tx_pause_frames_total $sel1)
+    e0=$(series_value fabric_port_ecn_marked_packets_total $sel0 queue=0)
+    eb0=$(series_value fabric_port_ecn_marked_bytes_total $sel0 queue=0)
+    t0=$(series_value fabric_port_queue_tx_packets_total $sel0 queue=0)
+    e1=$(series_value fabric_port_ecn_marked_packets_total $sel1 queue=2)
+    t1=$(series_value fabric_port_queue_tx_packets_total $sel1 queue=2)
+    awk -v p0="$p0" -v tp0="$tp0" -v p1="$p1" -v tp1="$tp1" -v e0="$e0" -v eb0="$eb0" \
+        -v t0="$t0" -v e1="$e1" -v t1="$t1" 'BEGIN {
+        n = split(p0 " " tp0 " " p1 " " tp1 " " e0 " " eb0 " " t0 " " e1 " " t1, v, " ")
+        if (n != 9) exit 1
+        exit !(p0 == 0 && tp0 == 0 && p1 >= 1000 && p1 % 1000 == 0 && tp1 * 10 == p1 * 4 &&
+               t0 > 0 && e0 == int(t0 / 1000) && eb0 == e0 * 4096 &&
+               e1 == int(t1 / 1000) + 10 * p1) }'
+}
+ok
+if ! poll_metrics 100 model_ok; then
+    fail "ethernet/qos model values: rx pause et-0/0/0=$p0 et-0/0/1=$p1 tx pause $tp0 $tp1;" \
+        "ecn et-0/0/0 q0=$e0 ($eb0 B) of tx $t0; ecn et-0/0/1 q2=$e1 of tx $t1"
+fi
+
 # ~100 ms: one or two jittered 100 ms samples carry the burst.
 burst_end='kind=microburst phase=end device=leaf1 port=et-0/0/1 .*duration_ms=([5-9][0-9]|1[0-9][0-9]|2[0-6][0-9])\.'
 wait_until 100 grep -Eq "$burst_end" "$tmp/fsc.log"

@@ -1,7 +1,9 @@
 #!/bin/sh
 # gnmi_sim smoke test: the simulator on a free loopback port, the probe
 # (a minimal gNMI client decoding with fsc_gnmi_decode) checks the dump, the
-# sync_response, exact counter values and the failure knobs. Every process is
+# sync_response, exact counter values of every sensor (interfaces, ethernet,
+# qos; qmon-sw labels), the path -> sensor selection of the default
+# subscription plan, and the failure knobs. Every process is
 # stopped by PID, every wait is bounded (the simulator also exits on its own
 # after --duration, the probe after --timeout-ms).
 #   gnmi_sim_smoke_test.sh GNMI_SIM GNMI_SIM_PROBE
@@ -49,19 +51,34 @@ probe_check() {
 ok
 "$sim" --help >/dev/null || { fail "--help"; exit 1; }
 
-# 1. Plain stream, both sensors: 0.5 x 400G = 25e9 B/s on every port.
+# 1. Plain stream, every sensor: 0.5 x 400G = 25e9 B/s on every port.
 restart_sim --ports 4 --queues 4 --interval 100ms --utilization 0.5 --duration 20s
-probe_check "capabilities + dump + sync + exact counters" 0 --capabilities --path / --sensors 2 \
-    --ports 4 --port 1 --rate 25000000000 --updates 20
-probe_check "interfaces only, port 3" 0 --path /interfaces --ports 4 --port 3 \
-    --rate 25000000000 --updates 8
+probe_check "capabilities + dump + sync + exact counters, all sensors" 0 --capabilities \
+    --path / --sensors all --ports 4 --port 1 --rate 25000000000 --updates 20
+probe_check "interface counters only, port 3" 0 --path /interfaces/interface/state/counters \
+    --sensors if --ports 4 --port 3 --rate 25000000000 --updates 8
+probe_check "/interfaces = interface + ethernet counters" 0 --path /interfaces --sensors if,eth \
+    --ports 4 --port 2 --rate 25000000000 --updates 8
 probe_check "ONCE: dump, sync, status OK" 0 --once --path /interfaces --ports 4 --port 2 \
     --rate 25000000000
 # The known-answer checks bite: 1 kB/s off, or a wrong dump size, must fail.
 probe_check "wrong rate is detected" 1 --path /interfaces --ports 4 --port 1 \
     --rate 25000001000 --updates 8
-probe_check "wrong dump size is detected" 1 --path / --sensors 1 --ports 4 --port 1 \
+probe_check "wrong dump size is detected" 1 --path / --sensors if,eth,qos --ports 4 --port 1 \
     --rate 25000000000 --updates 4
+probe_check "wrong queue count is detected" 1 --path /qos --sensors qos --queues 3 --ports 4 \
+    --port 1 --rate 25000000000 --updates 4
+# The paths of the default subscription plan (collector/core/config_gnmi.c).
+probe_check "plan 'queues': qos + qmon-sw, exact qos counters" 0 \
+    --path /qos/interfaces/interface/output/queues/queue/state,/junos/system/linecard/qmon-sw/ \
+    --sensors qos,qmon --ports 4 --port 3 --rate 25000000000 --updates 8
+probe_check "plan 'rest': ethernet + a path without data" 0 \
+    --path /interfaces/interface/ethernet/state/counters,/junos/system/linecard/interface/ \
+    --sensors eth --ports 4 --port 0 --rate 25000000000 --updates 8
+probe_check "a path without data: sync_response, then silence" 0 \
+    --path /junos/system/linecard/interface/ --sensors none --ports 4 --updates 1 \
+    --timeout-ms 1000 --expect-status 4
+probe_check "a path nobody serves -> INVALID_ARGUMENT" 0 --path /system/state --expect-status 3
 
 # 2. Junos realism: 300 ms counter copies, 30 % timestamp jitter, counter
 #    resets every 1 s, bursts on another port; exact values still hold.
@@ -69,12 +86,18 @@ restart_sim --ports 4 --interval 100ms --utilization 0.25 --batch-copy 300ms --j
     --reset-after 1s --burst-port 0 --burst-every 500ms --burst-length 100ms --seed 7 \
     --duration 20s
 probe_check "batch copy + jitter + reset" 0 --path /interfaces --ports 4 --port 2 \
-    --rate 12500000000 --batch-copy-ms 300 --updates 60 --expect-reset
+    --rate 12500000000 --batch-copy-ms 300 --updates 120 --expect-reset
 probe_check "burst port: line rate inside bursts" 0 --path /interfaces --ports 4 --port 0 \
     --rate 12500000000 --batch-copy-ms 300 --burst-every-ms 500 --burst-length-ms 100 \
     --updates 60
 probe_check "burst port without bursts in the formula fails" 1 --path /interfaces --ports 4 \
     --port 0 --rate 12500000000 --batch-copy-ms 300 --updates 60
+# Pause frames (ethernet) and ECN marks (qos) grow with the time in bursts.
+probe_check "burst port: exact pause frames, FEC, ECN marks" 0 --path /interfaces,/qos \
+    --sensors if,eth,qos --ports 4 --port 0 --rate 12500000000 --batch-copy-ms 300 \
+    --burst-every-ms 500 --burst-length-ms 100 --updates 60
+probe_check "ECN marks without bursts in the formula fail" 1 --path /qos --sensors qos \
+    --ports 4 --port 0 --rate 12500000000 --batch-copy-ms 300 --updates 60
 
 # 3. Credentials, interval floor, abrupt disconnect, stall.
 restart_sim --ports 2 --interval 100ms --utilization 0.5 --username alice --password s3cret \

@@ -3,27 +3,43 @@
  * Wire shape: per port and tick, one SubscribeResponse per sensor, each with
  * the Junos header extension (id 1): payload_get_timestamp = value sample
  * time (ms, Notification.timestamp is the same in ns), stream_creation_
- * timestamp = counter epoch, sequence_number from 0 per stream and sensor,
- * eom on the last port of a wrap.
+ * timestamp = counter epoch, sensor_name / streamed_path of that sensor,
+ * sequence_number from 0 per stream and sensor, eom on the last port of a
+ * sensor's wrap. Sensors, in the order a wrap sends them:
  *   interfaces: prefix /interfaces/interface[name=et-0/0/K]/state/counters,
  *               16 uint_val leaves (in-octets ... carrier-transitions);
+ *   ethernet:   prefix /interfaces/interface[name=et-0/0/K]/ethernet/state/
+ *               counters, 5 leaves (in-mac-pause-frames, out-mac-pause-frames,
+ *               in-crc-errors, fec-corrected-blocks, fec-uncorrectable-blocks);
+ *   qos:        prefix /qos/interfaces/interface[interface-id=et-0/0/K]/output/
+ *               queues, updates queue[name=Q]/state/<leaf>, 6 per queue
+ *               (transmit-pkts, transmit-octets, dropped-pkts, dropped-octets,
+ *               ecn-marked-pkts, ecn-marked-octets);
  *   qmon-sw:    prefix /junos/system/linecard/qmon-sw/queue_monitor_element_
  *               info[if_name=et-0/0/K]/queue_monitor_stats_egress, updates
- *               queue_monitor_stats_info[queue_number=Q]/<leaf>, 5 per queue.
- * Subscribe: first path element `interfaces` / `junos` / empty or `*` picks
- * the sensors; STREAM and ONCE (POLL: UNIMPLEMENTED); PROTO only; the
- * smallest sample_interval wins (0 = --interval).
+ *               queue_monitor_stats_info[queue_number=Q]/<leaf>, 5 per queue;
+ *   /junos/system/linecard/interface: accepted, exports nothing (a real
+ *               target may serve a path without data: the stream still gets
+ *               its sync_response, then stays quiet).
+ * Subscribe: a path (prefix + subscription path, list keys ignored) selects
+ * every sensor whose path it is a prefix of (`/interfaces` = interfaces +
+ * ethernet) or that is a prefix of it (`/qos/.../queues/queue/state` = qos);
+ * `*` matches one element, `...` the rest, an empty path everything. A path
+ * that selects nothing is InvalidArgument. STREAM and ONCE (POLL:
+ * UNIMPLEMENTED); PROTO only; the smallest sample_interval wins (0 =
+ * --interval).
  *
  * Parts:
- *   gnmi_sim_main.c   command line;
- *   gnmi_sim_model.c  deterministic counters: value(t) is the exact integral
- *                     of the configured rate, so a test can compute the
- *                     expected counter and rate from the CLI arguments alone;
- *   gnmi_sim_msg.c    SubscribeResponse / CapabilityResponse bytes (protobuf-c
- *                     generated code from proto/, an encoder independent of
- *                     the collector's hand-written wire reader);
- *   gnmi_sim_server.c the gRPC C core server: one thread, one completion
- *                     queue, a small state machine per call.
+ *   gnmi_sim_main.c    command line;
+ *   gnmi_sim_model.c   deterministic counters: value(t) is the exact integral
+ *                      of the configured rate, so a test can compute the
+ *                      expected counter and rate from the CLI arguments alone;
+ *   gnmi_sim_msg.c     SubscribeResponse / CapabilityResponse bytes (protobuf-c
+ *                      generated code from proto/, an encoder independent of
+ *                      the collector's hand-written wire reader);
+ *   gnmi_sim_request.c SubscribeRequest parsing and path -> sensor selection;
+ *   gnmi_sim_server.c  the gRPC C core server: one thread, one completion
+ *                      queue, a small state machine per call.
  *
  * Model (all times in ms since the Unix epoch, as the Junos header carries
  * them): the counter epoch is the process start, moved forward by every
@@ -33,11 +49,27 @@
  *   in-octets = out-octets = R*(e/1000) + (R*(e%1000))/1000
  * (exact floor of R*e/1000 without overflow), plus, on the burst port, the
  * line-rate excess for the time spent in bursts (bursts occupy
- * [k*every, k*every+length) of the epoch, k >= 1). in-pkts = octets / packet
- * size; discards = pkts / 1e6; errors = pkts / 1e8. The value time is the
+ * [k*every, k*every+length) of the epoch, k >= 1; B = ms spent in bursts
+ * during [0, e), 0 on every other port). in-pkts = octets / packet size;
+ * discards = pkts / 1e6; errors = pkts / 1e8. The value time is the
  * payload timestamp, or with --batch-copy the last copy time before it
  * (Junos copies ASIC counters every ~2 s and exports the copy at every
- * interval: equal values inside the copy period are stale repeats). */
+ * interval: equal values inside the copy period are stale repeats).
+ * Ethernet:
+ *   in-mac-pause-frames  = 10 * B   (the peer pauses the port while it bursts)
+ *   out-mac-pause-frames =  4 * B
+ *   in-crc-errors        = in-errors
+ *   fec-corrected-blocks = in-octets / 1e6
+ *   fec-uncorrectable-blocks = in-octets / 1e12
+ * Queues (qos and qmon-sw share them): queue q < n-1 gets out-octets >>
+ * (q+1), the last queue the rest (the queues sum to out-octets exactly);
+ *   transmit-pkts = queue octets / packet size, transmit-octets = queue octets
+ *   dropped-pkts = transmit-pkts / 1e6, dropped-octets = dropped-pkts * size
+ *   ecn-marked-pkts = transmit-pkts / 1000 + 100 * B (marks pile up while
+ *                     the port bursts), ecn-marked-octets = ecn-pkts * size
+ *   qmon peak_buffer_occupancy_bytes = (bursting now ? 12e6 :
+ *                     utilization * 1e6) >> q; tail_drop_* = dropped-*;
+ *   qmon packets / octets = transmit-pkts / transmit-octets. */
 #ifndef FSC_GNMI_SIM_H
 #define FSC_GNMI_SIM_H
 
@@ -45,12 +77,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FSC_SIM_LINE_BPS    400000000000ULL /* 400G */
-#define FSC_SIM_MAX_PORTS   1024
-#define FSC_SIM_MAX_QUEUES  8
-#define FSC_SIM_IF_LEAVES   16 /* OpenConfig interface counters per port message */
-#define FSC_SIM_QMON_LEAVES 5  /* qmon-sw leaves per queue */
-#define FSC_SIM_MSG_UPDATES 64 /* upper bound of updates in one message */
+#define FSC_SIM_LINE_BPS         400000000000ULL /* 400G */
+#define FSC_SIM_MAX_PORTS        1024
+#define FSC_SIM_MAX_QUEUES       8
+#define FSC_SIM_IF_LEAVES        16  /* OpenConfig interface counters per port message */
+#define FSC_SIM_ETH_LEAVES       5   /* OpenConfig ethernet counters per port message */
+#define FSC_SIM_QOS_LEAVES       6   /* OpenConfig qos leaves per queue */
+#define FSC_SIM_QMON_LEAVES      5   /* qmon-sw leaves per queue */
+#define FSC_SIM_PAUSE_IN_PER_MS  10  /* in-mac-pause-frames per ms spent in bursts */
+#define FSC_SIM_PAUSE_OUT_PER_MS 4   /* out-mac-pause-frames per ms spent in bursts */
+#define FSC_SIM_ECN_BURST_PER_MS 100 /* extra ecn-marked-pkts per queue per burst ms */
+#define FSC_SIM_MSG_UPDATES      64  /* upper bound of updates in one message */
 
 struct fsc_sim_config {
     const char *listen;   /* host:port */
@@ -61,7 +98,7 @@ struct fsc_sim_config {
     const char *password;
     const char *system_id;   /* Junos header system_id */
     uint32_t ports;          /* et-0/0/0 .. et-0/0/(ports-1) */
-    uint32_t queues;         /* qmon-sw queues per port */
+    uint32_t queues;         /* queues per port (qos and qmon-sw) */
     uint32_t packet_size;    /* bytes per packet (pkts = octets / packet_size) */
     int64_t interval_ms;     /* SAMPLE interval when a subscription gives 0 */
     int64_t min_interval_ms; /* below it: InvalidArgument (Junos floor is 2 s); 0 = 1 ms */
@@ -91,6 +128,8 @@ struct fsc_sim_port_values {
     uint64_t q_octets[FSC_SIM_MAX_QUEUES], q_pkts[FSC_SIM_MAX_QUEUES];
     uint64_t q_drop_pkts[FSC_SIM_MAX_QUEUES], q_drop_octets[FSC_SIM_MAX_QUEUES];
     uint64_t q_peak_bytes[FSC_SIM_MAX_QUEUES];
+    uint64_t q_ecn_pkts[FSC_SIM_MAX_QUEUES], q_ecn_octets[FSC_SIM_MAX_QUEUES];
+    uint64_t in_pause, out_pause, crc_errors, fec_corrected, fec_uncorrectable;
 };
 
 /* Rate of a port outside bursts, bytes per second (utilization * line / 8,
@@ -107,11 +146,24 @@ int64_t fsc_sim_value_time(const struct fsc_sim_config *cfg, int64_t epoch_ms, i
 void fsc_sim_port_values(const struct fsc_sim_config *cfg, uint32_t port, int64_t epoch_ms,
                          int64_t t_ms, struct fsc_sim_port_values *out);
 
-/* Sensors a subscription asks for. */
+/* Sensors a subscription asks for; the bit order is the order of a wrap. */
 enum {
     FSC_SIM_SENSOR_IF = 1u << 0,   /* /interfaces/interface/state/counters */
-    FSC_SIM_SENSOR_QMON = 1u << 1, /* /junos/system/linecard/qmon-sw */
+    FSC_SIM_SENSOR_ETH = 1u << 1,  /* /interfaces/interface/ethernet/state/counters */
+    FSC_SIM_SENSOR_QOS = 1u << 2,  /* /qos/interfaces/interface/output/queues */
+    FSC_SIM_SENSOR_QMON = 1u << 3, /* /junos/system/linecard/qmon-sw */
+    FSC_SIM_SENSOR_JIF = 1u << 4,  /* /junos/system/linecard/interface: no data */
 };
+#define FSC_SIM_N_SENSORS 5
+#define FSC_SIM_SENSORS_DATA                                                                       \
+    (FSC_SIM_SENSOR_IF | FSC_SIM_SENSOR_ETH | FSC_SIM_SENSOR_QOS | FSC_SIM_SENSOR_QMON)
+
+/* The first data sensor of `sensors` after `after` (0 = from the start) in
+ * wrap order, or 0 when none is left. Thread: any. */
+unsigned fsc_sim_next_sensor(unsigned sensors, unsigned after);
+
+/* Bit index (0 .. FSC_SIM_N_SENSORS-1) of one FSC_SIM_SENSOR_* bit. */
+int fsc_sim_sensor_index(unsigned sensor);
 
 /* What one message is about: everything the encoder needs. */
 struct fsc_sim_msg_meta {

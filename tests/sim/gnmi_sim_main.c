@@ -19,7 +19,7 @@ static void usage(FILE *f)
             "  --tls-cert F --tls-key F  serve TLS; --tls-ca F requires client certs (mTLS)\n"
             "  --username U --password P  required gRPC metadata, else UNAUTHENTICATED\n"
             "  --ports N               400G ports et-0/0/0.. (default 128, max 1024)\n"
-            "  --queues N              qmon-sw queues per port (default 4, max 8)\n"
+            "  --queues N              queues per port, qos and qmon-sw (default 4, max 8)\n"
             "  --packet-size B         bytes per packet (default 4096)\n"
             "  --interval D            SAMPLE interval when the request gives 0 (default 1s)\n"
             "  --min-interval D        reject faster intervals with InvalidArgument (default 1ms)\n"

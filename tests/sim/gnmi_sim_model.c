@@ -87,9 +87,11 @@ void fsc_sim_port_values(const struct fsc_sim_config *cfg, uint32_t port, int64_
     uint64_t base = fsc_sim_base_rate(cfg);
     uint64_t octets = integral(base, e);
     int bursting = 0;
+    uint64_t burst_ms = 0; /* B of the formulas in gnmi_sim.h */
     if (cfg->burst_port >= 0 && (uint32_t)cfg->burst_port == port) {
         uint64_t line = FSC_SIM_LINE_BPS / 8;
-        octets += integral(line > base ? line - base : 0, burst_overlap(cfg, e));
+        burst_ms = burst_overlap(cfg, e);
+        octets += integral(line > base ? line - base : 0, burst_ms);
         bursting = in_burst(cfg, e);
     }
     uint64_t psize = cfg->packet_size ? cfg->packet_size : 1;
@@ -97,6 +99,11 @@ void fsc_sim_port_values(const struct fsc_sim_config *cfg, uint32_t port, int64_
     out->in_pkts = out->out_pkts = octets / psize;
     out->in_discards = out->out_discards = out->in_pkts / 1000000;
     out->in_errors = out->out_errors = out->in_pkts / 100000000;
+    out->in_pause = FSC_SIM_PAUSE_IN_PER_MS * burst_ms;
+    out->out_pause = FSC_SIM_PAUSE_OUT_PER_MS * burst_ms;
+    out->crc_errors = out->in_errors;
+    out->fec_corrected = octets / 1000000;
+    out->fec_uncorrectable = octets / 1000000000000ULL;
 
     /* Egress split over the queues: queue k gets 1/2^(k+1), the last one the
      * rest, so the queue counters sum to out-octets exactly. */
@@ -109,6 +116,8 @@ void fsc_sim_port_values(const struct fsc_sim_config *cfg, uint32_t port, int64_
         out->q_pkts[q] = share / psize;
         out->q_drop_pkts[q] = out->q_pkts[q] / 1000000;
         out->q_drop_octets[q] = out->q_drop_pkts[q] * psize;
+        out->q_ecn_pkts[q] = out->q_pkts[q] / 1000 + FSC_SIM_ECN_BURST_PER_MS * burst_ms;
+        out->q_ecn_octets[q] = out->q_ecn_pkts[q] * psize;
         uint64_t peak = bursting ? 12000000u : (uint64_t)(cfg->utilization * 1000000.0);
         out->q_peak_bytes[q] = peak >> q;
     }

@@ -49,6 +49,48 @@ static uint64_t if_value(const struct fsc_sim_port_values *v, int i)
     }
 }
 
+static const char *const eth_leaves[FSC_SIM_ETH_LEAVES] = {
+    "in-mac-pause-frames", "out-mac-pause-frames", "in-crc-errors", "fec-corrected-blocks",
+    "fec-uncorrectable-blocks"};
+
+static uint64_t eth_value(const struct fsc_sim_port_values *v, int i)
+{
+    switch (i) {
+    case 0:
+        return v->in_pause;
+    case 1:
+        return v->out_pause;
+    case 2:
+        return v->crc_errors;
+    case 3:
+        return v->fec_corrected;
+    default:
+        return v->fec_uncorrectable;
+    }
+}
+
+static const char *const qos_leaves[FSC_SIM_QOS_LEAVES] = {"transmit-pkts",   "transmit-octets",
+                                                           "dropped-pkts",    "dropped-octets",
+                                                           "ecn-marked-pkts", "ecn-marked-octets"};
+
+static uint64_t qos_value(const struct fsc_sim_port_values *v, uint32_t q, int i)
+{
+    switch (i) {
+    case 0:
+        return v->q_pkts[q];
+    case 1:
+        return v->q_octets[q];
+    case 2:
+        return v->q_drop_pkts[q];
+    case 3:
+        return v->q_drop_octets[q];
+    case 4:
+        return v->q_ecn_pkts[q];
+    default:
+        return v->q_ecn_octets[q];
+    }
+}
+
 static const char *const qmon_leaves[FSC_SIM_QMON_LEAVES] = {
     "peak_buffer_occupancy_bytes", "tail_drop_packets", "tail_drop_octets", "packets", "octets"};
 
@@ -68,6 +110,25 @@ static uint64_t qmon_value(const struct fsc_sim_port_values *v, uint32_t q, int 
     }
 }
 
+/* The Junos header identity of each data sensor: sensor_name (Junos numbers
+ * its sensors), streamed_path, the producing component. */
+struct sensor_desc {
+    unsigned sensor;
+    const char *sensor_name, *streamed, *component;
+    uint32_t component_id;
+};
+
+static const struct sensor_desc sensor_descs[] = {
+    {FSC_SIM_SENSOR_IF, "sensor_1000_1_1:/interfaces/interface/state/counters/",
+     "/interfaces/interface/state/counters/", "mib2d", 65535},
+    {FSC_SIM_SENSOR_ETH, "sensor_1002_1_1:/interfaces/interface/ethernet/state/counters/",
+     "/interfaces/interface/ethernet/state/counters/", "mib2d", 65535},
+    {FSC_SIM_SENSOR_QOS, "sensor_1003_1_1:/qos/interfaces/interface/output/queues/",
+     "/qos/interfaces/interface/output/queues/", "PFE", 0},
+    {FSC_SIM_SENSOR_QMON, "sensor_1001_1_1:/junos/system/linecard/qmon-sw/",
+     "/junos/system/linecard/qmon-sw/", "PFE", 0},
+};
+
 static int pack_response(const Gnmi__SubscribeResponse *rsp, uint8_t **out, size_t *len)
 {
     size_t n = gnmi__subscribe_response__get_packed_size(rsp);
@@ -79,6 +140,8 @@ static int pack_response(const Gnmi__SubscribeResponse *rsp, uint8_t **out, size
     return 0;
 }
 
+#define UPDATE_ELEMS 3 /* queue[name=Q]/state/<leaf> */
+
 /* Storage for one message: every object lives here, pointers point inside. */
 struct msg_store {
     Gnmi__PathElem pelem[8];
@@ -86,26 +149,40 @@ struct msg_store {
     Gnmi__PathElem__KeyEntry pkey;
     Gnmi__PathElem__KeyEntry *pkey_ptr[1];
     Gnmi__Path prefix;
+    size_t np, nu; /* prefix elems, updates */
     Gnmi__Update upd[FSC_SIM_MSG_UPDATES];
     Gnmi__Update *upd_ptr[FSC_SIM_MSG_UPDATES];
     Gnmi__Path upath[FSC_SIM_MSG_UPDATES];
-    Gnmi__PathElem uelem[FSC_SIM_MSG_UPDATES][2];
-    Gnmi__PathElem *uelem_ptr[FSC_SIM_MSG_UPDATES][2];
+    Gnmi__PathElem uelem[FSC_SIM_MSG_UPDATES][UPDATE_ELEMS];
+    Gnmi__PathElem *uelem_ptr[FSC_SIM_MSG_UPDATES][UPDATE_ELEMS];
     Gnmi__TypedValue val[FSC_SIM_MSG_UPDATES];
     Gnmi__PathElem__KeyEntry qkey[FSC_SIM_MAX_QUEUES];
     Gnmi__PathElem__KeyEntry *qkey_ptr[FSC_SIM_MAX_QUEUES][1];
     char qname[FSC_SIM_MAX_QUEUES][12];
+    char ifname[32];
 };
 
-static void prefix_elem(struct msg_store *s, size_t i, const char *name)
+static void prefix_elem(struct msg_store *s, const char *name)
 {
+    size_t i = s->np++;
     gnmi__path_elem__init(&s->pelem[i]);
     s->pelem[i].name = (char *)name;
     s->pelem_ptr[i] = &s->pelem[i];
 }
 
-static void set_update(struct msg_store *s, size_t i, uint64_t value)
+/* The prefix elem that carries the interface key (`key`=et-0/0/K). */
+static void prefix_port_elem(struct msg_store *s, const char *name, const char *key)
 {
+    prefix_elem(s, name);
+    s->pkey.key = (char *)key;
+    s->pelem[s->np - 1].key = s->pkey_ptr;
+    s->pelem[s->np - 1].n_key = 1;
+}
+
+/* Starts the next update: value, no path elems yet. Returns its index. */
+static size_t add_update(struct msg_store *s, uint64_t value)
+{
+    size_t i = s->nu++;
     gnmi__update__init(&s->upd[i]);
     gnmi__path__init(&s->upath[i]);
     gnmi__typed_value__init(&s->val[i]);
@@ -114,97 +191,121 @@ static void set_update(struct msg_store *s, size_t i, uint64_t value)
     s->upd[i].path = &s->upath[i];
     s->upd[i].val = &s->val[i];
     s->upd_ptr[i] = &s->upd[i];
+    s->upath[i].elem = s->uelem_ptr[i];
+    return i;
 }
 
-static void set_update_elem(struct msg_store *s, size_t i, size_t j, const char *name)
+/* Appends elem `name` to update i's path; q >= 0 adds the queue key `key`. */
+static void update_elem(struct msg_store *s, size_t i, const char *name, const char *key, int q)
 {
+    size_t j = s->upath[i].n_elem++;
     gnmi__path_elem__init(&s->uelem[i][j]);
     s->uelem[i][j].name = (char *)name;
+    if (q >= 0) {
+        gnmi__path_elem__key_entry__init(&s->qkey[q]);
+        s->qkey[q].key = (char *)key;
+        s->qkey[q].value = s->qname[q];
+        s->qkey_ptr[q][0] = &s->qkey[q];
+        s->uelem[i][j].key = s->qkey_ptr[q];
+        s->uelem[i][j].n_key = 1;
+    }
     s->uelem_ptr[i][j] = &s->uelem[i][j];
-    s->upath[i].elem = s->uelem_ptr[i];
-    s->upath[i].n_elem = j + 1;
+}
+
+/* Prefix and updates of one port message of `sensor`. */
+static void build_sensor(struct msg_store *s, unsigned sensor, uint32_t queues,
+                         const struct fsc_sim_port_values *v)
+{
+    uint32_t nq = queues < FSC_SIM_MAX_QUEUES ? queues : FSC_SIM_MAX_QUEUES;
+    for (uint32_t q = 0; q < nq; q++)
+        snprintf(s->qname[q], sizeof(s->qname[q]), "%u", (unsigned)q);
+    switch (sensor) {
+    case FSC_SIM_SENSOR_IF:
+    case FSC_SIM_SENSOR_ETH:
+        prefix_elem(s, "interfaces");
+        prefix_port_elem(s, "interface", "name");
+        if (sensor == FSC_SIM_SENSOR_ETH)
+            prefix_elem(s, "ethernet");
+        prefix_elem(s, "state");
+        prefix_elem(s, "counters");
+        if (sensor == FSC_SIM_SENSOR_IF) {
+            for (int i = 0; i < FSC_SIM_IF_LEAVES; i++)
+                update_elem(s, add_update(s, if_value(v, i)), if_leaves[i], NULL, -1);
+        } else {
+            for (int i = 0; i < FSC_SIM_ETH_LEAVES; i++)
+                update_elem(s, add_update(s, eth_value(v, i)), eth_leaves[i], NULL, -1);
+        }
+        break;
+    case FSC_SIM_SENSOR_QOS:
+        prefix_elem(s, "qos");
+        prefix_elem(s, "interfaces");
+        prefix_port_elem(s, "interface", "interface-id");
+        prefix_elem(s, "output");
+        prefix_elem(s, "queues");
+        for (uint32_t q = 0; q < nq; q++) {
+            for (int i = 0; i < FSC_SIM_QOS_LEAVES; i++) {
+                size_t u = add_update(s, qos_value(v, q, i));
+                update_elem(s, u, "queue", "name", (int)q);
+                update_elem(s, u, "state", NULL, -1);
+                update_elem(s, u, qos_leaves[i], NULL, -1);
+            }
+        }
+        break;
+    default: /* FSC_SIM_SENSOR_QMON */
+        prefix_elem(s, "junos");
+        prefix_elem(s, "system");
+        prefix_elem(s, "linecard");
+        prefix_elem(s, "qmon-sw");
+        prefix_port_elem(s, "queue_monitor_element_info", "if_name");
+        prefix_elem(s, "queue_monitor_stats_egress");
+        for (uint32_t q = 0; q < nq; q++) {
+            for (int i = 0; i < FSC_SIM_QMON_LEAVES; i++) {
+                size_t u = add_update(s, qmon_value(v, q, i));
+                update_elem(s, u, "queue_monitor_stats_info", "queue_number", (int)q);
+                update_elem(s, u, qmon_leaves[i], NULL, -1);
+            }
+        }
+        break;
+    }
 }
 
 int fsc_sim_msg_update(const struct fsc_sim_msg_meta *meta, const struct fsc_sim_port_values *v,
                        uint8_t **out, size_t *len)
 {
-    /* ~40 KB of message objects: on the heap, not the server thread's stack. */
+    const struct sensor_desc *sd = NULL;
+    for (size_t i = 0; i < sizeof(sensor_descs) / sizeof(sensor_descs[0]); i++) {
+        if (sensor_descs[i].sensor == meta->sensor)
+            sd = &sensor_descs[i];
+    }
+    if (!sd)
+        return -EINVAL; /* not a data sensor */
+    /* ~50 KB of message objects: on the heap, not the server thread's stack. */
     struct msg_store *s = calloc(1, sizeof(*s));
     if (!s)
         return -ENOMEM;
-    char ifname[32];
-    snprintf(ifname, sizeof(ifname), "et-0/0/%u", (unsigned)meta->port);
-
+    snprintf(s->ifname, sizeof(s->ifname), "et-0/0/%u", (unsigned)meta->port);
     gnmi__path_elem__key_entry__init(&s->pkey);
-    s->pkey.value = ifname;
+    s->pkey.value = s->ifname;
     s->pkey_ptr[0] = &s->pkey;
     gnmi__path__init(&s->prefix);
-    size_t np = 0, nu = 0;
-    const char *sensor_name, *streamed, *component;
-    uint32_t component_id;
-    if (meta->sensor == FSC_SIM_SENSOR_IF) {
-        prefix_elem(s, np++, "interfaces");
-        prefix_elem(s, np, "interface");
-        s->pkey.key = "name";
-        s->pelem[np].key = s->pkey_ptr;
-        s->pelem[np++].n_key = 1;
-        prefix_elem(s, np++, "state");
-        prefix_elem(s, np++, "counters");
-        for (int i = 0; i < FSC_SIM_IF_LEAVES; i++) {
-            set_update(s, nu, if_value(v, i));
-            set_update_elem(s, nu++, 0, if_leaves[i]);
-        }
-        sensor_name = "sensor_1000_1_1:/interfaces/interface/state/counters/";
-        streamed = "/interfaces/interface/state/counters/";
-        component = "mib2d";
-        component_id = 65535;
-    } else {
-        prefix_elem(s, np++, "junos");
-        prefix_elem(s, np++, "system");
-        prefix_elem(s, np++, "linecard");
-        prefix_elem(s, np++, "qmon-sw");
-        prefix_elem(s, np, "queue_monitor_element_info");
-        s->pkey.key = "if_name";
-        s->pelem[np].key = s->pkey_ptr;
-        s->pelem[np++].n_key = 1;
-        prefix_elem(s, np++, "queue_monitor_stats_egress");
-        uint32_t nq = meta->queues < FSC_SIM_MAX_QUEUES ? meta->queues : FSC_SIM_MAX_QUEUES;
-        for (uint32_t q = 0; q < nq; q++) {
-            snprintf(s->qname[q], sizeof(s->qname[q]), "%u", (unsigned)q);
-            gnmi__path_elem__key_entry__init(&s->qkey[q]);
-            s->qkey[q].key = "queue_number";
-            s->qkey[q].value = s->qname[q];
-            s->qkey_ptr[q][0] = &s->qkey[q];
-            for (int i = 0; i < FSC_SIM_QMON_LEAVES; i++) {
-                set_update(s, nu, qmon_value(v, q, i));
-                set_update_elem(s, nu, 0, "queue_monitor_stats_info");
-                s->uelem[nu][0].key = s->qkey_ptr[q];
-                s->uelem[nu][0].n_key = 1;
-                set_update_elem(s, nu++, 1, qmon_leaves[i]);
-            }
-        }
-        sensor_name = "sensor_1001_1_1:/junos/system/linecard/qmon-sw/";
-        streamed = "/junos/system/linecard/qmon-sw/";
-        component = "PFE";
-        component_id = 0;
-    }
+    build_sensor(s, meta->sensor, meta->queues, v);
     s->prefix.elem = s->pelem_ptr;
-    s->prefix.n_elem = np;
+    s->prefix.n_elem = s->np;
 
     Gnmi__Notification notif = GNMI__NOTIFICATION__INIT;
     notif.timestamp = meta->payload_ms * 1000000;
     notif.prefix = &s->prefix;
     notif.update = s->upd_ptr;
-    notif.n_update = nu;
+    notif.n_update = s->nu;
 
     JunosTelemetry__GnmiJuniperTelemetryHeaderExtension hdr =
         JUNOS_TELEMETRY__GNMI_JUNIPER_TELEMETRY_HEADER_EXTENSION__INIT;
     hdr.system_id = (char *)meta->system_id;
-    hdr.component_id = component_id;
-    hdr.sensor_name = (char *)sensor_name;
+    hdr.component_id = sd->component_id;
+    hdr.sensor_name = (char *)sd->sensor_name;
     hdr.subscribed_path = (char *)meta->subscribed_path;
-    hdr.streamed_path = (char *)streamed;
-    hdr.component = (char *)component;
+    hdr.streamed_path = (char *)sd->streamed;
+    hdr.component = (char *)sd->component;
     hdr.sequence_number = meta->sequence;
     hdr.payload_get_timestamp = meta->payload_ms;
     hdr.stream_creation_timestamp = meta->epoch_ms;
@@ -277,81 +378,4 @@ int fsc_sim_msg_capabilities(uint8_t **out, size_t *len)
     *len = gnmi__capability_response__pack(&rsp, buf);
     *out = buf;
     return 0;
-}
-
-/* Which sensors a path (prefix + subscription path) selects: the first
- * element decides; an empty path asks for everything. */
-static unsigned path_sensors(const Gnmi__Path *prefix, const Gnmi__Path *path, char *text,
-                             size_t cap)
-{
-    const Gnmi__Path *parts[2] = {prefix, path};
-    const char *first = NULL;
-    size_t off = 0;
-    text[0] = '\0';
-    for (int p = 0; p < 2; p++) {
-        if (!parts[p])
-            continue;
-        for (size_t i = 0; i < parts[p]->n_elem; i++) {
-            const char *name = parts[p]->elem[i]->name ? parts[p]->elem[i]->name : "";
-            if (!first)
-                first = name;
-            int n = snprintf(text + off, cap - off, "/%s", name);
-            if (n > 0 && (size_t)n < cap - off)
-                off += (size_t)n;
-        }
-    }
-    if (off == 0)
-        snprintf(text, cap, "/");
-    if (!first || strcmp(first, "*") == 0 || strcmp(first, "...") == 0)
-        return FSC_SIM_SENSOR_IF | FSC_SIM_SENSOR_QMON;
-    if (strcmp(first, "interfaces") == 0)
-        return FSC_SIM_SENSOR_IF;
-    if (strcmp(first, "junos") == 0)
-        return FSC_SIM_SENSOR_QMON;
-    return 0;
-}
-
-int fsc_sim_request_parse(const uint8_t *buf, size_t len, struct fsc_sim_request *req, char *err,
-                          size_t errlen)
-{
-    memset(req, 0, sizeof(*req));
-    Gnmi__SubscribeRequest *msg = gnmi__subscribe_request__unpack(NULL, len, buf);
-    if (!msg) {
-        snprintf(err, errlen, "SubscribeRequest does not parse");
-        return -EBADMSG;
-    }
-    int rc = -EBADMSG;
-    if (msg->request_case != GNMI__SUBSCRIBE_REQUEST__REQUEST_SUBSCRIBE || !msg->subscribe) {
-        snprintf(err, errlen, "first SubscribeRequest carries no SubscriptionList");
-        goto out;
-    }
-    const Gnmi__SubscriptionList *sl = msg->subscribe;
-    req->mode = (int)sl->mode;
-    req->encoding = (int)sl->encoding;
-    req->updates_only = sl->updates_only ? 1 : 0;
-    if (sl->n_subscription == 0) {
-        snprintf(err, errlen, "SubscriptionList has no subscription");
-        goto out;
-    }
-    for (size_t i = 0; i < sl->n_subscription; i++) {
-        const Gnmi__Subscription *sub = sl->subscription[i];
-        char text[128];
-        unsigned s = path_sensors(sl->prefix, sub->path, text, sizeof(text));
-        if (!s) {
-            snprintf(err, errlen, "path %s is not served by this target", text);
-            goto out;
-        }
-        if (i == 0)
-            snprintf(req->path, sizeof(req->path), "%s", text);
-        req->sensors |= s;
-        int64_t ms = (int64_t)(sub->sample_interval / 1000000);
-        if (sub->sample_interval > 0 && ms == 0)
-            ms = 1;
-        if (ms > 0 && (req->interval_ms == 0 || ms < req->interval_ms))
-            req->interval_ms = ms;
-    }
-    rc = 0;
-out:
-    gnmi__subscribe_request__free_unpacked(msg, NULL);
-    return rc;
 }

@@ -4,13 +4,16 @@
  * sync_response and N more updates, decodes every message with the
  * collector's decoder (fsc_gnmi_decode) and, independently, with protobuf-c,
  * and checks:
- *   - the dump has exactly ports x sensors messages, then one sync_response;
- *   - every message decodes, carries the Junos header, has no sequence gap,
- *     and yields one sample per update;
- *   - for --port K: rx/tx bytes and rx packets equal the expected integral
- *     rate * (value time - stream_creation_timestamp), computed here from the
- *     CLI (--rate, --packet-size, --batch-copy) rather than from the
- *     simulator's model code, and the sample time is the header's
+ *   - the dump has exactly ports x sensors messages of exactly the --sensors
+ *     asked for, then one sync_response;
+ *   - every message decodes, carries the Junos header with its sensor's
+ *     streamed_path, has no sequence gap (numbered per sensor), and yields
+ *     one sample per update, as many updates as its sensor has leaves;
+ *   - for --port K: the interfaces, ethernet and qos counters equal the
+ *     formulas of gnmi_sim.h evaluated at (value time - stream_creation_
+ *     timestamp), computed from the CLI (--rate, --packet-size, --queues,
+ *     --batch-copy, --burst-*) rather than from the simulator's model code
+ *     (gnmi_sim_probe_check.c), and the sample time is the header's
  *     payload_get_timestamp.
  * Or, with --expect-status CODE, that the call ends with that gRPC status.
  * Every wait is bounded by --timeout. Exit 0 = all checks passed. */
@@ -28,33 +31,9 @@
 #include <grpc/support/alloc.h>
 #include <grpc/support/time.h>
 
-#include "core/registry.h"
-#include "gnmi/gnmi_decode.h"
-#include "gnmi.pb-c.h"
 #include "gnmi_ext.pb-c.h"
+#include "gnmi_sim_probe.h"
 #include "junos_telemetry_header.pb-c.h"
-
-struct probe_opts {
-    const char *target, *path, *username, *password, *tls_ca, *tls_cert, *tls_key;
-    unsigned ports, sensors, port, packet_size, updates;
-    unsigned long long rate; /* bytes/s outside bursts */
-    long long interval_ms, batch_copy_ms, timeout_ms;
-    long long burst_every_ms, burst_length_ms; /* bursts on --port (line rate) */
-    int expect_status;                         /* -1: expect a healthy stream */
-    int expect_reset;                          /* at least one FSC_SMP_RESET sample */
-    int capabilities;
-    int once; /* mode ONCE: dump, sync_response, then status OK from the target */
-};
-
-struct probe {
-    struct probe_opts o;
-    struct fsc_registry *reg;
-    struct fsc_gnmi_decoder *dec;
-    struct fsc_sample smp[128];
-    unsigned dump, updates, checked, resets, sync_seen;
-    unsigned qmon_mapped; /* qmon-sw samples the junos profile mapped, with port + queue */
-    int failed;
-};
 
 static int64_t now_ns(void)
 {
@@ -63,77 +42,58 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-#define FAIL(p, ...)                                                                               \
-    do {                                                                                           \
-        fprintf(stderr, "probe: FAIL: " __VA_ARGS__);                                              \
-        fputc('\n', stderr);                                                                       \
-        (p)->failed = 1;                                                                           \
-    } while (0)
-
 static gpr_timespec deadline_ms(long long ms)
 {
     return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(ms, GPR_TIMESPAN));
 }
 
-static uint64_t integral(uint64_t rate, uint64_t ms)
+static unsigned popcount(unsigned v)
 {
-    return rate * (ms / 1000) + rate * (ms % 1000) / 1000;
+    unsigned n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
 }
 
-static const char *label(const struct fsc_registry *reg, fsc_series_id id, const char *name)
+/* Checks one update message through the independent protobuf-c view: its
+ * sensor, header and update count; the known-answer values for --port. */
+static void check_update(struct probe *p, const struct fsc_gnmi_result *res, const uint8_t *buf,
+                         size_t len)
 {
-    struct fsc_label lb[FSC_REGISTRY_MAX_LABELS];
-    size_t n = fsc_registry_labels(reg, id, lb, FSC_REGISTRY_MAX_LABELS);
-    for (size_t i = 0; i < n && i < FSC_REGISTRY_MAX_LABELS; i++) {
-        if (strcmp(lb[i].name, name) == 0)
-            return lb[i].value;
+    Gnmi__SubscribeResponse *rsp = gnmi__subscribe_response__unpack(NULL, len, buf);
+    if (!rsp || rsp->response_case != GNMI__SUBSCRIBE_RESPONSE__RESPONSE_UPDATE ||
+        rsp->n_extension != 1 || !rsp->extension[0]->registered_ext) {
+        FAIL(p, "protobuf-c: not an update with one registered extension");
+        gnmi__subscribe_response__free_unpacked(rsp, NULL);
+        return;
     }
-    return "";
-}
-
-/* The known-answer check of one interface message of --port. */
-static void check_port(struct probe *p, const struct fsc_gnmi_result *res, int64_t payload_ms,
-                       int64_t epoch_ms)
-{
-    int64_t vt = payload_ms;
-    if (p->o.batch_copy_ms > 0)
-        vt = epoch_ms + (payload_ms - epoch_ms) / p->o.batch_copy_ms * p->o.batch_copy_ms;
-    uint64_t e = (uint64_t)(vt - epoch_ms);
-    uint64_t octets = integral(p->o.rate, e);
-    if (p->o.burst_every_ms > 0) {
-        /* Bursts fill [k*every, k*every + length), k >= 1, at 400G = 5e10 B/s. */
-        uint64_t every = (uint64_t)p->o.burst_every_ms, blen = (uint64_t)p->o.burst_length_ms;
-        uint64_t n = e / every, r = e % every;
-        uint64_t in_bursts = n ? (n - 1) * blen + (r < blen ? r : blen) : 0;
-        octets += integral(50000000000ULL - p->o.rate, in_bursts);
+    const ProtobufCBinaryData *hb = &rsp->extension[0]->registered_ext->msg;
+    JunosTelemetry__GnmiJuniperTelemetryHeaderExtension *hdr =
+        junos_telemetry__gnmi_juniper_telemetry_header_extension__unpack(NULL, hb->len, hb->data);
+    const char *port;
+    unsigned sensor = probe_sensor_of(rsp->update->prefix, &port);
+    if (!sensor || !port || !hdr) {
+        FAIL(p, "message of an unknown sensor, without a port key or without a header");
+    } else {
+        if (!p->sync_seen)
+            p->dump_sensors |= sensor;
+        if (!hdr->streamed_path || strcmp(hdr->streamed_path, probe_streamed_path(sensor)) != 0)
+            FAIL(p, "header streamed_path %s, want %s",
+                 hdr->streamed_path ? hdr->streamed_path : "", probe_streamed_path(sensor));
+        if (res->updates != probe_sensor_updates(sensor, p->o.queues))
+            FAIL(p, "%s message has %u updates, want %u", probe_streamed_path(sensor), res->updates,
+                 probe_sensor_updates(sensor, p->o.queues));
+        if (rsp->update->timestamp != hdr->payload_get_timestamp * 1000000)
+            FAIL(p, "Notification.timestamp %lld != header %lld ms",
+                 (long long)rsp->update->timestamp, (long long)hdr->payload_get_timestamp);
+        char want_if[32];
+        snprintf(want_if, sizeof(want_if), "et-0/0/%u", p->o.port);
+        if (strcmp(port, want_if) == 0)
+            probe_check_port(p, sensor, res, hdr->payload_get_timestamp,
+                             hdr->stream_creation_timestamp);
     }
-    uint64_t pkts = octets / p->o.packet_size;
-    unsigned hits = 0;
-    for (uint32_t i = 0; i < res->n_samples; i++) {
-        const struct fsc_sample *s = &p->smp[i];
-        const char *m = fsc_registry_metric(p->reg, s->series);
-        uint64_t want;
-        if (!m)
-            continue;
-        if (strcmp(m, "fabric_port_rx_bytes_total") == 0 ||
-            strcmp(m, "fabric_port_tx_bytes_total") == 0)
-            want = octets;
-        else if (strcmp(m, "fabric_port_rx_packets_total") == 0)
-            want = pkts;
-        else
-            continue;
-        hits++;
-        if (s->v.u != want)
-            FAIL(p, "%s port=%s value=%llu want=%llu (payload=%lld epoch=%lld)", m,
-                 label(p->reg, s->series, "port"), (unsigned long long)s->v.u,
-                 (unsigned long long)want, (long long)payload_ms, (long long)epoch_ms);
-        if (s->t_dev_ns != payload_ms * 1000000)
-            FAIL(p, "%s t_dev_ns=%lld, header payload ms=%lld", m, (long long)s->t_dev_ns,
-                 (long long)payload_ms);
-    }
-    if (hits != 3)
-        FAIL(p, "port message gave %u of the 3 checked series", hits);
-    p->checked++;
+    junos_telemetry__gnmi_juniper_telemetry_header_extension__free_unpacked(hdr, NULL);
+    gnmi__subscribe_response__free_unpacked(rsp, NULL);
 }
 
 /* One SubscribeResponse. Returns 1 when the probe has seen enough. */
@@ -147,12 +107,14 @@ static int on_message(struct probe *p, const uint8_t *buf, size_t len)
     if (res.sync_response) {
         if (p->sync_seen++)
             FAIL(p, "second sync_response");
-        if (p->dump != p->o.ports * p->o.sensors)
-            FAIL(p, "dump had %u messages, want %u", p->dump, p->o.ports * p->o.sensors);
-        return 0;
+        unsigned want = p->o.ports * popcount(p->o.sensors);
+        if (p->dump != want || p->dump_sensors != p->o.sensors)
+            FAIL(p, "dump had %u messages of sensors 0x%x, want %u of 0x%x", p->dump,
+                 p->dump_sensors, want, p->o.sensors);
+        return !p->o.once && p->updates >= p->o.updates;
     }
     if (!res.has_header || !res.header_time || res.seq_gaps || res.overflow ||
-        res.n_samples != res.updates || res.updates < 16)
+        res.n_samples != res.updates || res.updates == 0)
         FAIL(p, "message: header=%u header_time=%u gaps=%u overflow=%u samples=%u updates=%u",
              res.has_header, res.header_time, res.seq_gaps, res.overflow, res.n_samples,
              res.updates);
@@ -160,38 +122,20 @@ static int on_message(struct probe *p, const uint8_t *buf, size_t len)
         fsc_series_id id = p->smp[i].series;
         const char *m = fsc_registry_metric(p->reg, id);
         p->resets += (p->smp[i].flags & FSC_SMP_RESET) != 0;
-        if (m && strcmp(m, "fabric_port_queue_tail_drop_packets_total") == 0 &&
-            label(p->reg, id, "port")[0] && label(p->reg, id, "queue")[0])
-            p->qmon_mapped++;
+        if (m && strcmp(m, "fabric_port_queue_tail_drop_packets_total") == 0) {
+            struct fsc_label lb[FSC_REGISTRY_MAX_LABELS];
+            size_t n = fsc_registry_labels(p->reg, id, lb, FSC_REGISTRY_MAX_LABELS);
+            unsigned have = 0;
+            for (size_t k = 0; k < n && k < FSC_REGISTRY_MAX_LABELS; k++)
+                have += strcmp(lb[k].name, "port") == 0 || strcmp(lb[k].name, "queue") == 0;
+            p->qmon_mapped += have == 2;
+        }
     }
     if (p->sync_seen)
         p->updates++;
     else
         p->dump++;
-
-    /* Independent view through protobuf-c: port, payload and epoch. */
-    Gnmi__SubscribeResponse *rsp = gnmi__subscribe_response__unpack(NULL, len, buf);
-    if (!rsp || rsp->response_case != GNMI__SUBSCRIBE_RESPONSE__RESPONSE_UPDATE ||
-        rsp->n_extension != 1 || !rsp->extension[0]->registered_ext) {
-        FAIL(p, "protobuf-c: not an update with one registered extension");
-        gnmi__subscribe_response__free_unpacked(rsp, NULL);
-        return 1;
-    }
-    const ProtobufCBinaryData *hb = &rsp->extension[0]->registered_ext->msg;
-    JunosTelemetry__GnmiJuniperTelemetryHeaderExtension *hdr =
-        junos_telemetry__gnmi_juniper_telemetry_header_extension__unpack(NULL, hb->len, hb->data);
-    const Gnmi__Path *pre = rsp->update->prefix;
-    char want_if[32];
-    snprintf(want_if, sizeof(want_if), "et-0/0/%u", p->o.port);
-    if (hdr && pre && pre->n_elem >= 2 && strcmp(pre->elem[0]->name, "interfaces") == 0 &&
-        pre->elem[1]->n_key == 1 && strcmp(pre->elem[1]->key[0]->value, want_if) == 0) {
-        if (rsp->update->timestamp != hdr->payload_get_timestamp * 1000000)
-            FAIL(p, "Notification.timestamp %lld != header %lld ms",
-                 (long long)rsp->update->timestamp, (long long)hdr->payload_get_timestamp);
-        check_port(p, &res, hdr->payload_get_timestamp, hdr->stream_creation_timestamp);
-    }
-    junos_telemetry__gnmi_juniper_telemetry_header_extension__free_unpacked(hdr, NULL);
-    gnmi__subscribe_response__free_unpacked(rsp, NULL);
+    check_update(p, &res, buf, len);
     /* ONCE reads on to the end of the stream: the target must close it. */
     return !p->o.once && p->sync_seen && p->updates >= p->o.updates;
 }
@@ -199,7 +143,8 @@ static int on_message(struct probe *p, const uint8_t *buf, size_t len)
 static size_t add_elems(Gnmi__PathElem *pe, Gnmi__PathElem **pp, char *buf, size_t cap)
 {
     size_t n = 0;
-    for (char *tok = strtok(buf, "/"); tok && n < cap; tok = strtok(NULL, "/")) {
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, "/", &save); tok && n < cap; tok = strtok_r(NULL, "/", &save)) {
         gnmi__path_elem__init(&pe[n]);
         pe[n].name = tok;
         pp[n] = &pe[n];
@@ -208,23 +153,35 @@ static size_t add_elems(Gnmi__PathElem *pe, Gnmi__PathElem **pp, char *buf, size
     return n;
 }
 
+#define MAX_PATHS 4 /* --path A,B,...: one subscription each (a planned stream) */
+
 static grpc_byte_buffer *subscribe_request(const struct probe_opts *o)
 {
-    char text[256];
-    snprintf(text, sizeof(text), "%s", o->path);
-    Gnmi__PathElem pe[16];
-    Gnmi__PathElem *pp[16];
-    Gnmi__Path path = GNMI__PATH__INIT;
-    path.elem = pp;
-    path.n_elem = add_elems(pe, pp, text, 16);
-    Gnmi__Subscription sub = GNMI__SUBSCRIPTION__INIT;
-    sub.path = &path;
-    sub.mode = GNMI__SUBSCRIPTION_MODE__SAMPLE;
-    sub.sample_interval = (uint64_t)o->interval_ms * 1000000;
-    Gnmi__Subscription *subs[1] = {&sub};
+    char text[MAX_PATHS][256];
+    Gnmi__PathElem pe[MAX_PATHS][16];
+    Gnmi__PathElem *pp[MAX_PATHS][16];
+    Gnmi__Path path[MAX_PATHS];
+    Gnmi__Subscription sub[MAX_PATHS];
+    Gnmi__Subscription *subs[MAX_PATHS];
+    char all[1024];
+    snprintf(all, sizeof(all), "%s", o->path);
+    size_t np = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(all, ",", &save); tok && np < MAX_PATHS;
+         tok = strtok_r(NULL, ",", &save), np++) {
+        snprintf(text[np], sizeof(text[np]), "%s", tok);
+        gnmi__path__init(&path[np]);
+        path[np].elem = pp[np];
+        path[np].n_elem = add_elems(pe[np], pp[np], text[np], 16);
+        gnmi__subscription__init(&sub[np]);
+        sub[np].path = &path[np];
+        sub[np].mode = GNMI__SUBSCRIPTION_MODE__SAMPLE;
+        sub[np].sample_interval = (uint64_t)o->interval_ms * 1000000;
+        subs[np] = &sub[np];
+    }
     Gnmi__SubscriptionList sl = GNMI__SUBSCRIPTION_LIST__INIT;
     sl.subscription = subs;
-    sl.n_subscription = 1;
+    sl.n_subscription = np;
     sl.mode = o->once ? GNMI__SUBSCRIPTION_LIST__MODE__ONCE : GNMI__SUBSCRIPTION_LIST__MODE__STREAM;
     sl.encoding = GNMI__ENCODING__PROTO;
     Gnmi__SubscribeRequest req = GNMI__SUBSCRIBE_REQUEST__INIT;
@@ -375,8 +332,9 @@ static int run_call(struct probe *p, grpc_channel *ch, grpc_completion_queue *cq
 
 static void usage(void)
 {
-    printf("usage: gnmi_sim_probe --target HOST:PORT [--path /interfaces] [--interval-ms N]\n"
-           "  [--updates N] [--ports N] [--sensors N] [--port K] [--rate BYTES_PER_S]\n"
+    printf("usage: gnmi_sim_probe --target HOST:PORT [--path /a/b[,/c/d]] [--interval-ms N]\n"
+           "  [--updates N] [--ports N] [--queues N] [--sensors if,eth,qos,qmon|all|none]\n"
+           "  [--port K] [--rate BYTES_PER_S]\n"
            "  [--packet-size B] [--batch-copy-ms N] [--burst-every-ms N --burst-length-ms N]\n"
            "  [--timeout-ms N] [--username U]\n"
            "  [--password P] [--tls-ca F [--tls-cert F --tls-key F]] [--capabilities]\n"
@@ -387,7 +345,8 @@ static int parse(int argc, char **argv, struct probe_opts *o)
 {
     *o = (struct probe_opts){.path = "/interfaces",
                              .ports = 4,
-                             .sensors = 1,
+                             .sensors = PROBE_IF | PROBE_ETH,
+                             .queues = 4,
                              .packet_size = 4096,
                              .updates = 5,
                              .interval_ms = 100,
@@ -428,8 +387,13 @@ static int parse(int argc, char **argv, struct probe_opts *o)
             o->tls_key = v;
         else if (strcmp(a, "--ports") == 0)
             o->ports = (unsigned)strtoul(v, NULL, 10);
-        else if (strcmp(a, "--sensors") == 0)
-            o->sensors = (unsigned)strtoul(v, NULL, 10);
+        else if (strcmp(a, "--sensors") == 0) {
+            if (probe_sensors_parse(v, &o->sensors) != 0) {
+                usage();
+                return -1;
+            }
+        } else if (strcmp(a, "--queues") == 0)
+            o->queues = (unsigned)strtoul(v, NULL, 10);
         else if (strcmp(a, "--port") == 0)
             o->port = (unsigned)strtoul(v, NULL, 10);
         else if (strcmp(a, "--updates") == 0)
@@ -503,7 +467,8 @@ int main(int argc, char **argv)
         run_call(&p, ch, cq, "/gnmi.gNMI/Subscribe", req, &st);
         grpc_byte_buffer_destroy(req);
         if (p.o.once) {
-            if (st != GRPC_STATUS_OK || !p.sync_seen || p.updates != 0 || p.checked != 1)
+            if (st != GRPC_STATUS_OK || !p.sync_seen || p.updates != 0 ||
+                p.checked != popcount(p.o.sensors & ~(unsigned)PROBE_QMON))
                 FAIL(&p, "ONCE: status=%d sync=%u updates after sync=%u checked=%u", (int)st,
                      p.sync_seen, p.updates, p.checked);
         } else if (p.o.expect_status >= 0) {
@@ -513,10 +478,14 @@ int main(int argc, char **argv)
             if (!p.sync_seen || p.updates < p.o.updates)
                 FAIL(&p, "stream ended early: dump=%u sync=%u updates=%u", p.dump, p.sync_seen,
                      p.updates);
-            if (p.checked == 0)
-                FAIL(&p, "port et-0/0/%u was never checked", p.o.port);
+            for (int k = 0; k < PROBE_SENSORS; k++) {
+                unsigned bit = 1u << k;
+                if ((p.o.sensors & bit) && bit != PROBE_QMON && p.checked_by[k] == 0)
+                    FAIL(&p, "port et-0/0/%u was never checked for %s", p.o.port,
+                         probe_streamed_path(bit));
+            }
         }
-        if (p.o.sensors >= 2 && p.qmon_mapped == 0)
+        if ((p.o.sensors & PROBE_QMON) && p.qmon_mapped == 0)
             FAIL(&p, "no qmon-sw tail drop sample with port and queue labels");
         if (p.o.expect_reset && p.resets == 0)
             FAIL(&p, "no sample was flagged as a reset");

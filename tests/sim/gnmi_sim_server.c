@@ -57,8 +57,8 @@ struct call {
     int in_wrap, dump_done, sync_pending, sync_sent;
     int64_t wrap_tick_ms;
     uint32_t wrap_port;
-    unsigned wrap_sensor; /* FSC_SIM_SENSOR_* being sent */
-    uint64_t seq[2];
+    unsigned wrap_sensor;            /* FSC_SIM_SENSOR_* being sent */
+    uint64_t seq[FSC_SIM_N_SENSORS]; /* next sequence_number, per sensor */
     uint64_t sent, overruns;
 };
 
@@ -204,9 +204,15 @@ static int64_t jittered(struct sim_server *srv, const struct call *c, int64_t ti
     return t > srv->start_ms ? t : srv->start_ms;
 }
 
-static unsigned first_sensor(unsigned sensors)
+/* The wrap is over: after the first one (the initial dump) the
+ * sync_response is due. */
+static void wrap_done(struct call *c)
 {
-    return (sensors & FSC_SIM_SENSOR_IF) ? FSC_SIM_SENSOR_IF : FSC_SIM_SENSOR_QMON;
+    c->in_wrap = 0;
+    if (!c->dump_done) {
+        c->dump_done = 1;
+        c->sync_pending = 1;
+    }
 }
 
 /* Builds and sends the next message of the wrap in progress. */
@@ -223,7 +229,7 @@ static void send_wrap_message(struct call *c)
         payload = epoch;
     struct fsc_sim_port_values v;
     fsc_sim_port_values(cfg, c->wrap_port, epoch, fsc_sim_value_time(cfg, epoch, payload), &v);
-    int si = c->wrap_sensor == FSC_SIM_SENSOR_IF ? 0 : 1;
+    int si = fsc_sim_sensor_index(c->wrap_sensor);
     int last_port = c->wrap_port + 1 >= cfg->ports;
     struct fsc_sim_msg_meta meta = {
         .system_id = cfg->system_id,
@@ -246,15 +252,10 @@ static void send_wrap_message(struct call *c)
     /* Advance: next port, then the next sensor, then the wrap is over. */
     if (!last_port) {
         c->wrap_port++;
-    } else if (c->wrap_sensor == FSC_SIM_SENSOR_IF && (c->req.sensors & FSC_SIM_SENSOR_QMON)) {
-        c->wrap_sensor = FSC_SIM_SENSOR_QMON;
+    } else if ((c->wrap_sensor = fsc_sim_next_sensor(c->req.sensors, c->wrap_sensor)) != 0) {
         c->wrap_port = 0;
     } else {
-        c->in_wrap = 0;
-        if (!c->dump_done) {
-            c->dump_done = 1;
-            c->sync_pending = 1;
-        }
+        wrap_done(c);
     }
     send_bytes(c, buf, len);
 }
@@ -304,9 +305,14 @@ static void pump(struct call *c, int64_t now)
         c->overruns += (uint64_t)behind;
         c->next_tick_ms += behind * c->interval_ms;
     }
-    c->in_wrap = 1;
     c->wrap_port = 0;
-    c->wrap_sensor = first_sensor(c->req.sensors);
+    c->wrap_sensor = fsc_sim_next_sensor(c->req.sensors, 0);
+    if (!c->wrap_sensor) { /* only paths without data: nothing to send */
+        wrap_done(c);
+        pump(c, now); /* the sync_response of the (empty) dump */
+        return;
+    }
+    c->in_wrap = 1;
     send_wrap_message(c);
 }
 

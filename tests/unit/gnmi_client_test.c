@@ -2,9 +2,11 @@
  * the Subscribe request on the wire equals the planner's bytes and carries
  * the credentials; responses reach the registry and the stream counters; a
  * failed call is retried after backoff; a silent stream is resubscribed;
- * Capabilities without PROTO is logged as an error naming the device. The
- * server is driven step by step from the test thread; every wait is bounded
- * (10 s per step) and nothing asserts on durations. */
+ * Capabilities without PROTO is logged as an error naming the device; the
+ * observed cadence follows device time per series (the estimator's own
+ * known answers are in gnmi_cadence_test.c). The server is driven step by
+ * step from the test thread; every wait is bounded (10 s per step) and
+ * nothing asserts on durations (cadence is device time from the messages). */
 #include <grpc/byte_buffer.h>
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/grpc.h>
@@ -232,7 +234,8 @@ static void srv_stop(struct srv *s)
 
 /* ---- messages ------------------------------------------------------------- */
 
-static size_t pack_update(uint8_t *buf, uint64_t v)
+/* One in-octets update of `port` stamped ts_ns (Notification.timestamp). */
+static size_t pack_update_at(uint8_t *buf, const char *port, int64_t ts_ns, uint64_t v)
 {
     Gnmi__PathElem e[5];
     Gnmi__PathElem *ep[5];
@@ -244,7 +247,7 @@ static size_t pack_update(uint8_t *buf, uint64_t v)
         ep[i] = &e[i];
     }
     ke.key = "name";
-    ke.value = "et-0/0/1";
+    ke.value = (char *)port;
     e[1].n_key = 1;
     e[1].key = &kp;
     Gnmi__Path path = GNMI__PATH__INIT;
@@ -257,13 +260,18 @@ static size_t pack_update(uint8_t *buf, uint64_t v)
     u.path = &path;
     u.val = &tv;
     Gnmi__Notification nt = GNMI__NOTIFICATION__INIT;
-    nt.timestamp = 1700000000000000000LL;
+    nt.timestamp = ts_ns;
     nt.n_update = 1;
     nt.update = &up;
     Gnmi__SubscribeResponse r = GNMI__SUBSCRIBE_RESPONSE__INIT;
     r.response_case = GNMI__SUBSCRIBE_RESPONSE__RESPONSE_UPDATE;
     r.update = &nt;
     return gnmi__subscribe_response__pack(&r, buf);
+}
+
+static size_t pack_update(uint8_t *buf, uint64_t v)
+{
+    return pack_update_at(buf, "et-0/0/1", 1700000000000000000LL, v);
 }
 
 static size_t pack_sync(uint8_t *buf)
@@ -533,5 +541,44 @@ static void unreachable_target_backs_off(void)
     grpc_shutdown();
 }
 
+#define MS_NS 1000000LL
+#define T0_NS 1700000000000000000LL
+
+/* Through a stream: two ports (two series, full paths without a prefix)
+ * each sampled every 100 ms of device time, the second 50 ms after the
+ * first. Per series the cadence is exactly 0.1 s with no jitter; an estimate
+ * over consecutive messages would say 0.05 s. The stats carry it. */
+static void stream_cadence_per_series(void)
+{
+    struct fx f;
+    uint8_t buf[4096];
+    CHECK_INT(fx_start(&f, 2000000000, 3), 0);
+    struct srv_call *c = f.ctx ? srv_accept(&f.s, "/gnmi.gNMI/Subscribe", NULL, 0) : NULL;
+    CHECK(c != NULL);
+    if (c) {
+        CHECK(srv_read_request(&f.s, c, buf, sizeof(buf)) > 0);
+        struct fsc_gnmi_stream_stats ss = stats_of(&f);
+        CHECK_INT(ss.cadence_intervals, 0);
+        for (int i = 0; i < 40; i++) {
+            int64_t t = T0_NS + i * 100 * MS_NS;
+            CHECK_INT(srv_send(&f.s, c, buf, pack_update_at(buf, "et-0/0/1", t, 1000u * i)), 0);
+            CHECK_INT(
+                srv_send(&f.s, c, buf, pack_update_at(buf, "et-0/0/2", t + 50 * MS_NS, 1000u * i)),
+                0);
+        }
+        ss = wait_messages(&f, 80);
+        CHECK_INT(ss.messages, 80);
+        CHECK_INT(ss.cadence_intervals, 78);
+        CHECK_NEAR(ss.cadence_s, 0.1, 1e-12);
+        CHECK_NEAR(ss.jitter_s, 0.0, 1e-12);
+    }
+    fsc_gnmi_source_ops.stop(f.ctx);
+    f.ctx = NULL;
+    if (c)
+        srv_end(&f.s, c, GRPC_STATUS_OK);
+    fx_stop(&f);
+}
+
 TEST_MAIN(TEST(subscribe_ingest_and_credentials), TEST(failed_call_retried),
-          TEST(silent_stream_resubscribed), TEST(unreachable_target_backs_off))
+          TEST(silent_stream_resubscribed), TEST(unreachable_target_backs_off),
+          TEST(stream_cadence_per_series))
