@@ -17,6 +17,7 @@
 #include "engine/engine.h"
 #include "engine/events.h"
 #include "gnmi/gnmi_source.h"
+#include "otlp/otlp_source.h"
 #include "prometheus/prom_http.h"
 #include "prometheus/prom_render.h"
 
@@ -236,6 +237,34 @@ static size_t streams_cb(void *arg, struct fsc_prom_stream_stat *out, size_t cap
     return total < DAEMON_STREAMS_MAX ? total : DAEMON_STREAMS_MAX;
 }
 
+/* The renderer's view of every OTLP transport (fabricscope_otlp_*). The
+ * transport names are static strings, the source names live in the config. */
+static size_t receivers_cb(void *arg, struct fsc_prom_receiver_stat *out, size_t cap)
+{
+    struct daemon *d = arg;
+    size_t total = 0;
+    for (size_t i = 0; i < d->n_sources; i++) {
+        if (d->sources[i].cfg->type != FSC_SOURCE_OTLP || !d->sources[i].ctx)
+            continue;
+        struct fsc_otlp_transport_stats st[2];
+        size_t n = fsc_otlp_source_stats(d->sources[i].ctx, st, 2);
+        for (size_t k = 0; k < n && total < cap; k++, total++)
+            out[total] = (struct fsc_prom_receiver_stat){
+                .source = d->sources[i].cfg->name,
+                .transport = st[k].transport,
+                .ok = st[k].ok,
+                .partial = st[k].partial,
+                .bad_request = st[k].bad_request,
+                .too_large = st[k].too_large,
+                .other_errors = st[k].other_errors,
+                .bytes = st[k].bytes_received,
+                .points = st[k].points,
+                .rejected = st[k].rejected,
+            };
+    }
+    return total;
+}
+
 static int start_prometheus(struct daemon *d, char *err, size_t errlen)
 {
     const struct fsc_prometheus_config *pc = &d->cfg->exporters.prometheus;
@@ -249,6 +278,8 @@ static int start_prometheus(struct daemon *d, char *err, size_t errlen)
         .source_up_arg = d,
         .streams = streams_cb,
         .streams_arg = d,
+        .receivers = receivers_cb,
+        .receivers_arg = d,
     };
     char perr[512];
     d->prom = fsc_prom_renderer_create(&env, perr, sizeof(perr));

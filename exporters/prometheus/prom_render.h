@@ -42,6 +42,15 @@ struct fsc_prom_stream_stat {
     double cadence_s, jitter_s;
 };
 
+/* One transport of a push receiver (OTLP gRPC or HTTP), for the
+ * fabricscope_otlp_* self-metrics. Strings are borrowed for one render. */
+struct fsc_prom_receiver_stat {
+    const char *source;
+    const char *transport;                                      /* "grpc" or "http" */
+    uint64_t ok, partial, bad_request, too_large, other_errors; /* requests by outcome */
+    uint64_t bytes, points, rejected;
+};
+
 /* What the renderer reads; all borrowed and outliving the renderer. */
 struct fsc_prom_render_env {
     struct fsc_registry *reg;
@@ -55,6 +64,10 @@ struct fsc_prom_render_env {
      * exceed cap; the rest are not shown). NULL: no stream families. */
     size_t (*streams)(void *arg, struct fsc_prom_stream_stat *out, size_t cap);
     void *streams_arg;
+    /* Fills up to cap receiver transport stats and returns how many exist.
+     * NULL: no fabricscope_otlp_* families. */
+    size_t (*receivers)(void *arg, struct fsc_prom_receiver_stat *out, size_t cap);
+    void *receivers_arg;
 };
 
 struct fsc_prom_renderer;

@@ -35,11 +35,17 @@ enum self_family {
     S_GNMI_SEQ_GAPS,
     S_GNMI_RECONNECTS,
     S_GNMI_RESUBSCRIBES,
+    S_OTLP_REQUESTS,
+    S_OTLP_BYTES,
+    S_OTLP_POINTS,
+    S_OTLP_REJECTED,
     S__COUNT
 };
 
 /* Streams shown per scrape at most (a few per device). */
 #define MAX_STREAMS 1024
+/* Receiver transports shown per scrape at most (two per otlp source). */
+#define MAX_RECEIVERS 64
 
 static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
     [S_BUILD] = {"fabricscope_build_info", "fabricscope_build_info", "gauge",
@@ -99,6 +105,15 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
                            "counter", "Calls that failed and were retried after backoff."},
     [S_GNMI_RESUBSCRIBES] = {"fabricscope_gnmi_resubscribes", "fabricscope_gnmi_resubscribes_total",
                              "counter", "Calls cancelled for silence and subscribed again."},
+    [S_OTLP_REQUESTS] = {"fabricscope_otlp_requests", "fabricscope_otlp_requests_total", "counter",
+                         "OTLP export requests answered, by outcome."},
+    [S_OTLP_BYTES] = {"fabricscope_otlp_received_bytes", "fabricscope_otlp_received_bytes_total",
+                      "counter", "OTLP request bytes received on the wire (before gzip)."},
+    [S_OTLP_POINTS] = {"fabricscope_otlp_points", "fabricscope_otlp_points_total", "counter",
+                       "OTLP data points in decoded requests."},
+    [S_OTLP_REJECTED] = {"fabricscope_otlp_rejected_points",
+                         "fabricscope_otlp_rejected_points_total", "counter",
+                         "OTLP data points refused (partial success)."},
 };
 
 static void line_num(struct fsc_prom_renderer *r, struct fsc_buf *out, enum self_family s,
@@ -227,6 +242,42 @@ static void self_streams(struct fsc_prom_renderer *r, struct fsc_buf *out)
     free(st);
 }
 
+/* Per-transport families of push receivers (OTLP), one family at a time. */
+static void self_receivers(struct fsc_prom_renderer *r, struct fsc_buf *out)
+{
+    if (!r->env.receivers)
+        return;
+    struct fsc_prom_receiver_stat st[MAX_RECEIVERS];
+    size_t n = r->env.receivers(r->env.receivers_arg, st, MAX_RECEIVERS);
+    if (n > MAX_RECEIVERS)
+        n = MAX_RECEIVERS;
+    if (n == 0)
+        return;
+    static const char *const outcome[] = {"ok", "partial", "bad_request", "too_large", "error"};
+    header(r, out, S_OTLP_REQUESTS);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v[5] = {st[i].ok, st[i].partial, st[i].bad_request, st[i].too_large,
+                         st[i].other_errors};
+        for (size_t k = 0; k < 5; k++) {
+            struct fsc_prom_label ex[3] = {lbl("source", st[i].source),
+                                           lbl("transport", st[i].transport),
+                                           lbl("result", outcome[k])};
+            line_u64(r, out, S_OTLP_REQUESTS, ex, 3, v[k]);
+        }
+    }
+    for (enum self_family s = S_OTLP_BYTES; s <= S_OTLP_REJECTED; s++) {
+        header(r, out, s);
+        for (size_t i = 0; i < n; i++) {
+            struct fsc_prom_label ex[2] = {lbl("source", st[i].source),
+                                           lbl("transport", st[i].transport)};
+            uint64_t v = s == S_OTLP_BYTES    ? st[i].bytes
+                         : s == S_OTLP_POINTS ? st[i].points
+                                              : st[i].rejected;
+            line_u64(r, out, s, ex, 2, v);
+        }
+    }
+}
+
 void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
 {
     struct fsc_engine_stats st;
@@ -275,4 +326,5 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
     line_u64(r, out, S_SCRAPE_BYTES, NULL, 0, r->last_bytes);
 
     self_streams(r, out);
+    self_receivers(r, out);
 }

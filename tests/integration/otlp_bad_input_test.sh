@@ -161,6 +161,25 @@ for h in bad1 bad2; do
         "$(series_value fabric_cumulus_nvswitch_control_plane_rx_packets_total device=$h)" 4242
 done
 
+# ---- the receiver's own account of it (fabricscope_otlp_*) ------------------------
+# HTTP: 3 ok (2 empty bodies, the last one), 2 partial, 4 malformed (2 protobuf,
+# 2 JSON), 3 too large (1 body, 2 bombs), 1 other (415). gRPC: 1 ok, 1
+# partial, 1 malformed, 2 too large.
+rq() { series_value fabricscope_otlp_requests_total source=spine1 transport="$1" result="$2"; }
+num_eq "http requests ok" "$(rq http ok)" 3
+num_eq "http requests partial" "$(rq http partial)" 2
+num_eq "http requests bad_request" "$(rq http bad_request)" 4
+num_eq "http requests too_large" "$(rq http too_large)" 3
+num_eq "http requests error (415)" "$(rq http error)" 1
+num_eq "grpc requests ok" "$(rq grpc ok)" 1
+num_eq "grpc requests partial" "$(rq grpc partial)" 1
+num_eq "grpc requests bad_request" "$(rq grpc bad_request)" 1
+num_eq "grpc requests too_large" "$(rq grpc too_large)" 2
+num_eq "http rejected points" \
+    "$(series_value fabricscope_otlp_rejected_points_total source=spine1 transport=http)" 2
+num_eq "grpc rejected points" \
+    "$(series_value fabricscope_otlp_rejected_points_total source=spine1 transport=grpc)" 1
+
 ok
 if stop_pid "$fsc_pid" 100; then
     [ "$stop_rc" -eq 0 ] || fail "fabricscope exit status $stop_rc after SIGTERM"
