@@ -15,6 +15,11 @@
  * rx_errors_total / tx            in-errors / out-errors
  * rx_fcs_errors_total             in-fcs-errors
  * carrier_transitions_total       carrier-transitions
+ * rx_crc_errors_total             ethernet/.../in-crc-errors (MAC view;
+ *                                 kept apart from in-fcs-errors: the default
+ *                                 plan subscribes both paths)
+ * fec_corrected_blocks_total      ethernet/.../fec-corrected-blocks
+ * fec_uncorrectable_blocks_total  ethernet/.../fec-uncorrectable-blocks
  * rx_pause_frames_total / tx      ethernet/.../in-mac-pause-frames / out
  *                                 link-level 802.3x PAUSE (OpenConfig has no
  *                                 per-priority PFC leaf; PROTOCOLS §3.4); it
@@ -69,6 +74,11 @@
 
 /* Sorted by strcmp(vendor): checked by fsc_profile_check(). */
 static const struct fsc_profile_entry junos_entries[] = {
+    C64(ETH "fec-corrected-blocks", "fabric_port_fec_corrected_blocks_total", N, FSC_SIG_NONE,
+        FSC_DIR_RX),
+    C64(ETH "fec-uncorrectable-blocks", "fabric_port_fec_uncorrectable_blocks_total", N,
+        FSC_SIG_NONE, FSC_DIR_RX),
+    C64(ETH "in-crc-errors", "fabric_port_rx_crc_errors_total", P, FSC_SIG_NONE, FSC_DIR_RX),
     C64(ETH "in-mac-pause-frames", "fabric_port_rx_pause_frames_total", P, FSC_SIG_PFC_PAUSE_FRAMES,
         FSC_DIR_RX),
     C64(ETH "out-mac-pause-frames", "fabric_port_tx_pause_frames_total", P,

@@ -12,7 +12,6 @@
 #define PAUSE_IN_PER_MS  10
 #define PAUSE_OUT_PER_MS 4
 #define ECN_BURST_PER_MS 100
-#define PASS             "fabric_junos_interfaces_interface_ethernet_state_counters_"
 
 static const struct {
     unsigned sensor;
@@ -163,11 +162,11 @@ static int want_value(const struct probe *p, unsigned sensor, const struct expec
             *want = PAUSE_IN_PER_MS * x->burst_ms;
         else if (strcmp(m, "fabric_port_tx_pause_frames_total") == 0)
             *want = PAUSE_OUT_PER_MS * x->burst_ms;
-        else if (strcmp(m, PASS "in_crc_errors") == 0)
+        else if (strcmp(m, "fabric_port_rx_crc_errors_total") == 0)
             *want = x->pkts / 100000000;
-        else if (strcmp(m, PASS "fec_corrected_blocks") == 0)
+        else if (strcmp(m, "fabric_port_fec_corrected_blocks_total") == 0)
             *want = x->octets / 1000000;
-        else if (strcmp(m, PASS "fec_uncorrectable_blocks") == 0)
+        else if (strcmp(m, "fabric_port_fec_uncorrectable_blocks_total") == 0)
             *want = x->octets / 1000000000000ULL;
         else
             return -1;
