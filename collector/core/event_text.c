@@ -1,7 +1,9 @@
 #include "core/event_text.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/log.h"
@@ -42,6 +44,43 @@ void fsc_time_format(int64_t t_ns, char *buf, size_t size)
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long long)nsec);
 }
 
+/* An IPv4 address carried as a host-order integer in a double. */
+static const char *ipv4_text(double v, char *buf, size_t size)
+{
+    if (!(v > 0 && v <= 4294967295.0))
+        return "none";
+    uint32_t a = (uint32_t)v;
+    snprintf(buf, size, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255u, (a >> 8) & 255u, a & 255u);
+    return buf;
+}
+
+/* What the host has against what the cable plan wants (the NIC source's
+ * encoding, events.h). */
+static void cable_fields(struct out *o, const struct fsc_event *ev, const char *mismatch)
+{
+    /* RFC 2863 operstate words in IF_OPER_* order, as /sys/class/net says them. */
+    static const char *const oper[] = {"unknown", "notpresent", "down", "lowerlayerdown",
+                                       "testing", "dormant",    "up"};
+    static const char *const seen[] = {"none", "incomplete", "elsewhere", "complete"};
+    char a[16], b[16];
+    if (!mismatch)
+        return;
+    if (strcmp(mismatch, "down") == 0) {
+        unsigned k = ev->amount >= 0 && ev->amount < 7 ? (unsigned)ev->amount : 0;
+        put(o, " operstate=%s", oper[k]);
+    } else if (strcmp(mismatch, "speed") == 0) {
+        put(o, " want_bps=%.0f have_bps=%.0f", ev->baseline, ev->amount);
+    } else if (strcmp(mismatch, "address") == 0) {
+        put(o, " want=%s/30 have=%s", ipv4_text(ev->baseline, a, sizeof(a)),
+            ipv4_text(ev->amount, b, sizeof(b)));
+        if (ev->amount > 0)
+            put(o, "/%.0f", ev->peak);
+    } else if (strcmp(mismatch, "peer") == 0) {
+        unsigned k = ev->amount >= 0 && ev->amount < 4 ? (unsigned)ev->amount : 0;
+        put(o, " peer_address=%s neighbour=%s", ipv4_text(ev->baseline, a, sizeof(a)), seen[k]);
+    }
+}
+
 static const char *direction_name(unsigned dir)
 {
     return dir == FSC_DIR_RX ? "rx" : dir == FSC_DIR_TX ? "tx" : NULL;
@@ -52,6 +91,7 @@ size_t fsc_event_format(const struct fsc_event *ev, const struct fsc_registry *r
 {
     struct out o = {buf, size, 0};
     char t[48], q[300];
+    const char *mismatch = NULL;
 
     if (size == 0)
         return 0;
@@ -65,8 +105,16 @@ size_t fsc_event_format(const struct fsc_event *ev, const struct fsc_registry *r
             n = fsc_registry_labels(reg, ev->series, labels, FSC_REGISTRY_MAX_LABELS);
         if (n == 0)
             put(&o, " series=%u", ev->series);
-        for (size_t i = 0; i < n; i++)
-            put(&o, " %s=%s", labels[i].name, fsc_log_quote(labels[i].value, q, sizeof(q)));
+        for (size_t i = 0; i < n; i++) {
+            const char *name = labels[i].name;
+            /* A cable-mismatch series carries the mismatch in its `kind`
+             * label, which would repeat the line's own kind= key. */
+            if (ev->kind == FSC_EV_CABLE_MISMATCH && strcmp(name, "kind") == 0) {
+                mismatch = labels[i].value;
+                name = "mismatch";
+            }
+            put(&o, " %s=%s", name, fsc_log_quote(labels[i].value, q, sizeof(q)));
+        }
     }
     if (ev->kind == FSC_EV_UPLINK_IMBALANCE)
         put(&o, " group=%u", ev->group);
@@ -102,6 +150,13 @@ size_t fsc_event_format(const struct fsc_event *ev, const struct fsc_registry *r
     case FSC_EV_QUEUE_PEAK:
     case FSC_EV_BUFFER_THRESHOLD:
         put(&o, " value=%.0f", ev->amount);
+        break;
+    case FSC_EV_CABLE_MISMATCH:
+        cable_fields(&o, ev, mismatch);
+        break;
+    case FSC_EV_PCIE_DEGRADED:
+        put(&o, " speed_gts=%g max_speed_gts=%g width=%.0f max_width=%.0f", ev->peak, ev->baseline,
+            ev->amount, ev->util_1s);
         break;
     case FSC_EV__COUNT:
         break;

@@ -7,8 +7,9 @@
  *
  * The static facts about a series (counter or gauge, hardware width, unit, link
  * speed, nominal sampling interval, device copy period, which detector it
- * feeds) are its `struct fsc_traits`, filled from the source's profile and the
- * topology when the series is first seen. Types only; no functions here. */
+ * feeds, how an exporter presents it) are its `struct fsc_traits`, filled
+ * from the source's profile and the topology when the series is first seen.
+ * Types only; no functions here. */
 #ifndef FSC_SAMPLE_H
 #define FSC_SAMPLE_H
 
@@ -79,6 +80,19 @@ enum fsc_direction {
     FSC_DIR_TX = 2,
 };
 
+/* How an exporter presents a series; the engine ignores it. A source that
+ * keeps a histogram as separate counters (OTLP: `<name>_bucket{le}`
+ * cumulative over buckets, `<name>_count`, `<name>_sum`) marks each part, so
+ * the Prometheus exporter can join them into one `histogram` family <name>
+ * instead of three counter families. The parts stay counters for the engine
+ * (rates and resets as usual). */
+enum fsc_expo {
+    FSC_EXPO_DEFAULT = 0,     /* a series of its own */
+    FSC_EXPO_HIST_BUCKET = 1, /* name ends in _bucket, an `le` label holds the bound */
+    FSC_EXPO_HIST_COUNT = 2,  /* name ends in _count */
+    FSC_EXPO_HIST_SUM = 3,    /* name ends in _sum */
+};
+
 struct fsc_traits {
     uint8_t kind;      /* enum fsc_kind */
     uint8_t width;     /* hardware width in bits: 32 wraps at 2^32, 64 never wraps
@@ -86,7 +100,8 @@ struct fsc_traits {
     uint8_t unit;      /* enum fsc_unit */
     uint8_t signal;    /* enum fsc_signal */
     uint8_t direction; /* enum fsc_direction */
-    uint8_t pad_[3];
+    uint8_t expo;      /* enum fsc_expo */
+    uint8_t pad_[2];
     uint32_t scale;              /* raw value x scale = unit value (IB port_xmit_data: 4); 0 = 1 */
     uint64_t link_speed_bps;     /* 0 = unknown: no plausibility check, no utilization */
     uint64_t buffer_bytes;       /* queue/buffer size for FSC_SIG_QUEUE_PEAK, 0 = unknown */

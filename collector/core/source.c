@@ -1,6 +1,7 @@
 #include "core/source.h"
 
 #include "gnmi/gnmi_source.h"
+#include "nic/nic_source.h"
 #include "otlp/otlp_source.h"
 #include "replay/replay_source.h"
 #include "synth/synth_source.h"
@@ -15,7 +16,7 @@ const struct fsc_source_ops *fsc_source_ops_find(enum fsc_source_type type)
     case FSC_SOURCE_OTLP:
         return &fsc_otlp_source_ops;
     case FSC_SOURCE_NIC:
-        break;
+        return &fsc_nic_source_ops;
     case FSC_SOURCE_SYNTHETIC:
         return &fsc_synth_source_ops;
     case FSC_SOURCE_REPLAY:

@@ -130,6 +130,7 @@ struct fsc_series_view {
     uint8_t signal;                      /* traits: enum fsc_signal */
     uint8_t direction;                   /* traits: enum fsc_direction */
     uint8_t unit;                        /* traits: enum fsc_unit */
+    uint8_t expo;                        /* traits: enum fsc_expo (exporters only) */
     uint8_t has_windows;                 /* windows_done != 0: some window completed */
     uint8_t windows_done;                /* bit L: a window of level L has completed (its rate and
                                           * peak are real, not a placeholder 0) */

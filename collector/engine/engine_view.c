@@ -80,6 +80,7 @@ static bool view_fill(const struct fsc_engine *eng, fsc_series_id id, struct fsc
     out->signal = tr->signal;
     out->direction = tr->direction;
     out->unit = tr->unit;
+    out->expo = tr->expo;
     out->windows_done = (uint8_t)((ser->flags & FSC_SER_F_WIN_ALL) >> 4);
     out->has_windows = out->windows_done != 0;
     out->link_speed_bps = tr->link_speed_bps;

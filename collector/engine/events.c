@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine/detect.h"
+
 struct fsc_event_bus {
     pthread_mutex_t mu;
     pthread_cond_t cv; /* signalled on publish; uses CLOCK_MONOTONIC */
@@ -220,6 +222,8 @@ const char *fsc_event_kind_name(enum fsc_event_kind kind)
         [FSC_EV_REORDER_SPIKE] = "reorder_spike",
         [FSC_EV_PFC_STORM] = "pfc_storm",
         [FSC_EV_UPLINK_IMBALANCE] = "uplink_imbalance",
+        [FSC_EV_CABLE_MISMATCH] = "cable_mismatch",
+        [FSC_EV_PCIE_DEGRADED] = "pcie_degraded",
     };
     if ((unsigned)kind >= FSC_EV__COUNT)
         return "unknown";
@@ -239,4 +243,15 @@ const char *fsc_event_phase_name(enum fsc_event_phase phase)
         return "instant";
     }
     return "unknown";
+}
+
+/* A source's own event, published and counted as a detector's (events.h).
+ * Under the engine lock, as the detectors publish: stats.events is the
+ * engine's, and one lock order (engine, then bus) holds everywhere. */
+void fsc_engine_publish(struct fsc_engine *eng, const struct fsc_event *ev)
+{
+    pthread_mutex_lock(&eng->mu);
+    const struct fsc_det_ctx ctx = {.cfg = &eng->cfg, .bus = eng->bus, .events = eng->stats.events};
+    fsc_det_publish(&ctx, ev);
+    pthread_mutex_unlock(&eng->mu);
 }

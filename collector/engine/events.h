@@ -25,6 +25,10 @@ enum fsc_event_kind {
     FSC_EV_REORDER_SPIKE,
     FSC_EV_PFC_STORM,
     FSC_EV_UPLINK_IMBALANCE,
+    /* Published by the NIC source (collector/nic), START when a condition
+     * appears and END when it clears; no UPDATE. */
+    FSC_EV_CABLE_MISMATCH, /* a host interface differs from the B300 cable plan */
+    FSC_EV_PCIE_DEGRADED,  /* a NIC's PCIe link runs below its max speed or width */
     FSC_EV__COUNT
 };
 
@@ -46,11 +50,20 @@ struct fsc_event {
     int64_t t_start_ns;   /* device time the condition started */
     int64_t t_end_ns;     /* device time it ended; 0 while ongoing */
     double peak;          /* microburst: peak utilization 0..1; spike: peak rate/s;
-                           * PFC: peak paused fraction; imbalance: peak max/mean ratio */
-    double amount;        /* microburst: bytes; spike: events; PFC: paused seconds */
-    double baseline;      /* spike: baseline rate/s at start */
+                           * PFC: peak paused fraction; imbalance: peak max/mean ratio;
+                           * cable mismatch: prefix length of `amount` (address);
+                           * PCIe: current speed GT/s */
+    double amount;        /* microburst: bytes; spike: events; PFC: paused seconds;
+                           * cable mismatch: what the host has (down: operstate
+                           * number; speed: b/s; address: first IPv4 address as a
+                           * host-order integer, 0 none; peer: enum fsc_peer_seen);
+                           * PCIe: current width */
+    double baseline;      /* spike: baseline rate/s at start; cable mismatch: what the
+                           * plan wants (speed b/s, address or peer address as a
+                           * host-order integer); PCIe: max speed GT/s */
     double util_1s;       /* microburst: utilization of the surrounding window of
-                           * window level 0 (1 s by default); -1 if unknown */
+                           * window level 0 (1 s by default); -1 if unknown;
+                           * PCIe: max width */
     double util_10s;      /* same for level 1 (10 s by default); -1 if unknown */
 };
 
@@ -85,6 +98,16 @@ int fsc_event_wait(struct fsc_event_sub *sub, int timeout_ms);
 
 /* Total published so far. */
 uint64_t fsc_event_bus_published(struct fsc_event_bus *bus);
+
+/* Publishes an event that a source raised itself (the NIC source's cable
+ * mismatches and PCIe degradations) exactly as the engine's detectors do:
+ * counted in the engine's stats.events (START and INSTANT phases) and copied
+ * to the bus the engine was created with (none: only counted). The event's
+ * series names the series whose labels describe it. Thread: any; takes the
+ * engine lock, then the bus lock. (An engine function: its home is engine.h;
+ * declared here until that header takes it.) */
+struct fsc_engine;
+void fsc_engine_publish(struct fsc_engine *eng, const struct fsc_event *ev);
 
 /* "microburst", "cnp_spike", ...; "start", "update", "end", "instant". */
 const char *fsc_event_kind_name(enum fsc_event_kind kind);

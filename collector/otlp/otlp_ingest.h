@@ -26,7 +26,9 @@
  * feeds that (a delta point never produces a reset). Histograms (both
  * temporalities) are kept as histograms: one counter series per bucket
  * `<name>_bucket{le="<bound>"|"+Inf"}` (cumulative over buckets, as
- * Prometheus counts them) plus `<name>_count` and `<name>_sum`.
+ * Prometheus counts them) plus `<name>_count` and `<name>_sum`, each marked
+ * with its part in traits.expo, so the Prometheus exporter shows them as one
+ * histogram family <name> (docs/METRICS.md).
  *
  * Rejected points (counted, never fatal to the rest of the request): no
  * time, no value, NO_RECORDED_VALUE flag (a staleness marker: skipped, not

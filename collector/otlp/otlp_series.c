@@ -450,7 +450,9 @@ size_t otlp_le_format(double v, char *out, size_t cap)
     return (size_t)n < cap ? (size_t)n : (cap ? cap - 1 : 0);
 }
 
-/* Series k of a point: its name, its `le` (buckets) and its traits. */
+/* Series k of a point: its name, its `le` (buckets) and its traits. The
+ * parts of a histogram are counters marked with the part they are (expo),
+ * so the exporter can show them as one histogram family. */
 static const char *series_k(const struct otlp_series *s, const struct otlp_ident *id,
                             const struct otlp_plan *plan, uint32_t k, uint32_t nb, const char *port,
                             char name[FSC_PROFILE_NAME_MAX + 8], char le[40], struct fsc_traits *tr)
@@ -484,12 +486,15 @@ static const char *series_k(const struct otlp_series *s, const struct otlp_ident
         else
             otlp_le_format(id->bounds[k], le, 40);
         tr->width = 64;
+        tr->expo = FSC_EXPO_HIST_BUCKET;
         snprintf(name, FSC_PROFILE_NAME_MAX + 8, "%s_bucket", base);
     } else if (k == nb) {
         tr->width = 64;
+        tr->expo = FSC_EXPO_HIST_COUNT;
         snprintf(name, FSC_PROFILE_NAME_MAX + 8, "%s_count", base);
     } else {
         tr->width = 53; /* a double counter */
+        tr->expo = FSC_EXPO_HIST_SUM;
         snprintf(name, FSC_PROFILE_NAME_MAX + 8, "%s_sum", base);
     }
     return name;

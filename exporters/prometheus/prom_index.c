@@ -4,6 +4,7 @@
 #include "core/hash.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,7 @@ static void family_free(struct fsc_prom_family *f)
     free(f->om_name);
     free(f->sample_name);
     free(f->ids);
+    free(f->hist);
     free(f);
 }
 
@@ -144,8 +146,48 @@ static int ends_with_total(const char *s, size_t n)
     return n > 6 && memcmp(s + n - 6, "_total", 6) == 0;
 }
 
-int fsc_prom_family_resolve(struct fsc_prom_index *ix, struct fsc_prom_family *f, uint8_t kind)
+/* The name suffix of each histogram part (enum fsc_expo). */
+static const char *const hist_suffix[] = {
+    [FSC_EXPO_HIST_BUCKET] = "_bucket",
+    [FSC_EXPO_HIST_COUNT] = "_count",
+    [FSC_EXPO_HIST_SUM] = "_sum",
+};
+
+/* Resolves f as a histogram part when its metric ends in the part's suffix:
+ * the family is named after the base, its samples keep the metric's name.
+ * Returns 1 when done, 0 when f is no histogram part, -ENOMEM. */
+static int resolve_hist(struct fsc_prom_index *ix, struct fsc_prom_family *f, uint8_t expo)
 {
+    if (expo < FSC_EXPO_HIST_BUCKET || expo > FSC_EXPO_HIST_SUM)
+        return 0;
+    size_t sl = strlen(hist_suffix[expo]);
+    if (f->metric_len <= sl || memcmp(f->metric + f->metric_len - sl, hist_suffix[expo], sl) != 0)
+        return 0;
+    char *base = dup_n(f->metric, f->metric_len - sl, "");
+    char *name = dup_n(f->metric, f->metric_len, "");
+    if (!base || !name) {
+        free(base);
+        free(name);
+        return -ENOMEM;
+    }
+    free(f->om_name);
+    f->om_name = base;
+    f->om_len = f->metric_len - sl;
+    free(f->sample_name);
+    f->sample_name = name;
+    f->sample_len = f->metric_len;
+    f->type = FSC_PROM_HISTOGRAM;
+    f->part = expo;
+    ix->order_dirty = 1;
+    return 1;
+}
+
+int fsc_prom_family_resolve(struct fsc_prom_index *ix, struct fsc_prom_family *f, uint8_t kind,
+                            uint8_t expo)
+{
+    int rc = resolve_hist(ix, f, expo);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
     uint8_t type = kind == 1 /* FSC_KIND_GAUGE */ ? FSC_PROM_GAUGE : FSC_PROM_COUNTER;
     char *name = dup_n(f->om_name, f->om_len, type == FSC_PROM_COUNTER ? "_total" : "");
     if (!name)
@@ -181,7 +223,7 @@ static struct fsc_prom_family *fam_add(struct fsc_prom_index *ix, const char *me
     int total = ends_with_total(metric, len);
     f->om_len = total ? len - 6 : len;
     f->om_name = dup_n(metric, f->om_len, "");
-    if (!f->om_name || (total && fsc_prom_family_resolve(ix, f, 0) != 0)) {
+    if (!f->om_name || (total && fsc_prom_family_resolve(ix, f, 0, FSC_EXPO_DEFAULT) != 0)) {
         family_free(f);
         return NULL;
     }
@@ -370,5 +412,83 @@ int fsc_prom_index_update(struct fsc_prom_index *ix, const struct fsc_registry *
         ix->ser[id].pad_ = 0;
         ix->indexed = id + 1;
     }
+    return 0;
+}
+
+/* ---- histogram order ---------------------------------------------------- */
+
+struct hist_key {
+    double le; /* numeric bound; 0 for _count / _sum */
+    const char *le_s;
+    uint32_t base;
+    fsc_series_id id;
+};
+
+static int cmp_hist_key(const void *a, const void *b)
+{
+    const struct hist_key *ka = a, *kb = b;
+    if (ka->base != kb->base)
+        return ka->base < kb->base ? -1 : 1;
+    if (ka->le != kb->le)
+        return ka->le < kb->le ? -1 : 1;
+    return ka->id < kb->id ? -1 : ka->id > kb->id;
+}
+
+/* A bound's value for ordering. "+Inf", and text that is not a number
+ * (which no source writes), sort last; never NaN, so the order is total. */
+static double le_value(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || isnan(v))
+        return INFINITY;
+    return v;
+}
+
+int fsc_prom_family_hist_order(struct fsc_prom_index *ix, struct fsc_prom_family *f)
+{
+    if (f->n_hist == f->n_ids)
+        return 0;
+    uint32_t n = f->n_ids;
+    struct fsc_prom_hpos *hist = realloc(f->hist, (size_t)n * sizeof(*hist));
+    if (!hist)
+        return -ENOMEM;
+    f->hist = hist; /* still valid for the first n_hist ids if we fail below */
+    struct hist_key *key = malloc((size_t)n * sizeof(*key));
+    if (!key)
+        return -ENOMEM;
+
+    for (uint32_t i = 0; i < n; i++) {
+        fsc_series_id id = f->ids[i];
+        uint32_t block = ix->ser[id].block;
+        key[i] = (struct hist_key){.le = 0, .le_s = NULL, .base = block, .id = id};
+        const struct fsc_prom_block *b = &ix->blocks[block];
+        if (f->part != FSC_EXPO_HIST_BUCKET || !(b->reserved & FSC_PROM_RES_LE))
+            continue;
+        /* A bucket's label set without `le` is the block its _count and _sum
+         * series have (the registry interns both alike). Copy the labels out
+         * first: block_get() may move the blocks and keys. */
+        struct fsc_label lab[FSC_REGISTRY_MAX_LABELS];
+        size_t nl = 0;
+        const char *const *k = ix->keys + b->key;
+        for (size_t j = 0; j < b->n; j++) {
+            if (!key[i].le_s && strcmp(k[2 * j], "le") == 0)
+                key[i].le_s = k[2 * j + 1];
+            else if (nl < FSC_REGISTRY_MAX_LABELS)
+                lab[nl++] = (struct fsc_label){k[2 * j], k[2 * j + 1]};
+        }
+        if (block_get(ix, lab, nl, &key[i].base) != 0) {
+            free(key);
+            return -ENOMEM;
+        }
+        key[i].le = le_value(key[i].le_s);
+    }
+    qsort(key, n, sizeof(*key), cmp_hist_key);
+    for (uint32_t i = 0; i < n; i++) {
+        f->ids[i] = key[i].id;
+        f->hist[i] = (struct fsc_prom_hpos){.le = key[i].le_s, .base = key[i].base};
+    }
+    f->n_hist = n;
+    free(key);
     return 0;
 }

@@ -27,6 +27,10 @@ enum fsc_prom_ftype {
     FSC_PROM_PENDING = 0, /* no series with engine state seen yet: kind unknown */
     FSC_PROM_COUNTER = 1,
     FSC_PROM_GAUGE = 2,
+    /* One part (_bucket, _count or _sum) of a histogram a source keeps as
+     * separate counters (traits.expo): the families of one base name are
+     * exposed together as one histogram family (prom_hist.c). */
+    FSC_PROM_HISTOGRAM = 3,
 };
 
 /* Label names the renderer adds to derived series; a series that already has
@@ -49,21 +53,34 @@ struct fsc_prom_block {
     uint8_t pad_[2];
 };
 
+/* Where a histogram part's series sits in its histogram (hist_order). */
+struct fsc_prom_hpos {
+    const char *le; /* _bucket: the bound (the registry's `le` value); else NULL */
+    uint32_t base;  /* the label block of its label set without `le` */
+};
+
 /* One raw family: every series of one registry metric name. */
 struct fsc_prom_family {
     const char *metric; /* the registry's interned name (the key) */
     size_t metric_len;
     uint8_t type;    /* enum fsc_prom_ftype */
     uint8_t sorted_; /* internal */
+    uint8_t part;    /* FSC_PROM_HISTOGRAM: enum fsc_expo, which part */
     /* OpenMetrics family name: the metric without "_total"; for text the
      * sample name is used as family name. Counters' samples are always
-     * named <om_name>_total (appended for passthrough counters that lack it). */
+     * named <om_name>_total (appended for passthrough counters that lack it).
+     * A histogram part: the base name (metric without _bucket / _count /
+     * _sum), the family name in both formats. */
     char *om_name;
     size_t om_len;
     char *sample_name; /* set once the type is known */
     size_t sample_len;
-    fsc_series_id *ids; /* in creation order */
+    /* In creation order; a histogram part's in exposition order once
+     * fsc_prom_family_hist_order() ran (hist[i] then describes ids[i]). */
+    fsc_series_id *ids;
     uint32_t n_ids, cap_ids;
+    struct fsc_prom_hpos *hist;
+    uint32_t n_hist; /* ids ordered so far; < n_ids when new ids came */
 };
 
 /* What the index knows about one series id. */
@@ -104,9 +121,18 @@ void fsc_prom_index_free(struct fsc_prom_index *ix);
 int fsc_prom_index_update(struct fsc_prom_index *ix, const struct fsc_registry *reg,
                           uint32_t limit);
 
-/* Sets a pending family's type from the kind of its first series with engine
- * state (enum fsc_kind) and names its samples. Returns 0 or -ENOMEM. */
-int fsc_prom_family_resolve(struct fsc_prom_index *ix, struct fsc_prom_family *f, uint8_t kind);
+/* Sets a pending family's type from the kind and expo of its first series
+ * with engine state (enum fsc_kind, enum fsc_expo) and names its samples. A
+ * histogram part whose metric lacks the part's suffix is a plain counter.
+ * Returns 0 or -ENOMEM. */
+int fsc_prom_family_resolve(struct fsc_prom_index *ix, struct fsc_prom_family *f, uint8_t kind,
+                            uint8_t expo);
+
+/* Orders a histogram part's ids for exposition, when new ids came: by label
+ * set without `le` (its block index), then by the numeric value of `le`
+ * (+Inf last), and fills f->hist. Label blocks without `le` are created
+ * when missing. Returns 0 or -ENOMEM (the family is then left as it was). */
+int fsc_prom_family_hist_order(struct fsc_prom_index *ix, struct fsc_prom_family *f);
 
 /* Sorts ix->order when families were added. Returns 0 or -ENOMEM. */
 int fsc_prom_index_sort(struct fsc_prom_index *ix);

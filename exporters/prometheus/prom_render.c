@@ -4,7 +4,9 @@
  *
  * Order of the exposition, stable from scrape to scrape:
  *   1. raw families (one per registry metric name) sorted by name; inside a
- *      family, series in creation order (a new series comes last);
+ *      family, series in creation order (a new series comes last); the
+ *      parts of a histogram a source keeps as counters (traits.expo) make
+ *      one histogram family, label set by label set (prom_hist.c);
  *   2. derived families in docs/METRICS.md order; inside each, series in the
  *      order of the raw families they come from, then creation order;
  *   3. fabricscope_ self-metrics in docs/METRICS.md order;
@@ -146,6 +148,7 @@ void fsc_prom_renderer_destroy(struct fsc_prom_renderer *r)
     free(r->views);
     free(r->ports);
     free(r->dets);
+    free(r->hvals);
     free(r->src);
     free(r);
 }
@@ -174,9 +177,7 @@ static int sources_grow(struct fsc_prom_renderer *r)
     return 0;
 }
 
-/* 1 when series v of source s is to be left out (see the top comment);
- * also feeds the source's newest device time. */
-static int is_stale(struct fsc_prom_renderer *r, uint16_t source, const struct fsc_series_view *v)
+int fsc_prom_stale(struct fsc_prom_renderer *r, uint16_t source, const struct fsc_series_view *v)
 {
     if (source >= r->n_src)
         return 0; /* a source registered during this render: nothing known yet */
@@ -224,11 +225,38 @@ static void render_family(struct fsc_prom_renderer *r, struct fsc_prom_family *f
             const struct fsc_series_view *v = &r->views[k];
             if (!v->present)
                 continue;
-            if (is_stale(r, r->ix.ser[ids[k]].source, v))
+            if (fsc_prom_stale(r, r->ix.ser[ids[k]].source, v))
                 continue;
             fsc_prom_series(r, f, ids[k], v, raw, out);
         }
     }
+}
+
+/* A pending family whose series carry a histogram hint (traits.expo) is
+ * resolved before the families are sorted: its lines go under the
+ * histogram's base name, beside its sibling parts, from the first render
+ * on. Other pending families are left to the raw pass, which resolves them
+ * from their first present series. Returns 0 or -ENOMEM. */
+static int resolve_histograms(struct fsc_prom_renderer *r)
+{
+    for (uint32_t i = 0; i < r->ix.n_fams; i++) {
+        struct fsc_prom_family *f = r->ix.fams[i];
+        for (uint32_t k = 0; f->type == FSC_PROM_PENDING && k < f->n_ids; k += FSC_PROM_CHUNK) {
+            size_t n = f->n_ids - k < FSC_PROM_CHUNK ? f->n_ids - k : FSC_PROM_CHUNK;
+            fsc_engine_view_ids(r->env.eng, f->ids + k, n, r->views);
+            size_t j = 0;
+            while (j < n && !r->views[j].present)
+                j++;
+            if (j == n)
+                continue;
+            const struct fsc_series_view *v = &r->views[j];
+            if (v->expo != FSC_EXPO_DEFAULT &&
+                fsc_prom_family_resolve(&r->ix, f, v->kind, v->expo) != 0)
+                return -ENOMEM;
+            break;
+        }
+    }
+    return 0;
 }
 
 static int64_t mono_ns(void)
@@ -262,19 +290,33 @@ int fsc_prom_render(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64
     rc = fsc_prom_index_update(&r->ix, r->env.reg, r->max_series);
     if (rc != 0 && rc != -ENOMEM)
         return rc;
-    if ((rc = fsc_prom_index_sort(&r->ix)) != 0 || (rc = sources_grow(r)) != 0)
+    if ((rc = resolve_histograms(r)) != 0 || (rc = fsc_prom_index_sort(&r->ix)) != 0 ||
+        (rc = sources_grow(r)) != 0)
         return rc;
     for (size_t i = 0; i < r->n_src; i++)
         r->src[i].newest_cur = INT64_MIN;
 
     /* 1. Raw families; families sharing one exposition name share one
-     * header (prom_index.c sorts them next to each other). */
+     * header (prom_index.c sorts them next to each other). The parts of a
+     * histogram (sorted last among families of their base name) make one
+     * histogram family, unless a counter or gauge took the name first. */
     struct fsc_prom_rawctx raw = {NULL};
     const struct fsc_prom_family *prev = NULL;
     for (uint32_t i = 0; i < r->ix.n_fams && !r->w.err; i++) {
         struct fsc_prom_family *f = r->ix.order[i];
         if (!prev || strcmp(prev->om_name, f->om_name) != 0)
             raw.hdr = NULL;
+        if (f->type == FSC_PROM_HISTOGRAM) {
+            uint32_t n = 1;
+            while (i + n < r->ix.n_fams && r->ix.order[i + n]->type == FSC_PROM_HISTOGRAM &&
+                   strcmp(r->ix.order[i + n]->om_name, f->om_name) == 0)
+                n++;
+            if (!raw.hdr)
+                fsc_prom_hist_family(r, &r->ix.order[i], n, out);
+            i += n - 1;
+            prev = r->ix.order[i];
+            continue;
+        }
         render_family(r, f, &raw, out);
         prev = f;
     }

@@ -2,6 +2,7 @@
  * exporters/prometheus):
  *   prom_render.c  create/destroy, the render pass, staleness, families
  *   prom_series.c  one series: its raw line, and what its derived lines need
+ *   prom_hist.c    a histogram kept as separate counters: one histogram family
  *   prom_derived.c the derived families, written from those records
  *   prom_self.c    fabricscope_ self-metrics
  *   prom_index.c   family and label index; prom_text.c text primitives */
@@ -90,6 +91,13 @@ struct fsc_prom_det_rec {
     uint64_t events;
 };
 
+/* A histogram part's series as the raw pass found it (prom_hist.c). */
+struct fsc_prom_hval {
+    union fsc_value v;
+    uint8_t ok;  /* present, fresh and has a value: its line is written */
+    uint8_t f64; /* v.d, else v.u */
+};
+
 struct fsc_prom_renderer {
     struct fsc_prom_render_env env;
     struct fsc_prom_index ix;
@@ -99,6 +107,8 @@ struct fsc_prom_renderer {
     size_t n_ports, cap_ports;
     struct fsc_prom_det_rec *dets;
     size_t n_dets, cap_dets;
+    struct fsc_prom_hval *hvals; /* one histogram family's series; reused */
+    size_t cap_hvals;
     struct fsc_prom_src *src;
     size_t n_src;
 
@@ -132,6 +142,18 @@ struct fsc_prom_rawctx {
 void fsc_prom_series(struct fsc_prom_renderer *r, struct fsc_prom_family *f, fsc_series_id id,
                      const struct fsc_series_view *v, struct fsc_prom_rawctx *raw,
                      struct fsc_buf *out);
+
+/* 1 when series v of registry source `source` is to be left out as stale
+ * (prom_render.c's top comment); also feeds the source's newest device time,
+ * so it is called once for every present series of a render. */
+int fsc_prom_stale(struct fsc_prom_renderer *r, uint16_t source, const struct fsc_series_view *v);
+
+/* Writes one histogram family from the n (1..3) raw families of its parts,
+ * fams[] in ix.order (adjacent, one per part): for each label set its
+ * buckets in increasing `le`, then _count and _sum. Errors land in
+ * r->w.err. */
+void fsc_prom_hist_family(struct fsc_prom_renderer *r, struct fsc_prom_family *const *fams,
+                          size_t n, struct fsc_buf *out);
 
 /* Writes every derived family (docs/METRICS.md order) from the records of
  * the raw pass and the engine's port groups into out. */

@@ -122,10 +122,12 @@ void fsc_prom_series(struct fsc_prom_renderer *r, struct fsc_prom_family *f, fsc
 {
     uint32_t block = r->ix.ser[id].block;
 
-    if (f->type == FSC_PROM_PENDING && fsc_prom_family_resolve(&r->ix, f, v->kind) != 0) {
+    if (f->type == FSC_PROM_PENDING && fsc_prom_family_resolve(&r->ix, f, v->kind, v->expo) != 0) {
         r->w.err = -ENOMEM;
         return;
     }
+    if (f->type == FSC_PROM_HISTOGRAM)
+        return; /* got its hint after this render sorted: shown from the next */
     if (v->has_value) {
         /* A family that shares its exposition name with the one that opened
          * the header joins it only when it exposes alike. */

@@ -145,11 +145,12 @@ num_eq "no ECN spike event (queue 4)" "$(series_value fabric_ecn_spikes_total "$
 
 # The DELTA histogram's running totals over 20 ticks.
 hist=fabric_cumulus_nvswitch_histogram_interface_egress_buffer
+check "histogram family typed histogram" grep -qx "# TYPE $hist histogram" "$tmp/metrics"
 for b in 960:10 1920:30 3840:30 7680:70 15360:77 30720:77 61440:77 122880:81 245760:81 +Inf:101; do
-    num_eq "histogram le=${b%%:*}" "$(series_value "${hist}_bucket_total" "$dv" "$pv" tc=0 "le=${b%%:*}")" "${b#*:}"
+    num_eq "histogram le=${b%%:*}" "$(series_value "${hist}_bucket" "$dv" "$pv" tc=0 "le=${b%%:*}")" "${b#*:}"
 done
-num_eq "histogram count" "$(series_value "${hist}_count_total" "$dv" "$pv" tc=0)" 101
-num_eq "histogram sum" "$(series_value "${hist}_sum_total" "$dv" "$pv" tc=0)" 190010
+num_eq "histogram count" "$(series_value "${hist}_count" "$dv" "$pv" tc=0)" 101
+num_eq "histogram sum" "$(series_value "${hist}_sum" "$dv" "$pv" tc=0)" 190010
 
 ok
 if stop_pid "$fsc_pid" 100; then

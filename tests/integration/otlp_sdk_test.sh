@@ -146,6 +146,9 @@ expected_rate() { # OUTFILE STEP
 
 fetch_metrics || fail "GET /metrics"
 hist=fabric_cumulus_nvswitch_histogram_interface_egress_buffer
+# One histogram family (docs/METRICS.md), not three counter families.
+check "histogram family typed histogram" grep -qx "# TYPE $hist histogram" "$tmp/metrics"
+check_eq "histogram parts exposed as counters" "$(grep -c "^${hist}_[a-z]*_total" "$tmp/metrics")" 0
 for r in $runs; do
     h=${r%%:*}
     out="$tmp/$h.out"
@@ -167,10 +170,10 @@ for r in $runs; do
 
     for b in 960:12 1920:24 3840:24 7680:48 15360:48 30720:48 61440:48 122880:48 245760:60 +Inf:72; do
         num_eq "$h: histogram le=${b%%:*}" \
-            "$(series_value "${hist}_bucket_total" "$d" port=swp1 tc=0 "le=${b%%:*}")" "${b#*:}"
+            "$(series_value "${hist}_bucket" "$d" port=swp1 tc=0 "le=${b%%:*}")" "${b#*:}"
     done
-    num_eq "$h: histogram count" "$(series_value "${hist}_count_total" "$d" port=swp1 tc=0)" 72
-    num_eq "$h: histogram sum" "$(series_value "${hist}_sum_total" "$d" port=swp1 tc=0)" 6144240
+    num_eq "$h: histogram count" "$(series_value "${hist}_count" "$d" port=swp1 tc=0)" 72
+    num_eq "$h: histogram sum" "$(series_value "${hist}_sum" "$d" port=swp1 tc=0)" 6144240
 
     for x in swp1:rx:1e9 swp2:rx:5e8 swp1:tx:2.5e8 swp2:tx:1e8; do
         port=${x%%:*}

@@ -7,8 +7,10 @@
  * which every family of docs/METRICS.md gets a sample: a 100 ms microburst
  * and a 2 s burst on two leaf ports, an imbalanced uplink pair, a CNP storm,
  * a 32-bit wrap, PFC pause time in microseconds, queue-peak and buffer
- * evidence, double-valued spine counters, a passthrough counter, and label
- * values that need every escape. Then renders once and writes the text to
+ * evidence, double-valued spine counters, a passthrough counter, an OTLP
+ * histogram kept as counters (_bucket{le}, _count, _sum marked in
+ * traits.expo, exposed as one histogram family), and label values that need
+ * every escape. Then renders once and writes the text to
  * stdout. The same input always gives the same bytes (the first render
  * reports a previous scrape of 0 s, 0 lines, 0 bytes).
  *
@@ -146,6 +148,17 @@ static uint64_t pause_us(int step, int which)
     return 1000; /* 1 ms per 100 ms: 1 % paused */
 }
 
+/* The spine's OTLP histogram (bounds 4096, 65536, 1048576), per label set
+ * which / 8 (tc 0, tc 3) and part which % 8 (0..3 buckets, 4 _count, 5 _sum):
+ * what one 100 ms step adds. Buckets are cumulative over buckets, so each
+ * step adds as much to +Inf as to _count. */
+static uint64_t hist_step(int step, int which)
+{
+    static const uint64_t add_per_step[2][6] = {{1, 3, 3, 4, 4, 9000}, {0, 1, 2, 2, 2, 70000}};
+    (void)step;
+    return add_per_step[which / 8][which % 8];
+}
+
 static int add(struct fx *fx, uint16_t source, const char *metric, const struct fsc_traits *tr,
                const char *const *kv, uint64_t start, uint64_t (*step_u)(int, int), int which)
 {
@@ -234,6 +247,35 @@ static int build(struct fx *fx)
         const char *kv[] = {"device", "spine1", "port", p ? "swp2" : "swp1", NULL};
         rc |=
             add(fx, SRC_SPINE, "fabric_port_rx_bytes_total", &drx, kv, 123456789, nic_bytes, 0) < 0;
+    }
+
+    /* Spine: an OTLP histogram as the receiver keeps it. */
+    static const char *const le[4] = {"4096", "65536", "1048576", "+Inf"};
+    static const char *const eb = "fabric_cumulus_nvswitch_histogram_interface_egress_buffer";
+    struct fsc_traits hb = traits(0, 64, FSC_UNIT_NONE, 0, FSC_DIR_NONE, 0);
+    struct fsc_traits hc = hb, hs = traits(0, 53, FSC_UNIT_NONE, 0, FSC_DIR_NONE, 0);
+    hb.expo = FSC_EXPO_HIST_BUCKET;
+    hc.expo = FSC_EXPO_HIST_COUNT;
+    hs.expo = FSC_EXPO_HIST_SUM;
+    for (int set = 0; set < 2; set++) {
+        for (int part = 0; part < 6; part++) {
+            const char *kv[] = {"device",
+                                "spine1",
+                                "port",
+                                "swp1",
+                                "tc",
+                                set ? "3" : "0",
+                                part < 4 ? "le" : NULL,
+                                part < 4 ? le[part] : NULL,
+                                NULL};
+            char metric[128];
+            snprintf(metric, sizeof(metric), "%s%s", eb,
+                     part < 4    ? "_bucket"
+                     : part == 4 ? "_count"
+                                 : "_sum");
+            const struct fsc_traits *tr = part < 4 ? &hb : part == 4 ? &hc : &hs;
+            rc |= add(fx, SRC_SPINE, metric, tr, kv, 0, hist_step, set * 8 + part) < 0;
+        }
     }
 
     /* NIC. */

@@ -127,6 +127,8 @@ static void small_fixture(struct pfx *p)
     "fabricscope_events_total{kind=\"reorder_spike\"} 0\n"                                         \
     "fabricscope_events_total{kind=\"pfc_storm\"} 0\n"                                             \
     "fabricscope_events_total{kind=\"uplink_imbalance\"} 0\n"                                      \
+    "fabricscope_events_total{kind=\"cable_mismatch\"} 0\n"                                        \
+    "fabricscope_events_total{kind=\"pcie_degraded\"} 0\n"                                         \
     "# HELP fabricscope_scrape_duration_seconds Time the previous scrape took to render, "         \
     "seconds.\n"                                                                                   \
     "# TYPE fabricscope_scrape_duration_seconds gauge\n"                                           \
@@ -518,6 +520,133 @@ static void derived_detector_families(void)
     pfx_close(&p);
 }
 
+/* ---- a histogram kept as counters (OTLP) ---------------------------------- */
+
+#define EB "fabric_cumulus_nvswitch_histogram_interface_egress_buffer"
+#define L0 "device=\"sw1\",port=\"swp1\",tc=\"0\""
+#define L3 "device=\"sw1\",port=\"swp1\",tc=\"3\""
+#define L7 "device=\"sw1\",port=\"swp1\",tc=\"7\""
+
+/* The part of an exposition before the self-metrics. */
+static void check_raw_part(const char *got, const char *want)
+{
+    const char *self = strstr(got, "# HELP fabricscope_build_info ");
+    CHECK(self != NULL);
+    if (!self)
+        return;
+    size_t n = (size_t)(self - got);
+    char *raw = malloc(n + 1);
+    CHECK(raw != NULL);
+    if (!raw)
+        return;
+    memcpy(raw, got, n);
+    raw[n] = '\0';
+    CHECK_STR(raw, want);
+    free(raw);
+}
+
+/* A histogram fed as the OTLP ingest keeps it (bounds 5, 25, 100, counter
+ * series _bucket{le} cumulative over buckets, _count and _sum, each marked
+ * with its part in traits.expo) becomes one histogram family: per label set
+ * its buckets in numeric le order ("100" sorts before "25" as text), +Inf
+ * last, then _count and _sum, whatever the creation order of the series
+ * (tc=3 is created scrambled, as another source might). A gauge whose name
+ * sorts between _bucket and _count no longer splits the parts. A label set
+ * without a sum (tc=7: OTLP points may omit it) keeps its _count in text
+ * 0.0.4 but not in OpenMetrics, which allows _count only with _sum. The
+ * engine still treats the parts as counters. */
+static void otlp_histogram_family(void)
+{
+    struct pfx p;
+    if (pfx_open(&p) != 0) {
+        pfx_close(&p);
+        return;
+    }
+    struct fsc_traits tb =
+        pfx_traits(FSC_KIND_COUNTER, 64, FSC_UNIT_NONE, FSC_SIG_NONE, FSC_DIR_NONE, 0);
+    struct fsc_traits tc = tb, ts = tb;
+    tb.expo = FSC_EXPO_HIST_BUCKET;
+    tc.expo = FSC_EXPO_HIST_COUNT;
+    ts.width = 53;
+    ts.expo = FSC_EXPO_HIST_SUM;
+    const struct fsc_traits gauge =
+        pfx_traits(FSC_KIND_GAUGE, 64, FSC_UNIT_BYTES, FSC_SIG_NONE, FSC_DIR_NONE, 0);
+    static const char *const le[4] = {"5", "25", "100", "+Inf"};
+
+    /* Label set k: tc, creation order of its parts (0..3 buckets, 4 count,
+     * 5 sum), cumulative buckets + count and sum at T0, then at T0 + 1 s. */
+    static const struct {
+        const char *tc;
+        int order[6];
+        uint64_t v0[5], v1[5];
+        double s0, s1;
+        int has_sum;
+    } set[3] = {
+        {"0", {0, 1, 2, 3, 4, 5}, {1, 2, 2, 3, 3}, {2, 5, 6, 10, 10}, 100, 612.5, 1},
+        {"3", {5, 3, 2, 0, 1, 4}, {0, 0, 0, 0, 0}, {0, 1, 1, 1, 1}, 0, 20.25, 1},
+        {"7", {0, 1, 2, 3, 4, 5}, {0, 0, 1, 1, 1}, {0, 0, 1, 2, 2}, 0, 0, 0},
+    };
+    fsc_series_id id[3][6];
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < 6; i++) {
+            int part = set[k].order[i];
+            const char *kv[] = {"device", "sw1", "port", "swp1", "tc", set[k].tc, NULL, NULL, NULL};
+            if (part < 4) { /* buckets: le last here, the registry sorts labels */
+                kv[6] = "le";
+                kv[7] = le[part];
+            }
+            const char *metric = part < 4 ? EB "_bucket" : part == 4 ? EB "_count" : EB "_sum";
+            const struct fsc_traits *tr = part < 4 ? &tb : part == 4 ? &tc : &ts;
+            id[k][part] = pfx_series(&p, 0, metric, tr, kv);
+        }
+    }
+    const char *kvg[] = {"device", "sw1", "port", "swp1", "tc", "0", NULL};
+    fsc_series_id g = pfx_series(&p, 0, EB "_bytes", &gauge, kvg);
+    for (int step = 0; step < 2; step++) {
+        int64_t t = T0 + step * NS;
+        for (int k = 0; k < 3; k++) {
+            for (int part = 0; part < 5; part++)
+                pfx_feed_u(&p, id[k][part], t, step ? set[k].v1[part] : set[k].v0[part]);
+            if (set[k].has_sum)
+                pfx_feed_d(&p, id[k][5], t, step ? set[k].s1 : set[k].s0);
+        }
+        pfx_feed_u(&p, g, t, 4096);
+    }
+
+    /* Counters for the engine: the +Inf bucket of tc=0 went 3 -> 10 in the
+     * 1 s window [T0, T0 + 1 s): 7/s; the view carries the part. */
+    struct fsc_series_view v;
+    CHECK_INT(fsc_engine_view(p.eng, id[0][3], &v), 0);
+    CHECK_INT(v.kind, FSC_KIND_COUNTER);
+    CHECK_INT(v.expo, FSC_EXPO_HIST_BUCKET);
+    CHECK_NEAR(v.window_rate[0], 7.0, 1e-9);
+    CHECK_INT(fsc_engine_view(p.eng, id[1][5], &v), 0);
+    CHECK_INT(v.expo, FSC_EXPO_HIST_SUM);
+
+#define HIST_HEAD                                                                                  \
+    "# HELP " EB " Histogram " EB " as the device reports it.\n"                                   \
+    "# TYPE " EB " histogram\n" EB "_bucket{" L0 ",le=\"5\"} 2\n" EB "_bucket{" L0                 \
+    ",le=\"25\"} 5\n" EB "_bucket{" L0 ",le=\"100\"} 6\n" EB "_bucket{" L0 ",le=\"+Inf\"} 10\n" EB \
+    "_count{" L0 "} 10\n" EB "_sum{" L0 "} 612.5\n" EB "_bucket{" L3 ",le=\"5\"} 0\n" EB           \
+    "_bucket{" L3 ",le=\"25\"} 1\n" EB "_bucket{" L3 ",le=\"100\"} 1\n" EB "_bucket{" L3           \
+    ",le=\"+Inf\"} 1\n" EB "_count{" L3 "} 1\n" EB "_sum{" L3 "} 20.25\n" EB "_bucket{" L7         \
+    ",le=\"5\"} 0\n" EB "_bucket{" L7 ",le=\"25\"} 0\n" EB "_bucket{" L7 ",le=\"100\"} 1\n" EB     \
+    "_bucket{" L7 ",le=\"+Inf\"} 2\n"
+#define GAUGE_TAIL                                                                                 \
+    "# HELP " EB "_bytes Last value of " EB "_bytes as the device reports it.\n"                   \
+    "# TYPE " EB "_bytes gauge\n" EB "_bytes{" L0 "} 4096\n"
+    static const char want_text_h[] = HIST_HEAD EB "_count{" L7 "} 2\n" GAUGE_TAIL;
+    static const char want_om_h[] = HIST_HEAD GAUGE_TAIL;
+
+    /* Both formats, each twice: the first render is already in order. */
+    for (int i = 0; i < 4; i++) {
+        int om = i % 2;
+        pfx_render(&p, om ? FSC_PROM_OPENMETRICS : FSC_PROM_TEXT, T0 + NS);
+        check_raw_part(p.out.data, om ? want_om_h : want_text_h);
+    }
+    pfx_close(&p);
+}
+
 TEST_MAIN(TEST(text_exact), TEST(openmetrics_exact), TEST(stale_series_disappear),
           TEST(new_series_at_end_of_family), TEST(buffer_limit_e2big), TEST(histograms_cumulative),
-          TEST(derived_detector_families))
+          TEST(derived_detector_families), TEST(otlp_histogram_family))
