@@ -208,7 +208,7 @@ static void defaults_filled(void)
     const struct fsc_kafka_config *k = &cfg->exporters.kafka;
     CHECK(k->present && k->enabled);
     CHECK_STR(k->client_id, "fabricscope");
-    CHECK_STR(k->events_topic, "fabricscope.events");
+    CHECK_STR(k->events_topic, "fabric.events");
     CHECK_STR(k->samples_topic, "");
     CHECK_INT(k->compression, FSC_KAFKA_LZ4);
     CHECK_INT(k->linger_ns, 5 * MS);

@@ -1,0 +1,20 @@
+# Kafka exporter tests (exporters/kafka), label "kafka": the spool on its own,
+# the config keys, and the producer against librdkafka's in-process mock
+# cluster (no broker needed). The mock-broker helper tests/tools/kafka_mock.c
+# is built by the tools glob; it needs librdkafka, linked here.
+fsc_unit_test(kafka_spool LABELS kafka LIBS fsc_kafka CASES
+  append_read_order segments_and_acks big_active_segment_recycled bound_drops_counted
+  crash_survivors corruption_truncated lock_and_errors)
+
+# tests/tools/kafka_mock.c (the mock cluster as a process) is made by the
+# tools glob with fsc_core and fsc_prom; it needs librdkafka too.
+target_link_libraries(kafka_mock PRIVATE fsc_kafka)
+
+fsc_unit_test(kafka_exporter LABELS kafka LIBS fsc_kafka TIMEOUT 120 CASES
+  event_ids delivers_exactly_once_in_order no_spool_direct outage_resend_in_order
+  stop_flushes_and_restart_delivers sigkill_restart_delivers_spool bus_overrun_counted
+  unreachable_bootstrap_starts)
+
+fsc_unit_test(kafka_conf LABELS kafka config LIBS fsc_kafka CASES
+  defaults_and_keys loader_errors librdkafka_refusals_have_positions librdkafka_settings)
+
