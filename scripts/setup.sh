@@ -12,7 +12,7 @@ set -eu
 
 packages="build-essential cmake pkg-config libyaml-dev clang-format libmicrohttpd-dev zlib1g-dev
           curl prometheus python3 python3-prometheus-client protobuf-c-compiler libprotobuf-c-dev
-          libgrpc-dev librdkafka-dev kcat iproute2"
+          libgrpc-dev librdkafka-dev kcat iproute2 chromium libcurl4-openssl-dev"
 
 # `setup.sh --bench` also installs the peers bench/scrape_compare.sh measures
 # against; the tests do not need them.
@@ -56,4 +56,9 @@ npm ci --prefix "$(dirname "$0")/../tests/interop/gnmi_js" --no-audit --no-fund 
 # SDK 2.12 line, the last that runs on Debian 12's node 18.
 echo "setup: npm ci tests/interop/otlp_js"
 npm ci --prefix "$(dirname "$0")/../tests/interop/otlp_js" --no-audit --no-fund --ignore-scripts \
+    --loglevel=error
+# The Kafka tests' consumer and schema validator (kafka.* tests): kafkajs
+# with lz4js for LZ4 batches, ajv and ajv-formats.
+echo "setup: npm ci tests/interop/kafka_js"
+npm ci --prefix "$(dirname "$0")/../tests/interop/kafka_js" --no-audit --no-fund --ignore-scripts \
     --loglevel=error

@@ -19,6 +19,9 @@ struct fsc_config_private {
     struct fsc_cfg_arena *arena; /* owns the config itself and everything it points to */
 };
 
+/* rollup: and state_dir (config_rollup.c). */
+extern const struct fsc_cspec fsc_cspec_rollup;
+
 static const struct fsc_ckey top_keys[] = {
     {.key = "log", .kind = FSC_CK_MAP, .off = 0, .spec = &fsc_cspec_log},
     {.key = "sources",
@@ -37,6 +40,12 @@ static const struct fsc_ckey top_keys[] = {
      .kind = FSC_CK_MAP,
      .off = offsetof(struct fsc_config, topology),
      .spec = &fsc_cspec_topology},
+    /* rollup before state_dir: its defaults set state_dir's default */
+    {.key = "rollup", .kind = FSC_CK_MAP, .off = 0, .spec = &fsc_cspec_rollup},
+    {.key = "state_dir",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_PATH | FSC_CF_LONG,
+     .off = offsetof(struct fsc_config, state_dir)},
 };
 
 static const struct fsc_cspec top_spec = {

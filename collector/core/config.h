@@ -279,6 +279,14 @@ struct fsc_exporters_config {
     struct fsc_remote_write_config remote_write;
 };
 
+/* ---- rollups for reports (collector/rollup; docs/CONFIG.md, "rollup") ---- */
+
+struct fsc_rollup_config {
+    bool enabled;         /* default true */
+    int64_t retention_ns; /* per-minute records older than this are deleted; default 30 d */
+    uint64_t max_bytes;   /* bound of the store on disk; default 1 GiB */
+};
+
 /* ---- the whole file ------------------------------------------------------- */
 
 struct fsc_config_private; /* arena; private to config.c */
@@ -293,6 +301,8 @@ struct fsc_config {
     struct fsc_exporters_config exporters;
     struct fsc_engine_config engine; /* fsc_engine_config_defaults() + the engine: keys */
     struct fsc_topology topology;
+    const char *state_dir;           /* default "/var/lib/fabricscope" (rollups live below it) */
+    struct fsc_rollup_config rollup; /* rollup: keys */
     struct fsc_config_private *priv;
 };
 

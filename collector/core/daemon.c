@@ -17,9 +17,13 @@
 #include "engine/engine.h"
 #include "engine/events.h"
 #include "gnmi/gnmi_source.h"
+#include "kafka/kafka_event_json.h"
+#include "kafka/kafka_exporter.h"
 #include "otlp/otlp_source.h"
 #include "prometheus/prom_http.h"
 #include "prometheus/prom_render.h"
+#include "rollup/rollup.h"
+#include "web/web.h"
 
 #define EVENT_RING         65536
 #define STATS_EVERY_S      60
@@ -45,7 +49,13 @@ struct daemon {
     atomic_int ready; /* config loaded, sources and sinks started */
     struct fsc_prom_renderer *prom;
     struct fsc_prom_http *prom_http;
+    struct fsc_kafka_exporter *kafka;          /* exporters.kafka, or NULL */
+    struct fsc_kafka_event_json kafka_json;    /* its encoder's context */
     char stream_names[DAEMON_STREAMS_MAX][64]; /* streams_cb's copies */
+    struct fsc_web *web;                       /* the status page, on the Prometheus listener */
+    struct fsc_rollup *rollup;                 /* per-minute rollups for reports, or NULL */
+    struct fsc_prom_route web_routes[FSC_WEB_ROUTES];
+    size_t n_web_routes;
 };
 
 /* The event log: one line per detector event. Owns its subscription; runs
@@ -105,6 +115,20 @@ static void log_stats(struct daemon *d)
                     "source=%s series=%u limit=%u dropped=%llu rejected=%llu", ss.name, ss.series,
                     ss.limit, (unsigned long long)ss.dropped, (unsigned long long)ss.rejected);
     }
+}
+
+/* Per-minute rollups under state_dir (collector/rollup). Not fatal: a
+ * collector that cannot write its state directory still collects. */
+static void start_rollup(struct daemon *d)
+{
+    if (!d->cfg->rollup.enabled)
+        return;
+    struct fsc_rollup_env renv = {
+        .reg = d->reg, .eng = d->eng, .engine_cfg = &d->cfg->engine, .topo = &d->cfg->topology};
+    char rerr[512], q[600];
+    d->rollup = fsc_rollup_start(d->cfg, &renv, rerr, sizeof(rerr));
+    if (!d->rollup)
+        fsc_log(FSC_LOG_WARN, "rollup_unavailable", "reason=%s", fsc_log_quote(rerr, q, sizeof(q)));
 }
 
 static int start_sources(struct daemon *d, char *err, size_t errlen)
@@ -265,6 +289,70 @@ static size_t receivers_cb(void *arg, struct fsc_prom_receiver_stat *out, size_t
     return total;
 }
 
+/* ---- Kafka exporter (exporters/kafka) -----------------------------------------
+ * Started before the sources, so its bus subscription sees every event, and
+ * stopped after them with a flush of up to KAFKA_FLUSH_NS; what is left stays
+ * in the spool for the next start. Brokers that cannot be reached are no
+ * start-up error: the exporter keeps retrying (log kafka_brokers_down,
+ * fabricscope_kafka_broker_up 0) while events wait in its queue or spool. */
+#define KAFKA_FLUSH_NS (10 * 1000000000LL)
+
+static int start_kafka(struct daemon *d, char *err, size_t errlen)
+{
+    const struct fsc_kafka_config *kc = &d->cfg->exporters.kafka;
+    if (!kc->present || !kc->enabled)
+        return 0;
+    d->kafka_json.reg = d->reg;
+    d->kafka_json.cfg = d->cfg;
+    fsc_kafka_run_id_new(d->kafka_json.run_id);
+    const struct fsc_kafka_exporter_options opt = {.cfg = kc,
+                                                   .config_file = d->cfg->file,
+                                                   .bus = d->bus,
+                                                   .encode = fsc_kafka_event_encode,
+                                                   .encode_arg = &d->kafka_json};
+    /* Its sentence starts with "file:line:col:" for a refused property. */
+    d->kafka = fsc_kafka_exporter_start(&opt, err, errlen);
+    if (!d->kafka)
+        return -1;
+    fsc_log(FSC_LOG_INFO, "exporter_started", "exporter=kafka topic=%s run_id=%s", kc->events_topic,
+            d->kafka_json.run_id);
+    return 0;
+}
+
+static void stop_kafka(struct daemon *d)
+{
+    fsc_kafka_exporter_stop(d->kafka, KAFKA_FLUSH_NS); /* logs kafka_stopped */
+    d->kafka = NULL;
+}
+
+/* The renderer's view of the Kafka exporter (fabricscope_kafka_*). */
+static int kafka_stats_cb(void *arg, struct fsc_prom_kafka_stat *out)
+{
+    struct daemon *d = arg;
+    struct fsc_kafka_stats st;
+    if (!d->kafka)
+        return 0;
+    fsc_kafka_exporter_stats(d->kafka, &st);
+    *out = (struct fsc_prom_kafka_stat){
+        .topic = d->cfg->exporters.kafka.events_topic,
+        .queued = st.queued,
+        .delivered = st.delivered,
+        .failed = st.failed,
+        .retried = st.retried,
+        .spooled = st.spooled,
+        .dropped_bus = st.dropped_bus,
+        .dropped_encode = st.dropped_encode,
+        .dropped_full = st.dropped_full,
+        .dropped_error = st.dropped_error,
+        .queue_messages = st.queue_messages,
+        .queue_bytes = st.queue_bytes,
+        .spool_records = st.spool_records,
+        .spool_bytes = st.spool_bytes,
+        .broker_up = st.broker_up,
+    };
+    return 1;
+}
+
 static int start_prometheus(struct daemon *d, char *err, size_t errlen)
 {
     const struct fsc_prometheus_config *pc = &d->cfg->exporters.prometheus;
@@ -280,6 +368,8 @@ static int start_prometheus(struct daemon *d, char *err, size_t errlen)
         .streams_arg = d,
         .receivers = receivers_cb,
         .receivers_arg = d,
+        .kafka = kafka_stats_cb,
+        .kafka_arg = d,
     };
     char perr[512];
     d->prom = fsc_prom_renderer_create(&env, perr, sizeof(perr));
@@ -288,7 +378,8 @@ static int start_prometheus(struct daemon *d, char *err, size_t errlen)
         return -1;
     }
     struct fsc_prom_http_config hc = {.listen = pc->listen};
-    d->prom_http = fsc_prom_http_start(&hc, prom_render_cb, prom_ready_cb, d, perr, sizeof(perr));
+    d->prom_http = fsc_prom_http_start_routes(&hc, d->web_routes, d->n_web_routes, prom_render_cb,
+                                              prom_ready_cb, d, perr, sizeof(perr));
     if (!d->prom_http) {
         snprintf(err, errlen, "prometheus exporter: %s", perr);
         return -1;
@@ -298,14 +389,139 @@ static int start_prometheus(struct daemon *d, char *err, size_t errlen)
     return 0;
 }
 
+/* ---- status page (exporters/web) ------------------------------------------------
+ * Served on the Prometheus listener whenever that exporter is on: the web
+ * module's routes are handed to fsc_prom_http_start_routes(). Its tables
+ * come from these callbacks, which run on HTTP threads concurrently with
+ * each other and with scrapes, so they copy into the caller's entries and
+ * share nothing (unlike streams_cb's per-daemon name table). */
+
+static size_t web_sources_cb(void *arg, struct fsc_web_source *out, size_t cap)
+{
+    struct daemon *d = arg;
+    for (size_t i = 0; i < d->cfg->n_sources && i < cap; i++) {
+        const struct fsc_source_config *sc = &d->cfg->sources[i];
+        struct fsc_web_source *ws = &out[i];
+        memset(ws, 0, sizeof(*ws));
+        snprintf(ws->name, sizeof(ws->name), "%s", sc->name);
+        snprintf(ws->type, sizeof(ws->type), "%s", fsc_source_type_name(sc->type));
+        ws->state = sc->enabled ? "unavailable" : "disabled";
+        for (size_t k = 0; k < d->n_sources; k++) {
+            struct fsc_registry_source_stats ss;
+            if (d->sources[k].cfg != sc)
+                continue;
+            ws->state = "running";
+            if (fsc_registry_source_stats(d->reg, d->sources[k].env.source_id, &ss) == 0)
+                ws->series = ss.series;
+        }
+        ws->up = source_up_cb(d, i);
+    }
+    return d->cfg->n_sources;
+}
+
+static size_t web_streams_cb(void *arg, struct fsc_web_stream *out, size_t cap)
+{
+    static const char *const state[] = {
+        [FSC_GNMI_STATE_CONNECTING] = "connecting",
+        [FSC_GNMI_STATE_STREAMING] = "streaming",
+        [FSC_GNMI_STATE_BACKOFF] = "backoff",
+    };
+    struct daemon *d = arg;
+    struct fsc_gnmi_stream_stats st[GNMI_STREAMS_MAX];
+    size_t total = 0;
+    for (size_t i = 0; i < d->n_sources; i++) {
+        if (d->sources[i].cfg->type != FSC_SOURCE_GNMI)
+            continue;
+        size_t n = fsc_gnmi_source_stats(d->sources[i].ctx, st, GNMI_STREAMS_MAX);
+        for (size_t k = 0; k < n && k < GNMI_STREAMS_MAX; k++, total++) {
+            if (total >= cap)
+                continue;
+            struct fsc_web_stream *ws = &out[total];
+            memset(ws, 0, sizeof(*ws));
+            snprintf(ws->source, sizeof(ws->source), "%s", d->sources[i].cfg->name);
+            _Static_assert(sizeof(st[0].name) == sizeof(ws->stream), "stream name sizes");
+            memcpy(ws->stream, st[k].name, sizeof(ws->stream));
+            ws->stream[sizeof(ws->stream) - 1] = '\0';
+            ws->state =
+                (unsigned)st[k].state <= FSC_GNMI_STATE_BACKOFF ? state[st[k].state] : "unknown";
+            ws->sync_seen = st[k].sync_seen;
+            ws->last_update_ns = st[k].last_update_ns;
+            ws->messages = st[k].messages;
+            ws->updates = st[k].updates;
+            ws->decode_errors = st[k].decode_errors;
+            ws->seq_gaps = st[k].seq_gaps;
+            ws->reconnects = st[k].reconnects;
+            ws->resubscribes = st[k].resubscribes;
+            ws->cadence_intervals = st[k].cadence_intervals;
+            ws->cadence_s = st[k].cadence_s;
+            ws->jitter_s = st[k].jitter_s;
+        }
+    }
+    return total;
+}
+
+static size_t web_receivers_cb(void *arg, struct fsc_web_receiver *out, size_t cap)
+{
+    struct daemon *d = arg;
+    size_t total = 0;
+    for (size_t i = 0; i < d->n_sources; i++) {
+        if (d->sources[i].cfg->type != FSC_SOURCE_OTLP || !d->sources[i].ctx)
+            continue;
+        struct fsc_otlp_transport_stats st[2];
+        size_t n = fsc_otlp_source_stats(d->sources[i].ctx, st, 2);
+        for (size_t k = 0; k < n && k < 2; k++, total++) {
+            if (total >= cap)
+                continue;
+            struct fsc_web_receiver *wr = &out[total];
+            memset(wr, 0, sizeof(*wr));
+            snprintf(wr->source, sizeof(wr->source), "%s", d->sources[i].cfg->name);
+            snprintf(wr->transport, sizeof(wr->transport), "%s", st[k].transport);
+            wr->port = st[k].port;
+            wr->requests = st[k].requests;
+            wr->ok = st[k].ok;
+            wr->partial = st[k].partial;
+            wr->bad_request = st[k].bad_request;
+            wr->too_large = st[k].too_large;
+            wr->other_errors = st[k].other_errors;
+            wr->bytes = st[k].bytes_received;
+            wr->points = st[k].points;
+            wr->rejected = st[k].rejected;
+        }
+    }
+    return total;
+}
+
+/* Creates the web module when the Prometheus exporter is on (before it,
+ * which then serves its routes). */
+static int start_web(struct daemon *d, char *err, size_t errlen)
+{
+    if (!d->cfg->exporters.prometheus.enabled)
+        return 0;
+    struct fsc_web_env env = {
+        .reg = d->reg,
+        .eng = d->eng,
+        .bus = d->bus,
+        .cfg = d->cfg,
+        .sources = web_sources_cb,
+        .streams = web_streams_cb,
+        .receivers = web_receivers_cb,
+        .arg = d,
+    };
+    char werr[512];
+    d->web = fsc_web_create(&env, werr, sizeof(werr));
+    if (!d->web) {
+        snprintf(err, errlen, "status page: %s", werr);
+        return -1;
+    }
+    d->n_web_routes = fsc_web_routes(d->web, d->web_routes, FSC_WEB_ROUTES);
+    return 0;
+}
+
 /* Exporters land with their own issues; until then say plainly that an
  * enabled one does nothing rather than let a user wait for data. */
 static void warn_unbuilt_exporters(const struct fsc_config *cfg)
 {
     const struct fsc_exporters_config *ex = &cfg->exporters;
-    if (ex->kafka.present && ex->kafka.enabled)
-        fsc_log(FSC_LOG_WARN, "exporter_unavailable",
-                "exporter=kafka reason=\"not built in this version\"");
     if (ex->remote_write.present && ex->remote_write.enabled)
         fsc_log(FSC_LOG_WARN, "exporter_unavailable",
                 "exporter=remote_write reason=\"not built in this version\"");
@@ -362,8 +578,14 @@ int fsc_daemon_run(const struct fsc_config *cfg, const char *path, char *err, si
         goto out;
     }
     d.event_thread_started = 1;
+    /* Before the sources, so the page's event list misses nothing. */
+    if (start_web(&d, err, errlen) != 0)
+        goto out;
+    if (start_kafka(&d, err, errlen) != 0)
+        goto out;
     if (start_sources(&d, err, errlen) != 0)
         goto out;
+    start_rollup(&d);
     if (start_prometheus(&d, err, errlen) != 0)
         goto out;
     atomic_store(&d.ready, 1);
@@ -376,8 +598,11 @@ int fsc_daemon_run(const struct fsc_config *cfg, const char *path, char *err, si
     rc = 0;
 out:
     fsc_prom_http_stop(d.prom_http);
+    fsc_web_destroy(d.web); /* after the server that serves its routes */
     fsc_prom_renderer_destroy(d.prom);
     stop_sources(&d);
+    fsc_rollup_stop(d.rollup); /* after the sources, before the engine goes */
+    stop_kafka(&d);            /* after the sources: takes what they published */
     atomic_store(&d.stopping, 1);
     if (d.event_thread_started)
         pthread_join(d.event_thread, NULL);

@@ -81,6 +81,20 @@ static void cable_fields(struct out *o, const struct fsc_event *ev, const char *
     }
 }
 
+/* A stream event's "source/stream" as two fields. */
+static void subject_fields(struct out *o, const struct fsc_event *ev)
+{
+    char subj[FSC_EVENT_SUBJECT_MAX], q[2 * FSC_EVENT_SUBJECT_MAX + 8];
+    memcpy(subj, ev->subject, sizeof(subj));
+    subj[sizeof(subj) - 1] = '\0';
+    char *slash = strchr(subj, '/');
+    if (slash)
+        *slash = '\0';
+    put(o, " source=%s", fsc_log_quote(subj, q, sizeof(q)));
+    if (slash)
+        put(o, " stream=%s", fsc_log_quote(slash + 1, q, sizeof(q)));
+}
+
 static const char *direction_name(unsigned dir)
 {
     return dir == FSC_DIR_RX ? "rx" : dir == FSC_DIR_TX ? "tx" : NULL;
@@ -118,6 +132,8 @@ size_t fsc_event_format(const struct fsc_event *ev, const struct fsc_registry *r
     }
     if (ev->kind == FSC_EV_UPLINK_IMBALANCE)
         put(&o, " group=%u", ev->group);
+    if (ev->kind == FSC_EV_STREAM_DOWN)
+        subject_fields(&o, ev);
     if (direction_name(ev->direction))
         put(&o, " direction=%s", direction_name(ev->direction));
     fsc_time_format(ev->t_start_ns, t, sizeof(t));
@@ -126,7 +142,9 @@ size_t fsc_event_format(const struct fsc_event *ev, const struct fsc_registry *r
         fsc_time_format(ev->t_end_ns, t, sizeof(t));
         put(&o, " end=%s duration_ms=%.3f", t, (double)(ev->t_end_ns - ev->t_start_ns) / 1e6);
     }
-    switch ((enum fsc_event_kind)ev->kind) {
+    /* On the byte, with a default: a kind this switch does not know yet
+     * still gets its common fields. */
+    switch (ev->kind) {
     case FSC_EV_MICROBURST:
     case FSC_EV_BURST:
         put(&o, " peak_utilization=%.4f bytes=%.0f", ev->peak, ev->amount);
@@ -158,7 +176,19 @@ size_t fsc_event_format(const struct fsc_event *ev, const struct fsc_registry *r
         put(&o, " speed_gts=%g max_speed_gts=%g width=%.0f max_width=%.0f", ev->peak, ev->baseline,
             ev->amount, ev->util_1s);
         break;
-    case FSC_EV__COUNT:
+    case FSC_EV_COUNTER_RESET:
+        put(&o, " value_before=%.17g value_after=%.17g held_back=%.0f cause=%s", ev->peak,
+            ev->amount, ev->baseline, ev->util_1s > 0 ? "reset_evidence" : "decrease");
+        break;
+    case FSC_EV_STREAM_DOWN:
+        put(&o, " reason=%s",
+            fsc_stream_down_reason_name((enum fsc_stream_down_reason)(int)ev->peak));
+        if (ev->amount >= 0)
+            put(&o, " grpc_status=%.0f", ev->amount);
+        if (ev->phase == FSC_EV_END)
+            put(&o, " failed_calls=%.0f", ev->baseline);
+        break;
+    default:
         break;
     }
     return o.len;

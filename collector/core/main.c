@@ -1,6 +1,6 @@
 /* fabricscope: command-line entry point.
  *
- * Commands: run, check-config, plan, version, help. Exit codes: 0 success,
+ * Commands: run, check-config, plan, report, version, help. Exit codes: 0 success,
  * 1 runtime failure, 2 usage or configuration error. This is the only file
  * that calls exit()/returns process status; everything below returns errors. */
 #include <errno.h>
@@ -11,7 +11,10 @@
 #include "core/config.h"
 #include "core/daemon.h"
 #include "core/log.h"
+#include "demo/demo.h"
+#include "kafka/kafka_exporter.h"
 #include "nic/cable_plan.h"
+#include "rollup/report.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
@@ -23,9 +26,11 @@ static const char usage_main[] =
     "reorder / imbalance detection, exported to Prometheus and Kafka.\n"
     "\n"
     "Commands:\n"
+    "  demo                  run a simulated fabric and the collector against it\n"
     "  run -c FILE           run the collector with configuration FILE\n"
     "  check-config FILE     validate FILE and print the effective configuration\n"
     "  plan CABLES_FILE      print the B300 cable plan: ip commands and expected map\n"
+    "  report [OPTIONS]      write a capacity-planning report (HTML, CSV, JSON)\n"
     "  version               print the version\n"
     "  help [COMMAND]        show help for COMMAND\n"
     "\n"
@@ -107,6 +112,15 @@ static int cmd_check_config(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return EXIT_USAGE;
     }
+    /* librdkafka judges `properties:` names and values: ask it now, so a
+     * bad one is a config error here and not only at `run`. */
+    const struct fsc_kafka_config *kc = &cfg->exporters.kafka;
+    if (kc->present && kc->enabled &&
+        fsc_kafka_config_check(kc, cfg->file, err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s\n", err);
+        fsc_config_destroy(cfg);
+        return EXIT_USAGE;
+    }
     int rc = fsc_config_print(cfg, stdout);
     fsc_config_destroy(cfg);
     if (rc != 0) {
@@ -174,6 +188,8 @@ static const struct command {
     {"run", cmd_run, usage_run},
     {"check-config", cmd_check_config, usage_check},
     {"plan", fsc_plan_main, fsc_plan_usage},
+    {"report", fsc_report_main, fsc_report_usage},
+    {"demo", fsc_demo_main, fsc_demo_usage},
     {"version", cmd_version, usage_version},
     {"help", cmd_help, usage_main},
 };

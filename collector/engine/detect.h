@@ -320,6 +320,30 @@ int fsc_imb_group_view(const struct fsc_imb *imb, uint32_t group, struct fsc_gro
 /* Bytes held. */
 size_t fsc_imb_memory(const struct fsc_imb *imb);
 
+/* ---- Counter-reset events (reset_event.c) ----
+ *
+ * A bounded table remembers, per series that published a reset event
+ * recently, when it did and how many resets it held back since. Series ids
+ * hash to a window of FSC_RESET_PROBE slots; an entry older than
+ * reset_event_every_ns is free for another series. */
+#define FSC_RESET_SLOTS 1024u /* power of two */
+#define FSC_RESET_PROBE 16u
+
+struct fsc_reset_slot {
+    uint32_t key;  /* series id + 1; 0 = empty */
+    uint32_t held; /* resets held back since the event at t_ns */
+    int64_t t_ns;  /* the collector's clock at the series' last reset event */
+};
+
+/* The RESET verdict of sample smp on series smp->series: publishes an
+ * FSC_EV_COUNTER_RESET (INSTANT) unless the series published one within
+ * cfg->reset_event_every_ns, in which case it is counted in *suppressed.
+ * prev/prev_f64: the series' value before the sample. tab: FSC_RESET_SLOTS
+ * slots (NULL only when reset_event_every_ns is 0). */
+void fsc_reset_event(const struct fsc_det_ctx *ctx, struct fsc_reset_slot *tab,
+                     uint64_t *suppressed, const struct fsc_traits *tr,
+                     const struct fsc_sample *smp, union fsc_value prev, bool prev_f64);
+
 /* ---- Engine internals (engine.c, engine_pool.c, engine_view.c) ----
  *
  * The series slots, detector pools and the engine itself, shared by the
@@ -404,7 +428,8 @@ struct fsc_engine {
     struct fsc_traits_table tt; /* interned; [0] = the default */
 
     struct fsc_pool pools[FSC_DET__COUNT];
-    struct fsc_imb *imb; /* created on the first fsc_engine_group_add() */
+    struct fsc_imb *imb;           /* created on the first fsc_engine_group_add() */
+    struct fsc_reset_slot *resets; /* FSC_RESET_SLOTS, the counter-reset event limiter */
 };
 
 /* The slot of id when its chunk exists, else NULL (the hot path). Caller

@@ -158,6 +158,11 @@ struct fsc_engine *fsc_engine_create(const struct fsc_engine_config *cfg, struct
     eng->pools[FSC_DET_EVID].elem = sizeof(struct fsc_evid_state);
     if (fsc_traits_intern(&eng->tt, &plain) != 0) /* index 0: series without traits */
         goto oom;
+    if (cfg->reset_event_every_ns > 0) {
+        eng->resets = calloc(FSC_RESET_SLOTS, sizeof(*eng->resets));
+        if (!eng->resets)
+            goto oom;
+    }
     if (pthread_mutex_init(&eng->mu, NULL) != 0)
         goto oom;
     return eng;
@@ -165,6 +170,7 @@ struct fsc_engine *fsc_engine_create(const struct fsc_engine_config *cfg, struct
 oom:
     if (eng) {
         fsc_traits_table_free(&eng->tt);
+        free(eng->resets);
         free(eng);
     }
     snprintf(err, errlen, "engine: out of memory");
@@ -184,6 +190,7 @@ void fsc_engine_destroy(struct fsc_engine *eng)
     for (unsigned k = 0; k < FSC_DET__COUNT; k++)
         fsc_pool_free(&eng->pools[k]);
     fsc_imb_destroy(eng->imb);
+    free(eng->resets);
     pthread_mutex_destroy(&eng->mu);
     free(eng);
 }
@@ -449,6 +456,10 @@ static void ingest_one(struct fsc_engine *eng, struct win_ctx *w, const struct f
      * says no. */
     const int64_t dt = smp->t_dev_ns - ser->rs.t_last;
     const unsigned ratio_idx = fsc_cut_index_i64(cut->ratio_dt, dt);
+    /* The value before this sample, for a counter-reset event (the slot's
+     * line is already in cache: nearly free). */
+    const union fsc_value prev = ser->rs.v_anchor;
+    const bool prev_f64 = (ser->rs.flags & FSC_RATE_F_F64) != 0;
     struct fsc_rate_result res;
 
     w->id = smp->series;
@@ -466,6 +477,9 @@ static void ingest_one(struct fsc_engine *eng, struct win_ctx *w, const struct f
         eng->stats.interval_ratio.sum += (double)dt / (double)tr->nominal_interval_ns;
     }
 
+    if (res.verdict == FSC_RATE_RESET)
+        fsc_reset_event(w->ctx, eng->resets, &eng->stats.reset_events_suppressed, tr, smp, prev,
+                        prev_f64);
     if (res.verdict == FSC_RATE_INTERVAL) {
         if (res.iv.wrapped)
             eng->stats.wraps++;

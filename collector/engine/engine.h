@@ -69,6 +69,11 @@ struct fsc_engine_config {
     struct fsc_imbalance_config imbalance;
     uint32_t max_series; /* hard cap on engine state; default 4 M */
     uint32_t max_groups; /* default 4096 */
+    /* Counter-reset events (FSC_EV_COUNTER_RESET): at most one per series
+     * per this span of the collector's clock (sample arrival time); the
+     * resets in between are counted, not published. 0: every reset is an
+     * event. Default 60 s. */
+    int64_t reset_event_every_ns;
 };
 
 /* Fills every default listed above. */
@@ -114,6 +119,10 @@ struct fsc_engine_stats {
     uint64_t arrival_time_samples;
     uint64_t unknown_series; /* samples for ids beyond max_series */
     uint64_t events[FSC_EV__COUNT];
+    /* RESET verdicts that published no FSC_EV_COUNTER_RESET: inside their
+     * series' reset_event_every_ns, or the limiter's table was full (more
+     * than ~1000 series reset within that span) */
+    uint64_t reset_events_suppressed;
     /* observed interval between consecutive accepted counter samples divided
      * by the series' nominal interval (series with a nominal interval only):
      * jitter made visible */

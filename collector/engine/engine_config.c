@@ -37,6 +37,7 @@ void fsc_engine_config_defaults(struct fsc_engine_config *cfg)
         .ratio = 1.5, .windows = 3, .level = 0, .min_mean_utilization = 0.05};
     cfg->max_series = 4u << 20;
     cfg->max_groups = 4096;
+    cfg->reset_event_every_ns = 60000000000LL;
 }
 
 /* Interval counts beyond this are a typo, not a wish (and keep counters small). */
@@ -143,5 +144,8 @@ int fsc_engine_config_validate(const struct fsc_engine_config *cfg, char *err, s
             ic->min_mean_utilization);
     if (cfg->max_series < 1)
         BAD("engine.max_series must be at least 1");
+    if (cfg->reset_event_every_ns < 0)
+        BAD("engine.reset_event_every (%lld ns) must not be negative",
+            (long long)cfg->reset_event_every_ns);
     return 0;
 }

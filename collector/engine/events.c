@@ -18,6 +18,9 @@
 
 #include "engine/detect.h"
 
+/* Two cache lines: the ring copies whole events under its lock. */
+_Static_assert(sizeof(struct fsc_event) == 128, "struct fsc_event stays 128 bytes");
+
 struct fsc_event_bus {
     pthread_mutex_t mu;
     pthread_cond_t cv; /* signalled on publish; uses CLOCK_MONOTONIC */
@@ -224,6 +227,8 @@ const char *fsc_event_kind_name(enum fsc_event_kind kind)
         [FSC_EV_UPLINK_IMBALANCE] = "uplink_imbalance",
         [FSC_EV_CABLE_MISMATCH] = "cable_mismatch",
         [FSC_EV_PCIE_DEGRADED] = "pcie_degraded",
+        [FSC_EV_COUNTER_RESET] = "counter_reset",
+        [FSC_EV_STREAM_DOWN] = "stream_down",
     };
     if ((unsigned)kind >= FSC_EV__COUNT)
         return "unknown";
@@ -243,6 +248,19 @@ const char *fsc_event_phase_name(enum fsc_event_phase phase)
         return "instant";
     }
     return "unknown";
+}
+
+const char *fsc_stream_down_reason_name(enum fsc_stream_down_reason reason)
+{
+    static const char *const names[FSC_STREAM_DOWN__COUNT] = {
+        [FSC_STREAM_DOWN_CALL_ENDED] = "call_ended",
+        [FSC_STREAM_DOWN_CONNECT_TIMEOUT] = "connect_timeout",
+        [FSC_STREAM_DOWN_STALLED] = "stalled",
+        [FSC_STREAM_DOWN_START_FAILED] = "start_failed",
+    };
+    if ((unsigned)reason >= FSC_STREAM_DOWN__COUNT)
+        return "unknown";
+    return names[reason];
 }
 
 /* A source's own event, published and counted as a detector's (events.h).

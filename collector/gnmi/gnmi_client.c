@@ -110,6 +110,65 @@ void fsc_gnmi_cadence_observe(struct fsc_gnmi_cadence *cd, fsc_series_id ser, in
     cd->cadence_s += w * (d - cd->cadence_s);
 }
 
+/* ---- stream down / up events (FSC_EV_STREAM_DOWN) ----
+ * One START per outage: the first failure after the stream delivered data,
+ * or the first failure of a stream that never did; every later failure of
+ * the same outage is only counted. The first response after it publishes the
+ * END. Times are the collector's wall clock (the target's is unknown while it
+ * is silent). */
+
+static void stream_event(struct gnmi_stream *st, enum fsc_event_phase phase, int64_t now_ns)
+{
+    struct gnmi_client *cl = st->cl;
+    struct fsc_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = FSC_EV_STREAM_DOWN;
+    ev.phase = (uint8_t)phase;
+    ev.series = FSC_SERIES_NONE;
+    ev.group = UINT32_MAX;
+    ev.t_start_ns = st->down_since_ns;
+    ev.t_end_ns = phase == FSC_EV_END ? now_ns : 0;
+    ev.peak = st->down_reason;
+    ev.amount = st->down_status;
+    ev.baseline = st->down_failures;
+    ev.util_1s = ev.util_10s = -1;
+    /* "source/stream", cut to what the event holds (events.h). */
+    size_t o = 0;
+    for (const char *p = cl->name; *p && o + 1 < sizeof(ev.subject); p++)
+        ev.subject[o++] = *p;
+    if (o + 1 < sizeof(ev.subject))
+        ev.subject[o++] = '/';
+    for (const char *p = st->cfg->name; *p && o + 1 < sizeof(ev.subject); p++)
+        ev.subject[o++] = *p;
+    ev.subject[o] = '\0';
+    if (cl->env.eng)
+        fsc_engine_publish(cl->env.eng, &ev);
+}
+
+/* A call failed (or could not start): opens the outage if none is open. */
+static void stream_down(struct gnmi_stream *st, enum fsc_stream_down_reason reason, int code)
+{
+    if (st->down) {
+        st->down_failures++;
+        return;
+    }
+    st->down = true;
+    st->down_reason = (uint8_t)reason;
+    st->down_status = code;
+    st->down_failures = 1;
+    st->down_since_ns = fsc_now_ns();
+    stream_event(st, FSC_EV_START, 0);
+}
+
+/* The first response of a call: closes the outage, if one is open. */
+static void stream_up(struct gnmi_stream *st)
+{
+    if (!st->down)
+        return;
+    st->down = false;
+    stream_event(st, FSC_EV_END, fsc_now_ns());
+}
+
 static void call_schedule_retry(struct gnmi_stream *st, int64_t now, const char *why, int code,
                                 const char *details)
 {
@@ -152,6 +211,7 @@ static void call_start(struct gnmi_stream *st, int64_t now)
     st->call = grpc_channel_create_call(cl->chan, NULL, GRPC_PROPAGATE_DEFAULTS, cl->cq, method,
                                         NULL, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
     if (!st->call) {
+        stream_down(st, FSC_STREAM_DOWN_START_FAILED, -1);
         call_schedule_retry(st, now, "create_call", -1, "");
         return;
     }
@@ -180,6 +240,7 @@ static void call_start(struct gnmi_stream *st, int64_t now)
         st->call = NULL;
         grpc_metadata_array_destroy(&st->md_initial);
         grpc_metadata_array_destroy(&st->md_trailing);
+        stream_down(st, FSC_STREAM_DOWN_START_FAILED, -1);
         call_schedule_retry(st, now, "start_batch", -1, "");
         return;
     }
@@ -239,6 +300,7 @@ static void on_message(struct gnmi_stream *st, int64_t now)
         st->backoff_ns = 0; /* the target answered: the next failure starts over */
         fsc_log(FSC_LOG_INFO, "gnmi_stream_up", "source=%s device=%s stream=%s", cl->name,
                 cl->gc->device, st->cfg->name);
+        stream_up(st);
     }
     pthread_mutex_lock(&cl->mu);
     st->stats.state = FSC_GNMI_STATE_STREAMING;
@@ -291,6 +353,11 @@ static void call_finish(struct gnmi_stream *st, int64_t now)
     st->call = NULL;
     if (atomic_load(&cl->stop))
         return;
+    stream_down(st,
+                st->stalled     ? FSC_STREAM_DOWN_STALLED
+                : st->cancelled ? FSC_STREAM_DOWN_CONNECT_TIMEOUT
+                                : FSC_STREAM_DOWN_CALL_ENDED,
+                st->stalled || st->cancelled ? -1 : code);
     if (st->stalled) {
         st->next_try_mono = now;
         pthread_mutex_lock(&cl->mu);

@@ -99,6 +99,14 @@ struct gnmi_stream {
 
     struct fsc_gnmi_cadence cad; /* device thread only; copied into stats */
 
+    /* FSC_EV_STREAM_DOWN (gnmi_client.c; device thread only): a START was
+     * published and its END not yet, with what the END repeats. */
+    bool down;
+    uint8_t down_reason; /* enum fsc_stream_down_reason */
+    int down_status;     /* gRPC status of the failure, -1 none */
+    uint32_t down_failures;
+    int64_t down_since_ns; /* wall clock */
+
     struct fsc_gnmi_stream_stats stats; /* under cl->mu */
 };
 

@@ -92,6 +92,7 @@ static int set_security(rd_kafka_conf_t *conf, const struct fsc_kafka_config *kc
 rd_kafka_conf_t *fsc_kafka_conf_build(const struct fsc_kafka_config *kc, const char *file,
                                       bool spool, char *err, size_t errlen)
 {
+    (void)spool; /* the message timeout no longer depends on it (kafka_int.h) */
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     if (conf == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -124,7 +125,7 @@ rd_kafka_conf_t *fsc_kafka_conf_build(const struct fsc_kafka_config *kc, const c
     snprintf(num, sizeof(num), "%u", kc->queue_max);
     if (set(conf, "queue.buffering.max.messages", num, "queue_max", false, file, err, errlen) != 0)
         goto fail;
-    snprintf(num, sizeof(num), "%d", spool ? FSC_KAFKA_MESSAGE_TIMEOUT_MS : 0);
+    snprintf(num, sizeof(num), "%d", FSC_KAFKA_MESSAGE_TIMEOUT_MS);
     if (set(conf, "message.timeout.ms", num, "spool_dir", false, file, err, errlen) != 0)
         goto fail;
     /* Statistics once a second tell whether a broker connection is up. */

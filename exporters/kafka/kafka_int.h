@@ -8,18 +8,18 @@
 
 #include "core/config.h"
 
-/* message.timeout.ms with a spool: how long librdkafka retries a message on
- * its own (idempotent, in order) before handing it back to be re-sent from
- * the spool. Long enough to ride out a leader election or a broker restart
- * without re-sending anything; short enough that an outage shows up as
- * delivery failures (fabricscope_kafka_delivery_failures_total) within a
- * minute, which is what the FabricscopeKafkaDeliveryFailing alert watches.
- * Nothing is lost when it passes: the record is still in the spool. */
-#define FSC_KAFKA_MESSAGE_TIMEOUT_MS 60000
+/* message.timeout.ms, spool or not: 0 = librdkafka retries a message until
+ * it is delivered, in order (idempotent producer). A finite timeout hands
+ * expired records back while later ones may already be on their way again
+ * when the broker returns, which reorders a key's events (seen in the
+ * kafka.outage test); the re-send path stays for a user-set timeout and for
+ * errors, and an outage shows as fabricscope_kafka_broker_up 0 and a growing
+ * fabricscope_kafka_queue_messages instead of delivery failures. */
+#define FSC_KAFKA_MESSAGE_TIMEOUT_MS 0
 
 /* Builds a librdkafka configuration for cfg: brokers, client id, the
  * idempotent producer, compression, batching, queue bound, message timeout
- * (FSC_KAFKA_MESSAGE_TIMEOUT_MS with a spool, 0 = none without), TLS and
+ * (FSC_KAFKA_MESSAGE_TIMEOUT_MS), TLS and
  * SASL, then every `properties:` entry (last, so they may override the
  * timeout or anything else not reserved). Returns the configuration (the
  * caller owns it), or NULL with "file:line:col: exporters.kafka...: sentence"

@@ -18,6 +18,10 @@
  * when the response is destroyed, so a slow reader holds only its own buffer
  * and its own thread, never the renderer.
  *
+ * Extra routes (the status page): after the built-in paths, the request's
+ * path is looked up in the table given at start; the route function writes
+ * into a pool buffer, sent exactly like a scrape's body.
+ *
  * libmicrohttpd 0.9.75 answers with "Connection: close" when a response is
  * queued on the first access-handler call (it has not looked for a body
  * yet), so the handler answers on the second call; the first only allocates
@@ -70,6 +74,13 @@ struct fsc_prom_http {
     pthread_mutex_t render_mu; /* held only around render() */
     struct fsc_prom_bufpool pool;
     char listen[128]; /* as configured, quoted for log lines */
+    struct fsc_prom_route routes[FSC_PROM_HTTP_ROUTES_MAX]; /* extra routes; immutable */
+    size_t n_routes;
+};
+
+/* What an extra route sees of its request. */
+struct fsc_prom_http_req {
+    struct MHD_Connection *conn;
 };
 
 /* Per-request state (MHD's con_cls), freed by http_completed. */
@@ -84,7 +95,7 @@ struct http_body {
     struct fsc_buf *buf;
 };
 
-enum http_route { ROUTE_NONE, ROUTE_METRICS, ROUTE_HEALTHY, ROUTE_READY };
+enum http_route { ROUTE_NONE, ROUTE_METRICS, ROUTE_HEALTHY, ROUTE_READY, ROUTE_EXTRA };
 
 static int64_t mono_ns(void)
 {
@@ -327,7 +338,8 @@ static enum MHD_Result serve_metrics(struct fsc_prom_http *h, struct MHD_Connect
     return reply_body(h, conn, raw, fmt, gzip);
 }
 
-static enum http_route route_of(const char *url)
+/* The route of url; for ROUTE_EXTRA its index in h->routes goes to *extra. */
+static enum http_route route_of(const struct fsc_prom_http *h, const char *url, size_t *extra)
 {
     if (strcmp(url, "/metrics") == 0)
         return ROUTE_METRICS;
@@ -335,7 +347,63 @@ static enum http_route route_of(const char *url)
         return ROUTE_HEALTHY;
     if (strcmp(url, "/-/ready") == 0)
         return ROUTE_READY;
+    for (size_t i = 0; i < h->n_routes; i++) {
+        if (strcmp(url, h->routes[i].path) == 0) {
+            *extra = i;
+            return ROUTE_EXTRA;
+        }
+    }
     return ROUTE_NONE;
+}
+
+const char *fsc_prom_http_query(const struct fsc_prom_http_req *req, const char *key)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+/* GET/HEAD of an extra route: the route writes into a pool buffer that MHD
+ * then sends (and gives back to the pool) like a scrape's body. */
+static enum MHD_Result serve_extra(struct fsc_prom_http *h, struct MHD_Connection *conn,
+                                   const struct fsc_prom_route *route)
+{
+    struct fsc_prom_http_req req = {conn};
+    const char *ctype = TEXT_PLAIN;
+    struct MHD_Response *resp;
+    struct http_body *hb;
+    struct fsc_buf *buf;
+    enum MHD_Result ret = MHD_NO;
+    int status;
+
+    buf = fsc_prom_bufpool_get(&h->pool, h->max_body);
+    hb = buf ? malloc(sizeof(*hb)) : NULL;
+    if (!hb) {
+        fsc_prom_bufpool_put(&h->pool, buf);
+        return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", 1, NULL);
+    }
+    status = route->fn(route->arg, &req, buf, &ctype);
+    /* A route that ignored a failed append would otherwise ship a truncated
+     * body with a 200. */
+    if (status >= 0 && buf->failed)
+        status = -EIO;
+    if (status < 100 || status > 599) {
+        fsc_prom_bufpool_put(&h->pool, buf);
+        free(hb);
+        return reply_render_error(h, conn, status < 0 ? status : -EINVAL);
+    }
+    hb->h = h;
+    hb->buf = buf;
+    resp = MHD_create_response_from_buffer_with_free_callback_cls(
+        buf->len, buf->data ? buf->data : (void *)(uintptr_t) "", http_body_free, hb);
+    if (!resp) {
+        http_body_free(hb);
+        return MHD_NO;
+    }
+    /* hb and buf are owned by resp now. Live data: never cached. */
+    if (MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype) == MHD_YES &&
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") == MHD_YES)
+        ret = MHD_queue_response(conn, (unsigned int)status, resp);
+    MHD_destroy_response(resp);
+    return ret;
 }
 
 static int method_ok(const char *method)
@@ -347,7 +415,8 @@ static int method_ok(const char *method)
 static enum MHD_Result http_route(struct fsc_prom_http *h, struct MHD_Connection *conn,
                                   const char *url, const char *method)
 {
-    enum http_route route = route_of(url);
+    size_t extra = 0;
+    enum http_route route = route_of(h, url, &extra);
 
     if (route == ROUTE_NONE)
         return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found\n", 1, NULL);
@@ -357,6 +426,8 @@ static enum MHD_Result http_route(struct fsc_prom_http *h, struct MHD_Connection
     switch (route) {
     case ROUTE_METRICS:
         return serve_metrics(h, conn);
+    case ROUTE_EXTRA:
+        return serve_extra(h, conn, &h->routes[extra]);
     case ROUTE_READY:
         if (h->ready && h->ready(h->arg) != 1)
             return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready\n", 1, NULL);
@@ -403,7 +474,8 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         const char *cl =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl && body_too_large(cl)) {
-            enum http_route route = route_of(url);
+            size_t extra = 0;
+            enum http_route route = route_of(h, url, &extra);
             if (route == ROUTE_NONE)
                 return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found\n", 1, NULL);
             if (!method_ok(method))
@@ -478,6 +550,15 @@ struct fsc_prom_http *fsc_prom_http_start(const struct fsc_prom_http_config *cfg
                                           fsc_prom_render_fn render, fsc_prom_ready_fn ready,
                                           void *arg, char *err, size_t errlen)
 {
+    return fsc_prom_http_start_routes(cfg, NULL, 0, render, ready, arg, err, errlen);
+}
+
+struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_config *cfg,
+                                                 const struct fsc_prom_route *routes,
+                                                 size_t n_routes, fsc_prom_render_fn render,
+                                                 fsc_prom_ready_fn ready, void *arg, char *err,
+                                                 size_t errlen)
+{
     struct fsc_prom_http *h;
     const union MHD_DaemonInfo *info;
     int64_t timeout_ns;
@@ -492,6 +573,18 @@ struct fsc_prom_http *fsc_prom_http_start(const struct fsc_prom_http_config *cfg
         snprintf(err, errlen, "prometheus http: client timeout must not be negative");
         return NULL;
     }
+    if (n_routes > FSC_PROM_HTTP_ROUTES_MAX) {
+        snprintf(err, errlen, "prometheus http: %zu extra routes, at most %u", n_routes,
+                 FSC_PROM_HTTP_ROUTES_MAX);
+        return NULL;
+    }
+    for (size_t i = 0; i < n_routes; i++) {
+        if (!routes[i].path || routes[i].path[0] != '/' || !routes[i].fn) {
+            snprintf(err, errlen, "prometheus http: extra route %zu needs a path and a function",
+                     i);
+            return NULL;
+        }
+    }
     h = calloc(1, sizeof(*h));
     if (!h) {
         snprintf(err, errlen, "prometheus http: out of memory");
@@ -500,6 +593,9 @@ struct fsc_prom_http *fsc_prom_http_start(const struct fsc_prom_http_config *cfg
     h->render = render;
     h->ready = ready;
     h->arg = arg;
+    if (n_routes > 0)
+        memcpy(h->routes, routes, n_routes * sizeof(*routes));
+    h->n_routes = n_routes;
     h->max_body = cfg->max_body ? cfg->max_body : HTTP_DEFAULT_MAX_BODY;
     fsc_log_quote(cfg->listen, h->listen, sizeof(h->listen));
     /* MHD counts whole seconds: round up so a timeout is never shortened. */

@@ -5,7 +5,13 @@
  *
  * A scrape renders into a buffer owned by that request and is sent from it,
  * so a slow client never holds the renderer: renders are serialised by a
- * lock held only while rendering. */
+ * lock held only while rendering.
+ *
+ * Extra routes (fsc_prom_http_start_routes): a table of GET/HEAD handlers
+ * registered at start, each answering one exact path with a body and a
+ * content type (the status page of exporters/web shares this listener).
+ * They run on the connection threads, concurrently with each other and with
+ * scrapes, without the render lock. */
 #ifndef FSC_PROM_HTTP_H
 #define FSC_PROM_HTTP_H
 
@@ -38,6 +44,46 @@ struct fsc_prom_http;
 struct fsc_prom_http *fsc_prom_http_start(const struct fsc_prom_http_config *cfg,
                                           fsc_prom_render_fn render, fsc_prom_ready_fn ready,
                                           void *arg, char *err, size_t errlen);
+
+/* ---- extra routes -------------------------------------------------------- */
+
+#define FSC_PROM_HTTP_ROUTES_MAX 16
+
+/* One request being answered by an extra route (opaque). */
+struct fsc_prom_http_req;
+
+/* The decoded value of query parameter `key` ("/api/ports?top=5": "top" ->
+ * "5"), or NULL when absent. Valid until the route function returns.
+ * Thread: the route's. */
+const char *fsc_prom_http_query(const struct fsc_prom_http_req *req, const char *key);
+
+/* Writes the response body into out (empty, limited to the server's
+ * max_body) and points *content_type at a static string. Returns the HTTP
+ * status to answer with (200, 400, 404, ...), or a negative errno for a 500.
+ * A failed append (out->failed) also answers 500. Called for GET and HEAD
+ * (MHD drops the body of a HEAD); other methods get 405 without a call.
+ * Thread: any connection thread, concurrently with itself. */
+typedef int (*fsc_prom_route_fn)(void *arg, const struct fsc_prom_http_req *req,
+                                 struct fsc_buf *out, const char **content_type);
+
+struct fsc_prom_route {
+    const char *path; /* exact, without query ("/", "/api/status"); borrowed */
+    fsc_prom_route_fn fn;
+    void *arg;
+};
+
+/* As fsc_prom_http_start() with up to FSC_PROM_HTTP_ROUTES_MAX extra routes
+ * (the table is copied; paths and args are borrowed until
+ * fsc_prom_http_stop()). The built-in paths (/metrics, /-/healthy,
+ * /-/ready) take precedence; a path given twice answers with its first
+ * entry. Responses of extra routes carry Cache-Control: no-store. Returns
+ * NULL with a sentence in err (also for too many routes or a route without
+ * path or function). */
+struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_config *cfg,
+                                                 const struct fsc_prom_route *routes,
+                                                 size_t n_routes, fsc_prom_render_fn render,
+                                                 fsc_prom_ready_fn ready, void *arg, char *err,
+                                                 size_t errlen);
 
 /* The port actually bound (useful with port 0). */
 uint16_t fsc_prom_http_port(const struct fsc_prom_http *h);

@@ -51,6 +51,25 @@ struct fsc_prom_receiver_stat {
     uint64_t bytes, points, rejected;
 };
 
+/* The Kafka exporter's counters (since start) and gauges (now), for the
+ * fabricscope_kafka_* self-metrics: the daemon copies them from
+ * exporters/kafka's struct fsc_kafka_stats, so that this library needs no
+ * librdkafka. `topic` (the events topic) is borrowed for one render. */
+struct fsc_prom_kafka_stat {
+    const char *topic;
+    uint64_t queued;    /* events taken in (spooled or handed to librdkafka) */
+    uint64_t delivered; /* delivery reports without error */
+    uint64_t failed;    /* delivery reports with an error, every attempt */
+    uint64_t retried;   /* records handed to librdkafka again */
+    uint64_t spooled;   /* events that had to wait in the on-disk spool */
+    /* events lost, by reason */
+    uint64_t dropped_bus, dropped_encode, dropped_full, dropped_error;
+    /* gauges */
+    uint64_t queue_messages, queue_bytes; /* inside librdkafka, not yet reported */
+    uint64_t spool_records, spool_bytes;  /* in the spool, not yet delivered */
+    int broker_up;                        /* 1 while a broker connection is up */
+};
+
 /* What the renderer reads; all borrowed and outliving the renderer. */
 struct fsc_prom_render_env {
     struct fsc_registry *reg;
@@ -68,6 +87,10 @@ struct fsc_prom_render_env {
      * NULL: no fabricscope_otlp_* families. */
     size_t (*receivers)(void *arg, struct fsc_prom_receiver_stat *out, size_t cap);
     void *receivers_arg;
+    /* Fills *out and returns 1 while a Kafka exporter runs; returns 0 when
+     * none does. NULL or 0: no fabricscope_kafka_* families. */
+    int (*kafka)(void *arg, struct fsc_prom_kafka_stat *out);
+    void *kafka_arg;
 };
 
 struct fsc_prom_renderer;

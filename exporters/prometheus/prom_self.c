@@ -1,6 +1,7 @@
 /* fabricscope_ self-metrics (docs/METRICS.md, in its order): build, source
- * health, the engine's counters, the registry's per-source counts and the
- * previous scrape's cost. A few dozen lines per scrape, so clarity wins over
+ * health, the engine's counters, the registry's per-source counts, the
+ * previous scrape's cost, then the streams, receivers and Kafka exporter the
+ * daemon reports through its callbacks. A few dozen lines per scrape, so clarity wins over
  * speed here. */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ enum self_family {
     S_DROPPED,
     S_REJECTED,
     S_EVENTS,
+    S_RESETS_SUPPRESSED,
     S_SCRAPE_DURATION,
     S_SCRAPE_SERIES,
     S_SCRAPE_BYTES,
@@ -39,6 +41,17 @@ enum self_family {
     S_OTLP_BYTES,
     S_OTLP_POINTS,
     S_OTLP_REJECTED,
+    S_KAFKA_QUEUED,
+    S_KAFKA_DELIVERED,
+    S_KAFKA_FAILED,
+    S_KAFKA_RETRIES,
+    S_KAFKA_SPOOLED,
+    S_KAFKA_DROPPED,
+    S_KAFKA_QUEUE_MESSAGES,
+    S_KAFKA_QUEUE_BYTES,
+    S_KAFKA_SPOOL_RECORDS,
+    S_KAFKA_SPOOL_BYTES,
+    S_KAFKA_BROKER_UP,
     S__COUNT
 };
 
@@ -73,6 +86,9 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
                     "Series refused as invalid."},
     [S_EVENTS] = {"fabricscope_events", "fabricscope_events_total", "counter",
                   "Detector events published (START and instant)."},
+    [S_RESETS_SUPPRESSED] = {"fabricscope_reset_events_suppressed",
+                             "fabricscope_reset_events_suppressed_total", "counter",
+                             "Counter resets without a counter_reset event (rate-limited)."},
     [S_SCRAPE_DURATION] = {"fabricscope_scrape_duration_seconds",
                            "fabricscope_scrape_duration_seconds", "gauge",
                            "Time the previous scrape took to render, seconds."},
@@ -114,6 +130,32 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
     [S_OTLP_REJECTED] = {"fabricscope_otlp_rejected_points",
                          "fabricscope_otlp_rejected_points_total", "counter",
                          "OTLP data points refused (partial success)."},
+    [S_KAFKA_QUEUED] = {"fabricscope_kafka_messages_queued",
+                        "fabricscope_kafka_messages_queued_total", "counter",
+                        "Events the Kafka exporter took in (spooled or queued)."},
+    [S_KAFKA_DELIVERED] = {"fabricscope_kafka_messages_delivered",
+                           "fabricscope_kafka_messages_delivered_total", "counter",
+                           "Messages the brokers acknowledged."},
+    [S_KAFKA_FAILED] = {"fabricscope_kafka_delivery_failures",
+                        "fabricscope_kafka_delivery_failures_total", "counter",
+                        "Delivery attempts that failed (each failed retry counts)."},
+    [S_KAFKA_RETRIES] = {"fabricscope_kafka_retries", "fabricscope_kafka_retries_total", "counter",
+                         "Messages handed to the producer again after a failed attempt."},
+    [S_KAFKA_SPOOLED] = {"fabricscope_kafka_spooled", "fabricscope_kafka_spooled_total", "counter",
+                         "Events that waited in the on-disk spool."},
+    [S_KAFKA_DROPPED] = {"fabricscope_kafka_dropped", "fabricscope_kafka_dropped_total", "counter",
+                         "Events lost before delivery, by reason."},
+    [S_KAFKA_QUEUE_MESSAGES] = {"fabricscope_kafka_queue_messages",
+                                "fabricscope_kafka_queue_messages", "gauge",
+                                "Messages inside the producer, not yet acknowledged."},
+    [S_KAFKA_QUEUE_BYTES] = {"fabricscope_kafka_queue_bytes", "fabricscope_kafka_queue_bytes",
+                             "gauge", "Payload and key bytes of those messages."},
+    [S_KAFKA_SPOOL_RECORDS] = {"fabricscope_kafka_spool_records", "fabricscope_kafka_spool_records",
+                               "gauge", "Events in the on-disk spool, not yet delivered."},
+    [S_KAFKA_SPOOL_BYTES] = {"fabricscope_kafka_spool_bytes", "fabricscope_kafka_spool_bytes",
+                             "gauge", "Bytes of those events on disk."},
+    [S_KAFKA_BROKER_UP] = {"fabricscope_kafka_broker_up", "fabricscope_kafka_broker_up", "gauge",
+                           "1 while the producer has a connection to a broker."},
 };
 
 static void line_num(struct fsc_prom_renderer *r, struct fsc_buf *out, enum self_family s,
@@ -278,6 +320,54 @@ static void self_receivers(struct fsc_prom_renderer *r, struct fsc_buf *out)
     }
 }
 
+/* The Kafka exporter's families, when one runs. */
+static void self_kafka(struct fsc_prom_renderer *r, struct fsc_buf *out)
+{
+    struct fsc_prom_kafka_stat k;
+    memset(&k, 0, sizeof(k));
+    if (!r->env.kafka || !r->env.kafka(r->env.kafka_arg, &k))
+        return;
+    struct fsc_prom_label topic[1] = {lbl("topic", k.topic ? k.topic : "")};
+    const struct {
+        enum self_family s;
+        uint64_t v;
+    } per_topic[] = {{S_KAFKA_QUEUED, k.queued},
+                     {S_KAFKA_DELIVERED, k.delivered},
+                     {S_KAFKA_FAILED, k.failed},
+                     {S_KAFKA_RETRIES, k.retried}};
+    for (size_t i = 0; i < sizeof(per_topic) / sizeof(per_topic[0]); i++) {
+        header(r, out, per_topic[i].s);
+        line_u64(r, out, per_topic[i].s, topic, 1, per_topic[i].v);
+    }
+    header(r, out, S_KAFKA_SPOOLED);
+    line_u64(r, out, S_KAFKA_SPOOLED, NULL, 0, k.spooled);
+    /* Every reason always shown, so that rate() has a series from the start. */
+    const struct {
+        const char *reason;
+        uint64_t v;
+    } dropped[] = {{"bus_overrun", k.dropped_bus},
+                   {"encode", k.dropped_encode},
+                   {"full", k.dropped_full},
+                   {"delivery_error", k.dropped_error}};
+    header(r, out, S_KAFKA_DROPPED);
+    for (size_t i = 0; i < sizeof(dropped) / sizeof(dropped[0]); i++) {
+        struct fsc_prom_label ex[1] = {lbl("reason", dropped[i].reason)};
+        line_u64(r, out, S_KAFKA_DROPPED, ex, 1, dropped[i].v);
+    }
+    const struct {
+        enum self_family s;
+        uint64_t v;
+    } gauges[] = {{S_KAFKA_QUEUE_MESSAGES, k.queue_messages},
+                  {S_KAFKA_QUEUE_BYTES, k.queue_bytes},
+                  {S_KAFKA_SPOOL_RECORDS, k.spool_records},
+                  {S_KAFKA_SPOOL_BYTES, k.spool_bytes},
+                  {S_KAFKA_BROKER_UP, k.broker_up != 0}};
+    for (size_t i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++) {
+        header(r, out, gauges[i].s);
+        line_u64(r, out, gauges[i].s, NULL, 0, gauges[i].v);
+    }
+}
+
 void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
 {
     struct fsc_engine_stats st;
@@ -317,6 +407,8 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
         struct fsc_prom_label ex[1] = {lbl("kind", fsc_event_kind_name(k))};
         line_u64(r, out, S_EVENTS, ex, 1, st.events[k]);
     }
+    header(r, out, S_RESETS_SUPPRESSED);
+    line_u64(r, out, S_RESETS_SUPPRESSED, NULL, 0, st.reset_events_suppressed);
 
     header(r, out, S_SCRAPE_DURATION);
     line_f64(r, out, S_SCRAPE_DURATION, NULL, 0, r->last_duration_s);
@@ -327,4 +419,5 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
 
     self_streams(r, out);
     self_receivers(r, out);
+    self_kafka(r, out);
 }

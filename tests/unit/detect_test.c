@@ -131,7 +131,9 @@ static void imbalance_member_skips_and_dies(void)
     const struct fsc_event *start = find_event(&h, FSC_EV_UPLINK_IMBALANCE, FSC_EV_START, NULL);
     if (start)
         CHECK_INT(start->t_start_ns, T0);
-    CHECK_INT(h.n_ev, 1);
+    /* The START, and the counter_reset of member 1's cleared counter. */
+    CHECK_INT(h.n_ev, 2);
+    CHECK(find_event(&h, FSC_EV_COUNTER_RESET, FSC_EV_INSTANT, NULL) != NULL);
     CHECK_REL(fsc_engine_group_ratio(h.eng, 0), 2.0, 0.01);
     struct fsc_engine_stats st;
     fsc_engine_stats_get(h.eng, &st);
@@ -279,22 +281,37 @@ static void reset_no_spike(void)
     struct fsc_traits tr = event_counter(FSC_SIG_CNP, 64, FSC_UNIT_NONE);
     CHECK_INT(fsc_engine_set_traits(h.eng, 0, &tr), 0);
     rng_state = 42;
-    uint64_t v = 5000000000ULL;
+    uint64_t v = 5000000000ULL, before = 0;
     for (int k = 0; k <= 200; k++) {
         int64_t t = T0 + k * 100 * MS;
-        if (k == 100)
+        if (k == 100) {
+            before = v;
             v = 37; /* device reload: the counter starts again near 0 */
-        else if (k > 0)
+        } else if (k > 0) {
             v += (uint64_t)(100 * (1.0 + 0.2 * (2 * rng_unit() - 1)));
+        }
         feed_u(&h, 0, t, v);
     }
-    CHECK_INT(h.n_ev, 0);
+    /* No spike: the only event is the reset itself, with both values. */
+    CHECK_INT(h.n_ev, 1);
+    if (h.n_ev == 1) {
+        CHECK_INT(h.ev[0].kind, FSC_EV_COUNTER_RESET);
+        CHECK_INT(h.ev[0].phase, FSC_EV_INSTANT);
+        CHECK_INT(h.ev[0].series, 0);
+        CHECK_INT(h.ev[0].t_start_ns, T0 + 10 * NS);
+        CHECK_INT(h.ev[0].t_end_ns, T0 + 10 * NS);
+        CHECK_NEAR(h.ev[0].peak, (double)before, 0.5);
+        CHECK_NEAR(h.ev[0].amount, 37, 0);
+        CHECK_NEAR(h.ev[0].baseline, 0, 0);
+        CHECK_NEAR(h.ev[0].util_1s, 0, 0); /* a decrease, not reset evidence */
+    }
     struct fsc_engine_stats st;
     fsc_engine_stats_get(h.eng, &st);
     CHECK_INT(st.verdicts[FSC_RATE_RESET], 1);
     CHECK_INT(st.verdicts[FSC_RATE_INTERVAL], 199);
     for (unsigned k = 0; k < FSC_EV__COUNT; k++)
-        CHECK_INT(st.events[k], 0);
+        CHECK_INT(st.events[k], k == FSC_EV_COUNTER_RESET ? 1 : 0);
+    CHECK_INT(st.reset_events_suppressed, 0);
     harness_close(&h);
 }
 

@@ -18,3 +18,17 @@ fsc_unit_test(kafka_exporter LABELS kafka LIBS fsc_kafka TIMEOUT 120 CASES
 fsc_unit_test(kafka_conf LABELS kafka config LIBS fsc_kafka CASES
   defaults_and_keys loader_errors librdkafka_refusals_have_positions librdkafka_settings)
 
+
+# The events topic's JSON documents (kafka_event_json.c, kafka_json.c): the
+# exact document and key of every event kind, escaping, bounds, numbers.
+fsc_unit_test(kafka_event_json LABELS kafka LIBS fsc_kafka CASES
+  every_kind_exact escaping bounds without_registry_or_config numbers)
+
+# The event kinds the Kafka topic carries beyond the detectors' (engine side):
+# counter_reset's per-series rate limit and storm bound, and the log lines of
+# counter_reset and stream_down.
+fsc_unit_test(event_kinds LABELS engine kafka CASES
+  reset_rate_limited evidence_doubles_every_reset storm_bounded log_lines)
+
+# The fabricscope_kafka_* self-metrics as the renderer writes them.
+fsc_unit_test(kafka_prom LABELS kafka prometheus CASES kafka_families_exact)

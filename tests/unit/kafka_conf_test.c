@@ -213,7 +213,7 @@ static void librdkafka_settings(void)
         CHECK_STR(conf_get(conf, "linger.ms", v, sizeof(v)), "5");
         CHECK_STR(conf_get(conf, "batch.size", v, sizeof(v)), "524288");
         CHECK_STR(conf_get(conf, "queue.buffering.max.messages", v, sizeof(v)), "5000");
-        CHECK_STR(conf_get(conf, "message.timeout.ms", v, sizeof(v)), "60000");
+        CHECK_STR(conf_get(conf, "message.timeout.ms", v, sizeof(v)), "0");
         CHECK_STR(conf_get(conf, "security.protocol", v, sizeof(v)), "sasl_ssl");
         CHECK_STR(conf_get(conf, "sasl.mechanisms", v, sizeof(v)), "SCRAM-SHA-512");
         CHECK_STR(conf_get(conf, "sasl.username", v, sizeof(v)), "u");

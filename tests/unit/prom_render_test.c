@@ -55,7 +55,7 @@ static void small_fixture(struct pfx *p)
 /* The self-metrics every small-fixture render ends with (first render: the
  * previous scrape's duration, lines and bytes are 0). */
 #define SELF_METRICS(SAMPLES, VERDICTS, WRAPS, GAPS, ARRIVAL, INTERVAL, SERIES, DROPPED, REJECTED, \
-                     EVENTS, SCRAPE)                                                               \
+                     EVENTS, RESETS, SCRAPE)                                                       \
     "# HELP fabricscope_build_info Always 1; the version label tells which fabricscope runs.\n"    \
     "# TYPE fabricscope_build_info gauge\n"                                                        \
     "fabricscope_build_info{version=\"" FSC_VERSION "\"} 1\n"                                      \
@@ -129,6 +129,11 @@ static void small_fixture(struct pfx *p)
     "fabricscope_events_total{kind=\"uplink_imbalance\"} 0\n"                                      \
     "fabricscope_events_total{kind=\"cable_mismatch\"} 0\n"                                        \
     "fabricscope_events_total{kind=\"pcie_degraded\"} 0\n"                                         \
+    "fabricscope_events_total{kind=\"counter_reset\"} 0\n"                                         \
+    "fabricscope_events_total{kind=\"stream_down\"} 0\n"                                           \
+    "# HELP " RESETS " Counter resets without a counter_reset event (rate-limited).\n"             \
+    "# TYPE " RESETS " counter\n"                                                                  \
+    "fabricscope_reset_events_suppressed_total 0\n"                                                \
     "# HELP fabricscope_scrape_duration_seconds Time the previous scrape took to render, "         \
     "seconds.\n"                                                                                   \
     "# TYPE fabricscope_scrape_duration_seconds gauge\n"                                           \
@@ -174,7 +179,7 @@ static const char want_text[] =
         "fabricscope_gaps_total", "fabricscope_arrival_time_samples_total",
         "fabricscope_sample_interval_ratio", "fabricscope_series",
         "fabricscope_series_dropped_total", "fabricscope_series_rejected_total",
-        "fabricscope_events_total", "");
+        "fabricscope_events_total", "fabricscope_reset_events_suppressed_total", "");
 
 /* OpenMetrics: counter families lose _total (their samples keep it), and
  * the exposition ends with # EOF. */
@@ -194,7 +199,7 @@ static const char want_om[] =
         "fabricscope_samples", "fabricscope_sample_verdicts", "fabricscope_wraps",
         "fabricscope_gaps", "fabricscope_arrival_time_samples", "fabricscope_sample_interval_ratio",
         "fabricscope_series", "fabricscope_series_dropped", "fabricscope_series_rejected",
-        "fabricscope_events", "") "# EOF\n";
+        "fabricscope_events", "fabricscope_reset_events_suppressed", "") "# EOF\n";
 
 static void text_exact(void)
 {

@@ -1,0 +1,379 @@
+/* fabricscope status page script (embedded into the page by the build:
+ * exporters/web/embed.cmake). The server renders every table and SVG; this
+ * only refreshes them from /api/* every data-refresh seconds, with the
+ * same markup, classes and geometry as the C renderers (web_page.c,
+ * web_page_svg.c). Everything is built with DOM calls and textContent,
+ * never innerHTML, so no label value can inject markup. A failed refresh
+ * is shown in #live and retried; nothing is thrown or logged. */
+(function () {
+  'use strict';
+  var body = document.body;
+  var SVGNS = 'http://www.w3.org/2000/svg';
+  var refresh = Math.max(1, Number(body.getAttribute('data-refresh')) || 5);
+  var top = Number(body.getAttribute('data-top')) || 10;
+  var limit = Number(body.getAttribute('data-limit')) || 50;
+  /* A port chosen in the URL stays charted; otherwise the top port. */
+  var fixedPort = body.getAttribute('data-device') !== '';
+  var sel = {device: body.getAttribute('data-device'), port: body.getAttribute('data-port')};
+  var refreshed = 0;
+  var MISMATCH = ['missing', 'down', 'speed', 'address', 'peer'];
+
+  document.documentElement.setAttribute('data-js', 'on');
+
+  /* ---- DOM helpers ---- */
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
+  function sv(tag, attrs, text) {
+    var e = document.createElementNS(SVGNS, tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
+  function tdText(cls, text) { return el('td', {'class': cls}, text === null ? '' : text); }
+  function tdUint(cls, v) { return el('td', {'class': 'num ' + cls}, String(v)); }
+  /* data-value: the exact API number; text: the human form. */
+  function tdNum(cls, v, shown) {
+    if (v === null || v === undefined) {
+      return el('td', {'class': 'num ' + cls, 'data-value': ''}, '\u2013');
+    }
+    return el('td', {'class': 'num ' + cls, 'data-value': String(v)}, shown);
+  }
+  function fillBody(id, rows, build, cols, empty) {
+    var table = document.getElementById(id);
+    if (!table) return;
+    var tb = document.createElement('tbody');
+    rows.forEach(function (r, i) { tb.appendChild(build(r, i)); });
+    if (rows.length === 0) {
+      var tr = el('tr', {'class': 'empty'});
+      tr.appendChild(el('td', {'colspan': String(cols)}, empty));
+      tb.appendChild(tr);
+    }
+    table.replaceChild(tb, table.tBodies[0]);
+  }
+  function setText(id, text) {
+    var e = document.getElementById(id);
+    if (e) e.textContent = text;
+  }
+
+  /* ---- formats (web_format.c) ---- */
+  function fmtBitrate(bytesPerSecond) {
+    var b = bytesPerSecond * 8;
+    var units = [[1e12, 'Tb/s'], [1e9, 'Gb/s'], [1e6, 'Mb/s'], [1e3, 'kb/s']];
+    for (var i = 0; i < units.length; i++) {
+      if (Math.abs(b) >= units[i][0]) return (b / units[i][0]).toFixed(2) + ' ' + units[i][1];
+    }
+    return b.toFixed(0) + ' b/s';
+  }
+  function fmtPct(r) { return (r * 100).toFixed(1) + ' %'; }
+  function fmtSecs(s) {
+    if (s < 1) return (s * 1e3).toFixed(0) + ' ms';
+    if (s < 60) return s.toFixed(1) + ' s';
+    if (s < 3600) return Math.floor(s / 60) + ' min';
+    return (s / 3600).toFixed(1) + ' h';
+  }
+  function fmtBytes(b) {
+    if (b >= 1e9) return (b / 1e9).toFixed(1) + ' GB';
+    if (b >= 1e6) return (b / 1e6).toFixed(1) + ' MB';
+    if (b >= 1e3) return (b / 1e3).toFixed(1) + ' kB';
+    return b.toFixed(0) + ' B';
+  }
+  function fmtSpeed(bps) {
+    var u = [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'K']];
+    for (var i = 0; i < u.length; i++) {
+      if (bps % u[i][0] === 0) return (bps / u[i][0]) + u[i][1];
+    }
+    return String(bps);
+  }
+  function fmtTime(ms) { return new Date(ms).toISOString(); }
+  function utilColour(u) {
+    if (u === null || u < 0) return '#9aa0a6';
+    var stop = [[46, 158, 79], [224, 176, 0], [232, 99, 10]];
+    if (u > 1) u = 1;
+    var s = u < 0.5 ? 0 : 1, f = (u - 0.5 * s) / 0.5, hex = '#';
+    for (var i = 0; i < 3; i++) {
+      var c = Math.floor(stop[s][i] + (stop[s + 1][i] - stop[s][i]) * f + 0.5);
+      hex += (c < 16 ? '0' : '') + c.toString(16);
+    }
+    return hex;
+  }
+
+  /* ---- status ---- */
+  function renderStatus(st) {
+    var events = 0;
+    for (var k in st.engine.events_total) events += st.engine.events_total[k];
+    setText('s-series', String(st.engine.series));
+    setText('s-samples', String(st.engine.samples));
+    setText('s-events', String(events));
+    setText('s-windows', st.engine.windows.join(' '));
+    setText('updated', st.time);
+    fillBody('sources', st.sources, function (s) {
+      var tr = el('tr', {'data-source': s.name});
+      tr.appendChild(tdText('name', s.name));
+      tr.appendChild(tdText('type', s.type));
+      tr.appendChild(tdText('state', s.state));
+      tr.appendChild(el('td', {'class': 'up ' + (s.up ? 'good' : 'bad')}, s.up ? 'up' : 'down'));
+      tr.appendChild(tdUint('series', s.series));
+      return tr;
+    }, 5, 'no sources configured');
+    fillBody('streams', st.streams, function (s) {
+      var tr = el('tr', {'data-source': s.source, 'data-stream': s.stream});
+      var cls = s.state === 'streaming' ? 'good' : s.state === 'connecting' ? 'warn' : 'bad';
+      tr.appendChild(tdText('source', s.source));
+      tr.appendChild(tdText('stream', s.stream));
+      tr.appendChild(el('td', {'class': 'state ' + cls}, s.state));
+      tr.appendChild(tdText('sync', s.sync_seen ? 'yes' : 'no'));
+      var age = s.last_update_age_seconds;
+      tr.appendChild(tdNum('age', age, age === null ? '' : fmtSecs(age)));
+      tr.appendChild(tdNum('cadence', s.cadence_seconds,
+                           s.cadence_seconds === null ? '' : fmtSecs(s.cadence_seconds)));
+      tr.appendChild(tdNum('jitter', s.jitter_seconds,
+                           s.jitter_seconds === null ? '' : fmtSecs(s.jitter_seconds)));
+      tr.appendChild(tdUint('reconnects', s.reconnects));
+      tr.appendChild(tdUint('resubscribes', s.resubscribes));
+      tr.appendChild(tdUint('updates', s.updates));
+      tr.appendChild(tdUint('decode_errors', s.decode_errors));
+      tr.appendChild(tdUint('seq_gaps', s.sequence_gaps));
+      return tr;
+    }, 12, 'no gNMI streams');
+    fillBody('receivers', st.receivers, function (r) {
+      var tr = el('tr', {'data-source': r.source, 'data-transport': r.transport});
+      tr.appendChild(tdText('source', r.source));
+      tr.appendChild(tdText('transport', r.transport));
+      ['port', 'requests', 'ok', 'partial', 'bad_request', 'too_large', 'errors', 'points']
+        .forEach(function (k) { tr.appendChild(tdUint(k, r[k])); });
+      tr.appendChild(tdUint('rejected', r.rejected_points));
+      tr.appendChild(tdNum('bytes', r.received_bytes, fmtBytes(r.received_bytes)));
+      return tr;
+    }, 12, 'no OTLP receivers');
+  }
+
+  /* ---- ports ---- */
+  function renderPorts(pp) {
+    fillBody('ports', pp.ports, function (p, i) {
+      var tr = el('tr', {'data-device': p.device, 'data-port': p.port});
+      tr.appendChild(el('td', {'class': 'num rank'}, String(i + 1)));
+      tr.appendChild(tdText('device', p.device));
+      var cell = el('td', {'class': 'port'});
+      cell.appendChild(el('a', {'href': '?device=' + encodeURIComponent(p.device) + '&port=' +
+                                        encodeURIComponent(p.port) + '#chart'}, p.port));
+      tr.appendChild(cell);
+      tr.appendChild(tdText('speed', p.speed_bps === null ? '' : fmtSpeed(p.speed_bps)));
+      var pk = p.peak_utilization;
+      tr.appendChild(tdNum('peak', pk, pk === null ? '' : fmtPct(pk)));
+      tr.appendChild(tdText('window', p.peak_window === null ? '' : p.peak_window));
+      tr.appendChild(tdText('dir', p.peak_direction === null ? '' : p.peak_direction));
+      tr.appendChild(tdNum('rx', p.rx_bytes_per_second,
+                           p.rx_bytes_per_second === null ? '' : fmtBitrate(p.rx_bytes_per_second)));
+      tr.appendChild(tdNum('tx', p.tx_bytes_per_second,
+                           p.tx_bytes_per_second === null ? '' : fmtBitrate(p.tx_bytes_per_second)));
+      tr.appendChild(tdNum('rxu', p.rx_utilization,
+                           p.rx_utilization === null ? '' : fmtPct(p.rx_utilization)));
+      tr.appendChild(tdNum('txu', p.tx_utilization,
+                           p.tx_utilization === null ? '' : fmtPct(p.tx_utilization)));
+      tr.appendChild(tdUint('microbursts', p.microbursts));
+      tr.appendChild(tdUint('bursts', p.bursts));
+      return tr;
+    }, 13, 'no port has a measured rate yet');
+  }
+
+  /* ---- events ---- */
+  function renderEvents(ev) {
+    setText('events-info', ev.published + ' published \u00b7 ' + ev.kept + ' kept \u00b7 ' +
+                           ev.lost + ' lost');
+    fillBody('events', ev.events, function (e) {
+      var tr = el('tr', {'data-seq': String(e.seq), 'class': 'ev-' + e.kind});
+      tr.appendChild(el('td', {'class': 'time', 'title': e.start}, e.start.slice(11, 23)));
+      tr.appendChild(tdText('kind', e.kind));
+      tr.appendChild(tdText('phase', e.phase));
+      tr.appendChild(tdText('device', e.device !== null ? e.device : (e.subject || '')));
+      tr.appendChild(tdText('port', e.port));
+      tr.appendChild(tdText('dir', e.direction));
+      var d = e.duration_seconds;
+      tr.appendChild(tdNum('duration', d, d === null ? '' : fmtSecs(d)));
+      tr.appendChild(tdText('summary', e.summary));
+      return tr;
+    }, 8, 'no events yet');
+  }
+
+  /* ---- chart (web_page_svg.c) ---- */
+  function renderChart(c) {
+    var svg = document.getElementById('chart-svg');
+    if (!svg) return;
+    var W = 900, H = 240;
+    var L = Number(svg.getAttribute('data-l')), R = Number(svg.getAttribute('data-r'));
+    var T = Number(svg.getAttribute('data-t')), B = Number(svg.getAttribute('data-b'));
+    var PW = W - L - R, PH = H - T - B;
+    var from = c.from_ms, to = c.to_ms, span = to - from;
+    function x(t) { return L + (t - from) / span * PW; }
+    function y(u) { return T + (1 - Math.min(1, Math.max(0, u))) * PH; }
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    svg.appendChild(sv('rect', {'class': 'plot', x: L, y: T, width: PW, height: PH}));
+    for (var i = 0; i <= 4; i++) {
+      var gy = y(i / 4);
+      svg.appendChild(sv('line', {'class': 'grid', x1: L, y1: gy.toFixed(1), x2: L + PW,
+                                  y2: gy.toFixed(1)}));
+      svg.appendChild(sv('text', {'class': 'ylab', x: L - 4, y: (gy + 4).toFixed(1)},
+                         (i * 25) + ' %'));
+    }
+    if (span <= 0) return;
+    for (i = 0; i <= 4; i++) {
+      var tt = from + Math.floor(span / 4) * i;
+      /* The end labels stay inside the plot's width. */
+      var anchor = i === 0 ? 'start' : i === 4 ? 'end' : 'middle';
+      svg.appendChild(sv('text', {'class': 'xlab', x: x(tt).toFixed(1), y: H - 8,
+                                  'text-anchor': anchor}, fmtTime(tt).slice(11, 19)));
+    }
+    var yr = y(c.rise).toFixed(1);
+    svg.appendChild(sv('line', {'class': 'rise', x1: L, y1: yr, x2: L + PW, y2: yr}));
+    c.bursts.forEach(function (m) {
+      /* No end: a microburst whose END is pending (drawn at its start), or
+       * a long burst still going (drawn to now). */
+      var end = m.end_ms !== null ? m.end_ms : m.kind === 'microburst' ? m.start_ms : to;
+      if (end < from || m.start_ms > to) return;
+      var x1 = x(Math.max(m.start_ms, from)), x2 = x(Math.min(end, to));
+      var r = sv('rect', {'class': 'burst', x: x1.toFixed(1), y: T,
+                          width: Math.max(2, x2 - x1).toFixed(1), height: PH});
+      var dur = m.end_ms !== null ? fmtSecs((m.end_ms - m.start_ms) / 1e3)
+                                  : m.kind === 'microburst' ? '(end pending)' : 'ongoing';
+      r.appendChild(sv('title', {}, m.kind + ' ' + m.direction + ' ' + dur + ', peak ' +
+                                    fmtPct(m.peak)));
+      svg.appendChild(r);
+    });
+    ['rx', 'tx'].forEach(function (d) {
+      /* Per pixel column the highest point: a burst is never averaged away. */
+      var pts = [], col = -1, best = 0;
+      c[d].forEach(function (p) {
+        if (p[0] < from || p[0] > to) return;
+        var k = Math.min(PW - 1, Math.floor((p[0] - from) / span * PW));
+        if (k !== col) {
+          if (col >= 0) pts.push((L + col + 0.5).toFixed(1) + ',' + y(best).toFixed(1));
+          col = k;
+          best = p[1];
+        } else if (p[1] > best) {
+          best = p[1];
+        }
+      });
+      if (col >= 0) pts.push((L + col + 0.5).toFixed(1) + ',' + y(best).toFixed(1));
+      svg.appendChild(sv('polyline', {'class': d, points: pts.join(' ')}));
+    });
+    setText('chart-port', c.device + ' ' + c.port);
+    setText('chart-info', 'speed ' + (c.speed_bps === null ? 'unknown' : fmtSpeed(c.speed_bps)) +
+            ' \u00b7 ' + (c.tracked ? 'history since ' + c.tracked_since : 'no history kept') +
+            ' \u00b7 ' + c.rx.length + ' rx / ' + c.tx.length + ' tx points \u00b7 ' +
+            c.bursts.length + ' bursts');
+  }
+
+  /* ---- mesh (web_page_svg.c) ---- */
+  function renderMesh(m) {
+    var svg = document.getElementById('mesh-svg');
+    var S = 440, RING = 160, NODE = 24, GAP = 6, c = S / 2;
+    var n = m.nodes.length;
+    function xy(i) {
+      var a = -Math.PI / 2 + 2 * Math.PI * i / (n || 1);
+      return n > 1 ? [c + RING * Math.cos(a), c + RING * Math.sin(a)] : [c, c];
+    }
+    function index(node) {
+      for (var i = 0; i < n; i++) if (m.nodes[i].node === node) return i;
+      return 0;
+    }
+    setText('mesh-info', n + ' nodes \u00b7 ' + m.links.length + ' links \u00b7 from the ' +
+                         (m.source === 'plan' ? 'cable plan' : 'NIC series labels'));
+    if (svg) {
+      while (svg.firstChild) svg.removeChild(svg.firstChild);
+      m.links.forEach(function (l, li) {
+        var k = 0, cnt = 0;
+        m.links.forEach(function (o, j) {
+          if (o.a.node !== l.a.node || o.b.node !== l.b.node) return;
+          if (j < li) k++;
+          cnt++;
+        });
+        var pa = xy(index(l.a.node)), pb = xy(index(l.b.node));
+        var dx = pb[0] - pa[0], dy = pb[1] - pa[1], len = Math.sqrt(dx * dx + dy * dy);
+        var off = (k - (cnt - 1) / 2) * GAP;
+        var ox = len > 0 ? -dy / len * off : 0, oy = len > 0 ? dx / len * off : 0;
+        var line = sv('line', {'class': 'link' + (l.mismatch ? ' mismatch' : ''),
+                               'data-key': l.a.node + '-' + l.b.node + '-' + l.link,
+                               x1: (pa[0] + ox).toFixed(1), y1: (pa[1] + oy).toFixed(1),
+                               x2: (pb[0] + ox).toFixed(1), y2: (pb[1] + oy).toFixed(1),
+                               stroke: l.mismatch ? '#d00000' : utilColour(l.utilization)});
+        line.appendChild(sv('title', {}, l.a.node + ':' + l.a.port + ' - ' + l.b.node + ':' +
+                                         l.b.port + ' link ' + l.link + ', ' +
+                                         (l.utilization === null ? 'no data'
+                                                                 : fmtPct(l.utilization)) +
+                                         (l.mismatch ? ', MISMATCH' : '')));
+        svg.appendChild(line);
+      });
+      m.nodes.forEach(function (nd, i) {
+        var p = xy(i), ty = p[1] + (p[1] >= c ? 40 : -32);
+        var g = sv('g', {'class': 'node' + (nd.polled ? ' polled' : ''),
+                         'data-node': String(nd.node)});
+        g.appendChild(sv('circle', {cx: p[0].toFixed(1), cy: p[1].toFixed(1), r: NODE}));
+        g.appendChild(sv('text', {'class': 'num', x: p[0].toFixed(1), y: (p[1] + 5).toFixed(1)},
+                         String(nd.node)));
+        g.appendChild(sv('text', {'class': 'name', x: p[0].toFixed(1), y: ty.toFixed(1)},
+                         nd.device));
+        svg.appendChild(g);
+      });
+    }
+    fillBody('mesh-links', m.links, function (l) {
+      var tr = el('tr', {'data-key': l.a.node + '-' + l.b.node + '-' + l.link});
+      if (l.mismatch) tr.setAttribute('class', 'mismatch');
+      tr.appendChild(tdText('a', l.a.node + ':' + l.a.port));
+      tr.appendChild(tdText('b', l.b.node + ':' + l.b.port));
+      tr.appendChild(tdUint('link', l.link));
+      tr.appendChild(tdNum('util', l.utilization,
+                           l.utilization === null ? '' : fmtPct(l.utilization)));
+      var mm = [];
+      [l.a, l.b].forEach(function (e) {
+        MISMATCH.forEach(function (k) {
+          if (e.mismatches.indexOf(k) >= 0) mm.push(e.node + ':' + e.port + ' ' + k);
+        });
+      });
+      tr.appendChild(tdText('mm', mm.join(', ')));
+      return tr;
+    }, 5, 'no B300 cable plan and no NIC series with cable labels');
+  }
+
+  /* ---- the loop ---- */
+  function get(url) {
+    return fetch(url, {cache: 'no-store'}).then(function (r) {
+      if (!r.ok) throw new Error(url + ' answered ' + r.status);
+      return r.json();
+    });
+  }
+  function live(text, ok) {
+    var e = document.getElementById('live');
+    if (!e) return;
+    e.textContent = text;
+    e.setAttribute('class', 'live ' + (ok ? 'good' : 'bad'));
+  }
+  function tick() {
+    Promise.all([get('/api/status'), get('/api/ports?top=' + top),
+                 get('/api/events?limit=' + limit), get('/api/mesh')])
+      .then(function (a) {
+        renderStatus(a[0]);
+        renderPorts(a[1]);
+        renderEvents(a[2]);
+        renderMesh(a[3]);
+        if (!fixedPort) {
+          var p = a[1].ports[0];
+          sel = p ? {device: p.device, port: p.port} : {device: '', port: ''};
+        }
+        if (sel.device === '') return null;
+        return get('/api/port?device=' + encodeURIComponent(sel.device) + '&port=' +
+                   encodeURIComponent(sel.port)).then(renderChart);
+      })
+      .then(function () {
+        refreshed++;
+        body.setAttribute('data-refreshed', String(refreshed));
+        live('live', true);
+      })
+      .catch(function (e) { live('stale: ' + e.message, false); })
+      .then(function () { setTimeout(tick, refresh * 1000); });
+  }
+  setTimeout(tick, refresh * 1000);
+})();

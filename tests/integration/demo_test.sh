@@ -1,0 +1,164 @@
+#!/bin/sh
+# shellcheck disable=SC2016 # single-quoted conditions are expanded by eval
+# `fabricscope demo` as a test (ctest -L demo): the README's first command,
+# run for a bounded time; every injected fault must be detected exactly once
+# with the right device and port, and nothing else may be.
+#   demo_test.sh FABRICSCOPE
+#
+# The fault schedule is collector/demo/demo_schedule.c (docs/DEMO.md): from
+# the start a PCIe link at Gen5 x8 (b300-01 ens7f0np0) and a planned
+# interface missing (b300-04 ens6f1np1); then, repeating every 30 s, an ECN
+# storm on spine1 swp3 tc 3 at 8-14 s, a CNP storm on b300-02 ens3f0np0 at
+# 15-18 s, a reordering burst on b300-03 ens5f1np1 at 20-22 s and a 300 ms
+# line-rate burst on leaf2 et-0/0/3 at 30 s (seen rx and tx: the simulator's
+# port carries the same bytes both ways).
+#
+# Why --duration 36 rather than 60: the schedule's cycle is 30 s and its
+# last fault, the leaf's burst, starts at 30 s (the gNMI simulator places its
+# first burst one period after its start). 36 s gives that burst 5.7 s to be
+# reported and ends before the second cycle's first storm (38 s), so in this
+# run every fault happens exactly once; at 60 s the storms would come twice.
+#
+# 1. Usage: `help demo`, a bad option (status 2).
+# 2. Running: the exporter's port from the log, the banner (status page,
+#    /metrics, config path), the generated config passes check-config, all
+#    seven sources up.
+# 3. /metrics once the burst is counted: each fault's detector counter is 1
+#    on its series and the family totals say nothing else fired; events per
+#    kind; the jitter and batching of leaf1 are visible (stale repeats, a
+#    larger observed jitter than leaf2's); the spine's OTLP exports all ok.
+# 4. After the demo stopped by itself: exit status 0, clean shutdown lines,
+#    the temporary state directory removed, and the event log's START and
+#    INSTANT lines of fault kinds are exactly the expected set (kind, device,
+#    port, direction, queue, mismatch); the three spikes ended once each.
+set -u
+bin=$1
+# shellcheck source=lib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+lib_init
+
+# ---- 1. usage ---------------------------------------------------------------------------
+check "help demo" eval '"$bin" help demo | grep -q "^Usage: fabricscope demo \[--duration D\]"'
+check "demo in the command list" eval '"$bin" help | grep -q "^  demo "'
+"$bin" demo --bogus >/dev/null 2>&1
+check_eq "unknown option: status" "$?" 2
+"$bin" demo --duration 0 >/dev/null 2>&1
+check_eq "zero duration: status" "$?" 2
+
+# ---- 2. running -------------------------------------------------------------------------
+# TMPDIR: the demo's temporary state directory goes under $tmp, so even a
+# crashed run leaves nothing behind.
+TMPDIR="$tmp" "$bin" demo --duration 36 --listen 127.0.0.1:0 >"$tmp/fsc.out" 2>"$tmp/fsc.log" &
+fsc_pid=$!
+# Sanitizer builds write the 4 x 16 device trees slowly: 30 s at most.
+mport=$(wait_for "$tmp/fsc.log" \
+    's/.*event=exporter_started exporter=prometheus .* port=\([0-9]*\).*/\1/p' 300) || {
+    fail "the demo did not start its exporter"
+    cut -c1-300 "$tmp/fsc.log"
+    exit 1
+}
+check "demo ready" wait_until 100 grep -q "event=demo_ready status_page=http://127.0.0.1:$mport/ " "$tmp/fsc.log"
+check_log "all sources running" "event=started config=.* sources=7 running=7 "
+state=$(sed -n 's/.*event=demo_started config=[^ ]* state_dir=\([^ ]*\) .*/\1/p' "$tmp/fsc.log")
+config=$(sed -n 's/.*event=demo_started config=\([^ ]*\) .*/\1/p' "$tmp/fsc.log")
+under_tmp() { case "$1" in "$tmp"/fabricscope-demo.?*) true ;; *) false ;; esac; }
+check "state directory under TMPDIR ($state)" under_tmp "$state"
+check "banner: status page" wait_until 50 grep -q "^  status page  http://127.0.0.1:$mport/\$" "$tmp/fsc.out"
+check "banner: metrics" grep -q "^  metrics      http://127.0.0.1:$mport/metrics\$" "$tmp/fsc.out"
+check "banner: config" grep -q "^  config     $config\$" "$tmp/fsc.out"
+check "banner: schedule" grep -q "^  30-30.3 s   leaf2    et-0/0/3   microburst " "$tmp/fsc.out"
+check "generated config is valid" eval '"$bin" check-config "$config" >/dev/null 2>&1'
+
+# ---- 3. /metrics once the last fault of the cycle is counted ---------------------------
+check "leaf burst counted" poll_metrics 450 \
+    '[ "$(series_value fabric_microbursts_total device=leaf2 port=et-0/0/3 direction=tx)" = 1 ]'
+sum() { awk -v n="$1" 'index($0, n "{") == 1 || index($0, n " ") == 1 { s += $NF } END { print s + 0 }' "$tmp/metrics"; }
+check_eq "microburst rx" "$(series_value fabric_microbursts_total device=leaf2 port=et-0/0/3 direction=rx)" 1
+check_eq "microburst tx" "$(series_value fabric_microbursts_total device=leaf2 port=et-0/0/3 direction=tx)" 1
+check_eq "spine ECN spike" "$(series_value fabric_ecn_spikes_total device=spine1 port=swp3 queue=3)" 1
+check_eq "B300 CNP spike" "$(series_value fabric_cnp_spikes_total device=b300-02 port=ens3f0np0 counter=fabric_nic_cnp_sent_total)" 1
+check_eq "B300 reorder spike" "$(series_value fabric_reorder_spikes_total device=b300-03 port=ens5f1np1 counter=fabric_nic_out_of_sequence_total)" 1
+check_eq "cable mismatch" "$(series_value fabric_cable_mismatch device=b300-04 port=ens6f1np1 kind=missing)" 1
+check_eq "PCIe degraded" "$(series_value fabric_pcie_link_degraded device=b300-01 port=ens7f0np0)" 1
+check_eq "PCIe speed" "$(series_value fabric_pcie_link_speed_gts device=b300-01 port=ens7f0np0 kind=current)" 32
+check_eq "PCIe width" "$(series_value fabric_pcie_link_width device=b300-01 port=ens7f0np0 kind=current)" 8
+# nothing else, anywhere
+check_eq "all microbursts" "$(sum fabric_microbursts_total)" 2
+check_eq "all bursts" "$(sum fabric_bursts_total)" 0
+check_eq "all ECN spikes" "$(sum fabric_ecn_spikes_total)" 1
+check_eq "all CNP spikes" "$(sum fabric_cnp_spikes_total)" 1
+check_eq "all reorder spikes" "$(sum fabric_reorder_spikes_total)" 1
+check_eq "all PFC storms" "$(sum fabric_pfc_storms_total)" 0
+check_eq "all congestion evidence" "$(sum fabric_congestion_evidence_total)" 0
+check_eq "all imbalance events" "$(sum fabric_uplink_imbalance_events_total)" 0
+check_eq "all cable mismatches" "$(sum fabric_cable_mismatch)" 1
+check_eq "all degraded PCIe links" "$(sum fabric_pcie_link_degraded)" 1
+for kv in microburst=2 burst=0 queue_peak=0 buffer_threshold=0 cnp_spike=1 ecn_spike=1 \
+    reorder_spike=1 pfc_storm=0 uplink_imbalance=0 cable_mismatch=1 pcie_degraded=1; do
+    check_eq "events ${kv%=*}" "$(series_value fabricscope_events_total kind="${kv%=*}")" "${kv#*=}"
+done
+for s in leaf1 leaf2 spines b300-01 b300-02 b300-03 b300-04; do
+    check_eq "$s up" "$(series_value fabricscope_up source=$s)" 1
+done
+for n in 1 2 3 4; do
+    check_eq "b300-0$n ports" "$(series_value fabricscope_nic_ports source=b300-0$n)" 16
+done
+check_eq "B300 read errors" "$(sum fabricscope_nic_read_errors_total)" 0
+# leaf1 exports 2 s copies every 1 s with jittered timestamps, leaf2 live values
+check "batched copies seen as stale repeats" \
+    ge "$(series_value fabricscope_sample_verdicts_total verdict=stale_repeat)" 1000
+j1=$(series_value fabricscope_gnmi_stream_jitter_seconds source=leaf1 stream=interfaces)
+j2=$(series_value fabricscope_gnmi_stream_jitter_seconds source=leaf2 stream=interfaces)
+check "leaf1 jitter ($j1 s) above leaf2's ($j2 s)" awk -v a="$j1" -v b="$j2" 'BEGIN { exit !(a > 0.01 && a > 10 * b) }'
+check "spine exports ok" ge "$(series_value fabricscope_otlp_requests_total source=spines result=ok)" 20
+check_eq "spine exports refused" "$(series_value fabricscope_otlp_rejected_points_total source=spines)" 0
+check "spine counters as counters" eval '[ -n "$(series_value fabric_port_rx_bytes_total device=spine1 port=swp1)" ]'
+
+# ---- 4. after the demo stopped by itself -----------------------------------------------
+check "demo stops after --duration" wait_until 300 eval '! kill -0 "$fsc_pid" 2>/dev/null'
+stop_pid "$fsc_pid" 10
+fsc_pid=""
+check_eq "exit status" "$stop_rc" 0
+check_log "duration over" "event=demo_duration_over duration_s=36"
+check_log "clean daemon stop" "event=stopping signal=SIGTERM"
+check_log "daemon stopped" "event=stopped config="
+check_log "demo stopped" "event=demo_stopped status=0"
+check "state directory removed" test -n "$state" -a ! -e "$state"
+check_eq "error lines" "$(grep -c 'level=error' "$tmp/fsc.log")" 0
+check_eq "sanitizer reports" "$(grep -Ec 'AddressSanitizer|LeakSanitizer|runtime error' "$tmp/fsc.log")" 0
+
+# kind device port [direction] [queue] [mismatch] of every START / INSTANT
+# line of a fault kind (the detectors' and the NIC source's; health events
+# such as a stream's state or a counter reset are not faults of the fabric)
+faults='microburst|burst|queue_peak|buffer_threshold|cnp_spike|ecn_spike|reorder_spike|pfc_storm|uplink_imbalance|cable_mismatch|pcie_degraded'
+grep -E "event=detect kind=($faults) phase=(start|instant) " "$tmp/fsc.log" | awk '{
+    k = d = p = dir = q = m = ""
+    for (i = 1; i <= NF; i++) {
+        eq = index($i, "="); key = substr($i, 1, eq - 1); v = substr($i, eq + 1)
+        if (key == "kind") k = v; else if (key == "device") d = v; else if (key == "port") p = v
+        else if (key == "direction") dir = " " v; else if (key == "queue") q = " queue=" v
+        else if (key == "mismatch") m = " mismatch=" v
+    }
+    print k " " d " " p dir q m
+}' | sort >"$tmp/got.txt"
+sort >"$tmp/want.txt" <<'EOF'
+pcie_degraded b300-01 ens7f0np0
+cable_mismatch b300-04 ens6f1np1 mismatch=missing
+ecn_spike spine1 swp3 tx queue=3
+cnp_spike b300-02 ens3f0np0 tx
+reorder_spike b300-03 ens5f1np1 rx
+microburst leaf2 et-0/0/3 rx
+microburst leaf2 et-0/0/3 tx
+EOF
+if cmp -s "$tmp/got.txt" "$tmp/want.txt"; then
+    ok
+else
+    fail "the event log's START/INSTANT lines differ from the fault schedule (got < > want):"
+    diff "$tmp/got.txt" "$tmp/want.txt"
+fi
+check_log "PCIe numbers" "kind=pcie_degraded phase=start .*port=ens7f0np0 .*speed_gts=32 max_speed_gts=64 width=8 max_width=16"
+for k in ecn_spike cnp_spike reorder_spike; do
+    check_eq "$k ended once" "$(grep -c "event=detect kind=$k phase=end " "$tmp/fsc.log")" 1
+done
+
+summary

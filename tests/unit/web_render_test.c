@@ -1,0 +1,471 @@
+/* The web module's renderers (exporters/web/web_model.h): known models in,
+ * exact JSON documents and exact HTML rows out; every document valid for
+ * the strict JSON reader; hostile label values escaped everywhere on the
+ * page; the page references no external resource. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "otlp/json_reader.h"
+#include "test.h"
+#include "web/web_model.h"
+
+#define NS 1000000000LL
+#define MS 1000000LL
+#define T0 (1700000000LL * NS) /* 2023-11-14T22:13:20Z */
+
+static int json_valid(const char *text)
+{
+    struct fsc_json_reader r;
+    char *copy = strdup(text);
+    int ok;
+    if (!copy)
+        return 0;
+    fsc_json_init(&r, copy, strlen(copy), true);
+    ok = fsc_json_skip(&r) == 0 && fsc_json_finish(&r) == 0;
+    free(copy);
+    return ok;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* ---- the known models ---------------------------------------------------------- */
+
+static struct fsc_web_source sources[2] = {
+    {"leaf1", "gnmi", "running", 1, 12},
+    {"spine<1>", "otlp", "disabled", 0, 0},
+};
+static struct fsc_web_stream streams[2] = {
+    {"leaf1", "interfaces", "streaming", 1, T0 - 250 * MS, 100, 2000, 0, 1, 2, 3, 64, 0.1, 0.012},
+    {"leaf1", "queues", "connecting", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+};
+static struct fsc_web_receiver receivers[1] = {
+    {"spine<1>", "http", 4318, 5, 3, 1, 1, 0, 0, 2048, 300, 7},
+};
+
+static void status_model(struct fsc_web_status *st)
+{
+    memset(st, 0, sizeof(*st));
+    st->now_ns = T0;
+    st->sources = sources;
+    st->n_sources = 2;
+    st->streams = streams;
+    st->n_streams = 2;
+    st->receivers = receivers;
+    st->n_receivers = 1;
+    st->series = 40;
+    st->samples = 1000;
+    st->events_by_kind[FSC_EV_MICROBURST] = 2;
+    st->events_by_kind[FSC_EV_CNP_SPIKE] = 1;
+    st->n_windows = 2;
+    st->window_ns[0] = NS;
+    st->window_ns[1] = 10 * NS;
+}
+
+static struct fsc_web_port_row port_rows[2] = {
+    {"leaf1",
+     "et-0/0/1",
+     400000000000ull,
+     1,
+     0.987654,
+     FSC_DIR_TX,
+     10 * NS,
+     {1, 1},
+     {12500000000.0, 50000000000.0},
+     {0.25, 1.0},
+     3,
+     1},
+    {"leaf2", "p<&>", 0, 0, 0, 0, 0, {1, 0}, {1000, 0}, {-1, -1}, 0, 0},
+};
+
+static void events_model(struct fsc_web_events *evs, struct fsc_web_event_row rows[2])
+{
+    memset(rows, 0, 2 * sizeof(*rows));
+    rows[0].ev = (struct fsc_event){.seq = 7,
+                                    .kind = FSC_EV_MICROBURST,
+                                    .phase = FSC_EV_END,
+                                    .direction = FSC_DIR_TX,
+                                    .series = 3,
+                                    .t_start_ns = T0 + 100 * MS,
+                                    .t_end_ns = T0 + 200 * MS,
+                                    .peak = 0.98,
+                                    .amount = 5e9};
+    rows[0].device = "leaf1";
+    rows[0].port = "et-0/0/1";
+    rows[0].labels[0] = (struct fsc_label){"device", "leaf1"};
+    rows[0].labels[1] = (struct fsc_label){"port", "et-0/0/1"};
+    rows[0].n_labels = 2;
+    rows[1].ev = (struct fsc_event){.seq = 6,
+                                    .kind = FSC_EV_CABLE_MISMATCH,
+                                    .phase = FSC_EV_START,
+                                    .series = 9,
+                                    .t_start_ns = T0,
+                                    .peak = 30};
+    rows[1].device = "b300-01";
+    rows[1].port = "ens1f1np1";
+    rows[1].mismatch = "missing";
+    rows[1].labels[0] = (struct fsc_label){"card", "0"};
+    rows[1].labels[1] = (struct fsc_label){"device", "b300-01"};
+    rows[1].labels[2] = (struct fsc_label){"kind", "missing"};
+    rows[1].labels[3] = (struct fsc_label){"port", "ens1f1np1"};
+    rows[1].n_labels = 4;
+    *evs = (struct fsc_web_events){7, 0, 2, rows, 2};
+}
+
+static struct fsc_web_point rx_pts[2] = {{T0 - NS, 0.25f}, {T0 - 900 * MS, 0.3f}};
+static struct fsc_web_point tx_pts[1] = {{T0 - NS, 1.0f}};
+static struct fsc_web_marker markers[2] = {
+    {T0 - NS, T0 - 900 * MS, 0.99, FSC_EV_MICROBURST, FSC_DIR_TX},
+    {T0 - 500 * MS, 0, 0.8, FSC_EV_BURST, FSC_DIR_RX},
+};
+
+static void chart_model(struct fsc_web_chart *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->device = "leaf1";
+    c->port = "et-0/0/1";
+    c->speed_bps = 400000000000ull;
+    c->tracked = 1;
+    c->tracked_since_ns = T0 - 60 * NS;
+    c->t_from_ns = T0 - 10 * NS;
+    c->t_to_ns = T0;
+    c->rise = 0.7;
+    c->points[0] = rx_pts;
+    c->n_points[0] = 2;
+    c->points[1] = tx_pts;
+    c->n_points[1] = 1;
+    c->markers = markers;
+    c->n_markers = 2;
+}
+
+static void mesh_model(struct fsc_web_mesh *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->from_plan = 1;
+    m->n_nodes = 2;
+    m->nodes[0] = (struct fsc_web_mesh_node){1, "b300-01", 1};
+    m->nodes[1] = (struct fsc_web_mesh_node){2, "node2", 0};
+    m->n_links = 2;
+    m->links[0] = (struct fsc_web_mesh_link){{1, "ens1f0np0", 1, 12500000000.0, 25000000000.0, 0},
+                                             {2, "ens1f0np0", 0, 0, 0, 0},
+                                             1,
+                                             400000000000ull,
+                                             0.5};
+    m->links[1] = (struct fsc_web_mesh_link){{1, "ens1f1np1", 0, 0, 0, 1u << FSC_WEB_MM_MISSING},
+                                             {2, "ens1f1np1", 0, 0, 0, 0},
+                                             2,
+                                             400000000000ull,
+                                             -1};
+}
+
+/* ---- JSON ------------------------------------------------------------------------- */
+
+static void status_json_exact(void)
+{
+    struct fsc_web_status st;
+    struct fsc_buf b = {0};
+    status_model(&st);
+    CHECK_INT(fsc_web_json_status(&st, &b), 0);
+    CHECK_STR(
+        b.data,
+        "{\"time\":\"2023-11-14T22:13:20.000Z\",\"engine\":{\"series\":40,\"samples\":1000,"
+        "\"windows\":[\"1s\",\"10s\"],\"events_total\":{\"microburst\":2,\"cnp_spike\":1}},"
+        "\"sources\":[{\"name\":\"leaf1\",\"type\":\"gnmi\",\"state\":\"running\",\"up\":true,"
+        "\"series\":12},{\"name\":\"spine\\u003c1\\u003e\",\"type\":\"otlp\",\"state\":"
+        "\"disabled\",\"up\":false,\"series\":0}],\"streams\":[{\"source\":\"leaf1\","
+        "\"stream\":\"interfaces\",\"state\":\"streaming\",\"up\":true,\"sync_seen\":true,"
+        "\"last_update_age_seconds\":0.25,\"cadence_seconds\":0.1,\"jitter_seconds\":0.012,"
+        "\"cadence_intervals\":64,\"messages\":100,\"updates\":2000,\"decode_errors\":0,"
+        "\"sequence_gaps\":1,\"reconnects\":2,\"resubscribes\":3},{\"source\":\"leaf1\","
+        "\"stream\":\"queues\",\"state\":\"connecting\",\"up\":false,\"sync_seen\":false,"
+        "\"last_update_age_seconds\":null,\"cadence_seconds\":null,\"jitter_seconds\":null,"
+        "\"cadence_intervals\":0,\"messages\":0,\"updates\":0,\"decode_errors\":0,"
+        "\"sequence_gaps\":0,\"reconnects\":0,\"resubscribes\":0}],\"receivers\":[{\"source\":"
+        "\"spine\\u003c1\\u003e\",\"transport\":\"http\",\"port\":4318,\"requests\":5,\"ok\":3,"
+        "\"partial\":1,\"bad_request\":1,\"too_large\":0,\"errors\":0,\"received_bytes\":2048,"
+        "\"points\":300,\"rejected_points\":7}]}");
+    CHECK(json_valid(b.data));
+    fsc_buf_free(&b);
+}
+
+static void ports_json_exact(void)
+{
+    struct fsc_buf b = {0};
+    CHECK_INT(fsc_web_json_ports(port_rows, 2, &b), 0);
+    CHECK_STR(b.data,
+              "{\"ports\":[{\"device\":\"leaf1\",\"port\":\"et-0/0/1\",\"speed_bps\":400000000000,"
+              "\"peak_utilization\":0.987654,\"peak_direction\":\"tx\",\"peak_window\":\"10s\","
+              "\"rx_bytes_per_second\":12500000000,\"tx_bytes_per_second\":50000000000,"
+              "\"rx_utilization\":0.25,\"tx_utilization\":1,\"microbursts\":3,\"bursts\":1},"
+              "{\"device\":\"leaf2\",\"port\":\"p\\u003c\\u0026\\u003e\",\"speed_bps\":null,"
+              "\"peak_utilization\":null,\"peak_direction\":null,\"peak_window\":null,"
+              "\"rx_bytes_per_second\":1000,\"tx_bytes_per_second\":null,\"rx_utilization\":null,"
+              "\"tx_utilization\":null,\"microbursts\":0,\"bursts\":0}]}");
+    CHECK(json_valid(b.data));
+    fsc_buf_reset(&b);
+    CHECK_INT(fsc_web_json_ports(NULL, 0, &b), 0);
+    CHECK_STR(b.data, "{\"ports\":[]}");
+    fsc_buf_free(&b);
+}
+
+static void events_json_exact(void)
+{
+    struct fsc_web_events evs;
+    struct fsc_web_event_row rows[2];
+    struct fsc_buf b = {0};
+    events_model(&evs, rows);
+    CHECK_INT(fsc_web_json_events(&evs, &b), 0);
+    CHECK_STR(b.data,
+              "{\"published\":7,\"lost\":0,\"kept\":2,\"events\":[{\"seq\":7,\"kind\":"
+              "\"microburst\",\"phase\":\"end\",\"device\":\"leaf1\",\"port\":\"et-0/0/1\","
+              "\"direction\":\"tx\",\"start\":\"2023-11-14T22:13:20.100Z\",\"end\":"
+              "\"2023-11-14T22:13:20.200Z\",\"duration_seconds\":0.1,\"peak\":0.98,\"amount\":"
+              "5000000000,\"baseline\":0,\"summary\":\"peak 98.0 %, 5.0 GB\",\"labels\":{"
+              "\"device\":\"leaf1\",\"port\":\"et-0/0/1\"}},{\"seq\":6,\"kind\":"
+              "\"cable_mismatch\",\"phase\":\"start\",\"device\":\"b300-01\",\"port\":"
+              "\"ens1f1np1\",\"direction\":null,\"mismatch\":\"missing\",\"start\":"
+              "\"2023-11-14T22:13:20.000Z\",\"end\":null,\"duration_seconds\":null,\"peak\":30,"
+              "\"amount\":0,\"baseline\":0,\"summary\":\"missing\",\"labels\":{\"card\":\"0\","
+              "\"device\":\"b300-01\",\"kind\":\"missing\",\"port\":\"ens1f1np1\"}}]}");
+    CHECK(json_valid(b.data));
+    fsc_buf_free(&b);
+}
+
+static void chart_json_exact(void)
+{
+    struct fsc_web_chart c;
+    struct fsc_buf b = {0};
+    chart_model(&c);
+    CHECK_INT(fsc_web_json_chart(&c, &b), 0);
+    CHECK_STR(b.data,
+              "{\"device\":\"leaf1\",\"port\":\"et-0/0/1\",\"speed_bps\":400000000000,"
+              "\"tracked\":true,\"tracked_since\":\"2023-11-14T22:12:20.000Z\",\"from_ms\":"
+              "1699999990000,\"to_ms\":1700000000000,\"rise\":0.7,\"rx\":[[1699999999000,0.25],"
+              "[1699999999100,0.3]],\"tx\":[[1699999999000,1]],\"bursts\":[{\"kind\":"
+              "\"microburst\",\"direction\":\"tx\",\"start_ms\":1699999999000,\"end_ms\":"
+              "1699999999100,\"peak\":0.99},{\"kind\":\"burst\",\"direction\":\"rx\",\"start_ms\":"
+              "1699999999500,\"end_ms\":null,\"peak\":0.8}]}");
+    CHECK(json_valid(b.data));
+    fsc_buf_free(&b);
+}
+
+static void mesh_json_exact(void)
+{
+    struct fsc_web_mesh *m = malloc(sizeof(*m));
+    struct fsc_buf b = {0};
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    mesh_model(m);
+    CHECK_INT(fsc_web_json_mesh(m, &b), 0);
+    CHECK_STR(b.data,
+              "{\"source\":\"plan\",\"nodes\":[{\"node\":1,\"device\":\"b300-01\",\"polled\":true},"
+              "{\"node\":2,\"device\":\"node2\",\"polled\":false}],\"links\":[{\"link\":1,"
+              "\"speed_bps\":400000000000,\"utilization\":0.5,\"mismatch\":false,\"a\":{\"node\":1,"
+              "\"port\":\"ens1f0np0\",\"rx_bytes_per_second\":12500000000,\"tx_bytes_per_second\":"
+              "25000000000,\"mismatches\":[]},\"b\":{\"node\":2,\"port\":\"ens1f0np0\","
+              "\"rx_bytes_per_second\":null,\"tx_bytes_per_second\":null,\"mismatches\":[]}},"
+              "{\"link\":2,\"speed_bps\":400000000000,\"utilization\":null,\"mismatch\":true,"
+              "\"a\":{\"node\":1,\"port\":\"ens1f1np1\",\"rx_bytes_per_second\":null,"
+              "\"tx_bytes_per_second\":null,\"mismatches\":[\"missing\"]},\"b\":{\"node\":2,"
+              "\"port\":\"ens1f1np1\",\"rx_bytes_per_second\":null,\"tx_bytes_per_second\":null,"
+              "\"mismatches\":[]}}],\"mismatches\":[{\"node\":1,\"device\":\"b300-01\",\"port\":"
+              "\"ens1f1np1\",\"link\":2,\"kind\":\"missing\"}]}");
+    CHECK(json_valid(b.data));
+    fsc_buf_free(&b);
+    free(m);
+}
+
+static void error_json_and_limit(void)
+{
+    struct fsc_buf b = {0};
+    CHECK_INT(fsc_web_json_error("top must be \"1..100\"", &b), 0);
+    CHECK_STR(b.data, "{\"error\":\"top must be \\\"1..100\\\"\"}");
+    fsc_buf_free(&b);
+    /* A document over the buffer's limit fails as a whole. */
+    struct fsc_web_status st;
+    struct fsc_buf lim = {0};
+    lim.limit = 100;
+    status_model(&st);
+    CHECK_INT(fsc_web_json_status(&st, &lim), -E2BIG);
+    fsc_buf_free(&lim);
+}
+
+/* One summary per event kind (the page's details column). */
+static void event_summaries(void)
+{
+    static const struct {
+        struct fsc_event ev;
+        const char *mismatch;
+        const char *want;
+    } cases[] = {
+        {{.kind = FSC_EV_MICROBURST, .peak = 0.987, .amount = 1.25e9}, NULL, "peak 98.7 %, 1.2 GB"},
+        {{.kind = FSC_EV_BURST, .peak = 1.0, .amount = 512}, NULL, "peak 100.0 %, 512 B"},
+        {{.kind = FSC_EV_CNP_SPIKE, .peak = 50000, .baseline = 200, .amount = 250000},
+         NULL,
+         "peak 50000/s, baseline 200/s, 250000 events"},
+        {{.kind = FSC_EV_PFC_STORM, .peak = 0.45, .amount = 2.5},
+         NULL,
+         "peak paused 45.0 %, paused 2.5 s"},
+        {{.kind = FSC_EV_UPLINK_IMBALANCE, .peak = 2.314, .group = 3},
+         NULL,
+         "max/mean 2.31, group 3"},
+        {{.kind = FSC_EV_QUEUE_PEAK, .amount = 123456}, NULL, "value 123456"},
+        {{.kind = FSC_EV_CABLE_MISMATCH, .amount = 2}, "down", "down: operstate down"},
+        {{.kind = FSC_EV_CABLE_MISMATCH, .amount = 200e9, .baseline = 400e9},
+         "speed",
+         "speed: want 400G, have 200G"},
+        {{.kind = FSC_EV_CABLE_MISMATCH, .amount = 168886533.0, .baseline = 168886529.0},
+         "address",
+         "address: want 10.17.1.1/30, have 10.17.1.5"},
+        {{.kind = FSC_EV_CABLE_MISMATCH, .amount = 0, .baseline = 168886530.0},
+         "peer",
+         "peer: 10.17.1.2 neighbour none"},
+        {{.kind = FSC_EV_PCIE_DEGRADED, .peak = 32, .amount = 8, .baseline = 64, .util_1s = 16},
+         NULL,
+         "PCIe 32 GT/s x8 (max 64 GT/s x16)"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct fsc_web_event_row row;
+        char buf[256];
+        memset(&row, 0, sizeof(row));
+        row.ev = cases[i].ev;
+        row.mismatch = cases[i].mismatch;
+        CHECK_STR(fsc_web_event_summary(&row, buf, sizeof(buf)), cases[i].want);
+    }
+}
+
+/* ---- HTML ----------------------------------------------------------------------------- */
+
+static void page_rows_exact(void)
+{
+    struct fsc_web_status st;
+    struct fsc_web_events evs;
+    struct fsc_web_event_row evrows[2];
+    struct fsc_web_chart c;
+    struct fsc_web_mesh *m = malloc(sizeof(*m));
+    struct fsc_buf b = {0};
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    status_model(&st);
+    events_model(&evs, evrows);
+    chart_model(&c);
+    mesh_model(m);
+    struct fsc_web_page pg = {&st, port_rows, 2, &evs, &c, m, 5, 10, 50};
+    CHECK_INT(fsc_web_html_page(&pg, &b), 0);
+    const char *p = b.data ? b.data : "";
+
+    CHECK(strncmp(p, "<!DOCTYPE html>\n", 16) == 0);
+    CHECK(b.len > 8 && strcmp(p + b.len - 8, "</html>\n") == 0);
+    CHECK(strstr(p, "<body data-refresh=\"5\" data-top=\"10\" data-limit=\"50\" "
+                    "data-device=\"leaf1\" data-port=\"et-0/0/1\">") != NULL);
+    CHECK(strstr(p, "<tr data-source=\"leaf1\" data-stream=\"interfaces\"><td class=\"source\">"
+                    "leaf1</td><td class=\"stream\">interfaces</td><td class=\"state good\">"
+                    "streaming</td><td class=\"sync\">yes</td><td class=\"num age\" "
+                    "data-value=\"0.25\">250 ms</td><td class=\"num cadence\" data-value=\"0.1\">"
+                    "100 ms</td><td class=\"num jitter\" data-value=\"0.012\">12 ms</td><td "
+                    "class=\"num reconnects\">2</td><td class=\"num resubscribes\">3</td><td "
+                    "class=\"num updates\">2000</td><td class=\"num decode_errors\">0</td><td "
+                    "class=\"num seq_gaps\">1</td></tr>") != NULL);
+    CHECK(strstr(p, "<td class=\"state warn\">connecting</td><td class=\"sync\">no</td><td "
+                    "class=\"num age\" data-value=\"\">&#8211;</td>") != NULL);
+    CHECK(strstr(p, "<tr data-device=\"leaf1\" data-port=\"et-0/0/1\"><td class=\"num rank\">1"
+                    "</td><td class=\"device\">leaf1</td><td class=\"port\"><a href=\"?device="
+                    "leaf1&amp;port=et-0%2F0%2F1#chart\">et-0/0/1</a></td><td class=\"speed\">400G"
+                    "</td><td class=\"num peak\" data-value=\"0.987654\">98.8 %</td><td "
+                    "class=\"window\">10s</td><td class=\"dir\">tx</td><td class=\"num rx\" "
+                    "data-value=\"12500000000\">100.00 Gb/s</td><td class=\"num tx\" "
+                    "data-value=\"50000000000\">400.00 Gb/s</td><td class=\"num rxu\" "
+                    "data-value=\"0.25\">25.0 %</td><td class=\"num txu\" data-value=\"1\">100.0 "
+                    "%</td><td class=\"num microbursts\">3</td><td class=\"num bursts\">1</td>"
+                    "</tr>") != NULL);
+    CHECK(strstr(p, "<tr data-seq=\"7\" class=\"ev-microburst\"><td class=\"time\" "
+                    "title=\"2023-11-14T22:13:20.100Z\">22:13:20.100</td><td class=\"kind\">"
+                    "microburst</td><td class=\"phase\">end</td><td class=\"device\">leaf1</td>"
+                    "<td class=\"port\">et-0/0/1</td><td class=\"dir\">tx</td><td class=\"num "
+                    "duration\" data-value=\"0.1\">100 ms</td><td class=\"summary\">peak 98.0 %, "
+                    "5.0 GB</td></tr>") != NULL);
+    CHECK(strstr(p, "<tr data-key=\"1-2-2\" class=\"mismatch\"><td class=\"a\">1:ens1f1np1</td>"
+                    "<td class=\"b\">2:ens1f1np1</td><td class=\"num link\">2</td><td class=\"num "
+                    "util\" data-value=\"\">&#8211;</td><td class=\"mm\">1:ens1f1np1 missing</td>"
+                    "</tr>") != NULL);
+    /* SVG: the chart's rx/tx lines (column maxima), the burst, the mesh. */
+    CHECK(strstr(p, "<polyline class=\"rx\" points=\"805.5,163.0 814.5,152.8 \"/>") != NULL);
+    CHECK(strstr(p, "<polyline class=\"tx\" points=\"805.5,10.0 \"/>") != NULL);
+    CHECK(strstr(p, "<rect class=\"burst\" x=\"805.8\" y=\"10\" width=\"8.4\" height=\"204\">"
+                    "<title>microburst tx 100 ms, peak 99.0 %</title></rect>") != NULL);
+    CHECK(strstr(p, "<line class=\"link mismatch\" data-key=\"1-2-2\"") != NULL);
+    CHECK(strstr(p, "<g class=\"node polled\" data-node=\"1\">") != NULL);
+    CHECK(strstr(p, "<g class=\"node\" data-node=\"2\">") != NULL);
+    CHECK_INT(count(p, "<line class=\"link"), 2);
+
+    /* Hostile names are escaped everywhere they appear. */
+    CHECK_INT(count(p, "spine<1>"), 0);
+    CHECK_INT(count(p, "spine&lt;1&gt;"), 4); /* sources and receivers rows: attribute and text */
+    CHECK_INT(count(p, "p<&>"), 0);
+    CHECK(strstr(p, "data-port=\"p&lt;&amp;&gt;\"") != NULL);
+    CHECK(strstr(p, "href=\"?device=leaf2&amp;port=p%3C%26%3E#chart\"") != NULL);
+    /* Self-contained: the only URL is the SVG namespace; a policy forbids
+     * any other source. */
+    size_t urls = 0;
+    for (const char *u = strstr(p, "://"); u; u = strstr(u + 1, "://")) {
+        CHECK(u - p >= 4 && strncmp(u - 4, "http://www.w3.org/2000/svg", 26) == 0);
+        urls++;
+    }
+    CHECK_INT(urls, 3); /* svg xmlns twice, the script's SVG namespace */
+    CHECK(strstr(p, "default-src 'none'") != NULL);
+    CHECK_INT(count(p, "<script>"), 1);
+    CHECK_INT(count(p, "<style>"), 1);
+    fsc_buf_free(&b);
+    free(m);
+}
+
+/* A label that tries to close the script: escaped in rows and attributes. */
+static void page_script_injection(void)
+{
+    static struct fsc_web_port_row evil = {"</script><script>alert(1)</script>",
+                                           "x\" onmouseover=\"alert(2)",
+                                           0,
+                                           0,
+                                           0,
+                                           0,
+                                           0,
+                                           {0, 0},
+                                           {0, 0},
+                                           {-1, -1},
+                                           0,
+                                           0};
+    struct fsc_web_status st;
+    struct fsc_web_events evs = {0};
+    struct fsc_web_mesh *m = calloc(1, sizeof(*m));
+    struct fsc_buf b = {0};
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    status_model(&st);
+    struct fsc_web_page pg = {&st, &evil, 1, &evs, NULL, m, 5, 10, 50};
+    CHECK_INT(fsc_web_html_page(&pg, &b), 0);
+    CHECK_INT(count(b.data, "<script>"), 1);
+    CHECK_INT(count(b.data, "</script>"), 1);
+    CHECK_INT(count(b.data, "onmouseover=\""), 0);
+    CHECK(strstr(b.data, "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;") != NULL);
+    /* No chart: an empty SVG and a note. */
+    CHECK(strstr(b.data, "No port with byte counters yet.") != NULL);
+    CHECK(strstr(b.data, "no B300 cable plan and no NIC series with cable labels") != NULL);
+    CHECK(strstr(b.data, "no events yet") != NULL);
+    fsc_buf_free(&b);
+    free(m);
+}
+
+TEST_MAIN(TEST(status_json_exact), TEST(ports_json_exact), TEST(events_json_exact),
+          TEST(chart_json_exact), TEST(mesh_json_exact), TEST(error_json_and_limit),
+          TEST(event_summaries), TEST(page_rows_exact), TEST(page_script_injection))

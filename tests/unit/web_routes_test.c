@@ -1,0 +1,352 @@
+/* The web module end to end in one process: a real registry, engine and
+ * event bus fed with known samples, the module's routes on a real
+ * prom_http server (extra routes), and a raw HTTP client
+ * (prom_http_fixture.h). Known answers: one 400G port at 100 Gb/s rx and
+ * 150 Gb/s tx with one 100 ms line-rate tx burst, so the 1 s window holding
+ * the burst reads 21.875 GB/s tx (0.4375) with a peak of 1.0, and exactly one
+ * microburst is counted. Also: methods, bad queries, unknown paths, HEAD,
+ * the history ring and burst markers of /api/port, and that the page
+ * carries the same numbers. Waits for the sampler thread are bounded
+ * (5 s) and assert nothing about time. */
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/config.h"
+#include "core/registry.h"
+#include "otlp/json_reader.h"
+#include "prom_http_fixture.h"
+#include "web/web.h"
+
+#define NS 1000000000LL
+#define MS 1000000LL
+
+struct world {
+    struct fsc_config *cfg;
+    struct fsc_registry *reg;
+    struct fsc_event_bus *bus;
+    struct fsc_engine *eng;
+    struct fsc_web *web;
+    struct fsc_prom_http *http;
+    struct fake fake;
+    uint16_t port;
+    fsc_series_id rx, tx;
+    int64_t base; /* device time of the first sample: a whole second */
+    uint64_t samples;
+};
+
+static size_t one_source(void *arg, struct fsc_web_source *out, size_t cap)
+{
+    (void)arg;
+    if (cap > 0) {
+        memset(out, 0, sizeof(*out));
+        snprintf(out->name, sizeof(out->name), "gen");
+        snprintf(out->type, sizeof(out->type), "synthetic");
+        out->state = "running";
+        out->up = 1;
+        out->series = 2;
+    }
+    return 1;
+}
+
+/* 2.5 s of samples every 100 ms: rx 100 Gb/s, tx 150 Gb/s with the
+ * interval ending at +1.3 s at 400 Gb/s (below the detector's fall of 0.5
+ * before and after, so the burst ends: a microburst of 100 ms). */
+static void feed(struct world *w)
+{
+    uint64_t rx = 1000000, tx = 5000000;
+    for (int i = 0; i <= 25; i++) {
+        int64_t t = w->base + i * 100 * MS;
+        if (i > 0) {
+            rx += 1250000000ull;
+            tx += i == 13 ? 5000000000ull : 1875000000ull;
+        }
+        struct fsc_sample s[2] = {{w->rx, 0, t, t, {.u = rx}}, {w->tx, 0, t, t, {.u = tx}}};
+        CHECK_INT(fsc_engine_ingest(w->eng, s, 2), 0);
+        w->samples += 2;
+    }
+}
+
+static int world_open(struct world *w)
+{
+    static const char yaml[] = "sources:\n  - {name: gen, type: synthetic}\n"
+                               "engine:\n  windows: [1s, 10s]\n";
+    char err[512] = "";
+    memset(w, 0, sizeof(*w));
+    fake_init(&w->fake);
+    w->cfg = fsc_config_parse(yaml, sizeof(yaml) - 1, "web.yaml", err, sizeof(err));
+    w->reg = fsc_registry_create(1000);
+    w->bus = fsc_event_bus_create(1024);
+    if (!w->cfg || !w->reg || !w->bus) {
+        fprintf(stderr, "setup: %s\n", err);
+        return -1;
+    }
+    w->eng = fsc_engine_create(&w->cfg->engine, w->bus, err, sizeof(err));
+    uint16_t src;
+    if (!w->eng || fsc_registry_source_add(w->reg, "gen", 0, &src) != 0)
+        return -1;
+    struct fsc_label lab[2] = {{"device", "leaf1"}, {"port", "swp1"}};
+    w->rx = fsc_registry_intern(w->reg, src, "fabric_port_rx_bytes_total", lab, 2);
+    w->tx = fsc_registry_intern(w->reg, src, "fabric_port_tx_bytes_total", lab, 2);
+    struct fsc_traits tr = {.kind = FSC_KIND_COUNTER,
+                            .width = 64,
+                            .unit = FSC_UNIT_BYTES,
+                            .signal = FSC_SIG_PORT_BYTES,
+                            .direction = FSC_DIR_RX,
+                            .link_speed_bps = 400000000000ull,
+                            .nominal_interval_ns = 100 * MS};
+    CHECK_INT(fsc_engine_set_traits(w->eng, w->rx, &tr), 0);
+    tr.direction = FSC_DIR_TX;
+    CHECK_INT(fsc_engine_set_traits(w->eng, w->tx, &tr), 0);
+
+    struct fsc_web_env env = {w->reg, w->eng, w->bus, w->cfg, one_source, NULL, NULL, w};
+    w->web = fsc_web_create(&env, err, sizeof(err));
+    if (!w->web) {
+        fprintf(stderr, "web: %s\n", err);
+        return -1;
+    }
+    struct fsc_prom_route routes[FSC_WEB_ROUTES];
+    size_t n = fsc_web_routes(w->web, routes, FSC_WEB_ROUTES);
+    CHECK_INT(n, FSC_WEB_ROUTES);
+    struct fsc_prom_http_config hc = {.listen = "127.0.0.1:0"};
+    w->http = fsc_prom_http_start_routes(&hc, routes, n, fake_render, fake_ready, &w->fake, err,
+                                         sizeof(err));
+    if (!w->http) {
+        fprintf(stderr, "http: %s\n", err);
+        return -1;
+    }
+    w->port = fsc_prom_http_port(w->http);
+    /* Device times near now (the chart shows the last 10 minutes), at a
+     * 10 s boundary so no 10 s window completes during the 2.5 s feed (a
+     * microburst's END waits for one: only its START is published). */
+    w->base = ((fsc_now_ns() / NS) / 10 * 10 - 10) * NS;
+    feed(w);
+    return 0;
+}
+
+static void world_close(struct world *w)
+{
+    fsc_prom_http_stop(w->http);
+    fsc_web_destroy(w->web);
+    fsc_engine_destroy(w->eng);
+    fsc_event_bus_destroy(w->bus);
+    fsc_registry_destroy(w->reg);
+    fsc_config_destroy(w->cfg);
+    fake_fini(&w->fake);
+}
+
+static int json_valid(const char *text)
+{
+    struct fsc_json_reader r;
+    char *copy = text ? strdup(text) : NULL;
+    int ok;
+    if (!copy)
+        return 0;
+    fsc_json_init(&r, copy, strlen(copy), true);
+    ok = fsc_json_skip(&r) == 0 && fsc_json_finish(&r) == 0;
+    free(copy);
+    return ok;
+}
+
+/* GET path; the body (malloc'd, NULL on failure) and status. */
+static char *get(struct world *w, const char *path, int *status, char *ctype, size_t ctlen)
+{
+    struct fx_resp r;
+    *status = 0;
+    if (fx_request(w->port, "GET", path, "", &r) != 0) {
+        fx_resp_free(&r);
+        return NULL;
+    }
+    *status = r.status;
+    if (ctype && !fx_header(&r, "Content-Type", ctype, ctlen))
+        ctype[0] = '\0';
+    char *body = r.body;
+    r.body = NULL;
+    fx_resp_free(&r);
+    return body;
+}
+
+/* Polls path (every 50 ms, 5 s at most) until its body contains want. */
+static char *get_until(struct world *w, const char *path, const char *want)
+{
+    char *body = NULL;
+    for (int i = 0; i < 100; i++) {
+        int st;
+        free(body);
+        body = get(w, path, &st, NULL, 0);
+        if (body && strstr(body, want))
+            break;
+        struct timespec ts = {0, 50 * MS};
+        nanosleep(&ts, NULL);
+    }
+    return body;
+}
+
+static void api_known_answers(void)
+{
+    struct world w;
+    char ct[128], want[512];
+    int st;
+    if (world_open(&w) != 0) {
+        CHECK(0);
+        world_close(&w);
+        return;
+    }
+
+    char *b = get(&w, "/api/ports?top=5", &st, ct, sizeof(ct));
+    CHECK_INT(st, 200);
+    CHECK_STR(ct, "application/json");
+    CHECK_STR(b, "{\"ports\":[{\"device\":\"leaf1\",\"port\":\"swp1\",\"speed_bps\":400000000000,"
+                 "\"peak_utilization\":1,\"peak_direction\":\"tx\",\"peak_window\":\"1s\","
+                 "\"rx_bytes_per_second\":12500000000,\"tx_bytes_per_second\":21875000000,"
+                 "\"rx_utilization\":0.25,\"tx_utilization\":0.4375,\"microbursts\":1,"
+                 "\"bursts\":0}]}");
+    free(b);
+
+    b = get(&w, "/api/status", &st, ct, sizeof(ct));
+    CHECK_INT(st, 200);
+    CHECK(json_valid(b));
+    snprintf(want, sizeof(want),
+             "\"engine\":{\"series\":2,\"samples\":%llu,\"windows\":[\"1s\","
+             "\"10s\"],\"events_total\":{\"microburst\":1}},",
+             (unsigned long long)w.samples);
+    CHECK(b && strstr(b, want) != NULL);
+    CHECK(b && strstr(b, "\"sources\":[{\"name\":\"gen\",\"type\":\"synthetic\",\"state\":"
+                         "\"running\",\"up\":true,\"series\":2}],\"streams\":[],"
+                         "\"receivers\":[]}") != NULL);
+    free(b);
+
+    /* The sampler thread reads the bus every 50 ms: wait for the event. */
+    b = get_until(&w, "/api/events?limit=5", "\"kept\":1");
+    CHECK(json_valid(b));
+    snprintf(want, sizeof(want),
+             "{\"seq\":1,\"kind\":\"microburst\",\"phase\":\"start\",\"device\":\"leaf1\","
+             "\"port\":\"swp1\",\"direction\":\"tx\",");
+    CHECK(b && strstr(b, "\"published\":1,\"lost\":0,\"kept\":1,\"events\":[") != NULL);
+    CHECK(b && strstr(b, want) != NULL);
+    /* A microburst's START comes when it has ended, without its end (the
+     * END waits for the 10 s window); amount: 5 GB in the 100 ms. */
+    CHECK(b && strstr(b, "\"end\":null,\"duration_seconds\":null,\"peak\":1,\"amount\":"
+                         "5000000000,") != NULL);
+    free(b);
+
+    /* /api/port starts tracking; the sampler then records the newest fine
+     * interval of each direction (the feed has ended: one point each). */
+    b = get(&w, "/api/port?device=leaf1&port=swp1", &st, ct, sizeof(ct));
+    CHECK_INT(st, 200);
+    CHECK(b && strstr(b, "\"tracked\":true") != NULL);
+    free(b);
+    int64_t t_last_ms = (w.base + 2500 * MS) / MS;
+    snprintf(want, sizeof(want),
+             "\"rx\":[[%lld,0.25]],\"tx\":[[%lld,0.375]],\"bursts\":[{\"kind\":"
+             "\"microburst\",\"direction\":\"tx\",\"start_ms\":%lld,\"end_ms\":null,\"peak\":1}]}",
+             (long long)t_last_ms, (long long)t_last_ms, (long long)((w.base + 1200 * MS) / MS));
+    b = get_until(&w, "/api/port?device=leaf1&port=swp1", "\"tx\":[[");
+    CHECK(json_valid(b));
+    CHECK(b && strstr(b, want) != NULL);
+    if (b && !strstr(b, want))
+        fprintf(stderr, "got  %s\nwant ...%s\n", b, want);
+    free(b);
+
+    /* No NIC series, no plan: an empty mesh. */
+    b = get(&w, "/api/mesh", &st, ct, sizeof(ct));
+    CHECK_INT(st, 200);
+    CHECK_STR(b, "{\"source\":\"labels\",\"nodes\":[],\"links\":[],\"mismatches\":[]}");
+    free(b);
+
+    /* The page: the same numbers in the server-rendered rows. */
+    b = get(&w, "/", &st, ct, sizeof(ct));
+    CHECK_INT(st, 200);
+    CHECK_STR(ct, "text/html; charset=utf-8");
+    CHECK(b && strstr(b, "<td class=\"num peak\" data-value=\"1\">100.0 %</td><td class=\"window\">"
+                         "1s</td><td class=\"dir\">tx</td><td class=\"num rx\" data-value="
+                         "\"12500000000\">100.00 Gb/s</td><td class=\"num tx\" data-value="
+                         "\"21875000000\">175.00 Gb/s</td>") != NULL);
+    CHECK(b && strstr(b, "data-device=\"leaf1\" data-port=\"swp1\">") != NULL);
+    CHECK(b && strstr(b, "<tr data-seq=\"1\" class=\"ev-microburst\">") != NULL);
+    CHECK(b && strstr(b, "<rect class=\"burst\"") != NULL);
+    free(b);
+    world_close(&w);
+}
+
+static void methods_and_errors(void)
+{
+    struct world w;
+    struct fx_resp r;
+    char v[128];
+    int st;
+    if (world_open(&w) != 0) {
+        CHECK(0);
+        world_close(&w);
+        return;
+    }
+    static const struct {
+        const char *path;
+        int status;
+        const char *body;
+    } cases[] = {
+        {"/api/ports?top=0", 400, "{\"error\":\"top must be an integer from 1 to 100\"}"},
+        {"/api/ports?top=101", 400, "{\"error\":\"top must be an integer from 1 to 100\"}"},
+        {"/api/ports?top=1x", 400, "{\"error\":\"top must be an integer from 1 to 100\"}"},
+        {"/api/events?limit=0", 400, "{\"error\":\"limit must be an integer from 1 to 1024\"}"},
+        {"/api/port", 400, "{\"error\":\"device and port are required\"}"},
+        {"/api/port?device=leaf1", 400, "{\"error\":\"device and port are required\"}"},
+        {"/api/port?device=leaf1&port=nope", 404,
+         "{\"error\":\"no such port with byte counters\"}"},
+        {"/api/nope", 404, "not found\n"},
+        {"/?top=500", 400, "top must be 1..100 and limit 1..1024\n"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *b = get(&w, cases[i].path, &st, NULL, 0);
+        CHECK_INT(st, cases[i].status);
+        CHECK_STR(b, cases[i].body);
+        free(b);
+    }
+    /* Read-only: every other method is 405 with Allow. */
+    static const char *const methods[] = {"POST", "PUT", "DELETE", "PATCH"};
+    for (size_t i = 0; i < 4; i++) {
+        CHECK_INT(fx_request(w.port, methods[i], "/api/status", "", &r), 0);
+        CHECK_INT(r.status, 405);
+        CHECK(fx_header(&r, "Allow", v, sizeof(v)) && strcmp(v, "GET, HEAD") == 0);
+        fx_resp_free(&r);
+        CHECK_INT(fx_request(w.port, methods[i], "/", "", &r), 0);
+        CHECK_INT(r.status, 405);
+        fx_resp_free(&r);
+    }
+    /* HEAD: headers (the real length), no body. */
+    CHECK_INT(fx_request(w.port, "HEAD", "/api/mesh", "", &r), 0);
+    CHECK_INT(r.status, 200);
+    CHECK(fx_header(&r, "Content-Length", v, sizeof(v)) && strcmp(v, "57") == 0);
+    CHECK(fx_header(&r, "Cache-Control", v, sizeof(v)) && strcmp(v, "no-store") == 0);
+    CHECK(r.body == NULL);
+    fx_resp_free(&r);
+    /* The built-in routes are untouched. */
+    char *b = get(&w, "/metrics", &st, NULL, 0);
+    CHECK_INT(st, 200);
+    CHECK_STR(b, FX_TEXT);
+    free(b);
+    world_close(&w);
+}
+
+/* Route table validation at start. */
+static void route_table_checked(void)
+{
+    struct fake f;
+    struct fsc_prom_http_config hc = {.listen = "127.0.0.1:0"};
+    struct fsc_prom_route many[FSC_PROM_HTTP_ROUTES_MAX + 1];
+    struct fsc_prom_route bad = {"api", NULL, NULL};
+    char err[256];
+    fake_init(&f);
+    for (size_t i = 0; i <= FSC_PROM_HTTP_ROUTES_MAX; i++)
+        many[i] = (struct fsc_prom_route){"/x", NULL, NULL};
+    CHECK(fsc_prom_http_start_routes(&hc, many, FSC_PROM_HTTP_ROUTES_MAX + 1, fake_render,
+                                     fake_ready, &f, err, sizeof(err)) == NULL);
+    CHECK_STR(err, "prometheus http: 17 extra routes, at most 16");
+    CHECK(fsc_prom_http_start_routes(&hc, &bad, 1, fake_render, fake_ready, &f, err, sizeof(err)) ==
+          NULL);
+    CHECK_STR(err, "prometheus http: extra route 0 needs a path and a function");
+    fake_fini(&f);
+    fsc_web_destroy(NULL);
+}
+
+TEST_MAIN(TEST(api_known_answers), TEST(methods_and_errors), TEST(route_table_checked))
