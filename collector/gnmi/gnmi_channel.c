@@ -8,61 +8,10 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/pem.h"
 #include "gnmi/gnmi_client.h"
 
-#define PEM_MAX   (1024 * 1024) /* a CA bundle or certificate chain, bytes */
 #define NS_PER_MS 1000000LL
-
-static void grpc_log_to_fsc(gpr_log_func_args *args)
-{
-    enum fsc_log_level lvl = FSC_LOG_DEBUG;
-    if (args->severity == GPR_LOG_SEVERITY_ERROR)
-        lvl = FSC_LOG_ERROR;
-    else if (args->severity == GPR_LOG_SEVERITY_INFO)
-        lvl = FSC_LOG_INFO;
-    fsc_log_lib(lvl, "grpc", args->message ? args->message : "");
-}
-
-static pthread_once_t log_once = PTHREAD_ONCE_INIT;
-
-static void log_hook_set(void)
-{
-    gpr_set_log_function(grpc_log_to_fsc);
-}
-
-/* gpr_set_log_function is process-wide in gRPC; the hook only forwards to
- * fsc_log (itself process-wide), so one installation serves every instance. */
-void fsc_gnmi_log_hook_install(void)
-{
-    pthread_once(&log_once, log_hook_set);
-}
-
-/* Reads a whole PEM file (at most PEM_MAX bytes) as a NUL-terminated string. */
-static char *read_pem(const char *path, const char *what, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "cannot open %s %s: %s", what, path, strerror(errno));
-        return NULL;
-    }
-    char *buf = malloc(PEM_MAX + 1);
-    if (!buf) {
-        fclose(f);
-        snprintf(err, errlen, "out of memory reading %s %s", what, path);
-        return NULL;
-    }
-    size_t n = fread(buf, 1, PEM_MAX + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || n > PEM_MAX || n == 0) {
-        snprintf(err, errlen, "%s %s is %s", what, path,
-                 bad ? "unreadable" : (n == 0 ? "empty" : "larger than 1 MiB"));
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    return buf;
-}
 
 static int ms_arg(int64_t ns)
 {
@@ -91,11 +40,11 @@ int fsc_gnmi_channel_create(struct gnmi_client *cl, char *err, size_t errlen)
                      "give tls.ca_file instead");
             goto out;
         }
-        if (tls->ca_file && !(ca = read_pem(tls->ca_file, "CA file", err, errlen)))
+        if (tls->ca_file && !(ca = fsc_pem_read(tls->ca_file, "CA file", err, errlen)))
             goto out;
-        if (tls->cert_file && !(cert = read_pem(tls->cert_file, "certificate", err, errlen)))
+        if (tls->cert_file && !(cert = fsc_pem_read(tls->cert_file, "certificate", err, errlen)))
             goto out;
-        if (tls->key_file && !(key = read_pem(tls->key_file, "key", err, errlen)))
+        if (tls->key_file && !(key = fsc_pem_read(tls->key_file, "key", err, errlen)))
             goto out;
         grpc_ssl_pem_key_cert_pair pair = {.private_key = key, .cert_chain = cert};
         creds = grpc_ssl_credentials_create(ca, cert && key ? &pair : NULL, NULL, NULL);
@@ -146,11 +95,8 @@ int fsc_gnmi_channel_create(struct gnmi_client *cl, char *err, size_t errlen)
 out:
     if (creds)
         grpc_channel_credentials_release(creds);
-    free(ca);
-    free(cert);
-    if (key) {
-        memset(key, 0, strlen(key)); /* a private key should not linger in freed memory */
-        free(key);
-    }
+    fsc_pem_free(ca);
+    fsc_pem_free(cert);
+    fsc_pem_free(key); /* wiped: a private key should not linger in freed memory */
     return rc;
 }

@@ -143,9 +143,6 @@ struct gnmi_client {
  * reconnect args). Returns 0 or -errno with a sentence in err. */
 int fsc_gnmi_channel_create(struct gnmi_client *cl, char *err, size_t errlen);
 
-/* gnmi_channel.c: installs the gRPC log hook (once per process). */
-void fsc_gnmi_log_hook_install(void);
-
 /* gnmi_client.c: the device thread. */
 void *fsc_gnmi_client_main(void *arg);
 

@@ -2,6 +2,8 @@
  * (gnmi_client.c) and its channel (gnmi_channel.c). */
 #include "gnmi/gnmi_source.h"
 
+#include "grpcutil/grpc_log.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +120,7 @@ static void *gnmi_start(const struct fsc_source_config *sc, const struct fsc_sou
     cl->rng = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)(uintptr_t)cl ^ 0x9e3779b97f4a7c15ULL;
     cl->t_caps = (struct gnmi_tag){TAG_CAPS, NULL};
 
-    fsc_gnmi_log_hook_install(); /* before grpc_init: its own messages are routed too */
+    fsc_grpc_log_hook_install(); /* before grpc_init: its own messages are routed too */
     grpc_init();
     cl->grpc_inited = true;
     if (gc->username) {

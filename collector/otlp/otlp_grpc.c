@@ -31,6 +31,7 @@
  * Stop: shutdown_and_notify plus cancel_all_calls from the stopping thread;
  * the server thread sees every slot's tags come back (failed), then the
  * shutdown tag, and exits; the server and queue are destroyed after join. */
+#include "grpcutil/grpc_log.h"
 #include "otlp/otlp_grpc.h"
 
 #include <errno.h>
@@ -103,28 +104,6 @@ struct fsc_otlp_grpc {
     struct fsc_otlp_counters ctr;
     struct gslot slots[CALLS];
 };
-
-/* ---- gRPC's own log ------------------------------------------------------------ */
-
-static void grpc_log_to_fsc(gpr_log_func_args *args)
-{
-    enum fsc_log_level lvl = FSC_LOG_DEBUG;
-    if (args->severity == GPR_LOG_SEVERITY_ERROR)
-        lvl = FSC_LOG_ERROR;
-    else if (args->severity == GPR_LOG_SEVERITY_INFO)
-        lvl = FSC_LOG_INFO;
-    fsc_log_lib(lvl, "grpc", args->message ? args->message : "");
-}
-
-static pthread_once_t log_once = PTHREAD_ONCE_INIT;
-
-/* gpr_set_log_function is process-wide; the gNMI source installs an
- * equivalent hook (both only forward to fsc_log_lib), so whichever is last
- * routes gRPC's messages the same way. */
-static void log_hook_set(void)
-{
-    gpr_set_log_function(grpc_log_to_fsc);
-}
 
 /* ---- slots ---------------------------------------------------------------------- */
 
@@ -435,9 +414,9 @@ static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, c
         snprintf(err, errlen, "tls needs cert_file and key_file");
         return NULL;
     }
-    char *cert = fsc_otlp_read_pem(tls->cert_file, "certificate", err, errlen);
-    char *key = cert ? fsc_otlp_read_pem(tls->key_file, "key", err, errlen) : NULL;
-    char *ca = key && tls->ca_file ? fsc_otlp_read_pem(tls->ca_file, "CA file", err, errlen) : NULL;
+    char *cert = fsc_pem_read(tls->cert_file, "certificate", err, errlen);
+    char *key = cert ? fsc_pem_read(tls->key_file, "key", err, errlen) : NULL;
+    char *ca = key && tls->ca_file ? fsc_pem_read(tls->ca_file, "CA file", err, errlen) : NULL;
     grpc_server_credentials *creds = NULL;
     if (cert && key && (!tls->ca_file || ca)) {
         grpc_ssl_pem_key_cert_pair pair = {.private_key = key, .cert_chain = cert};
@@ -451,9 +430,9 @@ static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, c
         if (!creds)
             snprintf(err, errlen, "gRPC refused the TLS certificate, key or CA");
     }
-    fsc_otlp_pem_free(cert);
-    fsc_otlp_pem_free(key);
-    fsc_otlp_pem_free(ca);
+    fsc_pem_free(cert);
+    fsc_pem_free(key);
+    fsc_pem_free(ca);
     return creds;
 }
 
@@ -525,7 +504,7 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
         s->t_recv = (struct gtag){TAG_RECV, s};
         s->t_reply = (struct gtag){TAG_REPLY, s};
     }
-    pthread_once(&log_once, log_hook_set); /* before grpc_init: its messages are routed too */
+    fsc_grpc_log_hook_install(); /* before grpc_init: its messages are routed too */
     grpc_init();
     g->grpc_inited = 1;
 

@@ -54,6 +54,7 @@
 
 #include "core/clock.h"
 #include "core/log.h"
+#include "core/listen.h"
 #include "otlp/otlp_http.h"
 
 #define HTTP_THREADS      2
@@ -90,88 +91,6 @@ struct hreq {
 };
 
 /* ---- listening socket --------------------------------------------------------- */
-
-/* Splits "host:port" / "[v6]:port" into host and port text. Returns 0 or -1. */
-static int split_hostport(const char *addr, char *host, size_t hostlen, char *port, size_t portlen)
-{
-    const char *hs = addr, *he, *ps;
-    if (addr[0] == '[') {
-        hs = addr + 1;
-        he = strchr(hs, ']');
-        if (!he || he[1] != ':')
-            return -1;
-        ps = he + 2;
-    } else {
-        he = strrchr(addr, ':');
-        if (!he)
-            return -1;
-        ps = he + 1;
-    }
-    size_t hn = (size_t)(he - hs), pn = strlen(ps);
-    if (hn >= hostlen || pn == 0 || pn >= portlen)
-        return -1;
-    for (size_t i = 0; i < pn; i++) {
-        if (ps[i] < '0' || ps[i] > '9')
-            return -1;
-    }
-    memcpy(host, hs, hn);
-    host[hn] = '\0';
-    memcpy(port, ps, pn + 1);
-    return 0;
-}
-
-/* Binds and listens ourselves (and hands the socket to MHD) so that a
- * failure names the real cause ("Address already in use"). Returns the fd,
- * or -1 with a sentence in err. */
-static int listen_open(const char *addr, int *family, char *err, size_t errlen)
-{
-    char host[256], port[8];
-    struct addrinfo hints, *res = NULL;
-    int fd = -1, e = 0;
-
-    if (split_hostport(addr, host, sizeof(host), port, sizeof(port)) != 0) {
-        snprintf(err, errlen, "invalid listen address %s: expected host:port or [ipv6]:port", addr);
-        return -1;
-    }
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV | AI_PASSIVE;
-    int grc = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
-    if (grc != 0) {
-        snprintf(err, errlen, "cannot resolve %s: %s", host, gai_strerror(grc));
-        return -1;
-    }
-    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        const int one = 1;
-        fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
-        if (fd == -1) {
-            e = errno;
-            continue;
-        }
-        /* SO_REUSEADDR: a restart may bind while old connections sit in
-         * TIME_WAIT; it never allows two listeners on one port. */
-        if (fcntl(fd, F_SETFD, FD_CLOEXEC) == -1 ||
-            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == -1 ||
-            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1 ||
-            bind(fd, ai->ai_addr, ai->ai_addrlen) == -1 || listen(fd, HTTP_BACKLOG) == -1) {
-            e = errno;
-            close(fd);
-            fd = -1;
-            continue;
-        }
-        *family = ai->ai_family;
-        break;
-    }
-    freeaddrinfo(res);
-    if (fd == -1) {
-        char eb[128];
-        if (strerror_r(e, eb, sizeof(eb)) != 0)
-            snprintf(eb, sizeof(eb), "error %d", e);
-        snprintf(err, errlen, "cannot listen on %s: %s", addr, eb);
-    }
-    return fd;
-}
 
 /* ---- responses ------------------------------------------------------------------ */
 
@@ -518,17 +437,17 @@ static int tls_load(struct fsc_otlp_http *h, const struct fsc_tls_config *tls, c
         snprintf(err, errlen, "tls needs cert_file and key_file");
         return -1;
     }
-    h->tls_cert = fsc_otlp_read_pem(tls->cert_file, "certificate", err, errlen);
+    h->tls_cert = fsc_pem_read(tls->cert_file, "certificate", err, errlen);
     if (!h->tls_cert)
         return -1;
-    h->tls_key = fsc_otlp_read_pem(tls->key_file, "key", err, errlen);
+    h->tls_key = fsc_pem_read(tls->key_file, "key", err, errlen);
     return h->tls_key ? 0 : -1;
 }
 
 static void http_free(struct fsc_otlp_http *h)
 {
-    fsc_otlp_pem_free(h->tls_cert);
-    fsc_otlp_pem_free(h->tls_key);
+    fsc_pem_free(h->tls_cert);
+    fsc_pem_free(h->tls_key);
     fsc_otlp_counters_fini(&h->ctr);
     free(h);
 }
@@ -552,7 +471,7 @@ struct fsc_otlp_http *fsc_otlp_http_start(const struct fsc_otlp_server_config *c
         http_free(h);
         return NULL;
     }
-    int fd = listen_open(listen, &family, err, errlen);
+    int fd = fsc_listen_tcp(listen, HTTP_BACKLOG, &family, err, errlen);
     if (fd == -1) {
         http_free(h);
         return NULL;

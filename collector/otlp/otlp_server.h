@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "core/config.h"
+#include "core/pem.h"
 #include "otlp/otlp_ingest.h"
 #include "otlp/otlp_source.h"
 
@@ -122,13 +123,5 @@ void fsc_otlp_counters_set_port(struct fsc_otlp_counters *c, uint16_t port);
 
 /* Copies the counters. Thread: any; takes c->mu. */
 void fsc_otlp_counters_get(struct fsc_otlp_counters *c, struct fsc_otlp_transport_stats *out);
-
-/* Reads a PEM file (at most 1 MiB) as a NUL-terminated string the caller
- * frees (with fsc_otlp_pem_free for keys). Returns NULL with a sentence in
- * err. Thread: any. */
-char *fsc_otlp_read_pem(const char *path, const char *what, char *err, size_t errlen);
-
-/* Wipes and frees a PEM string (private keys must not linger). NULL is a no-op. */
-void fsc_otlp_pem_free(char *pem);
 
 #endif

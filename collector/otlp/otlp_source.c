@@ -16,7 +16,6 @@
 #include "otlp/otlp_http.h"
 #include "otlp/otlp_server.h"
 
-#define PEM_MAX          ((size_t)1024 * 1024) /* a certificate chain or CA bundle, bytes */
 #define ERR_LOG_EVERY_NS ((int64_t)60 * 1000000000)
 
 struct otlp_source {
@@ -139,46 +138,6 @@ void fsc_otlp_counters_get(struct fsc_otlp_counters *c, struct fsc_otlp_transpor
     pthread_mutex_lock(&c->mu);
     *out = c->st;
     pthread_mutex_unlock(&c->mu);
-}
-
-/* ---- PEM files ------------------------------------------------------------------ */
-
-char *fsc_otlp_read_pem(const char *path, const char *what, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        snprintf(err, errlen, "cannot open %s %s: %s", what, path, strerror(e));
-        return NULL;
-    }
-    char *buf = malloc(PEM_MAX + 1);
-    if (!buf) {
-        fclose(f);
-        snprintf(err, errlen, "out of memory reading %s %s", what, path);
-        return NULL;
-    }
-    size_t n = fread(buf, 1, PEM_MAX + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || n == 0 || n > PEM_MAX) {
-        snprintf(err, errlen, "%s %s is %s", what, path,
-                 bad ? "unreadable" : (n == 0 ? "empty" : "larger than 1 MiB"));
-        fsc_otlp_pem_free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
-void fsc_otlp_pem_free(char *pem)
-{
-    if (!pem)
-        return;
-    /* volatile: the wipe of memory about to be freed is not optimised away */
-    volatile char *v = pem;
-    for (size_t i = 0; v[i]; i++)
-        v[i] = 0;
-    free(pem);
 }
 
 /* ---- instance ------------------------------------------------------------------- */

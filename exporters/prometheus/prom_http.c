@@ -44,8 +44,11 @@
 
 #include <microhttpd.h>
 
+#include "core/clock.h"
 #include "core/log.h"
 #include "prometheus/prom_http.h"
+
+#include "core/listen.h"
 #include "prometheus/prom_http_body.h"
 #include "prometheus/prom_negotiate.h"
 
@@ -97,13 +100,6 @@ struct http_body {
 
 enum http_route { ROUTE_NONE, ROUTE_METRICS, ROUTE_HEALTHY, ROUTE_READY, ROUTE_EXTRA };
 
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* strerror is not thread-safe; this is the XSI strerror_r (we build with
  * _POSIX_C_SOURCE, not _GNU_SOURCE). */
 static const char *err_text(int e, char *buf, size_t n)
@@ -111,97 +107,6 @@ static const char *err_text(int e, char *buf, size_t n)
     if (strerror_r(e, buf, n) != 0)
         snprintf(buf, n, "error %d", e);
     return buf;
-}
-
-/* ---- listening socket ---------------------------------------------------- */
-
-/* Splits "host:port", "[v6]:port" or ":port" into host (may be empty) and
- * port (digits, 0..65535). Returns 0 or -1. */
-static int listen_split(const char *addr, char *host, size_t hostlen, char *port, size_t portlen)
-{
-    const char *hs, *he, *ps;
-
-    if (addr[0] == '[') {
-        hs = addr + 1;
-        he = strchr(hs, ']');
-        if (!he || he[1] != ':')
-            return -1;
-        ps = he + 2;
-    } else {
-        hs = addr;
-        he = strrchr(addr, ':');
-        if (!he || memchr(hs, ':', (size_t)(he - hs)) != NULL) /* bare v6 needs [] */
-            return -1;
-        ps = he + 1;
-    }
-    size_t hn = (size_t)(he - hs), pn = strlen(ps);
-    if (hn >= hostlen || pn == 0 || pn >= portlen || pn > 5)
-        return -1;
-    unsigned long v = 0;
-    for (size_t i = 0; i < pn; i++) {
-        if (ps[i] < '0' || ps[i] > '9')
-            return -1;
-        v = v * 10 + (unsigned long)(ps[i] - '0');
-    }
-    if (v > 65535)
-        return -1;
-    memcpy(host, hs, hn);
-    host[hn] = '\0';
-    memcpy(port, ps, pn + 1);
-    return 0;
-}
-
-/* Opens, binds and listens. We bind ourselves (and hand the socket to MHD)
- * so a failure reports the real errno ("Address already in use") rather
- * than a log line. SO_REUSEADDR lets a restart reuse a port whose old
- * connections are in TIME_WAIT; it does not allow binding a port another
- * socket is listening on. Returns the fd, or -1 with a sentence in err. */
-static int listen_open(const char *addr, int *family, char *err, size_t errlen)
-{
-    char host[256], port[8], eb[128];
-    struct addrinfo hints, *res = NULL, *ai;
-    int fd = -1, e = 0, grc;
-
-    if (listen_split(addr, host, sizeof(host), port, sizeof(port)) != 0) {
-        snprintf(err, errlen,
-                 "invalid listen address \"%s\": expected host:port, [ipv6]:port or :port", addr);
-        return -1;
-    }
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV | AI_PASSIVE;
-    /* ":port" means every IPv4 address, like "0.0.0.0:port". */
-    grc = getaddrinfo(host[0] ? host : "0.0.0.0", port, &hints, &res);
-    if (grc != 0) {
-        snprintf(err, errlen, "cannot listen on %s: cannot resolve \"%s\": %s", addr, host,
-                 gai_strerror(grc));
-        return -1;
-    }
-    /* The first address that binds wins (a name may resolve to several). */
-    for (ai = res; ai; ai = ai->ai_next) {
-        const int one = 1;
-        fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
-        if (fd == -1) {
-            e = errno;
-            continue;
-        }
-        if (fcntl(fd, F_SETFD, FD_CLOEXEC) == -1 ||
-            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == -1 ||
-            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1 ||
-            bind(fd, ai->ai_addr, ai->ai_addrlen) == -1 || listen(fd, HTTP_BACKLOG) == -1) {
-            e = errno;
-            close(fd);
-            fd = -1;
-            continue;
-        }
-        *family = ai->ai_family;
-        break;
-    }
-    freeaddrinfo(res);
-    if (fd == -1)
-        snprintf(err, errlen, "cannot listen on %s: %s", addr, err_text(e, eb, sizeof(eb)));
-    return fd;
 }
 
 /* ---- responses ------------------------------------------------------------ */
@@ -299,11 +204,11 @@ static enum MHD_Result serve_metrics(struct fsc_prom_http *h, struct MHD_Connect
     raw = fsc_prom_bufpool_get(&h->pool, h->max_body);
     if (!raw)
         return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", 1, NULL);
-    t0 = mono_ns();
+    t0 = fsc_mono_ns();
     pthread_mutex_lock(&h->render_mu);
     rc = h->render(h->arg, fmt, raw);
     pthread_mutex_unlock(&h->render_mu);
-    t1 = mono_ns();
+    t1 = fsc_mono_ns();
     /* A renderer that ignored a failed append would otherwise ship a
      * truncated exposition with a 200. */
     if (rc == 0 && raw->len > h->max_body)
@@ -330,7 +235,7 @@ static enum MHD_Result serve_metrics(struct fsc_prom_http *h, struct MHD_Connect
             gzip = 0;
         }
     }
-    t2 = mono_ns();
+    t2 = fsc_mono_ns();
     fsc_log(FSC_LOG_DEBUG, "prom_scrape",
             "listen=%s format=%s gzip=%d bytes=%zu wire_bytes=%zu render_us=%lld gzip_us=%lld",
             h->listen, fmt == FSC_PROM_OPENMETRICS ? "openmetrics" : "text", gzip, plain_len,
@@ -612,7 +517,7 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
         snprintf(err, errlen, "prometheus http: cannot create a mutex");
         goto fail_pool;
     }
-    fd = listen_open(cfg->listen, &family, err, errlen);
+    fd = fsc_listen_tcp(cfg->listen, HTTP_BACKLOG, &family, err, errlen);
     if (fd == -1)
         goto fail_listen;
     flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |

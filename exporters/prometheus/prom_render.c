@@ -37,6 +37,7 @@
  * - a series with engine state but no accepted sample yet (traits set by
  *   its source) shows only its detector counters and histograms, at 0, so
  *   rate() sees a port's first microburst as an increase. */
+#include "core/clock.h"
 #include "prometheus/prom_render_int.h"
 
 #include <errno.h>
@@ -259,17 +260,10 @@ static int resolve_histograms(struct fsc_prom_renderer *r)
     return 0;
 }
 
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 int fsc_prom_render(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64_t now_ns,
                     struct fsc_buf *out)
 {
-    int64_t t0 = mono_ns();
+    int64_t t0 = fsc_mono_ns();
     int rc;
 
     fsc_buf_reset(out);
@@ -330,7 +324,7 @@ int fsc_prom_render(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64
         fsc_prom_append(&r->w, out, "# EOF\n", 6);
 
     sources_settle(r);
-    r->last_duration_s = (double)(mono_ns() - t0) / 1e9;
+    r->last_duration_s = (double)(fsc_mono_ns() - t0) / 1e9;
     r->last_samples = r->w.samples;
     r->last_bytes = out->len;
     return r->w.err;

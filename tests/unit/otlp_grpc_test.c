@@ -533,9 +533,9 @@ static void tls_and_mutual_tls(void)
         return;
     }
     fx_path(ca_p, dir, "ca.pem");
-    char *ca = fsc_otlp_read_pem(ca_p, "CA", err, sizeof(err));
-    char *ccert = fsc_otlp_read_pem(fx_path(ccert_p, dir, "client.pem"), "cert", err, sizeof(err));
-    char *ckey = fsc_otlp_read_pem(fx_path(ckey_p, dir, "client.key"), "key", err, sizeof(err));
+    char *ca = fsc_pem_read(ca_p, "CA", err, sizeof(err));
+    char *ccert = fsc_pem_read(fx_path(ccert_p, dir, "client.pem"), "cert", err, sizeof(err));
+    char *ckey = fsc_pem_read(fx_path(ckey_p, dir, "client.key"), "key", err, sizeof(err));
     CHECK(ca && ccert && ckey);
     struct fsc_tls_config tls = {.present = true,
                                  .enabled = true,
@@ -579,9 +579,9 @@ static void tls_and_mutual_tls(void)
         finish(&f);
     }
     free(req);
-    fsc_otlp_pem_free(ca);
-    fsc_otlp_pem_free(ccert);
-    fsc_otlp_pem_free(ckey);
+    fsc_pem_free(ca);
+    fsc_pem_free(ccert);
+    fsc_pem_free(ckey);
     fx_remove_certs(dir);
 }
 
