@@ -12,7 +12,8 @@ set -eu
 
 packages="build-essential cmake pkg-config libyaml-dev clang-format libmicrohttpd-dev zlib1g-dev
           curl prometheus python3 python3-prometheus-client protobuf-c-compiler libprotobuf-c-dev
-          libgrpc-dev librdkafka-dev kcat iproute2 chromium libcurl4-openssl-dev"
+          libgrpc-dev librdkafka-dev kcat iproute2 chromium libcurl4-openssl-dev
+          libsnappy-dev victoria-metrics clang libclang-rt-14-dev"
 
 # `setup.sh --bench` also installs the peers bench/scrape_compare.sh measures
 # against; the tests do not need them.
