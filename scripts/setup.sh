@@ -13,13 +13,25 @@ set -eu
 packages="build-essential cmake pkg-config libyaml-dev clang-format libmicrohttpd-dev zlib1g-dev
           curl prometheus python3 python3-prometheus-client protobuf-c-compiler libprotobuf-c-dev
           libgrpc-dev librdkafka-dev kcat iproute2 chromium libcurl4-openssl-dev
-          libsnappy-dev victoria-metrics clang libclang-rt-14-dev"
+          libsnappy-dev victoria-metrics clang libclang-rt-14-dev libgnutls28-dev python3-yaml"
 
 # `setup.sh --bench` also installs the peers bench/scrape_compare.sh measures
 # against; the tests do not need them.
 if [ "${1:-}" = "--bench" ]; then
     # collectd's write_prometheus needs libprotobuf-c1, which collectd-core only suggests
     packages="$packages prometheus-node-exporter collectd-core libprotobuf-c1"
+fi
+
+# `setup.sh --build-only` installs only what configuring and building the
+# fabricscope binary needs (the Containerfile's builder stage): no test peers,
+# no npm packages; configure with -DFSC_BUILD_TESTS=OFF (the tests, simulators
+# and benchmarks need promtool, python3 and node just to be registered).
+build_only=0
+if [ "${1:-}" = "--build-only" ]; then
+    build_only=1
+    packages="build-essential cmake pkg-config libyaml-dev libmicrohttpd-dev zlib1g-dev
+              protobuf-c-compiler libprotobuf-c-dev libgrpc-dev librdkafka-dev
+              libcurl4-openssl-dev libsnappy-dev libgnutls28-dev"
 fi
 
 missing=""
@@ -31,8 +43,10 @@ done
 # node and npm run the grpc-js interop target (Debian 12: nodejs 18, npm 9).
 # Checked by command, not by package: a NodeSource nodejs bundles npm and
 # conflicts with Debian's npm package, which must then not be installed.
-command -v node >/dev/null 2>&1 || missing="$missing nodejs"
-command -v npm >/dev/null 2>&1 || missing="$missing npm"
+if [ "$build_only" -eq 0 ]; then
+    command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+    command -v npm >/dev/null 2>&1 || missing="$missing npm"
+fi
 
 if [ -z "$missing" ]; then
     echo "setup: all packages present"
@@ -45,6 +59,10 @@ else
     $SUDO apt-get update -qq
     # shellcheck disable=SC2086 # word splitting of the package list is intended
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+
+if [ "$build_only" -eq 1 ]; then
+    exit 0
 fi
 
 # The interop target's npm packages, exactly as package-lock.json pins them

@@ -21,6 +21,8 @@ struct fsc_config_private {
 
 /* rollup: and state_dir (config_rollup.c). */
 extern const struct fsc_cspec fsc_cspec_rollup;
+/* shard: (config_shard.c). */
+extern const struct fsc_cspec fsc_cspec_shard;
 
 static const struct fsc_ckey top_keys[] = {
     {.key = "log", .kind = FSC_CK_MAP, .off = 0, .spec = &fsc_cspec_log},
@@ -46,6 +48,10 @@ static const struct fsc_ckey top_keys[] = {
      .kind = FSC_CK_STR,
      .flags = FSC_CF_PATH | FSC_CF_LONG,
      .off = offsetof(struct fsc_config, state_dir)},
+    {.key = "shard",
+     .kind = FSC_CK_MAP,
+     .off = offsetof(struct fsc_config, shard),
+     .spec = &fsc_cspec_shard},
 };
 
 static const struct fsc_cspec top_spec = {

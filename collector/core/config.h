@@ -5,6 +5,7 @@
  *   exporters:  prometheus, kafka, remote_write
  *   engine:     windows and detector thresholds (struct fsc_engine_config)
  *   topology:   devices, ports, port groups, rails, cable plan (topology.h)
+ *   shard:      this collector's share of the devices (shard.h)
  *
  * Every key, its type and default is documented in docs/CONFIG.md. The loader
  * is strict: unknown keys, wrong types, out-of-range values, duplicates and
@@ -53,6 +54,30 @@ struct fsc_tls_config {
     const char *key_file;      /* path only: key contents are never in the config */
     const char *server_name;   /* client only: SNI / verification name override */
     bool insecure_skip_verify; /* client only; default false */
+    int client_auth;           /* server only: enum fsc_client_auth; default require with
+                                * ca_file, none without */
+};
+
+/* Server TLS: what a listener asks of clients' certificates (docs/SECURITY.md). */
+enum fsc_client_auth {
+    FSC_CLIENT_AUTH_NONE = 0,    /* no certificate asked for */
+    FSC_CLIENT_AUTH_REQUEST = 1, /* asked for; when given it must verify against ca_file */
+    FSC_CLIENT_AUTH_REQUIRE = 2, /* required and verified against ca_file */
+};
+
+/* One user of a listener's basic auth: name and a crypt(3) hash (bcrypt). */
+struct fsc_basic_user {
+    const char *name;
+    const char *hash; /* "$2b$..."; never printed */
+};
+
+/* Authentication of a listener (Prometheus/status page, OTLP HTTP and gRPC;
+ * docs/SECURITY.md). Absent section: present = false, every request allowed. */
+struct fsc_listener_auth {
+    bool present;
+    struct fsc_basic_user *basic_users; /* name -> bcrypt hash */
+    size_t n_basic_users;
+    const char *bearer_tokens_file; /* path: one token a line; NULL = none */
 };
 
 struct fsc_backoff {
@@ -109,12 +134,13 @@ struct fsc_gnmi_config {
 };
 
 struct fsc_otlp_config {
-    const char *grpc_listen;      /* "host:port" or "" (off); default "0.0.0.0:4317" */
-    const char *http_listen;      /* default "0.0.0.0:4318"; "" disables */
-    uint64_t max_body;            /* bytes on the wire; default 4 MiB */
-    uint64_t max_decompressed;    /* bytes after gzip; default 32 MiB */
-    const char *device_attribute; /* resource attribute naming the device; "host.name" */
-    struct fsc_tls_config tls;    /* server side */
+    const char *grpc_listen;       /* "host:port" or "" (off); default "0.0.0.0:4317" */
+    const char *http_listen;       /* default "0.0.0.0:4318"; "" disables */
+    uint64_t max_body;             /* bytes on the wire; default 4 MiB */
+    uint64_t max_decompressed;     /* bytes after gzip; default 32 MiB */
+    const char *device_attribute;  /* resource attribute naming the device; "host.name" */
+    struct fsc_tls_config tls;     /* server side */
+    struct fsc_listener_auth auth; /* both transports */
 };
 
 struct fsc_nic_device {
@@ -184,11 +210,13 @@ struct fsc_source_config {
 /* ---- exporters ------------------------------------------------------------ */
 
 struct fsc_prometheus_config {
-    bool present;           /* always true: the exporter defaults to on */
-    bool enabled;           /* default true */
-    const char *listen;     /* default "0.0.0.0:9464" */
-    int64_t stale_after_ns; /* series not updated this long are dropped; default 5 m */
-    uint32_t max_series;    /* default 2000000 */
+    bool present;                  /* always true: the exporter defaults to on */
+    bool enabled;                  /* default true */
+    const char *listen;            /* default "0.0.0.0:9464" */
+    int64_t stale_after_ns;        /* series not updated this long are dropped; default 5 m */
+    uint32_t max_series;           /* default 2000000 */
+    struct fsc_tls_config tls;     /* server side; absent = plain HTTP */
+    struct fsc_listener_auth auth; /* absent = no authentication */
 };
 
 enum fsc_kafka_compression {
@@ -258,14 +286,24 @@ struct fsc_header {
     const char *name, *value;
 };
 
+/* What remote_write sends (bits of fsc_remote_write_config.series). */
+enum {
+    FSC_RW_SERIES_COUNTERS = 1u << 0,     /* raw values of every series */
+    FSC_RW_SERIES_WINDOW_RATES = 1u << 1, /* rates of the first aligned window */
+    FSC_RW_SERIES_FINE_RATES = 1u << 2,   /* rates of the last fine interval */
+};
+
 struct fsc_remote_write_config {
     bool present;
     bool enabled;                  /* default true once present */
     const char *url;               /* http:// or https://, required when enabled */
-    int64_t interval_ns;           /* default 10 s */
+    int64_t interval_ns;           /* send period; default 10 s */
+    int64_t resolution_ns;         /* engine read period; default 1 s */
+    uint32_t series;               /* FSC_RW_SERIES_*; default counters | window_rates */
     int64_t timeout_ns;            /* per request; default 10 s */
     uint32_t max_samples_per_send; /* default 2000 */
     uint32_t queue_max;            /* samples held while the receiver is down; default 500000 */
+    struct fsc_backoff backoff;    /* retry backoff (jittered); 1 s .. 60 s */
     struct fsc_basic_auth basic_auth;
     struct fsc_secret bearer_token; /* optional; not with basic_auth */
     struct fsc_header *headers;
@@ -287,6 +325,15 @@ struct fsc_rollup_config {
     uint64_t max_bytes;   /* bound of the store on disk; default 1 GiB */
 };
 
+/* ---- shard: this collector's share of the devices (core/shard.h) ---------- */
+
+struct fsc_shard_config {
+    uint32_t index; /* 0 .. count - 1; default 0 */
+    uint32_t count; /* collectors sharing the devices; default 1 (this one takes all) */
+    bool from_cli;  /* not a key: set by `run --shard`, which a reload keeps */
+    struct fsc_config_mark mark;
+};
+
 /* ---- the whole file ------------------------------------------------------- */
 
 struct fsc_config_private; /* arena; private to config.c */
@@ -303,6 +350,7 @@ struct fsc_config {
     struct fsc_topology topology;
     const char *state_dir;           /* default "/var/lib/fabricscope" (rollups live below it) */
     struct fsc_rollup_config rollup; /* rollup: keys */
+    struct fsc_shard_config shard;   /* shard: keys; default 0 of 1 */
     struct fsc_config_private *priv;
 };
 

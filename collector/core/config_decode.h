@@ -200,6 +200,8 @@ extern const struct fsc_cspec fsc_cspec_topology;
 extern const struct fsc_cspec fsc_cspec_log;
 extern const struct fsc_cspec fsc_cspec_tls_client; /* struct fsc_tls_config */
 extern const struct fsc_cspec fsc_cspec_tls_server;
+extern const struct fsc_cspec
+    fsc_cspec_listener_auth; /* struct fsc_listener_auth (config_auth.c) */
 
 /* gnmi pieces (config_gnmi.c). */
 extern const struct fsc_cspec fsc_cspec_gnmi_stream; /* struct fsc_gnmi_stream */

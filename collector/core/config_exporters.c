@@ -32,15 +32,29 @@ static int tls_client_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 static int tls_server_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
                              struct fsc_config_mark mark, void *obj)
 {
-    const struct fsc_tls_config *t = obj;
+    struct fsc_tls_config *t = obj;
     if (t->enabled && t->cert_file == NULL)
         return fsc_cfg_fail_key(ctx, node, "cert_file", mark,
                                 "required key is missing (TLS server)");
     if (t->enabled && t->key_file == NULL)
         return fsc_cfg_fail_key(ctx, node, "key_file", mark,
                                 "required key is missing (TLS server)");
+    /* client_auth defaults to require with a CA (what ca_file alone meant
+     * before the key existed) and to none without. */
+    if (fsc_ymap_get(node, "client_auth") == NULL)
+        t->client_auth = t->ca_file ? FSC_CLIENT_AUTH_REQUIRE : FSC_CLIENT_AUTH_NONE;
+    else if (t->client_auth != FSC_CLIENT_AUTH_NONE && t->ca_file == NULL)
+        return fsc_cfg_fail_key(ctx, node, "client_auth", mark,
+                                "request and require need ca_file (the CA that signs client "
+                                "certificates)");
+    else if (t->client_auth == FSC_CLIENT_AUTH_NONE && t->ca_file != NULL)
+        return fsc_cfg_fail_key(ctx, node, "client_auth", mark,
+                                "is none but ca_file is set: remove ca_file or use request or "
+                                "require");
     return 0;
 }
+
+static const char *const client_auth_names[] = {"none", "request", "require", NULL};
 
 static const struct fsc_ckey tls_client_keys[] = {
     {.key = "enabled", .kind = FSC_CK_BOOL, .off = TLS(enabled)},
@@ -64,6 +78,10 @@ static const struct fsc_ckey tls_server_keys[] = {
     {.key = "cert_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(cert_file)},
     {.key = "key_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(key_file)},
     {.key = "ca_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(ca_file)},
+    {.key = "client_auth",
+     .kind = FSC_CK_ENUM,
+     .off = TLS(client_auth),
+     .names = client_auth_names},
 };
 
 const struct fsc_cspec fsc_cspec_tls_server = {
@@ -97,6 +115,16 @@ static const struct fsc_ckey prometheus_keys[] = {
      .min = 10 * SEC,
      .max = 86400 * SEC},
     {.key = "max_series", .kind = FSC_CK_U32, .off = PROM(max_series), .min = 1, .max = 100000000},
+    {.key = "tls",
+     .kind = FSC_CK_MAP,
+     .flags = FSC_CF_PRESENCE,
+     .off = PROM(tls),
+     .spec = &fsc_cspec_tls_server},
+    {.key = "auth",
+     .kind = FSC_CK_MAP,
+     .flags = FSC_CF_PRESENCE,
+     .off = PROM(auth),
+     .spec = &fsc_cspec_listener_auth},
 };
 
 static const struct fsc_cspec prometheus_spec = {
@@ -507,11 +535,61 @@ static bool headers_printed(const void *obj)
     return ((const struct fsc_remote_write_config *)obj)->n_headers > 0;
 }
 
+/* `series: [counters, window_rates, fine_rates]`: a non-empty list of
+ * distinct names, kept as FSC_RW_SERIES_* bits. */
+static const char *const rw_series_names[] = {"counters", "window_rates", "fine_rates", NULL};
+
+static int decode_rw_series(struct fsc_cctx *ctx, const struct fsc_ckey *key,
+                            const struct fsc_ynode *val, void *obj)
+{
+    struct fsc_remote_write_config *rw = obj;
+    (void)key;
+    if (val->kind != FSC_YNODE_SEQ || val->n == 0)
+        return fsc_cfg_fail_at(ctx, val,
+                               "expected a non-empty list of counters, window_rates, fine_rates");
+    uint32_t bits = 0;
+    for (size_t i = 0; i < val->n; i++) {
+        size_t pl = fsc_cfg_path_index(ctx, i);
+        int which = 0;
+        int rc = fsc_cfg_decode_enum(ctx, rw_series_names, val->items[i], &which);
+        if (rc == 0 && (bits & (1u << which)))
+            rc = fsc_cfg_fail_at(ctx, val->items[i], "%s is given twice", rw_series_names[which]);
+        fsc_cfg_path_pop(ctx, pl);
+        if (rc != 0)
+            return -1;
+        bits |= 1u << which;
+    }
+    rw->series = bits;
+    return 0;
+}
+
+static void print_rw_series(FILE *out, unsigned indent, const struct fsc_ckey *key, const void *obj)
+{
+    const struct fsc_remote_write_config *rw = obj;
+    (void)indent;
+    (void)key;
+    const char *sep = " [";
+    for (unsigned k = 0; rw_series_names[k]; k++) {
+        if (rw->series & (1u << k)) {
+            fprintf(out, "%s%s", sep, rw_series_names[k]);
+            sep = ", ";
+        }
+    }
+    fputs("]\n", out);
+}
+
+static bool rw_series_printed(const void *obj)
+{
+    return ((const struct fsc_remote_write_config *)obj)->series != 0;
+}
+
 static void remote_write_defaults(void *obj)
 {
     struct fsc_remote_write_config *rw = obj;
     rw->enabled = true;
     rw->interval_ns = 10 * SEC;
+    rw->resolution_ns = 1 * SEC;
+    rw->series = FSC_RW_SERIES_COUNTERS | FSC_RW_SERIES_WINDOW_RATES;
     rw->timeout_ns = 10 * SEC;
     rw->max_samples_per_send = 2000;
     rw->queue_max = 500000;
@@ -540,6 +618,16 @@ static const struct fsc_ckey remote_write_keys[] = {
      .off = RW(interval_ns),
      .min = 1 * SEC,
      .max = 3600 * SEC},
+    {.key = "resolution",
+     .kind = FSC_CK_DUR,
+     .off = RW(resolution_ns),
+     .min = 10 * MS,
+     .max = 3600 * SEC},
+    {.key = "series",
+     .kind = FSC_CK_CUSTOM,
+     .decode = decode_rw_series,
+     .print = print_rw_series,
+     .printed = rw_series_printed},
     {.key = "timeout",
      .kind = FSC_CK_DUR,
      .off = RW(timeout_ns),
@@ -550,7 +638,8 @@ static const struct fsc_ckey remote_write_keys[] = {
      .off = RW(max_samples_per_send),
      .min = 1,
      .max = 100000},
-    {.key = "queue_max", .kind = FSC_CK_U32, .off = RW(queue_max), .min = 1000, .max = 100000000},
+    {.key = "queue_max", .kind = FSC_CK_U32, .off = RW(queue_max), .min = 10, .max = 100000000},
+    {.key = "backoff", .kind = FSC_CK_MAP, .off = RW(backoff), .spec = &fsc_cspec_backoff},
     {.key = "basic_auth",
      .kind = FSC_CK_MAP,
      .flags = FSC_CF_PRESENCE,

@@ -216,6 +216,11 @@ static const struct fsc_ckey otlp_keys[] = {
      .flags = FSC_CF_PRESENCE,
      .off = SRC(otlp.tls),
      .spec = &fsc_cspec_tls_server},
+    {.key = "auth",
+     .kind = FSC_CK_MAP,
+     .flags = FSC_CF_PRESENCE,
+     .off = SRC(otlp.auth),
+     .spec = &fsc_cspec_listener_auth},
 };
 
 static const struct fsc_cspec otlp_spec = {

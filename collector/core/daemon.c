@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/daemon_int.h"
 #include "core/event_text.h"
 #include "core/log.h"
 #include "core/registry.h"
@@ -22,6 +23,7 @@
 #include "otlp/otlp_source.h"
 #include "prometheus/prom_http.h"
 #include "prometheus/prom_render.h"
+#include "remote_write/remote_write.h"
 #include "rollup/rollup.h"
 #include "web/web.h"
 
@@ -29,20 +31,12 @@
 #define STATS_EVERY_S      60
 #define DAEMON_STREAMS_MAX 256 /* gNMI streams shown in /metrics */
 
-struct running_source {
-    const struct fsc_source_config *cfg;
-    const struct fsc_source_ops *ops;
-    void *ctx;
-    struct fsc_source_env env;
-};
-
 struct daemon {
     const struct fsc_config *cfg;
     struct fsc_registry *reg;
     struct fsc_event_bus *bus;
     struct fsc_engine *eng;
-    struct running_source *sources;
-    size_t n_sources;
+    struct fsc_dsources src; /* running sources; reloaded on SIGHUP (daemon_reload.c) */
     pthread_t event_thread;
     int event_thread_started;
     atomic_int stopping;
@@ -54,6 +48,7 @@ struct daemon {
     char stream_names[DAEMON_STREAMS_MAX][64]; /* streams_cb's copies */
     struct fsc_web *web;                       /* the status page, on the Prometheus listener */
     struct fsc_rollup *rollup;                 /* per-minute rollups for reports, or NULL */
+    struct fsc_remote_write *rw;               /* exporters.remote_write, or NULL */
     struct fsc_prom_route web_routes[FSC_WEB_ROUTES];
     size_t n_web_routes;
 };
@@ -131,66 +126,17 @@ static void start_rollup(struct daemon *d)
         fsc_log(FSC_LOG_WARN, "rollup_unavailable", "reason=%s", fsc_log_quote(rerr, q, sizeof(q)));
 }
 
-static int start_sources(struct daemon *d, char *err, size_t errlen)
-{
-    const struct fsc_config *cfg = d->cfg;
-
-    d->sources = calloc(cfg->n_sources ? cfg->n_sources : 1, sizeof(*d->sources));
-    if (!d->sources) {
-        snprintf(err, errlen, "out of memory starting sources");
-        return -1;
-    }
-    for (size_t i = 0; i < cfg->n_sources; i++) {
-        const struct fsc_source_config *sc = &cfg->sources[i];
-        struct running_source *rs = &d->sources[d->n_sources];
-        const char *type = fsc_source_type_name(sc->type);
-
-        if (!sc->enabled) {
-            fsc_log(FSC_LOG_INFO, "source_disabled", "source=%s type=%s", sc->name, type);
-            continue;
-        }
-        rs->ops = fsc_source_ops_find(sc->type);
-        if (!rs->ops) {
-            fsc_log(FSC_LOG_WARN, "source_unavailable",
-                    "source=%s type=%s reason=\"type not built in this version\"", sc->name, type);
-            continue;
-        }
-        rs->cfg = sc;
-        rs->env.reg = d->reg;
-        rs->env.eng = d->eng;
-        rs->env.topo = &cfg->topology;
-        int rc = fsc_registry_source_add(d->reg, sc->name, sc->max_series, &rs->env.source_id);
-        if (rc != 0) {
-            snprintf(err, errlen, "source %s: cannot register: %s", sc->name, strerror(-rc));
-            return -1;
-        }
-        char serr[512];
-        rs->ctx = rs->ops->start(sc, &rs->env, serr, sizeof(serr));
-        if (!rs->ctx) {
-            snprintf(err, errlen, "source %s (%s): %s", sc->name, type, serr);
-            return -1;
-        }
-        fsc_log(FSC_LOG_INFO, "source_started", "source=%s type=%s", sc->name, type);
-        d->n_sources++;
-    }
-    return 0;
-}
-
-static void stop_sources(struct daemon *d)
-{
-    for (size_t i = d->n_sources; i-- > 0;) {
-        d->sources[i].ops->stop(d->sources[i].ctx);
-        fsc_log(FSC_LOG_INFO, "source_stopped", "source=%s", d->sources[i].cfg->name);
-    }
-    free(d->sources);
-    d->sources = NULL;
-    d->n_sources = 0;
-}
-
+/* Renders under the sources' read lock: the renderer's view of the config
+ * (d->src.view) and the callbacks below read what a reload swaps. */
 static int prom_render_cb(void *arg, enum fsc_prom_format fmt, struct fsc_buf *out)
 {
     struct daemon *d = arg;
-    return fsc_prom_render(d->prom, fmt, fsc_now_ns(), out);
+    fsc_dsources_read_lock(&d->src);
+    int rc = fsc_prom_render(d->prom, fmt, fsc_now_ns(), out);
+    if (rc == 0)
+        rc = fsc_dsources_render(&d->src, fmt == FSC_PROM_OPENMETRICS, out);
+    fsc_dsources_read_unlock(&d->src);
+    return rc;
 }
 
 static int prom_ready_cb(void *arg)
@@ -203,24 +149,25 @@ static int prom_ready_cb(void *arg)
 #define GNMI_STREAMS_MAX 64
 
 /* A source is up while it runs; a gNMI source only while every one of its
- * subscription streams is streaming. */
+ * subscription streams is streaming. index is into d->src.view.sources.
+ * This and the renderer's other callbacks run inside prom_render_cb, under
+ * the sources' read lock. */
 static int source_up_cb(void *arg, size_t index)
 {
     struct daemon *d = arg;
-    const struct fsc_source_config *sc = &d->cfg->sources[index];
-    for (size_t i = 0; i < d->n_sources; i++) {
-        if (d->sources[i].cfg != sc)
-            continue;
-        if (sc->type != FSC_SOURCE_GNMI)
-            return 1;
-        struct fsc_gnmi_stream_stats st[GNMI_STREAMS_MAX];
-        size_t n = fsc_gnmi_source_stats(d->sources[i].ctx, st, GNMI_STREAMS_MAX);
-        for (size_t k = 0; k < n && k < GNMI_STREAMS_MAX; k++)
-            if (st[k].state != FSC_GNMI_STATE_STREAMING)
-                return 0;
-        return n > 0;
-    }
-    return 0;
+    if (index >= d->src.view.n_sources)
+        return 0;
+    const struct fsc_drun *rs = fsc_dsources_find(&d->src, d->src.view.sources[index].name);
+    if (!rs)
+        return 0;
+    if (rs->cfg->type != FSC_SOURCE_GNMI)
+        return 1;
+    struct fsc_gnmi_stream_stats st[GNMI_STREAMS_MAX];
+    size_t n = fsc_gnmi_source_stats(rs->ctx, st, GNMI_STREAMS_MAX);
+    for (size_t k = 0; k < n && k < GNMI_STREAMS_MAX; k++)
+        if (st[k].state != FSC_GNMI_STATE_STREAMING)
+            return 0;
+    return n > 0;
 }
 
 /* The renderer's view of every gNMI stream (fabricscope_gnmi_*). Stream
@@ -231,17 +178,18 @@ static size_t streams_cb(void *arg, struct fsc_prom_stream_stat *out, size_t cap
     struct daemon *d = arg;
     int64_t now_ns = fsc_now_ns();
     size_t total = 0;
-    for (size_t i = 0; i < d->n_sources; i++) {
-        if (d->sources[i].cfg->type != FSC_SOURCE_GNMI)
+    for (size_t i = 0; i < d->src.n_run; i++) {
+        const struct fsc_drun *rs = d->src.run[i];
+        if (rs->cfg->type != FSC_SOURCE_GNMI)
             continue;
         struct fsc_gnmi_stream_stats st[GNMI_STREAMS_MAX];
-        size_t n = fsc_gnmi_source_stats(d->sources[i].ctx, st, GNMI_STREAMS_MAX);
+        size_t n = fsc_gnmi_source_stats(rs->ctx, st, GNMI_STREAMS_MAX);
         for (size_t k = 0; k < n && k < GNMI_STREAMS_MAX; k++, total++) {
             if (total >= cap || total >= DAEMON_STREAMS_MAX)
                 continue;
             memcpy(d->stream_names[total], st[k].name, sizeof(d->stream_names[total]));
             out[total] = (struct fsc_prom_stream_stat){
-                .source = d->sources[i].cfg->name,
+                .source = rs->cfg->name,
                 .stream = d->stream_names[total],
                 .up = st[k].state == FSC_GNMI_STATE_STREAMING,
                 .last_update_age =
@@ -267,14 +215,15 @@ static size_t receivers_cb(void *arg, struct fsc_prom_receiver_stat *out, size_t
 {
     struct daemon *d = arg;
     size_t total = 0;
-    for (size_t i = 0; i < d->n_sources; i++) {
-        if (d->sources[i].cfg->type != FSC_SOURCE_OTLP || !d->sources[i].ctx)
+    for (size_t i = 0; i < d->src.n_run; i++) {
+        const struct fsc_drun *rs = d->src.run[i];
+        if (rs->cfg->type != FSC_SOURCE_OTLP || !rs->ctx)
             continue;
         struct fsc_otlp_transport_stats st[2];
-        size_t n = fsc_otlp_source_stats(d->sources[i].ctx, st, 2);
+        size_t n = fsc_otlp_source_stats(rs->ctx, st, 2);
         for (size_t k = 0; k < n && total < cap; k++, total++)
             out[total] = (struct fsc_prom_receiver_stat){
-                .source = d->sources[i].cfg->name,
+                .source = rs->cfg->name,
                 .transport = st[k].transport,
                 .ok = st[k].ok,
                 .partial = st[k].partial,
@@ -353,6 +302,74 @@ static int kafka_stats_cb(void *arg, struct fsc_prom_kafka_stat *out)
     return 1;
 }
 
+/* ---- remote_write exporter (exporters/remote_write) ----------------------------
+ * Started after the sources (it reads the engine, not the bus) and before
+ * the Prometheus listener (whose scrapes read its stats); stopped after the
+ * sources, so its last reading has everything, and before the engine goes,
+ * with a flush of up to RW_FLUSH_NS. A receiver that cannot be reached is no
+ * start-up error: the exporter retries while samples wait in its queue. */
+#define RW_FLUSH_NS (10 * 1000000000LL)
+
+static int start_remote_write(struct daemon *d, char *err, size_t errlen)
+{
+    const struct fsc_remote_write_config *rc = &d->cfg->exporters.remote_write;
+    if (!rc->present || !rc->enabled)
+        return 0;
+    const struct fsc_rate_params *rp = &d->cfg->engine.rate;
+    const struct fsc_remote_write_options opt = {
+        .cfg = rc,
+        .reg = d->reg,
+        .eng = d->eng,
+        .window_ns = rp->n_windows > 0 ? rp->window_ns[0] : 0,
+    };
+    char rerr[512];
+    d->rw = fsc_remote_write_start(&opt, rerr, sizeof(rerr));
+    if (!d->rw) {
+        snprintf(err, errlen, "remote_write exporter: %s", rerr);
+        return -1;
+    }
+    fsc_log(FSC_LOG_INFO, "exporter_started", "exporter=remote_write url=%s", rc->url);
+    return 0;
+}
+
+static void stop_remote_write(struct daemon *d)
+{
+    fsc_remote_write_stop(d->rw, RW_FLUSH_NS); /* logs remote_write_stopped */
+    d->rw = NULL;
+}
+
+/* The renderer's view of the remote_write exporter (fabricscope_remote_write_*). */
+static int rw_stats_cb(void *arg, struct fsc_prom_remote_write_stat *out)
+{
+    struct daemon *d = arg;
+    struct fsc_remote_write_stats st;
+    if (!d->rw)
+        return 0;
+    fsc_remote_write_stats(d->rw, &st);
+    *out = (struct fsc_prom_remote_write_stat){
+        .sent = st.sent,
+        .failed = st.failed,
+        .dropped = st.dropped,
+        .retried = st.retried,
+        .queue_samples = st.queue_samples,
+        .queue_capacity = st.queue_capacity,
+        .last_success_s = st.last_success_s,
+        .n_codes = st.n_codes < FSC_PROM_RW_CODES ? st.n_codes : FSC_PROM_RW_CODES,
+        .n_le = FSC_RW_DURATION_BUCKETS,
+        .sum = st.duration_sum,
+    };
+    for (size_t i = 0; i < out->n_codes; i++) {
+        memcpy(out->codes[i].code, st.codes[i].code, sizeof(out->codes[i].code));
+        out->codes[i].requests = st.codes[i].requests;
+    }
+    for (size_t i = 0; i <= FSC_RW_DURATION_BUCKETS; i++) {
+        if (i < FSC_RW_DURATION_BUCKETS)
+            out->le[i] = fsc_rw_duration_le[i];
+        out->bucket[i] = st.duration_bucket[i];
+    }
+    return 1;
+}
+
 static int start_prometheus(struct daemon *d, char *err, size_t errlen)
 {
     const struct fsc_prometheus_config *pc = &d->cfg->exporters.prometheus;
@@ -361,7 +378,7 @@ static int start_prometheus(struct daemon *d, char *err, size_t errlen)
     struct fsc_prom_render_env env = {
         .reg = d->reg,
         .eng = d->eng,
-        .cfg = d->cfg,
+        .cfg = &d->src.view, /* read under the sources' lock (prom_render_cb) */
         .source_up = source_up_cb,
         .source_up_arg = d,
         .streams = streams_cb,
@@ -370,6 +387,8 @@ static int start_prometheus(struct daemon *d, char *err, size_t errlen)
         .receivers_arg = d,
         .kafka = kafka_stats_cb,
         .kafka_arg = d,
+        .remote_write = rw_stats_cb,
+        .remote_write_arg = d,
     };
     char perr[512];
     d->prom = fsc_prom_renderer_create(&env, perr, sizeof(perr));
@@ -377,7 +396,11 @@ static int start_prometheus(struct daemon *d, char *err, size_t errlen)
         snprintf(err, errlen, "prometheus exporter: %s", perr);
         return -1;
     }
-    struct fsc_prom_http_config hc = {.listen = pc->listen};
+    struct fsc_prom_http_config hc = {
+        .listen = pc->listen,
+        .tls = pc->tls.present ? &pc->tls : NULL,
+        .auth = pc->auth.present ? &pc->auth : NULL,
+    };
     d->prom_http = fsc_prom_http_start_routes(&hc, d->web_routes, d->n_web_routes, prom_render_cb,
                                               prom_ready_cb, d, perr, sizeof(perr));
     if (!d->prom_http) {
@@ -396,27 +419,30 @@ static int start_prometheus(struct daemon *d, char *err, size_t errlen)
  * each other and with scrapes, so they copy into the caller's entries and
  * share nothing (unlike streams_cb's per-daemon name table). */
 
+/* The sources of this shard (d->src.view), under the sources' read lock. */
 static size_t web_sources_cb(void *arg, struct fsc_web_source *out, size_t cap)
 {
     struct daemon *d = arg;
-    for (size_t i = 0; i < d->cfg->n_sources && i < cap; i++) {
-        const struct fsc_source_config *sc = &d->cfg->sources[i];
+    fsc_dsources_read_lock(&d->src);
+    size_t n = d->src.view.n_sources;
+    for (size_t i = 0; i < n && i < cap; i++) {
+        const struct fsc_source_config *sc = &d->src.view.sources[i];
         struct fsc_web_source *ws = &out[i];
         memset(ws, 0, sizeof(*ws));
         snprintf(ws->name, sizeof(ws->name), "%s", sc->name);
         snprintf(ws->type, sizeof(ws->type), "%s", fsc_source_type_name(sc->type));
         ws->state = sc->enabled ? "unavailable" : "disabled";
-        for (size_t k = 0; k < d->n_sources; k++) {
+        const struct fsc_drun *rs = fsc_dsources_find(&d->src, sc->name);
+        if (rs) {
             struct fsc_registry_source_stats ss;
-            if (d->sources[k].cfg != sc)
-                continue;
             ws->state = "running";
-            if (fsc_registry_source_stats(d->reg, d->sources[k].env.source_id, &ss) == 0)
+            if (fsc_registry_source_stats(d->reg, rs->env.source_id, &ss) == 0)
                 ws->series = ss.series;
         }
         ws->up = source_up_cb(d, i);
     }
-    return d->cfg->n_sources;
+    fsc_dsources_read_unlock(&d->src);
+    return n;
 }
 
 static size_t web_streams_cb(void *arg, struct fsc_web_stream *out, size_t cap)
@@ -429,16 +455,18 @@ static size_t web_streams_cb(void *arg, struct fsc_web_stream *out, size_t cap)
     struct daemon *d = arg;
     struct fsc_gnmi_stream_stats st[GNMI_STREAMS_MAX];
     size_t total = 0;
-    for (size_t i = 0; i < d->n_sources; i++) {
-        if (d->sources[i].cfg->type != FSC_SOURCE_GNMI)
+    fsc_dsources_read_lock(&d->src);
+    for (size_t i = 0; i < d->src.n_run; i++) {
+        const struct fsc_drun *rs = d->src.run[i];
+        if (rs->cfg->type != FSC_SOURCE_GNMI)
             continue;
-        size_t n = fsc_gnmi_source_stats(d->sources[i].ctx, st, GNMI_STREAMS_MAX);
+        size_t n = fsc_gnmi_source_stats(rs->ctx, st, GNMI_STREAMS_MAX);
         for (size_t k = 0; k < n && k < GNMI_STREAMS_MAX; k++, total++) {
             if (total >= cap)
                 continue;
             struct fsc_web_stream *ws = &out[total];
             memset(ws, 0, sizeof(*ws));
-            snprintf(ws->source, sizeof(ws->source), "%s", d->sources[i].cfg->name);
+            snprintf(ws->source, sizeof(ws->source), "%s", rs->cfg->name);
             _Static_assert(sizeof(st[0].name) == sizeof(ws->stream), "stream name sizes");
             memcpy(ws->stream, st[k].name, sizeof(ws->stream));
             ws->stream[sizeof(ws->stream) - 1] = '\0';
@@ -457,6 +485,7 @@ static size_t web_streams_cb(void *arg, struct fsc_web_stream *out, size_t cap)
             ws->jitter_s = st[k].jitter_s;
         }
     }
+    fsc_dsources_read_unlock(&d->src);
     return total;
 }
 
@@ -464,17 +493,19 @@ static size_t web_receivers_cb(void *arg, struct fsc_web_receiver *out, size_t c
 {
     struct daemon *d = arg;
     size_t total = 0;
-    for (size_t i = 0; i < d->n_sources; i++) {
-        if (d->sources[i].cfg->type != FSC_SOURCE_OTLP || !d->sources[i].ctx)
+    fsc_dsources_read_lock(&d->src);
+    for (size_t i = 0; i < d->src.n_run; i++) {
+        const struct fsc_drun *rs = d->src.run[i];
+        if (rs->cfg->type != FSC_SOURCE_OTLP || !rs->ctx)
             continue;
         struct fsc_otlp_transport_stats st[2];
-        size_t n = fsc_otlp_source_stats(d->sources[i].ctx, st, 2);
+        size_t n = fsc_otlp_source_stats(rs->ctx, st, 2);
         for (size_t k = 0; k < n && k < 2; k++, total++) {
             if (total >= cap)
                 continue;
             struct fsc_web_receiver *wr = &out[total];
             memset(wr, 0, sizeof(*wr));
-            snprintf(wr->source, sizeof(wr->source), "%s", d->sources[i].cfg->name);
+            snprintf(wr->source, sizeof(wr->source), "%s", rs->cfg->name);
             snprintf(wr->transport, sizeof(wr->transport), "%s", st[k].transport);
             wr->port = st[k].port;
             wr->requests = st[k].requests;
@@ -488,6 +519,7 @@ static size_t web_receivers_cb(void *arg, struct fsc_web_receiver *out, size_t c
             wr->rejected = st[k].rejected;
         }
     }
+    fsc_dsources_read_unlock(&d->src);
     return total;
 }
 
@@ -517,18 +549,9 @@ static int start_web(struct daemon *d, char *err, size_t errlen)
     return 0;
 }
 
-/* Exporters land with their own issues; until then say plainly that an
- * enabled one does nothing rather than let a user wait for data. */
-static void warn_unbuilt_exporters(const struct fsc_config *cfg)
-{
-    const struct fsc_exporters_config *ex = &cfg->exporters;
-    if (ex->remote_write.present && ex->remote_write.enabled)
-        fsc_log(FSC_LOG_WARN, "exporter_unavailable",
-                "exporter=remote_write reason=\"not built in this version\"");
-}
-
-/* Waits for a stop signal, logging stats every STATS_EVERY_S. */
-static int wait_for_signal(struct daemon *d, const sigset_t *set)
+/* Waits for a stop signal, logging stats every STATS_EVERY_S and reloading
+ * the config from path on SIGHUP. */
+static int wait_for_signal(struct daemon *d, const sigset_t *set, const char *path)
 {
     time_t last_stats = time(NULL);
     for (;;) {
@@ -537,7 +560,7 @@ static int wait_for_signal(struct daemon *d, const sigset_t *set)
         if (sig == SIGINT || sig == SIGTERM)
             return sig;
         if (sig == SIGHUP)
-            fsc_log(FSC_LOG_INFO, "sighup_ignored", "reason=\"reload is not supported yet\"");
+            fsc_dsources_reload(&d->src, path);
         if (time(NULL) - last_stats >= STATS_EVERY_S) {
             log_stats(d);
             last_stats = time(NULL);
@@ -583,26 +606,28 @@ int fsc_daemon_run(const struct fsc_config *cfg, const char *path, char *err, si
         goto out;
     if (start_kafka(&d, err, errlen) != 0)
         goto out;
-    if (start_sources(&d, err, errlen) != 0)
+    if (fsc_dsources_start(&d.src, cfg, d.reg, d.eng, err, errlen) != 0)
         goto out;
     start_rollup(&d);
+    if (start_remote_write(&d, err, errlen) != 0)
+        goto out;
     if (start_prometheus(&d, err, errlen) != 0)
         goto out;
     atomic_store(&d.ready, 1);
 
-    warn_unbuilt_exporters(cfg);
     fsc_log(FSC_LOG_INFO, "started", "config=%s sources=%zu running=%zu windows=%u", path,
-            cfg->n_sources, d.n_sources, cfg->engine.rate.n_windows);
-    int sig = wait_for_signal(&d, &set);
+            cfg->n_sources, d.src.n_run, cfg->engine.rate.n_windows);
+    int sig = wait_for_signal(&d, &set, path);
     fsc_log(FSC_LOG_INFO, "stopping", "signal=%s", sig == SIGINT ? "SIGINT" : "SIGTERM");
     rc = 0;
 out:
     fsc_prom_http_stop(d.prom_http);
     fsc_web_destroy(d.web); /* after the server that serves its routes */
     fsc_prom_renderer_destroy(d.prom);
-    stop_sources(&d);
+    fsc_dsources_stop(&d.src);
     fsc_rollup_stop(d.rollup); /* after the sources, before the engine goes */
     stop_kafka(&d);            /* after the sources: takes what they published */
+    stop_remote_write(&d);     /* after the sources and scrapes, before the engine */
     atomic_store(&d.stopping, 1);
     if (d.event_thread_started)
         pthread_join(d.event_thread, NULL);

@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -89,6 +91,52 @@ void fsc_log(enum fsc_log_level level, const char *event, const char *fmt, ...)
     pthread_mutex_unlock(&log_lock);
 }
 
+/* A library at a resource limit may report it in a tight loop: libmicrohttpd
+ * busy-waits on EMFILE and logs every accept attempt, ~10^5 lines a second
+ * (faults.fd_exhaustion). So one library text is written at most once a
+ * second; its next line says how many copies were left out. Only identical
+ * texts are merged (a hash of lib and message); a few slots suffice, since
+ * a flood repeats a handful of texts, and a slot taken over by another text
+ * only means that text is not limited. */
+#define LIB_SLOTS    16
+#define LIB_EVERY_NS 1000000000LL
+static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    uint64_t hash;
+    int64_t last_ns;
+    uint64_t suppressed;
+} lib_slots[LIB_SLOTS];
+
+/* True when this copy is to be left out; else *suppressed gets the count
+ * left out since the text was last written. */
+static bool lib_flood(const char *lib, const char *msg, uint64_t *suppressed)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (const char *p = lib; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;
+    for (const char *p = msg; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    bool drop = false;
+    pthread_mutex_lock(&lib_lock);
+    size_t i = (size_t)(h % LIB_SLOTS);
+    if (lib_slots[i].hash == h && lib_slots[i].last_ns != 0 &&
+        now - lib_slots[i].last_ns < LIB_EVERY_NS) {
+        lib_slots[i].suppressed++;
+        drop = true;
+    } else {
+        *suppressed = lib_slots[i].hash == h ? lib_slots[i].suppressed : 0;
+        lib_slots[i].hash = h;
+        lib_slots[i].last_ns = now;
+        lib_slots[i].suppressed = 0;
+    }
+    pthread_mutex_unlock(&lib_lock);
+    return drop;
+}
+
 void fsc_log_lib(enum fsc_log_level level, const char *lib, const char *msg)
 {
     char quoted[1024];
@@ -102,7 +150,15 @@ void fsc_log_lib(enum fsc_log_level level, const char *lib, const char *msg)
     while (len > 0 && (trimmed[len - 1] == '\n' || trimmed[len - 1] == '\r'))
         len--;
     trimmed[len] = '\0';
-    fsc_log(level, "library", "lib=%s msg=%s", lib, fsc_log_quote(trimmed, quoted, sizeof(quoted)));
+    uint64_t suppressed = 0;
+    if (lib_flood(lib, trimmed, &suppressed))
+        return;
+    if (suppressed > 0)
+        fsc_log(level, "library", "lib=%s msg=%s suppressed=%llu", lib,
+                fsc_log_quote(trimmed, quoted, sizeof(quoted)), (unsigned long long)suppressed);
+    else
+        fsc_log(level, "library", "lib=%s msg=%s", lib,
+                fsc_log_quote(trimmed, quoted, sizeof(quoted)));
 }
 
 const char *fsc_log_quote(const char *s, char *buf, size_t size)

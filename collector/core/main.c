@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/daemon.h"
 #include "core/log.h"
+#include "core/shard.h"
 #include "demo/demo.h"
 #include "kafka/kafka_exporter.h"
 #include "nic/cable_plan.h"
@@ -41,14 +42,24 @@ static const char usage_main[] =
     "Configuration reference: docs/CONFIG.md.\n";
 
 static const char usage_run[] =
-    "Usage: fabricscope run -c FILE [--log-level LEVEL]\n"
+    "Usage: fabricscope run -c FILE [--shard I/N] [--log-level LEVEL]\n"
     "\n"
     "Runs the collector until SIGINT or SIGTERM: loads and validates FILE, starts the\n"
     "configured sources, feeds the rate engine and detectors, and logs every event\n"
     "(one key=value line per event on stderr).\n"
     "\n"
+    "SIGHUP reloads FILE: sources added, removed or changed are started, stopped or\n"
+    "restarted, the others keep running untouched; a FILE with an error is logged\n"
+    "(FILE:LINE:COLUMN) and the running configuration stays. Changes to exporters,\n"
+    "engine, topology, state_dir and rollup need a restart (logged).\n"
+    "SIGTERM or SIGINT stops every source and exporter and exits with status 0.\n"
+    "\n"
     "Options:\n"
     "  -c, --config FILE     configuration file (YAML, see docs/CONFIG.md); required\n"
+    "  --shard I/N           take shard I of N (0 <= I < N): only the gnmi, synthetic\n"
+    "                        and replay sources and OTLP devices whose name hashes to I\n"
+    "                        (md5, like Prometheus' hashmod); nic sources always run.\n"
+    "                        Overrides shard: in FILE, also across reloads\n"
     "  --log-level LEVEL     error, warn, info or debug; overrides log.level in FILE\n"
     "  -h, --help            show this help\n";
 
@@ -135,12 +146,19 @@ static int cmd_run(int argc, char **argv)
 {
     const char *path = NULL;
     const char *level_arg = NULL;
+    const char *shard_arg = NULL;
     char err[1024];
 
     for (int i = 1; i < argc; i++) {
         if (is_help(argv[i])) {
             fputs(usage_run, stdout);
             return EXIT_OK;
+        } else if (strcmp(argv[i], "--shard") == 0) {
+            if (++i >= argc)
+                return usage_error(usage_run, "missing I/N after", argv[i - 1]);
+            shard_arg = argv[i];
+        } else if (strncmp(argv[i], "--shard=", 8) == 0) {
+            shard_arg = argv[i] + 8;
         } else if (strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "--config") == 0) {
             if (++i >= argc)
                 return usage_error(usage_run, "missing FILE after", argv[i - 1]);
@@ -161,6 +179,9 @@ static int cmd_run(int argc, char **argv)
     enum fsc_log_level level;
     if (level_arg && fsc_log_level_parse(level_arg, &level) != 0)
         return usage_error(usage_run, "unknown log level", level_arg);
+    uint32_t shard_index = 0, shard_count = 1;
+    if (shard_arg && fsc_shard_parse(shard_arg, &shard_index, &shard_count) != 0)
+        return usage_error(usage_run, "--shard wants I/N with 0 <= I < N <= 4096, not", shard_arg);
 
     struct fsc_config *cfg = fsc_config_load(path, err, sizeof(err));
     if (!cfg) {
@@ -168,6 +189,11 @@ static int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     fsc_log_set_level(level_arg ? level : cfg->log_level);
+    if (shard_arg) {
+        cfg->shard.index = shard_index;
+        cfg->shard.count = shard_count;
+        cfg->shard.from_cli = true;
+    }
 
     int rc = fsc_daemon_run(cfg, path, err, sizeof(err));
     fsc_config_destroy(cfg);

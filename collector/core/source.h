@@ -20,6 +20,9 @@ struct fsc_source_env {
     struct fsc_engine *eng;
     const struct fsc_topology *topo;
     uint16_t source_id; /* this instance's registry source */
+    /* This collector's shard (core/shard.h): a source that hears from many
+     * devices (otlp) keeps only those of shard_index; count 0 or 1 = all. */
+    uint32_t shard_index, shard_count;
 };
 
 struct fsc_source_ops {

@@ -27,6 +27,19 @@ static const char cables_txt[] =
     "1-7 > 2-7\n3-7 > 4-7\n"
     "1-8 > 3-8\n2-8 > 4-8\n";
 
+/* What the technicians really plugged (DEMO_F_SWAP): the same cables, but
+ * b300-04's ends of `3-4 > 4-4` and `2-5 > 4-5` exchanged. The fixture
+ * derives from it which port each interface's traffic and ARP requests
+ * reach; the collector never sees it (it only knows the plan). */
+const char demo_cables_built_txt[] = "1-1 > 2-1\n3-1 > 4-1\n"
+                                     "1-2 > 3-2\n2-2 > 4-2\n"
+                                     "1-3 > 4-3\n2-3 > 3-3\n"
+                                     "1-4 > 2-4\n3-4 > 4-5\n"
+                                     "1-5 > 3-5\n2-5 > 4-4\n"
+                                     "1-6 > 4-6\n2-6 > 3-6\n"
+                                     "1-7 > 2-7\n3-7 > 4-7\n"
+                                     "1-8 > 3-8\n2-8 > 4-8\n";
+
 /* A YAML double-quoted scalar (paths may hold anything). */
 static void put_quoted(FILE *f, const char *s)
 {

@@ -5,16 +5,18 @@
  * A C port of what tests/tools/nic_fixture.py `init` writes (same names,
  * same text formats), for 4 nodes x 16 devices at once, plus the parts the
  * demo needs: netdev names from the cable plan layout, link rates that
- * agree at both ends of each cable, and the two static faults:
- *   DEMO_F_PCIE     b300-01's device behind ens7f0np0 trained at
- *                   "32.0 GT/s PCIe" x8 (max "64.0 GT/s PCIe" x16);
- *   DEMO_F_MISSING  b300-04's card 5 np1 is named enp43s0f1np1 (a PCI-path
- *                   name, as another distribution would call it), so the
- *                   plan's ens6f1np1 does not exist: in fixture mode the host
- *                   check sees what a real host with that naming shows, a
- *                   planned interface missing (addresses and neighbours, which
- *                   would also reveal a swapped cable, are not read from a
- *                   fixture tree: nic_hostcheck.h). */
+ * agree at both ends of each cable, each node's addresses and neighbour
+ * table (ip_addr.txt, proc/net/arp), and the two static faults:
+ *   DEMO_F_PCIE  b300-01's device behind ens7f0np0 trained at
+ *                "32.0 GT/s PCIe" x8 (max "64.0 GT/s PCIe" x16);
+ *   DEMO_F_SWAP  the cables as plugged (demo_cables_built_txt) differ from
+ *                the plan: b300-04's ports 4 and 5 hold each other's cable.
+ *                Every host is addressed by the plan, so each of the eight
+ *                interfaces on those two cables asks ARP for its planned
+ *                peer through a cable that reaches another port, which
+ *                (arp_ignore=1) does not answer: an incomplete entry, and
+ *                the host check's `peer` mismatch, exactly as on real
+ *                hosts. Those interfaces carry no traffic. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,38 +29,38 @@
 #include "demo/demo_mesh_int.h"
 #include "nic/cable_plan.h"
 
-static const char *const hw32[] = {"rx_write_requests",
-                                   "rx_read_requests",
-                                   "rx_atomic_requests",
-                                   "rx_dct_connect",
-                                   "out_of_buffer",
-                                   "out_of_sequence",
-                                   "duplicate_request",
-                                   "rnr_nak_retry_err",
-                                   "packet_seq_err",
-                                   "implied_nak_seq_err",
-                                   "local_ack_timeout_err",
-                                   "resp_local_length_error",
-                                   "resp_cqe_error",
-                                   "req_cqe_error",
-                                   "resp_cqe_flush_error",
-                                   "req_cqe_flush_error",
-                                   "req_remote_invalid_request",
-                                   "req_remote_access_errors",
-                                   "resp_remote_access_errors",
-                                   "req_transport_retries_exceeded",
-                                   "req_rnr_retries_exceeded",
-                                   "roce_adp_retrans",
-                                   "roce_adp_retrans_to",
-                                   "roce_slow_restart",
-                                   "roce_slow_restart_cnps",
-                                   "roce_slow_restart_trans",
-                                   "np_ecn_marked_roce_packets",
-                                   "np_cnp_sent",
-                                   "rp_cnp_handled",
-                                   "rp_cnp_ignored",
-                                   "rx_icrc_encapsulated",
-                                   NULL};
+static const char *const hw_names[] = {"rx_write_requests",
+                                       "rx_read_requests",
+                                       "rx_atomic_requests",
+                                       "rx_dct_connect",
+                                       "out_of_buffer",
+                                       "out_of_sequence",
+                                       "duplicate_request",
+                                       "rnr_nak_retry_err",
+                                       "packet_seq_err",
+                                       "implied_nak_seq_err",
+                                       "local_ack_timeout_err",
+                                       "resp_local_length_error",
+                                       "resp_cqe_error",
+                                       "req_cqe_error",
+                                       "resp_cqe_flush_error",
+                                       "req_cqe_flush_error",
+                                       "req_remote_invalid_request",
+                                       "req_remote_access_errors",
+                                       "resp_remote_access_errors",
+                                       "req_transport_retries_exceeded",
+                                       "req_rnr_retries_exceeded",
+                                       "roce_adp_retrans",
+                                       "roce_adp_retrans_to",
+                                       "roce_slow_restart",
+                                       "roce_slow_restart_cnps",
+                                       "roce_slow_restart_trans",
+                                       "np_ecn_marked_roce_packets",
+                                       "np_cnp_sent",
+                                       "rp_cnp_handled",
+                                       "rp_cnp_ignored",
+                                       "rx_icrc_encapsulated",
+                                       NULL};
 static const char *const pma[] = {"port_xmit_data",
                                   "port_rcv_data",
                                   "port_xmit_packets",
@@ -181,13 +183,19 @@ static int nic_dirs(const char *root, const struct mesh_nic *nic, char dirs[3][D
                : 0;
 }
 
+/* The MAC of (node, device): 02:fc:<node>:00:<device>:00, as class/net/IF/address. */
+static void mac_text(char *out, size_t size, unsigned node, unsigned k)
+{
+    snprintf(out, size, "02:fc:%02x:00:%02x:00", node + 1, k);
+}
+
 /* Writes one device's files (all counters 0) and opens its moving counters. */
 static int write_nic(const char *root, unsigned node, unsigned k, struct mesh_nic *nic)
 {
     char dirs[3][DEMO_PATH], d[DEMO_PATH], text[64];
     int rc = nic_dirs(root, nic, dirs);
     if (rc == 0)
-        rc = put_zeros(dirs[MD_HW], hw32);
+        rc = put_zeros(dirs[MD_HW], hw_names);
     if (rc == 0)
         rc = put_file(dirs[MD_HW], "lifespan", "200\n"); /* demo_fixture_step.c says why */
     if (rc == 0)
@@ -224,7 +232,8 @@ static int write_nic(const char *root, unsigned node, unsigned k, struct mesh_ni
         rc = put_file(d, "carrier", "1\n");
     if (rc == 0)
         rc = put_file(d, "mtu", "9000\n");
-    snprintf(text, sizeof(text), "02:fc:%02x:00:%02x:00\n", node + 1, k);
+    mac_text(text, sizeof(text) - 1, node, k);
+    strcat(text, "\n");
     if (rc == 0)
         rc = put_file(d, "address", text);
 
@@ -277,17 +286,51 @@ static int layout_index(const struct fsc_cable_layout *lay, const char *ifname)
     return -1;
 }
 
-/* Gb/s one way on (node, device): 120 to 199, fixed by the seed. */
+/* Bytes per second one way on (node, device): DEMO_B300_GBPS. */
 static uint64_t tx_rate(uint64_t seed, unsigned node, unsigned k)
 {
-    uint64_t h = (seed + 1) * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)(node * DEMO_NICS + k) * 40503u);
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 32;
-    return (120 + h % 80) * 1000000000ULL / 8;
+    return (uint64_t)DEMO_B300_GBPS(node + 1, k, seed) * 1000000000ULL / 8;
 }
 
-/* Names, rates and fault flags of every device, from the plan. */
+/* Where every interface's cable really goes (the as-built plan), its planned
+ * addresses, and whether the two disagree. Checks that they disagree on
+ * exactly the DEMO_F_SWAP ports (the built text and the constants describe
+ * one fault). */
+static int mesh_wiring(struct demo_mesh *mesh, const struct fsc_cable_layout *lay,
+                       const struct fsc_cabling *plan, const struct fsc_cabling *built, char *err,
+                       size_t errlen)
+{
+    for (unsigned n = 0; n < DEMO_NODES; n++)
+        for (unsigned k = 0; k < DEMO_NICS; k++) {
+            struct mesh_nic *nic = &mesh->nic[n][k];
+            const char *ifname = lay->ifname[k / 2][k % 2];
+            const struct fsc_cabling_iface *want = fsc_cabling_find(plan, n + 1, ifname);
+            const struct fsc_cabling_iface *is = fsc_cabling_find(built, n + 1, ifname);
+            nic->peer_n = nic->peer_k = -1;
+            if (want && want->cabled) {
+                nic->cabled = true;
+                nic->addr = want->addr;
+                nic->peer_addr = want->peer_addr;
+            }
+            if (is && is->cabled && is->peer_node >= 1 && is->peer_node <= DEMO_NODES) {
+                nic->peer_n = (int)is->peer_node - 1;
+                nic->peer_k = layout_index(lay, is->peer_ifname);
+            }
+            nic->miscabled =
+                nic->cabled && (!is || !is->cabled || is->peer_node != want->peer_node ||
+                                strcmp(is->peer_ifname, want->peer_ifname) != 0);
+            bool swap_port = want && n + 1 == DEMO_SWAP_NODE &&
+                             (want->port == DEMO_SWAP_PORT_A || want->port == DEMO_SWAP_PORT_B);
+            if (n + 1 == DEMO_SWAP_NODE && nic->miscabled != swap_port) {
+                snprintf(err, errlen, "the demo's as-built cables do not match DEMO_F_SWAP (%s %s)",
+                         demo_node_names[n], ifname);
+                return -1;
+            }
+        }
+    return 0;
+}
+
+/* Names, rates, wiring and fault flags of every device, from the plan. */
 static int mesh_plan(struct demo_mesh *mesh, char *err, size_t errlen)
 {
     struct demo_run *run = mesh->run;
@@ -299,27 +342,41 @@ static int mesh_plan(struct demo_mesh *mesh, char *err, size_t errlen)
         snprintf(err, errlen, "demo cable plan: %s", e);
         return -1;
     }
+    struct fsc_cabling *built = fsc_cabling_parse(
+        demo_cables_built_txt, strlen(demo_cables_built_txt), "as-built", &lay, e, sizeof(e));
+    if (!built) {
+        fsc_cabling_destroy(cab);
+        snprintf(err, errlen, "demo as-built cables: %s", e);
+        return -1;
+    }
     for (unsigned n = 0; n < DEMO_NODES; n++)
         for (unsigned k = 0; k < DEMO_NICS; k++) {
             struct mesh_nic *nic = &mesh->nic[n][k];
             snprintf(nic->rdma, sizeof(nic->rdma), "mlx5_%u", k);
             snprintf(nic->bdf, sizeof(nic->bdf), "0000:%02x:00.0", 0x20 + k);
             snprintf(nic->netdev, sizeof(nic->netdev), "%s", lay.ifname[k / 2][k % 2]);
-            nic->tx_bps = tx_rate(run->opt.seed, n, k);
-            nic->rx_bps = nic->tx_bps; /* uncabled: loops back (none in the full mesh) */
         }
+    int rc = mesh_wiring(mesh, &lay, cab, built, err, errlen);
+    fsc_cabling_destroy(built);
+    fsc_cabling_destroy(cab);
+    if (rc != 0)
+        return -1;
     for (unsigned n = 0; n < DEMO_NODES; n++)
         for (unsigned k = 0; k < DEMO_NICS; k++) {
-            const struct fsc_cabling_iface *ifc =
-                fsc_cabling_find(cab, n + 1, lay.ifname[k / 2][k % 2]);
-            int pk = ifc && ifc->cabled ? layout_index(&lay, ifc->peer_ifname) : -1;
-            if (pk >= 0 && ifc->peer_node >= 1 && ifc->peer_node <= DEMO_NODES)
-                mesh->nic[n][k].rx_bps = mesh->nic[ifc->peer_node - 1][pk].tx_bps;
+            struct mesh_nic *nic = &mesh->nic[n][k];
+            nic->tx_bps = nic->miscabled ? 0 : tx_rate(run->opt.seed, n, k);
         }
-    fsc_cabling_destroy(cab);
+    /* Each interface receives what the port at the other end of its cable
+     * sends (an uncabled one nothing; the full mesh has none). */
+    for (unsigned n = 0; n < DEMO_NODES; n++)
+        for (unsigned k = 0; k < DEMO_NICS; k++) {
+            struct mesh_nic *nic = &mesh->nic[n][k];
+            nic->rx_bps = nic->peer_n >= 0 && nic->peer_k >= 0
+                              ? mesh->nic[nic->peer_n][nic->peer_k].tx_bps
+                              : 0;
+        }
 
-    static const enum demo_fault_id flt[] = {DEMO_F_PCIE, DEMO_F_MISSING, DEMO_F_CNP,
-                                             DEMO_F_REORDER};
+    static const enum demo_fault_id flt[] = {DEMO_F_PCIE, DEMO_F_CNP, DEMO_F_REORDER};
     for (size_t i = 0; i < sizeof(flt) / sizeof(flt[0]); i++) {
         const struct demo_fault *f = &demo_faults[flt[i]];
         int n = -1, k = layout_index(&lay, f->port);
@@ -336,10 +393,6 @@ static int mesh_plan(struct demo_mesh *mesh, char *err, size_t errlen)
         case DEMO_F_PCIE:
             nic->pcie_degraded = true;
             break;
-        case DEMO_F_MISSING: /* the PCI-path name of function 0000:XX:00.0 */
-            snprintf(nic->netdev, sizeof(nic->netdev), "enp%us0f%unp%u",
-                     (0x20u + (unsigned)k) % 100u, (unsigned)k % 2u, (unsigned)k % 2u);
-            break;
         case DEMO_F_CNP:
             nic->cnp_storm = true;
             break;
@@ -349,6 +402,71 @@ static int mesh_plan(struct demo_mesh *mesh, char *err, size_t errlen)
         }
     }
     return 0;
+}
+
+/* Node n's ip_addr.txt and proc/net/arp (demo_mesh_int.h has the rules), in
+ * the text `ip -4 -o addr show` and the kernel print. */
+static int write_host_view(const struct demo_mesh *mesh, unsigned n)
+{
+    const char *root = mesh->run->node_root[n];
+    char path[DEMO_PATH];
+    if (join(path, sizeof(path), root, "ip_addr.txt") != 0)
+        return -ENAMETOOLONG;
+    FILE *a = fopen(path, "w");
+    if (!a)
+        return -errno;
+    fprintf(a, "1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever "
+               "preferred_lft forever\n");
+    for (unsigned k = 0; k < DEMO_NICS; k++) {
+        const struct mesh_nic *nic = &mesh->nic[n][k];
+        char ip[16], brd[16];
+        if (!nic->cabled)
+            continue;
+        fsc_cabling_addr_format(nic->addr, ip, sizeof(ip));
+        fsc_cabling_addr_format(nic->addr | 3u, brd, sizeof(brd));
+        fprintf(a,
+                "%u: %s    inet %s/%u brd %s scope global %s\\       valid_lft forever "
+                "preferred_lft forever\n",
+                k + 2, nic->netdev, ip, (unsigned)FSC_CABLING_PREFIX_LEN, brd, nic->netdev);
+    }
+    int rc = ferror(a) ? -EIO : 0;
+    if (fclose(a) != 0 && rc == 0)
+        rc = -errno;
+    if (rc != 0)
+        return rc;
+
+    char dir[DEMO_PATH];
+    if (join(dir, sizeof(dir), root, "proc/net") != 0 || join(path, sizeof(path), dir, "arp") != 0)
+        return -ENAMETOOLONG;
+    rc = mkdirs(dir);
+    if (rc != 0)
+        return rc;
+    FILE *t = fopen(path, "w");
+    if (!t)
+        return -errno;
+    fprintf(t, "IP address       HW type     Flags       HW address            Mask     Device\n");
+    for (unsigned k = 0; k < DEMO_NICS; k++) {
+        const struct mesh_nic *nic = &mesh->nic[n][k];
+        if (!nic->cabled)
+            continue;
+        /* Complete only when the port the cable reaches owns the address
+         * asked for (arp_ignore=1 on every node). */
+        const struct mesh_nic *far =
+            nic->peer_n >= 0 && nic->peer_k >= 0 ? &mesh->nic[nic->peer_n][nic->peer_k] : NULL;
+        bool ok = far && far->cabled && far->addr == nic->peer_addr;
+        char ip[16], mac[24];
+        fsc_cabling_addr_format(nic->peer_addr, ip, sizeof(ip));
+        if (ok)
+            mac_text(mac, sizeof(mac), (unsigned)nic->peer_n, (unsigned)nic->peer_k);
+        else
+            snprintf(mac, sizeof(mac), "00:00:00:00:00:00");
+        fprintf(t, "%-16s 0x%-10x0x%-10x%-17s     %-8s %s\n", ip, 1u, ok ? 2u : 0u, mac, "*",
+                nic->netdev);
+    }
+    rc = ferror(t) ? -EIO : 0;
+    if (fclose(t) != 0 && rc == 0)
+        rc = -errno;
+    return rc;
 }
 
 struct demo_mesh *demo_mesh_create(struct demo_run *run, char *err, size_t errlen)
@@ -365,15 +483,18 @@ struct demo_mesh *demo_mesh_create(struct demo_run *run, char *err, size_t errle
                 mesh->nic[n][k].fd[c] = -1;
     if (mesh_plan(mesh, err, errlen) != 0)
         goto fail;
-    for (unsigned n = 0; n < DEMO_NODES; n++)
-        for (unsigned k = 0; k < DEMO_NICS; k++) {
-            int rc = write_nic(run->node_root[n], n, k, &mesh->nic[n][k]);
-            if (rc != 0) {
-                snprintf(err, errlen, "cannot write the B300 fixture under %s: %s",
-                         run->node_root[n], strerror(-rc));
-                goto fail;
-            }
+    for (unsigned n = 0; n < DEMO_NODES; n++) {
+        int rc = 0;
+        for (unsigned k = 0; k < DEMO_NICS && rc == 0; k++)
+            rc = write_nic(run->node_root[n], n, k, &mesh->nic[n][k]);
+        if (rc == 0)
+            rc = write_host_view(mesh, n);
+        if (rc != 0) {
+            snprintf(err, errlen, "cannot write the B300 fixture under %s: %s", run->node_root[n],
+                     strerror(-rc));
+            goto fail;
         }
+    }
     fsc_log(FSC_LOG_INFO, "demo_mesh_created", "nodes=%u devices_per_node=%u root=%s/b300-0N",
             DEMO_NODES, DEMO_NICS, run->state_dir);
     return mesh;

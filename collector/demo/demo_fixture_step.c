@@ -5,7 +5,8 @@
  * clock (so rates read by the poller are the configured ones, whenever it
  * reads), plus the fault windows' extra rate integrated over the time spent
  * inside them (demo_fault_overlap). Per NIC: data both ways at the link's
- * rate (rx is the peer's tx, through the cable plan), 4096-byte packets,
+ * rate (rx is the tx of the port the cable really reaches; the same bytes
+ * in the netdev and PMA counters), 4096-byte packets,
  * 20 CNPs/s sent and handled and 20 ECN-marked RoCE packets/s (background
  * congestion control, far under the spike floor), 2 out_of_sequence/s.
  *

@@ -45,7 +45,7 @@
 
 enum demo_fault_id {
     DEMO_F_PCIE = 0,   /* b300-01: a NIC's PCIe link at Gen5 x8 (always) */
-    DEMO_F_MISSING,    /* b300-04: a planned interface is not there (always) */
+    DEMO_F_SWAP,       /* b300-04: the cables of ports 4 and 5 swapped (always) */
     DEMO_F_ECN,        /* spine1 swp3 tc 3: ECN-mark storm */
     DEMO_F_CNP,        /* b300-02: CNP storm (np_cnp_sent) */
     DEMO_F_REORDER,    /* b300-03: out_of_sequence burst */
@@ -84,6 +84,23 @@ uint64_t demo_integral_us(uint64_t per_s, int64_t us);
 #define DEMO_CNP_STORM_PER_S     100000 /* extra np_cnp_sent/s on the B300 port */
 #define DEMO_REORDER_BURST_PER_S 20000  /* extra out_of_sequence/s */
 #define DEMO_LEAF_BURST_PORT     3      /* et-0/0/3 of leaf2 */
+
+/* DEMO_F_SWAP: on this node (1-based) the cables planned for these two
+ * physical ports are plugged into each other's port. With the demo's plan
+ * port 4 goes to b300-03 port 4 (card 5: ens6f0np0 / ens6f1np1) and port 5
+ * to b300-02 port 5 (card 0: ens1f0np0 / ens1f1np1): eight interfaces see a
+ * wrong peer, four on b300-04 and two on each of its two peers. */
+#define DEMO_SWAP_NODE   4
+#define DEMO_SWAP_PORT_A 4
+#define DEMO_SWAP_PORT_B 5
+
+/* One B300 interface's transmit rate, Gb/s: 100 + 5 x ((node + device +
+ * seed) mod 16), node 1..4, device (mlx5_K) 0..15, so 100..175 Gb/s (25 %
+ * to 43.75 % of 400G), and a link's utilization is known from its two ends
+ * (docs/DEMO.md; the demo.status_page_and_report test computes it the same
+ * way). A mis-cabled interface sends nothing: RoCE cannot resolve a peer
+ * that does not answer ARP. */
+#define DEMO_B300_GBPS(node, dev, seed) (100u + 5u * (unsigned)(((node) + (dev) + (seed)) % 16u))
 
 /* Names of the fabric: "leaf1", "spine1", "b300-01", ... */
 extern const char *const demo_leaf_names[DEMO_LEAVES];
@@ -151,6 +168,10 @@ int demo_http_ready(const char *host, uint16_t port);
 /* Writes cables.txt and the collector config into the state directory.
  * Returns 0 or -1 with a sentence in err. */
 int demo_config_write(const struct demo_run *run, char *err, size_t errlen);
+
+/* The cables as plugged: cables.txt's plan with the two cables of
+ * DEMO_SWAP_PORT_A / _B on DEMO_SWAP_NODE exchanged (NUL-terminated). */
+extern const char demo_cables_built_txt[];
 
 /* ---- the leaves (demo_leaf.c) ------------------------------------------------------ */
 

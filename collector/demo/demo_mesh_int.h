@@ -16,6 +16,13 @@
  *   class/net/IF/device -> ../../../bus/pci/devices/BDF
  *   bus/pci/devices/BDF/{current,max}_link_{speed,width}, aer_dev_*
  *   bus/pci/devices/BDF/net/IF/   (as a real function lists its netdevs)
+ * and outside sys/, what the host check reads instead of the kernel
+ * (nic_hostcheck.h, docs/CABLING.md "Fixtures"):
+ *   ip_addr.txt     `ip -4 -o addr show`: every interface's planned /30
+ *   proc/net/arp    one entry per interface for its planned peer address:
+ *                   complete (flags 0x2, the peer's MAC) when the port the
+ *                   cable really reaches owns that address, else incomplete
+ *                   (0x0), as a host with arp_ignore=1 shows a swapped cable
  * Counter files are rewritten in place (pwrite at 0: readers keep their
  * descriptors and see the new text), and only when the value changed. */
 #ifndef FSC_DEMO_MESH_INT_H
@@ -56,11 +63,15 @@ struct mesh_nic {
     char rdma[16];
     char netdev[16];
     char bdf[16];
-    uint64_t tx_bps, rx_bps; /* bytes per second each way (rx = the peer's tx) */
-    bool cnp_storm;          /* DEMO_F_CNP: this is its port */
-    bool reorder;            /* DEMO_F_REORDER */
-    bool pcie_degraded;      /* DEMO_F_PCIE */
-    int fd[MC__COUNT];       /* open for writing; -1 when not open */
+    uint64_t tx_bps, rx_bps;  /* bytes per second each way (rx = the far end's tx) */
+    bool cnp_storm;           /* DEMO_F_CNP: this is its port */
+    bool reorder;             /* DEMO_F_REORDER */
+    bool pcie_degraded;       /* DEMO_F_PCIE */
+    bool miscabled;           /* DEMO_F_SWAP: the cable reaches another port than planned */
+    bool cabled;              /* in the plan (every interface of the demo's full mesh) */
+    uint32_t addr, peer_addr; /* planned, host byte order */
+    int peer_n, peer_k;       /* where the cable really goes (-1: nowhere) */
+    int fd[MC__COUNT];        /* open for writing; -1 when not open */
     uint64_t last[MC__COUNT];
     uint8_t last_len[MC__COUNT];
 };

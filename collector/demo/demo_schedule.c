@@ -17,9 +17,9 @@ const char *const demo_node_names[DEMO_NODES] = {"b300-01", "b300-02", "b300-03"
 const struct demo_fault demo_faults[DEMO_F__COUNT] = {
     [DEMO_F_PCIE] = {"pcie_degraded", "b300-01", "ens7f0np0", true, 0, 0,
                      "PCIe link trained at 32.0 GT/s x8 (max 64.0 GT/s x16), from the start"},
-    [DEMO_F_MISSING] = {"cable_mismatch", "b300-04", "ens6f1np1", true, 0, 0,
-                        "planned interface absent: the host names that port enp43s0f1np1, so "
-                        "its link to b300-03 is not where the plan says; from the start"},
+    [DEMO_F_SWAP] = {"cable_mismatch", "b300-04", "ports-4-5", true, 0, 0,
+                     "mis-cabling: the cables of ports 4 (to b300-03) and 5 (to b300-02) "
+                     "swapped, 8 interfaces see a wrong peer (mismatch=peer); from the start"},
     [DEMO_F_ECN] = {"ecn_spike", DEMO_SPINE_NAME, "swp3", false, 8 * DEMO_S, 6 * DEMO_S,
                     "ECN-mark storm on tc 3, +250000 marks/s"},
     [DEMO_F_CNP] = {"cnp_spike", "b300-02", "ens3f0np0", false, 15 * DEMO_S, 3 * DEMO_S,

@@ -117,7 +117,7 @@ void fsc_gnmi_decoder_stats(const struct fsc_gnmi_decoder *dec, struct fsc_gnmi_
 static int parse_junos_header(struct gw_slice s, struct junos_header *jh)
 {
     const uint8_t *p = s.p, *end = s.p + s.n;
-    struct gw_slice streamed = {NULL, 0};
+    struct gw_slice streamed = GW_NONE;
     memset(jh, 0, sizeof(*jh));
     while (p < end) {
         uint32_t f, wt;
@@ -180,7 +180,7 @@ static int parse_extension(struct gw_slice s, struct junos_header *jh)
         /* RegisteredExtension {id = 1; msg = 2}: ids are open enums. */
         const uint8_t *q = reg.p, *qend = reg.p + reg.n;
         uint64_t id = 0;
-        struct gw_slice msg = {NULL, 0};
+        struct gw_slice msg = GW_NONE;
         while (q < qend) {
             uint32_t g, gwt;
             if (gw_tag(&q, qend, &g, &gwt) != 0)
@@ -305,7 +305,7 @@ static int do_update(struct notif_ctx *nc, struct gw_slice s)
     struct fsc_gnmi_decoder *dec = nc->dec;
     struct fsc_gnmi_result *res = nc->res;
     const uint8_t *p = s.p, *end = s.p + s.n;
-    struct gw_slice path = {NULL, 0}, val = {NULL, 0};
+    struct gw_slice path = GW_NONE, val = GW_NONE;
     int has_val = 0;
     res->updates++;
     while (p < end) {
@@ -396,7 +396,7 @@ static uint32_t prefix_id_of(struct fsc_gnmi_decoder *dec, struct gw_slice prefi
 static int do_notification(struct notif_ctx *nc, struct gw_slice s, const struct junos_header *jh)
 {
     const uint8_t *p = s.p, *end = s.p + s.n;
-    struct gw_slice prefix = {NULL, 0};
+    struct gw_slice prefix = GW_NONE;
     int64_t ts = 0;
     while (p < end) {
         uint32_t f, wt;
@@ -420,7 +420,9 @@ static int do_notification(struct notif_ctx *nc, struct gw_slice s, const struct
             return GNMI_BAD;
         }
     }
-    if (jh && jh->payload_ms > 0) {
+    /* A payload time past year 2262 does not fit in ns (signed overflow,
+     * found by fuzzing): such a header time is ignored like a zero one. */
+    if (jh && jh->payload_ms > 0 && jh->payload_ms <= INT64_MAX / NS_PER_MS) {
         nc->t_dev_ns = jh->payload_ms * NS_PER_MS;
         nc->res->header_time = 1;
     } else if (ts > 0) {
@@ -472,7 +474,7 @@ int fsc_gnmi_decode(struct fsc_gnmi_decoder *dec, const uint8_t *buf, size_t len
                     struct fsc_gnmi_result *res)
 {
     const uint8_t *p = buf, *end = buf + len;
-    struct gw_slice notif = {NULL, 0};
+    struct gw_slice notif = GW_NONE;
     struct junos_header jh;
     int have_notif = 0;
 

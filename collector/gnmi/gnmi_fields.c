@@ -73,7 +73,7 @@ static int enc_elem(uint8_t *key, struct path_enc *pe, struct gw_slice name,
 static int enc_path_elem(uint8_t *key, struct path_enc *pe, struct gw_slice s)
 {
     const uint8_t *p = s.p, *end = s.p + s.n;
-    struct gw_slice name = {NULL, 0};
+    struct gw_slice name = GW_NONE;
     struct gw_slice keys[FSC_GNMI_KEYS_MAX][2];
     size_t nk = 0;
     int too_many = 0;
@@ -94,7 +94,7 @@ static int enc_path_elem(uint8_t *key, struct path_enc *pe, struct gw_slice s)
             continue;
         }
         /* map entry {string key = 1; string value = 2} */
-        struct gw_slice kv[2] = {{NULL, 0}, {NULL, 0}};
+        struct gw_slice kv[2] = {GW_NONE, GW_NONE};
         const uint8_t *q = t.p, *qend = t.p + t.n;
         while (q < qend) {
             uint32_t g, gwt;

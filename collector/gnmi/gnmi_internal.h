@@ -27,6 +27,11 @@ struct gw_slice {
     size_t n;
 };
 
+/* An absent field: empty, but never a NULL pointer, because `p + n` and
+ * memcpy(dst, p, 0) on NULL are undefined behaviour (found by fuzzing,
+ * tests/fuzz/regressions/gnmi/). */
+#define GW_NONE ((struct gw_slice){(const uint8_t *)"", 0})
+
 /* Reads a varint at *p (< end). Returns 0 and advances *p, or -1 on a
  * truncated or over-long (> 10 bytes) varint. */
 static inline int gw_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)

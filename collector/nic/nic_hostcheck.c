@@ -137,6 +137,90 @@ size_t fsc_nic_neigh_parse(const char *text, size_t len, struct fsc_nic_neigh *o
     return stored;
 }
 
+/* ---- `ip -4 -o addr show` ---------------------------------------------------- */
+
+#define ADDR_TOKENS 4 /* "<index>:", ifname, "inet", address/len: the rest is not read */
+
+/* "12:" : digits and a colon. */
+static bool is_index(const char *s, size_t n)
+{
+    if (n < 2 || s[n - 1] != ':')
+        return false;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return true;
+}
+
+/* "a.b.c.d/len" into host-order address and prefix length 0..32. */
+static bool parse_cidr(const char *s, size_t n, uint32_t *addr, uint8_t *prefix)
+{
+    const char *slash = memchr(s, '/', n);
+    if (!slash || !parse_ipv4(s, (size_t)(slash - s), addr))
+        return false;
+    size_t i = (size_t)(slash - s) + 1;
+    if (i == n || n - i > 2)
+        return false;
+    unsigned v = 0;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    if (v > 32)
+        return false;
+    *prefix = (uint8_t)v;
+    return true;
+}
+
+size_t fsc_nic_addr_parse(const char *text, size_t len, const char *const *ifnames, size_t n,
+                          struct fsc_nic_host_iface *out, size_t *bad)
+{
+    size_t found = 0, nbad = 0;
+    for (size_t pos = 0; pos < len;) {
+        const char *line = text + pos;
+        const char *nl = memchr(line, '\n', len - pos);
+        size_t ll = nl ? (size_t)(nl - line) : len - pos;
+        pos += ll + (nl ? 1 : 0);
+
+        const char *tok[ADDR_TOKENS + 1];
+        size_t tl[ADDR_TOKENS + 1];
+        size_t nt = tokens(line, ll, tok, tl, ADDR_TOKENS);
+        if (nt == 0 || tok[0][0] == '#')
+            continue;
+        if (nt >= 3 && tl[2] == 5 && memcmp(tok[2], "inet6", 5) == 0)
+            continue;
+        uint32_t addr;
+        uint8_t prefix;
+        if (nt < ADDR_TOKENS || !is_index(tok[0], tl[0]) || tl[2] != 4 ||
+            memcmp(tok[2], "inet", 4) != 0 || !parse_cidr(tok[3], tl[3], &addr, &prefix)) {
+            nbad++;
+            continue;
+        }
+        /* "vlan5@ens1f0np0": the name is the part before '@' */
+        const char *at = memchr(tok[1], '@', tl[1]);
+        size_t il = at ? (size_t)(at - tok[1]) : tl[1];
+        if (il == 0 || il >= FSC_CABLING_IFNAME_SIZE) {
+            nbad++;
+            continue;
+        }
+        found++;
+        for (size_t i = 0; i < n; i++) {
+            if (strlen(ifnames[i]) != il || memcmp(ifnames[i], tok[1], il) != 0)
+                continue;
+            struct fsc_nic_host_iface *h = &out[i];
+            if (h->n_addrs < FSC_NIC_HOST_ADDRS_MAX) {
+                h->addr[h->n_addrs] = addr;
+                h->prefix[h->n_addrs] = prefix;
+            }
+            h->n_addrs++;
+        }
+    }
+    if (bad)
+        *bad = nbad;
+    return found;
+}
+
 /* ---- verdict ------------------------------------------------------------------- */
 
 static enum fsc_peer_seen peer_seen(const struct fsc_cabling_iface *want,

@@ -27,7 +27,17 @@
  * of the table some time after the traffic stops, so an idle link can read
  * "peer" until something talks over it.
  *
- * Split: the parse and the verdict are pure (unit-tested on synthetic
+ * Fixture trees (sysfs_root other than "/", docs/CABLING.md "Fixtures"):
+ * no kernel stands behind the tree, so its addresses and neighbour table
+ * are files under the root, in the text the real host shows:
+ *   <root>/ip_addr.txt    what `ip -4 -o addr show` prints (FSC_NIC_FIXTURE_ADDRS)
+ *   <root>/proc/net/arp   what /proc/net/arp prints
+ * A tree with ip_addr.txt is checked for every kind; without it only for
+ * missing, down and speed (a capture of sysfs alone says nothing about
+ * addresses), as before the files existed. The real host's path reads the
+ * kernel (getifaddrs, /proc/net/arp) and never these files.
+ *
+ * Split: the parses and the verdict are pure (unit-tested on synthetic
  * views); the readers of the real host view are at the end. */
 #ifndef FSC_NIC_HOSTCHECK_H
 #define FSC_NIC_HOSTCHECK_H
@@ -74,6 +84,9 @@ struct fsc_nic_neigh {
 size_t fsc_nic_neigh_parse(const char *text, size_t len, struct fsc_nic_neigh *out, size_t cap,
                            size_t *bad, size_t *dropped);
 
+/* The address file of a fixture tree, relative to its root. */
+#define FSC_NIC_FIXTURE_ADDRS "ip_addr.txt"
+
 /* What the host has for one interface. */
 struct fsc_nic_host_iface {
     bool present;                           /* <sysfs>/class/net/<if> exists */
@@ -83,6 +96,19 @@ struct fsc_nic_host_iface {
     uint32_t addr[FSC_NIC_HOST_ADDRS_MAX];  /* host byte order */
     uint8_t prefix[FSC_NIC_HOST_ADDRS_MAX]; /* prefix lengths */
 };
+
+/* Parses the text of `ip -4 -o addr show` (one address per line:
+ * "<index>: <ifname> inet <a.b.c.d>/<len> [brd ...] scope ... <label>\ ...")
+ * and adds each IPv4 address to out[i] when the line's interface is
+ * ifnames[i] (an "@parent" suffix of a VLAN or macvlan name is ignored), as
+ * fsc_nic_host_addrs() does from the kernel: n_addrs counts every address,
+ * the arrays keep the first FSC_NIC_HOST_ADDRS_MAX. out[] is added to, not
+ * cleared. `inet6` lines (output without -4), blank lines and lines starting
+ * with '#' are skipped; any other line that does not have that shape is
+ * counted in *bad (may be NULL). Returns the number of IPv4 addresses read
+ * (of any interface). Thread: any. */
+size_t fsc_nic_addr_parse(const char *text, size_t len, const char *const *ifnames, size_t n,
+                          struct fsc_nic_host_iface *out, size_t *bad);
 
 /* Where the planned peer address was seen in the neighbour table. */
 enum fsc_peer_seen {
@@ -101,7 +127,8 @@ struct fsc_cable_verdict {
 /* Judges one planned interface. want is a cabled entry of the plan (its
  * ifname, speed_bps, addr, peer_addr); have what the host has; neigh the
  * neighbour table (n entries). check_addr false skips the address and peer
- * kinds (a fixture tree has no addresses): they read 0, not checked.
+ * kinds (a fixture tree without FSC_NIC_FIXTURE_ADDRS has no addresses):
+ * they read 0, not checked.
  * Thread: any. */
 void fsc_cable_check(const struct fsc_cabling_iface *want, const struct fsc_nic_host_iface *have,
                      const struct fsc_nic_neigh *neigh, size_t n, bool check_addr,

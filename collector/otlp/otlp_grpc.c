@@ -28,6 +28,12 @@
  * (the only ones OTLP requires); a client using deflate is refused by the
  * core with UNIMPLEMENTED before its message reaches us.
  *
+ * Security: TLS from the gRPC core (client certificates per tls.client_auth:
+ * request = asked for and verified when given, require = handshake fails
+ * without one). Credentials (cfg->auth): the call's `authorization`
+ * metadata is checked by core/http_auth.h as soon as the call arrives,
+ * before its message is read; a failure answers UNAUTHENTICATED.
+ *
  * Stop: shutdown_and_notify plus cancel_all_calls from the stopping thread;
  * the server thread sees every slot's tags come back (failed), then the
  * shutdown tag, and exits; the server and queue are destroyed after join. */
@@ -51,6 +57,7 @@
 #include <grpc/support/time.h>
 
 #include "core/clock.h"
+#include "core/http_auth.h"
 #include "core/log.h"
 
 #define CALLS_EXPORT    8 /* Export calls requested in advance */
@@ -102,6 +109,7 @@ struct fsc_otlp_grpc {
     struct gtag t_shutdown;
     uint16_t port;
     struct fsc_otlp_counters ctr;
+    struct fsc_http_auth *auth; /* NULL = open */
     struct gslot slots[CALLS];
 };
 
@@ -289,6 +297,33 @@ static void on_recv(struct gslot *s, int ok)
     slot_finish(s, &o, len);
 }
 
+/* 1 when the call's `authorization` metadata passes cfg->auth (or there is
+ * no auth). The value is copied into a wiped stack buffer only. */
+static int call_authorized(struct fsc_otlp_grpc *g, const grpc_metadata_array *md)
+{
+    if (!g->auth)
+        return 1;
+    char value[FSC_HTTP_AUTH_HEADER_MAX + 1];
+    const char *found = NULL;
+    for (size_t i = 0; i < md->count && !found; i++) {
+        const grpc_slice *k = &md->metadata[i].key;
+        if (GRPC_SLICE_LENGTH(*k) == 13 &&
+            memcmp(GRPC_SLICE_START_PTR(*k), "authorization", 13) == 0) {
+            size_t n = GRPC_SLICE_LENGTH(md->metadata[i].value);
+            if (n > FSC_HTTP_AUTH_HEADER_MAX)
+                n = FSC_HTTP_AUTH_HEADER_MAX; /* still over the limit: refused as malformed */
+            memcpy(value, GRPC_SLICE_START_PTR(md->metadata[i].value), n);
+            value[n] = '\0';
+            found = value;
+        }
+    }
+    int ok = fsc_http_auth_check(g->auth, found) == FSC_AUTH_OK;
+    volatile char *v = value;
+    for (size_t i = 0; i < sizeof(value); i++)
+        v[i] = 0;
+    return ok;
+}
+
 static void on_new(struct gslot *s, int ok)
 {
     struct fsc_otlp_grpc *g = s->g;
@@ -297,6 +332,11 @@ static void on_new(struct gslot *s, int ok)
         return;
     }
     s->started_ns = fsc_mono_ns();
+    if (!call_authorized(g, &s->md)) {
+        /* Counted and logged by http_auth, not as a request error. */
+        slot_reply(s, GRPC_STATUS_UNAUTHENTICATED, "unauthenticated", NULL, 0);
+        return;
+    }
     if (!s->export) {
         char path[160], q[200];
         size_t n = GRPC_SLICE_LENGTH(s->details.method);
@@ -408,6 +448,11 @@ static void *grpc_thread(void *arg)
 static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, char *err,
                                              size_t errlen)
 {
+    /* client_auth none with a CA (a struct built without the loader) meant
+     * require before the key existed. */
+    int mode = tls ? tls->client_auth : FSC_CLIENT_AUTH_NONE;
+    if (tls && mode == FSC_CLIENT_AUTH_NONE && tls->ca_file)
+        mode = FSC_CLIENT_AUTH_REQUIRE;
     if (!tls)
         return grpc_insecure_server_credentials_create();
     if (!tls->cert_file || !tls->key_file) {
@@ -416,16 +461,24 @@ static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, c
     }
     char *cert = fsc_pem_read(tls->cert_file, "certificate", err, errlen);
     char *key = cert ? fsc_pem_read(tls->key_file, "key", err, errlen) : NULL;
-    char *ca = key && tls->ca_file ? fsc_pem_read(tls->ca_file, "CA file", err, errlen) : NULL;
+    int want_ca = mode != FSC_CLIENT_AUTH_NONE;
+    if (want_ca && !tls->ca_file) {
+        snprintf(err, errlen, "tls.client_auth request or require needs tls.ca_file");
+        return NULL;
+    }
+    char *ca = key && want_ca ? fsc_pem_read(tls->ca_file, "CA file", err, errlen) : NULL;
     grpc_server_credentials *creds = NULL;
-    if (cert && key && (!tls->ca_file || ca)) {
+    if (cert && key && (!want_ca || ca)) {
         grpc_ssl_pem_key_cert_pair pair = {.private_key = key, .cert_chain = cert};
-        /* A CA means mutual TLS: a client without a certificate signed by it
-         * fails the handshake. */
+        /* require: a client without a certificate signed by the CA fails the
+         * handshake; request: one that presents a certificate must have it
+         * verify, one without may go on (to its credentials check). */
         creds = grpc_ssl_server_credentials_create_ex(
             ca, &pair, 1,
-            ca ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
-               : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE,
+            mode == FSC_CLIENT_AUTH_REQUIRE
+                ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+            : mode == FSC_CLIENT_AUTH_REQUEST ? GRPC_SSL_REQUEST_CLIENT_CERTIFICATE_AND_VERIFY
+                                              : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE,
             NULL);
         if (!creds)
             snprintf(err, errlen, "gRPC refused the TLS certificate, key or CA");
@@ -475,6 +528,7 @@ static void grpc_free(struct fsc_otlp_grpc *g)
     if (g->stuck)
         return; /* leak the server, queue and slots rather than free under the core */
     fsc_otlp_counters_fini(&g->ctr);
+    fsc_http_auth_destroy(g->auth);
     if (g->grpc_inited)
         grpc_shutdown();
     free(g);
@@ -503,6 +557,16 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
         s->t_new = (struct gtag){TAG_NEW, s};
         s->t_recv = (struct gtag){TAG_RECV, s};
         s->t_reply = (struct gtag){TAG_REPLY, s};
+    }
+    if (cfg->auth) {
+        char lname[96];
+        snprintf(lname, sizeof(lname), "otlp/grpc:%s", cfg->source);
+        g->auth = fsc_http_auth_create(cfg->auth, lname, err, errlen);
+        if (!g->auth) {
+            fsc_otlp_counters_fini(&g->ctr);
+            free(g);
+            return NULL;
+        }
     }
     fsc_grpc_log_hook_install(); /* before grpc_init: its messages are routed too */
     grpc_init();
@@ -567,11 +631,15 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
     g->thread_started = 1;
     char q[160];
     fsc_log(FSC_LOG_INFO, "otlp_listening",
-            "transport=grpc port=%u source=%s listen=%s tls=%s client_cert=%s max_body=%zu "
-            "max_decompressed=%zu",
+            "transport=grpc port=%u source=%s listen=%s tls=%s client_cert=%s auth=%s "
+            "max_body=%zu max_decompressed=%zu",
             (unsigned)g->port, cfg->source, fsc_log_quote(listen, q, sizeof(q)),
-            cfg->tls ? "on" : "off", cfg->tls && cfg->tls->ca_file ? "required" : "no",
-            cfg->max_body, cfg->max_decompressed);
+            cfg->tls ? "on" : "off",
+            !cfg->tls                                          ? "no"
+            : cfg->tls->client_auth == FSC_CLIENT_AUTH_REQUEST ? "requested"
+            : cfg->tls->ca_file                                ? "required"
+                                                               : "no",
+            g->auth ? "on" : "off", cfg->max_body, cfg->max_decompressed);
     return g;
 fail:
     grpc_free(g);

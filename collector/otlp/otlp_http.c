@@ -26,11 +26,11 @@
  * google.rpc.Status in the request's own type - protobuf {code, message} or
  * JSON {"code":3,"message":"..."} - as OTLP/HTTP specifies.
  *
- * TLS: MHD_USE_TLS (Debian's libmicrohttpd is built with GnuTLS; checked at
- * start with MHD_is_feature_supported). MHD can ask for a client
- * certificate but does not verify it, and verifying it ourselves would need
- * GnuTLS calls this library does not link: a tls.ca_file (mutual TLS) is
- * therefore refused at start for this transport, with a sentence saying so.
+ * TLS and authentication: core/http_sec.h, shared with the Prometheus
+ * listener - TLS 1.2+, client certificates verified against tls.ca_file
+ * (client_auth request/require), basic or bearer credentials; all checked
+ * on the first handler call, before classification, so an unauthenticated
+ * client gets 401/403 and its body is never read.
  *
  * libmicrohttpd 0.9.75 answers with "Connection: close" when a response is
  * queued on the first access-handler call, so answers are queued on a later
@@ -53,6 +53,8 @@
 #include <microhttpd.h>
 
 #include "core/clock.h"
+#include "core/http_sec.h"
+#include "core/http_watch.h"
 #include "core/log.h"
 #include "core/listen.h"
 #include "otlp/otlp_http.h"
@@ -74,7 +76,8 @@ struct fsc_otlp_http {
     struct MHD_Daemon *daemon;
     uint16_t port;
     struct fsc_otlp_counters ctr;
-    char *tls_cert, *tls_key; /* PEM handed to MHD; kept until it stops */
+    struct fsc_http_sec *sec;     /* TLS material and credential check; NULL = plain, open */
+    struct fsc_http_watch *watch; /* request-header deadline (slowloris) */
 };
 
 /* Per-request state (MHD's con_cls), freed by http_completed. */
@@ -327,7 +330,13 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         if (!r)
             return MHD_NO; /* MHD closes the connection */
         *con_cls = r;
+        fsc_http_watch_request_begin(conn);
         r->arrival_ns = fsc_now_ns();
+        /* Refused here, the answer closes the connection unread. Not counted
+         * as a request error: http_auth counts and logs it. */
+        enum MHD_Result gate_ret;
+        if (!fsc_http_sec_gate(h->sec, conn, &gate_ret))
+            return gate_ret;
         classify(h, conn, url, method, r);
         /* Refused with a body on its way: answer now, so MHD closes the
          * connection after the answer and the body is never read. */
@@ -376,8 +385,8 @@ static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cl
 {
     struct hreq *r = *con_cls;
     (void)cls;
-    (void)conn;
     (void)toe;
+    fsc_http_watch_request_end(conn);
     if (r)
         free(r->body);
     free(r);
@@ -418,36 +427,10 @@ __attribute__((format(printf, 2, 0))) static void http_mhd_log(void *cls, const 
 
 /* ---- lifecycle ------------------------------------------------------------------ */
 
-static int tls_load(struct fsc_otlp_http *h, const struct fsc_tls_config *tls, char *err,
-                    size_t errlen)
-{
-    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-        snprintf(err, errlen,
-                 "this libmicrohttpd is built without TLS: OTLP/HTTP cannot serve "
-                 "https (use grpc_listen, or set http_listen: \"\")");
-        return -1;
-    }
-    if (tls->ca_file) {
-        snprintf(err, errlen,
-                 "tls.ca_file (client certificates) is enforced on OTLP/gRPC only: libmicrohttpd "
-                 "does not verify client certificates; set http_listen: \"\" for mutual TLS");
-        return -1;
-    }
-    if (!tls->cert_file || !tls->key_file) {
-        snprintf(err, errlen, "tls needs cert_file and key_file");
-        return -1;
-    }
-    h->tls_cert = fsc_pem_read(tls->cert_file, "certificate", err, errlen);
-    if (!h->tls_cert)
-        return -1;
-    h->tls_key = fsc_pem_read(tls->key_file, "key", err, errlen);
-    return h->tls_key ? 0 : -1;
-}
-
 static void http_free(struct fsc_otlp_http *h)
 {
-    fsc_pem_free(h->tls_cert);
-    fsc_pem_free(h->tls_key);
+    fsc_http_watch_destroy(h->watch); /* after MHD_stop_daemon, or before any start */
+    fsc_http_sec_destroy(h->sec);
     fsc_otlp_counters_fini(&h->ctr);
     free(h);
 }
@@ -467,7 +450,16 @@ struct fsc_otlp_http *fsc_otlp_http_start(const struct fsc_otlp_server_config *c
         snprintf(err, errlen, "cannot create a mutex");
         return NULL;
     }
-    if (cfg->tls && tls_load(h, cfg->tls, err, errlen) != 0) {
+    char lname[96];
+    snprintf(lname, sizeof(lname), "otlp/http:%s", cfg->source);
+    h->sec = fsc_http_sec_create(cfg->tls, cfg->auth, lname, err, errlen);
+    if (!h->sec) {
+        http_free(h);
+        return NULL;
+    }
+    /* The idle timeout also bounds how long a request header may take. */
+    h->watch = fsc_http_watch_create((int64_t)HTTP_TIMEOUT_S * 1000000000, lname, err, errlen);
+    if (!h->watch) {
         http_free(h);
         return NULL;
     }
@@ -476,22 +468,19 @@ struct fsc_otlp_http *fsc_otlp_http_start(const struct fsc_otlp_server_config *c
         http_free(h);
         return NULL;
     }
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG |
+                     fsc_http_sec_mhd_flags(h->sec);
     if (family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    struct MHD_OptionItem tls_opts[3] = {{MHD_OPTION_END, 0, NULL}};
-    if (cfg->tls) {
-        flags |= MHD_USE_TLS;
-        tls_opts[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, h->tls_key};
-        tls_opts[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, h->tls_cert};
-        tls_opts[2] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-    }
+    struct MHD_OptionItem tls_opts[FSC_HTTP_SEC_OPTIONS];
+    fsc_http_sec_mhd_options(h->sec, tls_opts);
     h->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, http_access, h, MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, h,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned)HTTP_THREADS, MHD_OPTION_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
         MHD_OPTION_CONNECTION_TIMEOUT, HTTP_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED, http_completed,
-        h, MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
+        h, MHD_OPTION_NOTIFY_CONNECTION, fsc_http_watch_notify, h->watch, MHD_OPTION_ARRAY,
+        tls_opts, MHD_OPTION_END);
     if (!h->daemon) {
         /* fd is not closed here: MHD 0.9.75 closes a listen socket it had
          * adopted when it fails later (threads, TLS), and a second close
@@ -506,9 +495,11 @@ struct fsc_otlp_http *fsc_otlp_http_start(const struct fsc_otlp_server_config *c
     fsc_otlp_counters_set_port(&h->ctr, h->port);
     char q[160];
     fsc_log(FSC_LOG_INFO, "otlp_listening",
-            "transport=http port=%u source=%s listen=%s tls=%s max_body=%zu max_decompressed=%zu",
+            "transport=http port=%u source=%s listen=%s tls=%s client_auth=%s auth=%s "
+            "max_body=%zu max_decompressed=%zu",
             (unsigned)h->port, cfg->source, fsc_log_quote(listen, q, sizeof(q)),
-            cfg->tls ? "on" : "off", cfg->max_body, cfg->max_decompressed);
+            fsc_http_sec_tls(h->sec) ? "on" : "off", fsc_http_sec_client_auth(h->sec),
+            fsc_http_sec_auth(h->sec) ? "on" : "off", cfg->max_body, cfg->max_decompressed);
     return h;
 }
 

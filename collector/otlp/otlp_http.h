@@ -14,11 +14,12 @@
 struct fsc_otlp_http;
 
 /* Listens on `listen` ("host:port", "[v6]:port"; port 0 = ephemeral), with
- * TLS when cfg->tls is set, and serves POST /v1/metrics into cfg->ing from
- * libmicrohttpd's threads. cfg is borrowed and outlives the server. Logs
+ * TLS when cfg->tls is set (client certificates verified per tls.client_auth)
+ * and basic/bearer authentication when cfg->auth is set (core/http_sec.h),
+ * and serves POST /v1/metrics into cfg->ing from libmicrohttpd's threads.
+ * cfg is borrowed and outlives the server. Logs
  * `otlp_listening transport=http port=N`. Returns NULL with a sentence in
- * err (among others when TLS asks for client certificates, which this
- * transport cannot verify). Thread: any. */
+ * err. Thread: any. */
 struct fsc_otlp_http *fsc_otlp_http_start(const struct fsc_otlp_server_config *cfg,
                                           const char *listen, char *err, size_t errlen);
 

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "core/hash.h"
+#include "core/shard.h"
 #include "otlp/otlp_series.h"
 
 #define DEFAULT_MAX_SERIES  100000u
@@ -75,6 +76,12 @@ struct fsc_otlp_ingest {
     uint32_t max_batch;
     void (*tap)(void *arg, const struct fsc_sample *smp, size_t n);
     void *tap_arg;
+    /* Sharding (core/shard.h): points of a device another collector owns
+     * are skipped (counted as skipped, not rejected: the sender may send
+     * every device to every shard). */
+    uint32_t shard_index, shard_count;
+    bool source_foreign; /* the fallback device is another shard's */
+    bool foreign;        /* the current resource's device is */
     struct otlp_series ser;
     struct fsc_otlp_ingest_stats st;
     uint32_t smp_allocs;
@@ -481,6 +488,7 @@ static void on_resource(void *ctx, const struct fsc_otlp_attr *attrs, uint32_t n
 {
     struct fsc_otlp_ingest *ing = ctx;
     memcpy(ing->device, ing->source_device, sizeof(ing->device));
+    ing->foreign = ing->source_foreign;
     for (uint32_t i = 0; i < n_attrs; i++) {
         const struct fsc_otlp_attr *a = &attrs[i];
         if (a->key.len != ing->device_attr_len ||
@@ -494,8 +502,10 @@ static void on_resource(void *ctx, const struct fsc_otlp_attr *attrs, uint32_t n
         } else {
             n = fsc_otlp_attr_text(a, text, sizeof(text));
         }
-        if (n > 0)
+        if (n > 0) {
             otlp_label_value(text, n, ing->device);
+            ing->foreign = !fsc_shard_owns(ing->shard_index, ing->shard_count, ing->device);
+        }
         break;
     }
 }
@@ -529,8 +539,8 @@ static void on_point(void *ctx, const struct fsc_otlp_point *p)
 {
     struct fsc_otlp_ingest *ing = ctx;
     ing->res.points++;
-    if (p->flags & FSC_OTLP_FLAG_NO_RECORDED_VALUE) {
-        ing->res.skipped++; /* a staleness marker, not an error */
+    if (ing->foreign || (p->flags & FSC_OTLP_FLAG_NO_RECORDED_VALUE)) {
+        ing->res.skipped++; /* another shard's device, or a staleness marker: no error */
         return;
     }
     switch (ing->mtype) {
@@ -582,6 +592,9 @@ struct fsc_otlp_ingest *fsc_otlp_ingest_create(const struct fsc_otlp_ingest_conf
     ing->smp = malloc((size_t)ing->cap_smp * sizeof(*ing->smp));
     ing->tap = cfg->sample_tap;
     ing->tap_arg = cfg->sample_tap_arg;
+    ing->shard_index = env->shard_index;
+    ing->shard_count = env->shard_count;
+    ing->source_foreign = !fsc_shard_owns(env->shard_index, env->shard_count, ing->source_device);
     int64_t interval = cfg->nominal_interval_ns ? cfg->nominal_interval_ns : DEFAULT_INTERVAL_NS;
     uint32_t max_series = cfg->max_series ? cfg->max_series : DEFAULT_MAX_SERIES;
     const struct fsc_profile *prof = cfg->profile ? cfg->profile : &fsc_profile_cumulus;
@@ -617,6 +630,7 @@ void fsc_otlp_ingest_begin(struct fsc_otlp_ingest *ing, int64_t arrival_ns,
     ing->n_smp = 0;
     memset(&ing->res, 0, sizeof(ing->res));
     memcpy(ing->device, ing->source_device, sizeof(ing->device));
+    ing->foreign = ing->source_foreign;
     ing->mname[0] = '\0';
     ing->mname_ok = false;
     ing->mtype = FSC_OTLP_NONE;

@@ -202,6 +202,7 @@ static void *otlp_start(const struct fsc_source_config *sc, const struct fsc_sou
         .max_body = (size_t)oc->max_body,
         .max_decompressed = (size_t)oc->max_decompressed,
         .tls = oc->tls.present && oc->tls.enabled ? &oc->tls : NULL,
+        .auth = oc->auth.present ? &oc->auth : NULL,
     };
     if (grpc_on &&
         !(os->grpc = fsc_otlp_grpc_start(&os->scfg, oc->grpc_listen, serr, sizeof(serr)))) {

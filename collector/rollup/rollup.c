@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/log.h"
 #include "rollup/rollup_int.h"
 
 #define VIEW_CHUNK  512 /* views copied per engine lock hold */
@@ -431,9 +432,31 @@ void fsc_rollup_stats(struct fsc_rollup *ru, struct fsc_rollup_stats *out)
 
 /* ---- the daemon's thread ------------------------------------------------------ */
 
+/* A minute that could not be written (disk full, I/O error) is logged once
+ * per failing minute, and the first minute written again after that, so an
+ * operator sees both the loss and the recovery; the counts are the store's
+ * (fsc_rollup_store_stats). */
+static void log_write(struct fsc_rollup *ru, int rc, bool *failing)
+{
+    struct fsc_rollup_store_stats st;
+    fsc_rollup_store_stats(ru->store, &st);
+    if (rc != 0) {
+        fsc_log(FSC_LOG_ERROR, "rollup_write_failed",
+                "error=%s dropped=%llu write_errors=%llu action=\"records of this minute lost; "
+                "next minute retried\"",
+                strerror(-rc), (unsigned long long)st.dropped, (unsigned long long)st.write_errors);
+        *failing = true;
+    } else if (*failing) {
+        fsc_log(FSC_LOG_INFO, "rollup_write_recovered", "records=%llu dropped=%llu",
+                (unsigned long long)st.records, (unsigned long long)st.dropped);
+        *failing = false;
+    }
+}
+
 static void *rollup_main(void *arg)
 {
     struct fsc_rollup *ru = arg;
+    bool failing = false;
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     pthread_mutex_lock(&ru->mu);
@@ -446,7 +469,10 @@ static void *rollup_main(void *arg)
         if (ru->stop)
             break;
         pthread_mutex_unlock(&ru->mu);
-        (void)fsc_rollup_tick(ru, fsc_now_ns());
+        uint64_t minutes = ru->stats.minutes; /* only this thread writes it */
+        int rc = fsc_rollup_tick(ru, fsc_now_ns());
+        if (ru->stats.minutes != minutes)
+            log_write(ru, rc, &failing);
         pthread_mutex_lock(&ru->mu);
     }
     pthread_mutex_unlock(&ru->mu);

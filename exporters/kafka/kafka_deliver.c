@@ -59,6 +59,14 @@ rd_kafka_resp_err_t fsc_kafka_produce(struct fsc_kafka_exporter *x, const void *
     return rd_kafka_last_error();
 }
 
+/* A delivery proves a broker is up; it usually comes before the statistics
+ * callback (on_stats) would notice, so the recovery is logged here too. */
+static void mark_up(struct fsc_kafka_exporter *x)
+{
+    if (atomic_exchange(&x->c.broker_up, 1) == 0)
+        fsc_log(FSC_LOG_INFO, "kafka_brokers_up", "topic=%s", x->cfg->events_topic);
+}
+
 static void log_failure(struct fsc_kafka_exporter *x, rd_kafka_resp_err_t err, bool permanent)
 {
     int64_t now = fsc_kafka_now_ns();
@@ -81,7 +89,7 @@ static void no_spool_report(struct fsc_kafka_exporter *x, const rd_kafka_message
     x->inflight_bytes -= msg->len + msg->key_len;
     if (msg->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
         add(&x->c.delivered, 1);
-        atomic_store_explicit(&x->c.broker_up, 1, memory_order_relaxed);
+        mark_up(x);
         return;
     }
     bool purged = err_purged(msg->err);
@@ -122,7 +130,7 @@ void fsc_kafka_on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *msg, void *
     if (msg->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
         e->state = KENT_DONE;
         add(&x->c.delivered, 1);
-        atomic_store_explicit(&x->c.broker_up, 1, memory_order_relaxed);
+        mark_up(x);
         return;
     }
     if (fsc_kafka_err_permanent(msg->err)) {
@@ -199,6 +207,25 @@ static bool err_wait(rd_kafka_resp_err_t err)
            err == RD_KAFKA_RESP_ERR__STATE;
 }
 
+/* A record that cannot be read back (its flush failed: disk full, or an
+ * I/O error) is retried on every pump, i.e. every few milliseconds: logged
+ * at most once per LOG_EVERY_NS with the count left out (a full disk logged
+ * ~100 lines a second before, faults.disk_full). One exporter thread. */
+static void log_read_failed(int rc)
+{
+    static int64_t last_ns;
+    static uint64_t suppressed;
+    int64_t now = fsc_kafka_now_ns();
+    if (last_ns != 0 && now - last_ns < LOG_EVERY_NS) {
+        suppressed++;
+        return;
+    }
+    fsc_log(FSC_LOG_ERROR, "kafka_spool_read_failed", "error=%d suppressed=%llu", rc,
+            (unsigned long long)suppressed);
+    last_ns = now;
+    suppressed = 0;
+}
+
 void fsc_kafka_pump(struct fsc_kafka_exporter *x, int64_t now)
 {
     (void)now;
@@ -214,7 +241,7 @@ void fsc_kafka_pump(struct fsc_kafka_exporter *x, int64_t now)
         int rc = fsc_kspool_read(x->sp, e->pos, &rec);
         if (rc != 0) {
             /* Unreadable now (I/O error): try again on the next round. */
-            fsc_log(FSC_LOG_ERROR, "kafka_spool_read_failed", "error=%d", rc);
+            log_read_failed(rc);
             return;
         }
         rd_kafka_resp_err_t err = hand_over(x, slot, &rec);
@@ -234,7 +261,7 @@ void fsc_kafka_pump(struct fsc_kafka_exporter *x, int64_t now)
         if (rc == -ENOENT)
             return;
         if (rc != 0) {
-            fsc_log(FSC_LOG_ERROR, "kafka_spool_read_failed", "error=%d", rc);
+            log_read_failed(rc);
             return;
         }
         uint64_t a = x->base + x->count;

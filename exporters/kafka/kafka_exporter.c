@@ -263,8 +263,20 @@ static size_t take(struct fsc_kafka_exporter *x)
     /* write(2) before anything is produced from it, so a crash cannot lose
      * an event that Kafka might not have. A failed write stays buffered and
      * is retried by the next flush. */
-    if (x->sp != NULL && n > 0 && fsc_kspool_flush(x->sp) != 0)
-        fsc_log(FSC_LOG_ERROR, "kafka_spool_write_failed", "dir=%s", x->cfg->spool_dir);
+    if (x->sp != NULL && n > 0 && fsc_kspool_flush(x->sp) != 0) {
+        /* Once per LOG_EVERY_NS: a full disk fails every batch (faults.disk_full). */
+        static int64_t last_ns;
+        static uint64_t suppressed;
+        int64_t t = fsc_kafka_now_ns();
+        if (last_ns == 0 || t - last_ns >= LOG_EVERY_NS) {
+            fsc_log(FSC_LOG_ERROR, "kafka_spool_write_failed", "dir=%s suppressed=%llu",
+                    x->cfg->spool_dir, (unsigned long long)suppressed);
+            last_ns = t;
+            suppressed = 0;
+        } else {
+            suppressed++;
+        }
+    }
     add(&x->c.queued, taken); /* after the flush: "queued" means "safe in the spool" */
     int64_t now = fsc_kafka_now_ns();
     if ((get(&x->c.dropped_full) != full || get(&x->c.dropped_error) != ioerr) &&

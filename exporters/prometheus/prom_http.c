@@ -9,7 +9,8 @@
  * a render (or need suspend/resume plus a worker, more moving parts). Scrape
  * clients are few (a couple of Prometheus servers with keep-alive), so the
  * thread count stays tiny; HTTP_CONN_LIMIT caps it, and the idle timeout
- * (client_timeout_ns) drops clients that stop reading or never send.
+ * (client_timeout_ns) drops clients that stop reading or never send; the
+ * same time bounds a request header (core/http_watch.h: slowloris).
  *
  * A scrape: negotiate the format and encoding, take a buffer from the pool,
  * render into it under render_mu (only the render itself is serialised), gzip
@@ -45,16 +46,21 @@
 #include <microhttpd.h>
 
 #include "core/clock.h"
+#include "core/http_sec.h"
 #include "core/log.h"
 #include "prometheus/prom_http.h"
 
+#include "core/http_watch.h"
 #include "core/listen.h"
 #include "prometheus/prom_http_body.h"
 #include "prometheus/prom_negotiate.h"
 
-/* Concurrent connections (each one thread). Prometheus HA pairs, an ad-hoc
- * curl and health probes fit many times over. */
-#define HTTP_CONN_LIMIT 32u
+/* Concurrent connections (each one thread). Past the limit MHD (poll mode)
+ * accepts and at once closes a connection: a burst of scrapes or a few
+ * dozen slow clients (a byte a second keeps MHD's idle timeout from firing)
+ * got resets at 32 (tests/integration/faults_net_prom.sh). 256 threads cost
+ * little; each connection holds at most one body buffer while it sends. */
+#define HTTP_CONN_LIMIT 256u
 /* Requests have no business carrying a body; up to this much is read and
  * discarded so the connection stays usable, more is refused. */
 #define HTTP_REQ_BODY_MAX ((size_t)64 * 1024)
@@ -79,6 +85,8 @@ struct fsc_prom_http {
     char listen[128]; /* as configured, quoted for log lines */
     struct fsc_prom_route routes[FSC_PROM_HTTP_ROUTES_MAX]; /* extra routes; immutable */
     size_t n_routes;
+    struct fsc_http_sec *sec;     /* TLS material and credential check; NULL = plain, open */
+    struct fsc_http_watch *watch; /* request-header deadline (slowloris) */
 };
 
 /* What an extra route sees of its request. */
@@ -373,6 +381,13 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         if (!req)
             return MHD_NO; /* MHD closes the connection */
         *con_cls = req;
+        fsc_http_watch_request_begin(conn);
+        /* Client certificate and credentials before anything else: an
+         * unauthenticated client learns nothing, not even which paths exist,
+         * and its refusal (queued now) closes the connection. */
+        enum MHD_Result gate_ret;
+        if (!fsc_http_sec_gate(h->sec, conn, &gate_ret))
+            return gate_ret;
         /* A large declared body is refused before any of it is read; the
          * response queued now makes MHD close the connection after it, so
          * the unread body never has to be drained. */
@@ -411,8 +426,8 @@ static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cl
                            enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)conn;
     (void)toe;
+    fsc_http_watch_request_end(conn);
     free(*con_cls);
     *con_cls = NULL;
 }
@@ -429,6 +444,8 @@ static const char *const mhd_client_msgs[] = {
     "Error processing request",            /* MHD answered 4xx itself */
     "Too large value of 'Content-Length'",
     "Failed to parse `Content-Length'",
+    "Error: received handshake message out of context", /* TLS clients */
+    "Error: TLS handshake",
 };
 
 /* MHD's log callback: formats the message and hands it to fsc_log_lib. */
@@ -517,18 +534,28 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
         snprintf(err, errlen, "prometheus http: cannot create a mutex");
         goto fail_pool;
     }
+    h->sec = fsc_http_sec_create(cfg->tls, cfg->auth, "prometheus", err, errlen);
+    if (!h->sec)
+        goto fail_listen;
+    /* The idle timeout also bounds how long a request header may take. */
+    h->watch = fsc_http_watch_create(timeout_ns, "prometheus", err, errlen);
+    if (!h->watch)
+        goto fail_listen;
     fd = fsc_listen_tcp(cfg->listen, HTTP_BACKLOG, &family, err, errlen);
     if (fd == -1)
         goto fail_listen;
     flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-            MHD_USE_ERROR_LOG;
+            MHD_USE_ERROR_LOG | fsc_http_sec_mhd_flags(h->sec);
     if (family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, http_access, h, MHD_OPTION_EXTERNAL_LOGGER,
-                                 http_mhd_log, h, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
-                                 MHD_OPTION_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
-                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
-                                 MHD_OPTION_NOTIFY_COMPLETED, http_completed, h, MHD_OPTION_END);
+    struct MHD_OptionItem sec_opts[FSC_HTTP_SEC_OPTIONS];
+    fsc_http_sec_mhd_options(h->sec, sec_opts);
+    h->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, http_access, h, MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, h,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_NOTIFY_COMPLETED, http_completed, h,
+        MHD_OPTION_NOTIFY_CONNECTION, fsc_http_watch_notify, h->watch, MHD_OPTION_ARRAY, sec_opts,
+        MHD_OPTION_END);
     if (!h->daemon) {
         /* fd is not closed here: MHD 0.9.75 closes a listen socket it was
          * given when it fails after adopting it (thread creation), and
@@ -540,11 +567,15 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
     }
     info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
     h->port = info ? info->port : 0;
-    fsc_log(FSC_LOG_INFO, "prom_http_listening", "listen=%s port=%u timeout_s=%u max_body=%zu",
-            h->listen, (unsigned)h->port, timeout_s, h->max_body);
+    fsc_log(FSC_LOG_INFO, "prom_http_listening",
+            "listen=%s port=%u timeout_s=%u max_body=%zu tls=%s client_auth=%s auth=%s", h->listen,
+            (unsigned)h->port, timeout_s, h->max_body, fsc_http_sec_tls(h->sec) ? "on" : "off",
+            fsc_http_sec_client_auth(h->sec), fsc_http_sec_auth(h->sec) ? "on" : "off");
     return h;
 
 fail_listen:
+    fsc_http_watch_destroy(h->watch);
+    fsc_http_sec_destroy(h->sec);
     fsc_prom_bufpool_fini(&h->pool);
 fail_pool:
     pthread_mutex_destroy(&h->render_mu);
@@ -565,6 +596,8 @@ void fsc_prom_http_stop(struct fsc_prom_http *h)
      * (waiting for a render in progress); every response is destroyed on the
      * way, so every body buffer is back in the pool before it is freed. */
     MHD_stop_daemon(h->daemon);
+    fsc_http_watch_destroy(h->watch); /* after the daemon: every connection reported closed */
+    fsc_http_sec_destroy(h->sec);     /* after the daemon: MHD holds its PEM strings */
     fsc_prom_bufpool_fini(&h->pool);
     pthread_mutex_destroy(&h->render_mu);
     free(h);

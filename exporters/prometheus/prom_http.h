@@ -7,6 +7,10 @@
  * so a slow client never holds the renderer: renders are serialised by a
  * lock held only while rendering.
  *
+ * Security: TLS (optionally verifying client certificates) and basic or
+ * bearer authentication, checked before any route - /-/healthy and
+ * /-/ready included, as Prometheus does - by core/http_sec.h.
+ *
  * Extra routes (fsc_prom_http_start_routes): a table of GET/HEAD handlers
  * registered at start, each answering one exact path with a body and a
  * content type (the status page of exporters/web shares this listener).
@@ -19,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "core/config.h"
 #include "prometheus/prom_render.h"
 
 /* Renders the exposition into out (reset, reused). Returns 0 or a negative
@@ -33,6 +38,10 @@ struct fsc_prom_http_config {
     const char *listen;        /* "host:port", "[v6]:port"; port 0 picks a free one (tests) */
     size_t max_body;           /* cap on one exposition, bytes; 0 = 1 GiB */
     int64_t client_timeout_ns; /* idle connection timeout; 0 = 30 s */
+    /* Security (core/http_sec.h, docs/SECURITY.md); borrowed, read at start
+     * only. NULL (or tls !enabled, auth !present) = plain HTTP, open. */
+    const struct fsc_tls_config *tls;
+    const struct fsc_listener_auth *auth;
 };
 
 struct fsc_prom_http;

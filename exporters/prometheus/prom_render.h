@@ -70,6 +70,29 @@ struct fsc_prom_kafka_stat {
     int broker_up;                        /* 1 while a broker connection is up */
 };
 
+/* The remote_write exporter's counters and gauges, for the
+ * fabricscope_remote_write_* self-metrics: the daemon copies them from
+ * exporters/remote_write's struct fsc_remote_write_stats, so that this
+ * library needs no libcurl. */
+#define FSC_PROM_RW_CODES   17
+#define FSC_PROM_RW_BUCKETS 16
+struct fsc_prom_remote_write_stat {
+    uint64_t sent, failed, dropped, retried; /* samples by result */
+    uint64_t queue_samples, queue_capacity;
+    double last_success_s; /* Unix time of the last accepted request; 0 = none yet */
+    size_t n_codes;        /* requests by HTTP status ("error": no response) */
+    struct {
+        char code[8];
+        uint64_t requests;
+    } codes[FSC_PROM_RW_CODES];
+    /* request duration histogram: bounds le[0..n_le), per-bucket (not
+     * cumulative) counts, bucket[n_le] = +Inf */
+    size_t n_le;
+    double le[FSC_PROM_RW_BUCKETS];
+    uint64_t bucket[FSC_PROM_RW_BUCKETS + 1];
+    double sum;
+};
+
 /* What the renderer reads; all borrowed and outliving the renderer. */
 struct fsc_prom_render_env {
     struct fsc_registry *reg;
@@ -91,6 +114,10 @@ struct fsc_prom_render_env {
      * none does. NULL or 0: no fabricscope_kafka_* families. */
     int (*kafka)(void *arg, struct fsc_prom_kafka_stat *out);
     void *kafka_arg;
+    /* Fills *out and returns 1 while a remote_write exporter runs, else 0.
+     * NULL or 0: no fabricscope_remote_write_* families. */
+    int (*remote_write)(void *arg, struct fsc_prom_remote_write_stat *out);
+    void *remote_write_arg;
 };
 
 struct fsc_prom_renderer;

@@ -1,8 +1,8 @@
 /* fabricscope_ self-metrics (docs/METRICS.md, in its order): build, source
  * health, the engine's counters, the registry's per-source counts, the
- * previous scrape's cost, then the streams, receivers and Kafka exporter the
- * daemon reports through its callbacks. A few dozen lines per scrape, so clarity wins over
- * speed here. */
+ * previous scrape's cost, then the streams, receivers, Kafka and remote_write
+ * exporters the daemon reports through its callbacks. A few dozen lines per scrape, so clarity wins
+ * over speed here. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +52,12 @@ enum self_family {
     S_KAFKA_SPOOL_RECORDS,
     S_KAFKA_SPOOL_BYTES,
     S_KAFKA_BROKER_UP,
+    S_RW_SAMPLES,
+    S_RW_QUEUE,
+    S_RW_CAPACITY,
+    S_RW_REQUESTS,
+    S_RW_DURATION,
+    S_RW_LAST_SUCCESS,
     S__COUNT
 };
 
@@ -156,6 +162,24 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
                              "gauge", "Bytes of those events on disk."},
     [S_KAFKA_BROKER_UP] = {"fabricscope_kafka_broker_up", "fabricscope_kafka_broker_up", "gauge",
                            "1 while the producer has a connection to a broker."},
+    [S_RW_SAMPLES] = {"fabricscope_remote_write_samples", "fabricscope_remote_write_samples_total",
+                      "counter",
+                      "remote_write samples by result (sent, failed, dropped, retried)."},
+    [S_RW_QUEUE] = {"fabricscope_remote_write_queue_samples",
+                    "fabricscope_remote_write_queue_samples", "gauge",
+                    "Samples waiting to be sent (queue and the request in flight)."},
+    [S_RW_CAPACITY] = {"fabricscope_remote_write_queue_capacity",
+                       "fabricscope_remote_write_queue_capacity", "gauge",
+                       "Samples the queue holds before the oldest are dropped (queue_max)."},
+    [S_RW_REQUESTS] = {"fabricscope_remote_write_requests",
+                       "fabricscope_remote_write_requests_total", "counter",
+                       "remote_write requests by HTTP status (error: no response)."},
+    [S_RW_DURATION] = {"fabricscope_remote_write_request_duration_seconds",
+                       "fabricscope_remote_write_request_duration_seconds", "histogram",
+                       "Duration of remote_write requests, seconds."},
+    [S_RW_LAST_SUCCESS] = {"fabricscope_remote_write_last_success_timestamp_seconds",
+                           "fabricscope_remote_write_last_success_timestamp_seconds", "gauge",
+                           "Unix time of the last request the receiver accepted (0: none yet)."},
 };
 
 static void line_num(struct fsc_prom_renderer *r, struct fsc_buf *out, enum self_family s,
@@ -368,6 +392,53 @@ static void self_kafka(struct fsc_prom_renderer *r, struct fsc_buf *out)
     }
 }
 
+/* The remote_write exporter's families, when one runs. */
+static void self_remote_write(struct fsc_prom_renderer *r, struct fsc_buf *out)
+{
+    struct fsc_prom_remote_write_stat k;
+    memset(&k, 0, sizeof(k));
+    if (!r->env.remote_write || !r->env.remote_write(r->env.remote_write_arg, &k))
+        return;
+    /* Every result always shown, so that rate() has a series from the start. */
+    const struct {
+        const char *result;
+        uint64_t v;
+    } res[] = {
+        {"sent", k.sent}, {"failed", k.failed}, {"dropped", k.dropped}, {"retried", k.retried}};
+    header(r, out, S_RW_SAMPLES);
+    for (size_t i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
+        struct fsc_prom_label ex[1] = {lbl("result", res[i].result)};
+        line_u64(r, out, S_RW_SAMPLES, ex, 1, res[i].v);
+    }
+    header(r, out, S_RW_QUEUE);
+    line_u64(r, out, S_RW_QUEUE, NULL, 0, k.queue_samples);
+    header(r, out, S_RW_CAPACITY);
+    line_u64(r, out, S_RW_CAPACITY, NULL, 0, k.queue_capacity);
+    if (k.n_codes > FSC_PROM_RW_CODES)
+        k.n_codes = FSC_PROM_RW_CODES;
+    if (k.n_codes > 0) {
+        header(r, out, S_RW_REQUESTS);
+        for (size_t i = 0; i < k.n_codes; i++) {
+            k.codes[i].code[sizeof(k.codes[i].code) - 1] = '\0';
+            struct fsc_prom_label ex[1] = {lbl("code", k.codes[i].code)};
+            line_u64(r, out, S_RW_REQUESTS, ex, 1, k.codes[i].requests);
+        }
+    }
+    if (k.n_le > FSC_PROM_RW_BUCKETS)
+        k.n_le = FSC_PROM_RW_BUCKETS;
+    struct fsc_prom_str le[FSC_PROM_RW_BUCKETS];
+    for (size_t i = 0; i < k.n_le; i++) {
+        le[i].len = fsc_prom_fmt_double(le[i].s, k.le[i]);
+        le[i].s[le[i].len] = '\0';
+    }
+    header(r, out, S_RW_DURATION);
+    const char *hname = self_desc[S_RW_DURATION].sample;
+    fsc_prom_histogram(&r->w, out, hname, strlen(hname), "", 0, NULL, 0, k.bucket, le, k.n_le,
+                       k.sum);
+    header(r, out, S_RW_LAST_SUCCESS);
+    line_f64(r, out, S_RW_LAST_SUCCESS, NULL, 0, k.last_success_s);
+}
+
 void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
 {
     struct fsc_engine_stats st;
@@ -420,4 +491,5 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
     self_streams(r, out);
     self_receivers(r, out);
     self_kafka(r, out);
+    self_remote_write(r, out);
 }

@@ -49,8 +49,8 @@
 #define WEB_RECEIVERS_MAX  64
 #define WEB_REFRESH_S      5
 #define WEB_DEFAULT_TOP    10
-#define WEB_DEFAULT_EVENTS 50 /* /api/events */
-#define WEB_PAGE_EVENTS    20 /* the page's event table */
+#define WEB_DEFAULT_EVENTS 50  /* /api/events */
+#define WEB_PAGE_EVENTS    100 /* the page's event table: a demo cycle's faults fit */
 
 /* Byte-counter ranks for the mesh: the best series of a port and
  * direction wins (the ethtool PHY counters the top ports use, then the IB

@@ -6,8 +6,11 @@
 #   demo_test.sh FABRICSCOPE
 #
 # The fault schedule is collector/demo/demo_schedule.c (docs/DEMO.md): from
-# the start a PCIe link at Gen5 x8 (b300-01 ens7f0np0) and a planned
-# interface missing (b300-04 ens6f1np1); then, repeating every 30 s, an ECN
+# the start a PCIe link at Gen5 x8 (b300-01 ens7f0np0) and a swapped pair of
+# cables (b300-04's ports 4 and 5 hold each other's cable: the host check
+# reads each node's fixture addresses and neighbour table and finds the peer
+# of eight interfaces unreachable, four on b300-04, two on b300-03, two on
+# b300-02); then, repeating every 30 s, an ECN
 # storm on spine1 swp3 tc 3 at 8-14 s, a CNP storm on b300-02 ens3f0np0 at
 # 15-18 s, a reordering burst on b300-03 ens5f1np1 at 20-22 s and a 300 ms
 # line-rate burst on leaf2 et-0/0/3 at 30 s (seen rx and tx: the simulator's
@@ -68,6 +71,8 @@ check "banner: metrics" grep -q "^  metrics      http://127.0.0.1:$mport/metrics
 check "banner: config" grep -q "^  config     $config\$" "$tmp/fsc.out"
 check "banner: schedule" grep -q "^  30-30.3 s   leaf2    et-0/0/3   microburst " "$tmp/fsc.out"
 check "generated config is valid" eval '"$bin" check-config "$config" >/dev/null 2>&1'
+check_eq "host checks read the fixtures' addresses and neighbours" \
+    "$(grep -c 'event=nic_host_check_fixture ' "$tmp/fsc.log")" 4
 
 # ---- 3. /metrics once the last fault of the cycle is counted ---------------------------
 check "leaf burst counted" poll_metrics 450 \
@@ -78,10 +83,23 @@ check_eq "microburst tx" "$(series_value fabric_microbursts_total device=leaf2 p
 check_eq "spine ECN spike" "$(series_value fabric_ecn_spikes_total device=spine1 port=swp3 queue=3)" 1
 check_eq "B300 CNP spike" "$(series_value fabric_cnp_spikes_total device=b300-02 port=ens3f0np0 counter=fabric_nic_cnp_sent_total)" 1
 check_eq "B300 reorder spike" "$(series_value fabric_reorder_spikes_total device=b300-03 port=ens5f1np1 counter=fabric_nic_out_of_sequence_total)" 1
-check_eq "cable mismatch" "$(series_value fabric_cable_mismatch device=b300-04 port=ens6f1np1 kind=missing)" 1
-check_eq "PCIe degraded" "$(series_value fabric_pcie_link_degraded device=b300-01 port=ens7f0np0)" 1
-check_eq "PCIe speed" "$(series_value fabric_pcie_link_speed_gts device=b300-01 port=ens7f0np0 kind=current)" 32
-check_eq "PCIe width" "$(series_value fabric_pcie_link_width device=b300-01 port=ens7f0np0 kind=current)" 8
+# the swapped cables: every end of both, kind peer, and nothing else
+swapped="b300-04:ens6f0np0 b300-04:ens6f1np1 b300-04:ens1f0np0 b300-04:ens1f1np1
+b300-03:ens6f0np0 b300-03:ens6f1np1 b300-02:ens1f0np0 b300-02:ens1f1np1"
+for e in $swapped; do
+    check_eq "cable mismatch peer $e" \
+        "$(series_value fabric_cable_mismatch device="${e%:*}" port="${e#*:}" kind=peer)" 1
+    check_eq "cable address ok $e" \
+        "$(series_value fabric_cable_mismatch device="${e%:*}" port="${e#*:}" kind=address)" 0
+done
+check_eq "a correctly cabled port's peer" \
+    "$(series_value fabric_cable_mismatch device=b300-04 port=ens8f0np0 kind=peer)" 0
+# B300 traffic (IB PMA byte counters): a mis-cabled port carries nothing
+# (RoCE cannot resolve its peer), a well-cabled one does
+check "a well-cabled B300 port carries traffic" awk -v v="$(series_value \
+    fabric_nic_ib_port_tx_bytes_total device=b300-01 port=ens1f0np0)" 'BEGIN { exit !(v + 0 > 1e9) }' 
+check_eq "a swapped port carries nothing" \
+    "$(series_value fabric_nic_ib_port_tx_bytes_total device=b300-04 port=ens6f1np1)" 0
 # nothing else, anywhere
 check_eq "all microbursts" "$(sum fabric_microbursts_total)" 2
 check_eq "all bursts" "$(sum fabric_bursts_total)" 0
@@ -91,10 +109,10 @@ check_eq "all reorder spikes" "$(sum fabric_reorder_spikes_total)" 1
 check_eq "all PFC storms" "$(sum fabric_pfc_storms_total)" 0
 check_eq "all congestion evidence" "$(sum fabric_congestion_evidence_total)" 0
 check_eq "all imbalance events" "$(sum fabric_uplink_imbalance_events_total)" 0
-check_eq "all cable mismatches" "$(sum fabric_cable_mismatch)" 1
+check_eq "all cable mismatches" "$(sum fabric_cable_mismatch)" 8
 check_eq "all degraded PCIe links" "$(sum fabric_pcie_link_degraded)" 1
 for kv in microburst=2 burst=0 queue_peak=0 buffer_threshold=0 cnp_spike=1 ecn_spike=1 \
-    reorder_spike=1 pfc_storm=0 uplink_imbalance=0 cable_mismatch=1 pcie_degraded=1; do
+    reorder_spike=1 pfc_storm=0 uplink_imbalance=0 cable_mismatch=8 pcie_degraded=1; do
     check_eq "events ${kv%=*}" "$(series_value fabricscope_events_total kind="${kv%=*}")" "${kv#*=}"
 done
 for s in leaf1 leaf2 spines b300-01 b300-02 b300-03 b300-04; do
@@ -143,7 +161,14 @@ grep -E "event=detect kind=($faults) phase=(start|instant) " "$tmp/fsc.log" | aw
 }' | sort >"$tmp/got.txt"
 sort >"$tmp/want.txt" <<'EOF'
 pcie_degraded b300-01 ens7f0np0
-cable_mismatch b300-04 ens6f1np1 mismatch=missing
+cable_mismatch b300-04 ens6f0np0 mismatch=peer
+cable_mismatch b300-04 ens6f1np1 mismatch=peer
+cable_mismatch b300-04 ens1f0np0 mismatch=peer
+cable_mismatch b300-04 ens1f1np1 mismatch=peer
+cable_mismatch b300-03 ens6f0np0 mismatch=peer
+cable_mismatch b300-03 ens6f1np1 mismatch=peer
+cable_mismatch b300-02 ens1f0np0 mismatch=peer
+cable_mismatch b300-02 ens1f1np1 mismatch=peer
 ecn_spike spine1 swp3 tx queue=3
 cnp_spike b300-02 ens3f0np0 tx
 reorder_spike b300-03 ens5f1np1 rx

@@ -111,7 +111,14 @@ struct fsc_sim_config {
     int64_t reset_after_ms;      /* counters restart every D; 0 = never */
     int64_t stall_after_ms;      /* per stream: stop sending after D; 0 = never */
     int64_t disconnect_after_ms; /* per stream: cancel after D; 0 = never */
-    int64_t duration_ms;         /* process lifetime (always bounded) */
+    /* Network fault modes (tests/integration/faults_net_gnmi.sh). They act
+     * for fault_for_ms after the first Subscribe that streams (0 = always),
+     * so a test sees the target misbehave and then behave again. */
+    uint32_t garbage_every; /* every Nth message of a stream is undecodable; 0 = never */
+    uint32_t speedup;       /* ticks N times as often as subscribed; 0, 1 = no */
+    int close_after_sync;   /* ends each call with OK right after its sync_response */
+    int64_t fault_for_ms;
+    int64_t duration_ms; /* process lifetime (always bounded) */
     uint64_t seed;
     int verbose;
     /* Set (by a signal handler) to end the run early, as --duration does. */

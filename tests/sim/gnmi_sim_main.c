@@ -30,6 +30,12 @@ static void usage(FILE *f)
             "  --reset-after D         counters restart from 0 every D (new creation ts)\n"
             "  --stall-after D         per stream: stop sending after D, keep it open\n"
             "  --disconnect-after D    per stream: cancel it (UNAVAILABLE) after D\n"
+            "  --garbage-every N       every Nth message of a stream is undecodable (random\n"
+            "                          bytes, a CapabilityResponse, a truncated update in turn)\n"
+            "  --speedup N             send N times as often as subscribed\n"
+            "  --close-after-sync      end each call (status OK) right after its sync_response\n"
+            "  --fault-for D           the three faults above only for D after the first\n"
+            "                          Subscribe that streams\n"
             "  --duration D            exit after D (default 30s)\n"
             "  --seed N                jitter random seed (default 1)\n"
             "  --system-id S           Junos header system_id\n"
@@ -85,6 +91,10 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
             cfg->verbose = 1;
             continue;
         }
+        if (strcmp(a, "--close-after-sync") == 0) {
+            cfg->close_after_sync = 1;
+            continue;
+        }
         if (i + 1 >= argc) {
             fprintf(stderr, "gnmi_sim: %s needs a value (or is unknown)\n", a);
             return -1;
@@ -112,6 +122,10 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
             bad = parse_u32(v, 0, FSC_SIM_MAX_QUEUES, &cfg->queues);
         } else if (strcmp(a, "--packet-size") == 0) {
             bad = parse_u32(v, 64, 65536, &cfg->packet_size);
+        } else if (strcmp(a, "--garbage-every") == 0) {
+            bad = parse_u32(v, 1, 1000000, &cfg->garbage_every);
+        } else if (strcmp(a, "--speedup") == 0) {
+            bad = parse_u32(v, 1, 1000, &cfg->speedup);
         } else if (strcmp(a, "--burst-port") == 0) {
             bad = parse_u32(v, 0, FSC_SIM_MAX_PORTS - 1, &u);
             cfg->burst_port = (int32_t)u;
@@ -136,6 +150,7 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
                 {"--reset-after", offsetof(struct fsc_sim_config, reset_after_ms)},
                 {"--stall-after", offsetof(struct fsc_sim_config, stall_after_ms)},
                 {"--disconnect-after", offsetof(struct fsc_sim_config, disconnect_after_ms)},
+                {"--fault-for", offsetof(struct fsc_sim_config, fault_for_ms)},
                 {"--duration", offsetof(struct fsc_sim_config, duration_ms)},
             };
             size_t k;

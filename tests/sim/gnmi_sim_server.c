@@ -60,6 +60,9 @@ struct call {
     unsigned wrap_sensor;            /* FSC_SIM_SENSOR_* being sent */
     uint64_t seq[FSC_SIM_N_SENSORS]; /* next sequence_number, per sensor */
     uint64_t sent, overruns;
+    uint64_t updates_built; /* update messages built (--garbage-every counts them) */
+    uint64_t garbage;       /* of which replaced by garbage */
+    int close_due;          /* --close-after-sync: end the call once the sync is out */
 };
 
 struct sim_server {
@@ -69,6 +72,7 @@ struct sim_server {
     struct call *calls;
     struct call *waiting; /* the call slot of the outstanding request_call */
     int64_t start_ms;
+    int64_t first_stream_ms; /* first Subscribe that streams: --fault-for counts from it */
     uint64_t rng;
     int shutting_down, shutdown_done;
     struct tag t_shutdown;
@@ -204,6 +208,48 @@ static int64_t jittered(struct sim_server *srv, const struct call *c, int64_t ti
     return t > srv->start_ms ? t : srv->start_ms;
 }
 
+/* 1 while the fault modes act: --fault-for from the first Subscribe that
+ * streams (not from the start, so a slow client still meets the faults). */
+static int faulty(const struct sim_server *srv, int64_t now)
+{
+    const struct fsc_sim_config *cfg = srv->cfg;
+    return cfg->fault_for_ms <= 0 || srv->first_stream_ms == 0 ||
+           now - srv->first_stream_ms < cfg->fault_for_ms;
+}
+
+/* Replaces the update in *buf (malloc'd, *len bytes) by garbage of kind
+ * k % 3: bytes no protobuf reader accepts (field 1 with wire type 7), a
+ * CapabilityResponse (a well-formed message of the wrong type), or the
+ * update cut in half (a length that runs past the end). The Junos sequence
+ * number of the lost update stays used, as on a real lossy target. Returns
+ * 0 or -ENOMEM (the update is then left as it was). */
+static int make_garbage(struct sim_server *srv, uint64_t k, uint8_t **buf, size_t *len)
+{
+    uint8_t *g;
+    size_t n;
+    switch (k % 3) {
+    case 0:
+        n = 64;
+        if (!(g = malloc(n)))
+            return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+            g[i] = (uint8_t)rng_next(srv);
+        g[0] = 0x0f; /* field 1, wire type 7: undecodable whatever follows */
+        break;
+    case 1:
+        if (fsc_sim_msg_capabilities(&g, &n) != 0)
+            return -ENOMEM;
+        break;
+    default:
+        *len /= 2;
+        return 0;
+    }
+    free(*buf);
+    *buf = g;
+    *len = n;
+    return 0;
+}
+
 /* The wrap is over: after the first one (the initial dump) the
  * sync_response is due. */
 static void wrap_done(struct call *c)
@@ -249,6 +295,10 @@ static void send_wrap_message(struct call *c)
         send_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "simulator out of memory", 0);
         return;
     }
+    c->updates_built++;
+    if (cfg->garbage_every > 0 && c->updates_built % cfg->garbage_every == 0 &&
+        faulty(srv, meta.export_ms) && make_garbage(srv, c->garbage, &buf, &len) == 0)
+        c->garbage++;
     /* Advance: next port, then the next sensor, then the wrap is over. */
     if (!last_port) {
         c->wrap_port++;
@@ -285,11 +335,17 @@ static void pump(struct call *c, int64_t now)
         size_t len;
         c->sync_pending = 0;
         c->sync_sent = 1;
+        c->close_due = cfg->close_after_sync && faulty(srv, now);
         if (fsc_sim_msg_sync(&buf, &len) != 0) {
             send_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "simulator out of memory", 0);
             return;
         }
         send_bytes(c, buf, len);
+        return;
+    }
+    if (c->close_due) { /* --close-after-sync: the sync is out, end the call */
+        vlog(srv, "close after sync", c);
+        send_status(c, GRPC_STATUS_OK, "", 0);
         return;
     }
     if (c->req.mode == 1 && c->sync_sent) { /* ONCE: dump, sync, close */
@@ -298,12 +354,16 @@ static void pump(struct call *c, int64_t now)
     }
     if (now < c->next_tick_ms)
         return;
+    /* --speedup: a target that ignores the subscribed interval. */
+    int64_t iv = c->interval_ms;
+    if (cfg->speedup > 1 && faulty(srv, now))
+        iv = iv / cfg->speedup > 0 ? iv / cfg->speedup : 1;
     c->wrap_tick_ms = c->next_tick_ms;
-    c->next_tick_ms += c->interval_ms;
+    c->next_tick_ms += iv;
     if (c->next_tick_ms <= now) { /* the client is slower than the interval */
-        int64_t behind = (now - c->next_tick_ms) / c->interval_ms + 1;
+        int64_t behind = (now - c->next_tick_ms) / iv + 1;
         c->overruns += (uint64_t)behind;
-        c->next_tick_ms += behind * c->interval_ms;
+        c->next_tick_ms += behind * iv;
     }
     c->wrap_port = 0;
     c->wrap_sensor = fsc_sim_next_sensor(c->req.sensors, 0);
@@ -411,6 +471,8 @@ static void on_request(struct call *c, const uint8_t *buf, size_t len, int64_t n
     }
     c->streaming = 1;
     c->start_ms = now;
+    if (c->srv->first_stream_ms == 0)
+        c->srv->first_stream_ms = now;
     c->next_tick_ms = now;
     if (c->req.updates_only) { /* no dump: sync first, updates from the next tick */
         c->dump_done = 1;

@@ -5,6 +5,8 @@
  * clients connected (even mid-render) is clean (ASan reports leaks). */
 #include "prom_http_fixture.h"
 
+#include <poll.h>
+
 #define BIG_LEN ((size_t)32 << 20)
 
 static void sleep_ms(long ms)
@@ -214,6 +216,45 @@ out:
     free(big);
 }
 
+/* Slowloris: with client_timeout 1 s, a client that sends a header byte every
+ * 200 ms (each byte resets MHD's idle timeout) is cut once its header is
+ * 1 s overdue (core/http_watch.h), long before it would finish sending; a
+ * normal scrape still works afterwards. */
+static void slowloris_header_deadline(void)
+{
+    struct fake f;
+    fake_init(&f);
+    struct fsc_prom_http *h = fx_start(&f, 0, 1000000000);
+    CHECK(h != NULL);
+    if (!h)
+        return;
+    uint16_t port = fsc_prom_http_port(h);
+    int fd = fx_connect(port);
+    CHECK(fd != -1);
+    int cut = 0, sent = 0;
+    if (fd != -1 && fx_send(fd, "GET /metrics HTTP/1.1\r\nX-Slow: ") == 0) {
+        /* 50 bytes at 200 ms: 10 s of header, never completed. */
+        for (int i = 0; i < 50 && !cut; i++) {
+            sleep_ms(200);
+            struct pollfd pfd = {.fd = fd, .events = POLLIN};
+            char c;
+            if (poll(&pfd, 1, 0) == 1 && recv(fd, &c, 1, MSG_DONTWAIT) <= 0)
+                cut = 1;
+            else if (send(fd, "a", 1, MSG_NOSIGNAL) != 1)
+                cut = 1;
+            else
+                sent++;
+        }
+    }
+    CHECK(cut);
+    CHECK(sent < 40); /* cut well before the header would have ended */
+    if (fd != -1)
+        close(fd);
+    CHECK(scrape_ok(port, "", FX_TEXT, strlen(FX_TEXT)));
+    fsc_prom_http_stop(h);
+    fake_fini(&f);
+}
+
 struct par {
     uint16_t port;
     const char *want;
@@ -325,4 +366,4 @@ static void stop_with_clients(void)
 }
 
 TEST_MAIN(TEST(slow_reader_does_not_block), TEST(render_lock_scope), TEST(idle_clients_dropped),
-          TEST(parallel_scrapes), TEST(stop_with_clients))
+          TEST(parallel_scrapes), TEST(stop_with_clients), TEST(slowloris_header_deadline))

@@ -1,0 +1,101 @@
+/* Internal to exporters/remote_write: the reader (rw_collect.c), the batch
+ * encoder (rw_batch.c) and the HTTP client (rw_http.c), each owned by one of
+ * the exporter's threads (remote_write.c). */
+#ifndef FSC_RW_INT_H
+#define FSC_RW_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/config.h"
+#include "core/registry.h"
+#include "engine/engine.h"
+#include "remote_write/rw_encode.h"
+#include "remote_write/rw_queue.h"
+
+/* ---- reader: engine views -> samples (rw_collect.c) ---------------------- */
+
+/* Views copied per engine lock hold (as the /metrics renderer does). */
+#define FSC_RW_CHUNK 512
+
+/* Per series: the time of what was last queued, so each reading queues only
+ * what is new. INT64_MIN: nothing yet. */
+struct fsc_rw_seen {
+    int64_t t_raw, t_win, t_fine;
+};
+
+struct fsc_rw_reader {
+    struct fsc_registry *reg;
+    struct fsc_engine *eng;
+    uint32_t series;   /* FSC_RW_SERIES_* */
+    int64_t window_ns; /* first engine window; 0 = no window rates */
+    struct fsc_rw_seen *seen;
+    size_t n_seen;
+    fsc_series_id *ids;            /* FSC_RW_CHUNK */
+    struct fsc_series_view *views; /* FSC_RW_CHUNK */
+    struct fsc_rw_sample *out;     /* FSC_RW_CHUNK * 3: what one chunk can yield */
+};
+
+/* Returns 0 or -ENOMEM. */
+int fsc_rw_reader_init(struct fsc_rw_reader *rd, struct fsc_registry *reg, struct fsc_engine *eng,
+                       uint32_t series, int64_t window_ns);
+void fsc_rw_reader_free(struct fsc_rw_reader *rd);
+
+/* One reading: every series the registry has, chunk by chunk; calls
+ * emit(arg, samples, n) once per chunk that yielded samples. Returns the
+ * number of samples emitted, or -ENOMEM when the per-series table could not
+ * grow (the series beyond it are skipped this time). Thread: the reader's. */
+long fsc_rw_read(struct fsc_rw_reader *rd,
+                 void (*emit)(void *arg, const struct fsc_rw_sample *s, size_t n), void *arg);
+
+/* ---- batch encoder: samples -> snappy WriteRequest (rw_batch.c) ---------- */
+
+struct fsc_rw_encoder {
+    const struct fsc_registry *reg;
+    struct fsc_buf body; /* the WriteRequest */
+    struct fsc_buf z;    /* its snappy block: the request body */
+    struct fsc_rw_point *pts;
+    size_t cap_pts;
+};
+
+void fsc_rw_encoder_init(struct fsc_rw_encoder *enc, const struct fsc_registry *reg);
+void fsc_rw_encoder_free(struct fsc_rw_encoder *enc);
+
+/* Sorts batch[0..n) by series (then time, in place), encodes one
+ * TimeSeries per series into enc->body and compresses it into enc->z.
+ * Samples of one series with the same millisecond keep the first. Returns
+ * 0 or a negative errno. */
+int fsc_rw_encode_batch(struct fsc_rw_encoder *enc, struct fsc_rw_sample *batch, size_t n);
+
+/* The metric name and label set of one queued sample, sorted by name with
+ * __name__ included: writes up to max labels into out (name buffer `nb` of
+ * FSC_REGISTRY_NAME_MAX + 8 bytes) and returns how many, or 0 for an unknown
+ * series. */
+size_t fsc_rw_sample_labels(const struct fsc_registry *reg, const struct fsc_rw_sample *s,
+                            struct fsc_rw_label *out, size_t max, char *nb);
+
+/* ---- HTTP (rw_http.c) --------------------------------------------------- */
+
+struct fsc_rw_http;
+
+/* A libcurl handle set up from cfg (URL, headers, auth, TLS). Returns NULL
+ * with a sentence in err. */
+struct fsc_rw_http *fsc_rw_http_create(const struct fsc_remote_write_config *cfg, char *err,
+                                       size_t errlen);
+void fsc_rw_http_destroy(struct fsc_rw_http *h);
+
+/* What one POST brought back. */
+struct fsc_rw_reply {
+    long status;           /* HTTP status; 0 = no response */
+    int64_t retry_after_s; /* parsed Retry-After, -1 = none */
+    char error[128];       /* status 0: libcurl's reason */
+    char body[128];        /* the first bytes of the response body, for the log */
+};
+
+/* POSTs body[0..n) with the remote_write headers, waiting at most
+ * timeout_ms. Fills *rep. Thread: the sender's. */
+void fsc_rw_http_post(struct fsc_rw_http *h, const void *body, size_t n, int64_t timeout_ms,
+                      struct fsc_rw_reply *rep);
+
+#endif

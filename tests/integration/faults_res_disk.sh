@@ -1,0 +1,188 @@
+#!/bin/sh
+# Disk full for the Kafka spool and the rollup store (issue 10).
+#
+# A real ENOSPC: a 256 KiB tmpfs mounted in a private mount namespace
+# (`unshare -m`, so nothing outside the test sees it and it goes away with
+# the test), holding the spool (exporters.kafka.spool_dir) and the state
+# directory (rollup store). A filler file takes all but ~64 KiB. Needs root
+# (CI runs as root); skipped with status 77 otherwise.
+#
+#   faults_res_disk.sh FABRICSCOPE KAFKA_MOCK SOURCE_DIR NODE
+#
+# 1. The broker is down from the start, so events pile up in the spool; a
+#    synthetic source with frequent bursts fills the disk within seconds.
+#    Checks: the daemon keeps running and serving /metrics; the write
+#    failure is logged (kafka_spool_write_failed / kafka_events_dropped,
+#    level error) a bounded number of times; dropped{reason="full"} > 0 (the
+#    spool's io_errors count is not exported to /metrics); at the next minute boundary the rollup write fails
+#    and is logged (rollup_write_failed).
+#    Until the 256 KiB write buffer is full, events wait in memory (not
+#    lost); then they are dropped and counted.
+# 2. The filler is removed (space returns) and the broker comes up. Checks:
+#    new events are spooled again (queued grows, no further drops); at the
+#    next minute the rollup is written again (rollup_write_recovered);
+#    delivered + spool_records = queued.
+# 3. The broker goes down again until >= 20 records wait; SIGTERM, restart
+#    on the same spool: every record
+#    left reads back with a good CRC (kafka_spool_recovered corrupt=0, the
+#    count = spool_records at stop); `fabricscope report` reads the rollup
+#    store without a damaged record; the broker comes up and the spool
+#    drains: delivered = recovered + queued in run 2, nothing dropped, and
+#    kcat reads no id twice.
+set -u
+bin=$1
+mock=$2
+src=$3
+node=$4
+here=$(cd "$(dirname "$0")" && pwd)
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1; then
+    echo "SKIP: needs root and unshare(1) for a private tmpfs"
+    exit 77
+fi
+if [ -z "${FR_IN_NS:-}" ]; then
+    FR_IN_NS=1 exec unshare -m --propagation private sh "$0" "$@"
+fi
+# shellcheck source=tests/integration/lib.sh
+. "$here/lib.sh"
+# shellcheck source=tests/integration/kafka_lib.sh
+. "$here/kafka_lib.sh"
+# shellcheck source=tests/integration/faults_res_lib.sh
+. "$here/faults_res_lib.sh"
+lib_init
+small=$tmp/small
+mkdir -p "$small"
+mount -t tmpfs -o size=256k tmpfs "$small" || {
+    echo "SKIP: cannot mount a tmpfs"
+    exit 77
+}
+umount_small() {
+    umount "$small" 2>/dev/null
+    lib_cleanup
+}
+trap umount_small EXIT
+
+kafka_prereqs || {
+    summary
+    exit 1
+}
+mock_start || {
+    summary
+    exit 1
+}
+mock_cmd "down all"
+# The tmpfs takes whole pages: leave 16 of them.
+dd if=/dev/zero of="$small/filler" bs=4k count=1000 2>/dev/null
+rm -f "$small/filler"
+free_kib=$(df -k "$small" | awk 'NR == 2 {print $4}')
+dd if=/dev/zero of="$small/filler" bs=1k count=$((free_kib - 64)) 2>/dev/null
+echo "tmpfs: $(df -k "$small" | awk 'NR == 2 {print $4}') KiB free after the filler"
+
+kafka_yaml "$tmp/fsc.yaml" "    spool_max: 1MiB"
+sed -i "s|spool_dir: .*|spool_dir: $small/spool|" "$tmp/fsc.yaml"
+cat >>"$tmp/fsc.yaml" <<EOF
+state_dir: $small/state
+sources:
+EOF
+# Four synthetic leaves with frequent bursts: ~20 KB of events a second, so
+# the spool's 256 KiB write buffer fills within seconds of the disk.
+for i in 1 2 3 4; do
+    cat >>"$tmp/fsc.yaml" <<EOF
+  - {name: synth$i, type: synthetic, device: disk-leaf$i, ports: 32, interval: 10ms,
+     burst_every: 200ms, burst_length: 50ms, storm_every: 6s, seed: $i}
+EOF
+done
+cat >>"$tmp/fsc.yaml" <<EOF
+engine:
+  windows: [1s, 2s]
+EOF
+m() { value "$1"; }
+dropped_full() { series_value fabricscope_kafka_dropped_total reason=full; }
+
+# ---- run 1: the disk fills ----
+start_fsc "$tmp/fsc.yaml"
+wait_exporter || {
+    summary
+    exit 1
+}
+poll_metrics 600 'ge "$(dropped_full)" 1'
+check "events dropped once the disk is full (dropped{full} '$(dropped_full)')" ge "$(dropped_full)" 1
+check_log "the full disk is logged" \
+    'level=error event=kafka_(spool_write_failed|events_dropped) '
+check "the daemon still serves /metrics" fetch_metrics
+# Rollup: the first minute boundary with the disk full (70 s at most).
+wait_until 700 grep -q 'event=rollup_write_failed' "$tmp/fsc.log"
+check_log "the rollup's failed minute is logged" \
+    'level=error event=rollup_write_failed error=.*dropped=[1-9][0-9]* write_errors=[1-9]'
+sleep 2
+fetch_metrics
+fulls=$(fr_log_count 'event=kafka_(spool_write_failed|events_dropped|spool_read_failed)')
+secs=$(($(date +%s) - $(stat -c %Y "$tmp/fsc.yaml")))
+check "disk-full lines bounded ($fulls in ${secs} s)" eval '[ "$fulls" -le $((secs * 3 + 10)) ]'
+check "the daemon is still running" kill -0 "$fsc_pid"
+
+# ---- space returns; the broker comes up and drains the spool ----
+rm -f "$small/filler"
+mock_cmd "up all"
+q0=$(m fabricscope_kafka_messages_queued_total)
+poll_metrics 150 '[ "$(m fabricscope_kafka_messages_queued_total)" -gt "$q0" ]'
+check "events are spooled again ($q0 -> $(m fabricscope_kafka_messages_queued_total))" \
+    eval '[ "$(m fabricscope_kafka_messages_queued_total)" -gt "$q0" ]'
+sleep 1
+fetch_metrics
+d1=$(dropped_full)
+sleep 2
+fetch_metrics
+check_eq "no further drops once space returned" "$(dropped_full)" "$d1"
+wait_until 700 grep -q 'event=rollup_write_recovered' "$tmp/fsc.log"
+check_log "the rollup writes again" 'level=info event=rollup_write_recovered records=[1-9]'
+fetch_metrics
+check_eq "everything taken is delivered or counted as dropped" \
+    "$(($(m fabricscope_kafka_messages_delivered_total) + $(m fabricscope_kafka_spool_records)))" \
+    "$(m fabricscope_kafka_messages_queued_total)"
+# Records on disk for run 2 to read back.
+mock_cmd "down all"
+poll_metrics 150 'ge "$(m fabricscope_kafka_spool_records)" 20'
+stop_pid "$fsc_pid" 150
+check_eq "run 1: clean exit" "$stop_rc" 0
+fsc_pid=""
+left=$(sed -n 's/.*event=kafka_stopped .* left=\([0-9]*\) .*/\1/p' "$tmp/fsc.log")
+echo "run 1: dropped{full} $d1, spool records at stop $left"
+check "records left in the spool at stop (got '$left')" ge "$left" 20
+cp "$tmp/fsc.log" "$tmp/run1.log"
+
+# ---- run 2: what is on disk reads back ----
+start_fsc "$tmp/fsc.yaml"
+wait_exporter || {
+    summary
+    exit 1
+}
+wait_until 100 grep -q 'event=kafka_spool_recovered' "$tmp/fsc.log"
+check_log "every spooled record reads back (CRC good, nothing cut)" \
+    "event=kafka_spool_recovered .*records=$left .*corrupt=0"
+mock_cmd "up all"
+poll_metrics 300 '[ "$(m fabricscope_kafka_spool_records)" = 0 ] && ge "$(m fabricscope_kafka_messages_delivered_total)" "$left"'
+check_eq "run 2: the spool drained" "$(m fabricscope_kafka_spool_records)" 0
+check_eq "run 2: nothing dropped" "$(fr_sum_metric fabricscope_kafka_dropped_total)" 0
+stop_pid "$fsc_pid" 150
+check_eq "run 2: clean exit" "$stop_rc" 0
+fsc_pid=""
+check_log "run 2: recovered and new events all delivered" "event=kafka_stopped delivered=[0-9]+ left=0 "
+"$bin" report --state-dir "$small/state" --from -2h --to now --out "$tmp/report" \
+    >"$tmp/report.out" 2>&1
+check_eq "the rollup store reads back" "$?" 0
+check "no damaged rollup record" eval '! grep -rq "damaged records" "$tmp/report"'
+kcat_all "$tmp/kcat.out"
+check "kcat: no event twice" python3 -c '
+import json, sys
+ids = [json.loads(json.loads(l)["payload"])["id"] for l in open(sys.argv[1]) if l.startswith("{")]
+print(len(ids), "messages,", len(set(ids)), "ids")
+sys.exit(0 if ids and len(ids) == len(set(ids)) else 1)' "$tmp/kcat.out"
+
+if [ "$fails" -ne 0 ]; then
+    for r in run1 fsc; do
+        echo "--- $r log (without detector events) ---"
+        grep -v " event=detect " "$tmp/$r.log" | cut -c1-300 | tail -25
+    done
+    cat "$tmp/report.out"
+fi
+summary
