@@ -196,12 +196,13 @@ const char *fsc_cfg_format_f64(double v, char *buf, size_t size);
 
 extern const struct fsc_cspec fsc_cspec_engine;
 extern const struct fsc_cspec fsc_cspec_exporters;
+extern const struct fsc_cspec fsc_cspec_remote_write; /* config_remote_write.c */
 extern const struct fsc_cspec fsc_cspec_topology;
 extern const struct fsc_cspec fsc_cspec_log;
 extern const struct fsc_cspec fsc_cspec_tls_client; /* struct fsc_tls_config */
 extern const struct fsc_cspec fsc_cspec_tls_server;
-extern const struct fsc_cspec
-    fsc_cspec_listener_auth; /* struct fsc_listener_auth (config_auth.c) */
+/* struct fsc_listener_auth (config_auth.c) */
+extern const struct fsc_cspec fsc_cspec_listener_auth;
 
 /* gnmi pieces (config_gnmi.c). */
 extern const struct fsc_cspec fsc_cspec_gnmi_stream; /* struct fsc_gnmi_stream */

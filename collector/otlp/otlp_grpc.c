@@ -60,13 +60,17 @@
 #include "core/http_auth.h"
 #include "core/log.h"
 
-#define CALLS_EXPORT    8 /* Export calls requested in advance */
-#define CALLS_OTHER     2 /* calls of unknown methods requested in advance */
-#define CALLS           (CALLS_EXPORT + CALLS_OTHER)
-#define MAX_STREAMS     64 /* concurrent calls per client connection */
-#define TICK_MS         1000
-#define RECV_TIMEOUT_NS ((int64_t)30 * 1000000000)
-#define DRAIN_NS        ((int64_t)10 * 1000000000)
+#define CALLS_EXPORT 8 /* Export calls requested in advance */
+#define CALLS_OTHER  2 /* calls of unknown methods requested in advance */
+#define CALLS        (CALLS_EXPORT + CALLS_OTHER)
+/* Memory the gRPC core may hold for this receiver's connections, and how
+ * long an idle connection is kept (docs/SECURITY.md, input bounds). */
+#define GRPC_MEMORY_QUOTA ((size_t)256 << 20)
+#define GRPC_IDLE_MS      (5 * 60 * 1000)
+#define MAX_STREAMS       64 /* concurrent calls per client connection */
+#define TICK_MS           1000
+#define RECV_TIMEOUT_NS   ((int64_t)30 * 1000000000)
+#define DRAIN_NS          ((int64_t)10 * 1000000000)
 
 enum tag_kind { TAG_NEW, TAG_RECV, TAG_REPLY, TAG_SHUTDOWN };
 
@@ -575,6 +579,16 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
     grpc_server_credentials *creds = server_creds(cfg->tls, err, errlen);
     if (!creds)
         goto fail;
+    /* The core accepts any number of connections: its resource quota bounds
+     * the memory they hold (buffers; under pressure the core sheds), and
+     * idle connections are closed after GRPC_IDLE_MS. */
+    grpc_resource_quota *quota = grpc_resource_quota_create("fabricscope-otlp");
+    if (!quota) {
+        grpc_server_credentials_release(creds);
+        snprintf(err, errlen, "out of memory creating the gRPC resource quota");
+        goto fail;
+    }
+    grpc_resource_quota_resize(quota, GRPC_MEMORY_QUOTA);
     /* No SO_REUSEPORT (gRPC's default is on): a second collector on the
      * same port must fail to start, not silently take half the exports. */
     grpc_arg args[] = {
@@ -591,9 +605,16 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
          .key = GRPC_ARG_MAX_CONCURRENT_STREAMS,
          .value.integer = MAX_STREAMS},
         {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_ALLOW_REUSEPORT, .value.integer = 0},
+        {.type = GRPC_ARG_INTEGER,
+         .key = GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+         .value.integer = GRPC_IDLE_MS},
+        {.type = GRPC_ARG_POINTER,
+         .key = GRPC_ARG_RESOURCE_QUOTA,
+         .value.pointer = {.p = quota, .vtable = grpc_resource_quota_arg_vtable()}},
     };
     grpc_channel_args cargs = {.num_args = sizeof(args) / sizeof(args[0]), .args = args};
     g->server = grpc_server_create(&cargs, NULL);
+    grpc_resource_quota_unref(quota); /* the server holds its own reference */
     g->cq = grpc_completion_queue_create_for_next(NULL);
     if (!g->server || !g->cq) {
         grpc_server_credentials_release(creds);

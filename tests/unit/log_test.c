@@ -1,4 +1,7 @@
 /* Logging: exact line shape, level threshold, quoting of values. */
+#include <stdio.h>
+#include <string.h>
+
 #include "core/log.h"
 #include "test.h"
 
@@ -70,4 +73,37 @@ static void quoting(void)
     CHECK_STR(fsc_log_quote("a b c d", tiny, sizeof(tiny)), "\"a b\"");
 }
 
-TEST_MAIN(TEST(format_and_levels), TEST(quoting))
+/* 1000 library messages within far less than a second, differing only in
+ * their numbers (as libmicrohttpd's "resource limit at N connections"),
+ * plus one other text: one line each, the rest left out and counted later. */
+static void emit_lib_flood(void)
+{
+    char msg[96];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(msg, sizeof(msg), "Hit resource limit at %d connections.\n", i);
+        fsc_log_lib(FSC_LOG_WARN, "microhttpd", msg);
+    }
+    fsc_log_lib(FSC_LOG_WARN, "microhttpd", "Other text");
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+static void library_flood_limited(void)
+{
+    char *out = capture(emit_lib_flood);
+    CHECK(out != NULL);
+    if (!out)
+        return;
+    CHECK_INT(count_of(out, "event=library"), 2);
+    CHECK(strstr(out, "lib=microhttpd msg=\"Hit resource limit at 0 connections.\"\n") != NULL);
+    CHECK(strstr(out, "lib=microhttpd msg=\"Other text\"\n") != NULL);
+    CHECK_INT(count_of(out, "suppressed="), 0);
+}
+
+TEST_MAIN(TEST(format_and_levels), TEST(quoting), TEST(library_flood_limited))
