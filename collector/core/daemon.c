@@ -29,7 +29,7 @@
 
 #define EVENT_RING         65536
 #define STATS_EVERY_S      60
-#define DAEMON_STREAMS_MAX 256 /* gNMI streams shown in /metrics */
+#define DAEMON_STREAMS_MAX 1024 /* gNMI streams shown in /metrics (the renderer's bound too) */
 
 struct daemon {
     const struct fsc_config *cfg;
@@ -124,6 +124,24 @@ static void start_rollup(struct daemon *d)
     d->rollup = fsc_rollup_start(d->cfg, &renv, rerr, sizeof(rerr));
     if (!d->rollup)
         fsc_log(FSC_LOG_WARN, "rollup_unavailable", "reason=%s", fsc_log_quote(rerr, q, sizeof(q)));
+}
+
+/* The renderer's view of the rollup store (fabricscope_rollup_*). */
+static int rollup_stats_cb(void *arg, struct fsc_prom_rollup_stat *out)
+{
+    struct daemon *d = arg;
+    struct fsc_rollup_stats st;
+    if (!d->rollup)
+        return 0;
+    fsc_rollup_stats(d->rollup, &st);
+    *out = (struct fsc_prom_rollup_stat){
+        .written = st.store.records,
+        .dropped = st.store.dropped,
+        .write_errors = st.store.write_errors,
+        .torn_cut = st.store.torn_cut,
+        .series_dropped = st.series_dropped,
+    };
+    return 1;
 }
 
 /* Renders under the sources' read lock: the renderer's view of the config
@@ -233,7 +251,54 @@ static size_t receivers_cb(void *arg, struct fsc_prom_receiver_stat *out, size_t
                 .bytes = st[k].bytes_received,
                 .points = st[k].points,
                 .rejected = st[k].rejected,
+                .skipped_other_shard = st[k].skipped_other_shard,
+                .skipped_no_value = st[k].skipped_no_value,
             };
+    }
+    return total;
+}
+
+/* One listener's refusals, fsc_http_sec_stats() to the renderer's reasons
+ * (the credential verdicts in the same order, then client certificates). */
+_Static_assert(FSC_AUTH_VERDICTS - FSC_AUTH_MISSING == FSC_PROM_AUTH_CLIENT_CERT,
+               "auth verdicts and fabricscope_listener_auth_failures_total reasons differ");
+static void listener_stat(struct fsc_prom_listener_stat *out, const struct fsc_http_sec_stats *sec)
+{
+    for (int v = FSC_AUTH_MISSING; v < FSC_AUTH_VERDICTS; v++)
+        out->failures[FSC_PROM_AUTH_MISSING + (v - FSC_AUTH_MISSING)] = sec->auth.failed_by[v];
+    out->failures[FSC_PROM_AUTH_CLIENT_CERT] = sec->cert_refused;
+}
+
+/* The renderer's view of the listeners that check credentials or client
+ * certificates (fabricscope_listener_auth_failures_total): Prometheus, then
+ * each OTLP transport, named as in their listener_auth_failed log lines. */
+static size_t listeners_cb(void *arg, struct fsc_prom_listener_stat *out, size_t cap)
+{
+    struct daemon *d = arg;
+    size_t total = 0;
+    struct fsc_http_sec_stats sec;
+    /* d->prom_http is assigned after its threads start; ready (stored
+     * after that) makes the read safe. A scrape before it misses one row. */
+    fsc_prom_http_sec_stats(atomic_load(&d->ready) ? d->prom_http : NULL, &sec);
+    if (sec.gated && total < cap) {
+        memset(&out[total], 0, sizeof(out[total]));
+        snprintf(out[total].listener, sizeof(out[total].listener), "prometheus");
+        listener_stat(&out[total++], &sec);
+    }
+    for (size_t i = 0; i < d->src.n_run; i++) {
+        const struct fsc_drun *rs = d->src.run[i];
+        if (rs->cfg->type != FSC_SOURCE_OTLP || !rs->ctx)
+            continue;
+        struct fsc_otlp_transport_stats st[2];
+        size_t n = fsc_otlp_source_stats(rs->ctx, st, 2);
+        for (size_t k = 0; k < n && total < cap; k++) {
+            if (!st[k].sec.gated)
+                continue;
+            memset(&out[total], 0, sizeof(out[total]));
+            snprintf(out[total].listener, sizeof(out[total].listener), "otlp/%s:%s",
+                     st[k].transport, rs->cfg->name);
+            listener_stat(&out[total++], &st[k].sec);
+        }
     }
     return total;
 }
@@ -293,6 +358,9 @@ static int kafka_stats_cb(void *arg, struct fsc_prom_kafka_stat *out)
         .dropped_encode = st.dropped_encode,
         .dropped_full = st.dropped_full,
         .dropped_error = st.dropped_error,
+        .spool_corrupt = st.spool_corrupt,
+        .spool_io_errors = st.spool_io_errors,
+        .producer_restarts = st.producer_restarts,
         .queue_messages = st.queue_messages,
         .queue_bytes = st.queue_bytes,
         .spool_records = st.spool_records,
@@ -389,6 +457,10 @@ static int start_prometheus(struct daemon *d, char *err, size_t errlen)
         .kafka_arg = d,
         .remote_write = rw_stats_cb,
         .remote_write_arg = d,
+        .listeners = listeners_cb,
+        .listeners_arg = d,
+        .rollup = rollup_stats_cb,
+        .rollup_arg = d,
     };
     char perr[512];
     d->prom = fsc_prom_renderer_create(&env, perr, sizeof(perr));

@@ -2,6 +2,7 @@
 #include <crypt.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,13 @@
 #include "core/http_auth.h"
 #include "core/log.h"
 
-#define MAC_LEN      32 /* HMAC-SHA-256 */
+#define MAC_LEN 32 /* HMAC-SHA-256 */
+/* Password hashes computed at once per listener. A bcrypt or yescrypt costs
+ * milliseconds of CPU (yescrypt also MiBs of memory); with one thread per
+ * connection, 256 clients sending wrong passwords would otherwise run 256
+ * at once. Past the bound a request is refused without hashing; credentials
+ * already verified are answered from the cache and are not affected. */
+#define AUTH_HASHERS 2
 #define LOG_EVERY_NS ((int64_t)10 * 1000000000)
 #define REALM_BASIC  "Basic realm=\"fabricscope\", charset=\"UTF-8\""
 #define REALM_BEARER "Bearer realm=\"fabricscope\""
@@ -43,6 +50,7 @@ struct fsc_http_auth {
     struct fsc_http_auth_stats st;
     int64_t last_log_ns;
     uint64_t suppressed;
+    _Atomic int hashing; /* crypt_r calls running now (bounded by AUTH_HASHERS) */
 };
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -322,6 +330,8 @@ static void account(struct fsc_http_auth *a, enum fsc_auth_verdict v, const char
         a->st.ok++;
     } else {
         a->st.failed++;
+        if ((unsigned)v < FSC_AUTH_VERDICTS)
+            a->st.failed_by[v]++;
         if (a->last_log_ns == 0 || now - a->last_log_ns >= LOG_EVERY_NS) {
             log = 1;
             suppressed = a->suppressed;
@@ -369,9 +379,15 @@ static void cache_put(struct fsc_http_auth *a, const uint8_t mac[MAC_LEN])
 /* Runs crypt_r(pass, hash) and compares in constant time. */
 static int password_matches(struct fsc_http_auth *a, const char *pass, const char *hash)
 {
-    struct crypt_data *cd = calloc(1, sizeof(*cd));
-    if (!cd)
+    if (atomic_fetch_add(&a->hashing, 1) >= AUTH_HASHERS) {
+        atomic_fetch_sub(&a->hashing, 1);
         return 0;
+    }
+    struct crypt_data *cd = calloc(1, sizeof(*cd));
+    if (!cd) {
+        atomic_fetch_sub(&a->hashing, 1);
+        return 0;
+    }
     pthread_mutex_lock(&a->mu);
     a->st.hashes++;
     pthread_mutex_unlock(&a->mu);
@@ -381,6 +397,7 @@ static int password_matches(struct fsc_http_auth *a, const char *pass, const cha
              ct_equal((const uint8_t *)out, (const uint8_t *)hash, hl);
     wipe(cd, sizeof(*cd));
     free(cd);
+    atomic_fetch_sub(&a->hashing, 1);
     return ok;
 }
 

@@ -35,6 +35,8 @@ enum fsc_auth_verdict {
     FSC_AUTH_BAD_PASSWORD, /* Basic: password does not match */
     FSC_AUTH_BAD_TOKEN,    /* Bearer: token not in the file (or no tokens configured) */
 };
+/* Verdicts there are (sizes per-verdict counters). */
+#define FSC_AUTH_VERDICTS (FSC_AUTH_BAD_TOKEN + 1)
 
 /* Entries of the verified-credentials cache. */
 #define FSC_HTTP_AUTH_CACHE 32
@@ -71,8 +73,9 @@ void fsc_http_auth_challenges(const struct fsc_http_auth *a, const char *out[2],
 
 struct fsc_http_auth_stats {
     uint64_t ok, failed;
-    uint64_t hashes;     /* crypt_r() calls (cache misses and failures) */
-    uint64_t cache_hits; /* Basic checks answered from the cache */
+    uint64_t failed_by[FSC_AUTH_VERDICTS]; /* failed per verdict; [FSC_AUTH_OK] stays 0 */
+    uint64_t hashes;                       /* crypt_r() calls (cache misses and failures) */
+    uint64_t cache_hits;                   /* Basic checks answered from the cache */
 };
 
 /* Copies the counters. Thread: any. */

@@ -1,6 +1,7 @@
 /* TLS and authentication of the libmicrohttpd listeners (http_sec.h). */
 #include "core/http_sec.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 
+#include "core/clock.h"
 #include "core/log.h"
 #include "core/pem.h"
 
@@ -23,7 +25,15 @@ struct fsc_http_sec {
     char *cert, *key, *ca; /* PEM handed to MHD; kept until destroy */
     struct fsc_http_auth *auth;
     char listener[96];
+    _Atomic uint64_t cert_refused;    /* connection threads count, a scrape reads */
+    _Atomic int64_t cert_logged_ns;   /* last listener_client_cert_refused line, mono ns */
+    _Atomic uint64_t cert_suppressed; /* refusals not logged since that line */
 };
+
+/* A scanner probing an mTLS port must not write a line per request: one
+ * line per CERT_LOG_EVERY_NS per listener, with the count left out since
+ * (as http_auth does for credential failures). */
+#define CERT_LOG_EVERY_NS (10LL * 1000000000LL)
 
 struct fsc_http_sec *fsc_http_sec_create(const struct fsc_tls_config *tls,
                                          const struct fsc_listener_auth *auth, const char *listener,
@@ -131,13 +141,15 @@ int fsc_http_sec_auth(const struct fsc_http_sec *s)
     return s && s->auth;
 }
 
-void fsc_http_sec_stats(struct fsc_http_sec *s, struct fsc_http_auth_stats *out)
+void fsc_http_sec_stats(struct fsc_http_sec *s, struct fsc_http_sec_stats *out)
 {
-    if (!s || !s->auth) {
-        memset(out, 0, sizeof(*out));
+    memset(out, 0, sizeof(*out));
+    if (!s)
         return;
-    }
-    fsc_http_auth_stats(s->auth, out);
+    out->gated = s->auth || (s->tls && s->client_auth != FSC_CLIENT_AUTH_NONE);
+    out->cert_refused = atomic_load(&s->cert_refused);
+    if (s->auth)
+        fsc_http_auth_stats(s->auth, &out->auth);
 }
 
 static enum MHD_Result refuse(struct MHD_Connection *conn, unsigned status, const char *text,
@@ -148,7 +160,10 @@ static enum MHD_Result refuse(struct MHD_Connection *conn, unsigned status, cons
     enum MHD_Result ret = MHD_NO;
     if (!resp)
         return MHD_NO;
-    int ok = MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, TEXT_PLAIN) == MHD_YES;
+    /* Connection: close makes MHD close after the refusal whatever the
+     * method, so an unauthenticated request body is never read. */
+    int ok = MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, TEXT_PLAIN) == MHD_YES &&
+             MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close") == MHD_YES;
     for (size_t i = 0; ok && i < n_challenges; i++)
         ok = MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, challenges[i]) ==
              MHD_YES;
@@ -190,8 +205,15 @@ int fsc_http_sec_gate(struct fsc_http_sec *s, struct MHD_Connection *conn, enum 
     if (s->tls && s->client_auth != FSC_CLIENT_AUTH_NONE) {
         const char *why = client_cert_problem(s, conn);
         if (why) {
-            fsc_log(FSC_LOG_WARN, "listener_client_cert_refused", "listener=%s reason=%s",
-                    s->listener, why);
+            atomic_fetch_add(&s->cert_refused, 1);
+            int64_t now = fsc_mono_ns(), last = atomic_load(&s->cert_logged_ns);
+            if ((last == 0 || now - last >= CERT_LOG_EVERY_NS) &&
+                atomic_compare_exchange_strong(&s->cert_logged_ns, &last, now))
+                fsc_log(FSC_LOG_WARN, "listener_client_cert_refused",
+                        "listener=%s reason=%s suppressed=%llu", s->listener, why,
+                        (unsigned long long)atomic_exchange(&s->cert_suppressed, 0));
+            else
+                atomic_fetch_add(&s->cert_suppressed, 1);
             *ret = refuse(conn, MHD_HTTP_FORBIDDEN,
                           "forbidden: a client certificate signed by the configured CA is "
                           "required\n",

@@ -21,6 +21,7 @@
 #include <sys/socket.h> /* microhttpd.h needs the socket types first */
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <microhttpd.h>
 
@@ -62,7 +63,14 @@ int fsc_http_sec_auth(const struct fsc_http_sec *s);
  * Connection: close) and MHD's answer in *ret. Thread: the connection's. */
 int fsc_http_sec_gate(struct fsc_http_sec *s, struct MHD_Connection *conn, enum MHD_Result *ret);
 
-/* Auth counters (zeros without auth). Thread: any. */
-void fsc_http_sec_stats(struct fsc_http_sec *s, struct fsc_http_auth_stats *out);
+/* What a listener refused, for fabricscope_listener_auth_failures_total. */
+struct fsc_http_sec_stats {
+    int gated;                       /* 1 when credentials or client certificates are checked */
+    uint64_t cert_refused;           /* 403: client certificate missing or not trusted */
+    struct fsc_http_auth_stats auth; /* 401s per verdict (zeros without auth) */
+};
+
+/* Copies the counters (zeros, gated 0, for NULL). Thread: any. */
+void fsc_http_sec_stats(struct fsc_http_sec *s, struct fsc_http_sec_stats *out);
 
 #endif

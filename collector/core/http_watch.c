@@ -61,9 +61,15 @@ static void *watch_main(void *arg)
         if (w->stopping)
             break;
         unsigned n = cut_late(w, fsc_mono_ns());
-        if (n > 0)
+        if (n > 0) {
+            /* Logged without mu: every connection's start and end takes it,
+             * and a slow log sink must not stall the listener. */
+            unsigned long long total = (unsigned long long)w->cut;
+            pthread_mutex_unlock(&w->mu);
             fsc_log(FSC_LOG_INFO, "http_header_deadline", "listener=%s closed=%u total=%llu",
-                    w->listener, n, (unsigned long long)w->cut);
+                    w->listener, n, total);
+            pthread_mutex_lock(&w->mu);
+        }
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;

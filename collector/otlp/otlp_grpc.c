@@ -693,4 +693,8 @@ void fsc_otlp_grpc_stats(struct fsc_otlp_grpc *g, struct fsc_otlp_transport_stat
         return;
     }
     fsc_otlp_counters_get(&g->ctr, out);
+    if (g->auth) {
+        out->sec.gated = 1;
+        fsc_http_auth_stats(g->auth, &out->sec.auth);
+    }
 }

@@ -526,4 +526,5 @@ void fsc_otlp_http_stats(struct fsc_otlp_http *h, struct fsc_otlp_transport_stat
         return;
     }
     fsc_otlp_counters_get(&h->ctr, out);
+    fsc_http_sec_stats(h->sec, &out->sec);
 }

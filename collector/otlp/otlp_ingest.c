@@ -541,6 +541,8 @@ static void on_point(void *ctx, const struct fsc_otlp_point *p)
     ing->res.points++;
     if (ing->foreign || (p->flags & FSC_OTLP_FLAG_NO_RECORDED_VALUE)) {
         ing->res.skipped++; /* another shard's device, or a staleness marker: no error */
+        if (ing->foreign)
+            ing->res.other_shard++;
         return;
     }
     switch (ing->mtype) {
@@ -647,6 +649,7 @@ int fsc_otlp_ingest_end(struct fsc_otlp_ingest *ing, struct fsc_otlp_ingest_resu
     st->accepted += ing->res.accepted;
     st->rejected += ing->res.rejected;
     st->skipped += ing->res.skipped;
+    st->other_shard += ing->res.other_shard;
     if (res)
         *res = ing->res;
     int rc = ing->rc;

@@ -68,11 +68,12 @@ struct fsc_otlp_ingest_config {
 
 /* The outcome of one request. */
 struct fsc_otlp_ingest_result {
-    uint64_t points;   /* data points visited */
-    uint64_t accepted; /* points that produced samples */
-    uint64_t rejected; /* points refused (reasons counted in stats) */
-    uint64_t skipped;  /* NO_RECORDED_VALUE points: neither accepted nor rejected */
-    char message[256]; /* first rejection reason of the request, "" when none */
+    uint64_t points;      /* data points visited */
+    uint64_t accepted;    /* points that produced samples */
+    uint64_t rejected;    /* points refused (reasons counted in stats) */
+    uint64_t skipped;     /* neither accepted nor rejected: NO_RECORDED_VALUE points and */
+    uint64_t other_shard; /* (of skipped) points of a device another shard owns */
+    char message[256];    /* first rejection reason of the request, "" when none */
 };
 
 /* Totals since create (self-monitoring). */
@@ -90,6 +91,7 @@ struct fsc_otlp_ingest_stats {
     uint64_t aborted;       /* requests ended by fsc_otlp_ingest_abort() */
     uint64_t heap_allocs;   /* allocations after create; a request of known series makes none */
     uint32_t cache_entries; /* (device, name, attributes[, bounds]) keys cached */
+    uint64_t other_shard;   /* of skipped: points of another shard's device */
 };
 
 struct fsc_otlp_ingest;

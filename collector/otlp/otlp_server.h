@@ -49,8 +49,9 @@ enum fsc_otlp_verdict {
 /* The outcome of one request. */
 struct fsc_otlp_outcome {
     enum fsc_otlp_verdict verdict;
-    uint64_t points;   /* data points visited */
-    uint64_t rejected; /* points refused by the ingest */
+    uint64_t points;                                /* data points visited */
+    uint64_t rejected;                              /* points refused by the ingest */
+    uint64_t skipped_other_shard, skipped_no_value; /* points skipped, neither of the above */
     char message[256]; /* decoder sentence, cap, or first rejection reason; "" */
 };
 

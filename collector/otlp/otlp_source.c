@@ -80,6 +80,8 @@ void fsc_otlp_counters_add(struct fsc_otlp_counters *c, enum fsc_otlp_verdict ve
     if (o) {
         st->points += o->points;
         st->rejected += o->rejected;
+        st->skipped_other_shard += o->skipped_other_shard;
+        st->skipped_no_value += o->skipped_no_value;
     }
     switch (verdict) {
     case FSC_OTLP_OK:

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/http_sec.h"
 #include "core/source.h"
 
 extern const struct fsc_source_ops fsc_otlp_source_ops;
@@ -32,6 +33,10 @@ struct fsc_otlp_transport_stats {
     uint64_t bytes_received; /* request bytes on the wire (before decompression) */
     uint64_t points;         /* data points in decoded requests */
     uint64_t rejected;       /* points rejected by the ingest */
+    /* points skipped (neither accepted nor rejected): of a device another
+     * shard owns, or NO_RECORDED_VALUE staleness markers */
+    uint64_t skipped_other_shard, skipped_no_value;
+    struct fsc_http_sec_stats sec; /* listener refusals (HTTP only; gated 0 otherwise) */
 };
 
 /* Copies the stats of a running otlp instance (the ctx returned by start) for

@@ -387,8 +387,11 @@ static int write_minute(struct fsc_rollup *ru, int64_t minute_s, int64_t now_s)
 
 static void publish_stats(struct fsc_rollup *ru)
 {
+    /* stats is written without the lock by this thread (discovery counts
+     * dropped series as it goes); readers get the copy made here. */
     pthread_mutex_lock(&ru->mu);
     fsc_rollup_store_stats(ru->store, &ru->stats.store);
+    ru->pub = ru->stats;
     pthread_mutex_unlock(&ru->mu);
 }
 
@@ -426,7 +429,7 @@ int fsc_rollup_flush(struct fsc_rollup *ru, int64_t now_ns)
 void fsc_rollup_stats(struct fsc_rollup *ru, struct fsc_rollup_stats *out)
 {
     pthread_mutex_lock(&ru->mu);
-    *out = ru->stats;
+    *out = ru->pub;
     pthread_mutex_unlock(&ru->mu);
 }
 

@@ -94,6 +94,8 @@ int fsc_rollup_flush(struct fsc_rollup *ru, int64_t now_ns);
 /* Frees (no flush). NULL is a no-op. */
 void fsc_rollup_destroy(struct fsc_rollup *ru);
 
+/* Copies the counters as of the last tick or flush (the daemon's
+ * fabricscope_rollup_* self-metrics). Thread: any; takes the rollup's lock. */
 void fsc_rollup_stats(struct fsc_rollup *ru, struct fsc_rollup_stats *out);
 
 /* The daemon's entry points. fsc_rollup_start() creates a rollup from the

@@ -89,7 +89,8 @@ struct fsc_rollup {
     struct fsc_series_view *views; /* chunk buffer */
     struct fsc_rr_record *batch;   /* records of one store append */
     int64_t minute_s;              /* minute in progress; INT64_MIN before the first tick */
-    struct fsc_rollup_stats stats;
+    struct fsc_rollup_stats stats; /* the tick's thread only */
+    struct fsc_rollup_stats pub;   /* copy of stats for other threads, under mu */
 
     /* thread (fsc_rollup_start) */
     int64_t tick_ns;

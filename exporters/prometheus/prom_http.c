@@ -588,6 +588,11 @@ uint16_t fsc_prom_http_port(const struct fsc_prom_http *h)
     return h ? h->port : 0;
 }
 
+void fsc_prom_http_sec_stats(struct fsc_prom_http *h, struct fsc_http_sec_stats *out)
+{
+    fsc_http_sec_stats(h ? h->sec : NULL, out);
+}
+
 void fsc_prom_http_stop(struct fsc_prom_http *h)
 {
     if (!h)

@@ -97,6 +97,13 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
 /* The port actually bound (useful with port 0). */
 uint16_t fsc_prom_http_port(const struct fsc_prom_http *h);
 
+struct fsc_http_sec_stats; /* core/http_sec.h */
+
+/* The listener's refusals (core/http_sec.h; zeros for NULL), for
+ * fabricscope_listener_auth_failures_total{listener="prometheus"}.
+ * Thread: any, also from inside a render. */
+void fsc_prom_http_sec_stats(struct fsc_prom_http *h, struct fsc_http_sec_stats *out);
+
 /* Stops serving, waits for the threads, frees. NULL is a no-op. */
 void fsc_prom_http_stop(struct fsc_prom_http *h);
 

@@ -49,6 +49,32 @@ struct fsc_prom_receiver_stat {
     const char *transport;                                      /* "grpc" or "http" */
     uint64_t ok, partial, bad_request, too_large, other_errors; /* requests by outcome */
     uint64_t bytes, points, rejected;
+    uint64_t skipped_other_shard, skipped_no_value; /* points skipped, by reason */
+};
+
+/* Failures by reason of a listener that checks credentials or client
+ * certificates, for fabricscope_listener_auth_failures_total. `listener` as
+ * in the listener_auth_failed log line ("prometheus", "otlp/http:<source>"). */
+enum fsc_prom_auth_reason {
+    FSC_PROM_AUTH_MISSING = 0, /* no Authorization header */
+    FSC_PROM_AUTH_MALFORMED,
+    FSC_PROM_AUTH_UNKNOWN_USER,
+    FSC_PROM_AUTH_BAD_PASSWORD,
+    FSC_PROM_AUTH_BAD_TOKEN,
+    FSC_PROM_AUTH_CLIENT_CERT, /* 403: client certificate missing or untrusted */
+    FSC_PROM_AUTH__COUNT
+};
+struct fsc_prom_listener_stat {
+    char listener[96];
+    uint64_t failures[FSC_PROM_AUTH__COUNT];
+};
+
+/* The rollup store's counters (collector/rollup), for fabricscope_rollup_*. */
+struct fsc_prom_rollup_stat {
+    uint64_t written, dropped; /* records written / refused (over max_bytes, or a write failed) */
+    uint64_t write_errors;     /* failed write / sync / open calls */
+    uint64_t torn_cut;         /* torn last records cut when a day file was reopened */
+    uint64_t series_dropped;   /* series the rollup could not track */
 };
 
 /* The Kafka exporter's counters (since start) and gauges (now), for the
@@ -64,6 +90,9 @@ struct fsc_prom_kafka_stat {
     uint64_t spooled;   /* events that had to wait in the on-disk spool */
     /* events lost, by reason */
     uint64_t dropped_bus, dropped_encode, dropped_full, dropped_error;
+    uint64_t spool_corrupt;     /* bad records found in the spool at start */
+    uint64_t spool_io_errors;   /* failed spool writes / fsyncs / unlinks */
+    uint64_t producer_restarts; /* producer re-created after a fatal error */
     /* gauges */
     uint64_t queue_messages, queue_bytes; /* inside librdkafka, not yet reported */
     uint64_t spool_records, spool_bytes;  /* in the spool, not yet delivered */
@@ -118,6 +147,14 @@ struct fsc_prom_render_env {
      * NULL or 0: no fabricscope_remote_write_* families. */
     int (*remote_write)(void *arg, struct fsc_prom_remote_write_stat *out);
     void *remote_write_arg;
+    /* Fills up to cap listener stats (gated listeners only) and returns how
+     * many exist. NULL: no fabricscope_listener_auth_failures_total. */
+    size_t (*listeners)(void *arg, struct fsc_prom_listener_stat *out, size_t cap);
+    void *listeners_arg;
+    /* Fills *out and returns 1 while the rollup runs, else 0. NULL or 0: no
+     * fabricscope_rollup_* families. */
+    int (*rollup)(void *arg, struct fsc_prom_rollup_stat *out);
+    void *rollup_arg;
 };
 
 struct fsc_prom_renderer;

@@ -1,7 +1,8 @@
 /* fabricscope_ self-metrics (docs/METRICS.md, in its order): build, source
  * health, the engine's counters, the registry's per-source counts, the
  * previous scrape's cost, then the streams, receivers, Kafka and remote_write
- * exporters the daemon reports through its callbacks. A few dozen lines per scrape, so clarity wins
+ * exporters, listener refusals and the rollup store the daemon reports
+ * through its callbacks. A few dozen lines per scrape, so clarity wins
  * over speed here. */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@ enum self_family {
     S_WRAPS,
     S_GAPS,
     S_ARRIVAL,
+    S_UNKNOWN_SERIES,
     S_INTERVAL,
     S_SERIES,
     S_LIMIT,
@@ -41,12 +43,16 @@ enum self_family {
     S_OTLP_BYTES,
     S_OTLP_POINTS,
     S_OTLP_REJECTED,
+    S_OTLP_SKIPPED,
     S_KAFKA_QUEUED,
     S_KAFKA_DELIVERED,
     S_KAFKA_FAILED,
     S_KAFKA_RETRIES,
     S_KAFKA_SPOOLED,
     S_KAFKA_DROPPED,
+    S_KAFKA_SPOOL_CORRUPT,
+    S_KAFKA_SPOOL_IO_ERRORS,
+    S_KAFKA_RESTARTS,
     S_KAFKA_QUEUE_MESSAGES,
     S_KAFKA_QUEUE_BYTES,
     S_KAFKA_SPOOL_RECORDS,
@@ -58,6 +64,11 @@ enum self_family {
     S_RW_REQUESTS,
     S_RW_DURATION,
     S_RW_LAST_SUCCESS,
+    S_AUTH_FAILURES,
+    S_ROLLUP_RECORDS,
+    S_ROLLUP_WRITE_ERRORS,
+    S_ROLLUP_TORN,
+    S_ROLLUP_SERIES_DROPPED,
     S__COUNT
 };
 
@@ -65,6 +76,8 @@ enum self_family {
 #define MAX_STREAMS 1024
 /* Receiver transports shown per scrape at most (two per otlp source). */
 #define MAX_RECEIVERS 64
+/* Listeners shown per scrape at most (Prometheus, one per OTLP transport). */
+#define MAX_LISTENERS 65
 
 static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
     [S_BUILD] = {"fabricscope_build_info", "fabricscope_build_info", "gauge",
@@ -81,6 +94,10 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
                 "Intervals longer than max_gap."},
     [S_ARRIVAL] = {"fabricscope_arrival_time_samples", "fabricscope_arrival_time_samples_total",
                    "counter", "Samples without a device timestamp."},
+    [S_UNKNOWN_SERIES] = {"fabricscope_unknown_series_samples",
+                          "fabricscope_unknown_series_samples_total", "counter",
+                          "Samples the engine dropped: series id beyond max_series, or no memory "
+                          "for its state."},
     [S_INTERVAL] = {"fabricscope_sample_interval_ratio", "fabricscope_sample_interval_ratio",
                     "histogram", "Observed sample interval divided by the nominal interval."},
     [S_SERIES] = {"fabricscope_series", "fabricscope_series", "gauge", "Series known, per source."},
@@ -136,6 +153,10 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
     [S_OTLP_REJECTED] = {"fabricscope_otlp_rejected_points",
                          "fabricscope_otlp_rejected_points_total", "counter",
                          "OTLP data points refused (partial success)."},
+    [S_OTLP_SKIPPED] = {"fabricscope_otlp_skipped_points", "fabricscope_otlp_skipped_points_total",
+                        "counter",
+                        "OTLP data points neither accepted nor refused, by reason (other_shard: "
+                        "another shard's device; no_recorded_value: staleness marker)."},
     [S_KAFKA_QUEUED] = {"fabricscope_kafka_messages_queued",
                         "fabricscope_kafka_messages_queued_total", "counter",
                         "Events the Kafka exporter took in (spooled or queued)."},
@@ -151,6 +172,15 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
                          "Events that waited in the on-disk spool."},
     [S_KAFKA_DROPPED] = {"fabricscope_kafka_dropped", "fabricscope_kafka_dropped_total", "counter",
                          "Events lost before delivery, by reason."},
+    [S_KAFKA_SPOOL_CORRUPT] = {"fabricscope_kafka_spool_corrupt_records",
+                               "fabricscope_kafka_spool_corrupt_records_total", "counter",
+                               "Damaged spool records found at start (each ended its segment)."},
+    [S_KAFKA_SPOOL_IO_ERRORS] = {"fabricscope_kafka_spool_io_errors",
+                                 "fabricscope_kafka_spool_io_errors_total", "counter",
+                                 "Spool writes, fsyncs or unlinks that failed."},
+    [S_KAFKA_RESTARTS] = {"fabricscope_kafka_producer_restarts",
+                          "fabricscope_kafka_producer_restarts_total", "counter",
+                          "Producers re-created after a fatal librdkafka error."},
     [S_KAFKA_QUEUE_MESSAGES] = {"fabricscope_kafka_queue_messages",
                                 "fabricscope_kafka_queue_messages", "gauge",
                                 "Messages inside the producer, not yet acknowledged."},
@@ -180,6 +210,19 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
     [S_RW_LAST_SUCCESS] = {"fabricscope_remote_write_last_success_timestamp_seconds",
                            "fabricscope_remote_write_last_success_timestamp_seconds", "gauge",
                            "Unix time of the last request the receiver accepted (0: none yet)."},
+    [S_AUTH_FAILURES] = {"fabricscope_listener_auth_failures",
+                         "fabricscope_listener_auth_failures_total", "counter",
+                         "Requests a listener refused (401, 403), by reason."},
+    [S_ROLLUP_RECORDS] = {"fabricscope_rollup_records", "fabricscope_rollup_records_total",
+                          "counter", "Rollup store records, by result (written, dropped)."},
+    [S_ROLLUP_WRITE_ERRORS] = {"fabricscope_rollup_write_errors",
+                               "fabricscope_rollup_write_errors_total", "counter",
+                               "Rollup store write, sync or open calls that failed."},
+    [S_ROLLUP_TORN] = {"fabricscope_rollup_torn_records", "fabricscope_rollup_torn_records_total",
+                       "counter", "Torn last records cut when a rollup day file was reopened."},
+    [S_ROLLUP_SERIES_DROPPED] =
+        {"fabricscope_rollup_series_dropped", "fabricscope_rollup_series_dropped_total", "counter",
+         "Series the rollup could not track (over its limit or unlabelled)."},
 };
 
 static void line_num(struct fsc_prom_renderer *r, struct fsc_buf *out, enum self_family s,
@@ -342,6 +385,17 @@ static void self_receivers(struct fsc_prom_renderer *r, struct fsc_buf *out)
             line_u64(r, out, s, ex, 2, v);
         }
     }
+    /* Both reasons always shown, so that rate() has a series from the start. */
+    header(r, out, S_OTLP_SKIPPED);
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < 2; k++) {
+            struct fsc_prom_label ex[3] = {
+                lbl("source", st[i].source), lbl("transport", st[i].transport),
+                lbl("reason", k == 0 ? "other_shard" : "no_recorded_value")};
+            line_u64(r, out, S_OTLP_SKIPPED, ex, 3,
+                     k == 0 ? st[i].skipped_other_shard : st[i].skipped_no_value);
+        }
+    }
 }
 
 /* The Kafka exporter's families, when one runs. */
@@ -377,6 +431,16 @@ static void self_kafka(struct fsc_prom_renderer *r, struct fsc_buf *out)
     for (size_t i = 0; i < sizeof(dropped) / sizeof(dropped[0]); i++) {
         struct fsc_prom_label ex[1] = {lbl("reason", dropped[i].reason)};
         line_u64(r, out, S_KAFKA_DROPPED, ex, 1, dropped[i].v);
+    }
+    const struct {
+        enum self_family s;
+        uint64_t v;
+    } faults[] = {{S_KAFKA_SPOOL_CORRUPT, k.spool_corrupt},
+                  {S_KAFKA_SPOOL_IO_ERRORS, k.spool_io_errors},
+                  {S_KAFKA_RESTARTS, k.producer_restarts}};
+    for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
+        header(r, out, faults[i].s);
+        line_u64(r, out, faults[i].s, NULL, 0, faults[i].v);
     }
     const struct {
         enum self_family s;
@@ -439,6 +503,62 @@ static void self_remote_write(struct fsc_prom_renderer *r, struct fsc_buf *out)
     line_f64(r, out, S_RW_LAST_SUCCESS, NULL, 0, k.last_success_s);
 }
 
+/* Refusals of the listeners that check credentials or client certificates;
+ * every reason always shown, so that rate() has a series from the start. */
+static void self_listeners(struct fsc_prom_renderer *r, struct fsc_buf *out)
+{
+    if (!r->env.listeners)
+        return;
+    /* ~7 KB once per scrape: heap, like the streams. */
+    struct fsc_prom_listener_stat *st = calloc(MAX_LISTENERS, sizeof(*st));
+    if (!st) {
+        r->w.err = -ENOMEM;
+        return;
+    }
+    size_t n = r->env.listeners(r->env.listeners_arg, st, MAX_LISTENERS);
+    if (n > MAX_LISTENERS)
+        n = MAX_LISTENERS;
+    static const char *const reason[FSC_PROM_AUTH__COUNT] = {
+        [FSC_PROM_AUTH_MISSING] = "missing",
+        [FSC_PROM_AUTH_MALFORMED] = "malformed",
+        [FSC_PROM_AUTH_UNKNOWN_USER] = "unknown_user",
+        [FSC_PROM_AUTH_BAD_PASSWORD] = "bad_password",
+        [FSC_PROM_AUTH_BAD_TOKEN] = "bad_token",
+        [FSC_PROM_AUTH_CLIENT_CERT] = "client_cert",
+    };
+    if (n > 0)
+        header(r, out, S_AUTH_FAILURES);
+    for (size_t i = 0; i < n; i++) {
+        st[i].listener[sizeof(st[i].listener) - 1] = '\0';
+        for (size_t k = 0; k < FSC_PROM_AUTH__COUNT; k++) {
+            struct fsc_prom_label ex[2] = {lbl("listener", st[i].listener),
+                                           lbl("reason", reason[k])};
+            line_u64(r, out, S_AUTH_FAILURES, ex, 2, st[i].failures[k]);
+        }
+    }
+    free(st);
+}
+
+/* The rollup store's families, while the rollup runs. */
+static void self_rollup(struct fsc_prom_renderer *r, struct fsc_buf *out)
+{
+    struct fsc_prom_rollup_stat k;
+    memset(&k, 0, sizeof(k));
+    if (!r->env.rollup || !r->env.rollup(r->env.rollup_arg, &k))
+        return;
+    header(r, out, S_ROLLUP_RECORDS);
+    struct fsc_prom_label written[1] = {lbl("result", "written")};
+    line_u64(r, out, S_ROLLUP_RECORDS, written, 1, k.written);
+    struct fsc_prom_label dropped[1] = {lbl("result", "dropped")};
+    line_u64(r, out, S_ROLLUP_RECORDS, dropped, 1, k.dropped);
+    header(r, out, S_ROLLUP_WRITE_ERRORS);
+    line_u64(r, out, S_ROLLUP_WRITE_ERRORS, NULL, 0, k.write_errors);
+    header(r, out, S_ROLLUP_TORN);
+    line_u64(r, out, S_ROLLUP_TORN, NULL, 0, k.torn_cut);
+    header(r, out, S_ROLLUP_SERIES_DROPPED);
+    line_u64(r, out, S_ROLLUP_SERIES_DROPPED, NULL, 0, k.series_dropped);
+}
+
 void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
 {
     struct fsc_engine_stats st;
@@ -465,6 +585,8 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
     line_u64(r, out, S_GAPS, NULL, 0, st.gaps);
     header(r, out, S_ARRIVAL);
     line_u64(r, out, S_ARRIVAL, NULL, 0, st.arrival_time_samples);
+    header(r, out, S_UNKNOWN_SERIES);
+    line_u64(r, out, S_UNKNOWN_SERIES, NULL, 0, st.unknown_series);
 
     header(r, out, S_INTERVAL);
     const char *hname = self_desc[S_INTERVAL].sample;
@@ -492,4 +614,6 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
     self_receivers(r, out);
     self_kafka(r, out);
     self_remote_write(r, out);
+    self_listeners(r, out);
+    self_rollup(r, out);
 }

@@ -278,7 +278,10 @@ static void deliver(struct fsc_remote_write *rw, size_t n)
             log_refused(rw, &rep, n);
             return;
         }
-        int64_t wait_ns = rep.retry_after_s >= 0
+        /* Retry-After when the receiver names a wait; 0 (or a date already
+         * past, a clock behind ours) would make a retry storm against a
+         * failing receiver, so our backoff applies then. */
+        int64_t wait_ns = rep.retry_after_s > 0
                               ? rep.retry_after_s * 1000000000LL
                               : fsc_rw_backoff_ns(rw->cfg.backoff.initial_ns,
                                                   rw->cfg.backoff.max_ns, attempt, next_rnd(rw));
@@ -422,6 +425,8 @@ void fsc_remote_write_stop(struct fsc_remote_write *rw, int64_t flush_ns)
     pthread_mutex_lock(&rw->mu);
     rw->stopping = 1;
     rw->deadline = fsc_mono_ns() + (flush_ns > 0 ? flush_ns : 0);
+    /* A POST already in flight is cut at the deadline too. */
+    fsc_rw_http_abort_at(rw->http, rw->deadline);
     pthread_cond_broadcast(&rw->wake_reader);
     pthread_cond_broadcast(&rw->wake_sender);
     pthread_mutex_unlock(&rw->mu);

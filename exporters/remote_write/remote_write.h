@@ -69,7 +69,8 @@ struct fsc_remote_write;
  * reading; an unreachable receiver is no error (retried, logged). Returns
  * NULL with a sentence in err on a setting libcurl refuses, a TLS option it
  * cannot honour, or allocation failure. Thread: the caller's; calls
- * curl_global_init() (the daemon starts it before other libcurl users run). */
+ * curl_global_init(), which is thread-safe since libcurl 7.84 (Debian 12 has
+ * 7.88), so other libcurl users (librdkafka) may already run. */
 struct fsc_remote_write *fsc_remote_write_start(const struct fsc_remote_write_options *opt,
                                                 char *err, size_t errlen);
 

@@ -15,6 +15,7 @@
  * A series queues a sample only when its time moved since the previous
  * reading, so a reading period at or below the sampling period sees every
  * sample once, and an idle collector sends nothing. */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@ int fsc_rw_reader_init(struct fsc_rw_reader *rd, struct fsc_registry *reg, struc
     rd->window_ns = window_ns;
     rd->ids = malloc(FSC_RW_CHUNK * sizeof(*rd->ids));
     rd->views = malloc(FSC_RW_CHUNK * sizeof(*rd->views));
-    rd->out = malloc(3 * FSC_RW_CHUNK * sizeof(*rd->out));
+    rd->out = malloc(FSC_RW_PER_SERIES * FSC_RW_CHUNK * sizeof(*rd->out));
     if (!rd->ids || !rd->views || !rd->out) {
         fsc_rw_reader_free(rd);
         return -ENOMEM;
@@ -109,13 +110,17 @@ static struct fsc_rw_sample *put(struct fsc_rw_reader *rd, size_t *n, fsc_series
                                  uint8_t what, const struct fsc_series_view *v, int64_t t_ns,
                                  double value)
 {
+    /* read_series yields at most FSC_RW_PER_SERIES samples per series and
+     * a chunk has at most FSC_RW_CHUNK series: rd->out has room for all. */
+    assert(*n < (size_t)FSC_RW_PER_SERIES * FSC_RW_CHUNK);
     struct fsc_rw_sample *s = &rd->out[(*n)++];
     *s = (struct fsc_rw_sample){
         .id = id, .what = what, .dir = v->direction, .t_ms = to_ms(t_ns), .value = value};
     return s;
 }
 
-/* What one series yields; appends to rd->out (3 samples at most). */
+/* What one series yields; appends to rd->out (FSC_RW_PER_SERIES at most:
+ * raw counter, window rate, utilization, fine rate of a port-bytes series). */
 static void read_series(struct fsc_rw_reader *rd, fsc_series_id id, const struct fsc_series_view *v,
                         size_t *n)
 {

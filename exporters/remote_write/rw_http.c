@@ -4,24 +4,48 @@
  * header built here (bearer), never into a log line. */
 #include <curl/curl.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "remote_write/rw_int.h"
 #include "remote_write/rw_retry.h"
 
 struct fsc_rw_http {
     CURL *curl;
     struct curl_slist *headers;
-    char *auth_header;        /* "Authorization: Bearer ..."; wiped at destroy */
+    char *auth_header;        /* "Authorization: Bearer ..."; wiped at destroy (the
+                               * copy curl_slist_append made is freed unwiped) */
+    _Atomic int64_t abort_at; /* mono ns; 0 = never (fsc_rw_http_abort_at) */
     struct fsc_rw_reply *rep; /* the request in progress */
     size_t body_len;
     char retry_after[64];
     int has_retry_after;
 };
+
+/* libcurl calls this about once a second and on progress: a non-zero
+ * return aborts the transfer (CURLE_ABORTED_BY_CALLBACK). */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    struct fsc_rw_http *h = arg;
+    (void)dltotal;
+    (void)dlnow;
+    (void)ultotal;
+    (void)ulnow;
+    int64_t at = atomic_load(&h->abort_at);
+    return at != 0 && fsc_mono_ns() >= at;
+}
+
+void fsc_rw_http_abort_at(struct fsc_rw_http *h, int64_t mono_ns)
+{
+    if (h)
+        atomic_store(&h->abort_at, mono_ns > 0 ? mono_ns : 1);
+}
 
 /* Keeps the first bytes of the response body for the log; reads the rest
  * away (receivers explain a 400 there). */
@@ -130,6 +154,9 @@ struct fsc_rw_http *fsc_rw_http_create(const struct fsc_remote_write_config *cfg
     SET(CURLOPT_USERAGENT, "fabricscope/" FSC_VERSION);
     SET(CURLOPT_POST, 1L);
     SET(CURLOPT_NOSIGNAL, 1L); /* threads: no SIGALRM-based DNS timeouts */
+    SET(CURLOPT_XFERINFOFUNCTION, on_progress);
+    SET(CURLOPT_XFERINFODATA, h);
+    SET(CURLOPT_NOPROGRESS, 0L); /* on_progress runs, to honour abort_at */
     SET(CURLOPT_WRITEFUNCTION, on_body);
     SET(CURLOPT_WRITEDATA, h);
     SET(CURLOPT_HEADERFUNCTION, on_header);

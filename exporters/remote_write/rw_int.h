@@ -17,7 +17,8 @@
 /* ---- reader: engine views -> samples (rw_collect.c) ---------------------- */
 
 /* Views copied per engine lock hold (as the /metrics renderer does). */
-#define FSC_RW_CHUNK 512
+#define FSC_RW_CHUNK      512
+#define FSC_RW_PER_SERIES 4 /* samples one series can yield in one reading */
 
 /* Per series: the time of what was last queued, so each reading queues only
  * what is new. INT64_MIN: nothing yet. */
@@ -97,5 +98,9 @@ struct fsc_rw_reply {
  * timeout_ms. Fills *rep. Thread: the sender's. */
 void fsc_rw_http_post(struct fsc_rw_http *h, const void *body, size_t n, int64_t timeout_ms,
                       struct fsc_rw_reply *rep);
+
+/* From mono time `mono_ns` on, a POST in progress (or started later) ends
+ * at once with status 0 ("aborted"). Thread: any (the stopping thread). */
+void fsc_rw_http_abort_at(struct fsc_rw_http *h, int64_t mono_ns);
 
 #endif

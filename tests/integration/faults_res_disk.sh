@@ -13,15 +13,19 @@
 #    synthetic source with frequent bursts fills the disk within seconds.
 #    Checks: the daemon keeps running and serving /metrics; the write
 #    failure is logged (kafka_spool_write_failed / kafka_events_dropped,
-#    level error) a bounded number of times; dropped{reason="full"} > 0 (the
-#    spool's io_errors count is not exported to /metrics); at the next minute boundary the rollup write fails
-#    and is logged (rollup_write_failed).
+#    level error) a bounded number of times; dropped{reason="full"} > 0 and
+#    fabricscope_kafka_spool_io_errors_total > 0; at the next minute boundary
+#    the rollup write fails and is logged (rollup_write_failed), and
+#    fabricscope_rollup_records_total{result="dropped"} and
+#    fabricscope_rollup_write_errors_total equal the line's dropped= and
+#    write_errors=.
 #    Until the 256 KiB write buffer is full, events wait in memory (not
 #    lost); then they are dropped and counted.
 # 2. The filler is removed (space returns) and the broker comes up. Checks:
-#    new events are spooled again (queued grows, no further drops); at the
-#    next minute the rollup is written again (rollup_write_recovered);
-#    delivered + spool_records = queued.
+#    new events are spooled again (queued grows, no further drops or spool
+#    I/O errors); at the next minute the rollup is written again
+#    (rollup_write_recovered; records_total{written,dropped} equal its
+#    records= and dropped=); delivered + spool_records = queued.
 # 3. The broker goes down again until >= 20 records wait; SIGTERM, restart
 #    on the same spool: every record
 #    left reads back with a good CRC (kafka_spool_recovered corrupt=0, the
@@ -115,6 +119,13 @@ check_log "the rollup's failed minute is logged" \
     'level=error event=rollup_write_failed error=.*dropped=[1-9][0-9]* write_errors=[1-9]'
 sleep 2
 fetch_metrics
+rlog=$(sed -n 's/.*event=rollup_write_failed .*dropped=\([0-9]*\) write_errors=\([0-9]*\).*/\1 \2/p' \
+    "$tmp/fsc.log" | tail -n 1)
+check_eq "rollup drops and write errors on /metrics match the log line" \
+    "$(series_value fabricscope_rollup_records_total result=dropped) $(m fabricscope_rollup_write_errors_total)" \
+    "$rlog"
+check "spool I/O errors counted ('$(m fabricscope_kafka_spool_io_errors_total)')" \
+    ge "$(m fabricscope_kafka_spool_io_errors_total)" 1
 fulls=$(fr_log_count 'event=kafka_(spool_write_failed|events_dropped|spool_read_failed)')
 secs=$(($(date +%s) - $(stat -c %Y "$tmp/fsc.yaml")))
 check "disk-full lines bounded ($fulls in ${secs} s)" eval '[ "$fulls" -le $((secs * 3 + 10)) ]'
@@ -130,12 +141,20 @@ check "events are spooled again ($q0 -> $(m fabricscope_kafka_messages_queued_to
 sleep 1
 fetch_metrics
 d1=$(dropped_full)
+io1=$(m fabricscope_kafka_spool_io_errors_total)
 sleep 2
 fetch_metrics
 check_eq "no further drops once space returned" "$(dropped_full)" "$d1"
+check_eq "no further spool I/O errors once space returned" \
+    "$(m fabricscope_kafka_spool_io_errors_total)" "$io1"
 wait_until 700 grep -q 'event=rollup_write_recovered' "$tmp/fsc.log"
 check_log "the rollup writes again" 'level=info event=rollup_write_recovered records=[1-9]'
 fetch_metrics
+rlog=$(sed -n 's/.*event=rollup_write_recovered records=\([0-9]*\) dropped=\([0-9]*\).*/\1 \2/p' \
+    "$tmp/fsc.log" | tail -n 1)
+check_eq "rollup records on /metrics match the recovery line" \
+    "$(series_value fabricscope_rollup_records_total result=written) $(series_value fabricscope_rollup_records_total result=dropped)" \
+    "$rlog"
 check_eq "everything taken is delivered or counted as dropped" \
     "$(($(m fabricscope_kafka_messages_delivered_total) + $(m fabricscope_kafka_spool_records)))" \
     "$(m fabricscope_kafka_messages_queued_total)"
@@ -163,6 +182,9 @@ mock_cmd "up all"
 poll_metrics 300 '[ "$(m fabricscope_kafka_spool_records)" = 0 ] && ge "$(m fabricscope_kafka_messages_delivered_total)" "$left"'
 check_eq "run 2: the spool drained" "$(m fabricscope_kafka_spool_records)" 0
 check_eq "run 2: nothing dropped" "$(fr_sum_metric fabricscope_kafka_dropped_total)" 0
+check_eq "run 2: spool read back without damage or I/O error" \
+    "$(m fabricscope_kafka_spool_corrupt_records_total) $(m fabricscope_kafka_spool_io_errors_total)" "0 0"
+check_eq "run 2: no torn rollup record after a clean stop" "$(m fabricscope_rollup_torn_records_total)" 0
 stop_pid "$fsc_pid" 150
 check_eq "run 2: clean exit" "$stop_rc" 0
 fsc_pid=""

@@ -53,6 +53,7 @@ for fam in fabric_port_rx_bytes_total fabric_port_tx_bytes_total fabric_port_rx_
     fabric_uplink_imbalance_events_total fabricscope_build_info fabricscope_up \
     fabricscope_samples_total fabricscope_sample_verdicts_total fabricscope_wraps_total \
     fabricscope_gaps_total fabricscope_arrival_time_samples_total \
+    fabricscope_unknown_series_samples_total \
     fabricscope_sample_interval_ratio fabricscope_series fabricscope_series_limit \
     fabricscope_series_dropped_total fabricscope_series_rejected_total fabricscope_events_total \
     fabricscope_scrape_duration_seconds fabricscope_scrape_series fabricscope_scrape_bytes; do

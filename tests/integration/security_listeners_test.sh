@@ -116,6 +116,15 @@ RC="$C --cert $tmp/rogue.crt --key $tmp/rogue.key"
     curl -s --max-time 10 $CC -u "prom:$PW" "$P/metrics" >"$tmp/metrics"
     check "the scrape has samples" grep -q '^fabricscope_' "$tmp/metrics"
 }
+# The refusals above, counted by reason: 401 without credentials on
+# /metrics, /-/healthy, /nope and the WWW-Authenticate probe; 403 without a
+# certificate and with the other CA's.
+auth_failures() { # LISTENER -> "missing malformed unknown_user bad_password bad_token client_cert"
+    for r in missing malformed unknown_user bad_password bad_token client_cert; do
+        printf '%s ' "$(series_value fabricscope_listener_auth_failures_total listener="$1" reason=$r)"
+    done
+}
+check_eq "prometheus refusals by reason" "$(auth_failures prometheus)" "4 0 1 1 1 2 "
 check_log "auth failures are logged" 'listener_auth_failed listener=prometheus reason='
 check_log "client certificate refusals are logged" \
     'listener_client_cert_refused listener=prometheus reason=(missing|untrusted)'
@@ -133,7 +142,11 @@ PB="-H Content-Type:application/x-protobuf --data-binary @/dev/null"
         "$(sec_code $CC $PB -H "Authorization: Bearer $TOKEN" "$H")" 200
     check_eq "otlp/http good token, certificate of another CA" \
         "$(sec_code $RC $PB -H "Authorization: Bearer $TOKEN" "$H")" 403
+    curl -s --max-time 10 $CC -u "prom:$PW" "$P/metrics" >"$tmp/metrics"
 }
+check_eq "otlp/http refusals by reason" "$(auth_failures otlp/http:sw)" "1 0 0 0 1 1 "
+check_eq "prometheus refusals unchanged by authenticated scrapes" \
+    "$(auth_failures prometheus)" "4 0 1 1 1 2 "
 
 # --- OpenTelemetry JS SDK over https and gRPC+TLS, with a bearer token --------------
 js="$src/tests/interop/otlp_js"
@@ -166,6 +179,11 @@ else
     check "SDK points reached the engine (http)" grep -q 'device="sdk-http"' "$tmp/metrics"
     check "SDK points reached the engine (grpc)" grep -q 'device="sdk-grpc"' "$tmp/metrics"
     check "bad-token points did not" eval '! grep -q "device=\"sdk-bad\"" "$tmp/metrics"'
+    # The SDK's bad-token exports were refused by the gRPC credential check:
+    # counted as bad_token only (the SDK does not retry UNAUTHENTICATED).
+    set -- $(auth_failures otlp/grpc:sw)
+    check_eq "otlp/grpc refusals other than bad_token" "$1 $2 $3 $4 $6" "0 0 0 0 0"
+    check "otlp/grpc bad_token refusals counted ($5)" [ "${5:-0}" -ge 1 ]
 fi
 check_log "otlp auth failures are logged" 'listener_auth_failed listener="?otlp/(grpc|http):sw'
 

@@ -268,6 +268,19 @@ static void log_has_no_secret(void)
         CHECK_INT(fsc_http_auth_check(a, basic(MARKER, MARKER, hdr, sizeof(hdr))),
                   FSC_AUTH_BAD_USER);
         CHECK_INT(fsc_http_auth_check(a, "Bearer tok-" MARKER), FSC_AUTH_OK);
+        CHECK_INT(fsc_http_auth_check(a, NULL), FSC_AUTH_MISSING);
+        CHECK_INT(fsc_http_auth_check(a, "Digest x"), FSC_AUTH_MALFORMED);
+        /* failures per verdict (fabricscope_listener_auth_failures_total) */
+        struct fsc_http_auth_stats st;
+        fsc_http_auth_stats(a, &st);
+        CHECK_INT(st.ok, 1);
+        CHECK_INT(st.failed, 5);
+        CHECK_INT(st.failed_by[FSC_AUTH_OK], 0);
+        CHECK_INT(st.failed_by[FSC_AUTH_MISSING], 1);
+        CHECK_INT(st.failed_by[FSC_AUTH_MALFORMED], 1);
+        CHECK_INT(st.failed_by[FSC_AUTH_BAD_USER], 1);
+        CHECK_INT(st.failed_by[FSC_AUTH_BAD_PASSWORD], 1);
+        CHECK_INT(st.failed_by[FSC_AUTH_BAD_TOKEN], 1);
         fsc_http_auth_destroy(a);
     }
     fsc_log_set_stream(NULL);

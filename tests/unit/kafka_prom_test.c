@@ -31,6 +31,9 @@ static int kafka_cb(void *arg, struct fsc_prom_kafka_stat *out)
                                         .dropped_encode = 0,
                                         .dropped_full = 2,
                                         .dropped_error = 5,
+                                        .spool_corrupt = 6,
+                                        .spool_io_errors = 11,
+                                        .producer_restarts = 2,
                                         .queue_messages = 3,
                                         .queue_bytes = 2048,
                                         .spool_records = 4,
@@ -39,7 +42,7 @@ static int kafka_cb(void *arg, struct fsc_prom_kafka_stat *out)
     return 1;
 }
 
-#define BLOCK(Q, D, F, R, S, X)                                                                    \
+#define BLOCK(Q, D, F, R, S, X, C, I, P)                                                           \
     "# HELP " Q " Events the Kafka exporter took in (spooled or queued).\n"                        \
     "# TYPE " Q " counter\n"                                                                       \
     "fabricscope_kafka_messages_queued_total{topic=\"fabric.events\"} 120\n"                       \
@@ -61,6 +64,15 @@ static int kafka_cb(void *arg, struct fsc_prom_kafka_stat *out)
     "fabricscope_kafka_dropped_total{reason=\"encode\"} 0\n"                                       \
     "fabricscope_kafka_dropped_total{reason=\"full\"} 2\n"                                         \
     "fabricscope_kafka_dropped_total{reason=\"delivery_error\"} 5\n"                               \
+    "# HELP " C " Damaged spool records found at start (each ended its segment).\n"                \
+    "# TYPE " C " counter\n"                                                                       \
+    "fabricscope_kafka_spool_corrupt_records_total 6\n"                                            \
+    "# HELP " I " Spool writes, fsyncs or unlinks that failed.\n"                                  \
+    "# TYPE " I " counter\n"                                                                       \
+    "fabricscope_kafka_spool_io_errors_total 11\n"                                                 \
+    "# HELP " P " Producers re-created after a fatal librdkafka error.\n"                          \
+    "# TYPE " P " counter\n"                                                                       \
+    "fabricscope_kafka_producer_restarts_total 2\n"                                                \
     "# HELP fabricscope_kafka_queue_messages Messages inside the producer, not yet "               \
     "acknowledged.\n"                                                                              \
     "# TYPE fabricscope_kafka_queue_messages gauge\n"                                              \
@@ -81,11 +93,14 @@ static int kafka_cb(void *arg, struct fsc_prom_kafka_stat *out)
 static const char want_text[] =
     BLOCK("fabricscope_kafka_messages_queued_total", "fabricscope_kafka_messages_delivered_total",
           "fabricscope_kafka_delivery_failures_total", "fabricscope_kafka_retries_total",
-          "fabricscope_kafka_spooled_total", "fabricscope_kafka_dropped_total");
-static const char want_om[] =
-    BLOCK("fabricscope_kafka_messages_queued", "fabricscope_kafka_messages_delivered",
-          "fabricscope_kafka_delivery_failures", "fabricscope_kafka_retries",
-          "fabricscope_kafka_spooled", "fabricscope_kafka_dropped") "# EOF\n";
+          "fabricscope_kafka_spooled_total", "fabricscope_kafka_dropped_total",
+          "fabricscope_kafka_spool_corrupt_records_total",
+          "fabricscope_kafka_spool_io_errors_total", "fabricscope_kafka_producer_restarts_total");
+static const char want_om[] = BLOCK(
+    "fabricscope_kafka_messages_queued", "fabricscope_kafka_messages_delivered",
+    "fabricscope_kafka_delivery_failures", "fabricscope_kafka_retries", "fabricscope_kafka_spooled",
+    "fabricscope_kafka_dropped", "fabricscope_kafka_spool_corrupt_records",
+    "fabricscope_kafka_spool_io_errors", "fabricscope_kafka_producer_restarts") "# EOF\n";
 
 static int ends_with(const struct fsc_buf *b, const char *want)
 {

@@ -54,8 +54,8 @@ static void small_fixture(struct pfx *p)
 
 /* The self-metrics every small-fixture render ends with (first render: the
  * previous scrape's duration, lines and bytes are 0). */
-#define SELF_METRICS(SAMPLES, VERDICTS, WRAPS, GAPS, ARRIVAL, INTERVAL, SERIES, DROPPED, REJECTED, \
-                     EVENTS, RESETS, SCRAPE)                                                       \
+#define SELF_METRICS(SAMPLES, VERDICTS, WRAPS, GAPS, ARRIVAL, UNKNOWN, INTERVAL, SERIES, DROPPED,  \
+                     REJECTED, EVENTS, RESETS, SCRAPE)                                             \
     "# HELP fabricscope_build_info Always 1; the version label tells which fabricscope runs.\n"    \
     "# TYPE fabricscope_build_info gauge\n"                                                        \
     "fabricscope_build_info{version=\"" FSC_VERSION "\"} 1\n"                                      \
@@ -86,6 +86,10 @@ static void small_fixture(struct pfx *p)
     "# HELP " ARRIVAL " Samples without a device timestamp.\n"                                     \
     "# TYPE " ARRIVAL " counter\n"                                                                 \
     "fabricscope_arrival_time_samples_total 0\n"                                                   \
+    "# HELP " UNKNOWN " Samples the engine dropped: series id beyond max_series, or no memory "    \
+    "for its state.\n"                                                                             \
+    "# TYPE " UNKNOWN " counter\n"                                                                 \
+    "fabricscope_unknown_series_samples_total 0\n"                                                 \
     "# HELP " INTERVAL " Observed sample interval divided by the nominal interval.\n"              \
     "# TYPE " INTERVAL " histogram\n"                                                              \
     "fabricscope_sample_interval_ratio_bucket{le=\"0.5\"} 0\n"                                     \
@@ -177,9 +181,10 @@ static const char want_text[] =
     "# TYPE fabric_port_rx_bytes_total counter\n" S_RX S_BITS SELF_METRICS(
         "fabricscope_samples_total", "fabricscope_sample_verdicts_total", "fabricscope_wraps_total",
         "fabricscope_gaps_total", "fabricscope_arrival_time_samples_total",
-        "fabricscope_sample_interval_ratio", "fabricscope_series",
-        "fabricscope_series_dropped_total", "fabricscope_series_rejected_total",
-        "fabricscope_events_total", "fabricscope_reset_events_suppressed_total", "");
+        "fabricscope_unknown_series_samples_total", "fabricscope_sample_interval_ratio",
+        "fabricscope_series", "fabricscope_series_dropped_total",
+        "fabricscope_series_rejected_total", "fabricscope_events_total",
+        "fabricscope_reset_events_suppressed_total", "");
 
 /* OpenMetrics: counter families lose _total (their samples keep it), and
  * the exposition ends with # EOF. */
@@ -197,7 +202,8 @@ static const char want_om[] =
     "reports it.\n"
     "# TYPE fabric_port_rx_bytes counter\n" S_RX S_BITS SELF_METRICS(
         "fabricscope_samples", "fabricscope_sample_verdicts", "fabricscope_wraps",
-        "fabricscope_gaps", "fabricscope_arrival_time_samples", "fabricscope_sample_interval_ratio",
+        "fabricscope_gaps", "fabricscope_arrival_time_samples",
+        "fabricscope_unknown_series_samples", "fabricscope_sample_interval_ratio",
         "fabricscope_series", "fabricscope_series_dropped", "fabricscope_series_rejected",
         "fabricscope_events", "fabricscope_reset_events_suppressed", "") "# EOF\n";
 

@@ -484,6 +484,79 @@ static const char want_rw[] =
     "# TYPE fabricscope_remote_write_last_success_timestamp_seconds gauge\n"
     "fabricscope_remote_write_last_success_timestamp_seconds 1700000000.5\n";
 
+static size_t count_by_what[16];
+
+static void count_samples(void *arg, const struct fsc_rw_sample *s, size_t n)
+{
+    (void)arg;
+    for (size_t i = 0; i < n; i++)
+        if (s[i].what < 16)
+            count_by_what[s[i].what]++;
+}
+
+/* 600 400G port-bytes series (more than one chunk of FSC_RW_CHUNK) with all
+ * three kinds selected: the reading after a window closed that also has fine
+ * rates yields 4 samples per series — raw, window rate, utilization, fine
+ * rate — 2400 in all, each kind exactly 600 (the reader once had room for 3
+ * per series: ASan saw the overflow here). */
+static void reader_all_kinds_many_ports(void)
+{
+    enum { PORTS = 600 };
+    char err[256];
+    struct fsc_engine_config ec;
+    fsc_engine_config_defaults(&ec);
+    struct fsc_engine *eng = fsc_engine_create(&ec, NULL, err, sizeof(err));
+    struct fsc_registry *reg = fsc_registry_create(2 * PORTS);
+    static fsc_series_id ids[PORTS];
+    CHECK(eng && reg);
+    if (!eng || !reg)
+        goto out;
+    uint16_t src;
+    fsc_registry_source_add(reg, "s", 0, &src);
+    struct fsc_traits tp = {.kind = FSC_KIND_COUNTER,
+                            .width = 64,
+                            .unit = FSC_UNIT_BYTES,
+                            .signal = FSC_SIG_PORT_BYTES,
+                            .direction = FSC_DIR_TX,
+                            .link_speed_bps = 400000000000ULL};
+    for (int i = 0; i < PORTS; i++) {
+        char port[16];
+        snprintf(port, sizeof(port), "p%d", i);
+        struct fsc_label lp[] = {{"device", "leaf1"}, {"port", port}};
+        ids[i] = fsc_registry_intern(reg, src, "fabric_port_tx_bytes_total", lp, 2);
+        CHECK_INT(fsc_engine_set_traits(eng, ids[i], &tp), 0);
+    }
+    const int64_t base = 1700000000LL * SEC;
+    struct fsc_rw_reader rd;
+    CHECK_INT(fsc_rw_reader_init(&rd, reg, eng,
+                                 FSC_RW_SERIES_COUNTERS | FSC_RW_SERIES_WINDOW_RATES |
+                                     FSC_RW_SERIES_FINE_RATES,
+                                 1 * SEC),
+              0);
+    for (int k = 0; k <= 8; k++) {
+        for (int i = 0; i < PORTS; i++) {
+            struct fsc_sample smp = {.series = ids[i],
+                                     .t_dev_ns = base + k * 250 * MS,
+                                     .v.u = (uint64_t)k * 312500000ULL};
+            CHECK_INT(fsc_engine_ingest(eng, &smp, 1), 0);
+        }
+        if (k == 5) { /* first reading: raw, rate, utilization (fine rates next time) */
+            memset(count_by_what, 0, sizeof(count_by_what));
+            CHECK_INT(fsc_rw_read(&rd, count_samples, NULL), 3 * PORTS);
+        }
+    }
+    memset(count_by_what, 0, sizeof(count_by_what));
+    CHECK_INT(fsc_rw_read(&rd, count_samples, NULL), 4 * PORTS);
+    CHECK_INT(count_by_what[FSC_RW_RAW_COUNTER], PORTS);
+    CHECK_INT(count_by_what[FSC_RW_PORT_RATE], PORTS);
+    CHECK_INT(count_by_what[FSC_RW_PORT_UTIL], PORTS);
+    CHECK_INT(count_by_what[FSC_RW_FINE_PORT_RATE], PORTS);
+    fsc_rw_reader_free(&rd);
+out:
+    fsc_engine_destroy(eng);
+    fsc_registry_destroy(reg);
+}
+
 static void prom_families_exact(void)
 {
     static const char yaml[] = "sources:\n  - {name: s, type: synthetic}\n";
@@ -518,4 +591,5 @@ done:
 
 TEST_MAIN(TEST(encode_known_bytes), TEST(snappy_round_trip), TEST(queue_bound_drops),
           TEST(retry_after_parse), TEST(backoff_bounds), TEST(labels_named_and_sorted),
-          TEST(batch_groups_series), TEST(reader_known_samples), TEST(prom_families_exact))
+          TEST(batch_groups_series), TEST(reader_known_samples), TEST(reader_all_kinds_many_ports),
+          TEST(prom_families_exact))

@@ -8,6 +8,7 @@
 
 #include "core/registry.h"
 #include "otlp/otlp_ingest.h"
+#include "otlp/otlp_server.h"
 #include "test.h"
 
 #define T0 1764460800000000000LL
@@ -93,10 +94,12 @@ static void otlp_points_of_other_shards_skipped(void)
         CHECK_INT(res.accepted, 8); /* leaf1 and sw-042 */
         CHECK_INT(res.rejected, 0);
         CHECK_INT(res.skipped, 12); /* spine1, leaf9, and leaf9 by fallback */
+        CHECK_INT(res.other_shard, 12);
         CHECK_INT(n_samples, 8);
         struct fsc_otlp_ingest_stats st;
         fsc_otlp_ingest_stats(ing, &st);
         CHECK_INT(st.skipped, 12);
+        CHECK_INT(st.other_shard, 12);
         CHECK_INT(st.series, 8);
         fsc_otlp_ingest_destroy(ing);
     }
@@ -111,10 +114,64 @@ static void otlp_points_of_other_shards_skipped(void)
         struct fsc_otlp_ingest_result res = request(ing, hosts, 3, 2);
         CHECK_INT(res.accepted, 6);
         CHECK_INT(res.skipped, 0);
+        CHECK_INT(res.other_shard, 0);
         CHECK_INT(n_samples, 6);
         fsc_otlp_ingest_destroy(ing);
     }
     fsc_registry_destroy(reg);
 }
 
-TEST_MAIN(TEST(otlp_points_of_other_shards_skipped))
+/* One OTLP/JSON point of a device, flags 1 = NO_RECORDED_VALUE. */
+#define PT(port, flags)                                                                            \
+    "{\"timeUnixNano\":\"1764460800000000000\",\"asDouble\":5,\"flags\":" #flags                   \
+    ",\"attributes\":[{\"key\":\"interface\",\"value\":{\"stringValue\":\"" port "\"}}]}"
+#define RES(host, points)                                                                          \
+    "{\"resource\":{\"attributes\":[{\"key\":\"host.name\",\"value\":{\"stringValue\":\"" host     \
+    "\"}}]},\"scopeMetrics\":[{\"metrics\":[{\"name\":\"nvswitch_interface_if_in_octets\","        \
+    "\"gauge\":{\"dataPoints\":[" points "]}}]}]}"
+
+/* The count travels up: ingest result -> request outcome -> the transport's
+ * counters (fabricscope_otlp_skipped_points_total{reason}), staleness
+ * markers apart from other shards' points. Shard 1 of 3: spine1 is shard 0,
+ * leaf1 shard 1. */
+static void skipped_reasons_reach_transport_counters(void)
+{
+    struct fsc_registry *reg = fsc_registry_create(100000);
+    struct fsc_otlp_ingest *ing = reg ? open_ingest(reg, "leaf1", 1, 3) : NULL;
+    struct fsc_otlp_counters ctr;
+    CHECK(ing != NULL);
+    CHECK_INT(fsc_otlp_counters_init(&ctr, "http", "leaf1"), 0);
+    if (!ing)
+        goto out;
+    for (int round = 0; round < 2; round++) {
+        char body[] = "{\"resourceMetrics\":[" RES(
+            "spine1", PT("swp1", 0) "," PT("swp2", 0) "," PT(
+                          "swp3", 1)) "," RES("leaf1", PT("swp1", 0) "," PT("swp2", 1)) "]}";
+        struct fsc_otlp_outcome o;
+        n_samples = 0;
+        fsc_otlp_export_run(ing, FSC_OTLP_FMT_JSON, (uint8_t *)body, strlen(body), 0, 1 << 20,
+                            T0 + 1, &o);
+        CHECK_INT(o.verdict, FSC_OTLP_OK);
+        CHECK_INT(o.points, 5);
+        CHECK_INT(o.rejected, 0);
+        CHECK_INT(o.skipped_other_shard, 3); /* spine1's three, its marker included */
+        CHECK_INT(o.skipped_no_value, 1);    /* leaf1's marker */
+        CHECK_INT(n_samples, 1);
+        fsc_otlp_counters_add(&ctr, o.verdict, strlen(body), &o, NULL);
+    }
+    struct fsc_otlp_transport_stats ts;
+    fsc_otlp_counters_get(&ctr, &ts);
+    CHECK_INT(ts.points, 10);
+    CHECK_INT(ts.skipped_other_shard, 6);
+    CHECK_INT(ts.skipped_no_value, 2);
+    struct fsc_otlp_ingest_stats st;
+    fsc_otlp_ingest_stats(ing, &st);
+    CHECK_INT(st.skipped, 8);
+    CHECK_INT(st.other_shard, 6);
+out:
+    fsc_otlp_counters_fini(&ctr);
+    fsc_otlp_ingest_destroy(ing);
+    fsc_registry_destroy(reg);
+}
+
+TEST_MAIN(TEST(otlp_points_of_other_shards_skipped), TEST(skipped_reasons_reach_transport_counters))
