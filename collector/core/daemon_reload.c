@@ -413,6 +413,28 @@ static const char *stop_reason(const struct fsc_drun *rs, const struct fsc_confi
     return NULL;
 }
 
+/* A changed source whose new settings fail to start (a port in use, a
+ * certificate that does not load) runs on with the settings it had, from
+ * the previous config (alive until the reload ends; run_start takes its own
+ * reference). Returns "previous" when that worked, else "none". */
+static const char *restart_previous(struct fsc_dsources *s, struct fsc_dgen *old,
+                                    const struct fsc_source_config *sc)
+{
+    const struct fsc_source_config *osc = fsc_config_source(old->cfg, sc->name);
+    struct fsc_drun *rs;
+    char err[1024];
+    if (!osc || !osc->enabled || !in_shard(old->cfg, osc) || source_equal(osc, sc))
+        return "none";
+    if (run_start(s, old, osc, &rs, err, sizeof(err)) <= 0) {
+        char q[1100];
+        fsc_log(FSC_LOG_ERROR, "source_failed", "source=%s reason=%s settings=previous", sc->name,
+                fsc_log_quote(err, q, sizeof(q)));
+        return "none";
+    }
+    run_add(s, rs);
+    return "previous";
+}
+
 void fsc_dsources_reload(struct fsc_dsources *s, const char *path)
 {
     char err[1024];
@@ -488,8 +510,8 @@ void fsc_dsources_reload(struct fsc_dsources *s, const char *path)
         } else if (rc < 0) {
             char q[1100];
             failed++;
-            fsc_log(FSC_LOG_ERROR, "source_failed", "source=%s reason=%s", sc->name,
-                    fsc_log_quote(err, q, sizeof(q)));
+            fsc_log(FSC_LOG_ERROR, "source_failed", "source=%s reason=%s kept=%s", sc->name,
+                    fsc_log_quote(err, q, sizeof(q)), restart_previous(s, old, sc));
         }
     }
 

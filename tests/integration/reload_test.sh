@@ -4,7 +4,9 @@
 # and SIGHUP sent: A's stream must stay the same call (its reconnect
 # counters unchanged, no Subscribe call cancelled or made at the simulator, messages still
 # flowing), B stops, C starts. A broken file + SIGHUP: the running config
-# stays, the error is logged with file:line:col and counted. Then 20 SIGHUPs
+# stays, the error is logged with file:line:col and counted. An OTLP source
+# changed to a port something else holds runs on with its previous settings
+# (kept=previous, still answering). Then 20 SIGHUPs
 # alternating two valid files while /metrics is scraped in a loop: no crash,
 # no failed scrape, every reload counted. SIGTERM: exit status 0 with the
 # stop lines.
@@ -102,6 +104,49 @@ check_eq "A still up" "$(series_value fabricscope_up source=A type=gnmi)" 1
 check_eq "timestamp of the last success unchanged" \
     "$(series_value fabricscope_config_last_reload_success_timestamp_seconds)" "$ts"
 
+reloaded_since() { [ "$(grep -c 'event=reloaded ' "$tmp/fsc.log")" -gt "$1" ]; }
+
+# --- 2b. a changed source that cannot start runs on with its previous settings -----
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+p1=$(free_port)
+p2=$(free_port)
+O1="{name: O, type: otlp, grpc_listen: \"\", http_listen: \"127.0.0.1:$p1\"}"
+O2="{name: O, type: otlp, grpc_listen: \"\", http_listen: \"127.0.0.1:$p2\"}"
+otlp_code() { # PORT -> HTTP status of an empty OTLP/HTTP export (000: no answer)
+    curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X POST \
+        -H 'Content-Type: application/x-protobuf' --data-binary '' "http://127.0.0.1:$1/v1/metrics"
+}
+write_cfg "$A" "$C" "$O1"
+kill -HUP "$fsc_pid"
+o_up() { [ "$(series_value fabricscope_up source=O type=otlp)" = 1 ]; }
+poll_metrics 100 o_up || fail "O did not start"
+check_eq "O answers on its first port" "$(otlp_code "$p1")" 200
+# Something else holds the second port: O's new settings cannot start.
+python3 -c 'import socket, time, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.sleep(60)' "$p2" &
+peer_pid=$!
+port_held() { ss -ltn | grep -q ":$p2 "; }
+wait_until 50 port_held || fail "the port holder did not listen"
+before=$(grep -c 'event=reloaded ' "$tmp/fsc.log")
+write_cfg "$A" "$C" "$O2"
+kill -HUP "$fsc_pid"
+wait_until 100 reloaded_since "$before" || fail "the O2 reload did not finish"
+check_log "O's new settings failed, the previous ones kept" \
+    'event=source_failed source=O reason=.* kept=previous'
+check_log "reload summary counts the failure" 'event=reloaded .*started=0 failed=1'
+check_eq "O still answers on its first port" "$(otlp_code "$p1")" 200
+fetch_metrics
+check_eq "O still up" "$(series_value fabricscope_up source=O type=otlp)" 1
+kill "$peer_pid" 2>/dev/null
+wait "$peer_pid" 2>/dev/null
+peer_pid=""
+before=$(grep -c 'event=reloaded ' "$tmp/fsc.log")
+write_cfg "$A" "$C"
+kill -HUP "$fsc_pid"
+wait_until 100 reloaded_since "$before" || fail "the reload without O did not finish"
+check_log "O stopped as removed" 'event=source_stopped source=O reason=removed'
+
 # --- 3. scrape during reload: 20 SIGHUPs, alternating A+C and A+C+D ------------------
 : >"$tmp/scrapes"
 (
@@ -117,7 +162,6 @@ check_eq "timestamp of the last success unchanged" \
     done
 ) &
 scraper=$!
-reloaded_since() { [ "$(grep -c 'event=reloaded ' "$tmp/fsc.log")" -gt "$1" ]; }
 peer_pid=$scraper
 i=0
 while [ "$i" -lt 20 ]; do
@@ -135,7 +179,7 @@ check "the daemon survived" kill -0 "$fsc_pid"
 check_eq "no failed scrape during reloads" "$(grep -c fail "$tmp/scrapes")" 0
 check "scrapes happened during reloads" ge "$(grep -c ok "$tmp/scrapes")" 1
 fetch_metrics
-check_eq "reloads ok after the loop" "$(series_value fabricscope_config_reloads_total result=ok)" 21
+check_eq "reloads ok after the loop" "$(series_value fabricscope_config_reloads_total result=ok)" 24
 check_eq "reloads error after the loop" "$(series_value fabricscope_config_reloads_total result=error)" 1
 check_eq "D stopped again (last file is A + C)" "$(series_value fabricscope_up source=D)" ""
 check_eq "A never reconnected" "$(reconnects)" "$rc0"
