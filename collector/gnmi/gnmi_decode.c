@@ -243,7 +243,9 @@ static int seq_track(struct fsc_gnmi_decoder *dec, const struct junos_header *jh
         dec->st.seq_restarts++;
     } else if (seq_in_sync(jh->seq) != seq_in_sync(e->last)) {
         /* initial-sync numbering ends or begins: not a gap */
-    } else if (jh->seq > e->last + 1) {
+    } else if (jh->seq > e->last && jh->seq - e->last > 1) {
+        /* not "seq > last + 1": last = UINT64_MAX would wrap to 0 and make
+         * a repeat a gap of 2^64 - 1 (found by fuzz_junos_header) */
         res->seq_gaps = 1;
         res->seq_lost = jh->seq - e->last - 1;
     } else if (jh->seq <= e->last) {
