@@ -5,6 +5,7 @@
  * table, is read. */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/config_decode.h"
@@ -14,10 +15,22 @@
 
 #define RU(field) offsetof(struct fsc_config, rollup.field)
 
+/* state_dir's default: systemd's StateDirectory= exports STATE_DIRECTORY
+ * (absolute; several directories joined by ':'), the natural place for a
+ * unit's state; otherwise /var/lib/fabricscope. The environment is not
+ * changed by the daemon, so the pointer stays valid. */
+static const char *default_state_dir(void)
+{
+    const char *env = getenv("STATE_DIRECTORY");
+    if (env && env[0] == '/' && !strchr(env, ':') && strlen(env) < 1024)
+        return env;
+    return "/var/lib/fabricscope";
+}
+
 static void rollup_defaults(void *obj)
 {
     struct fsc_config *cfg = obj;
-    cfg->state_dir = "/var/lib/fabricscope";
+    cfg->state_dir = default_state_dir();
     cfg->rollup.enabled = true;
     cfg->rollup.retention_ns = 30 * DAY;
     cfg->rollup.max_bytes = 1ull << 30;

@@ -84,6 +84,10 @@
 
 lib_init() {
     tmp=$(mktemp -d) || exit 1
+    # The default state_dir (rollups) of every daemon the test starts: its
+    # temporary directory, not /var/lib/fabricscope (config_rollup.c).
+    STATE_DIRECTORY=$tmp/state
+    export STATE_DIRECTORY
     checks=0
     fails=0
     fsc_pid=""
