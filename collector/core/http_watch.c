@@ -200,14 +200,3 @@ void fsc_http_watch_request_end(struct MHD_Connection *conn)
     c->phase_start = fsc_mono_ns();
     pthread_mutex_unlock(&c->w->mu);
 }
-
-uint64_t fsc_http_watch_cut(struct fsc_http_watch *w)
-{
-    uint64_t n;
-    if (!w)
-        return 0;
-    pthread_mutex_lock(&w->mu);
-    n = w->cut;
-    pthread_mutex_unlock(&w->mu);
-    return n;
-}

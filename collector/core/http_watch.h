@@ -46,7 +46,4 @@ void fsc_http_watch_notify(void *cls, struct MHD_Connection *conn, void **socket
 void fsc_http_watch_request_begin(struct MHD_Connection *conn);
 void fsc_http_watch_request_end(struct MHD_Connection *conn);
 
-/* Connections shut down for missing the deadline so far. */
-uint64_t fsc_http_watch_cut(struct fsc_http_watch *w);
-
 #endif
