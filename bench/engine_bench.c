@@ -28,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/registry.h"
+#include "model/registry.h"
 #include "engine/engine.h"
 
 #define BATCH            1024

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/registry.h"
+#include "model/registry.h"
 #include "engine/engine.h"
 #include "gnmi.pb-c.h"
-#include "gnmi/gnmi_decode.h"
+#include "sources/gnmi/gnmi_decode.h"
 #include "junos_telemetry_header.pb-c.h"
 
 #define PORTS 64

@@ -23,8 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/config.h"
-#include "core/log.h"
+#include "config/config.h"
+#include "base/log.h"
 #include "engine/events.h"
 #include "kafka/kafka_exporter.h"
 

@@ -25,7 +25,7 @@ int main(void)
 }
 #else
 
-#include "otlp/otlp_point.h"
+#include "sources/otlp/otlp_point.h"
 #include "otlp_metrics_service.pb-c.h"
 
 #define N_IF     128

@@ -34,9 +34,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/buf.h"
-#include "core/config.h"
-#include "core/registry.h"
+#include "base/buf.h"
+#include "config/config.h"
+#include "model/registry.h"
 #include "engine/engine.h"
 #include "prometheus/prom_render.h"
 

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/config.h"
-#include "core/registry.h"
+#include "config/config.h"
+#include "model/registry.h"
 #include "engine/engine.h"
 #include "remote_write/rw_int.h"
 

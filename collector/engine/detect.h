@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/sample.h"
+#include "model/sample.h"
 #include "engine/engine.h"
 #include "engine/events.h"
 #include "engine/rate.h"

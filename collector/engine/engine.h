@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/sample.h"
+#include "model/sample.h"
 #include "engine/events.h"
 #include "engine/rate.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hash.h"
+#include "base/hash.h"
 #include "engine/detect.h"
 
 /* A copy with the padding zeroed, so identical traits compare and hash equal. */

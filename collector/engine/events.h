@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/sample.h"
+#include "model/sample.h"
 
 enum fsc_event_kind {
     FSC_EV_MICROBURST = 0,   /* burst shorter than micro_max */
@@ -25,7 +25,7 @@ enum fsc_event_kind {
     FSC_EV_REORDER_SPIKE,
     FSC_EV_PFC_STORM,
     FSC_EV_UPLINK_IMBALANCE,
-    /* Published by the NIC source (collector/nic), START when a condition
+    /* Published by the NIC source (collector/sources/nic), START when a condition
      * appears and END when it clears; no UPDATE. */
     FSC_EV_CABLE_MISMATCH, /* a host interface differs from the B300 cable plan */
     FSC_EV_PCIE_DEGRADED,  /* a NIC's PCIe link runs below its max speed or width */

@@ -70,7 +70,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/sample.h"
+#include "model/sample.h"
 
 #define FSC_MAX_WINDOWS 4
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/clock.h"
-#include "core/log.h"
+#include "base/clock.h"
+#include "base/log.h"
 #include "rollup/rollup_int.h"
 
 #define VIEW_CHUNK  512 /* views copied per engine lock hold */

@@ -39,9 +39,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/config.h"
-#include "core/registry.h"
-#include "core/topology.h"
+#include "config/config.h"
+#include "model/registry.h"
+#include "model/topology.h"
 #include "engine/engine.h"
 #include "rollup/rollup_store.h"
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/clock.h"
+#include "base/clock.h"
 #include "rollup/rollup_dir.h"
 
 #define DAY_S 86400

@@ -18,7 +18,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "kafka/kafka_exp_int.h"
 
 #define RESEND_BACKOFF_NS 1000000000ll /* at most one re-send round per second */

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/event_text.h"
+#include "model/event_text.h"
 #include "kafka/kafka_json.h"
 
 /* Where an event happened: its device and port (the key) and the other

@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
-#include "core/config.h"
-#include "core/registry.h"
+#include "config/config.h"
+#include "model/registry.h"
 #include "engine/events.h"
 #include "kafka/kafka_exporter.h"
 

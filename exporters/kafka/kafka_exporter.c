@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "kafka/kafka_exp_int.h"
 #include "kafka/kafka_int.h"
 

@@ -10,7 +10,7 @@
  * clients are few (a couple of Prometheus servers with keep-alive), so the
  * thread count stays tiny; HTTP_CONN_LIMIT caps it, and the idle timeout
  * (client_timeout_ns) drops clients that stop reading or never send; the
- * same time bounds a request header (core/http_watch.h: slowloris).
+ * same time bounds a request header (net/http_watch.h: slowloris).
  *
  * A scrape: negotiate the format and encoding, take a buffer from the pool,
  * render into it under render_mu (only the render itself is serialised), gzip
@@ -45,13 +45,13 @@
 
 #include <microhttpd.h>
 
-#include "core/clock.h"
-#include "core/http_sec.h"
-#include "core/log.h"
+#include "base/clock.h"
+#include "net/http_sec.h"
+#include "base/log.h"
 #include "prometheus/prom_http.h"
 
-#include "core/http_watch.h"
-#include "core/listen.h"
+#include "net/http_watch.h"
+#include "net/listen.h"
 #include "prometheus/prom_http_body.h"
 #include "prometheus/prom_negotiate.h"
 

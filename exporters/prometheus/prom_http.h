@@ -9,7 +9,7 @@
  *
  * Security: TLS (optionally verifying client certificates) and basic or
  * bearer authentication, checked before any route - /-/healthy and
- * /-/ready included, as Prometheus does - by core/http_sec.h.
+ * /-/ready included, as Prometheus does - by net/http_sec.h.
  *
  * Extra routes (fsc_prom_http_start_routes): a table of GET/HEAD handlers
  * registered at start, each answering one exact path with a body and a
@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/buf.h"
-#include "core/config.h"
+#include "base/buf.h"
+#include "config/config.h"
 #include "prometheus/prom_render.h"
 
 /* Renders the exposition into out (reset, reused). Returns 0 or a negative
@@ -38,7 +38,7 @@ struct fsc_prom_http_config {
     const char *listen;        /* "host:port", "[v6]:port"; port 0 picks a free one (tests) */
     size_t max_body;           /* cap on one exposition, bytes; 0 = 1 GiB */
     int64_t client_timeout_ns; /* idle connection timeout; 0 = 30 s */
-    /* Security (core/http_sec.h, docs/SECURITY.md); borrowed, read at start
+    /* Security (net/http_sec.h, docs/SECURITY.md); borrowed, read at start
      * only. NULL (or tls !enabled, auth !present) = plain HTTP, open. */
     const struct fsc_tls_config *tls;
     const struct fsc_listener_auth *auth;
@@ -97,9 +97,9 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
 /* The port actually bound (useful with port 0). */
 uint16_t fsc_prom_http_port(const struct fsc_prom_http *h);
 
-struct fsc_http_sec_stats; /* core/http_sec.h */
+struct fsc_http_sec_stats; /* net/http_sec.h */
 
-/* The listener's refusals (core/http_sec.h; zeros for NULL), for
+/* The listener's refusals (net/http_sec.h; zeros for NULL), for
  * fabricscope_listener_auth_failures_total{listener="prometheus"}.
  * Thread: any, also from inside a render. */
 void fsc_prom_http_sec_stats(struct fsc_prom_http *h, struct fsc_http_sec_stats *out);

@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include "core/buf.h"
+#include "base/buf.h"
 
 #define FSC_PROM_BUFPOOL_IDLE 2
 

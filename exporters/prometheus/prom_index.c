@@ -1,7 +1,7 @@
 /* The renderer's family and label index (see prom_index.h). */
 #include "prometheus/prom_index.h"
 
-#include "core/hash.h"
+#include "base/hash.h"
 
 #include <errno.h>
 #include <math.h>

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/registry.h"
-#include "core/sample.h"
+#include "model/registry.h"
+#include "model/sample.h"
 
 enum fsc_prom_ftype {
     FSC_PROM_PENDING = 0, /* no series with engine state seen yet: kind unknown */

@@ -37,7 +37,7 @@
  * - a series with engine state but no accepted sample yet (traits set by
  *   its source) shows only its detector counters and histograms, at 0, so
  *   rate() sees a port's first microburst as an increase. */
-#include "core/clock.h"
+#include "base/clock.h"
 #include "prometheus/prom_render_int.h"
 
 #include <errno.h>

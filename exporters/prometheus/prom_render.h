@@ -18,9 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/buf.h"
-#include "core/config.h"
-#include "core/registry.h"
+#include "base/buf.h"
+#include "config/config.h"
+#include "model/registry.h"
 #include "engine/engine.h"
 
 enum fsc_prom_format {

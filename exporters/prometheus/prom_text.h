@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/buf.h"
+#include "base/buf.h"
 
 /* Longest text fsc_prom_fmt_u64 / fsc_prom_fmt_double write (no NUL). */
 #define FSC_PROM_NUM_MAX 32

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/clock.h"
-#include "core/log.h"
+#include "base/clock.h"
+#include "base/log.h"
 #include "remote_write/rw_int.h"
 #include "remote_write/rw_retry.h"
 

@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/config.h"
-#include "core/registry.h"
+#include "config/config.h"
+#include "model/registry.h"
 #include "engine/engine.h"
 
 /* Request duration histogram bounds, seconds (upper, inclusive); +Inf is

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/buf.h"
+#include "base/buf.h"
 
 /* One label; strings need not be NUL-terminated. */
 struct fsc_rw_label {

@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "core/clock.h"
+#include "base/clock.h"
 #include "remote_write/rw_int.h"
 #include "remote_write/rw_retry.h"
 

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/sample.h"
+#include "model/sample.h"
 
 /* What a queued sample is: which name and extra label the encoder gives it
  * (rw_batch.c), from the series' registry name and labels. */

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/clock.h"
-#include "core/log.h"
-#include "nic/cable_plan.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "model/cable_plan.h"
 #include "web/web_int.h"
 
 #define WEB_EVENT_BATCH 64

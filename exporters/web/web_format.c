@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/config.h"
+#include "config/config.h"
 #include "web/web_model.h"
 
 const char *const fsc_web_mismatch_name[FSC_WEB_MM__COUNT] = {

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "core/buf.h"
+#include "base/buf.h"
 
 /* Appends s[0..n) escaped. Returns 0 or the buffer's error. */
 int fsc_html_escape(struct fsc_buf *out, const char *s, size_t n);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/clock.h"
+#include "base/clock.h"
 #include "prometheus/prom_text.h"
 #include "web/web_int.h"
 

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/buf.h"
+#include "base/buf.h"
 
 #define FSC_JW_DEPTH 16
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nic/cable_plan.h"
+#include "model/cable_plan.h"
 #include "prometheus/prom_text.h"
 #include "web/web_int.h"
 

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/buf.h"
-#include "core/registry.h"
+#include "base/buf.h"
+#include "model/registry.h"
 #include "engine/events.h"
 #include "engine/rate.h"
 

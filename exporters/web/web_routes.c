@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/clock.h"
+#include "base/clock.h"
 #include "web/web_int.h"
 
 #define CT_JSON "application/json"

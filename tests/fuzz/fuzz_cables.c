@@ -1,5 +1,5 @@
 /* Fuzz target cables: cables.txt text for fsc_cabling_parse()
- * (collector/nic/cable_plan.h) with the default B300 layout.
+ * (collector/model/cable_plan.h) with the default B300 layout.
  *
  * Checked, for an accepted plan:
  *   - every interface is consistent: node 1..9, port 1..8, np 0/1; a cabled
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "nic/cable_plan.h"
+#include "model/cable_plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

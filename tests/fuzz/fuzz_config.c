@@ -11,7 +11,7 @@
  * Seeds: the examples/ and tests/fixtures/config/ YAML files. */
 #include <string.h>
 
-#include "core/config.h"
+#include "config/config.h"
 #include "fuzz.h"
 
 /* The printed text of cfg (malloc'd, NUL-terminated) and its length. */

@@ -1,5 +1,5 @@
 /* Fuzz target gnmi: one gnmi.SubscribeResponse as gRPC delivers it, through
- * fsc_gnmi_decode() (collector/gnmi/gnmi_decode.h), with the Junos profile
+ * fsc_gnmi_decode() (collector/sources/gnmi/gnmi_decode.h), with the Junos profile
  * and a registry, as a stream's thread runs it.
  *
  * Checked: the result's counts add up (every update is a sample, a pseudo

@@ -1,5 +1,5 @@
 /* Fuzz target nic_sysfs: file contents for the NIC source's sysfs readers
- * (collector/nic/nic_sysfs.h, nic_ethtool.h, nic_pcie.h). The parsers are
+ * (collector/sources/nic/nic_sysfs.h, nic_ethtool.h, nic_pcie.h). The parsers are
  * already separate from the file reading there (they take a buffer), so no
  * source change was needed; the link reader's own pread path is exercised
  * through real files in a scratch directory under the working directory.
@@ -25,9 +25,9 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "nic/nic_ethtool.h"
-#include "nic/nic_pcie.h"
-#include "nic/nic_sysfs.h"
+#include "sources/nic/nic_ethtool.h"
+#include "sources/nic/nic_pcie.h"
+#include "sources/nic/nic_sysfs.h"
 
 /* Strict reference for a sysfs counter. Returns 0 with *out, or -1. */
 static int ref_u64(const char *s, size_t len, uint64_t *out)

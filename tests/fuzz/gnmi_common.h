@@ -9,9 +9,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/registry.h"
+#include "model/registry.h"
 #include "fuzz.h"
-#include "gnmi/gnmi_decode.h"
+#include "sources/gnmi/gnmi_decode.h"
 
 #define GNMI_FUZZ_OUT 64 /* small on purpose: overflow is a path too */
 

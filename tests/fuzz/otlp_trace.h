@@ -19,9 +19,9 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "core/buf.h"
+#include "base/buf.h"
 #include "fuzz.h"
-#include "otlp/otlp_point.h"
+#include "sources/otlp/otlp_point.h"
 
 /* ---- trace ------------------------------------------------------------------ */
 

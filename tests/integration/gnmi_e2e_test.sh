@@ -7,7 +7,7 @@
 # source up, every stream's observed cadence near the 100 ms interval with
 # the jitter the simulator injects, and the ethernet / qos counters of the
 # third stream (pause frames, ECN marks) with the exact values of the
-# simulator's model (tests/sim/gnmi_sim.h). Everything on 127.0.0.1; both
+# simulator's model (collector/sim/gnmi_sim.h). Everything on 127.0.0.1; both
 # processes stopped by PID; every wait bounded.
 #   gnmi_e2e_test.sh FABRICSCOPE GNMI_SIM
 set -u

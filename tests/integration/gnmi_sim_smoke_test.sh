@@ -68,7 +68,7 @@ probe_check "wrong dump size is detected" 1 --path / --sensors if,eth,qos --port
     --rate 25000000000 --updates 4
 probe_check "wrong queue count is detected" 1 --path /qos --sensors qos --queues 3 --ports 4 \
     --port 1 --rate 25000000000 --updates 4
-# The paths of the default subscription plan (collector/core/config_gnmi.c).
+# The paths of the default subscription plan (collector/sources/gnmi/gnmi_keys.c).
 probe_check "plan 'queues': qos + qmon-sw, exact qos counters" 0 \
     --path /qos/interfaces/interface/output/queues/queue/state,/junos/system/linecard/qmon-sw/ \
     --sensors qos,qmon --ports 4 --port 3 --rate 25000000000 --updates 8

@@ -13,7 +13,7 @@
 #   ens5f0np0 - ens5f1np1   the two links of port 2 cross-connected  -> peer
 #   ens5f1np1 - ens5f0np0                                            -> peer
 # Both namespaces set arp_ignore=1 and arp_announce=2 (see
-# collector/nic/nic_hostcheck.h: without arp_ignore=1 the crossed links would
+# collector/sources/nic/nic_hostcheck.h: without arp_ignore=1 the crossed links would
 # still resolve). Node 1 sends a few UDP datagrams to every planned peer
 # address, bound to the planned interface (SO_BINDTODEVICE), which fills its
 # neighbour table; then the daemon runs INSIDE node 1's namespace

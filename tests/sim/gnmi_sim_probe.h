@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/registry.h"
+#include "model/registry.h"
 #include "gnmi.pb-c.h"
-#include "gnmi/gnmi_decode.h"
+#include "sources/gnmi/gnmi_decode.h"
 
 /* Sensors as the probe names them (bit order = the simulator's wrap order). */
 enum {

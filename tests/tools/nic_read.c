@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nic/nic_ethtool.h"
-#include "nic/nic_sysfs.h"
+#include "sources/nic/nic_ethtool.h"
+#include "sources/nic/nic_sysfs.h"
 
 static int64_t now_ns(void)
 {

@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/config.h"
-#include "core/registry.h"
+#include "base/buf.h"
+#include "config/config.h"
+#include "model/registry.h"
 #include "engine/engine.h"
 #include "engine/events.h"
 #include "prometheus/prom_render.h"

@@ -1,5 +1,5 @@
 /* fsc_buf: growth, NUL termination, the cap, sticky failure, reuse. */
-#include "core/buf.h"
+#include "base/buf.h"
 #include "test.h"
 
 #include <errno.h>

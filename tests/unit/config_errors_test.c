@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "config_fixture.h"
-#include "core/config.h"
+#include "config/config.h"
 #include "test.h"
 
 /* ---- error texts ----------------------------------------------------------- */

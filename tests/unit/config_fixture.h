@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/config.h"
+#include "config/config.h"
 #include "test.h"
 
 /* A file of the repository, found from this header's path (CMake compiles the

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "config_fixture.h"
-#include "core/config.h"
+#include "config/config.h"
 #include "test.h"
 
 #define SEC 1000000000ll
@@ -612,7 +612,7 @@ static void optional_sources_and_paths(void)
     fsc_config_destroy(cfg);
 }
 
-/* The built-in generator (collector/synth) and profile names. */
+/* The built-in generator (collector/sources/synth) and profile names. */
 static void synthetic_and_profiles(void)
 {
     char err[512];

@@ -1,10 +1,10 @@
 /* The event kinds issue 7 added: counter_reset (the rate engine's reset
  * verdict, rate-limited per series; collector/engine/reset_event.c) and
- * their log lines (collector/core/event_text.c, with stream_down's). */
+ * their log lines (collector/model/event_text.c, with stream_down's). */
 #include <stdio.h>
 #include <string.h>
 
-#include "core/event_text.h"
+#include "model/event_text.h"
 #include "engine/detect.h"
 #include "engine/engine.h"
 #include "engine_fixture.h"

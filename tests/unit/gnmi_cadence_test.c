@@ -5,7 +5,7 @@
  * through a real Subscribe stream is in gnmi_client_test.c. */
 #include <stdint.h>
 
-#include "gnmi/gnmi_client.h"
+#include "sources/gnmi/gnmi_client.h"
 #include "unit/prom_fixture.h"
 
 #define MS_NS 1000000LL

@@ -16,13 +16,13 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "core/config.h"
-#include "core/log.h"
-#include "core/registry.h"
+#include "config/config.h"
+#include "base/log.h"
+#include "model/registry.h"
 #include "engine/engine.h"
 #include "gnmi.pb-c.h"
-#include "gnmi/gnmi_plan.h"
-#include "gnmi/gnmi_source.h"
+#include "sources/gnmi/gnmi_plan.h"
+#include "sources/gnmi/gnmi_source.h"
 #include "test.h"
 
 #define STEP_S 10

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/config.h"
-#include "core/registry.h"
+#include "config/config.h"
+#include "model/registry.h"
 #include "engine/engine.h"
 #include "gnmi.pb-c.h"
-#include "gnmi/gnmi_decode.h"
+#include "sources/gnmi/gnmi_decode.h"
 #include "junos_telemetry_header.pb-c.h"
 #include "test.h"
 

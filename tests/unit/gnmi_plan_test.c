@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/config.h"
+#include "config/config.h"
 #include "gnmi.pb-c.h"
-#include "gnmi/gnmi_plan.h"
+#include "sources/gnmi/gnmi_plan.h"
 #include "test.h"
 
 static struct fsc_gnmi_config mk_config(struct fsc_gnmi_stream *st, size_t n,

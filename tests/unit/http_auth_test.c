@@ -1,4 +1,4 @@
-/* Listener credential check (core/http_auth.h) and the auth / server tls
+/* Listener credential check (net/http_auth.h) and the auth / server tls
  * config keys: known-answer verdicts, the verified-credentials cache (hits,
  * bound, failures never cached), the tokens file, refused hashes, and that no
  * log line or printout carries a password, token or hash. */
@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "config_fixture.h"
-#include "core/http_auth.h"
-#include "core/log.h"
+#include "net/http_auth.h"
+#include "base/log.h"
 #include "test.h"
 
 #define MARKER "Sekr3tMarker-9f8e7d"

@@ -1,10 +1,10 @@
-/* The kafka config section (collector/core/config_exporters.c) and its
+/* The kafka config section (collector/config/config_exporters.c) and its
  * mapping to librdkafka (exporters/kafka/kafka_conf.c): properties with
  * their positions, reserved names, TLS / SASL, defaults. */
 #include <errno.h>
 #include <librdkafka/rdkafka.h>
 
-#include "core/config.h"
+#include "config/config.h"
 #include "kafka/kafka_exporter.h"
 #include "kafka/kafka_int.h"
 #include "test.h"

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/config.h"
-#include "core/registry.h"
+#include "config/config.h"
+#include "model/registry.h"
 #include "engine/events.h"
 #include "kafka/kafka_event_json.h"
 #include "kafka/kafka_json.h"

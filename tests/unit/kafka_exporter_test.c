@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "kafka_fixture.h"
 #include "kafka_mock_fixture.h"
 #include "test.h"

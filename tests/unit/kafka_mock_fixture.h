@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/config.h"
+#include "config/config.h"
 #include "engine/events.h"
 #include "kafka/kafka_exporter.h"
 

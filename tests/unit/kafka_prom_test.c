@@ -3,9 +3,9 @@
  * callback, and nothing of it while no exporter runs. */
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/config.h"
-#include "core/registry.h"
+#include "base/buf.h"
+#include "config/config.h"
+#include "model/registry.h"
 #include "engine/engine.h"
 #include "prometheus/prom_render.h"
 #include "test.h"

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "test.h"
 
 static char *capture(void (*emit)(void))

@@ -1,4 +1,4 @@
-# The B300 cable plan (collector/nic/cable_plan.h): parser and its exact
+# The B300 cable plan (collector/model/cable_plan.h): parser and its exact
 # errors, addressing rule, default layout, golden rendering of
 # examples/b300/cables.txt, lookups, and the topology.cable_plan config keys.
 # The executable is tests/unit/test_cable_plan.c; each named case is one ctest

@@ -1,4 +1,4 @@
-# The host check's fixture view (collector/nic/nic_hostcheck.h): the parse of
+# The host check's fixture view (collector/sources/nic/nic_hostcheck.h): the parse of
 # `ip -4 -o addr show` text (a fixture tree's ip_addr.txt), and a fixture
 # node's ip_addr.txt and proc/net/arp judged against a plan whose two cables
 # are swapped at that node. Tests "nic_hostcheck.<case>", labelled unit;nic.

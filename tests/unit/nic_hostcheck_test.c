@@ -1,4 +1,4 @@
-/* The host check's fixture view (collector/nic/nic_hostcheck.h, docs/CABLING.md
+/* The host check's fixture view (collector/sources/nic/nic_hostcheck.h, docs/CABLING.md
  * "Fixtures"): the parse of `ip -4 -o addr show` text, and a fixture node's
  * two files (ip_addr.txt, proc/net/arp) judged against a cable plan whose
  * two cables were swapped at this node. Known answers are worked out in the
@@ -9,9 +9,9 @@
 
 #include "test.h"
 
-#include "nic/cable_plan.h"
-#include "nic/nic_ethtool.h"
-#include "nic/nic_hostcheck.h"
+#include "model/cable_plan.h"
+#include "sources/nic/nic_ethtool.h"
+#include "sources/nic/nic_hostcheck.h"
 
 #define IP(a, b, c, d)                                                                             \
     ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))

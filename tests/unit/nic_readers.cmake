@@ -1,4 +1,4 @@
-# NIC readers (collector/nic: nic_sysfs, nic_ethtool, nic_pcie) against
+# NIC readers (collector/sources/nic: nic_sysfs, nic_ethtool, nic_pcie) against
 # fixture trees written by tests/tools/nic_fixture.py (Python 3, stdlib).
 # The executable is tests/unit/test_nic_readers.c; each named case is one
 # ctest test "nic_readers.<case>", labelled unit;nic.

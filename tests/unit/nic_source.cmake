@@ -1,4 +1,4 @@
-# The nic source's pure parts (collector/nic: nic_hostcheck, nic_aggregate)
+# The nic source's pure parts (collector/sources/nic: nic_hostcheck, nic_aggregate)
 # and its event kinds: neighbour table parse, host-check verdicts on
 # synthetic host views against a two-cable plan (the swapped pair and the
 # wrong address of nic.cable_check included), the node aggregate's

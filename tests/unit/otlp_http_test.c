@@ -12,7 +12,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "otlp/otlp_gzip.h"
+#include "sources/otlp/otlp_gzip.h"
 #include "otlp_server_fixture.h"
 
 #define RESP_MAX (64 * 1024)
@@ -628,7 +628,7 @@ static void keepalive_requests(void)
 
 /* A TLS section whose files are missing is refused at start, naming the
  * file (with a CA too: mutual TLS is enforced on this transport since
- * core/http_sec.c verifies client certificates; tests/integration/security_*). */
+ * net/http_sec.c verifies client certificates; tests/integration/security_*). */
 static void tls_client_ca_refused(void)
 {
     struct fx f;

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "core/config.h"
-#include "core/registry.h"
+#include "config/config.h"
+#include "model/registry.h"
 #include "engine/engine.h"
-#include "otlp/otlp_ingest.h"
-#include "otlp/otlp_series.h"
+#include "sources/otlp/otlp_ingest.h"
+#include "sources/otlp/otlp_series.h"
 #include "test.h"
 
 #define NS    1000000000LL

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "otlp/json_reader.h"
-#include "otlp/otlp_point.h"
+#include "sources/otlp/json_reader.h"
+#include "sources/otlp/otlp_point.h"
 #include "test.h"
 
 /* ---- transcript visitor ----------------------------------------------------------- */

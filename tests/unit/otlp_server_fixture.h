@@ -17,13 +17,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "core/clock.h"
-#include "core/config.h"
-#include "core/log.h"
-#include "core/registry.h"
+#include "base/clock.h"
+#include "config/config.h"
+#include "base/log.h"
+#include "model/registry.h"
 #include "engine/engine.h"
-#include "otlp/otlp_point.h"
-#include "otlp/otlp_source.h"
+#include "sources/otlp/otlp_point.h"
+#include "sources/otlp/otlp_source.h"
 #include "otlp_metrics_service.pb-c.h"
 #include "test.h"
 

@@ -2,8 +2,8 @@
 #include <errno.h>
 
 #include "test.h"
-#include "core/profile.h"
-#include "core/registry.h"
+#include "model/profile.h"
+#include "model/registry.h"
 
 static struct fsc_profile_match map_ok(const struct fsc_profile *prof, const char *name)
 {

@@ -218,7 +218,7 @@ out:
 
 /* Slowloris: with client_timeout 1 s, a client that sends a header byte every
  * 200 ms (each byte resets MHD's idle timeout) is cut once its header is
- * 1 s overdue (core/http_watch.h), long before it would finish sending; a
+ * 1 s overdue (net/http_watch.h), long before it would finish sending; a
  * normal scrape still works afterwards. */
 static void slowloris_header_deadline(void)
 {

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "test.h"
-#include "core/registry.h"
+#include "model/registry.h"
 
 static struct fsc_registry *make(uint32_t total, uint16_t *src, uint32_t src_limit)
 {

@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/config.h"
-#include "core/registry.h"
+#include "base/buf.h"
+#include "config/config.h"
+#include "model/registry.h"
 #include "engine/engine.h"
 #include "prometheus/prom_render.h"
 #include "remote_write/remote_write.h"

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "core/config.h"
-#include "core/registry.h"
+#include "config/config.h"
+#include "model/registry.h"
 #include "engine/engine.h"
-#include "replay/replay_file.h"
-#include "replay/replay_source.h"
+#include "sources/replay/replay_file.h"
+#include "sources/replay/replay_source.h"
 #include "test.h"
 
 static int parse(const char *text, struct fsc_replay_line *ln, char *err, size_t errlen)

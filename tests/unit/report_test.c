@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/config.h"
-#include "rollup/report.h"
+#include "config/config.h"
+#include "report/report.h"
 #include "rollup/rollup_store.h"
 #include "test.h"
 

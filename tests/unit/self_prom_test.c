@@ -5,9 +5,9 @@
  * callbacks, and nothing of the last two while their callbacks report none. */
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/config.h"
-#include "core/registry.h"
+#include "base/buf.h"
+#include "config/config.h"
+#include "model/registry.h"
 #include "engine/engine.h"
 #include "prometheus/prom_render.h"
 #include "test.h"

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/config.h"
-#include "core/md5.h"
-#include "core/shard.h"
+#include "config/config.h"
+#include "base/md5.h"
+#include "model/shard.h"
 #include "test.h"
 
 static void hex(const unsigned char *d, char out[33])

@@ -1,4 +1,4 @@
-/* The B300 cable plan (collector/nic/cable_plan.h): parsing and its exact
+/* The B300 cable plan (collector/model/cable_plan.h): parsing and its exact
  * error messages, the addressing rule, the default layout, the golden
  * rendering of examples/b300/cables.txt (tests/fixtures/b300/plan.txt, node 1
  * written by hand from the rules), lookups, and the layout from a config. */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "config_fixture.h"
-#include "nic/cable_plan.h"
+#include "model/cable_plan.h"
 #include "test.h"
 
 static struct fsc_cabling *parse_text(const char *text, char *err, size_t errlen)

@@ -1,4 +1,4 @@
-/* NIC readers (collector/nic): counter directories, PCIe link and AER, link
+/* NIC readers (collector/sources/nic): counter directories, PCIe link and AER, link
  * state, the ethtool reader's error paths, and the fixture generator
  * (tests/tools/nic_fixture.py) whose trees they read. Known answers come from
  * the generator's documented arithmetic (its header comment). */
@@ -18,10 +18,10 @@
 
 #include "test.h"
 
-#include "core/profile.h"
-#include "nic/nic_ethtool.h"
-#include "nic/nic_pcie.h"
-#include "nic/nic_sysfs.h"
+#include "model/profile.h"
+#include "sources/nic/nic_ethtool.h"
+#include "sources/nic/nic_pcie.h"
+#include "sources/nic/nic_sysfs.h"
 
 #define HW0   "class/infiniband/mlx5_0/ports/1/hw_counters"
 #define HW1   "class/infiniband/mlx5_1/ports/1/hw_counters"

@@ -1,4 +1,4 @@
-/* The pure parts of the nic source (collector/nic): the neighbour table
+/* The pure parts of the nic source (collector/sources/nic): the neighbour table
  * parse and the host-check verdicts against a B300 cable plan on synthetic
  * host views, the node aggregate's arithmetic, and the two event kinds the
  * source publishes (their text, their counting). Known answers are worked
@@ -12,14 +12,14 @@
 
 #include "test.h"
 
-#include "core/event_text.h"
-#include "core/registry.h"
+#include "model/event_text.h"
+#include "model/registry.h"
 #include "engine/engine.h"
 #include "engine/events.h"
-#include "nic/cable_plan.h"
-#include "nic/nic_aggregate.h"
-#include "nic/nic_ethtool.h"
-#include "nic/nic_hostcheck.h"
+#include "model/cable_plan.h"
+#include "sources/nic/nic_aggregate.h"
+#include "sources/nic/nic_ethtool.h"
+#include "sources/nic/nic_hostcheck.h"
 
 #define IP(a, b, c, d)                                                                             \
     ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))

@@ -2,7 +2,7 @@
 # HTML writers (exact output, escaping), the renderers of every model
 # (exact documents and rows), and the routes end to end on a real
 # prom_http server with a real engine fed known samples. The strict JSON
-# reader of collector/otlp (fsc_otlp) checks every document.
+# reader of collector/sources/otlp (fsc_otlp) checks every document.
 fsc_unit_test(web_json LABELS web LIBS fsc_web fsc_otlp CASES
   writer_exact string_escapes misuse_and_limits html_escapes utf8_sequences)
 fsc_unit_test(web_render LABELS web LIBS fsc_web fsc_otlp CASES

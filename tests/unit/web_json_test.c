@@ -1,13 +1,13 @@
 /* The web module's writers (exporters/web/web_json.h, web_html.h): exact
  * output for known input, escaping of every special byte, invalid UTF-8,
  * misuse and buffer limits; every document the JSON writer accepts is read
- * back by the strict reader of collector/otlp/json_reader.h. */
+ * back by the strict reader of collector/sources/otlp/json_reader.h. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "otlp/json_reader.h"
+#include "base/buf.h"
+#include "sources/otlp/json_reader.h"
 #include "test.h"
 #include "web/web_html.h"
 #include "web/web_json.h"

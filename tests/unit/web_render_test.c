@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "otlp/json_reader.h"
+#include "base/buf.h"
+#include "sources/otlp/json_reader.h"
 #include "test.h"
 #include "web/web_model.h"
 

@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/clock.h"
-#include "core/config.h"
-#include "core/registry.h"
-#include "otlp/json_reader.h"
+#include "base/clock.h"
+#include "config/config.h"
+#include "model/registry.h"
+#include "sources/otlp/json_reader.h"
 #include "prom_http_fixture.h"
 #include "web/web.h"
 

@@ -1,0 +1,570 @@
+/* The daemon's running sources: start by shard, reload on SIGHUP, stop
+ * (daemon_int.h has the locking and lifetime rules; docs/CONFIG.md
+ * "Reloading" what a reload changes).
+ *
+ * A reload diffs sources by name. Removed, disabled, moved to another shard
+ * or changed in any key: stopped (and started again when still ours).
+ * Unchanged: untouched, its instance keeps running on the config it was
+ * started from. "Changed" compares the effective config as check-config
+ * prints it (marks, i.e. where in the file, do not count) plus the values
+ * of inline secrets, which print as <redacted>. */
+#include "app/daemon_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "config/config_decode.h"
+#include "base/log.h"
+#include "model/shard.h"
+
+struct fsc_dgen {
+    const struct fsc_config *cfg;
+    struct fsc_config *owned;       /* cfg when loaded by a reload; NULL for the first */
+    struct fsc_source_config *mine; /* shallow copies of the sources of this shard */
+    size_t n_mine;
+    uint32_t skipped;
+    unsigned users; /* running sources started from it, + 1 while current */
+    struct fsc_dgen *next;
+};
+
+static bool in_shard(const struct fsc_config *cfg, const struct fsc_source_config *sc)
+{
+    const char *key = fsc_shard_key(sc);
+    return !key || fsc_shard_owns(cfg->shard.index, cfg->shard.count, key);
+}
+
+static void gen_free(struct fsc_dgen *g)
+{
+    if (!g)
+        return;
+    fsc_config_destroy(g->owned);
+    free(g->mine);
+    free(g);
+}
+
+/* A generation for cfg (owned: cfg again when the set is to free it), with
+ * one user (current), linked into s->gens. NULL on allocation failure. */
+static struct fsc_dgen *gen_create(struct fsc_dsources *s, const struct fsc_config *cfg,
+                                   struct fsc_config *owned)
+{
+    struct fsc_dgen *g = calloc(1, sizeof(*g));
+    if (!g)
+        return NULL;
+    g->mine = calloc(cfg->n_sources ? cfg->n_sources : 1, sizeof(*g->mine));
+    if (!g->mine) {
+        free(g);
+        return NULL;
+    }
+    g->cfg = cfg;
+    g->owned = owned;
+    for (size_t i = 0; i < cfg->n_sources; i++) {
+        if (in_shard(cfg, &cfg->sources[i]))
+            g->mine[g->n_mine++] = cfg->sources[i];
+        else
+            g->skipped++;
+    }
+    g->users = 1;
+    g->next = s->gens;
+    s->gens = g;
+    return g;
+}
+
+static void gen_release(struct fsc_dsources *s, struct fsc_dgen *g)
+{
+    if (!g || --g->users > 0)
+        return;
+    for (struct fsc_dgen **pp = &s->gens; *pp; pp = &(*pp)->next) {
+        if (*pp == g) {
+            *pp = g->next;
+            break;
+        }
+    }
+    gen_free(g);
+}
+
+/* ---- one source ------------------------------------------------------------ */
+
+/* The registry source named `name`: registered now, or the one a previous
+ * instance of the same name registered (a restarted source keeps its id, so
+ * its series continue; the series limit stays the first one's). */
+static int registry_source(struct fsc_registry *reg, const struct fsc_source_config *sc,
+                           uint16_t *id)
+{
+    int rc = fsc_registry_source_add(reg, sc->name, sc->max_series, id);
+    if (rc != -EEXIST)
+        return rc;
+    for (uint16_t i = 0; i < fsc_registry_source_count(reg); i++) {
+        struct fsc_registry_source_stats ss;
+        if (fsc_registry_source_stats(reg, i, &ss) == 0 && strcmp(ss.name, sc->name) == 0) {
+            *id = i;
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
+/* Starts sc from generation g into a new instance. Returns 1 and *out,
+ * 0 when nothing is to run (disabled, not built: logged), -1 with err. */
+static int run_start(struct fsc_dsources *s, struct fsc_dgen *g, const struct fsc_source_config *sc,
+                     struct fsc_drun **out, char *err, size_t errlen)
+{
+    const char *type = fsc_source_type_name(sc->type);
+    if (!sc->enabled) {
+        fsc_log(FSC_LOG_INFO, "source_disabled", "source=%s type=%s", sc->name, type);
+        return 0;
+    }
+    const struct fsc_source_ops *ops = fsc_source_ops_find(sc->type);
+    if (!ops) {
+        fsc_log(FSC_LOG_WARN, "source_unavailable",
+                "source=%s type=%s reason=\"type not built in this version\"", sc->name, type);
+        return 0;
+    }
+    struct fsc_drun *rs = calloc(1, sizeof(*rs));
+    if (!rs) {
+        snprintf(err, errlen, "source %s: out of memory", sc->name);
+        return -1;
+    }
+    rs->cfg = sc;
+    rs->gen = g;
+    rs->ops = ops;
+    rs->env.reg = s->reg;
+    rs->env.eng = s->eng;
+    rs->env.topo = &s->first->topology; /* topology changes need a restart */
+    rs->env.shard_index = g->cfg->shard.index;
+    rs->env.shard_count = g->cfg->shard.count;
+    int rc = registry_source(s->reg, sc, &rs->env.source_id);
+    if (rc != 0) {
+        snprintf(err, errlen, "source %s: cannot register: %s", sc->name, strerror(-rc));
+        free(rs);
+        return -1;
+    }
+    char serr[512];
+    rs->ctx = ops->start(sc, &rs->env, serr, sizeof(serr));
+    if (!rs->ctx) {
+        snprintf(err, errlen, "source %s (%s): %s", sc->name, type, serr);
+        free(rs);
+        return -1;
+    }
+    g->users++;
+    fsc_log(FSC_LOG_INFO, "source_started", "source=%s type=%s", sc->name, type);
+    *out = rs;
+    return 1;
+}
+
+/* Stops and frees an instance that is no longer in s->run. */
+static void run_stop(struct fsc_dsources *s, struct fsc_drun *rs, const char *why)
+{
+    rs->ops->stop(rs->ctx);
+    if (why)
+        fsc_log(FSC_LOG_INFO, "source_stopped", "source=%s reason=%s", rs->cfg->name, why);
+    else
+        fsc_log(FSC_LOG_INFO, "source_stopped", "source=%s", rs->cfg->name);
+    gen_release(s, rs->gen);
+    free(rs);
+}
+
+/* Appends a started instance (capacity reserved by the caller). */
+static void run_add(struct fsc_dsources *s, struct fsc_drun *rs)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    s->run[s->n_run++] = rs;
+    pthread_rwlock_unlock(&s->lock);
+}
+
+/* Logs a source another shard owns (once per load that newly skips it). */
+static void log_skipped(const struct fsc_config *cfg, const struct fsc_source_config *sc)
+{
+    const char *key = fsc_shard_key(sc);
+    fsc_log(FSC_LOG_INFO, "source_skipped", "source=%s type=%s key=%s shard=%u/%u owner=%u",
+            sc->name, fsc_source_type_name(sc->type), key, (unsigned)cfg->shard.index,
+            (unsigned)cfg->shard.count, (unsigned)fsc_shard_of(key, cfg->shard.count));
+}
+
+/* Under the write lock: the view and counters follow generation g. */
+static void view_set(struct fsc_dsources *s, const struct fsc_dgen *g)
+{
+    s->view.sources = g->mine;
+    s->view.n_sources = g->n_mine;
+    s->view.shard = g->cfg->shard;
+    s->owned = (uint32_t)g->n_mine;
+    s->skipped = g->skipped;
+}
+
+int fsc_dsources_start(struct fsc_dsources *s, const struct fsc_config *cfg,
+                       struct fsc_registry *reg, struct fsc_engine *eng, char *err, size_t errlen)
+{
+    s->first = cfg;
+    s->reg = reg;
+    s->eng = eng;
+    if (pthread_rwlock_init(&s->lock, NULL) != 0) {
+        snprintf(err, errlen, "cannot create the sources lock");
+        return -1;
+    }
+    s->lock_ready = true;
+    struct fsc_dgen *g = gen_create(s, cfg, NULL);
+    s->run = calloc(cfg->n_sources ? cfg->n_sources : 1, sizeof(*s->run));
+    if (!g || !s->run) {
+        snprintf(err, errlen, "out of memory starting sources");
+        return -1;
+    }
+    s->cur = g;
+    s->view = *cfg;
+    view_set(s, g);
+    fsc_log(FSC_LOG_INFO, "shard", "index=%u count=%u from=%s owned=%u skipped=%u",
+            (unsigned)cfg->shard.index, (unsigned)cfg->shard.count,
+            cfg->shard.from_cli ? "cli" : "config", (unsigned)g->n_mine, (unsigned)g->skipped);
+    for (size_t i = 0; i < cfg->n_sources; i++) {
+        const struct fsc_source_config *sc = &cfg->sources[i];
+        struct fsc_drun *rs;
+        if (!in_shard(cfg, sc)) {
+            log_skipped(cfg, sc);
+            continue;
+        }
+        int rc = run_start(s, g, sc, &rs, err, errlen);
+        if (rc < 0)
+            return -1;
+        if (rc > 0)
+            run_add(s, rs);
+    }
+    s->last_ok_s = (double)fsc_now_ns() / 1e9;
+    return 0;
+}
+
+void fsc_dsources_stop(struct fsc_dsources *s)
+{
+    if (!s->lock_ready)
+        return;
+    /* Leave the array empty before stopping (readers may still look). */
+    pthread_rwlock_wrlock(&s->lock);
+    struct fsc_drun **run = s->run;
+    size_t n = s->n_run;
+    s->run = NULL;
+    s->n_run = 0;
+    s->view.sources = NULL;
+    s->view.n_sources = 0;
+    pthread_rwlock_unlock(&s->lock);
+    for (size_t i = n; i-- > 0;)
+        run_stop(s, run[i], NULL);
+    free(run);
+    while (s->gens) {
+        struct fsc_dgen *g = s->gens;
+        s->gens = g->next;
+        gen_free(g);
+    }
+    s->cur = NULL;
+    pthread_rwlock_destroy(&s->lock);
+    s->lock_ready = false;
+}
+
+void fsc_dsources_read_lock(struct fsc_dsources *s)
+{
+    pthread_rwlock_rdlock(&s->lock);
+}
+
+void fsc_dsources_read_unlock(struct fsc_dsources *s)
+{
+    pthread_rwlock_unlock(&s->lock);
+}
+
+const struct fsc_drun *fsc_dsources_find(const struct fsc_dsources *s, const char *name)
+{
+    for (size_t i = 0; i < s->n_run; i++)
+        if (strcmp(s->run[i]->cfg->name, name) == 0)
+            return s->run[i];
+    return NULL;
+}
+
+/* ---- comparing configs ------------------------------------------------------ */
+
+/* The effective config text of one source (as check-config prints it), or
+ * NULL on allocation failure. */
+static char *source_text(const struct fsc_source_config *sc)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    struct fsc_config one = {.sources = (struct fsc_source_config *)sc, .n_sources = 1};
+    fsc_cfg_print_sources(f, 0, NULL, &one);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+static bool secret_equal(const struct fsc_secret *a, const struct fsc_secret *b)
+{
+    if (!a->value || !b->value)
+        return a->value == b->value;
+    return strcmp(a->value, b->value) == 0;
+}
+
+/* Same source? When in doubt (no memory) no: a restart is the safe side. */
+static bool source_equal(const struct fsc_source_config *a, const struct fsc_source_config *b)
+{
+    if (a->type != b->type)
+        return false;
+    if (a->type == FSC_SOURCE_GNMI && !secret_equal(&a->gnmi.password, &b->gnmi.password))
+        return false;
+    char *ta = source_text(a), *tb = source_text(b);
+    bool same = ta && tb && strcmp(ta, tb) == 0;
+    free(ta);
+    free(tb);
+    return same;
+}
+
+/* The printed config without sources and shard (what a reload can apply),
+ * or NULL. */
+static char *fixed_text(const struct fsc_config *cfg)
+{
+    struct fsc_config c = *cfg;
+    c.sources = NULL;
+    c.n_sources = 0;
+    c.shard = (struct fsc_shard_config){.count = 1};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    int rc = fsc_config_print(&c, f);
+    if (fclose(f) != 0 || rc != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* The top-level section `name` of a printout: from its "name:" line at
+ * column 0 to the next such line. NULL when absent. */
+static const char *section(const char *text, const char *name, size_t *len)
+{
+    size_t nl = strlen(name);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (strncmp(p, name, nl) != 0 || p[nl] != ':')
+            continue;
+        const char *e = p;
+        while ((e = strchr(e, '\n')) != NULL && e[1] && (e[1] == ' ' || e[1] == '-'))
+            e++;
+        *len = e ? (size_t)(e - p) : strlen(p);
+        return p;
+    }
+    return NULL;
+}
+
+/* Logs the sections that differ from the running (first) config: they need
+ * a restart. */
+static void warn_restart(const struct fsc_config *first, const struct fsc_config *next)
+{
+    static const char *const names[] = {"log",      "exporters", "engine",
+                                        "topology", "rollup",    "state_dir"};
+    char *a = fixed_text(first), *b = fixed_text(next);
+    char diff[128] = "";
+    if (!a || !b) {
+        snprintf(diff, sizeof(diff), "unknown");
+    } else {
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+            size_t la = 0, lb = 0;
+            const char *sa = section(a, names[i], &la), *sb = section(b, names[i], &lb);
+            if ((sa == NULL) != (sb == NULL) || la != lb || (sa && memcmp(sa, sb, la) != 0))
+                snprintf(diff + strlen(diff), sizeof(diff) - strlen(diff), "%s%s",
+                         diff[0] ? "," : "", names[i]);
+        }
+    }
+    free(a);
+    free(b);
+    if (diff[0])
+        fsc_log(FSC_LOG_WARN, "reload_needs_restart",
+                "sections=%s reason=\"changes to these are ignored until the next start\"", diff);
+}
+
+/* ---- reload ------------------------------------------------------------------ */
+
+static void reload_failed(struct fsc_dsources *s, const char *path, const char *why)
+{
+    char q[1200];
+    pthread_rwlock_wrlock(&s->lock);
+    s->reloads_error++;
+    pthread_rwlock_unlock(&s->lock);
+    fsc_log(FSC_LOG_ERROR, "reload_failed", "config=%s reason=%s kept=running", path,
+            fsc_log_quote(why, q, sizeof(q)));
+}
+
+/* Why a running instance cannot stay under the new config, or NULL. */
+static const char *stop_reason(const struct fsc_drun *rs, const struct fsc_config *next,
+                               bool shard_changed)
+{
+    const struct fsc_source_config *nsc = fsc_config_source(next, rs->cfg->name);
+    if (!nsc)
+        return "removed";
+    if (!nsc->enabled)
+        return "disabled";
+    if (!in_shard(next, nsc))
+        return "other_shard";
+    if (!source_equal(rs->cfg, nsc))
+        return "changed";
+    /* Per-point filtering was set up with the old shard. */
+    if (shard_changed && nsc->type == FSC_SOURCE_OTLP)
+        return "shard_changed";
+    return NULL;
+}
+
+/* A changed source whose new settings fail to start (a port in use, a
+ * certificate that does not load) runs on with the settings it had, from
+ * the previous config (alive until the reload ends; run_start takes its own
+ * reference). Returns "previous" when that worked, else "none". */
+static const char *restart_previous(struct fsc_dsources *s, struct fsc_dgen *old,
+                                    const struct fsc_source_config *sc)
+{
+    const struct fsc_source_config *osc = fsc_config_source(old->cfg, sc->name);
+    struct fsc_drun *rs;
+    char err[1024];
+    if (!osc || !osc->enabled || !in_shard(old->cfg, osc) || source_equal(osc, sc))
+        return "none";
+    if (run_start(s, old, osc, &rs, err, sizeof(err)) <= 0) {
+        char q[1100];
+        fsc_log(FSC_LOG_ERROR, "source_failed", "source=%s reason=%s settings=previous", sc->name,
+                fsc_log_quote(err, q, sizeof(q)));
+        return "none";
+    }
+    run_add(s, rs);
+    return "previous";
+}
+
+void fsc_dsources_reload(struct fsc_dsources *s, const char *path)
+{
+    char err[1024];
+    fsc_log(FSC_LOG_INFO, "reload", "config=%s", path);
+    struct fsc_config *next = fsc_config_load(path, err, sizeof(err));
+    if (!next) {
+        reload_failed(s, path, err);
+        return;
+    }
+    if (s->first->shard.from_cli)
+        next->shard = s->first->shard;
+    struct fsc_dgen *old = s->cur;
+    struct fsc_dgen *g = gen_create(s, next, next);
+    size_t cap = s->n_run + next->n_sources + 1;
+    struct fsc_drun **run = calloc(cap, sizeof(*run));
+    struct fsc_drun **gone = calloc(s->n_run + 1, sizeof(*gone));
+    const char **why = calloc(s->n_run + 1, sizeof(*why));
+    if (!g || !run || !gone || !why) {
+        free(run);
+        free(gone);
+        free(why);
+        if (g)
+            gen_release(s, g); /* frees next too */
+        else
+            fsc_config_destroy(next);
+        reload_failed(s, path, "out of memory");
+        return;
+    }
+    warn_restart(s->first, next);
+    bool shard_changed =
+        old->cfg->shard.index != next->shard.index || old->cfg->shard.count != next->shard.count;
+
+    /* 1. Instances that cannot stay leave the array, then stop. */
+    size_t n_keep = 0, n_gone = 0;
+    for (size_t i = 0; i < s->n_run; i++) {
+        const char *w = stop_reason(s->run[i], next, shard_changed);
+        if (w) {
+            why[n_gone] = w;
+            gone[n_gone++] = s->run[i];
+        } else {
+            run[n_keep++] = s->run[i];
+        }
+    }
+    pthread_rwlock_wrlock(&s->lock);
+    struct fsc_drun **prev = s->run;
+    s->run = run;
+    s->n_run = n_keep;
+    pthread_rwlock_unlock(&s->lock);
+    free(prev);
+    size_t removed = 0;
+    for (size_t i = 0; i < n_gone; i++) {
+        removed += strcmp(why[i], "removed") == 0;
+        run_stop(s, gone[i], why[i]);
+    }
+
+    /* 2. Sources of this shard that do not run yet start. */
+    size_t started = 0, failed = 0;
+    for (size_t i = 0; i < next->n_sources; i++) {
+        const struct fsc_source_config *sc = &next->sources[i];
+        struct fsc_drun *rs;
+        if (!in_shard(next, sc)) {
+            const struct fsc_source_config *osc = fsc_config_source(old->cfg, sc->name);
+            if (shard_changed || !osc || !source_equal(osc, sc))
+                log_skipped(next, sc);
+            continue;
+        }
+        if (fsc_dsources_find(s, sc->name))
+            continue; /* unchanged: untouched */
+        int rc = run_start(s, g, sc, &rs, err, sizeof(err));
+        if (rc > 0) {
+            run_add(s, rs);
+            started++;
+        } else if (rc < 0) {
+            char q[1100];
+            failed++;
+            fsc_log(FSC_LOG_ERROR, "source_failed", "source=%s reason=%s kept=%s", sc->name,
+                    fsc_log_quote(err, q, sizeof(q)), restart_previous(s, old, sc));
+        }
+    }
+
+    /* 3. The new config becomes current. */
+    pthread_rwlock_wrlock(&s->lock);
+    s->cur = g;
+    view_set(s, g);
+    s->reloads_ok++;
+    s->last_ok_s = (double)fsc_now_ns() / 1e9;
+    pthread_rwlock_unlock(&s->lock);
+    gen_release(s, old);
+    free(gone);
+    free(why);
+    fsc_log(failed ? FSC_LOG_WARN : FSC_LOG_INFO, "reloaded",
+            "config=%s shard=%u/%u sources=%zu running=%zu unchanged=%zu stopped=%zu "
+            "removed=%zu started=%zu failed=%zu",
+            path, (unsigned)next->shard.index, (unsigned)next->shard.count, next->n_sources,
+            s->n_run, n_keep, n_gone, removed, started, failed);
+}
+
+/* ---- self-metrics -------------------------------------------------------------- */
+
+int fsc_dsources_render(const struct fsc_dsources *s, bool openmetrics, struct fsc_buf *out)
+{
+    static const char eof[] = "# EOF\n";
+    bool had_eof = openmetrics && out->len >= sizeof(eof) - 1 &&
+                   memcmp(out->data + out->len - (sizeof(eof) - 1), eof, sizeof(eof) - 1) == 0;
+    if (had_eof)
+        out->len -= sizeof(eof) - 1;
+    const char *reloads =
+        openmetrics ? "fabricscope_config_reloads" : "fabricscope_config_reloads_total";
+    fsc_buf_printf(out,
+                   "# HELP fabricscope_shard_info This collector's shard: index of count "
+                   "(md5 hashmod of the device name). Always 1.\n"
+                   "# TYPE fabricscope_shard_info gauge\n"
+                   "fabricscope_shard_info{index=\"%u\",count=\"%u\"} 1\n"
+                   "# HELP fabricscope_shard_sources Configured sources this collector runs "
+                   "(owned) or leaves to other shards (skipped).\n"
+                   "# TYPE fabricscope_shard_sources gauge\n"
+                   "fabricscope_shard_sources{state=\"owned\"} %u\n"
+                   "fabricscope_shard_sources{state=\"skipped\"} %u\n"
+                   "# HELP %s Configuration reloads (SIGHUP) by result.\n"
+                   "# TYPE %s counter\n"
+                   "fabricscope_config_reloads_total{result=\"ok\"} %llu\n"
+                   "fabricscope_config_reloads_total{result=\"error\"} %llu\n"
+                   "# HELP fabricscope_config_last_reload_success_timestamp_seconds Unix time "
+                   "of the last successful configuration load (start or reload).\n"
+                   "# TYPE fabricscope_config_last_reload_success_timestamp_seconds gauge\n"
+                   "fabricscope_config_last_reload_success_timestamp_seconds %.3f\n",
+                   (unsigned)s->view.shard.index, (unsigned)s->view.shard.count, (unsigned)s->owned,
+                   (unsigned)s->skipped, reloads, reloads, (unsigned long long)s->reloads_ok,
+                   (unsigned long long)s->reloads_error, s->last_ok_s);
+    if (had_eof)
+        fsc_buf_puts(out, eof);
+    return out->failed ? -E2BIG : 0; /* the render fails as a whole then */
+}

@@ -1,0 +1,198 @@
+/* `fabricscope plan`: prints, from one cables.txt, what every B300 node must
+ * be configured with and what each interface must face, so operators wire,
+ * configure and verify from one source of truth. Command code: it prints and
+ * returns the exit status; the plan itself comes from cable_plan.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "model/cable_plan.h"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+const char fsc_plan_usage[] =
+    "Usage: fabricscope plan [-c CONFIG] [CABLES_FILE] [--node N]\n"
+    "\n"
+    "Reads the cable plan of a switchless DGX B300 cluster and prints, for every node\n"
+    "that has a cable (or only node N), a shell block: `ip link set IF up` and\n"
+    "`ip addr add ADDR/30 dev IF` for each cabled interface, then the expected map as\n"
+    "comment lines: interface, card, np, physical port, peer node, peer port, peer\n"
+    "interface, link number, local address/30 and peer address. Nodes are separated by\n"
+    "a blank line; `fabricscope plan FILE --node 2 | sudo sh` configures node 2.\n"
+    "\n"
+    "CABLES_FILE has one cable per line, `A-P > B-Q` (node A physical port P to node B\n"
+    "port Q, e.g. `1-3 > 2-3`); blank lines and # comments are allowed. Nodes are 1-9,\n"
+    "ports 1-8. A cable carries two links, np0 to np0 and np1 to np1 of the cards\n"
+    "behind its ports. Link L between nodes a < b is 10.1<a><b>.L.0/30: .1 on node a,\n"
+    ".2 on node b; links are numbered from 1 by node a's port, np0 before np1.\n"
+    "See docs/CABLING.md.\n"
+    "\n"
+    "Options:\n"
+    "  -c, --config CONFIG   take the hardware layout (topology.cable_plan: port_cards,\n"
+    "                        cards, speed) and node names (nodes) from CONFIG; without\n"
+    "                        it the defaults apply: ports 1-8 lead to cards\n"
+    "                        7 4 6 5 0 3 1 2, card c has ens<c+1>f0np0 and ens<c+1>f1np1\n"
+    "  CABLES_FILE           the cables file; default: topology.cable_plan.file of CONFIG\n"
+    "  --node N              print node N only (1-9; it must have a cable)\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "Exit status: 0 success; 2 usage error, unreadable or invalid CONFIG or\n"
+    "CABLES_FILE (printed as FILE:LINE:COLUMN: what is wrong), or N without cables;\n"
+    "1 when the output cannot be written.\n";
+
+static int usage_error(const char *what, const char *arg)
+{
+    if (arg != NULL)
+        fprintf(stderr, "fabricscope: %s '%s'\n\n%s", what, arg, fsc_plan_usage);
+    else
+        fprintf(stderr, "fabricscope: %s\n\n%s", what, fsc_plan_usage);
+    return EXIT_USAGE;
+}
+
+static bool is_help(const char *arg)
+{
+    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+struct plan_args {
+    const char *config;
+    const char *cables;
+    const char *node; /* as given */
+};
+
+/* Returns -1 when done (help printed or usage error: *status set). */
+static int parse_args(int argc, char **argv, struct plan_args *a, int *status)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (is_help(arg)) {
+            fputs(fsc_plan_usage, stdout);
+            *status = EXIT_OK;
+            return -1;
+        } else if (strcmp(arg, "-c") == 0 || strcmp(arg, "--config") == 0) {
+            if (++i >= argc) {
+                *status = usage_error("missing CONFIG after", arg);
+                return -1;
+            }
+            a->config = argv[i];
+        } else if (strncmp(arg, "--config=", 9) == 0) {
+            a->config = arg + 9;
+        } else if (strcmp(arg, "--node") == 0) {
+            if (++i >= argc) {
+                *status = usage_error("missing N after", arg);
+                return -1;
+            }
+            a->node = argv[i];
+        } else if (strncmp(arg, "--node=", 7) == 0) {
+            a->node = arg + 7;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            *status = usage_error("unknown option", arg);
+            return -1;
+        } else if (a->cables != NULL) {
+            *status = usage_error("unexpected argument", arg);
+            return -1;
+        } else {
+            a->cables = arg;
+        }
+    }
+    return 0;
+}
+
+/* The device name of node n in the config's cable plan, or NULL. */
+static const char *node_device(const struct fsc_config *cfg, uint32_t n)
+{
+    const struct fsc_cable_plan *cp = cfg ? &cfg->topology.cable_plan : NULL;
+    for (size_t i = 0; cp != NULL && cp->present && i < cp->n_nodes; i++) {
+        if (cp->nodes[i].node == n)
+            return cp->nodes[i].device;
+    }
+    return NULL;
+}
+
+/* Renders node `only` (0: every node) and writes it to stdout. */
+static int print_plan(const struct fsc_cabling *cab, const struct fsc_config *cfg, uint32_t only)
+{
+    struct fsc_buf out = {.limit = 1 << 20};
+    int rc = 0;
+    bool first = true;
+    for (uint32_t n = 1; rc == 0 && n <= FSC_CABLE_MAX_NODE; n++) {
+        if ((only != 0 && n != only) || fsc_cabling_node(cab, n) == NULL)
+            continue;
+        if (!first)
+            rc = fsc_buf_puts(&out, "\n");
+        first = false;
+        if (rc == 0)
+            rc = fsc_cabling_render_node(cab, n, node_device(cfg, n), &out);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "fabricscope: cannot render the plan: %s\n", strerror(-rc));
+        fsc_buf_free(&out);
+        return EXIT_RUNTIME;
+    }
+    size_t w = out.len ? fwrite(out.data, 1, out.len, stdout) : 0;
+    bool ok = w == out.len && fflush(stdout) == 0;
+    fsc_buf_free(&out);
+    if (!ok) {
+        fprintf(stderr, "fabricscope: cannot write the plan: %s\n", strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
+int fsc_plan_main(int argc, char **argv)
+{
+    struct plan_args a = {0};
+    int status = EXIT_OK;
+    char err[1024];
+    if (parse_args(argc, argv, &a, &status) != 0)
+        return status;
+
+    uint32_t only = 0;
+    if (a.node != NULL) {
+        if (strlen(a.node) != 1 || a.node[0] < '1' || a.node[0] > '0' + FSC_CABLE_MAX_NODE)
+            return usage_error("--node takes a node number 1-9, not", a.node);
+        only = (uint32_t)(a.node[0] - '0');
+    }
+
+    struct fsc_config *cfg = NULL;
+    if (a.config != NULL) {
+        cfg = fsc_config_load(a.config, err, sizeof(err));
+        if (cfg == NULL) {
+            fprintf(stderr, "%s\n", err);
+            return EXIT_USAGE;
+        }
+    }
+    const struct fsc_cable_plan *cp = cfg ? &cfg->topology.cable_plan : NULL;
+    if (a.cables == NULL) {
+        if (cp == NULL || !cp->present) {
+            fsc_config_destroy(cfg);
+            return usage_error(cfg ? "CONFIG has no topology.cable_plan: give CABLES_FILE"
+                                   : "missing CABLES_FILE",
+                               NULL);
+        }
+        a.cables = cp->file;
+    }
+
+    struct fsc_cable_layout lay;
+    struct fsc_cabling *cab = NULL;
+    status = EXIT_USAGE;
+    if (fsc_cable_layout_from_config(&lay, cp, err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s: topology.cable_plan: %s\n", a.config, err);
+        goto out;
+    }
+    cab = fsc_cabling_load(a.cables, &lay, err, sizeof(err));
+    if (cab == NULL) {
+        fprintf(stderr, "%s\n", err);
+        goto out;
+    }
+    if (only != 0 && fsc_cabling_node(cab, only) == NULL) {
+        fprintf(stderr, "fabricscope: node %u has no cable in %s\n", (unsigned)only, a.cables);
+        goto out;
+    }
+    status = print_plan(cab, cfg, only);
+out:
+    fsc_cabling_destroy(cab);
+    fsc_config_destroy(cfg);
+    return status;
+}

@@ -1,0 +1,137 @@
+/* The `auth:` section of a listener (exporters.prometheus.auth and an otlp
+ * source's auth; docs/SECURITY.md):
+ *
+ *   auth:
+ *     basic_users: {prometheus: "$2b$10$..."}   # name -> crypt(3) hash
+ *     bearer_tokens_file: /etc/fabricscope/tokens
+ *
+ * Hashes are checked for shape here (a "$id$" crypt string); whether
+ * libcrypt can verify them is checked when the listener starts
+ * (net/http_auth.c), where the tokens file is read too. Hashes are never
+ * printed: check-config shows "<redacted>", as for inline secrets. */
+#include <stddef.h>
+#include <string.h>
+
+#include "config/config_decode.h"
+
+#define MAX_BASIC_USERS 64
+#define MAX_HASH_LEN    255
+
+static int check_user_name(struct fsc_cctx *ctx, const struct fsc_ynode *k)
+{
+    char q[96];
+    bool ok = k->n > 0 && k->n <= FSC_CONFIG_MAX_NAME;
+    /* RFC 7617: the user-id must not contain a colon; control bytes would
+     * let a log line be forged. */
+    for (size_t c = 0; ok && c < k->n; c++)
+        ok = (unsigned char)k->str[c] > 0x20 && k->str[c] != ':' && k->str[c] != 0x7f;
+    if (!ok)
+        return fsc_cfg_fail_at(ctx, k,
+                               "%s is not a valid user name (1..%d printable bytes, no colon "
+                               "or blank)",
+                               fsc_cfg_quote(k->str, q, sizeof(q)), FSC_CONFIG_MAX_NAME);
+    return 0;
+}
+
+/* A crypt(3) hash: "$id$...", printable, no blanks. The value is not quoted
+ * back in the message: it is a password hash. */
+static int check_hash(struct fsc_cctx *ctx, const struct fsc_ynode *v)
+{
+    bool ok = v->kind == FSC_YNODE_SCALAR && v->n >= 4 && v->n <= MAX_HASH_LEN && v->str[0] == '$';
+    for (size_t c = 0; ok && c < v->n; c++)
+        ok = (unsigned char)v->str[c] > 0x20 && v->str[c] != 0x7f;
+    if (!ok)
+        return fsc_cfg_fail_at(ctx, v,
+                               "expected a crypt(3) password hash such as \"$2b$10$...\" "
+                               "(bcrypt; create one with `htpasswd -nbBC 10 USER PASSWORD` or "
+                               "`mkpasswd -m bcrypt`)");
+    return 0;
+}
+
+static int decode_basic_users(struct fsc_cctx *ctx, const struct fsc_ckey *key,
+                              const struct fsc_ynode *val, void *obj)
+{
+    struct fsc_listener_auth *a = obj;
+    (void)key;
+    if (fsc_ynode_is_null(val))
+        return 0;
+    if (val->kind != FSC_YNODE_MAP)
+        return fsc_cfg_fail_at(ctx, val, "expected a mapping of user names to password hashes");
+    if (val->n > MAX_BASIC_USERS)
+        return fsc_cfg_fail_at(ctx, val, "has %zu users; at most %d are allowed", val->n,
+                               MAX_BASIC_USERS);
+    a->basic_users = fsc_cfg_alloc(ctx, val, (val->n ? val->n : 1) * sizeof(*a->basic_users));
+    if (a->basic_users == NULL)
+        return -1;
+    for (size_t i = 0; i < val->n; i++) {
+        const struct fsc_ynode *k = val->pairs[i].key;
+        size_t pl = fsc_cfg_path_key(ctx, k->str);
+        int rc = check_user_name(ctx, k);
+        for (size_t j = 0; rc == 0 && j < i; j++) {
+            if (strcmp(k->str, a->basic_users[j].name) == 0)
+                rc = fsc_cfg_fail_at(ctx, k, "user %s is given twice", a->basic_users[j].name);
+        }
+        if (rc == 0)
+            rc = check_hash(ctx, val->pairs[i].value);
+        if (rc == 0) {
+            a->basic_users[i].name = fsc_cfg_strdup(ctx, k, k->str);
+            a->basic_users[i].hash =
+                fsc_cfg_strdup(ctx, val->pairs[i].value, val->pairs[i].value->str);
+            rc = a->basic_users[i].name && a->basic_users[i].hash ? 0 : -1;
+        }
+        fsc_cfg_path_pop(ctx, pl);
+        if (rc != 0)
+            return -1;
+        a->n_basic_users = i + 1;
+    }
+    return 0;
+}
+
+static void print_basic_users(FILE *out, unsigned indent, const struct fsc_ckey *key,
+                              const void *obj)
+{
+    const struct fsc_listener_auth *a = obj;
+    (void)key;
+    fputc('\n', out);
+    for (size_t i = 0; i < a->n_basic_users; i++) {
+        fsc_cfg_print_indent(out, indent + 2);
+        fsc_cfg_print_str(out, a->basic_users[i].name);
+        fputs(": <redacted>\n", out);
+    }
+}
+
+static bool basic_users_printed(const void *obj)
+{
+    return ((const struct fsc_listener_auth *)obj)->n_basic_users > 0;
+}
+
+static int auth_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                       struct fsc_config_mark mark, void *obj)
+{
+    const struct fsc_listener_auth *a = obj;
+    if (a->n_basic_users == 0 && a->bearer_tokens_file == NULL)
+        return fsc_cfg_fail_key(ctx, node, "basic_users", mark,
+                                "auth needs basic_users, bearer_tokens_file or both (remove "
+                                "the section for an open listener)");
+    return 0;
+}
+
+#define AUTH(field) offsetof(struct fsc_listener_auth, field)
+static const struct fsc_ckey auth_keys[] = {
+    {.key = "basic_users",
+     .kind = FSC_CK_CUSTOM,
+     .decode = decode_basic_users,
+     .print = print_basic_users,
+     .printed = basic_users_printed},
+    {.key = "bearer_tokens_file",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_PATH | FSC_CF_LONG | FSC_CF_OMIT_ZERO,
+     .off = AUTH(bearer_tokens_file)},
+};
+
+const struct fsc_cspec fsc_cspec_listener_auth = {
+    .what = "a listener auth section",
+    .keys = auth_keys,
+    .n_keys = FSC_NELEM(auth_keys),
+    .finish = auth_finish,
+};

@@ -1,0 +1,316 @@
+/* The table-driven decoder: errors with positions and paths, unknown-key
+ * hints, nested maps and lists. Scalar kinds live in config_values.c. See
+ * config_decode.h. */
+#include "config/config_decode.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- errors and paths ----------------------------------------------------- */
+
+static int vfail(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
+static int vfail(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    const char *sep = ctx->pathlen ? ": " : "";
+    const char *path = ctx->pathlen ? ctx->path : "";
+    if (line != 0)
+        snprintf(ctx->err, ctx->errlen, "%s:%u:%u: %s%s%s", ctx->name, (unsigned)line,
+                 (unsigned)col, path, sep, msg);
+    else
+        snprintf(ctx->err, ctx->errlen, "%s: %s%s%s", ctx->name, path, sep, msg);
+    return -1;
+}
+
+int fsc_cfg_fail(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(ctx, line, col, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int fsc_cfg_fail_at(struct fsc_cctx *ctx, const struct fsc_ynode *node, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(ctx, node ? node->line : 0, node ? node->col : 0, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+size_t fsc_cfg_path_key(struct fsc_cctx *ctx, const char *key)
+{
+    size_t old = ctx->pathlen;
+    int n = snprintf(ctx->path + old, sizeof(ctx->path) - old, "%s%.64s", old ? "." : "", key);
+    if (n > 0)
+        ctx->pathlen =
+            old + (size_t)n < sizeof(ctx->path) ? old + (size_t)n : sizeof(ctx->path) - 1;
+    return old;
+}
+
+size_t fsc_cfg_path_index(struct fsc_cctx *ctx, size_t i)
+{
+    size_t old = ctx->pathlen;
+    int n = snprintf(ctx->path + old, sizeof(ctx->path) - old, "[%zu]", i);
+    if (n > 0)
+        ctx->pathlen =
+            old + (size_t)n < sizeof(ctx->path) ? old + (size_t)n : sizeof(ctx->path) - 1;
+    return old;
+}
+
+void fsc_cfg_path_pop(struct fsc_cctx *ctx, size_t len)
+{
+    ctx->pathlen = len;
+    ctx->path[len] = '\0';
+}
+
+const char *fsc_cfg_quote(const char *s, char *buf, size_t size)
+{
+    if (size < 8) {
+        if (size)
+            buf[0] = '\0';
+        return buf;
+    }
+    size_t o = 0, max = size - 5; /* room for `..."` and the NUL */
+    const unsigned char *p = (const unsigned char *)s;
+    buf[o++] = '"';
+    for (; *p; p++) {
+        bool esc = *p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\';
+        if (o + (esc ? 4 : 1) > max)
+            break;
+        if (esc)
+            o += (size_t)snprintf(buf + o, size - o, "\\x%02x", *p);
+        else
+            buf[o++] = (char)*p;
+    }
+    if (*p) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o++] = '"';
+    buf[o] = '\0';
+    return buf;
+}
+
+int fsc_cfg_fail_key(struct fsc_cctx *ctx, const struct fsc_ynode *node, const char *key,
+                     struct fsc_config_mark dflt, const char *msg)
+{
+    struct fsc_config_mark m = fsc_cfg_key_mark(node, key, dflt);
+    size_t pl = fsc_cfg_path_key(ctx, key);
+    fsc_cfg_fail(ctx, m.line, m.col, "%s", msg);
+    fsc_cfg_path_pop(ctx, pl);
+    return -1;
+}
+
+struct fsc_config_mark fsc_cfg_node_mark(const struct fsc_ynode *node)
+{
+    struct fsc_config_mark m = {0, 0};
+    if (node != NULL) {
+        m.line = node->line;
+        m.col = node->col;
+    }
+    return m;
+}
+
+struct fsc_config_mark fsc_cfg_key_mark(const struct fsc_ynode *map, const char *key,
+                                        struct fsc_config_mark dflt)
+{
+    const struct fsc_ypair *p = fsc_ymap_get(map, key);
+    return p ? fsc_cfg_node_mark(p->key) : dflt;
+}
+
+/* ---- unknown keys ----------------------------------------------------------- */
+
+/* Optimal string alignment distance (Levenshtein plus adjacent swaps), for
+ * "did you mean". Both strings are at most 64 bytes here. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t d[65][65];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+            size_t v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    }
+    return d[la][lb];
+}
+
+const char *fsc_cfg_closest(const char *word, const char *const *names,
+                            const struct fsc_cspec *spec)
+{
+    if (strlen(word) > 64)
+        return NULL;
+    size_t limit = strlen(word) >= 6 ? 2 : 1, best_d = SIZE_MAX;
+    const char *best = NULL;
+    size_t n = spec ? spec->n_keys : SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const char *cand = spec ? spec->keys[i].key : names[i];
+        if (cand == NULL)
+            break;
+        if (strlen(cand) > 64)
+            continue;
+        size_t dist = edit_distance(word, cand);
+        if (dist <= limit && dist < best_d) {
+            best_d = dist;
+            best = cand;
+        }
+    }
+    return best;
+}
+
+static const struct fsc_ckey *spec_key(const struct fsc_cspec *spec, const char *key)
+{
+    for (size_t i = 0; i < spec->n_keys; i++) {
+        if (strcmp(spec->keys[i].key, key) == 0)
+            return &spec->keys[i];
+    }
+    return NULL;
+}
+
+static int unknown_key(struct fsc_cctx *ctx, const struct fsc_ynode *keynode,
+                       const struct fsc_cspec *spec)
+{
+    size_t pl = fsc_cfg_path_key(ctx, keynode->str);
+    const char *guess = fsc_cfg_closest(keynode->str, NULL, spec);
+    if (guess != NULL) {
+        fsc_cfg_fail_at(ctx, keynode, "unknown key (did you mean \"%s\"?)", guess);
+    } else {
+        const struct fsc_cspec *owner = NULL;
+        for (size_t i = 0; spec->siblings && spec->siblings[i] && owner == NULL; i++) {
+            if (spec->siblings[i] != spec && spec_key(spec->siblings[i], keynode->str))
+                owner = spec->siblings[i];
+        }
+        if (owner != NULL && spec->what != NULL)
+            fsc_cfg_fail_at(ctx, keynode, "unknown key for %s (it is a key of %s)", spec->what,
+                            owner->what);
+        else
+            fsc_cfg_fail_at(ctx, keynode, "unknown key");
+    }
+    fsc_cfg_path_pop(ctx, pl);
+    return -1;
+}
+
+/* ---- lists ------------------------------------------------------------------ */
+
+static int check_count(struct fsc_cctx *ctx, const struct fsc_ckey *key,
+                       const struct fsc_ynode *val, size_t n)
+{
+    if (key->max_items && n > key->max_items)
+        return fsc_cfg_fail_at(ctx, val, "has %zu items; at most %zu are allowed", n,
+                               key->max_items);
+    if ((int64_t)n < key->min)
+        return fsc_cfg_fail_at(ctx, val, "needs at least %" PRId64 " item%s", key->min,
+                               key->min == 1 ? "" : "s");
+    return 0;
+}
+
+static int decode_list(struct fsc_cctx *ctx, const struct fsc_ckey *key,
+                       const struct fsc_ynode *val, char *obj)
+{
+    if (val->kind != FSC_YNODE_SEQ && !fsc_ynode_is_null(val))
+        return fsc_cfg_fail_at(ctx, val, "expected a list (lines starting with \"- \")");
+    size_t n = val->kind == FSC_YNODE_SEQ ? val->n : 0;
+    if (check_count(ctx, key, val, n) != 0)
+        return -1;
+    size_t esize = key->kind == FSC_CK_LIST ? key->elem_size : sizeof(const char *);
+    char *arr = fsc_cfg_alloc(ctx, val, (n ? n : 1) * esize);
+    if (arr == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct fsc_ynode *item = val->items[i];
+        size_t pl = fsc_cfg_path_index(ctx, i);
+        int rc;
+        if (key->kind == FSC_CK_STRLIST) {
+            rc = fsc_cfg_decode_str(ctx, key, item, (const char **)(void *)(arr + i * esize));
+        } else if (item->kind != FSC_YNODE_MAP) {
+            rc = fsc_cfg_fail_at(ctx, item, "expected a mapping (key: value), got %s",
+                                 item->kind == FSC_YNODE_SEQ ? "a list" : "a single value");
+        } else {
+            rc = fsc_cfg_decode_map(ctx, item, fsc_cfg_node_mark(item), key->spec, arr + i * esize);
+        }
+        fsc_cfg_path_pop(ctx, pl);
+        if (rc != 0)
+            return -1;
+    }
+    memcpy(obj + key->off, &arr, sizeof(arr));
+    memcpy(obj + key->off2, &n, sizeof(n));
+    return 0;
+}
+
+/* ---- one key ---------------------------------------------------------------- */
+
+static int decode_value(struct fsc_cctx *ctx, const struct fsc_ckey *key,
+                        const struct fsc_ynode *keynode, const struct fsc_ynode *val, char *obj)
+{
+    void *field = obj + key->off;
+    switch (key->kind) {
+    case FSC_CK_MAP:
+        if (key->flags & FSC_CF_PRESENCE)
+            *(bool *)field = true;
+        return fsc_cfg_decode_map(ctx, val, fsc_cfg_node_mark(keynode), key->spec, field);
+    case FSC_CK_LIST:
+    case FSC_CK_STRLIST:
+        return decode_list(ctx, key, val, obj);
+    case FSC_CK_CUSTOM:
+        return key->decode(ctx, key, val, obj);
+    default:
+        return fsc_cfg_decode_scalar(ctx, key, val, field);
+    }
+}
+
+int fsc_cfg_decode_map(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                       struct fsc_config_mark mark, const struct fsc_cspec *spec, void *obj)
+{
+    char *base = obj;
+    if (node != NULL && fsc_ynode_is_null(node))
+        node = NULL;
+    if (node != NULL && node->kind != FSC_YNODE_MAP)
+        return fsc_cfg_fail_at(ctx, node, "expected a mapping (key: value), got %s",
+                               node->kind == FSC_YNODE_SEQ ? "a list" : "a single value");
+    for (size_t i = 0; node != NULL && i < node->n; i++) {
+        if (spec_key(spec, node->pairs[i].key->str) == NULL)
+            return unknown_key(ctx, node->pairs[i].key, spec);
+    }
+    if (spec->defaults != NULL)
+        spec->defaults(obj);
+    if (spec->mark_off != 0)
+        memcpy(base + spec->mark_off, &mark, sizeof(mark));
+    for (size_t i = 0; i < spec->n_keys; i++) {
+        const struct fsc_ckey *key = &spec->keys[i];
+        const struct fsc_ypair *pair = fsc_ymap_get(node, key->key);
+        size_t pl = fsc_cfg_path_key(ctx, key->key);
+        int rc = 0;
+        if (pair != NULL) {
+            rc = decode_value(ctx, key, pair->key, pair->value, base);
+        } else if (key->flags & FSC_CF_REQUIRED) {
+            rc = fsc_cfg_fail(ctx, mark.line, mark.col, "required key is missing");
+        } else if (key->kind == FSC_CK_MAP && !(key->flags & FSC_CF_PRESENCE)) {
+            /* An absent section still gets its defaults and checks. */
+            rc = fsc_cfg_decode_map(ctx, NULL, mark, key->spec, base + key->off);
+        }
+        fsc_cfg_path_pop(ctx, pl);
+        if (rc != 0)
+            return -1;
+    }
+    return spec->finish ? spec->finish(ctx, node, mark, obj) : 0;
+}

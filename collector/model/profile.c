@@ -1,0 +1,322 @@
+/* Vendor profiles: lookup, passthrough naming and table checks. The tables
+ * themselves live in profile_junos.c, profile_cumulus.c and profile_mlx5.c. */
+#include "model/profile.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PLACEHOLDER     "{p}"
+#define PLACEHOLDER_LEN 3
+#define CAPTURE_MAX     3 /* digits captured by {p}: priorities are 0-7, room for more */
+#define RUNS_TRIED      4 /* digit runs tried per name; vendor names have few */
+
+static const struct fsc_profile *const builtin[] = {
+    &fsc_profile_junos,
+    &fsc_profile_cumulus,
+    &fsc_profile_mlx5,
+};
+
+const struct fsc_profile *fsc_profile_at(size_t i)
+{
+    return i < sizeof(builtin) / sizeof(builtin[0]) ? builtin[i] : NULL;
+}
+
+const struct fsc_profile *fsc_profile_find(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+        if (strcmp(builtin[i]->name, name) == 0)
+            return builtin[i];
+    return NULL;
+}
+
+static bool is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static bool is_name_char(unsigned char c, bool first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (!first && is_digit(c));
+}
+
+/* Appends the sanitized form of in to out at *pos (snprintf-style: counts
+ * what does not fit). `leading_digit_ok` is true when something valid
+ * already precedes (a passthrough prefix). */
+static void sanitize_into(const char *in, bool leading_digit_ok, char *out, size_t out_size,
+                          size_t *pos)
+{
+    size_t n = *pos;
+    if (!leading_digit_ok && is_digit((unsigned char)in[0])) {
+        if (n + 1 < out_size)
+            out[n] = '_';
+        n++;
+    }
+    for (const unsigned char *s = (const unsigned char *)in; *s != '\0'; s++) {
+        if (n + 1 < out_size)
+            out[n] = is_name_char(*s, false) ? (char)*s : '_';
+        n++;
+    }
+    if (out_size > 0)
+        out[n < out_size ? n : out_size - 1] = '\0';
+    *pos = n;
+}
+
+size_t fsc_metric_name_sanitize(const char *in, char *out, size_t out_size)
+{
+    size_t n = 0;
+    if (out_size > 0)
+        out[0] = '\0';
+    sanitize_into(in, false, out, out_size, &n);
+    return n;
+}
+
+/* Binary search for an exact vendor name. The tables are sorted by strcmp
+ * (checked by fsc_profile_check and the tests). */
+static const struct fsc_profile_entry *find_exact(const struct fsc_profile *prof, const char *name)
+{
+    size_t lo = 0, hi = prof->n_entries;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(name, prof->entries[mid].vendor);
+        if (c == 0)
+            return &prof->entries[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+/* Tries "{p}" in place of each of the first RUNS_TRIED digit runs of name
+ * (runs of 1..CAPTURE_MAX digits). Digits that belong to the name itself
+ * ("dot3", "VL15") simply find no template. On a hit the digits go to
+ * capture. */
+static const struct fsc_profile_entry *find_template(const struct fsc_profile *prof,
+                                                     const char *name, size_t len,
+                                                     char capture[CAPTURE_MAX + 1])
+{
+    char tmpl[FSC_PROFILE_VENDOR_MAX + PLACEHOLDER_LEN + 1];
+    size_t i = 0;
+    for (int runs = 0; i < len && runs < RUNS_TRIED;) {
+        if (!is_digit((unsigned char)name[i])) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < len && is_digit((unsigned char)name[j]))
+            j++;
+        runs++;
+        if (j - i <= CAPTURE_MAX) {
+            memcpy(tmpl, name, i);
+            memcpy(tmpl + i, PLACEHOLDER, PLACEHOLDER_LEN);
+            memcpy(tmpl + i + PLACEHOLDER_LEN, name + j, len - j + 1);
+            const struct fsc_profile_entry *e = find_exact(prof, tmpl);
+            if (e != NULL) {
+                memcpy(capture, name + i, j - i);
+                capture[j - i] = '\0';
+                return e;
+            }
+        }
+        i = j;
+    }
+    return NULL;
+}
+
+int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
+                    struct fsc_profile_match *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (vendor_name == NULL)
+        return -EINVAL;
+    size_t len = strnlen(vendor_name, FSC_PROFILE_VENDOR_MAX + 1);
+    if (len == 0 || len > FSC_PROFILE_VENDOR_MAX)
+        return -EINVAL;
+
+    char capture[CAPTURE_MAX + 1] = "";
+    const struct fsc_profile_entry *e = find_exact(prof, vendor_name);
+    /* A literal "{p}" in the input is not a priority. */
+    if (e != NULL && strstr(e->vendor, PLACEHOLDER) != NULL)
+        e = NULL;
+    if (e == NULL)
+        e = find_template(prof, vendor_name, len, capture);
+
+    out->traits.refresh_ns = prof->refresh_ns;
+    if (e != NULL) {
+        out->entry = e;
+        snprintf(out->canonical, sizeof(out->canonical), "%s", e->canonical);
+        if (e->label != NULL)
+            snprintf(out->label_name, sizeof(out->label_name), "%s", e->label);
+        snprintf(out->label_value, sizeof(out->label_value), "%s", capture);
+        out->label_attr = e->attr;
+        out->traits.kind = e->kind;
+        out->traits.width = e->width;
+        out->traits.unit = e->unit;
+        out->traits.signal = e->signal;
+        out->traits.direction = e->direction;
+        out->traits.scale = e->scale;
+        return 0;
+    }
+
+    /* Passthrough. gNMI paths start with '/', which would only add '_'. */
+    const char *rest = vendor_name;
+    while (*rest == '/')
+        rest++;
+    if (*rest == '\0')
+        return -EINVAL;
+    size_t n = 0;
+    const char *prefix = prof->passthrough_prefix ? prof->passthrough_prefix : "";
+    sanitize_into(prefix, false, out->canonical, sizeof(out->canonical), &n);
+    sanitize_into(rest, n > 0, out->canonical, sizeof(out->canonical), &n);
+    if (n >= sizeof(out->canonical)) {
+        out->canonical[0] = '\0';
+        return -EINVAL;
+    }
+    out->traits.kind = FSC_KIND_COUNTER;
+    out->traits.width = prof->passthrough_width ? prof->passthrough_width : 64;
+    out->traits.unit = FSC_UNIT_NONE;
+    out->traits.signal = FSC_SIG_NONE;
+    out->traits.direction = FSC_DIR_NONE;
+    out->traits.scale = 1;
+    return 0;
+}
+
+/* ---- table checks ---------------------------------------------------------- */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t ls = strlen(s), lx = strlen(suffix);
+    return ls >= lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+/* Canonical names: Prometheus rules without ':' (reserved for recording
+ * rules), shorter than the match buffer. */
+static bool canonical_valid(const char *s)
+{
+    size_t len = strlen(s);
+    if (len == 0 || len >= FSC_PROFILE_NAME_MAX || !is_name_char((unsigned char)s[0], true))
+        return false;
+    for (size_t i = 1; i < len; i++)
+        if (!is_name_char((unsigned char)s[i], false))
+            return false;
+    return true;
+}
+
+static bool label_valid(const char *s)
+{
+    return canonical_valid(s) && strlen(s) < FSC_PROFILE_LABEL_MAX && strncmp(s, "__", 2) != 0;
+}
+
+/* The sentence for one bad entry; always returns -EINVAL. */
+static int entry_error(const struct fsc_profile *prof, size_t i, const char *why, char *err,
+                       size_t errlen)
+{
+    const char *vendor = prof->entries[i].vendor ? prof->entries[i].vendor : "(null)";
+    snprintf(err, errlen, "profile %s: entry %zu (%s): %s", prof->name, i, vendor, why);
+    return -EINVAL;
+}
+
+static const char *entry_problem(const struct fsc_profile_entry *e)
+{
+    if (e->vendor == NULL || e->vendor[0] == '\0' || strlen(e->vendor) > FSC_PROFILE_VENDOR_MAX)
+        return "vendor name missing or too long";
+    const char *ph = strstr(e->vendor, PLACEHOLDER);
+    if (ph != NULL && strstr(ph + 1, PLACEHOLDER) != NULL)
+        return "more than one {p} placeholder";
+    if (strchr(e->vendor, '{') != ph || (ph == NULL && strchr(e->vendor, '}') != NULL))
+        return "stray brace outside a {p} placeholder";
+    if (ph != NULL && (e->label == NULL || e->attr != NULL))
+        return "a {p} entry needs a label and no attr";
+    if (ph == NULL && (e->label == NULL) != (e->attr == NULL))
+        return "label and attr must be given together";
+    if (e->label != NULL && !label_valid(e->label))
+        return "invalid label name";
+    if (e->canonical == NULL || !canonical_valid(e->canonical))
+        return "invalid canonical name";
+    if (e->kind == FSC_KIND_COUNTER && !ends_with(e->canonical, "_total"))
+        return "counter name must end in _total";
+    if (e->kind == FSC_KIND_GAUGE && ends_with(e->canonical, "_total"))
+        return "gauge name must not end in _total";
+    if (e->kind > FSC_KIND_GAUGE)
+        return "unknown kind";
+    if (e->width != 32 && e->width != 53 && e->width != 64)
+        return "width must be 32, 53 or 64";
+    if (e->unit > FSC_UNIT_PERCENT || e->signal >= FSC_SIG__COUNT || e->direction > FSC_DIR_TX)
+        return "unknown unit, signal or direction";
+    if (e->scale < 1)
+        return "scale must be >= 1";
+    /* The name must say what the traits say, so users are not misled. */
+    if (e->unit == FSC_UNIT_BYTES && strstr(e->canonical, "_bytes") == NULL)
+        return "byte unit without _bytes in the name";
+    if ((e->unit == FSC_UNIT_MICROSECONDS || e->unit == FSC_UNIT_SECONDS) &&
+        strstr(e->canonical, "_seconds") == NULL)
+        return "time unit without _seconds in the name (the engine converts to seconds)";
+    if (e->unit == FSC_UNIT_PERCENT && strstr(e->canonical, "_percent") == NULL)
+        return "percent unit without _percent in the name";
+    if (strstr(e->canonical, "_rx_") != NULL && e->direction != FSC_DIR_RX)
+        return "_rx_ name without rx direction";
+    if (strstr(e->canonical, "_tx_") != NULL && e->direction != FSC_DIR_TX)
+        return "_tx_ name without tx direction";
+    if ((e->signal == FSC_SIG_QUEUE_PEAK) != (e->kind == FSC_KIND_GAUGE) &&
+        e->unit != FSC_UNIT_PERCENT)
+        return "only queue-peak signals (and percent gauges) are gauges";
+    if (e->signal == FSC_SIG_PORT_BYTES && e->unit != FSC_UNIT_BYTES)
+        return "port-bytes signal needs byte unit";
+    if (e->signal == FSC_SIG_PFC_PAUSE_DURATION && e->unit != FSC_UNIT_MICROSECONDS &&
+        e->unit != FSC_UNIT_SECONDS)
+        return "pause-duration signal needs a time unit";
+    return NULL;
+}
+
+int fsc_profile_check(const struct fsc_profile *prof, char *err, size_t errlen)
+{
+    if (prof == NULL || prof->name == NULL || (prof->n_entries > 0 && prof->entries == NULL)) {
+        snprintf(err, errlen, "profile is incomplete");
+        return -EINVAL;
+    }
+    const char *prefix = prof->passthrough_prefix ? prof->passthrough_prefix : "";
+    if ((prefix[0] != '\0' && !canonical_valid(prefix)) ||
+        (prof->passthrough_width != 53 && prof->passthrough_width != 64) || prof->refresh_ns < 0) {
+        snprintf(err, errlen, "profile %s: bad passthrough prefix/width or refresh", prof->name);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < prof->n_entries; i++) {
+        const struct fsc_profile_entry *e = &prof->entries[i];
+        const char *why = entry_problem(e);
+        if (why != NULL)
+            return entry_error(prof, i, why, err, errlen);
+        if (i > 0 && strcmp(prof->entries[i - 1].vendor, e->vendor) >= 0)
+            return entry_error(prof, i, "not sorted after the previous entry, or a duplicate", err,
+                               errlen);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(prof->entries[j].canonical, e->canonical) == 0)
+                return entry_error(prof, i, "canonical name already used by another entry", err,
+                                   errlen);
+    }
+    return 0;
+}
+
+int fsc_profile_canonical_traits(const char *canonical, struct fsc_traits *out)
+{
+    const struct fsc_profile *prof;
+    for (size_t i = 0; (prof = fsc_profile_at(i)) != NULL; i++) {
+        for (size_t k = 0; k < prof->n_entries; k++) {
+            const struct fsc_profile_entry *e = &prof->entries[k];
+            if (strcmp(e->canonical, canonical) != 0)
+                continue;
+            memset(out, 0, sizeof(*out));
+            out->kind = e->kind;
+            out->width = e->width == 53 ? 64 : e->width; /* replayed values are integers */
+            out->unit = e->unit;
+            out->signal = e->signal;
+            out->direction = e->direction;
+            out->scale = 1;
+            return 0;
+        }
+    }
+    return -ENOENT;
+}

@@ -1,0 +1,117 @@
+/* Vendor profiles (DESIGN §3): vendor counter names -> canonical metrics.
+ *
+ * A profile is data, not code: one sorted const table per source family
+ * (profile_junos.c, profile_cumulus.c, profile_mlx5.c) that says, for each
+ * vendor counter name, its canonical `fabric_` name and its static traits
+ * (kind, hardware width, unit, detector signal, direction, scale). A source
+ * maps a name once, when it first sees a series, and caches the result.
+ *
+ * Names the table does not know pass through under
+ * `<passthrough_prefix><sanitized vendor name>` as plain counters with no
+ * signal, so nothing is silently dropped.
+ *
+ * Labels. The device/port labels come from the source (gNMI interface key,
+ * OTLP `interface` attribute, the NIC's netdev) and are not the profile's
+ * business. An entry may add one more label:
+ * - a vendor name with a "{p}" placeholder (mlx5 `rx_prio{p}_pause`) matches
+ *   a run of 1-3 decimal digits there, and the digits become the value of
+ *   `label` (e.g. priority="3");
+ * - otherwise `label` + `attr` say which key of the source's own data fills
+ *   the label: the gNMI list key (`queue[name=...]` -> attr "name") or the
+ *   OTLP point attribute (`tc` -> attr "tc"). The source reads the value. */
+#ifndef FSC_PROFILE_H
+#define FSC_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/sample.h"
+
+#define FSC_PROFILE_NAME_MAX   192 /* canonical / passthrough name incl. NUL */
+#define FSC_PROFILE_VENDOR_MAX 256 /* longest vendor name accepted, bytes */
+#define FSC_PROFILE_LABEL_MAX  32
+
+struct fsc_profile_entry {
+    const char *vendor;    /* exact vendor name; may contain one "{p}" placeholder */
+    const char *canonical; /* canonical metric name (Prometheus rules) */
+    const char *label;     /* label filled by {p} or by `attr`, or NULL */
+    const char *attr;      /* source key (gNMI list key / OTLP attribute) for `label`,
+                            * NULL when `label` comes from {p} or there is none */
+    uint8_t kind;          /* enum fsc_kind */
+    uint8_t width;         /* 32, 53 (doubles) or 64 */
+    uint8_t unit;          /* enum fsc_unit */
+    uint8_t signal;        /* enum fsc_signal */
+    uint8_t direction;     /* enum fsc_direction */
+    uint32_t scale;        /* raw x scale = unit value; >= 1 */
+};
+
+struct fsc_profile {
+    const char *name;                        /* "junos", "cumulus", "mlx5" */
+    const struct fsc_profile_entry *entries; /* sorted by strcmp(vendor), unique */
+    size_t n_entries;
+    const char *passthrough_prefix; /* e.g. "fabric_junos_" */
+    uint8_t passthrough_width;      /* 64, or 53 where values arrive as doubles */
+    int64_t refresh_ns;             /* device copy period, copied into traits */
+};
+
+/* The built-in profiles (const data, defined in profile_<name>.c). */
+extern const struct fsc_profile fsc_profile_junos;
+extern const struct fsc_profile fsc_profile_cumulus;
+extern const struct fsc_profile fsc_profile_mlx5;
+
+/* Built-in profile named `name`, or NULL. Thread: any. */
+const struct fsc_profile *fsc_profile_find(const char *name);
+
+/* The i-th built-in profile (for listing them), or NULL past the end. */
+const struct fsc_profile *fsc_profile_at(size_t i);
+
+struct fsc_profile_match {
+    const struct fsc_profile_entry *entry; /* NULL = passthrough */
+    char canonical[FSC_PROFILE_NAME_MAX];
+    char label_name[FSC_PROFILE_LABEL_MAX];  /* "" when the entry adds no label */
+    char label_value[FSC_PROFILE_LABEL_MAX]; /* digits captured by {p}; "" when the
+                                              * source must read `label_attr` */
+    const char *label_attr;                  /* source key that holds the label value, or NULL */
+    struct fsc_traits traits;
+};
+
+/* Maps vendor_name through prof into *out (fully overwritten).
+ * - Known name: canonical name, extra label and traits from the entry;
+ *   traits.refresh_ns from the profile; link speed, buffer size and nominal
+ *   interval are left 0 for the caller (topology / config) to fill.
+ * - Unknown name: passthrough, entry NULL, canonical = prefix + sanitized
+ *   name (a leading '/' of a gNMI path is dropped first), a counter of
+ *   passthrough_width bits with no unit and no signal.
+ * Cost: O(log n) binary searches (one exact, one per digit run tried for
+ * "{p}"), no allocation. Returns 0, or -EINVAL for a NULL/empty name, a name
+ * longer than FSC_PROFILE_VENDOR_MAX, or a passthrough name that would not
+ * fit FSC_PROFILE_NAME_MAX. Thread: any (reads const data only). */
+int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
+                    struct fsc_profile_match *out);
+
+/* Static traits of a canonical metric name (as a replay file or a test
+ * names it), taken from the first built-in profile that maps a vendor name
+ * to it: kind, width, unit, signal, direction; scale 1 (the value is already
+ * in canonical units), refresh 0, no link speed or interval. Returns 0, or
+ * -ENOENT when no profile produces that name. Linear in the table sizes
+ * (~130 entries): call it once per series. Thread: any. */
+int fsc_profile_canonical_traits(const char *canonical, struct fsc_traits *out);
+
+/* Writes `in` as a valid Prometheus metric name for an exporter: every byte
+ * outside [a-zA-Z0-9_] becomes '_' (':' too: colons are reserved for
+ * recording rules), and a leading digit gets a '_' in front. Always
+ * NUL-terminates when out_size > 0. Returns the length of the full result
+ * (as snprintf does): the output was truncated if that is >= out_size. An
+ * empty input gives "" and 0 (not a valid name: callers reject it). */
+size_t fsc_metric_name_sanitize(const char *in, char *out, size_t out_size);
+
+/* Checks a profile's table: sorted strictly by vendor name (so binary search
+ * works and names are unique), at most one "{p}" per vendor name and a label
+ * for it, label/attr consistency, canonical names valid and unique within the
+ * profile (two vendor names on one canonical name would merge two counters
+ * into one series), `_total` exactly on counters, widths 32/53/64, known
+ * enum values, scale >= 1. Returns 0 or -EINVAL with a sentence in err.
+ * Used by the tests and cheap enough to run at startup. */
+int fsc_profile_check(const struct fsc_profile *prof, char *err, size_t errlen);
+
+#endif

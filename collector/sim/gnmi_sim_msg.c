@@ -1,0 +1,381 @@
+/* Protocol messages of the simulator, built with the protobuf-c code
+ * generated from proto/ (an encoder independent of the collector's reader).
+ * Every message is assembled from stack objects; only the packed output
+ * buffer is allocated. */
+#include "sim/gnmi_sim.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gnmi.pb-c.h"
+#include "gnmi_ext.pb-c.h"
+#include "junos_telemetry_header.pb-c.h"
+
+static const char *const if_leaves[FSC_SIM_IF_LEAVES] = {
+    "in-octets",         "out-octets",         "in-pkts",           "out-pkts",
+    "in-discards",       "out-discards",       "in-errors",         "out-errors",
+    "in-unicast-pkts",   "out-unicast-pkts",   "in-multicast-pkts", "out-multicast-pkts",
+    "in-broadcast-pkts", "out-broadcast-pkts", "in-fcs-errors",     "carrier-transitions",
+};
+
+static uint64_t if_value(const struct fsc_sim_port_values *v, int i)
+{
+    switch (i) {
+    case 0:
+        return v->in_octets;
+    case 1:
+        return v->out_octets;
+    case 2:
+    case 8: /* all traffic is unicast (RoCE) */
+        return v->in_pkts;
+    case 3:
+    case 9:
+        return v->out_pkts;
+    case 4:
+        return v->in_discards;
+    case 5:
+        return v->out_discards;
+    case 6:
+    case 14:
+        return v->in_errors;
+    case 7:
+        return v->out_errors;
+    case 15:
+        return 1; /* the link came up once */
+    default:
+        return 0;
+    }
+}
+
+static const char *const eth_leaves[FSC_SIM_ETH_LEAVES] = {
+    "in-mac-pause-frames", "out-mac-pause-frames", "in-crc-errors", "fec-corrected-blocks",
+    "fec-uncorrectable-blocks"};
+
+static uint64_t eth_value(const struct fsc_sim_port_values *v, int i)
+{
+    switch (i) {
+    case 0:
+        return v->in_pause;
+    case 1:
+        return v->out_pause;
+    case 2:
+        return v->crc_errors;
+    case 3:
+        return v->fec_corrected;
+    default:
+        return v->fec_uncorrectable;
+    }
+}
+
+static const char *const qos_leaves[FSC_SIM_QOS_LEAVES] = {"transmit-pkts",   "transmit-octets",
+                                                           "dropped-pkts",    "dropped-octets",
+                                                           "ecn-marked-pkts", "ecn-marked-octets"};
+
+static uint64_t qos_value(const struct fsc_sim_port_values *v, uint32_t q, int i)
+{
+    switch (i) {
+    case 0:
+        return v->q_pkts[q];
+    case 1:
+        return v->q_octets[q];
+    case 2:
+        return v->q_drop_pkts[q];
+    case 3:
+        return v->q_drop_octets[q];
+    case 4:
+        return v->q_ecn_pkts[q];
+    default:
+        return v->q_ecn_octets[q];
+    }
+}
+
+static const char *const qmon_leaves[FSC_SIM_QMON_LEAVES] = {
+    "peak_buffer_occupancy_bytes", "tail_drop_packets", "tail_drop_octets", "packets", "octets"};
+
+static uint64_t qmon_value(const struct fsc_sim_port_values *v, uint32_t q, int i)
+{
+    switch (i) {
+    case 0:
+        return v->q_peak_bytes[q];
+    case 1:
+        return v->q_drop_pkts[q];
+    case 2:
+        return v->q_drop_octets[q];
+    case 3:
+        return v->q_pkts[q];
+    default:
+        return v->q_octets[q];
+    }
+}
+
+/* The Junos header identity of each data sensor: sensor_name (Junos numbers
+ * its sensors), streamed_path, the producing component. */
+struct sensor_desc {
+    unsigned sensor;
+    const char *sensor_name, *streamed, *component;
+    uint32_t component_id;
+};
+
+static const struct sensor_desc sensor_descs[] = {
+    {FSC_SIM_SENSOR_IF, "sensor_1000_1_1:/interfaces/interface/state/counters/",
+     "/interfaces/interface/state/counters/", "mib2d", 65535},
+    {FSC_SIM_SENSOR_ETH, "sensor_1002_1_1:/interfaces/interface/ethernet/state/counters/",
+     "/interfaces/interface/ethernet/state/counters/", "mib2d", 65535},
+    {FSC_SIM_SENSOR_QOS, "sensor_1003_1_1:/qos/interfaces/interface/output/queues/",
+     "/qos/interfaces/interface/output/queues/", "PFE", 0},
+    {FSC_SIM_SENSOR_QMON, "sensor_1001_1_1:/junos/system/linecard/qmon-sw/",
+     "/junos/system/linecard/qmon-sw/", "PFE", 0},
+};
+
+static int pack_response(const Gnmi__SubscribeResponse *rsp, uint8_t **out, size_t *len)
+{
+    size_t n = gnmi__subscribe_response__get_packed_size(rsp);
+    uint8_t *buf = malloc(n ? n : 1);
+    if (!buf)
+        return -ENOMEM;
+    *len = gnmi__subscribe_response__pack(rsp, buf);
+    *out = buf;
+    return 0;
+}
+
+#define UPDATE_ELEMS 3 /* queue[name=Q]/state/<leaf> */
+
+/* Storage for one message: every object lives here, pointers point inside. */
+struct msg_store {
+    Gnmi__PathElem pelem[8];
+    Gnmi__PathElem *pelem_ptr[8];
+    Gnmi__PathElem__KeyEntry pkey;
+    Gnmi__PathElem__KeyEntry *pkey_ptr[1];
+    Gnmi__Path prefix;
+    size_t np, nu; /* prefix elems, updates */
+    Gnmi__Update upd[FSC_SIM_MSG_UPDATES];
+    Gnmi__Update *upd_ptr[FSC_SIM_MSG_UPDATES];
+    Gnmi__Path upath[FSC_SIM_MSG_UPDATES];
+    Gnmi__PathElem uelem[FSC_SIM_MSG_UPDATES][UPDATE_ELEMS];
+    Gnmi__PathElem *uelem_ptr[FSC_SIM_MSG_UPDATES][UPDATE_ELEMS];
+    Gnmi__TypedValue val[FSC_SIM_MSG_UPDATES];
+    Gnmi__PathElem__KeyEntry qkey[FSC_SIM_MAX_QUEUES];
+    Gnmi__PathElem__KeyEntry *qkey_ptr[FSC_SIM_MAX_QUEUES][1];
+    char qname[FSC_SIM_MAX_QUEUES][12];
+    char ifname[32];
+};
+
+static void prefix_elem(struct msg_store *s, const char *name)
+{
+    size_t i = s->np++;
+    gnmi__path_elem__init(&s->pelem[i]);
+    s->pelem[i].name = (char *)name;
+    s->pelem_ptr[i] = &s->pelem[i];
+}
+
+/* The prefix elem that carries the interface key (`key`=et-0/0/K). */
+static void prefix_port_elem(struct msg_store *s, const char *name, const char *key)
+{
+    prefix_elem(s, name);
+    s->pkey.key = (char *)key;
+    s->pelem[s->np - 1].key = s->pkey_ptr;
+    s->pelem[s->np - 1].n_key = 1;
+}
+
+/* Starts the next update: value, no path elems yet. Returns its index. */
+static size_t add_update(struct msg_store *s, uint64_t value)
+{
+    size_t i = s->nu++;
+    gnmi__update__init(&s->upd[i]);
+    gnmi__path__init(&s->upath[i]);
+    gnmi__typed_value__init(&s->val[i]);
+    s->val[i].value_case = GNMI__TYPED_VALUE__VALUE_UINT_VAL;
+    s->val[i].uint_val = value;
+    s->upd[i].path = &s->upath[i];
+    s->upd[i].val = &s->val[i];
+    s->upd_ptr[i] = &s->upd[i];
+    s->upath[i].elem = s->uelem_ptr[i];
+    return i;
+}
+
+/* Appends elem `name` to update i's path; q >= 0 adds the queue key `key`. */
+static void update_elem(struct msg_store *s, size_t i, const char *name, const char *key, int q)
+{
+    size_t j = s->upath[i].n_elem++;
+    gnmi__path_elem__init(&s->uelem[i][j]);
+    s->uelem[i][j].name = (char *)name;
+    if (q >= 0) {
+        gnmi__path_elem__key_entry__init(&s->qkey[q]);
+        s->qkey[q].key = (char *)key;
+        s->qkey[q].value = s->qname[q];
+        s->qkey_ptr[q][0] = &s->qkey[q];
+        s->uelem[i][j].key = s->qkey_ptr[q];
+        s->uelem[i][j].n_key = 1;
+    }
+    s->uelem_ptr[i][j] = &s->uelem[i][j];
+}
+
+/* Prefix and updates of one port message of `sensor`. */
+static void build_sensor(struct msg_store *s, unsigned sensor, uint32_t queues,
+                         const struct fsc_sim_port_values *v)
+{
+    uint32_t nq = queues < FSC_SIM_MAX_QUEUES ? queues : FSC_SIM_MAX_QUEUES;
+    for (uint32_t q = 0; q < nq; q++)
+        snprintf(s->qname[q], sizeof(s->qname[q]), "%u", (unsigned)q);
+    switch (sensor) {
+    case FSC_SIM_SENSOR_IF:
+    case FSC_SIM_SENSOR_ETH:
+        prefix_elem(s, "interfaces");
+        prefix_port_elem(s, "interface", "name");
+        if (sensor == FSC_SIM_SENSOR_ETH)
+            prefix_elem(s, "ethernet");
+        prefix_elem(s, "state");
+        prefix_elem(s, "counters");
+        if (sensor == FSC_SIM_SENSOR_IF) {
+            for (int i = 0; i < FSC_SIM_IF_LEAVES; i++)
+                update_elem(s, add_update(s, if_value(v, i)), if_leaves[i], NULL, -1);
+        } else {
+            for (int i = 0; i < FSC_SIM_ETH_LEAVES; i++)
+                update_elem(s, add_update(s, eth_value(v, i)), eth_leaves[i], NULL, -1);
+        }
+        break;
+    case FSC_SIM_SENSOR_QOS:
+        prefix_elem(s, "qos");
+        prefix_elem(s, "interfaces");
+        prefix_port_elem(s, "interface", "interface-id");
+        prefix_elem(s, "output");
+        prefix_elem(s, "queues");
+        for (uint32_t q = 0; q < nq; q++) {
+            for (int i = 0; i < FSC_SIM_QOS_LEAVES; i++) {
+                size_t u = add_update(s, qos_value(v, q, i));
+                update_elem(s, u, "queue", "name", (int)q);
+                update_elem(s, u, "state", NULL, -1);
+                update_elem(s, u, qos_leaves[i], NULL, -1);
+            }
+        }
+        break;
+    default: /* FSC_SIM_SENSOR_QMON */
+        prefix_elem(s, "junos");
+        prefix_elem(s, "system");
+        prefix_elem(s, "linecard");
+        prefix_elem(s, "qmon-sw");
+        prefix_port_elem(s, "queue_monitor_element_info", "if_name");
+        prefix_elem(s, "queue_monitor_stats_egress");
+        for (uint32_t q = 0; q < nq; q++) {
+            for (int i = 0; i < FSC_SIM_QMON_LEAVES; i++) {
+                size_t u = add_update(s, qmon_value(v, q, i));
+                update_elem(s, u, "queue_monitor_stats_info", "queue_number", (int)q);
+                update_elem(s, u, qmon_leaves[i], NULL, -1);
+            }
+        }
+        break;
+    }
+}
+
+int fsc_sim_msg_update(const struct fsc_sim_msg_meta *meta, const struct fsc_sim_port_values *v,
+                       uint8_t **out, size_t *len)
+{
+    const struct sensor_desc *sd = NULL;
+    for (size_t i = 0; i < sizeof(sensor_descs) / sizeof(sensor_descs[0]); i++) {
+        if (sensor_descs[i].sensor == meta->sensor)
+            sd = &sensor_descs[i];
+    }
+    if (!sd)
+        return -EINVAL; /* not a data sensor */
+    /* ~50 KB of message objects: on the heap, not the server thread's stack. */
+    struct msg_store *s = calloc(1, sizeof(*s));
+    if (!s)
+        return -ENOMEM;
+    snprintf(s->ifname, sizeof(s->ifname), "et-0/0/%u", (unsigned)meta->port);
+    gnmi__path_elem__key_entry__init(&s->pkey);
+    s->pkey.value = s->ifname;
+    s->pkey_ptr[0] = &s->pkey;
+    gnmi__path__init(&s->prefix);
+    build_sensor(s, meta->sensor, meta->queues, v);
+    s->prefix.elem = s->pelem_ptr;
+    s->prefix.n_elem = s->np;
+
+    Gnmi__Notification notif = GNMI__NOTIFICATION__INIT;
+    notif.timestamp = meta->payload_ms * 1000000;
+    notif.prefix = &s->prefix;
+    notif.update = s->upd_ptr;
+    notif.n_update = s->nu;
+
+    JunosTelemetry__GnmiJuniperTelemetryHeaderExtension hdr =
+        JUNOS_TELEMETRY__GNMI_JUNIPER_TELEMETRY_HEADER_EXTENSION__INIT;
+    hdr.system_id = (char *)meta->system_id;
+    hdr.component_id = sd->component_id;
+    hdr.sensor_name = (char *)sd->sensor_name;
+    hdr.subscribed_path = (char *)meta->subscribed_path;
+    hdr.streamed_path = (char *)sd->streamed;
+    hdr.component = (char *)sd->component;
+    hdr.sequence_number = meta->sequence;
+    hdr.payload_get_timestamp = meta->payload_ms;
+    hdr.stream_creation_timestamp = meta->epoch_ms;
+    hdr.export_timestamp = meta->export_ms;
+    hdr.eom = meta->eom ? 1 : 0;
+    uint8_t hbuf[512];
+    size_t hlen = junos_telemetry__gnmi_juniper_telemetry_header_extension__get_packed_size(&hdr);
+    if (hlen > sizeof(hbuf)) {
+        free(s);
+        return -ENOMEM;
+    }
+    hlen = junos_telemetry__gnmi_juniper_telemetry_header_extension__pack(&hdr, hbuf);
+
+    GnmiExt__RegisteredExtension reg = GNMI_EXT__REGISTERED_EXTENSION__INIT;
+    reg.id = GNMI_EXT__EXTENSION_ID__EID_JUNIPER_TELEMETRY_HEADER;
+    reg.msg.data = hbuf;
+    reg.msg.len = hlen;
+    GnmiExt__Extension ext = GNMI_EXT__EXTENSION__INIT;
+    ext.ext_case = GNMI_EXT__EXTENSION__EXT_REGISTERED_EXT;
+    ext.registered_ext = &reg;
+    GnmiExt__Extension *ext_ptr[1] = {&ext};
+
+    Gnmi__SubscribeResponse rsp = GNMI__SUBSCRIBE_RESPONSE__INIT;
+    rsp.response_case = GNMI__SUBSCRIBE_RESPONSE__RESPONSE_UPDATE;
+    rsp.update = &notif;
+    rsp.extension = ext_ptr;
+    rsp.n_extension = 1;
+    int rc = pack_response(&rsp, out, len);
+    free(s);
+    return rc;
+}
+
+int fsc_sim_msg_sync(uint8_t **out, size_t *len)
+{
+    Gnmi__SubscribeResponse rsp = GNMI__SUBSCRIBE_RESPONSE__INIT;
+    rsp.response_case = GNMI__SUBSCRIBE_RESPONSE__RESPONSE_SYNC_RESPONSE;
+    rsp.sync_response = 1;
+    return pack_response(&rsp, out, len);
+}
+
+int fsc_sim_msg_capabilities(uint8_t **out, size_t *len)
+{
+    static const char *const models[][3] = {
+        {"openconfig-interfaces", "OpenConfig working group", "3.8.1"},
+        {"openconfig-if-ethernet", "OpenConfig working group", "2.18.0"},
+        {"openconfig-qos", "OpenConfig working group", "0.11.0"},
+        {"junos-qmon-sw", "Juniper Networks, Inc.", "25.2R1"},
+    };
+    enum { NM = sizeof(models) / sizeof(models[0]) };
+    Gnmi__ModelData md[NM];
+    Gnmi__ModelData *md_ptr[NM];
+    for (size_t i = 0; i < NM; i++) {
+        gnmi__model_data__init(&md[i]);
+        md[i].name = (char *)models[i][0];
+        md[i].organization = (char *)models[i][1];
+        md[i].version = (char *)models[i][2];
+        md_ptr[i] = &md[i];
+    }
+    Gnmi__Encoding enc[2] = {GNMI__ENCODING__JSON, GNMI__ENCODING__PROTO};
+    Gnmi__CapabilityResponse rsp = GNMI__CAPABILITY_RESPONSE__INIT;
+    rsp.supported_models = md_ptr;
+    rsp.n_supported_models = NM;
+    rsp.supported_encodings = enc;
+    rsp.n_supported_encodings = 2;
+    rsp.gnmi_version = "0.10.0";
+    size_t n = gnmi__capability_response__get_packed_size(&rsp);
+    uint8_t *buf = malloc(n ? n : 1);
+    if (!buf)
+        return -ENOMEM;
+    *len = gnmi__capability_response__pack(&rsp, buf);
+    *out = buf;
+    return 0;
+}

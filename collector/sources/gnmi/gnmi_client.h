@@ -1,0 +1,149 @@
+/* gNMI client internals shared by gnmi_source.c, gnmi_client.c and
+ * gnmi_channel.c (not a public interface). */
+#ifndef FSC_GNMI_CLIENT_H
+#define FSC_GNMI_CLIENT_H
+
+#include <grpc/grpc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "sources/gnmi/gnmi_decode.h"
+#include "sources/gnmi/gnmi_source.h"
+
+#define FSC_GNMI_SAMPLES_CAP   8192 /* samples decoded from one response at most */
+#define FSC_GNMI_CADENCE_SLOTS 4096 /* reference series a stream follows: half of it */
+#define FSC_GNMI_CADENCE_SPAN  64   /* EWMA weight 1/64 (after the first 64 intervals) */
+
+/* Observed cadence of one stream (DESIGN §6 "observed cadence", issue 4
+ * "cadence and jitter (exported)").
+ *
+ * Why per reference series: a target sends one message per sensor and port
+ * (or queue) per sample interval, all stamped with (nearly) the same time,
+ * so the gap between consecutive messages of a stream says nothing. The
+ * first series of a message names what the message is about (the same
+ * prefix and first leaf every interval, with or without a Notification
+ * prefix), so the device-time gap between two messages that start with the
+ * same series is the device's sample interval for that part of the tree.
+ * Every such interval d (seconds) feeds one estimate per stream:
+ *     jitter  += w' * (|d - cadence| - jitter)   (from the second interval on)
+ *     cadence += w  * (d - cadence)
+ * with w = 1/n for the n-th interval and w' = 1/(n-1) (plain means while few
+ * are known), both 1/FSC_GNMI_CADENCE_SPAN later: an EWMA over the last ~64
+ * intervals. jitter is thus the mean absolute deviation of the intervals
+ * from the observed cadence. Known answer: intervals alternating c+j, c-j
+ * give cadence c +- j*w/(2-w) and jitter 2j/(2-w) = j*128/127.
+ * Intervals <= 0 (duplicates, clock steps back) are not counted. A new call
+ * forgets the last times (restart), so a reconnect gap is no interval.
+ * Bounded: an open-addressing table of FSC_GNMI_CADENCE_SLOTS, filled to at
+ * most half; series met after that are not followed. Thread: the stream's
+ * device thread only. */
+struct fsc_gnmi_cadence_slot {
+    uint32_t key; /* series id + 1; 0 = empty */
+    int64_t last_ns;
+};
+
+struct fsc_gnmi_cadence {
+    struct fsc_gnmi_cadence_slot slot[FSC_GNMI_CADENCE_SLOTS];
+    uint32_t used;      /* slots in use */
+    uint64_t intervals; /* intervals counted */
+    double cadence_s, jitter_s;
+};
+
+/* Forgets every reference series and its last time; the estimate stays.
+ * Thread: the stream's thread. */
+void fsc_gnmi_cadence_restart(struct fsc_gnmi_cadence *cd);
+
+/* One message whose first sample is of series `ser`, stamped t_dev_ns:
+ * counts the interval since the previous message of that series.
+ * FSC_SERIES_NONE and t_dev_ns <= 0 are ignored. Thread: the stream's
+ * thread. */
+void fsc_gnmi_cadence_observe(struct fsc_gnmi_cadence *cd, fsc_series_id ser, int64_t t_dev_ns);
+
+enum gnmi_tag_kind { TAG_SEND, TAG_RECV, TAG_STATUS, TAG_CAPS };
+
+struct gnmi_client;
+struct gnmi_stream;
+
+/* A completion queue tag: which batch of which call finished. */
+struct gnmi_tag {
+    enum gnmi_tag_kind kind;
+    struct gnmi_stream *st; /* NULL for TAG_CAPS */
+};
+
+struct gnmi_stream {
+    struct gnmi_client *cl;
+    const struct fsc_gnmi_stream *cfg;
+    uint8_t *req; /* packed SubscribeRequest (gnmi_plan) */
+    size_t req_len;
+    struct fsc_gnmi_decoder *dec;
+    struct fsc_sample *smp; /* FSC_GNMI_SAMPLES_CAP */
+
+    /* the current call; all of it lives until its last batch completes */
+    grpc_call *call;
+    int pending;                /* batches started and not yet completed */
+    grpc_byte_buffer *send_buf; /* the request, until its send batch completes */
+    grpc_byte_buffer *recv_buf;
+    grpc_metadata_array md_initial, md_trailing;
+    grpc_status_code status;
+    grpc_slice status_details;
+    struct gnmi_tag t_send, t_recv, t_status;
+    bool status_done;  /* RECV_STATUS completed */
+    bool got_msg;      /* a response arrived on this call */
+    bool cancelled;    /* we cancelled it (stall, connect timeout, stop) */
+    bool stalled;      /* ... because it fell silent: resubscribe at once */
+    bool logged_error; /* a decode error was logged on this call */
+    int64_t started_mono, last_msg_mono;
+
+    int64_t next_try_mono; /* when idle: start a call at this time */
+    int64_t backoff_ns;    /* next backoff before jitter */
+
+    struct fsc_gnmi_cadence cad; /* device thread only; copied into stats */
+
+    /* FSC_EV_STREAM_DOWN (gnmi_client.c; device thread only): a START was
+     * published and its END not yet, with what the END repeats. */
+    bool down;
+    uint8_t down_reason; /* enum fsc_stream_down_reason */
+    int down_status;     /* gRPC status of the failure, -1 none */
+    uint32_t down_failures;
+    int64_t down_since_ns; /* wall clock */
+
+    struct fsc_gnmi_stream_stats stats; /* under cl->mu */
+};
+
+struct gnmi_client {
+    char name[64]; /* source name (log field) */
+    const struct fsc_gnmi_config *gc;
+    struct fsc_source_env env;
+    grpc_channel *chan;
+    grpc_completion_queue *cq;
+    grpc_metadata md[2]; /* username, password */
+    size_t n_md;
+    struct gnmi_stream *streams;
+    size_t n_streams;
+    uint64_t rng;
+    pthread_t thread;
+    bool thread_started;
+    bool grpc_inited;
+    atomic_int stop;
+    bool stuck;         /* calls did not report back at stop: their memory is leaked, not freed */
+    pthread_mutex_t mu; /* guards every stream's stats */
+
+    /* Capabilities at start (optional, logged only) */
+    grpc_call *caps_call;
+    bool caps_pending;
+    struct gnmi_tag t_caps;
+    grpc_byte_buffer *caps_send;
+    grpc_byte_buffer *caps_recv;
+    grpc_metadata_array caps_md_initial, caps_md_trailing;
+    grpc_status_code caps_status;
+    grpc_slice caps_details;
+};
+
+/* gnmi_channel.c: creates cl->chan (credentials from gc->tls, keepalive and
+ * reconnect args). Returns 0 or -errno with a sentence in err. */
+int fsc_gnmi_channel_create(struct gnmi_client *cl, char *err, size_t errlen);
+
+/* gnmi_client.c: the device thread. */
+void *fsc_gnmi_client_main(void *arg);
+
+#endif

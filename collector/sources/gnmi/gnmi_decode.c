@@ -1,0 +1,539 @@
+/* gNMI SubscribeResponse decoder: a single pass per message level over the
+ * protobuf wire bytes (why not protobuf-c unpack: gnmi_decode.h). */
+#include "sources/gnmi/gnmi_decode.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sources/gnmi/gnmi_internal.h"
+
+#define NS_PER_MS            1000000LL
+#define JUNOS_HEADER_EXT_ID  1            /* gnmi_ext.ExtensionID EID_JUNIPER_TELEMETRY_HEADER */
+#define SEQ_SYNC_LO          (1ULL << 21) /* Junos initial-sync sequence range (jtimon) */
+#define SEQ_SYNC_HI          ((1ULL << 22) - 1)
+#define DEFAULT_MAX_SERIES   16384u
+#define DEFAULT_MAX_SEQ_KEYS 256u
+#define MAX_SEQ_KEYS         65536u
+
+/* Last sequence number of one Junos producer + path. */
+struct seq_slot {
+    uint64_t key; /* hash of (component, sub-component, path); 0 = empty */
+    uint64_t last;
+    int64_t creation_ms;
+};
+
+struct fsc_gnmi_decoder {
+    struct gnmi_resolver rs;
+    char *device;
+    /* Two caches: raw prefix bytes -> prefix id, and (prefix id, raw update
+     * path bytes) -> series. A target serializes a path the same way every
+     * time, so the hot path hashes and compares the bytes it received and
+     * never parses a path; a miss parses it, encodes it canonically (sorted
+     * keys, `__` elems dropped) and resolves it through the profile and the
+     * registry, which also merges different encodings of one path. */
+    struct gnmi_series_cache *prefixes;
+    struct gnmi_series_cache *paths;
+    uint32_t next_prefix;
+    struct seq_slot *seq;
+    uint32_t seq_mask, seq_count, seq_max;
+    struct fsc_gnmi_decode_stats st;
+    uint8_t key[FSC_GNMI_PATH_KEY_MAX]; /* the encoded path of the current update */
+};
+
+/* Fields of the Junos telemetry header extension the decoder uses. */
+struct junos_header {
+    uint32_t component_id, sub_component_id;
+    struct gw_slice path; /* streamed_path, else subscribed_path, else sensor_name */
+    struct gw_slice sensor, subscribed;
+    uint64_t seq;
+    int64_t payload_ms, creation_ms;
+};
+
+struct fsc_gnmi_decoder *fsc_gnmi_decoder_create(const struct fsc_gnmi_decode_config *cfg,
+                                                 const struct fsc_source_env *env, char *err,
+                                                 size_t errlen)
+{
+    if (!cfg || !env || !env->reg || !cfg->device || !cfg->device[0]) {
+        snprintf(err, errlen, "gNMI decoder needs a registry and a device name");
+        return NULL;
+    }
+    uint32_t max_seq = cfg->max_seq_keys ? cfg->max_seq_keys : DEFAULT_MAX_SEQ_KEYS;
+    if (max_seq > MAX_SEQ_KEYS) {
+        snprintf(err, errlen, "max_seq_keys %u is above %u", max_seq, MAX_SEQ_KEYS);
+        return NULL;
+    }
+    struct fsc_gnmi_decoder *dec = calloc(1, sizeof(*dec));
+    if (!dec)
+        goto nomem;
+    dec->device = strdup(cfg->device);
+    uint32_t max_series = cfg->max_series ? cfg->max_series : DEFAULT_MAX_SERIES;
+    dec->prefixes = gnmi_series_cache_create(max_series);
+    dec->paths = gnmi_series_cache_create(max_series);
+    uint32_t slots = 1;
+    while (slots < 2 * max_seq)
+        slots <<= 1;
+    dec->seq = calloc(slots, sizeof(*dec->seq));
+    if (!dec->device || !dec->prefixes || !dec->paths || !dec->seq)
+        goto nomem;
+    dec->seq_mask = slots - 1;
+    dec->seq_max = max_seq;
+    dec->rs.env = *env;
+    dec->rs.profile = cfg->profile ? cfg->profile : &fsc_profile_junos;
+    dec->rs.device = dec->device;
+    dec->rs.interval_ns = cfg->sample_interval_ns;
+    return dec;
+nomem:
+    fsc_gnmi_decoder_destroy(dec);
+    snprintf(err, errlen, "out of memory creating the gNMI decoder");
+    return NULL;
+}
+
+void fsc_gnmi_decoder_destroy(struct fsc_gnmi_decoder *dec)
+{
+    if (!dec)
+        return;
+    gnmi_series_cache_destroy(dec->prefixes);
+    gnmi_series_cache_destroy(dec->paths);
+    free(dec->seq);
+    free(dec->device);
+    free(dec);
+}
+
+void fsc_gnmi_decoder_stats(const struct fsc_gnmi_decoder *dec, struct fsc_gnmi_decode_stats *out)
+{
+    *out = dec->st;
+    out->cache_series = gnmi_series_cache_count(dec->paths);
+    out->heap_allocs =
+        gnmi_series_cache_allocs(dec->prefixes) + gnmi_series_cache_allocs(dec->paths);
+    out->memory_bytes =
+        sizeof(*dec) + strlen(dec->device) + 1 + (dec->seq_mask + 1) * sizeof(*dec->seq) +
+        gnmi_series_cache_memory(dec->prefixes) + gnmi_series_cache_memory(dec->paths);
+}
+
+/* ---- Junos header extension -------------------------------------------------- */
+
+static int parse_junos_header(struct gw_slice s, struct junos_header *jh)
+{
+    const uint8_t *p = s.p, *end = s.p + s.n;
+    struct gw_slice streamed = GW_NONE;
+    memset(jh, 0, sizeof(*jh));
+    while (p < end) {
+        uint32_t f, wt;
+        uint64_t v;
+        if (gw_tag(&p, end, &f, &wt) != 0)
+            return GNMI_BAD;
+        int varint = f == 2 || f == 3 || (f >= 8 && f <= 14);
+        int str = f >= 4 && f <= 7;
+        if ((varint && wt != GW_VARINT) || ((str || f == 1) && wt != GW_LEN))
+            return GNMI_BAD;
+        if (varint) {
+            if (gw_varint(&p, end, &v) != 0)
+                return GNMI_BAD;
+            if (f == 2)
+                jh->component_id = (uint32_t)v;
+            else if (f == 3)
+                jh->sub_component_id = (uint32_t)v;
+            else if (f == 8)
+                jh->seq = v;
+            else if (f == 9)
+                jh->payload_ms = (int64_t)v;
+            else if (f == 10)
+                jh->creation_ms = (int64_t)v;
+        } else if (str) {
+            struct gw_slice t;
+            if (gw_len(&p, end, &t) != 0)
+                return GNMI_BAD;
+            if (f == 4)
+                jh->sensor = t;
+            else if (f == 5)
+                jh->subscribed = t;
+            else if (f == 6)
+                streamed = t;
+        } else if (gw_skip(&p, end, wt) != 0) {
+            return GNMI_BAD;
+        }
+    }
+    jh->path = streamed.n ? streamed : jh->subscribed.n ? jh->subscribed : jh->sensor;
+    return 0;
+}
+
+/* gnmi_ext.Extension: returns 1 when it held a Junos header (parsed into jh),
+ * 0 for any other extension, GNMI_BAD when malformed. */
+static int parse_extension(struct gw_slice s, struct junos_header *jh)
+{
+    const uint8_t *p = s.p, *end = s.p + s.n;
+    int found = 0;
+    while (p < end) {
+        uint32_t f, wt;
+        struct gw_slice reg;
+        if (gw_tag(&p, end, &f, &wt) != 0)
+            return GNMI_BAD;
+        if (f != 1) {
+            if (gw_skip(&p, end, wt) != 0)
+                return GNMI_BAD;
+            continue;
+        }
+        if (wt != GW_LEN || gw_len(&p, end, &reg) != 0)
+            return GNMI_BAD;
+        /* RegisteredExtension {id = 1; msg = 2}: ids are open enums. */
+        const uint8_t *q = reg.p, *qend = reg.p + reg.n;
+        uint64_t id = 0;
+        struct gw_slice msg = GW_NONE;
+        while (q < qend) {
+            uint32_t g, gwt;
+            if (gw_tag(&q, qend, &g, &gwt) != 0)
+                return GNMI_BAD;
+            if (g == 1) {
+                if (gwt != GW_VARINT || gw_varint(&q, qend, &id) != 0)
+                    return GNMI_BAD;
+            } else if (g == 2) {
+                if (gwt != GW_LEN || gw_len(&q, qend, &msg) != 0)
+                    return GNMI_BAD;
+            } else if (gw_skip(&q, qend, gwt) != 0) {
+                return GNMI_BAD;
+            }
+        }
+        if (id == JUNOS_HEADER_EXT_ID) {
+            if (parse_junos_header(msg, jh) != 0)
+                return GNMI_BAD;
+            found = 1;
+        } else {
+            found = 0; /* oneof: the last alternative wins */
+        }
+    }
+    return found;
+}
+
+static uint64_t seq_key(const struct junos_header *jh)
+{
+    uint64_t seed = (uint64_t)jh->component_id << 32 | jh->sub_component_id;
+    uint64_t h = gnmi_key_hash(jh->path.p, jh->path.n, seed);
+    return h ? h : 1; /* 0 marks an empty slot */
+}
+
+static int seq_in_sync(uint64_t s)
+{
+    return s >= SEQ_SYNC_LO && s <= SEQ_SYNC_HI;
+}
+
+/* Tracks the producer's sequence number; returns 1 when the stream was
+ * re-created (stream_creation_timestamp changed): a counter reset. */
+static int seq_track(struct fsc_gnmi_decoder *dec, const struct junos_header *jh,
+                     struct fsc_gnmi_result *res)
+{
+    uint64_t k = seq_key(jh);
+    uint32_t i = (uint32_t)k & dec->seq_mask;
+    while (dec->seq[i].key && dec->seq[i].key != k)
+        i = (i + 1) & dec->seq_mask; /* load <= 1/2: ends */
+    struct seq_slot *e = &dec->seq[i];
+    if (!e->key) {
+        if (dec->seq_count >= dec->seq_max) {
+            dec->st.seq_untracked++;
+            return 0;
+        }
+        dec->seq_count++;
+        *e = (struct seq_slot){k, jh->seq, jh->creation_ms};
+        return 0;
+    }
+    int reset = 0;
+    if (jh->creation_ms != e->creation_ms && jh->creation_ms && e->creation_ms) {
+        reset = 1; /* a new producer stream: numbering restarts too */
+        dec->st.seq_restarts++;
+    } else if (seq_in_sync(jh->seq) != seq_in_sync(e->last)) {
+        /* initial-sync numbering ends or begins: not a gap */
+    } else if (jh->seq > e->last && jh->seq - e->last > 1) {
+        /* not "seq > last + 1": last = UINT64_MAX would wrap to 0 and make
+         * a repeat a gap of 2^64 - 1 (found by fuzz_junos_header) */
+        res->seq_gaps = 1;
+        res->seq_lost = jh->seq - e->last - 1;
+    } else if (jh->seq <= e->last) {
+        dec->st.seq_restarts++; /* producer restarted (or repeated itself) */
+    }
+    e->last = jh->seq;
+    e->creation_ms = jh->creation_ms;
+    return reset;
+}
+
+/* ---- message walk ---------------------------------------------------------- */
+
+#define NO_PREFIX UINT32_MAX
+
+struct notif_ctx {
+    struct fsc_gnmi_decoder *dec;
+    struct gw_slice prefix_raw;
+    uint32_t prefix_id;     /* NO_PREFIX: the prefix cache is full */
+    int prefix_state;       /* 0 = not encoded yet, 1 = encoded, 2 = unsupported */
+    struct path_enc prefix; /* prefix encoded in dec->key[0 .. prefix.len) */
+    int64_t t_dev_ns;
+    int64_t t_arr_ns;
+    uint32_t flags;
+    struct fsc_sample *out;
+    size_t out_cap;
+    struct fsc_gnmi_result *res;
+};
+
+/* Cache miss: parses the path, encodes prefix + path canonically and
+ * resolves the series. Returns 0 or GNMI_BAD; *flags says pseudo / unsupported /
+ * passthrough. */
+static int path_slow(struct notif_ctx *nc, struct gw_slice path, fsc_series_id *id, uint32_t *flags)
+{
+    struct fsc_gnmi_decoder *dec = nc->dec;
+    *id = FSC_SERIES_NONE;
+    *flags = 0;
+    if (nc->prefix_state == 0) {
+        nc->prefix = (struct path_enc){0, 0, -1};
+        int rc = gnmi_enc_path(dec->key, &nc->prefix, nc->prefix_raw);
+        if (rc == GNMI_BAD)
+            return GNMI_BAD;
+        nc->prefix_state = rc == GNMI_UNSUPPORTED ? 2 : 1;
+    }
+    struct path_enc pe = nc->prefix;
+    int rc = gnmi_enc_path(dec->key, &pe, path);
+    if (rc == GNMI_BAD)
+        return GNMI_BAD;
+    if (pe.dunder_off >= 0)
+        *flags = GNMI_SER_PSEUDO;
+    else if (rc == GNMI_UNSUPPORTED || nc->prefix_state == 2 || pe.elems == 0)
+        *flags = GNMI_SER_UNSUPPORTED;
+    else
+        *id = gnmi_series_resolve(&dec->rs, dec->key, pe.len, flags);
+    return 0;
+}
+
+static int do_update(struct notif_ctx *nc, struct gw_slice s)
+{
+    struct fsc_gnmi_decoder *dec = nc->dec;
+    struct fsc_gnmi_result *res = nc->res;
+    const uint8_t *p = s.p, *end = s.p + s.n;
+    struct gw_slice path = GW_NONE, val = GW_NONE;
+    int has_val = 0;
+    res->updates++;
+    while (p < end) {
+        uint32_t f, wt;
+        if (gw_tag(&p, end, &f, &wt) != 0)
+            return GNMI_BAD;
+        if (f == 1 || f == 3) {
+            struct gw_slice t;
+            if (wt != GW_LEN || gw_len(&p, end, &t) != 0)
+                return GNMI_BAD;
+            if (f == 1) {
+                path = t;
+            } else {
+                val = t;
+                has_val = 1;
+            }
+        } else if (gw_skip(&p, end, wt) != 0) { /* value (2, deprecated), duplicates */
+            return GNMI_BAD;
+        }
+    }
+    union fsc_value v = {0};
+    int kind = has_val ? gnmi_parse_typed_value(val, &v) : VAL_NONE;
+    if (kind == GNMI_BAD)
+        return GNMI_BAD;
+
+    fsc_series_id id;
+    uint32_t sflags = 0;
+    if (nc->prefix_id != NO_PREFIX) {
+        uint64_t h = gnmi_key_hash(path.p, path.n, nc->prefix_id);
+        int64_t r = gnmi_series_cache_find(dec->paths, nc->prefix_id, path.p, path.n, h, &sflags);
+        if (r >= 0) {
+            id = (fsc_series_id)r;
+        } else {
+            if (path_slow(nc, path, &id, &sflags) != 0)
+                return GNMI_BAD;
+            if (gnmi_series_cache_add(dec->paths, nc->prefix_id, path.p, path.n, h, id, sflags) !=
+                0)
+                dec->st.cache_full++;
+        }
+    } else {
+        if (path_slow(nc, path, &id, &sflags) != 0)
+            return GNMI_BAD;
+        dec->st.cache_full++;
+    }
+    if (sflags & GNMI_SER_PSEUDO) {
+        res->pseudo++;
+        return 0;
+    }
+    if ((sflags & GNMI_SER_UNSUPPORTED) || kind == VAL_NONE) {
+        res->unsupported++;
+        return 0;
+    }
+    if (sflags & GNMI_SER_PASSTHROUGH)
+        res->unknown++;
+    if (id == FSC_SERIES_NONE) {
+        res->no_series++;
+        return 0;
+    }
+    if (res->n_samples >= nc->out_cap) {
+        res->overflow++;
+        return 0;
+    }
+    struct fsc_sample *smp = &nc->out[res->n_samples++];
+    smp->series = id;
+    smp->flags = nc->flags | (kind == VAL_D ? FSC_SMP_F64 : 0);
+    smp->t_dev_ns = nc->t_dev_ns;
+    smp->t_arr_ns = nc->t_arr_ns;
+    smp->v = v;
+    return 0;
+}
+
+/* The id of the notification's raw prefix bytes (a new one on first sight). */
+static uint32_t prefix_id_of(struct fsc_gnmi_decoder *dec, struct gw_slice prefix)
+{
+    uint32_t flags;
+    uint64_t h = gnmi_key_hash(prefix.p, prefix.n, 0x5052454649585eULL);
+    int64_t r = gnmi_series_cache_find(dec->prefixes, 0, prefix.p, prefix.n, h, &flags);
+    if (r >= 0)
+        return (uint32_t)r;
+    if (dec->next_prefix == NO_PREFIX ||
+        gnmi_series_cache_add(dec->prefixes, 0, prefix.p, prefix.n, h, dec->next_prefix, 0) != 0)
+        return NO_PREFIX;
+    return dec->next_prefix++;
+}
+
+/* gnmi.Notification. Pass 1 finds the timestamp and the prefix (field order
+ * is not guaranteed on the wire), pass 2 decodes the updates. */
+static int do_notification(struct notif_ctx *nc, struct gw_slice s, const struct junos_header *jh)
+{
+    const uint8_t *p = s.p, *end = s.p + s.n;
+    struct gw_slice prefix = GW_NONE;
+    int64_t ts = 0;
+    while (p < end) {
+        uint32_t f, wt;
+        uint64_t v;
+        struct gw_slice t;
+        if (gw_tag(&p, end, &f, &wt) != 0)
+            return GNMI_BAD;
+        if (f == 1 || f == 6) {
+            if (wt != GW_VARINT || gw_varint(&p, end, &v) != 0)
+                return GNMI_BAD;
+            if (f == 1)
+                ts = (int64_t)v;
+        } else if (f == 2 || f == 4 || f == 5) {
+            if (wt != GW_LEN || gw_len(&p, end, &t) != 0)
+                return GNMI_BAD;
+            if (f == 2)
+                prefix = t;
+            else if (f == 5)
+                nc->res->deletes++;
+        } else if (gw_skip(&p, end, wt) != 0) {
+            return GNMI_BAD;
+        }
+    }
+    /* A payload time past year 2262 does not fit in ns (signed overflow,
+     * found by fuzzing): such a header time is ignored like a zero one. */
+    if (jh && jh->payload_ms > 0 && jh->payload_ms <= INT64_MAX / NS_PER_MS) {
+        nc->t_dev_ns = jh->payload_ms * NS_PER_MS;
+        nc->res->header_time = 1;
+    } else if (ts > 0) {
+        nc->t_dev_ns = ts;
+    } else {
+        nc->t_dev_ns = nc->t_arr_ns;
+        nc->flags |= FSC_SMP_ARRIVAL_TIME;
+    }
+    nc->res->t_dev_ns = nc->t_dev_ns;
+
+    nc->prefix_raw = prefix;
+    nc->prefix_state = 0;
+    nc->prefix_id = prefix_id_of(nc->dec, prefix);
+
+    for (p = s.p; p < end;) {
+        uint32_t f, wt;
+        struct gw_slice t;
+        if (gw_tag(&p, end, &f, &wt) != 0)
+            return GNMI_BAD;
+        if (f != 4) {
+            if (gw_skip(&p, end, wt) != 0)
+                return GNMI_BAD;
+            continue;
+        }
+        if (gw_len(&p, end, &t) != 0 || do_update(nc, t) != 0)
+            return GNMI_BAD;
+    }
+    return 0;
+}
+
+static void stats_add(struct fsc_gnmi_decode_stats *st, const struct fsc_gnmi_result *res)
+{
+    st->updates += res->updates;
+    st->samples += res->n_samples;
+    st->pseudo += res->pseudo;
+    st->unsupported += res->unsupported;
+    st->unknown += res->unknown;
+    st->no_series += res->no_series;
+    st->overflow += res->overflow;
+    st->deletes += res->deletes;
+    st->sync_responses += res->sync_response;
+    st->errors += res->error;
+    st->seq_gaps += res->seq_gaps;
+    st->seq_lost += res->seq_lost;
+}
+
+int fsc_gnmi_decode(struct fsc_gnmi_decoder *dec, const uint8_t *buf, size_t len,
+                    int64_t arrival_ns, struct fsc_sample *out, size_t out_cap,
+                    struct fsc_gnmi_result *res)
+{
+    const uint8_t *p = buf, *end = buf + len;
+    struct gw_slice notif = GW_NONE;
+    struct junos_header jh;
+    int have_notif = 0;
+
+    memset(res, 0, sizeof(*res));
+    dec->st.messages++;
+    if (!buf && len)
+        goto bad;
+    /* Pass 1 over the top level: the header extension must be known before
+     * the updates are stamped, and it may follow them on the wire. */
+    while (p < end) {
+        uint32_t f, wt;
+        uint64_t v;
+        struct gw_slice t;
+        if (gw_tag(&p, end, &f, &wt) != 0)
+            goto bad;
+        if (f == 3) {
+            if (wt != GW_VARINT || gw_varint(&p, end, &v) != 0)
+                goto bad;
+            res->sync_response = v != 0;
+        } else if (f == 1 || f == 4 || f == 5) {
+            if (wt != GW_LEN || gw_len(&p, end, &t) != 0)
+                goto bad;
+            if (f == 1) {
+                notif = t;
+                have_notif = 1;
+            } else if (f == 4) {
+                res->error = 1;
+            } else {
+                int r = parse_extension(t, &jh);
+                if (r == GNMI_BAD)
+                    goto bad;
+                if (r == 1)
+                    res->has_header = 1;
+            }
+        } else if (gw_skip(&p, end, wt) != 0) {
+            goto bad;
+        }
+    }
+    if (have_notif) {
+        struct notif_ctx nc = {.dec = dec,
+                               .t_arr_ns = arrival_ns,
+                               .out = out,
+                               .out_cap = out ? out_cap : 0,
+                               .res = res};
+        if (do_notification(&nc, notif, res->has_header ? &jh : NULL) != 0)
+            goto bad;
+        if (res->has_header && seq_track(dec, &jh, res)) {
+            for (uint32_t i = 0; i < res->n_samples; i++)
+                out[i].flags |= FSC_SMP_RESET;
+        }
+    } else if (res->has_header) {
+        seq_track(dec, &jh, res);
+    }
+    stats_add(&dec->st, res);
+    return 0;
+bad:
+    memset(res, 0, sizeof(*res));
+    dec->st.malformed++;
+    return -EBADMSG;
+}

@@ -1,0 +1,266 @@
+/* Private to collector/sources/gnmi: the protobuf wire reader the decoder walks
+ * messages with, the encoded path key, and the series cache.
+ *
+ * Encoded path key (the series cache key, built per update without copying
+ * more than the names and keys): for each path elem, in order,
+ *     u16 name_len, name bytes, u8 n_keys,
+ *     then per key (sorted by key name): u16 klen, key, u16 vlen, value
+ * (lengths little-endian). Length prefixes make the encoding injective, so
+ * two different paths never share a key whatever bytes their names hold. */
+#ifndef FSC_GNMI_INTERNAL_H
+#define FSC_GNMI_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "model/profile.h"
+#include "plugin/source.h"
+
+/* ---- protobuf wire reader ------------------------------------------------ */
+
+enum { GW_VARINT = 0, GW_I64 = 1, GW_LEN = 2, GW_I32 = 5 };
+
+/* A length-delimited slice of the input. */
+struct gw_slice {
+    const uint8_t *p;
+    size_t n;
+};
+
+/* An absent field: empty, but never a NULL pointer, because `p + n` and
+ * memcpy(dst, p, 0) on NULL are undefined behaviour (found by fuzzing,
+ * tests/fuzz/regressions/gnmi/). */
+#define GW_NONE ((struct gw_slice){(const uint8_t *)"", 0})
+
+/* Reads a varint at *p (< end). Returns 0 and advances *p, or -1 on a
+ * truncated or over-long (> 10 bytes) varint. */
+static inline int gw_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *q = *p;
+    if (q < end && *q < 0x80) { /* the common one-byte case */
+        *v = *q;
+        *p = q + 1;
+        return 0;
+    }
+    uint64_t r = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (q >= end)
+            return -1;
+        uint8_t b = *q++;
+        r |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = r;
+            *p = q;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Reads a field tag: field number (>= 1) and wire type. Returns 0 or -1. */
+static inline int gw_tag(const uint8_t **p, const uint8_t *end, uint32_t *field, uint32_t *wt)
+{
+    uint64_t t;
+    if (gw_varint(p, end, &t) != 0 || (t >> 3) == 0 || (t >> 3) > 0x1fffffff)
+        return -1;
+    *field = (uint32_t)(t >> 3);
+    *wt = (uint32_t)(t & 7);
+    return 0;
+}
+
+/* Reads the length and bounds of a GW_LEN field's payload. Returns 0 or -1. */
+static inline int gw_len(const uint8_t **p, const uint8_t *end, struct gw_slice *s)
+{
+    uint64_t n;
+    if (gw_varint(p, end, &n) != 0 || n > (uint64_t)(end - *p))
+        return -1;
+    s->p = *p;
+    s->n = (size_t)n;
+    *p += n;
+    return 0;
+}
+
+/* Reads a fixed 64-bit (GW_I64) or 32-bit (GW_I32) little-endian value. */
+static inline int gw_fixed(const uint8_t **p, const uint8_t *end, size_t size, uint64_t *v)
+{
+    if ((size_t)(end - *p) < size)
+        return -1;
+    uint64_t r = 0;
+    for (size_t i = 0; i < size; i++)
+        r |= (uint64_t)(*p)[i] << (8 * i);
+    *p += size;
+    *v = r;
+    return 0;
+}
+
+/* Skips a field of wire type wt. Groups (3, 4) are not proto3: malformed. */
+static inline int gw_skip(const uint8_t **p, const uint8_t *end, uint32_t wt)
+{
+    uint64_t v;
+    struct gw_slice s;
+    switch (wt) {
+    case GW_VARINT:
+        return gw_varint(p, end, &v);
+    case GW_I64:
+        return gw_fixed(p, end, 8, &v);
+    case GW_LEN:
+        return gw_len(p, end, &s);
+    case GW_I32:
+        return gw_fixed(p, end, 4, &v);
+    default:
+        return -1;
+    }
+}
+
+/* ---- paths and values (gnmi_fields.c) -------------------------------------- */
+
+enum { GNMI_BAD = -1, GNMI_UNSUPPORTED = -2 };
+
+/* Path encoder state: the key built so far. */
+struct path_enc {
+    size_t len;
+    size_t elems;
+    long dunder_off; /* start of a trailing `__` elem, -1 = none */
+};
+
+/* Appends the elems of a gnmi.Path (elem, and the deprecated string
+ * `element`) to key[0 .. FSC_GNMI_PATH_KEY_MAX) from pe->len on. Origin and
+ * target are not part of a series' identity. A `__` elem followed by another
+ * is dropped; a trailing one is left marked in pe->dunder_off (pseudo leaf).
+ * Returns 0, GNMI_BAD (malformed) or GNMI_UNSUPPORTED (too deep / too long /
+ * too many keys; the walk still validates the rest). */
+int gnmi_enc_path(uint8_t *key, struct path_enc *pe, struct gw_slice s);
+
+enum { VAL_U = 0, VAL_D = 1, VAL_NONE = 2 };
+
+/* gnmi.TypedValue -> *v: VAL_U (uint_val, int_val >= 0, integer text), VAL_D
+ * (double_val, float_val, decimal text), VAL_NONE (anything else), or
+ * GNMI_BAD when malformed. */
+int gnmi_parse_typed_value(struct gw_slice s, union fsc_value *v);
+
+/* ---- path key -------------------------------------------------------------- */
+
+/* 64-bit hash of n bytes seeded with `seed`: two independent multiply
+ * lanes over 16 bytes per step (a single lane is a serial chain of
+ * multiplies, the hot spot of the decoder), then a final mix. Not
+ * cryptographic: keys come from the device we subscribed to. */
+static inline uint64_t gnmi_key_hash(const uint8_t *k, size_t n, uint64_t seed)
+{
+    const uint64_t m1 = 0x9e3779b97f4a7c15ULL, m2 = 0xc2b2ae3d27d4eb4fULL;
+    uint64_t a = seed ^ (n * m1), b = ~seed;
+    while (n >= 16) {
+        uint64_t w0, w1;
+        memcpy(&w0, k, 8);
+        memcpy(&w1, k + 8, 8);
+        a = (a ^ w0) * m1;
+        b = (b ^ w1) * m2;
+        a ^= a >> 31;
+        b ^= b >> 29;
+        k += 16;
+        n -= 16;
+    }
+    uint64_t w0 = 0, w1 = 0;
+    if (n >= 8) {
+        memcpy(&w0, k, 8);
+        k += 8;
+        n -= 8;
+        for (size_t i = 0; i < n; i++)
+            w1 |= (uint64_t)k[i] << (8 * i);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            w0 |= (uint64_t)k[i] << (8 * i);
+    }
+    a = (a ^ w0) * m1;
+    b = (b ^ w1) * m2;
+    uint64_t h = a ^ (b >> 32) ^ (b << 32);
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ULL;
+    h ^= h >> 32;
+    return h;
+}
+
+/* ---- series cache (gnmi_series.c) ---------------------------------------- */
+
+enum {
+    GNMI_SER_PASSTHROUGH = 1u << 0, /* the profile did not know the path */
+    GNMI_SER_PSEUDO = 1u << 1,      /* a `__` pseudo leaf: dropped */
+    GNMI_SER_UNSUPPORTED = 1u << 2, /* path too deep / too long / empty */
+};
+
+#define GNMI_KEY_BLOCK 65536u /* key bytes per block: ~1000 paths of a typical length */
+
+/* Open addressing, load <= 1/2; defined here so the hot lookup inlines. */
+struct gnmi_slot {
+    uint64_t hash;
+    const uint8_t *key; /* NULL = empty slot */
+    uint32_t n;
+    fsc_series_id id;
+    uint32_t flags;
+    uint32_t tag;
+};
+
+/* Key bytes live in blocks that never move (entries point into them). */
+struct gnmi_key_block {
+    struct gnmi_key_block *next;
+    size_t used;
+    uint8_t data[GNMI_KEY_BLOCK];
+};
+
+struct gnmi_series_cache {
+    struct gnmi_slot *slots;
+    uint32_t mask; /* slots - 1; slots is a power of two */
+    uint32_t count, max;
+    uint32_t allocs; /* heap allocations after create */
+    size_t memory;
+    struct gnmi_key_block *blocks; /* head = the block being filled */
+};
+
+/* The cached id of (tag, key) (hash h), or -1 when absent. *flags gets
+ * GNMI_SER_* of the entry. The tag lets one table hold keys that are only
+ * unique within a context (raw path bytes under a prefix id). */
+static inline int64_t gnmi_series_cache_find(const struct gnmi_series_cache *c, uint32_t tag,
+                                             const uint8_t *key, size_t n, uint64_t h,
+                                             uint32_t *flags)
+{
+    /* Load factor <= 1/2, so a probe run ends at an empty slot quickly. */
+    for (uint32_t i = (uint32_t)h & c->mask, step = 0; step <= c->mask;
+         i = (i + 1) & c->mask, step++) {
+        const struct gnmi_slot *s = &c->slots[i];
+        if (!s->key)
+            return -1;
+        if (s->hash == h && s->n == n && s->tag == tag && (n == 0 || memcmp(s->key, key, n) == 0)) {
+            *flags = s->flags;
+            return s->id;
+        }
+    }
+    return -1;
+}
+
+/* Static facts the resolver needs to intern a new series. */
+struct gnmi_resolver {
+    struct fsc_source_env env;
+    const struct fsc_profile *profile;
+    const char *device;
+    int64_t interval_ns;
+};
+
+/* Cache of at most max entries; storage grows on demand. NULL on ENOMEM. */
+struct gnmi_series_cache *gnmi_series_cache_create(uint32_t max);
+void gnmi_series_cache_destroy(struct gnmi_series_cache *c);
+
+/* Adds (tag, key) -> (id, flags). Returns 0, -ENOSPC when the bound is
+ * reached or the key is longer than FSC_GNMI_PATH_KEY_MAX, or -ENOMEM. */
+int gnmi_series_cache_add(struct gnmi_series_cache *c, uint32_t tag, const uint8_t *key, size_t n,
+                          uint64_t h, fsc_series_id id, uint32_t flags);
+
+uint32_t gnmi_series_cache_count(const struct gnmi_series_cache *c);
+uint32_t gnmi_series_cache_allocs(const struct gnmi_series_cache *c);
+size_t gnmi_series_cache_memory(const struct gnmi_series_cache *c);
+
+/* Slow path of a cache miss: maps the encoded path through the profile,
+ * builds the labels, interns the series and sets its traits. Returns the id
+ * (FSC_SERIES_NONE when refused) and GNMI_SER_* flags in *flags. */
+fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t *key, size_t n,
+                                  uint32_t *flags);
+
+#endif

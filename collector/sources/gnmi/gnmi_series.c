@@ -1,0 +1,298 @@
+/* The gNMI series cache (encoded path -> series id) and its slow path:
+ * interning a series the first time its path is seen. */
+#include "sources/gnmi/gnmi_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/topo_labels.h"
+#include "sources/gnmi/gnmi_decode.h"
+
+#define SLOTS_MIN   1024u
+#define LABEL_BYTES 64 /* one sanitized key name */
+
+struct gnmi_series_cache *gnmi_series_cache_create(uint32_t max)
+{
+    struct gnmi_series_cache *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->max = max;
+    c->slots = calloc(SLOTS_MIN, sizeof(*c->slots));
+    if (!c->slots) {
+        free(c);
+        return NULL;
+    }
+    c->mask = SLOTS_MIN - 1;
+    c->memory = sizeof(*c) + SLOTS_MIN * sizeof(*c->slots);
+    return c;
+}
+
+void gnmi_series_cache_destroy(struct gnmi_series_cache *c)
+{
+    if (!c)
+        return;
+    struct gnmi_key_block *b = c->blocks;
+    while (b) {
+        struct gnmi_key_block *next = b->next;
+        free(b);
+        b = next;
+    }
+    free(c->slots);
+    free(c);
+}
+
+static void slot_put(struct gnmi_slot *slots, uint32_t mask, const struct gnmi_slot *e)
+{
+    uint32_t i = (uint32_t)e->hash & mask;
+    while (slots[i].key)
+        i = (i + 1) & mask;
+    slots[i] = *e;
+}
+
+/* Doubles the table; on failure the old table stays (the add fails). */
+static int grow(struct gnmi_series_cache *c)
+{
+    uint32_t nslots = (c->mask + 1) * 2;
+    struct gnmi_slot *ns = calloc(nslots, sizeof(*ns));
+    if (!ns)
+        return -ENOMEM;
+    for (uint32_t i = 0; i <= c->mask; i++)
+        if (c->slots[i].key)
+            slot_put(ns, nslots - 1, &c->slots[i]);
+    c->memory += (size_t)(nslots - (c->mask + 1)) * sizeof(*ns);
+    free(c->slots);
+    c->slots = ns;
+    c->mask = nslots - 1;
+    c->allocs++;
+    return 0;
+}
+
+static const uint8_t *key_store(struct gnmi_series_cache *c, const uint8_t *key, size_t n)
+{
+    struct gnmi_key_block *b = c->blocks;
+    if (!b || GNMI_KEY_BLOCK - b->used < n) {
+        b = malloc(sizeof(*b));
+        if (!b)
+            return NULL;
+        b->next = c->blocks;
+        b->used = 0;
+        c->blocks = b;
+        c->allocs++;
+        c->memory += sizeof(*b);
+    }
+    uint8_t *dst = b->data + b->used;
+    if (n)
+        memcpy(dst, key, n);
+    b->used += n;
+    return dst;
+}
+
+int gnmi_series_cache_add(struct gnmi_series_cache *c, uint32_t tag, const uint8_t *key, size_t n,
+                          uint64_t h, fsc_series_id id, uint32_t flags)
+{
+    if (c->count >= c->max || n > FSC_GNMI_PATH_KEY_MAX)
+        return -ENOSPC;
+    if ((c->count + 1) * 2 > c->mask + 1 && grow(c) != 0)
+        return -ENOMEM;
+    const uint8_t *k = key_store(c, key, n);
+    if (!k)
+        return -ENOMEM;
+    struct gnmi_slot e = {
+        .hash = h, .key = k, .n = (uint32_t)n, .id = id, .flags = flags, .tag = tag};
+    slot_put(c->slots, c->mask, &e);
+    c->count++;
+    return 0;
+}
+
+uint32_t gnmi_series_cache_count(const struct gnmi_series_cache *c)
+{
+    return c->count;
+}
+
+uint32_t gnmi_series_cache_allocs(const struct gnmi_series_cache *c)
+{
+    return c->allocs;
+}
+
+size_t gnmi_series_cache_memory(const struct gnmi_series_cache *c)
+{
+    return c->memory;
+}
+
+/* ---- slow path: intern a new series ---------------------------------------- */
+
+/* One list key of the decoded path, as NUL-terminated strings. */
+struct path_key {
+    uint32_t elem; /* index of its elem */
+    const char *elem_name, *name, *value;
+};
+
+struct decoded_path {
+    char vendor[FSC_PROFILE_VENDOR_MAX + 1]; /* "/a/b/c", keys dropped */
+    struct path_key keys[FSC_GNMI_ELEMS_MAX * FSC_GNMI_KEYS_MAX];
+    size_t n_keys;
+    char strings[2 * FSC_GNMI_PATH_KEY_MAX + 64]; /* NUL-terminated copies */
+};
+
+static uint32_t rd16(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+/* Copies n bytes to the string area; NULL when it does not fit. */
+static const char *str_put(struct decoded_path *dp, size_t *used, const uint8_t *s, size_t n)
+{
+    if (sizeof(dp->strings) - *used < n + 1)
+        return NULL;
+    char *dst = dp->strings + *used;
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+    *used += n + 1;
+    return dst;
+}
+
+/* Decodes an encoded path key (gnmi_internal.h). Returns 0, or -1 when the
+ * keyless path does not fit a profile name or the key is inconsistent. */
+static int path_decode(const uint8_t *k, size_t n, struct decoded_path *dp)
+{
+    size_t vlen = 0, used = 0;
+    const uint8_t *end = k + n;
+    dp->n_keys = 0;
+    for (uint32_t elem = 0; k < end; elem++) {
+        if (end - k < 3)
+            return -1;
+        uint32_t nl = rd16(k);
+        if ((size_t)(end - k - 2) < nl + 1u || vlen + 1 + nl > FSC_PROFILE_VENDOR_MAX)
+            return -1;
+        dp->vendor[vlen++] = '/';
+        memcpy(dp->vendor + vlen, k + 2, nl);
+        vlen += nl;
+        const char *ename = str_put(dp, &used, k + 2, nl);
+        uint32_t nk = k[2 + nl];
+        k += 3 + nl;
+        for (uint32_t j = 0; j < nk; j++) {
+            if (end - k < 2 || (size_t)(end - k - 2) < rd16(k) + 2u)
+                return -1;
+            uint32_t kl = rd16(k);
+            const uint8_t *kp = k + 2;
+            k += 2 + kl;
+            uint32_t vl = rd16(k);
+            if ((size_t)(end - k - 2) < vl)
+                return -1;
+            const uint8_t *vp = k + 2;
+            k += 2 + vl;
+            if (dp->n_keys == sizeof(dp->keys) / sizeof(dp->keys[0]))
+                return -1;
+            struct path_key *pk = &dp->keys[dp->n_keys++];
+            pk->elem = elem;
+            pk->elem_name = ename;
+            pk->name = str_put(dp, &used, kp, kl);
+            pk->value = str_put(dp, &used, vp, vl);
+            if (!ename || !pk->name || !pk->value)
+                return -1;
+        }
+    }
+    dp->vendor[vlen] = '\0';
+    return vlen ? 0 : -1;
+}
+
+/* Index of the key that names the interface (the port label), or -1:
+ * `interface[name=..]` (openconfig-interfaces), `interface[interface-id=..]`
+ * (openconfig-qos), or a key called if_name / interface-name anywhere
+ * (Junos native sensors such as qmon-sw). The outermost match wins. */
+static int port_key(const struct decoded_path *dp)
+{
+    for (size_t i = 0; i < dp->n_keys; i++) {
+        const struct path_key *pk = &dp->keys[i];
+        if (strcmp(pk->elem_name, "interface") == 0 &&
+            (strcmp(pk->name, "name") == 0 || strcmp(pk->name, "interface-id") == 0))
+            return (int)i;
+        if (strcmp(pk->name, "if_name") == 0 || strcmp(pk->name, "interface-name") == 0 ||
+            strcmp(pk->name, "interface_name") == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+static int has_label(const struct fsc_label *labels, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(labels[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t *key, size_t n,
+                                  uint32_t *flags)
+{
+    static _Thread_local struct decoded_path dp; /* ~10 KiB: keep it off small stacks */
+    struct fsc_profile_match m;
+    struct fsc_label labels[FSC_REGISTRY_MAX_LABELS];
+    char extra_names[FSC_REGISTRY_MAX_LABELS][LABEL_BYTES];
+    char rail[FSC_TOPO_RAIL_BUF];
+    size_t nl = 0;
+
+    *flags = 0;
+    if (path_decode(key, n, &dp) != 0 || fsc_profile_map(rs->profile, dp.vendor, &m) != 0)
+        return FSC_SERIES_NONE;
+    if (!m.entry)
+        *flags |= GNMI_SER_PASSTHROUGH;
+
+    int pk = port_key(&dp);
+    const char *port = pk >= 0 ? dp.keys[pk].value : NULL;
+    labels[nl++] = (struct fsc_label){"device", rs->device};
+    if (port)
+        labels[nl++] = (struct fsc_label){"port", port};
+    if (m.label_name[0]) {
+        const char *v = m.label_value[0] ? m.label_value : NULL;
+        /* innermost first: `queue[name=..]` sits below `interface[name=..]` */
+        for (size_t i = dp.n_keys; !v && m.label_attr && i-- > 0;)
+            if ((int)i != pk && strcmp(dp.keys[i].name, m.label_attr) == 0)
+                v = dp.keys[i].value;
+        if (v)
+            labels[nl++] = (struct fsc_label){m.label_name, v};
+    }
+    if (!m.entry) {
+        /* A passthrough series keeps its list keys as labels, or the entries
+         * of an unknown list (components, PFEs) would merge into one series.
+         * Room is left for the three topology labels. */
+        for (size_t i = 0; i < dp.n_keys && nl + 3 < FSC_REGISTRY_MAX_LABELS; i++) {
+            if ((int)i == pk)
+                continue;
+            char *ln = extra_names[nl];
+            size_t len = fsc_metric_name_sanitize(dp.keys[i].name, ln, LABEL_BYTES);
+            if (len == 0 || len >= LABEL_BYTES || ln[0] == ':' || strncmp(ln, "__", 2) == 0 ||
+                has_label(labels, nl, ln))
+                continue;
+            labels[nl++] = (struct fsc_label){ln, dp.keys[i].value};
+        }
+    }
+    fsc_topo_labels_add(rs->env.topo, rs->device, port, labels, &nl, FSC_REGISTRY_MAX_LABELS, rail);
+
+    const struct fsc_source_env *env = &rs->env;
+    fsc_series_id id = fsc_registry_lookup(env->reg, env->source_id, m.canonical, labels, nl);
+    if (id != FSC_SERIES_NONE)
+        return id; /* another stream of this device interned it and set its traits */
+    id = fsc_registry_intern(env->reg, env->source_id, m.canonical, labels, nl);
+    if (id == FSC_SERIES_NONE || !env->eng)
+        return id;
+
+    struct fsc_traits tr = m.traits;
+    tr.nominal_interval_ns = rs->interval_ns;
+    if (port && env->topo &&
+        (tr.signal == FSC_SIG_PORT_BYTES || tr.signal == FSC_SIG_QUEUE_PEAK ||
+         tr.unit == FSC_UNIT_BYTES)) {
+        const struct fsc_topo_device *td = NULL;
+        const struct fsc_topo_port *tp = fsc_topology_port(env->topo, rs->device, port, &td);
+        if (tp)
+            tr.link_speed_bps = tp->speed_bps;
+        if (td && tr.signal == FSC_SIG_QUEUE_PEAK)
+            tr.buffer_bytes = td->buffer_bytes;
+    }
+    if (fsc_engine_set_traits(env->eng, id, &tr) != 0 ||
+        fsc_topo_groups_join(env->topo, env->eng, rs->device, port, &tr, id) < 0)
+        return FSC_SERIES_NONE;
+    return id;
+}

@@ -1,0 +1,134 @@
+/* Junos (QFX5240, Junos OS Evolved) gNMI profile.
+ *
+ * Vendor names are gNMI paths WITHOUT list keys and without origin, as the
+ * gNMI decoder produces them: `/interfaces/interface[name=et-0/0/1]/state/
+ * counters/in-octets` -> `/interfaces/interface/state/counters/in-octets`.
+ * The interface key becomes the port label in the gNMI source; the queue key
+ * is named here (`label`/`attr`).
+ *
+ * canonical (fabric_port_...)      vendor leaf                      notes
+ * rx_bytes_total / tx             state/counters/in-octets / out   PORT_BYTES, 64-bit
+ * rx_packets_total / tx           in-pkts / out-pkts
+ * rx_{unicast,multicast,broadcast}_packets_total / tx
+ *                                 in-unicast-pkts ... / out-...
+ * rx_discards_total / tx          in-discards / out-discards
+ * rx_errors_total / tx            in-errors / out-errors
+ * rx_fcs_errors_total             in-fcs-errors
+ * carrier_transitions_total       carrier-transitions
+ * rx_crc_errors_total             ethernet/.../in-crc-errors (MAC view;
+ *                                 kept apart from in-fcs-errors: the default
+ *                                 plan subscribes both paths)
+ * fec_corrected_blocks_total      ethernet/.../fec-corrected-blocks
+ * fec_uncorrectable_blocks_total  ethernet/.../fec-uncorrectable-blocks
+ * rx_pause_frames_total / tx      ethernet/.../in-mac-pause-frames / out
+ *                                 link-level 802.3x PAUSE (OpenConfig has no
+ *                                 per-priority PFC leaf; PROTOCOLS §3.4); it
+ *                                 feeds the pause-storm detector without a
+ *                                 priority label
+ * ecn_marked_packets_total{queue} qos .../output/queues/queue/state/
+ *                                 ecn-marked-pkts, queue from key `name`; ECN
+ * ecn_marked_bytes_total{queue}   ecn-marked-octets
+ * queue_tx_{packets,bytes}_total{queue}   transmit-pkts / transmit-octets
+ * queue_dropped_{packets,bytes}_total{queue} dropped-pkts / dropped-octets
+ * queue_peak_bytes{queue}         qmon-sw ... peak_buffer_occupancy_bytes
+ *                                 GAUGE (max since the last export), QUEUE_PEAK
+ * queue_tail_drop_{packets,bytes}_total{queue} qmon-sw tail_drop_packets/_octets
+ *
+ * qmon-sw path (an assumption to confirm with a Get on the device, PROTOCOLS
+ * §7): the sensor `/junos/system/linecard/qmon-sw/` followed by the field
+ * names of Juniper's QueueMonitor message, egress direction:
+ *   /junos/system/linecard/qmon-sw/queue_monitor_element_info/
+ *     queue_monitor_stats_egress/queue_monitor_stats_info/<leaf>
+ * keys `if_name` (port, the source's business) and `queue_number` (-> queue).
+ * The qmon `packets` / `octets` leaves are NOT mapped: they would share a
+ * canonical name with the OpenConfig queue transmit counters, and a device
+ * subscribed to both would merge two counters into one series; they pass
+ * through as fabric_junos_junos_system_linecard_qmon_sw_..._packets.
+ *
+ * Unknown paths pass through as fabric_junos_<path, '/' and '-' -> '_'>.
+ * refresh_ns = 2 s: Junos copies ASIC counters to the exporter about every
+ * 2 s (and qmon-sw exports at >= 2 s), so equal values inside 2 s are stale
+ * repeats, not idleness. */
+#include "model/profile.h"
+
+#define IF  "/interfaces/interface/state/counters/"
+#define ETH "/interfaces/interface/ethernet/state/counters/"
+#define QMON                                                                                       \
+    "/junos/system/linecard/qmon-sw/queue_monitor_element_info/queue_monitor_stats_egress/"        \
+    "queue_monitor_stats_info/"
+#define QOS "/qos/interfaces/interface/output/queues/queue/state/"
+
+/* Initializer macros read best on one line. */
+/* clang-format off */
+/* counter, 64-bit, no extra label */
+#define C64(vendor, canonical, unit, signal, dir) \
+    {vendor, canonical, NULL, NULL, FSC_KIND_COUNTER, 64, unit, signal, dir, 1}
+/* counter, 64-bit, queue label from list key `key` */
+#define Q64(vendor, canonical, key, unit, signal, dir) \
+    {vendor, canonical, "queue", key, FSC_KIND_COUNTER, 64, unit, signal, dir, 1}
+/* clang-format on */
+
+#define B FSC_UNIT_BYTES
+#define P FSC_UNIT_PACKETS
+#define N FSC_UNIT_NONE
+
+/* Sorted by strcmp(vendor): checked by fsc_profile_check(). */
+static const struct fsc_profile_entry junos_entries[] = {
+    C64(ETH "fec-corrected-blocks", "fabric_port_fec_corrected_blocks_total", N, FSC_SIG_NONE,
+        FSC_DIR_RX),
+    C64(ETH "fec-uncorrectable-blocks", "fabric_port_fec_uncorrectable_blocks_total", N,
+        FSC_SIG_NONE, FSC_DIR_RX),
+    C64(ETH "in-crc-errors", "fabric_port_rx_crc_errors_total", P, FSC_SIG_NONE, FSC_DIR_RX),
+    C64(ETH "in-mac-pause-frames", "fabric_port_rx_pause_frames_total", P, FSC_SIG_PFC_PAUSE_FRAMES,
+        FSC_DIR_RX),
+    C64(ETH "out-mac-pause-frames", "fabric_port_tx_pause_frames_total", P,
+        FSC_SIG_PFC_PAUSE_FRAMES, FSC_DIR_TX),
+    C64(IF "carrier-transitions", "fabric_port_carrier_transitions_total", N, FSC_SIG_NONE,
+        FSC_DIR_NONE),
+    C64(IF "in-broadcast-pkts", "fabric_port_rx_broadcast_packets_total", P, FSC_SIG_NONE,
+        FSC_DIR_RX),
+    C64(IF "in-discards", "fabric_port_rx_discards_total", P, FSC_SIG_NONE, FSC_DIR_RX),
+    C64(IF "in-errors", "fabric_port_rx_errors_total", P, FSC_SIG_NONE, FSC_DIR_RX),
+    C64(IF "in-fcs-errors", "fabric_port_rx_fcs_errors_total", P, FSC_SIG_NONE, FSC_DIR_RX),
+    C64(IF "in-multicast-pkts", "fabric_port_rx_multicast_packets_total", P, FSC_SIG_NONE,
+        FSC_DIR_RX),
+    C64(IF "in-octets", "fabric_port_rx_bytes_total", B, FSC_SIG_PORT_BYTES, FSC_DIR_RX),
+    C64(IF "in-pkts", "fabric_port_rx_packets_total", P, FSC_SIG_NONE, FSC_DIR_RX),
+    C64(IF "in-unicast-pkts", "fabric_port_rx_unicast_packets_total", P, FSC_SIG_NONE, FSC_DIR_RX),
+    C64(IF "out-broadcast-pkts", "fabric_port_tx_broadcast_packets_total", P, FSC_SIG_NONE,
+        FSC_DIR_TX),
+    C64(IF "out-discards", "fabric_port_tx_discards_total", P, FSC_SIG_NONE, FSC_DIR_TX),
+    C64(IF "out-errors", "fabric_port_tx_errors_total", P, FSC_SIG_NONE, FSC_DIR_TX),
+    C64(IF "out-multicast-pkts", "fabric_port_tx_multicast_packets_total", P, FSC_SIG_NONE,
+        FSC_DIR_TX),
+    C64(IF "out-octets", "fabric_port_tx_bytes_total", B, FSC_SIG_PORT_BYTES, FSC_DIR_TX),
+    C64(IF "out-pkts", "fabric_port_tx_packets_total", P, FSC_SIG_NONE, FSC_DIR_TX),
+    C64(IF "out-unicast-pkts", "fabric_port_tx_unicast_packets_total", P, FSC_SIG_NONE, FSC_DIR_TX),
+    {QMON "peak_buffer_occupancy_bytes", "fabric_port_queue_peak_bytes", "queue", "queue_number",
+     FSC_KIND_GAUGE, 32, B, FSC_SIG_QUEUE_PEAK, FSC_DIR_TX, 1},
+    Q64(QMON "tail_drop_octets", "fabric_port_queue_tail_drop_bytes_total", "queue_number", B,
+        FSC_SIG_NONE, FSC_DIR_TX),
+    Q64(QMON "tail_drop_packets", "fabric_port_queue_tail_drop_packets_total", "queue_number", P,
+        FSC_SIG_NONE, FSC_DIR_TX),
+    Q64(QOS "dropped-octets", "fabric_port_queue_dropped_bytes_total", "name", B, FSC_SIG_NONE,
+        FSC_DIR_TX),
+    Q64(QOS "dropped-pkts", "fabric_port_queue_dropped_packets_total", "name", P, FSC_SIG_NONE,
+        FSC_DIR_TX),
+    Q64(QOS "ecn-marked-octets", "fabric_port_ecn_marked_bytes_total", "name", B, FSC_SIG_NONE,
+        FSC_DIR_TX),
+    Q64(QOS "ecn-marked-pkts", "fabric_port_ecn_marked_packets_total", "name", P, FSC_SIG_ECN,
+        FSC_DIR_TX),
+    Q64(QOS "transmit-octets", "fabric_port_queue_tx_bytes_total", "name", B, FSC_SIG_NONE,
+        FSC_DIR_TX),
+    Q64(QOS "transmit-pkts", "fabric_port_queue_tx_packets_total", "name", P, FSC_SIG_NONE,
+        FSC_DIR_TX),
+};
+
+const struct fsc_profile fsc_profile_junos = {
+    .name = "junos",
+    .entries = junos_entries,
+    .n_entries = sizeof(junos_entries) / sizeof(junos_entries[0]),
+    .passthrough_prefix = "fabric_junos_",
+    .passthrough_width = 64,
+    .refresh_ns = 2000000000,
+};

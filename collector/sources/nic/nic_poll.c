@@ -1,0 +1,500 @@
+/* The nic source's ports: their readers, the series of their counters
+ * (resolved once per name and cached in the reader's tag or the ethtool
+ * index table), and the fast poll that reads them all into one engine batch
+ * without allocating. Which ports there are: nic_poll_discover.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "sources/nic/nic_source_int.h"
+
+/* ---- series of counters ---------------------------------------------------------- */
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Metric name, extra label and traits of counter `name` of a group. The
+ * netdev statistics are the kernel's generic names, not the vendor's, and
+ * several of them (rx_bytes, tx_packets, ...) are also mlx5 ethtool names
+ * counting something else: they get their own prefix, fabric_netdev_. */
+static int counter_plan(struct nic_ctx *ctx, const struct nic_port *p, int group, const char *name,
+                        char *metric, size_t metric_size, struct fsc_profile_match *m,
+                        struct fsc_traits *tr)
+{
+    if (group == NIC_G_STAT) {
+        char san[FSC_PROFILE_NAME_MAX];
+        size_t l = fsc_metric_name_sanitize(name, san, sizeof(san));
+        if (l == 0 || l >= sizeof(san))
+            return -1;
+        int w = snprintf(metric, metric_size, "fabric_netdev_%s_total", san);
+        if (w < 0 || (size_t)w >= metric_size)
+            return -1;
+        memset(m, 0, sizeof(*m));
+        memset(tr, 0, sizeof(*tr));
+        tr->kind = FSC_KIND_COUNTER;
+        tr->width = 64;
+        tr->scale = 1;
+        tr->unit = has_suffix(name, "_bytes")     ? FSC_UNIT_BYTES
+                   : has_suffix(name, "_packets") ? FSC_UNIT_PACKETS
+                                                  : FSC_UNIT_NONE;
+        tr->direction = strncmp(name, "rx_", 3) == 0   ? FSC_DIR_RX
+                        : strncmp(name, "tx_", 3) == 0 ? FSC_DIR_TX
+                                                       : FSC_DIR_NONE;
+    } else {
+        if (fsc_profile_map(ctx->prof, name, m) != 0)
+            return -1;
+        int w = snprintf(metric, metric_size, "%s", m->canonical);
+        if (w < 0 || (size_t)w >= metric_size)
+            return -1;
+        *tr = m->traits;
+        /* hw_counters are cached by the RDMA core for `lifespan` ms: a repeat
+         * inside that is a stale copy, not idleness (rate.h rule 5). */
+        if (group == NIC_G_HW && p->lifespan_ms >= 0)
+            tr->refresh_ns = p->lifespan_ms * 1000000;
+    }
+    tr->nominal_interval_ns = ctx->cfg->interval_ns;
+    if (tr->unit == FSC_UNIT_BYTES || tr->unit == FSC_UNIT_PACKETS ||
+        tr->signal == FSC_SIG_PORT_BYTES)
+        tr->link_speed_bps = p->speed_bps;
+    return 0;
+}
+
+/* The series of counter `name`, or NIC_TAG_REFUSED. */
+static uint32_t counter_series(struct nic_ctx *ctx, const struct nic_port *p, int group,
+                               const char *name)
+{
+    char metric[FSC_PROFILE_NAME_MAX + 32];
+    struct fsc_profile_match m;
+    struct fsc_traits tr;
+    if (counter_plan(ctx, p, group, name, metric, sizeof(metric), &m, &tr) != 0) {
+        fsc_log(FSC_LOG_WARN, "nic_counter_skipped", "source=%s port=%s counter=%s reason=name",
+                ctx->name, p->name, name);
+        return NIC_TAG_REFUSED;
+    }
+    struct fsc_label ex = {m.label_name, m.label_value};
+    bool extra = m.label_name[0] && m.label_value[0];
+    fsc_series_id id = nic_series(ctx, metric, &p->lab, &ex, extra ? 1 : 0, &tr);
+    return id == FSC_SERIES_NONE ? NIC_TAG_REFUSED : id;
+}
+
+static void cdir_resolve(struct nic_ctx *ctx, struct nic_port *p, int group)
+{
+    size_t n;
+    struct fsc_nic_counter *ctr = fsc_nic_cdir_counters(p->cd[group], &n);
+    for (size_t i = 0; i < n; i++)
+        if (ctr[i].tag == FSC_NIC_TAG_NONE)
+            ctr[i].tag = counter_series(ctx, p, group, ctr[i].name);
+}
+
+struct id_ref {
+    fsc_series_id id;
+    uint32_t prio; /* 0: a directory counter, 1: ethtool index */
+    size_t idx;
+};
+
+static int cmp_ref(const void *a, const void *b)
+{
+    const struct id_ref *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    if (x->prio != y->prio)
+        return x->prio < y->prio ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Maps every ethtool name to its series. A name that maps to a series
+ * already fed (a driver listing a name twice, or naming a stat like a file
+ * of the port's directories) is skipped: two readings of one series at one
+ * time would be dropped as out of order. */
+static int et_resolve(struct nic_ctx *ctx, struct nic_port *p)
+{
+    size_t n = fsc_nic_ethtool_count(p->et), extra = 0;
+    fsc_series_id *ids = realloc(p->et_ids, (n ? n : 1) * sizeof(*ids));
+    if (!ids)
+        return -ENOMEM;
+    p->et_ids = ids;
+    p->et_n = n;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t t = counter_series(ctx, p, NIC_G_ETHTOOL, fsc_nic_ethtool_name(p->et, i));
+        ids[i] = t >= NIC_TAG_REFUSED ? FSC_SERIES_NONE : t;
+    }
+    for (int g = 0; g < NIC_G__CDIRS; g++)
+        if (p->cd[g]) {
+            size_t k;
+            fsc_nic_cdir_counters(p->cd[g], &k);
+            extra += k;
+        }
+    struct id_ref *refs = malloc((n + extra + 1) * sizeof(*refs));
+    if (!refs)
+        return -ENOMEM;
+    size_t r = 0;
+    for (int g = 0; g < NIC_G__CDIRS; g++) {
+        if (!p->cd[g])
+            continue;
+        size_t k;
+        const struct fsc_nic_counter *ctr = fsc_nic_cdir_counters(p->cd[g], &k);
+        for (size_t i = 0; i < k; i++)
+            if (ctr[i].tag < NIC_TAG_REFUSED)
+                refs[r++] = (struct id_ref){ctr[i].tag, 0, i};
+    }
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] != FSC_SERIES_NONE)
+            refs[r++] = (struct id_ref){ids[i], 1, i};
+    qsort(refs, r, sizeof(*refs), cmp_ref);
+    for (size_t i = 1; i < r; i++)
+        if (refs[i].id == refs[i - 1].id && refs[i].prio == 1)
+            ids[refs[i].idx] = FSC_SERIES_NONE;
+    free(refs);
+    return 0;
+}
+
+/* Which counters feed the node aggregate (nic_aggregate.h says why). */
+static void agg_source(struct nic_port *p)
+{
+    p->agg_src = NIC_AGG_NONE;
+    p->agg_idx[0] = p->agg_idx[1] = -1;
+    if (p->et && !p->need_et) {
+        long rx = fsc_nic_ethtool_find(p->et, "rx_vport_rdma_unicast_bytes");
+        long tx = fsc_nic_ethtool_find(p->et, "tx_vport_rdma_unicast_bytes");
+        if (rx >= 0 && tx >= 0 && (size_t)rx < p->et_n && (size_t)tx < p->et_n) {
+            p->agg_src = NIC_AGG_ETHTOOL;
+            p->agg_idx[FSC_NIC_AGG_RX] = rx;
+            p->agg_idx[FSC_NIC_AGG_TX] = tx;
+            return;
+        }
+    }
+    if (p->cd[NIC_G_PMA]) {
+        long rx = fsc_nic_cdir_find(p->cd[NIC_G_PMA], "port_rcv_data");
+        long tx = fsc_nic_cdir_find(p->cd[NIC_G_PMA], "port_xmit_data");
+        if (rx >= 0 && tx >= 0) {
+            p->agg_src = NIC_AGG_PMA;
+            p->agg_idx[FSC_NIC_AGG_RX] = rx;
+            p->agg_idx[FSC_NIC_AGG_TX] = tx;
+        }
+    }
+}
+
+void nic_port_retrait(struct nic_ctx *ctx, struct nic_port *p)
+{
+    char metric[FSC_PROFILE_NAME_MAX + 32];
+    struct fsc_profile_match m;
+    struct fsc_traits tr;
+    for (int g = 0; g < NIC_G__CDIRS; g++) {
+        if (!p->cd[g])
+            continue;
+        size_t n;
+        const struct fsc_nic_counter *ctr = fsc_nic_cdir_counters(p->cd[g], &n);
+        for (size_t i = 0; i < n; i++)
+            if (ctr[i].tag < NIC_TAG_REFUSED &&
+                counter_plan(ctx, p, g, ctr[i].name, metric, sizeof(metric), &m, &tr) == 0)
+                fsc_engine_set_traits(ctx->env.eng, ctr[i].tag, &tr);
+    }
+    for (size_t i = 0; p->et && !p->need_et && i < p->et_n; i++)
+        if (p->et_ids[i] != FSC_SERIES_NONE &&
+            counter_plan(ctx, p, NIC_G_ETHTOOL, fsc_nic_ethtool_name(p->et, i), metric,
+                         sizeof(metric), &m, &tr) == 0)
+            fsc_engine_set_traits(ctx->env.eng, p->et_ids[i], &tr);
+}
+
+/* ---- readers --------------------------------------------------------------------- */
+
+/* Logs a reader that cannot be opened, once per port and kind. */
+static void absent(struct nic_ctx *ctx, struct nic_port *p, unsigned bit, const char *what,
+                   const char *why)
+{
+    if (p->warned & (1u << bit))
+        return;
+    p->warned |= (uint8_t)(1u << bit);
+    char q[300];
+    fsc_log(FSC_LOG_WARN, "nic_reader_absent", "source=%s port=%s reader=%s reason=%s", ctx->name,
+            p->name, what, fsc_log_quote(why, q, sizeof(q)));
+}
+
+static void pcie_series(struct nic_ctx *ctx, struct nic_port *p)
+{
+    static const char *const which[2] = {"current", "max"};
+    struct fsc_label ex[2] = {{"pci", p->bdf}, {"kind", NULL}};
+    struct fsc_traits tr = nic_gauge_traits(FSC_UNIT_NONE, NIC_SLOW_NS);
+    for (int k = 0; k < 2; k++) {
+        ex[1].value = which[k];
+        if (p->pcie_speed_id[k] == FSC_SERIES_NONE)
+            p->pcie_speed_id[k] =
+                nic_series(ctx, "fabric_pcie_link_speed_gts", &p->lab, ex, 2, &tr);
+        if (p->pcie_width_id[k] == FSC_SERIES_NONE)
+            p->pcie_width_id[k] = nic_series(ctx, "fabric_pcie_link_width", &p->lab, ex, 2, &tr);
+    }
+    if (p->pcie_degraded_id == FSC_SERIES_NONE)
+        p->pcie_degraded_id = nic_series(ctx, "fabric_pcie_link_degraded", &p->lab, ex, 1, &tr);
+}
+
+static void open_readers(struct nic_ctx *ctx, struct nic_port *p)
+{
+    static const char *const dir[NIC_G__CDIRS] = {"hw_counters", "counters", "statistics"};
+    char rel[FSC_CONFIG_MAX_NAME + 96], err[256];
+    for (int g = 0; g < NIC_G__CDIRS; g++) {
+        if (p->cd[g])
+            continue;
+        if (g == NIC_G_STAT) {
+            if (!p->netdev[0])
+                continue;
+            snprintf(rel, sizeof(rel), "class/net/%s/statistics", p->netdev);
+        } else {
+            snprintf(rel, sizeof(rel), "class/infiniband/%s/ports/%u/%s", p->rdma, p->ibport,
+                     dir[g]);
+        }
+        p->cd[g] = fsc_nic_cdir_create(ctx->sysfs, rel, 0, err, sizeof(err));
+        if (!p->cd[g])
+            absent(ctx, p, (unsigned)g, dir[g], err);
+        else if (g == NIC_G_HW)
+            p->lifespan_ms = fsc_nic_cdir_lifespan_ms(p->cd[g]);
+    }
+    if (p->netdev[0] && !p->link) {
+        p->link = fsc_nic_link_create(ctx->sysfs, p->netdev, err, sizeof(err));
+        p->link_gone = 0;
+        if (!p->link) {
+            absent(ctx, p, 3, "link", err);
+        } else if (fsc_nic_link_read(p->link, &p->link_now) == 0) {
+            if (p->link_now.speed_mbps > 0)
+                p->speed_bps = (uint64_t)p->link_now.speed_mbps * 1000000u;
+        }
+    }
+    if (!p->speed_bps && p->plan && p->plan->cabled)
+        p->speed_bps = p->plan->speed_bps; /* down at start: the planned speed */
+    if (ctx->ethtool && p->netdev[0] && !p->et) {
+        int errnum = 0;
+        p->et = fsc_nic_ethtool_create(p->netdev, ctx->sock, 0, &errnum, err, sizeof(err));
+        p->et_gone = 0;
+        if (!p->et)
+            absent(ctx, p, 4, "ethtool", err);
+        else
+            p->need_et = 1;
+    }
+    if (ctx->pcie && !p->pcie) {
+        p->pcie_gone = 0;
+        int rc = p->bdf[0] ? 0
+                           : fsc_nic_pcie_resolve(ctx->sysfs, "infiniband", p->rdma, p->bdf,
+                                                  sizeof(p->bdf));
+        if (rc != 0 && p->netdev[0])
+            rc = fsc_nic_pcie_resolve(ctx->sysfs, "net", p->netdev, p->bdf, sizeof(p->bdf));
+        if (rc != 0) {
+            p->bdf[0] = '\0';
+            absent(ctx, p, 5, "pcie", "no PCI device link");
+        } else if (!(p->pcie = fsc_nic_pcie_create(ctx->sysfs, p->bdf, err, sizeof(err)))) {
+            absent(ctx, p, 5, "pcie", err);
+        }
+    }
+    if (p->link) {
+        struct fsc_traits tr = nic_gauge_traits(FSC_UNIT_NONE, ctx->cfg->interval_ns);
+        if (p->link_up_id == FSC_SERIES_NONE)
+            p->link_up_id = nic_series(ctx, "fabric_port_link_up", &p->lab, NULL, 0, &tr);
+        if (p->link_speed_id == FSC_SERIES_NONE)
+            p->link_speed_id =
+                nic_series(ctx, "fabric_port_link_speed_bits_per_second", &p->lab, NULL, 0, &tr);
+    }
+    if (p->pcie)
+        pcie_series(ctx, p);
+}
+
+/* Tags of new directory counters, ethtool names when asked, aggregate. */
+static int resolve_all(struct nic_ctx *ctx, struct nic_port *p)
+{
+    for (int g = 0; g < NIC_G__CDIRS; g++)
+        if (p->cd[g])
+            cdir_resolve(ctx, p, g);
+    if (p->et && p->need_et) {
+        if (et_resolve(ctx, p) != 0)
+            return -ENOMEM;
+        p->need_et = 0;
+    }
+    agg_source(p);
+    return 0;
+}
+
+int nic_port_open(struct nic_ctx *ctx, struct nic_port *p)
+{
+    open_readers(ctx, p);
+    return resolve_all(ctx, p);
+}
+
+void nic_port_close(struct nic_port *p)
+{
+    for (int g = 0; g < NIC_G__CDIRS; g++) {
+        fsc_nic_cdir_destroy(p->cd[g]);
+        p->cd[g] = NULL;
+    }
+    fsc_nic_ethtool_destroy(p->et);
+    fsc_nic_link_destroy(p->link);
+    fsc_nic_pcie_destroy(p->pcie);
+    free(p->et_ids);
+    p->et = NULL;
+    p->link = NULL;
+    p->pcie = NULL;
+    p->et_ids = NULL;
+    p->et_n = 0;
+}
+
+void nic_port_refresh(struct nic_ctx *ctx, struct nic_port *p, bool force)
+{
+    for (int g = 0; g < NIC_G__CDIRS; g++)
+        if (p->cd[g] && (force || p->need_rescan))
+            fsc_nic_cdir_rescan(p->cd[g]); /* < 0: gone for now, kept as it was */
+    p->need_rescan = 0;
+    if (p->et_gone) {
+        fsc_nic_ethtool_destroy(p->et);
+        p->et = NULL;
+    }
+    if (p->link_gone) {
+        fsc_nic_link_destroy(p->link);
+        p->link = NULL;
+        p->link_ok = 0;
+    }
+    if (p->pcie_gone) {
+        fsc_nic_pcie_destroy(p->pcie);
+        p->pcie = NULL;
+    }
+    int rc = force ? nic_port_open(ctx, p) : resolve_all(ctx, p);
+    if (rc != 0)
+        fsc_log(FSC_LOG_WARN, "nic_out_of_memory", "source=%s port=%s", ctx->name, p->name);
+}
+
+int nic_samples_reserve(struct nic_ctx *ctx)
+{
+    size_t need = 2 * FSC_NIC_AGG__DIRS;
+    for (size_t i = 0; i < ctx->n_ports; i++) {
+        const struct nic_port *p = &ctx->ports[i];
+        for (int g = 0; g < NIC_G__CDIRS; g++)
+            if (p->cd[g]) {
+                size_t k;
+                fsc_nic_cdir_counters(p->cd[g], &k);
+                need += k;
+            }
+        need += p->et_n + 2;
+    }
+    if (need <= ctx->smp_cap)
+        return 0;
+    need += need / 4; /* room for a few more counters without another realloc */
+    struct fsc_sample *s = realloc(ctx->smp, need * sizeof(*s));
+    if (!s)
+        return -ENOMEM;
+    ctx->smp = s;
+    ctx->smp_cap = need;
+    return 0;
+}
+
+/* ---- the fast poll ------------------------------------------------------------------ */
+
+struct batch {
+    struct fsc_sample *smp;
+    size_t n, cap;
+};
+
+static inline void put_u(struct batch *b, fsc_series_id id, int64_t t, uint64_t v)
+{
+    if (b->n < b->cap)
+        b->smp[b->n++] = (struct fsc_sample){.series = id, .t_dev_ns = t, .t_arr_ns = t, .v.u = v};
+}
+
+static inline void put_d(struct batch *b, fsc_series_id id, int64_t t, double v)
+{
+    if (id != FSC_SERIES_NONE && b->n < b->cap)
+        b->smp[b->n++] = (struct fsc_sample){
+            .series = id, .flags = FSC_SMP_F64, .t_dev_ns = t, .t_arr_ns = t, .v.d = v};
+}
+
+static uint64_t poll_port(struct nic_ctx *ctx, struct nic_port *p, size_t port_index,
+                          struct batch *b)
+{
+    uint64_t counters = 0;
+    /* The host's own clock, read right before this port's reads: the
+     * device has no timestamp of its own, and this is as close to the
+     * moment the kernel produced the values as a poller gets. */
+    const int64_t t = fsc_now_ns();
+    for (int g = 0; g < NIC_G__CDIRS; g++) {
+        struct fsc_nic_cdir *cd = p->cd[g];
+        if (!cd)
+            continue;
+        int rc = fsc_nic_cdir_read(cd);
+        if (rc < 0)
+            p->need_rescan = 1;
+        if (rc != 0)
+            ctx->st.read_errors += rc > 0 ? (uint64_t)rc : 1u;
+        size_t n;
+        const struct fsc_nic_counter *ctr = fsc_nic_cdir_counters(cd, &n);
+        for (size_t i = 0; i < n; i++) {
+            const struct fsc_nic_counter *c = &ctr[i];
+            if (c->err != 0 || !c->valid || c->tag >= NIC_TAG_REFUSED)
+                continue;
+            put_u(b, c->tag, t, c->value);
+            counters++;
+        }
+        if (g == NIC_G_PMA && p->agg_src == NIC_AGG_PMA) {
+            for (unsigned d = 0; d < FSC_NIC_AGG__DIRS; d++) {
+                long k = p->agg_idx[d];
+                if (k >= 0 && (size_t)k < n && ctr[k].err == 0 && ctr[k].valid)
+                    fsc_nic_agg_observe(&ctx->agg, port_index, d, ctr[k].value * 4u);
+            }
+        }
+    }
+    if (p->et && !p->need_et && !p->et_gone) {
+        int rc = fsc_nic_ethtool_read(p->et);
+        if (rc == FSC_NIC_ETHTOOL_CHANGED) {
+            p->need_et = 1; /* names re-mapped by the slow work; values skipped once */
+        } else if (rc < 0) {
+            ctx->st.read_errors++;
+            p->et_gone = rc == -ENODEV;
+        } else {
+            const uint64_t *v = fsc_nic_ethtool_values(p->et);
+            for (size_t i = 0; i < p->et_n; i++) {
+                if (p->et_ids[i] == FSC_SERIES_NONE)
+                    continue;
+                put_u(b, p->et_ids[i], t, v[i]);
+                counters++;
+            }
+            if (p->agg_src == NIC_AGG_ETHTOOL)
+                for (unsigned d = 0; d < FSC_NIC_AGG__DIRS; d++)
+                    fsc_nic_agg_observe(&ctx->agg, port_index, d, v[p->agg_idx[d]]);
+        }
+    }
+    if (p->link && !p->link_gone) {
+        int rc = fsc_nic_link_read(p->link, &p->link_now);
+        p->link_ok = rc == 0;
+        if (rc == -ENODEV)
+            p->link_gone = 1;
+        if (rc != 0)
+            ctx->st.read_errors++;
+        if (p->link_ok) {
+            if (p->link_up_id != FSC_SERIES_NONE)
+                put_u(b, p->link_up_id, t, p->link_now.oper == FSC_NIC_OPER_UP);
+            if (p->link_speed_id != FSC_SERIES_NONE)
+                put_u(b, p->link_speed_id, t,
+                      p->link_now.speed_mbps > 0 ? (uint64_t)p->link_now.speed_mbps * 1000000u : 0);
+        }
+    }
+    return counters;
+}
+
+void nic_poll_once(struct nic_ctx *ctx, int64_t t0)
+{
+    struct batch b = {ctx->smp, 0, ctx->smp_cap};
+    uint64_t counters = 0;
+    for (size_t i = 0; i < ctx->n_ports; i++)
+        counters += poll_port(ctx, &ctx->ports[i], i, &b);
+    ctx->st.counters_last = counters;
+
+    struct fsc_nic_agg_result res;
+    if (ctx->n_ports && fsc_nic_agg_tick(&ctx->agg, t0, ctx->capacity_bps, &res)) {
+        for (unsigned d = 0; d < FSC_NIC_AGG__DIRS; d++) {
+            put_d(&b, ctx->agg_bits_id[d], t0, res.bits_per_second[d]);
+            if (res.efficiency[d] >= 0)
+                put_d(&b, ctx->agg_eff_id[d], t0, res.efficiency[d]);
+        }
+    }
+    if (b.n && fsc_engine_ingest(ctx->env.eng, b.smp, b.n) != 0)
+        fsc_log(FSC_LOG_WARN, "ingest_failed", "source=%s", ctx->name);
+}

@@ -1,0 +1,417 @@
+/* fsc_nic_source_ops: one poller instance (nic_source.h): start/stop, the
+ * poll thread with its single timer, the helpers its files share (labels,
+ * series, the slow batch, events) and the poller's own self-metrics. */
+#include "sources/nic/nic_source.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "sources/nic/nic_source_int.h"
+
+#define SLEEP_CHUNK_NS 200000000LL /* the stop flag is seen within this */
+
+/* Self-metrics, engine series labelled {source}: names in docs/METRICS.md. */
+enum {
+    SELF_POLL_SECONDS = 0, /* gauge: duration of the last poll */
+    SELF_POLL_MAX,         /* gauge: longest poll of the last 10 to 20 s */
+    SELF_BUSY,             /* counter: seconds spent polling */
+    SELF_POLLS,            /* counter: polls */
+    SELF_OVERRUNS,         /* counter: deadlines missed (polls skipped) */
+    SELF_COUNTERS,         /* gauge: counters read by the last poll */
+    SELF_READ_ERRORS,      /* counter: failed reads */
+    SELF_PORTS,            /* gauge: ports polled */
+    SELF__COUNT
+};
+
+/* ---- labels and series ------------------------------------------------------------ */
+
+static void lab_add(struct nic_labels *lab, const char *name, const char *value)
+{
+    if (lab->n < NIC_LABELS_MAX && value && value[0])
+        lab->lb[lab->n++] = (struct fsc_label){name, value};
+}
+
+/* The device name the topology gives a cable-plan node, or NULL. */
+static const char *node_device(const struct fsc_topology *topo, uint32_t node)
+{
+    if (!topo)
+        return NULL;
+    for (size_t i = 0; i < topo->cable_plan.n_nodes; i++)
+        if (topo->cable_plan.nodes[i].node == node)
+            return topo->cable_plan.nodes[i].device;
+    return NULL;
+}
+
+void nic_labels_build(struct nic_ctx *ctx, struct nic_labels *lab, const char *port,
+                      const struct fsc_cabling_iface *plan)
+{
+    memset(lab, 0, sizeof(*lab));
+    lab_add(lab, "device", ctx->cfg->device);
+    lab_add(lab, "port", port);
+    if (plan) {
+        snprintf(lab->node, sizeof(lab->node), "%u", plan->node);
+        snprintf(lab->card, sizeof(lab->card), "%u", plan->card);
+        lab_add(lab, "node", lab->node);
+        lab_add(lab, "card", lab->card);
+        if (plan->cabled) {
+            /* peer as the topology writes it ("device:port"), with the
+             * node's device from topology.cable_plan.nodes when named */
+            const char *dev = node_device(ctx->env.topo, plan->peer_node);
+            char fallback[16];
+            snprintf(fallback, sizeof(fallback), "node%u", plan->peer_node);
+            snprintf(lab->peer, sizeof(lab->peer), "%s:%s", dev ? dev : fallback,
+                     plan->peer_ifname);
+            snprintf(lab->link, sizeof(lab->link), "%u", plan->link);
+            snprintf(lab->peer_node, sizeof(lab->peer_node), "%u", plan->peer_node);
+            lab_add(lab, "link", lab->link);
+            lab_add(lab, "peer", lab->peer);
+            lab_add(lab, "peer_node", lab->peer_node);
+        }
+    }
+    fsc_topo_labels_add(ctx->env.topo, ctx->cfg->device, port, lab->lb, &lab->n, NIC_LABELS_MAX,
+                        lab->rail);
+}
+
+fsc_series_id nic_series(struct nic_ctx *ctx, const char *metric, const struct nic_labels *lab,
+                         const struct fsc_label *extra, size_t n_extra, const struct fsc_traits *tr)
+{
+    struct fsc_label lb[FSC_REGISTRY_MAX_LABELS];
+    size_t n = 0;
+    const char *port = NULL;
+    for (size_t i = 0; i < lab->n && n < FSC_REGISTRY_MAX_LABELS; i++) {
+        lb[n++] = lab->lb[i];
+        if (strcmp(lab->lb[i].name, "port") == 0)
+            port = lab->lb[i].value;
+    }
+    for (size_t i = 0; i < n_extra && n < FSC_REGISTRY_MAX_LABELS; i++)
+        lb[n++] = extra[i];
+    fsc_series_id id = fsc_registry_intern(ctx->env.reg, ctx->env.source_id, metric, lb, n);
+    const char *why = NULL;
+    if (id == FSC_SERIES_NONE)
+        why = "registry";
+    else if (fsc_engine_set_traits(ctx->env.eng, id, tr) != 0 ||
+             fsc_topo_groups_join(ctx->env.topo, ctx->env.eng, ctx->cfg->device, port, tr, id) < 0)
+        why = "engine";
+    if (why) {
+        fsc_log(FSC_LOG_WARN, "nic_series_refused", "source=%s metric=%s port=%s refused_by=%s",
+                ctx->name, metric, port ? port : "-", why);
+        return FSC_SERIES_NONE;
+    }
+    return id;
+}
+
+struct fsc_traits nic_gauge_traits(uint8_t unit, int64_t period_ns)
+{
+    struct fsc_traits tr;
+    memset(&tr, 0, sizeof(tr));
+    tr.kind = FSC_KIND_GAUGE;
+    tr.width = 64;
+    tr.unit = unit;
+    tr.scale = 1;
+    tr.nominal_interval_ns = period_ns;
+    return tr;
+}
+
+void nic_gauge_u(struct nic_ctx *ctx, fsc_series_id id, int64_t t, uint64_t v)
+{
+    if (id == FSC_SERIES_NONE || ctx->gsmp_n >= ctx->gsmp_cap)
+        return;
+    ctx->gsmp[ctx->gsmp_n++] =
+        (struct fsc_sample){.series = id, .t_dev_ns = t, .t_arr_ns = t, .v.u = v};
+}
+
+void nic_gauge_d(struct nic_ctx *ctx, fsc_series_id id, int64_t t, double v)
+{
+    if (id == FSC_SERIES_NONE || ctx->gsmp_n >= ctx->gsmp_cap)
+        return;
+    ctx->gsmp[ctx->gsmp_n++] = (struct fsc_sample){
+        .series = id, .flags = FSC_SMP_F64, .t_dev_ns = t, .t_arr_ns = t, .v.d = v};
+}
+
+void nic_event_publish(struct nic_ctx *ctx, const struct fsc_event *ev)
+{
+    fsc_engine_publish(ctx->env.eng, ev);
+}
+
+/* ---- self-metrics ------------------------------------------------------------------ */
+
+static void self_setup(struct nic_ctx *ctx)
+{
+    static const struct {
+        const char *metric;
+        uint8_t kind, unit, f64;
+    } self[SELF__COUNT] = {
+        [SELF_POLL_SECONDS] = {"fabricscope_nic_poll_seconds", FSC_KIND_GAUGE, FSC_UNIT_SECONDS, 1},
+        [SELF_POLL_MAX] = {"fabricscope_nic_poll_max_seconds", FSC_KIND_GAUGE, FSC_UNIT_SECONDS, 1},
+        [SELF_BUSY] = {"fabricscope_nic_poll_busy_seconds_total", FSC_KIND_COUNTER,
+                       FSC_UNIT_SECONDS, 1},
+        [SELF_POLLS] = {"fabricscope_nic_polls_total", FSC_KIND_COUNTER, FSC_UNIT_NONE, 0},
+        [SELF_OVERRUNS] = {"fabricscope_nic_poll_overruns_total", FSC_KIND_COUNTER, FSC_UNIT_NONE,
+                           0},
+        [SELF_COUNTERS] = {"fabricscope_nic_poll_counters", FSC_KIND_GAUGE, FSC_UNIT_NONE, 0},
+        [SELF_READ_ERRORS] = {"fabricscope_nic_read_errors_total", FSC_KIND_COUNTER, FSC_UNIT_NONE,
+                              0},
+        [SELF_PORTS] = {"fabricscope_nic_ports", FSC_KIND_GAUGE, FSC_UNIT_NONE, 0},
+    };
+    struct nic_labels lab;
+    memset(&lab, 0, sizeof(lab));
+    lab_add(&lab, "source", ctx->name);
+    for (int i = 0; i < SELF__COUNT; i++) {
+        struct fsc_traits tr = nic_gauge_traits(self[i].unit, NIC_SLOW_NS);
+        tr.kind = self[i].kind;
+        tr.width = self[i].f64 && self[i].kind == FSC_KIND_COUNTER ? 53 : 64;
+        ctx->self_id[i] = nic_series(ctx, self[i].metric, &lab, NULL, 0, &tr);
+    }
+}
+
+static void self_sample(struct nic_ctx *ctx, int64_t now, int64_t prev_max_ns)
+{
+    const struct nic_stats *st = &ctx->st;
+    int64_t mx = st->max_ns > prev_max_ns ? st->max_ns : prev_max_ns;
+    nic_gauge_d(ctx, ctx->self_id[SELF_POLL_SECONDS], now, (double)st->last_ns / 1e9);
+    nic_gauge_d(ctx, ctx->self_id[SELF_POLL_MAX], now, (double)mx / 1e9);
+    nic_gauge_d(ctx, ctx->self_id[SELF_BUSY], now, (double)st->busy_ns / 1e9);
+    nic_gauge_u(ctx, ctx->self_id[SELF_POLLS], now, st->polls);
+    nic_gauge_u(ctx, ctx->self_id[SELF_OVERRUNS], now, st->overruns);
+    nic_gauge_u(ctx, ctx->self_id[SELF_COUNTERS], now, st->counters_last);
+    nic_gauge_u(ctx, ctx->self_id[SELF_READ_ERRORS], now, st->read_errors);
+    nic_gauge_u(ctx, ctx->self_id[SELF_PORTS], now, ctx->n_ports);
+}
+
+/* ---- the thread -------------------------------------------------------------------- */
+
+/* Sleeps until the absolute monotonic deadline (or the stop flag). */
+static void sleep_until(struct nic_ctx *ctx, int64_t deadline)
+{
+    while (!atomic_load(&ctx->stop)) {
+        int64_t now = fsc_mono_ns();
+        if (now >= deadline)
+            return;
+        int64_t until = deadline - now > SLEEP_CHUNK_NS ? now + SLEEP_CHUNK_NS : deadline;
+        struct timespec ts = {.tv_sec = until / 1000000000LL, .tv_nsec = until % 1000000000LL};
+        int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        if (rc != 0 && rc != EINTR)
+            return;
+    }
+}
+
+static void *nic_main(void *arg)
+{
+    struct nic_ctx *ctx = arg;
+    const int64_t interval = ctx->cfg->interval_ns;
+    int64_t next = fsc_mono_ns();
+    int64_t next_slow = next, next_check = next, prev_max = 0;
+
+    while (!atomic_load(&ctx->stop)) {
+        int64_t m0 = fsc_mono_ns();
+        nic_poll_once(ctx, fsc_now_ns());
+        int64_t m1 = fsc_mono_ns();
+        struct nic_stats *st = &ctx->st;
+        st->polls++;
+        st->last_ns = m1 - m0;
+        st->busy_ns += st->last_ns;
+        if (st->last_ns > st->max_ns)
+            st->max_ns = st->last_ns;
+
+        /* The slow work runs after the poll, outside its measurement. */
+        if (m1 >= next_slow) {
+            int64_t now = fsc_now_ns();
+            ctx->gsmp_n = 0;
+            nic_slow_tick(ctx, now);
+            if (m1 >= next_check) {
+                nic_hostcheck_run(ctx, now);
+                for (size_t i = 0; i < ctx->n_ports; i++)
+                    nic_port_refresh(ctx, &ctx->ports[i], true);
+                if (nic_samples_reserve(ctx) != 0)
+                    fsc_log(FSC_LOG_WARN, "nic_out_of_memory", "source=%s", ctx->name);
+                prev_max = st->max_ns;
+                st->max_ns = 0;
+                while (next_check <= m1)
+                    next_check += NIC_CHECK_NS;
+            }
+            self_sample(ctx, now, prev_max);
+            if (ctx->gsmp_n && fsc_engine_ingest(ctx->env.eng, ctx->gsmp, ctx->gsmp_n) != 0)
+                fsc_log(FSC_LOG_WARN, "ingest_failed", "source=%s", ctx->name);
+            while (next_slow <= m1)
+                next_slow += NIC_SLOW_NS;
+        }
+
+        /* One timer for every port: absolute deadlines, so the poll's own
+         * cost does not drift the cadence; a missed deadline is skipped
+         * (and counted), never run late twice in a row. */
+        next += interval;
+        int64_t now = fsc_mono_ns();
+        if (next <= now) {
+            int64_t missed = (now - next) / interval + 1;
+            st->overruns += (uint64_t)missed;
+            next += missed * interval;
+        }
+        sleep_until(ctx, next);
+    }
+    return NULL;
+}
+
+/* ---- start / stop ---------------------------------------------------------------- */
+
+static void nic_free(struct nic_ctx *ctx)
+{
+    for (size_t i = 0; i < ctx->n_ports; i++)
+        nic_port_close(&ctx->ports[i]);
+    free(ctx->ports);
+    nic_hostcheck_teardown(ctx);
+    fsc_nic_agg_fini(&ctx->agg);
+    free(ctx->smp);
+    free(ctx->gsmp);
+    if (ctx->sock >= 0)
+        close(ctx->sock);
+    free(ctx);
+}
+
+static void nic_stop(void *arg)
+{
+    struct nic_ctx *ctx = arg;
+    if (!ctx)
+        return;
+    atomic_store(&ctx->stop, 1);
+    pthread_join(ctx->thread, NULL);
+    nic_free(ctx);
+}
+
+/* Fixture roots are any sysfs_root but "/" (or "//"...). */
+static bool root_is_slash(const char *root)
+{
+    if (!root || !root[0])
+        return true;
+    for (const char *p = root; *p; p++)
+        if (*p != '/')
+            return false;
+    return true;
+}
+
+static int paths_setup(struct nic_ctx *ctx, char *err, size_t errlen)
+{
+    const char *root = ctx->cfg->sysfs_root;
+    ctx->fixture = !root_is_slash(root);
+    const char *base = ctx->fixture ? root : "";
+    int a = snprintf(ctx->sysfs, sizeof(ctx->sysfs), "%s/sys", base);
+    int b = snprintf(ctx->neigh_path, sizeof(ctx->neigh_path), "%s/proc/net/arp", base);
+    if (a < 0 || (size_t)a >= sizeof(ctx->sysfs) || b < 0 || (size_t)b >= sizeof(ctx->neigh_path)) {
+        snprintf(err, errlen, "sysfs_root is too long");
+        return -1;
+    }
+    return 0;
+}
+
+static int node_setup(struct nic_ctx *ctx, char *err, size_t errlen)
+{
+    struct nic_labels *lab = &ctx->node_lab;
+    memset(lab, 0, sizeof(*lab));
+    lab_add(lab, "device", ctx->cfg->device);
+    if (ctx->cab) {
+        snprintf(lab->node, sizeof(lab->node), "%u", ctx->node);
+        lab_add(lab, "node", lab->node);
+    }
+    if (fsc_nic_agg_init(&ctx->agg, ctx->n_ports, NIC_AGG_WINDOW_NS) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    static const char *const dir[FSC_NIC_AGG__DIRS] = {"rx", "tx"};
+    for (unsigned d = 0; d < FSC_NIC_AGG__DIRS; d++) {
+        struct fsc_label ex = {"direction", dir[d]};
+        struct fsc_traits tr = nic_gauge_traits(FSC_UNIT_NONE, NIC_AGG_WINDOW_NS);
+        ctx->agg_bits_id[d] = nic_series(ctx, "fabric_node_rdma_bits_per_second", lab, &ex, 1, &tr);
+        tr.unit = FSC_UNIT_RATIO;
+        ctx->agg_eff_id[d] = nic_series(ctx, "fabric_node_rdma_efficiency_ratio", lab, &ex, 1, &tr);
+    }
+    return 0;
+}
+
+static void *nic_start(const struct fsc_source_config *sc, const struct fsc_source_env *env,
+                       char *err, size_t errlen)
+{
+    if (errlen)
+        err[0] = '\0';
+    const struct fsc_profile *prof = fsc_profile_find(sc->profile ? sc->profile : "mlx5");
+    if (!prof) {
+        snprintf(err, errlen, "unknown profile %s", sc->profile);
+        return NULL;
+    }
+    if (!env->eng || !env->reg) {
+        snprintf(err, errlen, "the nic source needs the registry and the engine");
+        return NULL;
+    }
+    struct nic_ctx *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    snprintf(ctx->name, sizeof(ctx->name), "%s", sc->name);
+    ctx->cfg = &sc->nic;
+    ctx->env = *env;
+    ctx->prof = prof;
+    ctx->sock = -1;
+    atomic_init(&ctx->stop, 0);
+    if (paths_setup(ctx, err, errlen) != 0)
+        goto fail;
+    ctx->pcie = ctx->cfg->pcie;
+    /* SIOCETHTOOL talks to the running kernel, whatever sysfs_root says: a
+     * fixture tree's interface names are not the kernel's. */
+    ctx->ethtool = ctx->cfg->ethtool && !ctx->fixture;
+    if (ctx->ethtool) {
+        ctx->sock = fsc_nic_ethtool_socket();
+        if (ctx->sock < 0) {
+            fsc_log(FSC_LOG_WARN, "nic_ethtool_off", "source=%s reason=%s", ctx->name,
+                    strerror(-ctx->sock));
+            ctx->ethtool = false;
+        }
+    } else if (ctx->cfg->ethtool) {
+        fsc_log(FSC_LOG_INFO, "nic_ethtool_off", "source=%s reason=fixture_root", ctx->name);
+    }
+    if (nic_hostcheck_setup(ctx, err, errlen) != 0 || nic_ports_discover(ctx, err, errlen) != 0)
+        goto fail;
+    for (size_t i = 0; i < ctx->n_ports; i++)
+        if (nic_port_open(ctx, &ctx->ports[i]) != 0) {
+            snprintf(err, errlen, "out of memory opening port %s", ctx->ports[i].name);
+            goto fail;
+        }
+    if (node_setup(ctx, err, errlen) != 0)
+        goto fail;
+    self_setup(ctx);
+    /* Slow batch: per port link, PCIe (5) and AER (3); per planned interface
+     * 5 kinds; the aggregate and self-metrics. */
+    ctx->gsmp_cap = ctx->n_ports * 16 + ctx->n_planned * FSC_CABLE__COUNT + 32;
+    ctx->gsmp = calloc(ctx->gsmp_cap, sizeof(*ctx->gsmp));
+    if (!ctx->gsmp || nic_samples_reserve(ctx) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    if (ctx->n_ports == 0)
+        fsc_log(FSC_LOG_WARN, "nic_no_ports", "source=%s sysfs=%s auto=%s", ctx->name, ctx->sysfs,
+                ctx->cfg->auto_devices ? "true" : "false");
+    fsc_log(FSC_LOG_INFO, "nic_started",
+            "source=%s ports=%zu interval_ms=%.3f ethtool=%s pcie=%s fixture=%s host_check=%s "
+            "node=%u planned=%zu",
+            ctx->name, ctx->n_ports, (double)ctx->cfg->interval_ns / 1e6,
+            ctx->ethtool ? "on" : "off", ctx->pcie ? "on" : "off", ctx->fixture ? "yes" : "no",
+            ctx->cab ? "on" : "off", ctx->node, ctx->n_planned);
+    if (pthread_create(&ctx->thread, NULL, nic_main, ctx) != 0) {
+        snprintf(err, errlen, "cannot start the poll thread");
+        goto fail;
+    }
+    return ctx;
+fail:
+    nic_free(ctx);
+    return NULL;
+}
+
+const struct fsc_source_ops fsc_nic_source_ops = {
+    .type = "nic",
+    .start = nic_start,
+    .stop = nic_stop,
+};

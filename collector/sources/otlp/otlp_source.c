@@ -1,0 +1,254 @@
+/* fsc_otlp_source_ops: one OTLP receiver instance (otlp_source.h) = one
+ * ingest shared by up to two transports (otlp_grpc.c, otlp_http.c), plus
+ * what the transports share at instance level: their counters with the
+ * rate-limited error log, and the PEM reader for TLS (otlp_server.h). */
+#include "sources/otlp/otlp_source.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "model/profile.h"
+#include "sources/otlp/otlp_grpc.h"
+#include "sources/otlp/otlp_http.h"
+#include "sources/otlp/otlp_server.h"
+
+#define ERR_LOG_EVERY_NS ((int64_t)60 * 1000000000)
+
+struct otlp_source {
+    char name[FSC_CONFIG_MAX_NAME + 1];
+    struct fsc_otlp_ingest *ing;
+    struct fsc_otlp_server_config scfg;
+    struct fsc_otlp_grpc *grpc; /* NULL when grpc_listen is "" */
+    struct fsc_otlp_http *http; /* NULL when http_listen is "" */
+};
+
+/* ---- counters and error log -------------------------------------------------- */
+
+static const char *const errkind_names[FSC_OTLP_ERR__COUNT] = {
+    "bad_request", "too_large", "unsupported", "internal", "rejected_points",
+};
+
+int fsc_otlp_counters_init(struct fsc_otlp_counters *c, const char *transport, const char *source)
+{
+    memset(c, 0, sizeof(*c));
+    if (pthread_mutex_init(&c->mu, NULL) != 0)
+        return -ENOMEM;
+    c->st.transport = transport;
+    c->source = source;
+    return 0;
+}
+
+void fsc_otlp_counters_fini(struct fsc_otlp_counters *c)
+{
+    pthread_mutex_destroy(&c->mu);
+}
+
+static int errkind_of(enum fsc_otlp_verdict v)
+{
+    switch (v) {
+    case FSC_OTLP_PARTIAL:
+        return FSC_OTLP_ERR_REJECTED;
+    case FSC_OTLP_BAD_REQUEST:
+        return FSC_OTLP_ERR_BAD_REQUEST;
+    case FSC_OTLP_TOO_LARGE:
+        return FSC_OTLP_ERR_TOO_LARGE;
+    case FSC_OTLP_UNSUPPORTED:
+        return FSC_OTLP_ERR_UNSUPPORTED;
+    case FSC_OTLP_INTERNAL:
+        return FSC_OTLP_ERR_INTERNAL;
+    default:
+        return -1;
+    }
+}
+
+void fsc_otlp_counters_add(struct fsc_otlp_counters *c, enum fsc_otlp_verdict verdict,
+                           uint64_t wire_bytes, const struct fsc_otlp_outcome *o,
+                           const char *detail)
+{
+    int kind = errkind_of(verdict);
+    int log_now = 0;
+    uint64_t suppressed = 0;
+
+    pthread_mutex_lock(&c->mu);
+    struct fsc_otlp_transport_stats *st = &c->st;
+    st->requests++;
+    st->bytes_received += wire_bytes;
+    if (o) {
+        st->points += o->points;
+        st->rejected += o->rejected;
+        st->skipped_other_shard += o->skipped_other_shard;
+        st->skipped_no_value += o->skipped_no_value;
+    }
+    switch (verdict) {
+    case FSC_OTLP_OK:
+        st->ok++;
+        break;
+    case FSC_OTLP_PARTIAL:
+        st->partial++;
+        break;
+    case FSC_OTLP_BAD_REQUEST:
+        st->bad_request++;
+        break;
+    case FSC_OTLP_TOO_LARGE:
+        st->too_large++;
+        break;
+    default:
+        st->other_errors++;
+        break;
+    }
+    if (kind >= 0) {
+        /* A misconfigured sender repeats the same error every few seconds
+         * for ever: one line per kind per minute says it all, and the
+         * counters have the exact numbers. */
+        int64_t now = fsc_mono_ns();
+        if (c->last_log_ns[kind] == 0 || now - c->last_log_ns[kind] >= ERR_LOG_EVERY_NS) {
+            log_now = 1;
+            suppressed = c->suppressed[kind];
+            c->suppressed[kind] = 0;
+            c->last_log_ns[kind] = now;
+        } else {
+            c->suppressed[kind]++;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+
+    if (log_now) {
+        char q[300];
+        fsc_log(kind == FSC_OTLP_ERR_INTERNAL ? FSC_LOG_ERROR : FSC_LOG_WARN, "otlp_request_error",
+                "source=%s transport=%s kind=%s status=%s rejected=%llu message=%s "
+                "suppressed=%llu",
+                c->source, c->st.transport, errkind_names[kind], detail ? detail : "-",
+                (unsigned long long)(o ? o->rejected : 0),
+                fsc_log_quote(o && o->message[0] ? o->message : "-", q, sizeof(q)),
+                (unsigned long long)suppressed);
+    }
+}
+
+void fsc_otlp_counters_set_port(struct fsc_otlp_counters *c, uint16_t port)
+{
+    pthread_mutex_lock(&c->mu);
+    c->st.port = port;
+    pthread_mutex_unlock(&c->mu);
+}
+
+void fsc_otlp_counters_get(struct fsc_otlp_counters *c, struct fsc_otlp_transport_stats *out)
+{
+    pthread_mutex_lock(&c->mu);
+    *out = c->st;
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* ---- instance ------------------------------------------------------------------- */
+
+static void otlp_stop(void *ctx)
+{
+    struct otlp_source *os = ctx;
+    if (!os)
+        return;
+    /* Transports first: no request may reach the ingest once it is gone. */
+    fsc_otlp_grpc_stop(os->grpc);
+    fsc_otlp_http_stop(os->http);
+    fsc_otlp_ingest_destroy(os->ing);
+    free(os);
+}
+
+static void *otlp_start(const struct fsc_source_config *sc, const struct fsc_source_env *env,
+                        char *err, size_t errlen)
+{
+    const struct fsc_otlp_config *oc = &sc->otlp;
+    const struct fsc_profile *prof = NULL;
+    char serr[256];
+
+    if (errlen)
+        err[0] = '\0';
+    int grpc_on = oc->grpc_listen && oc->grpc_listen[0];
+    int http_on = oc->http_listen && oc->http_listen[0];
+    if (!grpc_on && !http_on) {
+        snprintf(err, errlen, "source %s: otlp needs grpc_listen or http_listen", sc->name);
+        return NULL;
+    }
+    if (oc->max_body == 0 || oc->max_decompressed == 0) {
+        snprintf(err, errlen, "source %s: max_body and max_decompressed must be positive",
+                 sc->name);
+        return NULL;
+    }
+    if (sc->profile && sc->profile[0] && !(prof = fsc_profile_find(sc->profile))) {
+        snprintf(err, errlen, "source %s: unknown profile %s", sc->name, sc->profile);
+        return NULL;
+    }
+    struct otlp_source *os = calloc(1, sizeof(*os));
+    if (!os) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    snprintf(os->name, sizeof(os->name), "%s", sc->name);
+    struct fsc_otlp_ingest_config ic = {
+        .source_name = sc->name,
+        .device_attribute = oc->device_attribute,
+        .profile = prof,
+        .nominal_interval_ns = 0,
+        .max_series = sc->max_series,
+    };
+    os->ing = fsc_otlp_ingest_create(&ic, env, serr, sizeof(serr));
+    if (!os->ing) {
+        snprintf(err, errlen, "source %s: %s", sc->name, serr);
+        goto fail;
+    }
+    os->scfg = (struct fsc_otlp_server_config){
+        .source = os->name,
+        .ing = os->ing,
+        .max_body = (size_t)oc->max_body,
+        .max_decompressed = (size_t)oc->max_decompressed,
+        .tls = oc->tls.present && oc->tls.enabled ? &oc->tls : NULL,
+        .auth = oc->auth.present ? &oc->auth : NULL,
+    };
+    if (grpc_on &&
+        !(os->grpc = fsc_otlp_grpc_start(&os->scfg, oc->grpc_listen, serr, sizeof(serr)))) {
+        snprintf(err, errlen, "source %s: OTLP/gRPC: %s", sc->name, serr);
+        goto fail;
+    }
+    if (http_on &&
+        !(os->http = fsc_otlp_http_start(&os->scfg, oc->http_listen, serr, sizeof(serr)))) {
+        snprintf(err, errlen, "source %s: OTLP/HTTP: %s", sc->name, serr);
+        goto fail;
+    }
+    return os;
+fail:
+    otlp_stop(os);
+    return NULL;
+}
+
+size_t fsc_otlp_source_stats(void *ctx, struct fsc_otlp_transport_stats *out, size_t cap)
+{
+    struct otlp_source *os = ctx;
+    size_t n = 0;
+    if (!os)
+        return 0;
+    if (os->grpc && n < cap)
+        fsc_otlp_grpc_stats(os->grpc, &out[n++]);
+    if (os->http && n < cap)
+        fsc_otlp_http_stats(os->http, &out[n++]);
+    return n;
+}
+
+uint16_t fsc_otlp_source_port(void *ctx, const char *transport)
+{
+    struct otlp_source *os = ctx;
+    if (!os || !transport)
+        return 0;
+    if (strcmp(transport, "grpc") == 0)
+        return fsc_otlp_grpc_port(os->grpc);
+    if (strcmp(transport, "http") == 0)
+        return fsc_otlp_http_port(os->http);
+    return 0;
+}
+
+const struct fsc_source_ops fsc_otlp_source_ops = {
+    .type = "otlp",
+    .start = otlp_start,
+    .stop = otlp_stop,
+};
