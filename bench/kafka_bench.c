@@ -27,6 +27,7 @@
 #include "base/log.h"
 #include "engine/events.h"
 #include "kafka/kafka_exporter.h"
+#include "../tests/config_all.h"
 
 static long payload_bytes; /* average, measured by main() */
 
@@ -117,12 +118,13 @@ static int run_one(const struct opts *o, const char *bootstraps, const char *spo
              "exporters:\n  kafka:\n    brokers: [%s]\n    compression: %s\n    linger: %s\n"
              "    spool_dir: \"%s\"\n    spool_fsync: %s\n    spool_max: 16GiB\n",
              list, o->compression, o->linger, spool_dir ? spool_dir : "", o->fsync);
-    struct fsc_config *cfg = fsc_config_parse(text, strlen(text), "bench", err, sizeof(err));
+    struct fsc_config *cfg =
+        fsc_config_parse(text, strlen(text), "bench", fsc_app_schema(), err, sizeof(err));
     if (cfg == NULL) {
         fprintf(stderr, "kafka_bench: %s\n", err);
         return -1;
     }
-    const struct fsc_kafka_config *k = &cfg->exporters.kafka;
+    const struct fsc_kafka_config *k = fsc_kafka_config_of(cfg);
     struct fsc_event_bus *bus = fsc_event_bus_create(65536);
     char run[FSC_KAFKA_RUN_ID_LEN + 1];
     fsc_kafka_run_id_new(run);

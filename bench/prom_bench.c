@@ -39,6 +39,7 @@
 #include "model/registry.h"
 #include "engine/engine.h"
 #include "prometheus/prom_render.h"
+#include "../tests/config_all.h"
 
 #define PER_PORT  20
 #define BATCH     1024
@@ -75,7 +76,8 @@ static int build(struct bench *b, uint32_t n, char *err, size_t errlen)
                                "  prometheus:\n"
                                "    stale_after: 5m\n";
     b->n = n;
-    b->cfg = fsc_config_parse(yaml, sizeof(yaml) - 1, "prom_bench.yaml", err, errlen);
+    b->cfg =
+        fsc_config_parse(yaml, sizeof(yaml) - 1, "prom_bench.yaml", fsc_app_schema(), err, errlen);
     if (!b->cfg)
         return -1;
     b->reg = fsc_registry_create(n + 16);
@@ -84,7 +86,7 @@ static int build(struct bench *b, uint32_t n, char *err, size_t errlen)
         snprintf(err, errlen, "registry");
         return -1;
     }
-    struct fsc_engine_config ecfg = b->cfg->engine;
+    struct fsc_engine_config ecfg = *fsc_engine_config_of(b->cfg);
     ecfg.max_series = n + 16;
     b->eng = fsc_engine_create(&ecfg, NULL, err, errlen);
     b->value = calloc(n, sizeof(*b->value));

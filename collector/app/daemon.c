@@ -12,21 +12,14 @@
 
 #include "app/daemon_int.h"
 #include "app/daemon_state.h"
+#include "app/plugins.h"
+#include "engine/engine_keys.h"
 #include "model/event_text.h"
 #include "base/log.h"
 #include "model/registry.h"
 #include "plugin/source.h"
 #include "engine/engine.h"
 #include "engine/events.h"
-#include "sources/gnmi/gnmi_source.h"
-#include "kafka/kafka_event_json.h"
-#include "kafka/kafka_exporter.h"
-#include "sources/otlp/otlp_source.h"
-#include "prometheus/prom_http.h"
-#include "prometheus/prom_render.h"
-#include "remote_write/remote_write.h"
-#include "rollup/rollup.h"
-#include "web/web.h"
 
 #define EVENT_RING    65536
 #define STATS_EVERY_S 60
@@ -90,90 +83,70 @@ static void log_stats(struct daemon *d)
     }
 }
 
-/* Per-minute rollups under state_dir (collector/rollup). Not fatal: a
- * collector that cannot write its state directory still collects. */
-static void start_rollup(struct daemon *d)
+/* ---- sinks (plugin/sink.h) ------------------------------------------------------ */
+
+/* Whether a sink of this table serves routes (then the sinks with routes
+ * run too). */
+static bool routes_served(const struct fsc_config *cfg)
 {
-    if (!d->cfg->rollup.enabled)
-        return;
-    struct fsc_rollup_env renv = {
-        .reg = d->reg, .eng = d->eng, .engine_cfg = &d->cfg->engine, .topo = &d->cfg->topology};
-    char rerr[512], q[600];
-    d->rollup = fsc_rollup_start(d->cfg, &renv, rerr, sizeof(rerr));
-    if (!d->rollup)
-        fsc_log(FSC_LOG_WARN, "rollup_unavailable", "reason=%s", fsc_log_quote(rerr, q, sizeof(q)));
-}
-
-/* ---- Kafka exporter (exporters/kafka) -----------------------------------------
- * Started before the sources, so its bus subscription sees every event, and
- * stopped after them with a flush of up to KAFKA_FLUSH_NS; what is left stays
- * in the spool for the next start. Brokers that cannot be reached are no
- * start-up error: the exporter keeps retrying (log kafka_brokers_down,
- * fabricscope_kafka_broker_up 0) while events wait in its queue or spool. */
-#define KAFKA_FLUSH_NS (10 * 1000000000LL)
-
-static int start_kafka(struct daemon *d, char *err, size_t errlen)
-{
-    const struct fsc_kafka_config *kc = &d->cfg->exporters.kafka;
-    if (!kc->present || !kc->enabled)
-        return 0;
-    d->kafka_json.reg = d->reg;
-    d->kafka_json.cfg = d->cfg;
-    fsc_kafka_run_id_new(d->kafka_json.run_id);
-    const struct fsc_kafka_exporter_options opt = {.cfg = kc,
-                                                   .config_file = d->cfg->file,
-                                                   .bus = d->bus,
-                                                   .encode = fsc_kafka_event_encode,
-                                                   .encode_arg = &d->kafka_json};
-    /* Its sentence starts with "file:line:col:" for a refused property. */
-    d->kafka = fsc_kafka_exporter_start(&opt, err, errlen);
-    if (!d->kafka)
-        return -1;
-    fsc_log(FSC_LOG_INFO, "exporter_started", "exporter=kafka topic=%s run_id=%s", kc->events_topic,
-            d->kafka_json.run_id);
-    return 0;
-}
-
-static void stop_kafka(struct daemon *d)
-{
-    fsc_kafka_exporter_stop(d->kafka, KAFKA_FLUSH_NS); /* logs kafka_stopped */
-    d->kafka = NULL;
-}
-
-/* ---- remote_write exporter (exporters/remote_write) ----------------------------
- * Started after the sources (it reads the engine, not the bus) and before
- * the Prometheus listener (whose scrapes read its stats); stopped after the
- * sources, so its last reading has everything, and before the engine goes,
- * with a flush of up to RW_FLUSH_NS. A receiver that cannot be reached is no
- * start-up error: the exporter retries while samples wait in its queue. */
-#define RW_FLUSH_NS (10 * 1000000000LL)
-
-static int start_remote_write(struct daemon *d, char *err, size_t errlen)
-{
-    const struct fsc_remote_write_config *rc = &d->cfg->exporters.remote_write;
-    if (!rc->present || !rc->enabled)
-        return 0;
-    const struct fsc_rate_params *rp = &d->cfg->engine.rate;
-    const struct fsc_remote_write_options opt = {
-        .cfg = rc,
-        .reg = d->reg,
-        .eng = d->eng,
-        .window_ns = rp->n_windows > 0 ? rp->window_ns[0] : 0,
-    };
-    char rerr[512];
-    d->rw = fsc_remote_write_start(&opt, rerr, sizeof(rerr));
-    if (!d->rw) {
-        snprintf(err, errlen, "remote_write exporter: %s", rerr);
-        return -1;
+    for (size_t i = 0; fsc_app_sinks[i]; i++) {
+        const struct fsc_sink_ops *ops = fsc_app_sinks[i];
+        const void *settings = fsc_config_section(cfg, ops->config);
+        if (ops->serves_routes && settings && ops->enabled(settings))
+            return true;
     }
-    fsc_log(FSC_LOG_INFO, "exporter_started", "exporter=remote_write url=%s", rc->url);
+    return false;
+}
+
+/* Starts the enabled sinks of one phase, in table order. A required sink
+ * that fails stops the start with its sentence; another is logged as
+ * <name>_unavailable and left out. */
+static int start_sinks(struct daemon *d, enum fsc_sink_phase phase, char *err, size_t errlen)
+{
+    const struct fsc_sink_env env = {
+        .cfg = d->cfg, .reg = d->reg, .eng = d->eng, .bus = d->bus, .view = &d->view};
+    bool served = routes_served(d->cfg);
+    for (size_t i = 0; fsc_app_sinks[i]; i++) {
+        const struct fsc_sink_ops *ops = fsc_app_sinks[i];
+        const void *settings = fsc_config_section(d->cfg, ops->config);
+        if (ops->phase != phase || !settings || !ops->enabled(settings))
+            continue;
+        if (ops->routes && !ops->serves_routes && !served)
+            continue; /* nothing would serve its routes */
+        size_t n = atomic_load(&d->n_sinks);
+        if (n == DAEMON_SINKS_MAX) {
+            snprintf(err, errlen, "more than %d sinks", DAEMON_SINKS_MAX);
+            return -1;
+        }
+        char serr[1024], q[1100];
+        void *ctx = ops->start(settings, &env, serr, sizeof(serr));
+        if (!ctx && ops->required) {
+            snprintf(err, errlen, "%s", serr);
+            return -1;
+        }
+        if (!ctx) {
+            char event[64];
+            snprintf(event, sizeof(event), "%s_unavailable", ops->config->name);
+            fsc_log(FSC_LOG_WARN, event, "reason=%s", fsc_log_quote(serr, q, sizeof(q)));
+            continue;
+        }
+        d->sinks[n] = (struct daemon_sink){ops, ctx};
+        atomic_store_explicit(&d->n_sinks, n + 1, memory_order_release);
+    }
     return 0;
 }
 
-static void stop_remote_write(struct daemon *d)
+/* Stops the sinks of `last` == (phase LAST) or of every other phase, in
+ * reverse start order. */
+static void stop_sinks(struct daemon *d, bool last)
 {
-    fsc_remote_write_stop(d->rw, RW_FLUSH_NS); /* logs remote_write_stopped */
-    d->rw = NULL;
+    for (size_t i = atomic_load(&d->n_sinks); i-- > 0;) {
+        struct daemon_sink *s = &d->sinks[i];
+        if (!s->ctx || (s->ops->phase == FSC_SINK_LAST) != last)
+            continue;
+        s->ops->stop(s->ctx);
+        s->ctx = NULL;
+    }
 }
 
 /* Waits for a stop signal, logging stats every STATS_EVERY_S and reloading
@@ -214,13 +187,15 @@ int fsc_daemon_run(const struct fsc_config *cfg, const char *path, char *err, si
 
     atomic_init(&d.stopping, 0);
     atomic_init(&d.ready, 0);
-    d.reg = fsc_registry_create(cfg->engine.max_series);
+    atomic_init(&d.n_sinks, 0);
+    const struct fsc_engine_config *ec = fsc_engine_config_of(cfg);
+    d.reg = fsc_registry_create(ec->max_series);
     d.bus = fsc_event_bus_create(EVENT_RING);
     if (!d.reg || !d.bus) {
         snprintf(err, errlen, "out of memory creating the registry and event bus");
         goto out;
     }
-    d.eng = fsc_engine_create(&cfg->engine, d.bus, err, errlen);
+    d.eng = fsc_engine_create(ec, d.bus, err, errlen);
     if (!d.eng)
         goto out;
     if (pthread_create(&d.event_thread, NULL, event_log_main, &d) != 0) {
@@ -228,33 +203,23 @@ int fsc_daemon_run(const struct fsc_config *cfg, const char *path, char *err, si
         goto out;
     }
     d.event_thread_started = 1;
-    /* Before the sources, so the page's event list misses nothing. */
-    if (fsc_daemon_start_web(&d, err, errlen) != 0)
-        goto out;
-    if (start_kafka(&d, err, errlen) != 0)
-        goto out;
-    if (fsc_dsources_start(&d.src, cfg, d.reg, d.eng, err, errlen) != 0)
-        goto out;
-    start_rollup(&d);
-    if (start_remote_write(&d, err, errlen) != 0)
-        goto out;
-    if (fsc_daemon_start_prometheus(&d, err, errlen) != 0)
+    fsc_daemon_view_init(&d);
+    if (start_sinks(&d, FSC_SINK_EARLY, err, errlen) != 0 ||
+        fsc_dsources_start(&d.src, cfg, d.reg, d.eng, err, errlen) != 0 ||
+        start_sinks(&d, FSC_SINK_LATE, err, errlen) != 0 ||
+        start_sinks(&d, FSC_SINK_LAST, err, errlen) != 0)
         goto out;
     atomic_store(&d.ready, 1);
 
     fsc_log(FSC_LOG_INFO, "started", "config=%s sources=%zu running=%zu windows=%u", path,
-            cfg->n_sources, d.src.n_run, cfg->engine.rate.n_windows);
+            cfg->n_sources, d.src.n_run, ec->rate.n_windows);
     int sig = wait_for_signal(&d, &set, path);
     fsc_log(FSC_LOG_INFO, "stopping", "signal=%s", sig == SIGINT ? "SIGINT" : "SIGTERM");
     rc = 0;
 out:
-    fsc_prom_http_stop(d.prom_http);
-    fsc_web_destroy(d.web); /* after the server that serves its routes */
-    fsc_prom_renderer_destroy(d.prom);
+    stop_sinks(&d, true); /* the listener first: nothing reads the others after it */
     fsc_dsources_stop(&d.src);
-    fsc_rollup_stop(d.rollup); /* after the sources, before the engine goes */
-    stop_kafka(&d);            /* after the sources: takes what they published */
-    stop_remote_write(&d);     /* after the sources and scrapes, before the engine */
+    stop_sinks(&d, false); /* after the sources: they take what was published */
     atomic_store(&d.stopping, 1);
     if (d.event_thread_started)
         pthread_join(d.event_thread, NULL);

@@ -28,6 +28,7 @@
 #include "base/buf.h"
 #include "config/config.h"
 #include "model/registry.h"
+#include "model/shard.h"
 #include "plugin/source.h"
 #include "engine/engine.h"
 
@@ -48,10 +49,11 @@ struct fsc_dsources {
      * its own: a source may keep the address of its env. */
     struct fsc_drun **run;
     size_t n_run;
-    /* What scrapes see as "the config": the first config (exporters,
-     * engine, topology never change live) with the current generation's
-     * sources of this shard in sources/n_sources and the current shard. */
-    struct fsc_config view;
+    /* What the status page and scrapes see: the current generation's
+     * sources of this shard, and the current shard. */
+    const struct fsc_source_config *view_sources;
+    size_t n_view;
+    struct fsc_shard_config shard;
     uint32_t owned, skipped; /* sources of this shard / of other shards */
     uint64_t reloads_ok, reloads_error;
     double last_ok_s; /* unix time of the last successful load (start counts) */
@@ -81,7 +83,7 @@ void fsc_dsources_reload(struct fsc_dsources *s, const char *path);
  * but the first. A zeroed set is a no-op. Thread: main. */
 void fsc_dsources_stop(struct fsc_dsources *s);
 
-/* Read lock around any use of run, n_run, view and the counters from a
+/* Read lock around any use of run, n_run, view_sources, shard and the counters from a
  * thread other than main. */
 void fsc_dsources_read_lock(struct fsc_dsources *s);
 void fsc_dsources_read_unlock(struct fsc_dsources *s);
@@ -89,13 +91,5 @@ void fsc_dsources_read_unlock(struct fsc_dsources *s);
 /* The running instance named `name`, or NULL. Caller holds the read lock
  * (or is the main thread). */
 const struct fsc_drun *fsc_dsources_find(const struct fsc_dsources *s, const char *name);
-
-/* Appends the shard and reload families (fabricscope_shard_info,
- * fabricscope_shard_sources, fabricscope_config_reloads_total,
- * fabricscope_config_last_reload_success_timestamp_seconds) in text 0.0.4
- * or OpenMetrics form; with OpenMetrics they go before the "# EOF" line the
- * renderer wrote. Caller holds the read lock. Returns 0 or a negative errno
- * of the buffer. */
-int fsc_dsources_render(const struct fsc_dsources *s, bool openmetrics, struct fsc_buf *out);
 
 #endif

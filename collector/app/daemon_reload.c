@@ -18,7 +18,9 @@
 #include "base/clock.h"
 #include "config/config_decode.h"
 #include "base/log.h"
+#include "app/plugins.h"
 #include "model/shard.h"
+#include "model/topology_keys.h"
 
 struct fsc_dgen {
     const struct fsc_config *cfg;
@@ -30,10 +32,15 @@ struct fsc_dgen {
     struct fsc_dgen *next;
 };
 
+static const struct fsc_shard_config *shard_of(const struct fsc_config *cfg)
+{
+    return fsc_shard_config_of(cfg);
+}
+
 static bool in_shard(const struct fsc_config *cfg, const struct fsc_source_config *sc)
 {
     const char *key = fsc_shard_key(sc);
-    return !key || fsc_shard_owns(cfg->shard.index, cfg->shard.count, key);
+    return !key || fsc_shard_owns(shard_of(cfg)->index, shard_of(cfg)->count, key);
 }
 
 static void gen_free(struct fsc_dgen *g)
@@ -111,12 +118,12 @@ static int registry_source(struct fsc_registry *reg, const struct fsc_source_con
 static int run_start(struct fsc_dsources *s, struct fsc_dgen *g, const struct fsc_source_config *sc,
                      struct fsc_drun **out, char *err, size_t errlen)
 {
-    const char *type = fsc_source_type_name(sc->type);
+    const char *type = sc->kind->name;
     if (!sc->enabled) {
         fsc_log(FSC_LOG_INFO, "source_disabled", "source=%s type=%s", sc->name, type);
         return 0;
     }
-    const struct fsc_source_ops *ops = fsc_source_ops_find(sc->type);
+    const struct fsc_source_ops *ops = fsc_app_source_ops(sc->kind);
     if (!ops) {
         fsc_log(FSC_LOG_WARN, "source_unavailable",
                 "source=%s type=%s reason=\"type not built in this version\"", sc->name, type);
@@ -132,9 +139,16 @@ static int run_start(struct fsc_dsources *s, struct fsc_dgen *g, const struct fs
     rs->ops = ops;
     rs->env.reg = s->reg;
     rs->env.eng = s->eng;
-    rs->env.topo = &s->first->topology; /* topology changes need a restart */
-    rs->env.shard_index = g->cfg->shard.index;
-    rs->env.shard_count = g->cfg->shard.count;
+    rs->env.topo = fsc_topology_of(s->first); /* topology changes need a restart */
+    rs->env.shard_index = shard_of(g->cfg)->index;
+    rs->env.shard_count = shard_of(g->cfg)->count;
+    rs->env.profiles = fsc_app_profiles();
+    rs->env.profile = fsc_profile_find(rs->env.profiles, sc->profile);
+    if (sc->profile && !rs->env.profile) {
+        snprintf(err, errlen, "source %s: unknown profile %s", sc->name, sc->profile);
+        free(rs);
+        return -1;
+    }
     int rc = registry_source(s->reg, sc, &rs->env.source_id);
     if (rc != 0) {
         snprintf(err, errlen, "source %s: cannot register: %s", sc->name, strerror(-rc));
@@ -179,16 +193,16 @@ static void log_skipped(const struct fsc_config *cfg, const struct fsc_source_co
 {
     const char *key = fsc_shard_key(sc);
     fsc_log(FSC_LOG_INFO, "source_skipped", "source=%s type=%s key=%s shard=%u/%u owner=%u",
-            sc->name, fsc_source_type_name(sc->type), key, (unsigned)cfg->shard.index,
-            (unsigned)cfg->shard.count, (unsigned)fsc_shard_of(key, cfg->shard.count));
+            sc->name, sc->kind->name, key, (unsigned)shard_of(cfg)->index,
+            (unsigned)shard_of(cfg)->count, (unsigned)fsc_shard_of(key, shard_of(cfg)->count));
 }
 
 /* Under the write lock: the view and counters follow generation g. */
 static void view_set(struct fsc_dsources *s, const struct fsc_dgen *g)
 {
-    s->view.sources = g->mine;
-    s->view.n_sources = g->n_mine;
-    s->view.shard = g->cfg->shard;
+    s->view_sources = g->mine;
+    s->n_view = g->n_mine;
+    s->shard = *shard_of(g->cfg);
     s->owned = (uint32_t)g->n_mine;
     s->skipped = g->skipped;
 }
@@ -211,11 +225,10 @@ int fsc_dsources_start(struct fsc_dsources *s, const struct fsc_config *cfg,
         return -1;
     }
     s->cur = g;
-    s->view = *cfg;
     view_set(s, g);
     fsc_log(FSC_LOG_INFO, "shard", "index=%u count=%u from=%s owned=%u skipped=%u",
-            (unsigned)cfg->shard.index, (unsigned)cfg->shard.count,
-            cfg->shard.from_cli ? "cli" : "config", (unsigned)g->n_mine, (unsigned)g->skipped);
+            (unsigned)s->shard.index, (unsigned)s->shard.count,
+            s->shard.from_cli ? "cli" : "config", (unsigned)g->n_mine, (unsigned)g->skipped);
     for (size_t i = 0; i < cfg->n_sources; i++) {
         const struct fsc_source_config *sc = &cfg->sources[i];
         struct fsc_drun *rs;
@@ -243,8 +256,8 @@ void fsc_dsources_stop(struct fsc_dsources *s)
     size_t n = s->n_run;
     s->run = NULL;
     s->n_run = 0;
-    s->view.sources = NULL;
-    s->view.n_sources = 0;
+    s->view_sources = NULL;
+    s->n_view = 0;
     pthread_rwlock_unlock(&s->lock);
     for (size_t i = n; i-- > 0;)
         run_stop(s, run[i], NULL);
@@ -279,59 +292,15 @@ const struct fsc_drun *fsc_dsources_find(const struct fsc_dsources *s, const cha
 
 /* ---- comparing configs ------------------------------------------------------ */
 
-/* The effective config text of one source (as check-config prints it), or
- * NULL on allocation failure. */
-static char *source_text(const struct fsc_source_config *sc)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
-    struct fsc_config one = {.sources = (struct fsc_source_config *)sc, .n_sources = 1};
-    fsc_cfg_print_sources(f, 0, NULL, &one);
-    if (fclose(f) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
-static bool secret_equal(const struct fsc_secret *a, const struct fsc_secret *b)
-{
-    if (!a->value || !b->value)
-        return a->value == b->value;
-    return strcmp(a->value, b->value) == 0;
-}
-
-/* Same source? When in doubt (no memory) no: a restart is the safe side. */
-static bool source_equal(const struct fsc_source_config *a, const struct fsc_source_config *b)
-{
-    if (a->type != b->type)
-        return false;
-    if (a->type == FSC_SOURCE_GNMI && !secret_equal(&a->gnmi.password, &b->gnmi.password))
-        return false;
-    char *ta = source_text(a), *tb = source_text(b);
-    bool same = ta && tb && strcmp(ta, tb) == 0;
-    free(ta);
-    free(tb);
-    return same;
-}
-
-/* The printed config without sources and shard (what a reload can apply),
- * or NULL. */
+/* The printed config without sources (what a reload can apply), or NULL. */
 static char *fixed_text(const struct fsc_config *cfg)
 {
-    struct fsc_config c = *cfg;
-    c.sources = NULL;
-    c.n_sources = 0;
-    c.shard = (struct fsc_shard_config){.count = 1};
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return NULL;
-    int rc = fsc_config_print(&c, f);
+    int rc = fsc_config_print_parts(cfg, FSC_CONFIG_PART_ROOT | FSC_CONFIG_PART_EXPORTERS, f);
     if (fclose(f) != 0 || rc != 0) {
         free(text);
         return NULL;
@@ -360,14 +329,19 @@ static const char *section(const char *text, const char *name, size_t *len)
  * a restart. */
 static void warn_restart(const struct fsc_config *first, const struct fsc_config *next)
 {
-    static const char *const names[] = {"log",      "exporters", "engine",
-                                        "topology", "rollup",    "state_dir"};
+    /* Every root key but sources and shard (a reload applies those). */
+    const char *names[FSC_CONFIG_MAX_SECTIONS + 4] = {"log", "exporters", "state_dir"};
+    size_t n_names = 3;
+    const struct fsc_config_kind *const *sections = first->schema->sections;
+    for (size_t i = 0; sections && sections[i] && n_names < FSC_NELEM(names); i++)
+        if (sections[i] != &fsc_shard_kind)
+            names[n_names++] = sections[i]->name;
     char *a = fixed_text(first), *b = fixed_text(next);
-    char diff[128] = "";
+    char diff[256] = "";
     if (!a || !b) {
         snprintf(diff, sizeof(diff), "unknown");
     } else {
-        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        for (size_t i = 0; i < n_names; i++) {
             size_t la = 0, lb = 0;
             const char *sa = section(a, names[i], &la), *sb = section(b, names[i], &lb);
             if ((sa == NULL) != (sb == NULL) || la != lb || (sa && memcmp(sa, sb, la) != 0))
@@ -405,10 +379,10 @@ static const char *stop_reason(const struct fsc_drun *rs, const struct fsc_confi
         return "disabled";
     if (!in_shard(next, nsc))
         return "other_shard";
-    if (!source_equal(rs->cfg, nsc))
+    if (!fsc_config_source_equal(rs->cfg, nsc))
         return "changed";
     /* Per-point filtering was set up with the old shard. */
-    if (shard_changed && nsc->type == FSC_SOURCE_OTLP)
+    if (shard_changed && nsc->kind->shard == FSC_SHARD_BY_POINT)
         return "shard_changed";
     return NULL;
 }
@@ -423,7 +397,7 @@ static const char *restart_previous(struct fsc_dsources *s, struct fsc_dgen *old
     const struct fsc_source_config *osc = fsc_config_source(old->cfg, sc->name);
     struct fsc_drun *rs;
     char err[1024];
-    if (!osc || !osc->enabled || !in_shard(old->cfg, osc) || source_equal(osc, sc))
+    if (!osc || !osc->enabled || !in_shard(old->cfg, osc) || fsc_config_source_equal(osc, sc))
         return "none";
     if (run_start(s, old, osc, &rs, err, sizeof(err)) <= 0) {
         char q[1100];
@@ -439,13 +413,14 @@ void fsc_dsources_reload(struct fsc_dsources *s, const char *path)
 {
     char err[1024];
     fsc_log(FSC_LOG_INFO, "reload", "config=%s", path);
-    struct fsc_config *next = fsc_config_load(path, err, sizeof(err));
+    struct fsc_config *next = fsc_config_load(path, s->first->schema, err, sizeof(err));
     if (!next) {
         reload_failed(s, path, err);
         return;
     }
-    if (s->first->shard.from_cli)
-        next->shard = s->first->shard;
+    struct fsc_shard_config *next_shard = fsc_config_section_mut(next, &fsc_shard_kind);
+    if (shard_of(s->first)->from_cli)
+        *next_shard = *shard_of(s->first);
     struct fsc_dgen *old = s->cur;
     struct fsc_dgen *g = gen_create(s, next, next);
     size_t cap = s->n_run + next->n_sources + 1;
@@ -464,8 +439,8 @@ void fsc_dsources_reload(struct fsc_dsources *s, const char *path)
         return;
     }
     warn_restart(s->first, next);
-    bool shard_changed =
-        old->cfg->shard.index != next->shard.index || old->cfg->shard.count != next->shard.count;
+    bool shard_changed = shard_of(old->cfg)->index != next_shard->index ||
+                         shard_of(old->cfg)->count != next_shard->count;
 
     /* 1. Instances that cannot stay leave the array, then stop. */
     size_t n_keep = 0, n_gone = 0;
@@ -497,7 +472,7 @@ void fsc_dsources_reload(struct fsc_dsources *s, const char *path)
         struct fsc_drun *rs;
         if (!in_shard(next, sc)) {
             const struct fsc_source_config *osc = fsc_config_source(old->cfg, sc->name);
-            if (shard_changed || !osc || !source_equal(osc, sc))
+            if (shard_changed || !osc || !fsc_config_source_equal(osc, sc))
                 log_skipped(next, sc);
             continue;
         }
@@ -528,43 +503,6 @@ void fsc_dsources_reload(struct fsc_dsources *s, const char *path)
     fsc_log(failed ? FSC_LOG_WARN : FSC_LOG_INFO, "reloaded",
             "config=%s shard=%u/%u sources=%zu running=%zu unchanged=%zu stopped=%zu "
             "removed=%zu started=%zu failed=%zu",
-            path, (unsigned)next->shard.index, (unsigned)next->shard.count, next->n_sources,
+            path, (unsigned)next_shard->index, (unsigned)next_shard->count, next->n_sources,
             s->n_run, n_keep, n_gone, removed, started, failed);
-}
-
-/* ---- self-metrics -------------------------------------------------------------- */
-
-int fsc_dsources_render(const struct fsc_dsources *s, bool openmetrics, struct fsc_buf *out)
-{
-    static const char eof[] = "# EOF\n";
-    bool had_eof = openmetrics && out->len >= sizeof(eof) - 1 &&
-                   memcmp(out->data + out->len - (sizeof(eof) - 1), eof, sizeof(eof) - 1) == 0;
-    if (had_eof)
-        out->len -= sizeof(eof) - 1;
-    const char *reloads =
-        openmetrics ? "fabricscope_config_reloads" : "fabricscope_config_reloads_total";
-    fsc_buf_printf(out,
-                   "# HELP fabricscope_shard_info This collector's shard: index of count "
-                   "(md5 hashmod of the device name). Always 1.\n"
-                   "# TYPE fabricscope_shard_info gauge\n"
-                   "fabricscope_shard_info{index=\"%u\",count=\"%u\"} 1\n"
-                   "# HELP fabricscope_shard_sources Configured sources this collector runs "
-                   "(owned) or leaves to other shards (skipped).\n"
-                   "# TYPE fabricscope_shard_sources gauge\n"
-                   "fabricscope_shard_sources{state=\"owned\"} %u\n"
-                   "fabricscope_shard_sources{state=\"skipped\"} %u\n"
-                   "# HELP %s Configuration reloads (SIGHUP) by result.\n"
-                   "# TYPE %s counter\n"
-                   "fabricscope_config_reloads_total{result=\"ok\"} %llu\n"
-                   "fabricscope_config_reloads_total{result=\"error\"} %llu\n"
-                   "# HELP fabricscope_config_last_reload_success_timestamp_seconds Unix time "
-                   "of the last successful configuration load (start or reload).\n"
-                   "# TYPE fabricscope_config_last_reload_success_timestamp_seconds gauge\n"
-                   "fabricscope_config_last_reload_success_timestamp_seconds %.3f\n",
-                   (unsigned)s->view.shard.index, (unsigned)s->view.shard.count, (unsigned)s->owned,
-                   (unsigned)s->skipped, reloads, reloads, (unsigned long long)s->reloads_ok,
-                   (unsigned long long)s->reloads_error, s->last_ok_s);
-    if (had_eof)
-        fsc_buf_puts(out, eof);
-    return out->failed ? -E2BIG : 0; /* the render fails as a whole then */
 }

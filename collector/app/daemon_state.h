@@ -1,7 +1,6 @@
 /* The daemon's state, shared by daemon.c (start, stop, signals) and
- * daemon_views.c (what /metrics and the status page read of it: the
- * renderer's and the web module's callbacks, and their servers' start).
- * Internal to collector/core. */
+ * daemon_views.c (what the sinks that present state read of it: the
+ * daemon view of plugin/sink.h). Internal to collector/app. */
 #ifndef FSC_DAEMON_STATE_H
 #define FSC_DAEMON_STATE_H
 
@@ -9,20 +8,20 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "config/config.h"
 #include "app/daemon_int.h"
-#include "model/registry.h"
+#include "config/config.h"
 #include "engine/engine.h"
 #include "engine/events.h"
-#include "kafka/kafka_event_json.h"
-#include "kafka/kafka_exporter.h"
-#include "prometheus/prom_http.h"
-#include "prometheus/prom_render.h"
-#include "remote_write/remote_write.h"
-#include "rollup/rollup.h"
-#include "web/web.h"
+#include "model/registry.h"
+#include "plugin/sink.h"
 
-#define DAEMON_STREAMS_MAX 1024 /* gNMI streams shown in /metrics (the renderer's bound too) */
+#define DAEMON_SINKS_MAX 16
+
+/* One running sink. */
+struct daemon_sink {
+    const struct fsc_sink_ops *ops;
+    void *ctx;
+};
 
 struct daemon {
     const struct fsc_config *cfg;
@@ -34,25 +33,14 @@ struct daemon {
     int event_thread_started;
     atomic_int stopping;
     atomic_int ready; /* config loaded, sources and sinks started */
-    struct fsc_prom_renderer *prom;
-    struct fsc_prom_http *prom_http;
-    struct fsc_kafka_exporter *kafka;          /* exporters.kafka, or NULL */
-    struct fsc_kafka_event_json kafka_json;    /* its encoder's context */
-    char stream_names[DAEMON_STREAMS_MAX][64]; /* streams_cb's copies */
-    struct fsc_web *web;                       /* the status page, on the Prometheus listener */
-    struct fsc_rollup *rollup;                 /* per-minute rollups for reports, or NULL */
-    struct fsc_remote_write *rw;               /* exporters.remote_write, or NULL */
-    struct fsc_prom_route web_routes[FSC_WEB_ROUTES];
-    size_t n_web_routes;
+    /* Running sinks in start order. n_sinks is stored (release) after a
+     * sink has started, so readers on other threads see only started ones. */
+    struct daemon_sink sinks[DAEMON_SINKS_MAX];
+    atomic_size_t n_sinks;
+    struct fsc_daemon_view view; /* daemon_views.c */
 };
 
-/* Creates the renderer and starts the Prometheus listener (with the status
- * page's routes when d->web exists). Returns 0, or -1 with a sentence in err. */
-int fsc_daemon_start_prometheus(struct daemon *d, char *err, size_t errlen);
-
-/* Creates the status page when the Prometheus exporter is on; it must run
- * before fsc_daemon_start_prometheus, which serves its routes. Returns 0,
- * or -1 with a sentence in err. */
-int fsc_daemon_start_web(struct daemon *d, char *err, size_t errlen);
+/* Fills d->view (its callbacks read d). Thread: main, before any sink. */
+void fsc_daemon_view_init(struct daemon *d);
 
 #endif

@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "app/plugins.h"
 #include "config/config.h"
 #include "app/daemon.h"
 #include "base/log.h"
@@ -277,7 +278,7 @@ static int start_fabric(struct demo_main *m, struct fsc_config **cfg, struct dem
             return -1;
     if (demo_config_write(run, err, errlen) != 0)
         return -1;
-    *cfg = fsc_config_load(run->config_path, err, errlen);
+    *cfg = fsc_app_config_load(run->config_path, err, errlen);
     if (!*cfg)
         return -1;
     *mesh = demo_mesh_create(run, err, errlen);

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/plugins.h"
 #include "config/config.h"
+#include "model/topology_keys.h"
 #include "model/cable_plan.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -102,7 +104,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a, int *status)
 /* The device name of node n in the config's cable plan, or NULL. */
 static const char *node_device(const struct fsc_config *cfg, uint32_t n)
 {
-    const struct fsc_cable_plan *cp = cfg ? &cfg->topology.cable_plan : NULL;
+    const struct fsc_cable_plan *cp = cfg ? &fsc_topology_of(cfg)->cable_plan : NULL;
     for (size_t i = 0; cp != NULL && cp->present && i < cp->n_nodes; i++) {
         if (cp->nodes[i].node == n)
             return cp->nodes[i].device;
@@ -157,13 +159,13 @@ int fsc_plan_main(int argc, char **argv)
 
     struct fsc_config *cfg = NULL;
     if (a.config != NULL) {
-        cfg = fsc_config_load(a.config, err, sizeof(err));
+        cfg = fsc_app_config_load(a.config, err, sizeof(err));
         if (cfg == NULL) {
             fprintf(stderr, "%s\n", err);
             return EXIT_USAGE;
         }
     }
-    const struct fsc_cable_plan *cp = cfg ? &cfg->topology.cable_plan : NULL;
+    const struct fsc_cable_plan *cp = cfg ? &fsc_topology_of(cfg)->cable_plan : NULL;
     if (a.cables == NULL) {
         if (cp == NULL || !cp->present) {
             fsc_config_destroy(cfg);

@@ -1,26 +1,144 @@
-#include "plugin/source.h"
+/* The plugin table: one line per source type, one per sink. Everything
+ * else about plugins (the config schema, profiles, stats tables) is derived
+ * from these two lists. */
+#include "app/plugins.h"
 
+#include <pthread.h>
+#include <string.h>
+
+#include "engine/engine_keys.h"
+#include "kafka/kafka_sink.h"
+#include "model/shard.h"
+#include "model/topology_keys.h"
+#include "prometheus/prom_sink.h"
+#include "remote_write/rw_sink.h"
+#include "rollup/rollup_sink.h"
 #include "sources/gnmi/gnmi_source.h"
 #include "sources/nic/nic_source.h"
 #include "sources/otlp/otlp_source.h"
 #include "sources/replay/replay_source.h"
 #include "sources/synth/synth_source.h"
+#include "web/web_sink.h"
 
-/* Source types land one issue at a time (gnmi, otlp, nic); until a type is
- * built the daemon says so at start instead of pretending to collect. */
-const struct fsc_source_ops *fsc_source_ops_find(enum fsc_source_type type)
+const struct fsc_source_ops *const fsc_app_sources[] = {
+    &fsc_gnmi_source_ops,  &fsc_otlp_source_ops,   &fsc_nic_source_ops,
+    &fsc_synth_source_ops, &fsc_replay_source_ops, NULL,
+};
+
+/* Exporters print in this order; start order comes from each sink's phase. */
+const struct fsc_sink_ops *const fsc_app_sinks[] = {
+    &fsc_prometheus_sink_ops,   &fsc_web_sink_ops,    &fsc_kafka_sink_ops,
+    &fsc_remote_write_sink_ops, &fsc_rollup_sink_ops, NULL,
+};
+
+#define MAX_KINDS    16
+#define MAX_PROFILES 16
+#define MAX_TABLES   64
+
+static struct {
+    pthread_once_t once;
+    const struct fsc_config_kind *sources[MAX_KINDS + 1];
+    const struct fsc_config_kind *exporters[MAX_KINDS + 1];
+    const struct fsc_config_kind *sections[MAX_KINDS + 1];
+    const char *profile_names[MAX_PROFILES + 1];
+    const struct fsc_profile *profiles[MAX_PROFILES + 1];
+    struct fsc_config_schema schema;
+} app = {.once = PTHREAD_ONCE_INIT};
+
+static void add_profile(const struct fsc_profile *p)
 {
-    switch (type) {
-    case FSC_SOURCE_GNMI:
-        return &fsc_gnmi_source_ops;
-    case FSC_SOURCE_OTLP:
-        return &fsc_otlp_source_ops;
-    case FSC_SOURCE_NIC:
-        return &fsc_nic_source_ops;
-    case FSC_SOURCE_SYNTHETIC:
-        return &fsc_synth_source_ops;
-    case FSC_SOURCE_REPLAY:
-        return &fsc_replay_source_ops;
+    size_t n = 0;
+    while (app.profiles[n]) {
+        if (app.profiles[n] == p)
+            return;
+        n++;
     }
+    if (n < MAX_PROFILES) {
+        app.profiles[n] = p;
+        app.profile_names[n] = p->name;
+    }
+}
+
+static void build(void)
+{
+    size_t ns = 0, ne = 0, nr = 0;
+    for (size_t i = 0; fsc_app_sources[i] && ns < MAX_KINDS; i++) {
+        const struct fsc_source_ops *ops = fsc_app_sources[i];
+        app.sources[ns++] = ops->config;
+        for (size_t p = 0; ops->profiles && ops->profiles[p]; p++)
+            add_profile(ops->profiles[p]);
+    }
+    app.sections[nr++] = &fsc_engine_kind;
+    app.sections[nr++] = &fsc_topology_kind;
+    for (size_t i = 0; fsc_app_sinks[i] && ne < MAX_KINDS && nr < MAX_KINDS - 1; i++) {
+        const struct fsc_sink_ops *ops = fsc_app_sinks[i];
+        if (ops->root_key)
+            app.sections[nr++] = ops->config;
+        else
+            app.exporters[ne++] = ops->config;
+    }
+    app.sections[nr++] = &fsc_shard_kind;
+    app.schema = (struct fsc_config_schema){.sources = app.sources,
+                                            .exporters = app.exporters,
+                                            .sections = app.sections,
+                                            .profiles = app.profile_names};
+}
+
+const struct fsc_config_schema *fsc_app_schema(void)
+{
+    pthread_once(&app.once, build);
+    return &app.schema;
+}
+
+const struct fsc_profile *const *fsc_app_profiles(void)
+{
+    pthread_once(&app.once, build);
+    return app.profiles;
+}
+
+const struct fsc_source_ops *fsc_app_source_ops(const struct fsc_config_kind *kind)
+{
+    for (size_t i = 0; fsc_app_sources[i]; i++)
+        if (fsc_app_sources[i]->config == kind)
+            return fsc_app_sources[i];
     return NULL;
+}
+
+static struct {
+    pthread_once_t once;
+    const struct fsc_stat_table *const *own;
+    const struct fsc_stat_table *list[MAX_TABLES + 1];
+} tables = {.once = PTHREAD_ONCE_INIT};
+
+static void add_tables(const struct fsc_stat_table *const *add, size_t *n)
+{
+    for (size_t t = 0; add && add[t] && *n < MAX_TABLES; t++) {
+        size_t k = 0;
+        while (k < *n && tables.list[k] != add[t])
+            k++;
+        if (k == *n)
+            tables.list[(*n)++] = add[t];
+    }
+}
+
+static void build_tables(void)
+{
+    size_t n = 0;
+    for (size_t i = 0; fsc_app_sources[i]; i++)
+        add_tables(fsc_app_sources[i]->stat_tables, &n);
+    for (size_t i = 0; fsc_app_sinks[i]; i++)
+        add_tables(fsc_app_sinks[i]->stat_tables, &n);
+    add_tables(tables.own, &n);
+}
+
+const struct fsc_stat_table *const *fsc_app_tables(const struct fsc_stat_table *const *own)
+{
+    tables.own = own;
+    pthread_once(&tables.once, build_tables);
+    return tables.list;
+}
+
+struct fsc_config *fsc_app_config_load(const char *path, char *err, size_t errlen)
+{
+    return fsc_config_load(path, fsc_app_schema(), err, errlen);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config/config_decode.h"
+#include "config/config_int.h"
 #include "config/yaml_tree.h"
 
 /* Arena caps: a 4 MiB file cannot need more than this (the tree holds at
@@ -15,56 +16,184 @@
 #define TREE_ARENA_LIMIT   (96u << 20)
 #define CONFIG_ARENA_LIMIT (64u << 20)
 
+/* The root keys this layer owns: log, sources, exporters, state_dir. The
+ * sections of the schema are decoded beside them from a table built per
+ * load (struct layout below), so unknown keys, defaults, the order of
+ * decoding and printing all come from the same table walker. */
+
+static const char *const level_names[] = {"error", "warn", "info", "debug", NULL};
+_Static_assert(FSC_LOG_ERROR == 0 && FSC_LOG_WARN == 1 && FSC_LOG_INFO == 2 && FSC_LOG_DEBUG == 3,
+               "level_names follows enum fsc_log_level");
+
+static void log_defaults(void *obj)
+{
+    ((struct fsc_config *)obj)->log_level = FSC_LOG_INFO;
+}
+
+static const struct fsc_ckey log_keys[] = {
+    {.key = "level",
+     .kind = FSC_CK_ENUM,
+     .off = offsetof(struct fsc_config, log_level),
+     .names = level_names},
+};
+
+static const struct fsc_cspec log_spec = {
+    .what = "the log section",
+    .keys = log_keys,
+    .n_keys = FSC_NELEM(log_keys),
+    .defaults = log_defaults,
+};
+
+/* state_dir's default: systemd's StateDirectory= exports STATE_DIRECTORY
+ * (absolute; several directories joined by ':'), the natural place for a
+ * unit's state; otherwise /var/lib/fabricscope. The environment is not
+ * changed by the daemon, so the pointer stays valid. */
+static const char *default_state_dir(void)
+{
+    const char *env = getenv("STATE_DIRECTORY");
+    if (env && env[0] == '/' && !strchr(env, ':') && strlen(env) < 1024)
+        return env;
+    return "/var/lib/fabricscope";
+}
+
+static void root_defaults(void *obj)
+{
+    ((struct fsc_config *)obj)->state_dir = default_state_dir();
+}
+
+static int decode_sources_key(struct fsc_cctx *ctx, const struct fsc_ckey *key,
+                              const struct fsc_ynode *val, void *obj)
+{
+    (void)key;
+    (void)obj;
+    return fsc_cfg_decode_sources(ctx, val);
+}
+
+static void print_sources_key(FILE *out, unsigned indent, const struct fsc_ckey *key,
+                              const void *obj)
+{
+    const struct fsc_config *cfg = obj;
+    (void)key;
+    fputs(cfg->n_sources ? "\n" : " []\n", out);
+    for (size_t i = 0; i < cfg->n_sources; i++)
+        fsc_cfg_print_source_item(out, indent + 4, &cfg->sources[i]);
+}
+
+/* The per-load tables of the schema's kinds (in the config's arena). */
 struct fsc_config_private {
     struct fsc_cfg_arena *arena; /* owns the config itself and everything it points to */
+    struct fsc_cspec exporters_spec, sections_spec;
+    struct fsc_ckey exporter_keys[FSC_CONFIG_MAX_SECTIONS];
+    struct fsc_ckey section_keys[FSC_CONFIG_MAX_SECTIONS];
+    char *exporters_block, *sections_block; /* the instances, at the tables' offsets */
+    struct fsc_ckey root_keys[4];
+    struct fsc_cspec root_spec;
 };
 
-/* rollup: and state_dir (config_rollup.c). */
-extern const struct fsc_cspec fsc_cspec_rollup;
-/* shard: (config_shard.c). */
-extern const struct fsc_cspec fsc_cspec_shard;
+static int decode_exporters_key(struct fsc_cctx *ctx, const struct fsc_ckey *key,
+                                const struct fsc_ynode *val, void *obj)
+{
+    struct fsc_config *cfg = obj;
+    (void)key;
+    return fsc_cfg_decode_map(ctx, val, fsc_cfg_node_mark(val), &cfg->priv->exporters_spec,
+                              cfg->priv->exporters_block);
+}
 
-static const struct fsc_ckey top_keys[] = {
-    {.key = "log", .kind = FSC_CK_MAP, .off = 0, .spec = &fsc_cspec_log},
-    {.key = "sources",
-     .kind = FSC_CK_CUSTOM,
-     .decode = fsc_cfg_decode_sources,
-     .print = fsc_cfg_print_sources},
-    {.key = "exporters",
-     .kind = FSC_CK_MAP,
-     .off = offsetof(struct fsc_config, exporters),
-     .spec = &fsc_cspec_exporters},
-    {.key = "engine",
-     .kind = FSC_CK_MAP,
-     .off = offsetof(struct fsc_config, engine),
-     .spec = &fsc_cspec_engine},
-    {.key = "topology",
-     .kind = FSC_CK_MAP,
-     .off = offsetof(struct fsc_config, topology),
-     .spec = &fsc_cspec_topology},
-    /* rollup before state_dir: its defaults set state_dir's default */
-    {.key = "rollup", .kind = FSC_CK_MAP, .off = 0, .spec = &fsc_cspec_rollup},
-    {.key = "state_dir",
-     .kind = FSC_CK_STR,
-     .flags = FSC_CF_PATH | FSC_CF_LONG,
-     .off = offsetof(struct fsc_config, state_dir)},
-    {.key = "shard",
-     .kind = FSC_CK_MAP,
-     .off = offsetof(struct fsc_config, shard),
-     .spec = &fsc_cspec_shard},
-};
+static void print_exporters_key(FILE *out, unsigned indent, const struct fsc_ckey *key,
+                                const void *obj)
+{
+    const struct fsc_config *cfg = obj;
+    (void)key;
+    fputc('\n', out);
+    fsc_cfg_print_map(out, indent + 2, false, &cfg->priv->exporters_spec,
+                      cfg->priv->exporters_block);
+}
 
-static const struct fsc_cspec top_spec = {
-    .what = "the top level",
-    .keys = top_keys,
-    .n_keys = FSC_NELEM(top_keys),
-};
+static size_t count_kinds(const struct fsc_config_kind *const *kinds)
+{
+    size_t n = 0;
+    while (kinds && kinds[n])
+        n++;
+    return n;
+}
+
+/* A MAP key per kind, each at its own (aligned) offset of one block. */
+static char *kinds_table(struct fsc_cfg_arena *arena, const struct fsc_config_kind *const *kinds,
+                         struct fsc_ckey *keys, struct fsc_cspec *spec, const char *what)
+{
+    size_t n = count_kinds(kinds), off = 0;
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = (struct fsc_ckey){
+            .key = kinds[i]->name,
+            .kind = FSC_CK_MAP,
+            .flags = kinds[i]->optional ? FSC_CF_PRESENCE : 0,
+            .off = off,
+            .spec = kinds[i]->spec,
+        };
+        off += (kinds[i]->size + 15) & ~(size_t)15;
+    }
+    *spec = (struct fsc_cspec){.what = what, .keys = keys, .n_keys = n};
+    return fsc_cfg_arena_alloc(arena, off ? off : 1);
+}
+
+static int build_tables(struct fsc_config *cfg, const struct fsc_config_schema *schema)
+{
+    struct fsc_config_private *p = cfg->priv;
+    if (count_kinds(schema->exporters) > FSC_CONFIG_MAX_SECTIONS ||
+        count_kinds(schema->sections) > FSC_CONFIG_MAX_SECTIONS)
+        return -1;
+    p->exporters_block = kinds_table(p->arena, schema->exporters, p->exporter_keys,
+                                     &p->exporters_spec, "the exporters section");
+    p->sections_block = kinds_table(p->arena, schema->sections, p->section_keys, &p->sections_spec,
+                                    "the top level");
+    if (p->exporters_block == NULL || p->sections_block == NULL)
+        return -1;
+    for (size_t i = 0; i < p->exporters_spec.n_keys; i++)
+        cfg->exporters[i] = p->exporters_block + p->exporter_keys[i].off;
+    for (size_t i = 0; i < p->sections_spec.n_keys; i++)
+        cfg->sections[i] = p->sections_block + p->section_keys[i].off;
+    p->root_keys[0] = (struct fsc_ckey){.key = "log", .kind = FSC_CK_MAP, .spec = &log_spec};
+    p->root_keys[1] = (struct fsc_ckey){.key = "sources",
+                                        .kind = FSC_CK_CUSTOM,
+                                        .decode = decode_sources_key,
+                                        .print = print_sources_key};
+    p->root_keys[2] = (struct fsc_ckey){.key = "exporters",
+                                        .kind = FSC_CK_CUSTOM,
+                                        .decode = decode_exporters_key,
+                                        .print = print_exporters_key};
+    p->root_keys[3] = (struct fsc_ckey){.key = "state_dir",
+                                        .kind = FSC_CK_STR,
+                                        .flags = FSC_CF_PATH | FSC_CF_LONG,
+                                        .off = offsetof(struct fsc_config, state_dir)};
+    p->root_spec = (struct fsc_cspec){
+        .what = "the top level", .keys = p->root_keys, .n_keys = 4, .defaults = root_defaults};
+    return 0;
+}
+
+const void *fsc_config_section(const struct fsc_config *cfg, const struct fsc_config_kind *kind)
+{
+    const struct fsc_config_schema *schema = cfg->schema;
+    for (size_t i = 0; schema->exporters && schema->exporters[i]; i++) {
+        if (schema->exporters[i] == kind)
+            return cfg->exporters[i];
+    }
+    for (size_t i = 0; schema->sections && schema->sections[i]; i++) {
+        if (schema->sections[i] == kind)
+            return cfg->sections[i];
+    }
+    return NULL;
+}
+
+void *fsc_config_section_mut(struct fsc_config *cfg, const struct fsc_config_kind *kind)
+{
+    return (void *)fsc_config_section(cfg, kind);
+}
 
 /* ---- checks across sections ------------------------------------------------------ */
 
 struct listener {
     const char *addr;
-    char path[48];
+    char path[96];
     struct fsc_config_mark mark;
 };
 
@@ -84,8 +213,8 @@ static bool listen_clash(const char *a, const char *b)
     return (la == lb && memcmp(a, b, la) == 0) || wildcard_host(a, la) || wildcard_host(b, lb);
 }
 
-static int add_listener(struct fsc_cctx *ctx, struct listener *ls, size_t *n, const char *addr,
-                        const char *path, struct fsc_config_mark mark)
+static int add_listener(struct fsc_cctx *ctx, struct listener *ls, size_t *n, size_t cap,
+                        const char *addr, const char *path, struct fsc_config_mark mark)
 {
     if (addr == NULL || addr[0] == '\0')
         return 0;
@@ -100,6 +229,8 @@ static int add_listener(struct fsc_cctx *ctx, struct listener *ls, size_t *n, co
         fsc_cfg_path_pop(ctx, pl);
         return -1;
     }
+    if (*n == cap)
+        return 0; /* more listeners than any schema has; the kernel will tell */
     ls[*n].addr = addr;
     snprintf(ls[*n].path, sizeof(ls[*n].path), "%s", path);
     ls[*n].mark = mark;
@@ -107,11 +238,9 @@ static int add_listener(struct fsc_cctx *ctx, struct listener *ls, size_t *n, co
     return 0;
 }
 
-/* Position of key (or, when absent, key2) in the i-th source's mapping;
- * the source item itself when neither is written (a default value). */
-static struct fsc_config_mark source_key_mark(const struct fsc_ynode *root, size_t i,
-                                              const char *key, const char *key2,
-                                              struct fsc_config_mark dflt)
+struct fsc_config_mark fsc_cfg_source_key_mark(const struct fsc_ynode *root, size_t i,
+                                               const char *key, const char *key2,
+                                               struct fsc_config_mark dflt)
 {
     const struct fsc_ypair *list = fsc_ymap_get(root, "sources");
     if (list == NULL || list->value->kind != FSC_YNODE_SEQ || i >= list->value->n)
@@ -122,58 +251,67 @@ static struct fsc_config_mark source_key_mark(const struct fsc_ynode *root, size
     return fsc_cfg_key_mark(item, key, dflt);
 }
 
+/* The mapping of exporters.<name> (NULL when absent) and a mark for it. */
+static const struct fsc_ynode *exporter_node(const struct fsc_ynode *root, const char *name,
+                                             struct fsc_config_mark *mark)
+{
+    const struct fsc_ypair *ex = fsc_ymap_get(root, "exporters");
+    *mark = (struct fsc_config_mark){1, 1};
+    if (ex == NULL)
+        return NULL;
+    *mark = fsc_cfg_key_mark(ex->value, name, fsc_cfg_node_mark(ex->key));
+    const struct fsc_ypair *pp = fsc_ymap_get(ex->value, name);
+    return pp ? pp->value : NULL;
+}
+
+#define MAX_LISTENERS (4 * FSC_CONFIG_MAX_SOURCES + 4 * FSC_CONFIG_MAX_SECTIONS)
+
 static int check_listeners(struct fsc_cctx *ctx, const struct fsc_ynode *root)
 {
     const struct fsc_config *cfg = ctx->cfg;
-    struct listener ls[2 * FSC_CONFIG_MAX_SOURCES + 1];
+    const struct fsc_config_schema *schema = cfg->schema;
+    static _Thread_local struct listener ls[MAX_LISTENERS]; /* 100 KiB: not on the stack */
+    struct fsc_config_listen got[8];
     size_t n = 0;
-    char path[48];
+    char path[96];
     for (size_t i = 0; i < cfg->n_sources; i++) {
         const struct fsc_source_config *src = &cfg->sources[i];
-        if (src->type != FSC_SOURCE_OTLP || !src->enabled)
+        if (!src->enabled || src->kind->listeners == NULL)
             continue;
-        snprintf(path, sizeof(path), "sources[%zu].grpc_listen", i);
-        if (add_listener(ctx, ls, &n, src->otlp.grpc_listen, path,
-                         source_key_mark(root, i, "grpc_listen", NULL, src->mark)) != 0)
-            return -1;
-        snprintf(path, sizeof(path), "sources[%zu].http_listen", i);
-        if (add_listener(ctx, ls, &n, src->otlp.http_listen, path,
-                         source_key_mark(root, i, "http_listen", NULL, src->mark)) != 0)
-            return -1;
-    }
-    const struct fsc_prometheus_config *prom = &cfg->exporters.prometheus;
-    if (prom->enabled) {
-        const struct fsc_ypair *ex = fsc_ymap_get(root, "exporters");
-        struct fsc_config_mark m = {1, 1};
-        if (ex != NULL) {
-            m = fsc_cfg_key_mark(ex->value, "prometheus", fsc_cfg_node_mark(ex->key));
-            const struct fsc_ypair *pp = fsc_ymap_get(ex->value, "prometheus");
-            if (pp != NULL)
-                m = fsc_cfg_key_mark(pp->value, "listen", m);
+        size_t k = src->kind->listeners(src->settings, got, FSC_NELEM(got));
+        for (size_t j = 0; j < k && j < FSC_NELEM(got); j++) {
+            snprintf(path, sizeof(path), "sources[%zu].%s", i, got[j].key);
+            if (add_listener(ctx, ls, &n, MAX_LISTENERS, got[j].addr, path,
+                             fsc_cfg_source_key_mark(root, i, got[j].key, NULL, src->mark)) != 0)
+                return -1;
         }
-        if (add_listener(ctx, ls, &n, prom->listen, "exporters.prometheus.listen", m) != 0)
-            return -1;
+    }
+    for (size_t e = 0; schema->exporters && schema->exporters[e]; e++) {
+        const struct fsc_config_kind *kind = schema->exporters[e];
+        if (kind->listeners == NULL)
+            continue;
+        size_t k = kind->listeners(cfg->exporters[e], got, FSC_NELEM(got));
+        for (size_t j = 0; j < k && j < FSC_NELEM(got); j++) {
+            struct fsc_config_mark m;
+            const struct fsc_ynode *node = exporter_node(root, kind->name, &m);
+            m = fsc_cfg_key_mark(node, got[j].key, m);
+            snprintf(path, sizeof(path), "exporters.%s.%s", kind->name, got[j].key);
+            if (add_listener(ctx, ls, &n, MAX_LISTENERS, got[j].addr, path, m) != 0)
+                return -1;
+        }
     }
     return 0;
 }
 
 static const char *source_device(const struct fsc_source_config *src)
 {
-    switch (src->type) {
-    case FSC_SOURCE_GNMI:
-        return src->gnmi.device;
-    case FSC_SOURCE_NIC:
-        return src->nic.device;
-    default:
-        if (src->type == FSC_SOURCE_SYNTHETIC)
-            return src->synthetic.device;
-        return NULL; /* OTLP learns devices from resource attributes */
-    }
+    return src->kind->device ? src->kind->device(src) : NULL;
 }
 
 static int check_sources(struct fsc_cctx *ctx, const struct fsc_ynode *root)
 {
     const struct fsc_config *cfg = ctx->cfg;
+    const struct fsc_ypair *list = fsc_ymap_get(root, "sources");
     for (size_t i = 0; i < cfg->n_sources; i++) {
         const struct fsc_source_config *src = &cfg->sources[i];
         const char *dev = source_device(src);
@@ -183,7 +321,8 @@ static int check_sources(struct fsc_cctx *ctx, const struct fsc_ynode *root)
         for (size_t j = 0; dev != NULL && src->enabled && j < i; j++) {
             const char *other = source_device(&cfg->sources[j]);
             if (other != NULL && cfg->sources[j].enabled && strcmp(dev, other) == 0) {
-                struct fsc_config_mark m = source_key_mark(root, i, "device", "name", src->mark);
+                struct fsc_config_mark m =
+                    fsc_cfg_source_key_mark(root, i, "device", "name", src->mark);
                 fsc_cfg_path_key(ctx, "device");
                 rc = fsc_cfg_fail(ctx, m.line, m.col,
                                   "device %s is already collected by sources[%zu] (set device: "
@@ -192,12 +331,12 @@ static int check_sources(struct fsc_cctx *ctx, const struct fsc_ynode *root)
                 break;
             }
         }
-        if (rc == 0 && src->type == FSC_SOURCE_NIC && src->nic.node != 0 &&
-            src->nic.cable_plan == NULL && !cfg->topology.cable_plan.present) {
-            struct fsc_config_mark m = source_key_mark(root, i, "node", NULL, src->mark);
-            fsc_cfg_path_key(ctx, "node");
-            rc = fsc_cfg_fail(ctx, m.line, m.col,
-                              "needs a cable plan (cable_plan here or topology.cable_plan)");
+        if (rc == 0 && src->kind->check != NULL) {
+            const struct fsc_ynode *item =
+                list && list->value->kind == FSC_YNODE_SEQ && i < list->value->n
+                    ? list->value->items[i]
+                    : NULL;
+            rc = src->kind->check(ctx, cfg, src->settings, item);
         }
         fsc_cfg_path_pop(ctx, pl);
         if (rc != 0)
@@ -206,20 +345,39 @@ static int check_sources(struct fsc_cctx *ctx, const struct fsc_ynode *root)
     return 0;
 }
 
-int fsc_cfg_check_whole(struct fsc_cctx *ctx, const struct fsc_ynode *root)
+static int check_sections(struct fsc_cctx *ctx, const struct fsc_ynode *root)
 {
     const struct fsc_config *cfg = ctx->cfg;
-    if (check_listeners(ctx, root) != 0 || check_sources(ctx, root) != 0)
-        return -1;
-    if (cfg->topology.n_groups > cfg->engine.max_groups) {
-        struct fsc_config_mark m =
-            fsc_cfg_key_mark(root, "topology", (struct fsc_config_mark){1, 1});
-        size_t pl = fsc_cfg_path_key(ctx, "topology.port_groups");
-        fsc_cfg_fail(ctx, m.line, m.col, "%zu groups exceed engine.max_groups (%u)",
-                     cfg->topology.n_groups, (unsigned)cfg->engine.max_groups);
+    const struct fsc_config_schema *schema = cfg->schema;
+    for (size_t e = 0; schema->exporters && schema->exporters[e]; e++) {
+        const struct fsc_config_kind *kind = schema->exporters[e];
+        if (kind->check == NULL)
+            continue;
+        struct fsc_config_mark m;
+        const struct fsc_ynode *node = exporter_node(root, kind->name, &m);
+        size_t pl = fsc_cfg_path_key(ctx, "exporters");
+        fsc_cfg_path_key(ctx, kind->name);
+        int rc = kind->check(ctx, cfg, cfg->exporters[e], node);
         fsc_cfg_path_pop(ctx, pl);
-        return -1;
+        if (rc != 0)
+            return -1;
     }
+    for (size_t s = 0; schema->sections && schema->sections[s]; s++) {
+        const struct fsc_config_kind *kind = schema->sections[s];
+        if (kind->check == NULL)
+            continue;
+        const struct fsc_ypair *pair = fsc_ymap_get(root, kind->name);
+        if (kind->check(ctx, cfg, cfg->sections[s], pair ? pair->value : NULL) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int check_whole(struct fsc_cctx *ctx, const struct fsc_ynode *root)
+{
+    if (check_listeners(ctx, root) != 0 || check_sources(ctx, root) != 0 ||
+        check_sections(ctx, root) != 0)
+        return -1;
     return 0;
 }
 
@@ -258,7 +416,8 @@ static char *config_dir(struct fsc_cfg_arena *arena, const char *name)
     return dir;
 }
 
-struct fsc_config *fsc_config_parse(const char *text, size_t len, const char *name, char *err,
+struct fsc_config *fsc_config_parse(const char *text, size_t len, const char *name,
+                                    const struct fsc_config_schema *schema, char *err,
                                     size_t errlen)
 {
     struct fsc_cctx ctx;
@@ -287,6 +446,9 @@ struct fsc_config *fsc_config_parse(const char *text, size_t len, const char *na
     if (cfg->priv == NULL || cfg->file == NULL)
         goto oom;
     cfg->priv->arena = ctx.arena;
+    cfg->schema = schema;
+    if (build_tables(cfg, schema) != 0)
+        goto oom;
     cfg->dir = config_dir(ctx.arena, name);
     if (cfg->dir == NULL)
         goto oom;
@@ -309,8 +471,14 @@ struct fsc_config *fsc_config_parse(const char *text, size_t len, const char *na
                         "topology)");
         goto fail;
     }
-    if (fsc_cfg_decode_map(&ctx, root, (struct fsc_config_mark){1, 1}, &top_spec, cfg) != 0 ||
-        fsc_cfg_check_whole(&ctx, root) != 0)
+    ctx.root = root;
+    if (fsc_cfg_decode_shared(&ctx, root, (struct fsc_config_mark){1, 1}, &cfg->priv->root_spec,
+                              cfg, &cfg->priv->sections_spec, cfg->priv->sections_block,
+                              NULL) != 0 ||
+        (fsc_ymap_get(root, "exporters") == NULL &&
+         fsc_cfg_decode_map(&ctx, NULL, (struct fsc_config_mark){1, 1}, &cfg->priv->exporters_spec,
+                            cfg->priv->exporters_block) != 0) ||
+        check_whole(&ctx, root) != 0)
         goto fail;
     fsc_cfg_arena_destroy(tree_arena);
     return cfg;
@@ -323,7 +491,8 @@ fail:
     return NULL;
 }
 
-struct fsc_config *fsc_config_load(const char *path, char *err, size_t errlen)
+struct fsc_config *fsc_config_load(const char *path, const struct fsc_config_schema *schema,
+                                   char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
@@ -345,7 +514,7 @@ struct fsc_config *fsc_config_load(const char *path, char *err, size_t errlen)
     else if (n > FSC_CONFIG_MAX_FILE)
         snprintf(err, errlen, "%s: the file is larger than %u bytes", path, FSC_CONFIG_MAX_FILE);
     else
-        cfg = fsc_config_parse(buf, n, path, err, errlen);
+        cfg = fsc_config_parse(buf, n, path, schema, err, errlen);
     /* The text may hold inline secrets. */
     volatile char *w = buf;
     for (size_t i = 0; i < n; i++)
@@ -361,10 +530,35 @@ void fsc_config_destroy(struct fsc_config *cfg)
     fsc_cfg_arena_destroy(cfg->priv->arena); /* cfg itself lives in the arena */
 }
 
+int fsc_config_print_parts(const struct fsc_config *cfg, unsigned what, FILE *out)
+{
+    const struct fsc_config_private *p = cfg->priv;
+    if (what == FSC_CONFIG_PART_ALL) {
+        fputs("# fabricscope effective configuration: every default filled in, secrets not "
+              "shown\n",
+              out);
+        fsc_cfg_print_shared(out, 0, false, &p->root_spec, cfg, &p->sections_spec,
+                             p->sections_block);
+        return ferror(out) ? -EIO : 0;
+    }
+    for (size_t i = 0; i < p->root_spec.n_keys; i++) {
+        const struct fsc_ckey *key = &p->root_keys[i];
+        bool sources = strcmp(key->key, "sources") == 0;
+        bool exporters = strcmp(key->key, "exporters") == 0;
+        unsigned part = sources     ? FSC_CONFIG_PART_SOURCES
+                        : exporters ? FSC_CONFIG_PART_EXPORTERS
+                                    : FSC_CONFIG_PART_ROOT;
+        if (!(what & part))
+            continue;
+        struct fsc_cspec one = {.keys = key, .n_keys = 1};
+        fsc_cfg_print_map(out, 0, false, &one, cfg);
+    }
+    if (what & FSC_CONFIG_PART_ROOT)
+        fsc_cfg_print_map(out, 0, false, &p->sections_spec, p->sections_block);
+    return ferror(out) ? -EIO : 0;
+}
+
 int fsc_config_print(const struct fsc_config *cfg, FILE *out)
 {
-    fputs("# fabricscope effective configuration: every default filled in, secrets not shown\n",
-          out);
-    fsc_cfg_print_map(out, 0, false, &top_spec, cfg);
-    return ferror(out) ? -EIO : 0;
+    return fsc_config_print_parts(cfg, FSC_CONFIG_PART_ALL, out);
 }

@@ -1,11 +1,19 @@
 /* Configuration: one YAML file -> one immutable `struct fsc_config`.
  *
+ * This layer knows the root keys only:
+ *
  *   log:        level
- *   sources:    list of gnmi / otlp / nic instances
- *   exporters:  prometheus, kafka, remote_write
- *   engine:     windows and detector thresholds (struct fsc_engine_config)
- *   topology:   devices, ports, port groups, rails, cable plan (topology.h)
- *   shard:      this collector's share of the devices (shard.h)
+ *   sources:    a list; each item's `type:` picks a source kind
+ *   exporters:  a mapping; each key is an exporter kind
+ *   state_dir:  where state (rollups) lives
+ *   <section>:  every other root key is a section kind (engine, topology,
+ *               rollup, shard, ...)
+ *
+ * Which kinds exist is not known here: the caller hands the loader a schema
+ * (struct fsc_config_schema, built by the application from its plugins),
+ * and each kind brings its own key table (config_decode.h) from the folder
+ * that owns it. So adding a source or an exporter touches its folder and
+ * the application's plugin table, never this layer.
  *
  * Every key, its type and default is documented in docs/CONFIG.md. The loader
  * is strict: unknown keys, wrong types, out-of-range values, duplicates and
@@ -27,15 +35,20 @@
 #include <stdio.h>
 
 #include "base/log.h"
-#include "model/topology.h"
-#include "engine/engine.h"
 
 /* Bounds; each is an error when exceeded. */
-#define FSC_CONFIG_MAX_FILE    (4u << 20) /* bytes of the config file */
-#define FSC_CONFIG_MAX_SOURCES 256
-#define FSC_CONFIG_MAX_NAME    63   /* source, stream, device, port, group names */
-#define FSC_CONFIG_MAX_PATH    1023 /* file paths, URLs, gNMI paths */
-#define FSC_CONFIG_MAX_SECRET  4096 /* bytes of a resolved secret */
+#define FSC_CONFIG_MAX_FILE     (4u << 20) /* bytes of the config file */
+#define FSC_CONFIG_MAX_SOURCES  256
+#define FSC_CONFIG_MAX_NAME     63   /* source, stream, device, port, group names */
+#define FSC_CONFIG_MAX_PATH     1023 /* file paths, URLs, gNMI paths */
+#define FSC_CONFIG_MAX_SECRET   4096 /* bytes of a resolved secret */
+#define FSC_CONFIG_MAX_SECTIONS 16   /* section kinds (root and exporters) in a schema */
+
+/* Where an item was declared in the config file (1-based), so runtime
+ * messages can point back at it. */
+struct fsc_config_mark {
+    uint32_t line, col;
+};
 
 /* A secret: resolved value plus where it came from (for printing). */
 struct fsc_secret {
@@ -44,8 +57,8 @@ struct fsc_secret {
     const char *env;   /* set when given as <key>_env */
 };
 
-/* Client TLS (gNMI, Kafka, remote_write) and server TLS (OTLP). Absent
- * section: present = false and everything off. */
+/* Client TLS (gNMI, Kafka, remote_write) and server TLS (OTLP, Prometheus).
+ * Absent section: present = false and everything off. */
 struct fsc_tls_config {
     bool present;
     bool enabled;              /* default true once the section is present */
@@ -80,261 +93,93 @@ struct fsc_listener_auth {
     const char *bearer_tokens_file; /* path: one token a line; NULL = none */
 };
 
+/* Reconnect / retry backoff (jittered exponential). */
 struct fsc_backoff {
     int64_t initial_ns; /* default 1 s */
     int64_t max_ns;     /* default 60 s */
 };
 
-/* ---- sources -------------------------------------------------------------- */
+/* ---- kinds and the schema ---------------------------------------------------- */
 
-enum fsc_source_type {
-    FSC_SOURCE_GNMI = 0,
-    FSC_SOURCE_OTLP = 1,
-    FSC_SOURCE_NIC = 2,
-    FSC_SOURCE_SYNTHETIC = 3, /* the built-in traffic generator (collector/sources/synth) */
-    FSC_SOURCE_REPLAY = 4,    /* samples from a replay file (collector/sources/replay) */
+struct fsc_cspec;         /* a key table (config_decode.h) */
+struct fsc_cctx;          /* one load's decoding context (config_decode.h) */
+struct fsc_ynode;         /* a YAML node (yaml_tree.h) */
+struct fsc_config;        /* below */
+struct fsc_source_config; /* below */
+
+/* An address a kind binds, for the check that no two listeners collide. */
+struct fsc_config_listen {
+    const char *addr; /* "host:port"; NULL or "" = none */
+    const char *key;  /* the key that set it ("grpc_listen"), for the message's position */
 };
 
-enum fsc_gnmi_encoding {
-    FSC_GNMI_PROTO = 0,
-    FSC_GNMI_JSON = 1,
-    FSC_GNMI_JSON_IETF = 2,
+/* How the daemon shares sources of a kind between collectors (model/shard.h). */
+enum fsc_shard_by {
+    FSC_SHARD_BY_DEVICE = 0, /* by the device the source collects (kind->device) */
+    FSC_SHARD_BY_NAME = 1,   /* by the source's name (a replay file may hold many devices) */
+    FSC_SHARD_BY_POINT = 2,  /* always runs and keeps only its shard's devices itself
+                              * (OTLP: per point); restarted when the shard changes */
+    FSC_SHARD_NEVER = 3,     /* always runs, whatever the shard (a NIC poller reads
+                              * the host it runs on) */
 };
 
-enum fsc_gnmi_mode {
-    FSC_GNMI_SAMPLE = 0,
-    FSC_GNMI_ON_CHANGE = 1,
+/* One configurable kind: a source type, an exporter, or a root section. The
+ * loader allocates `size` zeroed bytes for each instance and decodes the
+ * instance's keys into them with `spec`. Plugins embed this as the first
+ * member of their face (plugin/source.h), so the loader never sees what
+ * they run. Every hook is optional. */
+struct fsc_config_kind {
+    const char *name;             /* source `type:` value, or the section's key */
+    const struct fsc_cspec *spec; /* the instance's keys */
+    size_t size;                  /* bytes of the object spec describes */
+    /* Sections and exporters: an absent section stays zeroed and is not
+     * printed (its struct starts with `bool present`); otherwise an absent
+     * section gets its defaults, as an empty one does. */
+    bool optional;
+    /* Sources only. */
+    const char *profile;     /* default `profile:`, or NULL for none */
+    enum fsc_shard_by shard; /* how sources of this kind are sharded */
+    /* The device a source collects (unique among enabled sources), or NULL
+     * when it learns devices from the data. */
+    const char *(*device)(const struct fsc_source_config *src);
+    /* The B300 cable plan file a source checks its host against, or NULL
+     * (the status page's mesh view uses it when topology has none). */
+    const char *(*cable_plan)(const struct fsc_source_config *src);
+    /* Sources and exporters: the addresses this instance listens on, up to
+     * cap; returns how many (none while disabled). */
+    size_t (*listeners)(const void *obj, struct fsc_config_listen *out, size_t cap);
+    /* Checks against the whole config once every section is decoded (a
+     * key that needs another section); node is the instance's mapping
+     * (NULL when absent) and ctx's path points at it. Returns 0 or -1
+     * after fsc_cfg_fail(). */
+    int (*check)(struct fsc_cctx *ctx, const struct fsc_config *cfg, const void *obj,
+                 const struct fsc_ynode *node);
 };
 
-/* One subscription stream (a gNMI Subscribe RPC of its own). */
-struct fsc_gnmi_stream {
-    const char *name;
-    const char **paths; /* each starts with '/' */
-    size_t n_paths;
-    enum fsc_gnmi_mode mode;
-    int64_t sample_interval_ns; /* SAMPLE: resolved (the source's by default); ON_CHANGE: 0 */
-    bool updates_only;
-    struct fsc_config_mark mark; /* {0,0} for the built-in plan */
+/* What a loader accepts: the application's table of kinds. Borrowed by
+ * every config loaded with it (keep it static). Lists are NULL-terminated. */
+struct fsc_config_schema {
+    const struct fsc_config_kind *const *sources;   /* `type:` values of `sources:` items */
+    const struct fsc_config_kind *const *exporters; /* keys of `exporters:` */
+    const struct fsc_config_kind *const *sections;  /* further root keys, in print order */
+    const char *const *profiles;                    /* names `profile:` accepts */
 };
 
-struct fsc_gnmi_config {
-    const char *address; /* "host:port", required */
-    const char *device;  /* device label; default the source name */
-    struct fsc_tls_config tls;
-    const char *username;            /* optional */
-    struct fsc_secret password;      /* optional; needs username */
-    enum fsc_gnmi_encoding encoding; /* default proto */
-    int64_t sample_interval_ns;      /* default 2 s */
-    struct fsc_gnmi_stream *streams; /* never empty: the default plan when omitted */
-    size_t n_streams;
-    uint32_t stall_intervals;   /* resubscribe after this many silent intervals; default 3 */
-    int64_t keepalive_ns;       /* gRPC keepalive; default 30 s */
-    int64_t connect_timeout_ns; /* default 10 s */
-    struct fsc_backoff backoff; /* reconnect backoff (jittered); 1 s .. 60 s */
-};
+/* ---- sources --------------------------------------------------------------------- */
 
-struct fsc_otlp_config {
-    const char *grpc_listen;       /* "host:port" or "" (off); default "0.0.0.0:4317" */
-    const char *http_listen;       /* default "0.0.0.0:4318"; "" disables */
-    uint64_t max_body;             /* bytes on the wire; default 4 MiB */
-    uint64_t max_decompressed;     /* bytes after gzip; default 32 MiB */
-    const char *device_attribute;  /* resource attribute naming the device; "host.name" */
-    struct fsc_tls_config tls;     /* server side */
-    struct fsc_listener_auth auth; /* both transports */
-};
-
-struct fsc_nic_device {
-    const char *rdma;   /* "mlx5_0" */
-    const char *netdev; /* "ens1f0np0"; NULL: no ethtool / net statistics */
-    uint32_t port;      /* RDMA port number; default 1 */
-    struct fsc_config_mark mark;
-};
-
-struct fsc_nic_config {
-    const char *device;     /* host label; default the source name */
-    const char *sysfs_root; /* default "/" (tests point it at a fixture tree) */
-    int64_t interval_ns;    /* default 100 ms, at least 10 ms */
-    bool auto_devices;      /* discover every RDMA device; default true without devices */
-    struct fsc_nic_device *devices;
-    size_t n_devices;
-    bool ethtool;           /* read SIOCETHTOOL stats; default true */
-    bool pcie;              /* read PCIe link status and AER; default true */
-    const char *cable_plan; /* path to cables.txt, or NULL */
-    uint32_t node;          /* this host's node number in the cable plan; 0 = none */
-};
-
-/* One simulated device: per port, rx/tx byte counters at `utilization` of
- * `speed` with noise, a line-rate burst on one port every burst_every, a CNP
- * storm on one port every storm_every, a wrapping 32-bit reorder counter. */
-struct fsc_synthetic_config {
-    const char *device;      /* device label; default the source name */
-    uint32_t ports;          /* default 8 */
-    uint64_t speed_bps;      /* default 400G */
-    int64_t interval_ns;     /* sample period; default 100 ms */
-    double utilization;      /* baseline, 0..0.8; default 0.3 */
-    int64_t burst_every_ns;  /* default 10 s; 0 = no bursts */
-    int64_t burst_length_ns; /* default 100 ms */
-    int64_t storm_every_ns;  /* default 30 s; 0 = no CNP storms (a storm lasts 5 s) */
-    uint32_t seed;           /* random seed; default 1 */
-};
-
-/* Plays a replay file (collector/sources/replay/replay_file.h) into the engine. */
-enum fsc_replay_mode {
-    FSC_REPLAY_INSTANT = 0,  /* everything at once, device times ending before now */
-    FSC_REPLAY_REALTIME = 1, /* each sample at its time from the start (default) */
-};
-
-struct fsc_replay_config {
-    const char *file; /* required; relative paths are relative to the config file */
-    enum fsc_replay_mode mode;
-    uint64_t speed_bps;  /* link speed of port-byte counters not in the topology; 400G */
-    int64_t interval_ns; /* nominal sampling interval of the file; default 100 ms */
-};
-
+/* One `sources:` item: the keys every source has, and its kind's own
+ * settings (an object of kind->size bytes, decoded with kind->spec). */
 struct fsc_source_config {
     const char *name; /* unique among sources */
-    enum fsc_source_type type;
+    const struct fsc_config_kind *kind;
     bool enabled;        /* default true */
     uint32_t max_series; /* per-source series limit; default 100000 */
-    const char *profile; /* default junos / cumulus / mlx5 by type; NULL for synthetic */
+    const char *profile; /* default kind->profile; NULL when the kind has none */
     struct fsc_config_mark mark;
-    union {
-        struct fsc_gnmi_config gnmi;
-        struct fsc_otlp_config otlp;
-        struct fsc_nic_config nic;
-        struct fsc_synthetic_config synthetic;
-        struct fsc_replay_config replay;
-    };
+    const void *settings; /* the kind's struct (sources/<kind>/...) */
 };
 
-/* ---- exporters ------------------------------------------------------------ */
-
-struct fsc_prometheus_config {
-    bool present;                  /* always true: the exporter defaults to on */
-    bool enabled;                  /* default true */
-    const char *listen;            /* default "0.0.0.0:9464" */
-    int64_t stale_after_ns;        /* series not updated this long are dropped; default 5 m */
-    uint32_t max_series;           /* default 2000000 */
-    struct fsc_tls_config tls;     /* server side; absent = plain HTTP */
-    struct fsc_listener_auth auth; /* absent = no authentication */
-};
-
-enum fsc_kafka_compression {
-    FSC_KAFKA_LZ4 = 0,
-    FSC_KAFKA_ZSTD = 1,
-    FSC_KAFKA_NONE = 2,
-};
-
-enum fsc_sasl_mechanism {
-    FSC_SASL_PLAIN = 0,
-    FSC_SASL_SCRAM_SHA_256 = 1,
-    FSC_SASL_SCRAM_SHA_512 = 2,
-};
-
-struct fsc_sasl_config {
-    bool present;
-    enum fsc_sasl_mechanism mechanism; /* default PLAIN */
-    const char *username;              /* required */
-    struct fsc_secret password;        /* required */
-};
-
-/* When the Kafka spool calls fsync (docs/CONFIG.md, "kafka spool"). */
-enum fsc_spool_fsync {
-    FSC_SPOOL_FSYNC_INTERVAL = 0, /* once a second (default) */
-    FSC_SPOOL_FSYNC_ALWAYS = 1,   /* before each batch is handed to librdkafka */
-    FSC_SPOOL_FSYNC_NEVER = 2,    /* the kernel writes back when it wants */
-};
-
-/* One librdkafka setting passed through from `properties:`. The loader
- * checks the name's syntax and refuses names fabricscope sets itself; the
- * exporter validates name and value with rd_kafka_conf_set() at startup and
- * reports a refusal at these marks. */
-struct fsc_kafka_property {
-    const char *name;
-    const char *value;
-    struct fsc_config_mark name_mark, value_mark;
-};
-
-struct fsc_kafka_config {
-    bool present;         /* the section exists */
-    bool enabled;         /* default true once present */
-    const char **brokers; /* "host:port", required when enabled */
-    size_t n_brokers;
-    const char *client_id;                  /* default "fabricscope" */
-    const char *events_topic;               /* default "fabric.events" */
-    const char *samples_topic;              /* "" = samples are not sent (default) */
-    enum fsc_kafka_compression compression; /* default lz4 */
-    int64_t linger_ns;                      /* default 5 ms */
-    uint64_t batch_size;                    /* bytes; default 1 MB */
-    uint32_t queue_max;                     /* messages held in memory; default 100000 */
-    const char *spool_dir;                  /* "" = no on-disk spool (default) */
-    uint64_t spool_max;                     /* default 1 GiB */
-    enum fsc_spool_fsync spool_fsync;       /* default interval (1 s) */
-    struct fsc_kafka_property *properties;  /* librdkafka pass-through, in file order */
-    size_t n_properties;
-    struct fsc_sasl_config sasl;
-    struct fsc_tls_config tls;
-};
-
-struct fsc_basic_auth {
-    bool present;
-    const char *username;       /* required */
-    struct fsc_secret password; /* required */
-};
-
-struct fsc_header {
-    const char *name, *value;
-};
-
-/* What remote_write sends (bits of fsc_remote_write_config.series). */
-enum {
-    FSC_RW_SERIES_COUNTERS = 1u << 0,     /* raw values of every series */
-    FSC_RW_SERIES_WINDOW_RATES = 1u << 1, /* rates of the first aligned window */
-    FSC_RW_SERIES_FINE_RATES = 1u << 2,   /* rates of the last fine interval */
-};
-
-struct fsc_remote_write_config {
-    bool present;
-    bool enabled;                  /* default true once present */
-    const char *url;               /* http:// or https://, required when enabled */
-    int64_t interval_ns;           /* send period; default 10 s */
-    int64_t resolution_ns;         /* engine read period; default 1 s */
-    uint32_t series;               /* FSC_RW_SERIES_*; default counters | window_rates */
-    int64_t timeout_ns;            /* per request; default 10 s */
-    uint32_t max_samples_per_send; /* default 2000 */
-    uint32_t queue_max;            /* samples held while the receiver is down; default 500000 */
-    struct fsc_backoff backoff;    /* retry backoff (jittered); 1 s .. 60 s */
-    struct fsc_basic_auth basic_auth;
-    struct fsc_secret bearer_token; /* optional; not with basic_auth */
-    struct fsc_header *headers;
-    size_t n_headers;
-    struct fsc_tls_config tls;
-};
-
-struct fsc_exporters_config {
-    struct fsc_prometheus_config prometheus;
-    struct fsc_kafka_config kafka;
-    struct fsc_remote_write_config remote_write;
-};
-
-/* ---- rollups for reports (collector/rollup; docs/CONFIG.md, "rollup") ---- */
-
-struct fsc_rollup_config {
-    bool enabled;         /* default true */
-    int64_t retention_ns; /* per-minute records older than this are deleted; default 30 d */
-    uint64_t max_bytes;   /* bound of the store on disk; default 1 GiB */
-};
-
-/* ---- shard: this collector's share of the devices (model/shard.h) ---------- */
-
-struct fsc_shard_config {
-    uint32_t index; /* 0 .. count - 1; default 0 */
-    uint32_t count; /* collectors sharing the devices; default 1 (this one takes all) */
-    bool from_cli;  /* not a key: set by `run --shard`, which a reload keeps */
-    struct fsc_config_mark mark;
-};
-
-/* ---- the whole file ------------------------------------------------------- */
+/* ---- the whole file ---------------------------------------------------------- */
 
 struct fsc_config_private; /* arena; private to config.c */
 
@@ -343,26 +188,30 @@ struct fsc_config {
     const char *dir;              /* absolute directory of file: relative paths in the file
                                    * were resolved against it (path fields are absolute) */
     enum fsc_log_level log_level; /* default info */
+    const char *state_dir;        /* default $STATE_DIRECTORY when it is one absolute path,
+                                   * else "/var/lib/fabricscope" */
     struct fsc_source_config *sources;
     size_t n_sources;
-    struct fsc_exporters_config exporters;
-    struct fsc_engine_config engine; /* fsc_engine_config_defaults() + the engine: keys */
-    struct fsc_topology topology;
-    const char *state_dir;           /* default "/var/lib/fabricscope" (rollups live below it) */
-    struct fsc_rollup_config rollup; /* rollup: keys */
-    struct fsc_shard_config shard;   /* shard: keys; default 0 of 1 */
+    const struct fsc_config_schema *schema;
+    /* Instances of schema->exporters[i] and schema->sections[i], in the
+     * schema's order; read them with fsc_config_section(). */
+    void *exporters[FSC_CONFIG_MAX_SECTIONS];
+    void *sections[FSC_CONFIG_MAX_SECTIONS];
     struct fsc_config_private *priv;
 };
 
-/* Reads and parses the file at `path` (at most FSC_CONFIG_MAX_FILE bytes).
- * Returns a config the caller owns (fsc_config_destroy), or NULL with
+/* Reads and parses the file at `path` (at most FSC_CONFIG_MAX_FILE bytes)
+ * with the kinds of `schema` (borrowed; must outlive the config). Returns a
+ * config the caller owns (fsc_config_destroy), or NULL with
  * "path:line:col: sentence" (or "path: sentence" for I/O errors) in err.
  * Thread: any; reads the environment for *_env secrets. */
-struct fsc_config *fsc_config_load(const char *path, char *err, size_t errlen);
+struct fsc_config *fsc_config_load(const char *path, const struct fsc_config_schema *schema,
+                                   char *err, size_t errlen);
 
 /* As fsc_config_load() from a buffer; `name` is used in messages and as
  * cfg->file. The text need not be NUL-terminated. */
-struct fsc_config *fsc_config_parse(const char *text, size_t len, const char *name, char *err,
+struct fsc_config *fsc_config_parse(const char *text, size_t len, const char *name,
+                                    const struct fsc_config_schema *schema, char *err,
                                     size_t errlen);
 
 /* Frees the config and wipes the memory that held secrets. NULL is a no-op. */
@@ -374,11 +223,39 @@ void fsc_config_destroy(struct fsc_config *cfg);
  * reference prints as the reference. Returns 0, or -EIO on a write error. */
 int fsc_config_print(const struct fsc_config *cfg, FILE *out);
 
+/* As fsc_config_print(), only the parts in `what`: */
+enum {
+    FSC_CONFIG_PART_ROOT = 1u << 0,      /* log, state_dir and the sections */
+    FSC_CONFIG_PART_SOURCES = 1u << 1,   /* the sources: list */
+    FSC_CONFIG_PART_EXPORTERS = 1u << 2, /* the exporters: mapping */
+    FSC_CONFIG_PART_ALL = 7u,
+};
+int fsc_config_print_parts(const struct fsc_config *cfg, unsigned what, FILE *out);
+
+/* Writes one source as a `sources:` list item (as check-config prints it).
+ * Returns 0 or -EIO. */
+int fsc_config_print_source(const struct fsc_source_config *src, FILE *out);
+
+/* True when two sources have the same kind and the same effective settings,
+ * secret values included (a secret read from a file may change while the
+ * reference stays). False also when the comparison runs out of memory: a
+ * restart is the safe answer. Thread: any. */
+bool fsc_config_source_equal(const struct fsc_source_config *a, const struct fsc_source_config *b);
+
 /* Source by name, or NULL. */
 const struct fsc_source_config *fsc_config_source(const struct fsc_config *cfg, const char *name);
 
-/* "gnmi" / "otlp" / "nic" / "synthetic" / "replay". */
-const char *fsc_source_type_name(enum fsc_source_type type);
+/* The instance of a section or exporter kind (its settings struct), or NULL
+ * when the config's schema has no such kind. Thread: any. */
+const void *fsc_config_section(const struct fsc_config *cfg, const struct fsc_config_kind *kind);
+
+/* The same, writable: for the caller that owns a freshly loaded config and
+ * overrides a value from the command line before anyone reads it. */
+void *fsc_config_section_mut(struct fsc_config *cfg, const struct fsc_config_kind *kind);
+
+/* The source kind named `name` in schema, or NULL. */
+const struct fsc_config_kind *fsc_config_source_kind(const struct fsc_config_schema *schema,
+                                                     const char *name);
 
 /* ---- value syntax shared with the CLI ------------------------------------- */
 

@@ -36,6 +36,12 @@ int fsc_cfg_fail(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *
     return -1;
 }
 
+int fsc_cfg_fail_raw(struct fsc_cctx *ctx, const char *sentence)
+{
+    snprintf(ctx->err, ctx->errlen, "%s", sentence);
+    return -1;
+}
+
 int fsc_cfg_fail_at(struct fsc_cctx *ctx, const struct fsc_ynode *node, const char *fmt, ...)
 {
     va_list ap;
@@ -187,21 +193,30 @@ static const struct fsc_ckey *spec_key(const struct fsc_cspec *spec, const char 
     return NULL;
 }
 
+/* Fails for an unknown key of a mapping read with the tables in specs[]
+ * (NULL-terminated): a typo of one of their keys, or a key of a sibling
+ * table (another kind of list item), gets a hint. */
 static int unknown_key(struct fsc_cctx *ctx, const struct fsc_ynode *keynode,
-                       const struct fsc_cspec *spec)
+                       const struct fsc_cspec *const *specs,
+                       const struct fsc_cspec *const *siblings)
 {
     size_t pl = fsc_cfg_path_key(ctx, keynode->str);
-    const char *guess = fsc_cfg_closest(keynode->str, NULL, spec);
+    const char *guess = NULL;
+    for (size_t i = 0; specs[i] && guess == NULL; i++)
+        guess = fsc_cfg_closest(keynode->str, NULL, specs[i]);
+    const struct fsc_cspec *spec = specs[0], *own = specs[1] ? specs[1] : specs[0];
     if (guess != NULL) {
         fsc_cfg_fail_at(ctx, keynode, "unknown key (did you mean \"%s\"?)", guess);
     } else {
         const struct fsc_cspec *owner = NULL;
-        for (size_t i = 0; spec->siblings && spec->siblings[i] && owner == NULL; i++) {
-            if (spec->siblings[i] != spec && spec_key(spec->siblings[i], keynode->str))
-                owner = spec->siblings[i];
+        if (siblings == NULL)
+            siblings = spec->siblings;
+        for (size_t i = 0; siblings && siblings[i] && owner == NULL; i++) {
+            if (siblings[i] != own && spec_key(siblings[i], keynode->str))
+                owner = siblings[i];
         }
-        if (owner != NULL && spec->what != NULL)
-            fsc_cfg_fail_at(ctx, keynode, "unknown key for %s (it is a key of %s)", spec->what,
+        if (owner != NULL && own->what != NULL)
+            fsc_cfg_fail_at(ctx, keynode, "unknown key for %s (it is a key of %s)", own->what,
                             owner->what);
         else
             fsc_cfg_fail_at(ctx, keynode, "unknown key");
@@ -278,19 +293,34 @@ static int decode_value(struct fsc_cctx *ctx, const struct fsc_ckey *key,
     }
 }
 
-int fsc_cfg_decode_map(struct fsc_cctx *ctx, const struct fsc_ynode *node,
-                       struct fsc_config_mark mark, const struct fsc_cspec *spec, void *obj)
+/* Is node a mapping (or absent)? Fails otherwise. */
+static int expect_map(struct fsc_cctx *ctx, const struct fsc_ynode *node)
 {
-    char *base = obj;
-    if (node != NULL && fsc_ynode_is_null(node))
-        node = NULL;
     if (node != NULL && node->kind != FSC_YNODE_MAP)
         return fsc_cfg_fail_at(ctx, node, "expected a mapping (key: value), got %s",
                                node->kind == FSC_YNODE_SEQ ? "a list" : "a single value");
+    return 0;
+}
+
+/* Every key of node must be in one of specs[] (NULL-terminated). */
+static int check_keys(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                      const struct fsc_cspec *const *specs, const struct fsc_cspec *const *siblings)
+{
     for (size_t i = 0; node != NULL && i < node->n; i++) {
-        if (spec_key(spec, node->pairs[i].key->str) == NULL)
-            return unknown_key(ctx, node->pairs[i].key, spec);
+        bool known = false;
+        for (size_t k = 0; specs[k] && !known; k++)
+            known = spec_key(specs[k], node->pairs[i].key->str) != NULL;
+        if (!known)
+            return unknown_key(ctx, node->pairs[i].key, specs, siblings);
     }
+    return 0;
+}
+
+/* Defaults, then spec's keys in table order, then finish. */
+static int decode_keys(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                       struct fsc_config_mark mark, const struct fsc_cspec *spec, void *obj)
+{
+    char *base = obj;
     if (spec->defaults != NULL)
         spec->defaults(obj);
     if (spec->mark_off != 0)
@@ -313,4 +343,30 @@ int fsc_cfg_decode_map(struct fsc_cctx *ctx, const struct fsc_ynode *node,
             return -1;
     }
     return spec->finish ? spec->finish(ctx, node, mark, obj) : 0;
+}
+
+int fsc_cfg_decode_map(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                       struct fsc_config_mark mark, const struct fsc_cspec *spec, void *obj)
+{
+    const struct fsc_cspec *specs[] = {spec, NULL};
+    if (node != NULL && fsc_ynode_is_null(node))
+        node = NULL;
+    if (expect_map(ctx, node) != 0 || check_keys(ctx, node, specs, NULL) != 0)
+        return -1;
+    return decode_keys(ctx, node, mark, spec, obj);
+}
+
+int fsc_cfg_decode_shared(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                          struct fsc_config_mark mark, const struct fsc_cspec *head, void *head_obj,
+                          const struct fsc_cspec *own, void *own_obj,
+                          const struct fsc_cspec *const *siblings)
+{
+    const struct fsc_cspec *specs[] = {head, own, NULL};
+    if (node != NULL && fsc_ynode_is_null(node))
+        node = NULL;
+    if (expect_map(ctx, node) != 0 || check_keys(ctx, node, specs, siblings) != 0)
+        return -1;
+    if (decode_keys(ctx, node, mark, head, head_obj) != 0)
+        return -1;
+    return decode_keys(ctx, node, mark, own, own_obj);
 }

@@ -27,8 +27,12 @@ struct fsc_cctx {
     size_t errlen;
     struct fsc_cfg_arena *arena; /* the config's arena */
     struct fsc_config *cfg;      /* being built */
-    const char *dir;             /* absolute directory relative paths are resolved against */
-    char path[512];              /* "sources[1].tls.ca_file" */
+    /* The `sources:` item being decoded (its common keys are decoded before
+     * the kind's, so a kind's finish hook may read name); NULL elsewhere. */
+    const struct fsc_source_config *source;
+    const struct fsc_ynode *root; /* the document's root mapping */
+    const char *dir;              /* absolute directory relative paths are resolved against */
+    char path[512];               /* "sources[1].tls.ca_file" */
     size_t pathlen;
 };
 
@@ -115,6 +119,10 @@ struct fsc_cspec {
 int fsc_cfg_fail(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Writes `sentence` (already complete: "file:line:col: path: ...") as the
+ * error. Returns -1. */
+int fsc_cfg_fail_raw(struct fsc_cctx *ctx, const char *sentence);
+
 /* As fsc_cfg_fail() at a node's position. */
 int fsc_cfg_fail_at(struct fsc_cctx *ctx, const struct fsc_ynode *node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -139,6 +147,17 @@ const char *fsc_cfg_quote(const char *s, char *buf, size_t size);
 /* Decodes mapping `node` (NULL or null: empty) into obj per spec. */
 int fsc_cfg_decode_map(struct fsc_cctx *ctx, const struct fsc_ynode *node,
                        struct fsc_config_mark mark, const struct fsc_cspec *spec, void *obj);
+
+/* Decodes a mapping whose keys belong to two tables: `head` on head_obj
+ * (keys every item of a list has: a source's name, type, ...) and `own` on
+ * own_obj (the item's kind's keys). head is decoded first (defaults, keys,
+ * finish), then own. A key of neither is an error, with a hint when it is
+ * a key of one of `siblings` (the other kinds; NULL-terminated, may be
+ * NULL). */
+int fsc_cfg_decode_shared(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                          struct fsc_config_mark mark, const struct fsc_cspec *head, void *head_obj,
+                          const struct fsc_cspec *own, void *own_obj,
+                          const struct fsc_cspec *const *siblings);
 
 /* Scalar text of val, or fails with "expected <what>". */
 int fsc_cfg_scalar(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *what,
@@ -186,39 +205,32 @@ int fsc_cfg_check_portref(struct fsc_cctx *ctx, const struct fsc_ynode *val, con
 void fsc_cfg_print_map(FILE *out, unsigned indent, bool dash, const struct fsc_cspec *spec,
                        const void *obj);
 
+/* As fsc_cfg_print_map() for a mapping of two tables (fsc_cfg_decode_shared). */
+void fsc_cfg_print_shared(FILE *out, unsigned indent, bool dash, const struct fsc_cspec *head,
+                          const void *head_obj, const struct fsc_cspec *own, const void *own_obj);
+
+/* True when every secret of the two objects of spec holds the same value
+ * (nested mappings and lists included). */
+bool fsc_cfg_secrets_equal(const struct fsc_cspec *spec, const void *a, const void *b);
+
 /* Writes s as a YAML scalar: bare when unambiguous, else double-quoted. */
 void fsc_cfg_print_str(FILE *out, const char *s);
 void fsc_cfg_print_indent(FILE *out, unsigned indent);
 /* Shortest decimal that reads back to the same double. */
 const char *fsc_cfg_format_f64(double v, char *buf, size_t size);
 
-/* ---- section tables (config_sources.c, config_exporters.c, ...) ----------- */
+/* ---- tables shared by several kinds (config_auth.c) --------------------------- */
 
-extern const struct fsc_cspec fsc_cspec_engine;
-extern const struct fsc_cspec fsc_cspec_exporters;
-extern const struct fsc_cspec fsc_cspec_remote_write; /* config_remote_write.c */
-extern const struct fsc_cspec fsc_cspec_topology;
-extern const struct fsc_cspec fsc_cspec_log;
-extern const struct fsc_cspec fsc_cspec_tls_client; /* struct fsc_tls_config */
-extern const struct fsc_cspec fsc_cspec_tls_server;
-/* struct fsc_listener_auth (config_auth.c) */
-extern const struct fsc_cspec fsc_cspec_listener_auth;
+extern const struct fsc_cspec fsc_cspec_tls_client;    /* struct fsc_tls_config */
+extern const struct fsc_cspec fsc_cspec_tls_server;    /* struct fsc_tls_config */
+extern const struct fsc_cspec fsc_cspec_listener_auth; /* struct fsc_listener_auth */
+extern const struct fsc_cspec fsc_cspec_backoff;       /* struct fsc_backoff */
 
-/* gnmi pieces (config_gnmi.c). */
-extern const struct fsc_cspec fsc_cspec_gnmi_stream; /* struct fsc_gnmi_stream */
-extern const struct fsc_cspec fsc_cspec_backoff;     /* struct fsc_backoff */
-/* Fills g->streams with the built-in plan (interfaces, queues, rest). */
-int fsc_cfg_gnmi_default_streams(struct fsc_cctx *ctx, const struct fsc_ynode *at,
-                                 struct fsc_gnmi_config *g);
-/* Stream names and paths unique within the source. */
-int fsc_cfg_gnmi_check_streams(struct fsc_cctx *ctx, const struct fsc_gnmi_config *g);
-
-int fsc_cfg_decode_sources(struct fsc_cctx *ctx, const struct fsc_ckey *key,
-                           const struct fsc_ynode *val, void *obj);
-void fsc_cfg_print_sources(FILE *out, unsigned indent, const struct fsc_ckey *key, const void *obj);
-
-/* Cross-section checks (listen address clashes, group limits, engine
- * validation); root is the document mapping. */
-int fsc_cfg_check_whole(struct fsc_cctx *ctx, const struct fsc_ynode *root);
+/* The position of `key` (or `key2` when key is not written) in the i-th
+ * `sources:` item of the document root; dflt when neither is written. For
+ * check hooks that report at a key of a source. */
+struct fsc_config_mark fsc_cfg_source_key_mark(const struct fsc_ynode *root, size_t i,
+                                               const char *key, const char *key2,
+                                               struct fsc_config_mark dflt);
 
 #endif

@@ -219,18 +219,18 @@ static void print_list(FILE *out, unsigned indent, const struct fsc_ckey *key, c
     }
 }
 
-void fsc_cfg_print_map(FILE *out, unsigned indent, bool dash, const struct fsc_cspec *spec,
-                       const void *vobj)
+/* Prints spec's keys of obj; *dash: the next line starts a list item. */
+static void print_keys(FILE *out, unsigned indent, bool *dash, const struct fsc_cspec *spec,
+                       const char *obj)
 {
-    const char *obj = vobj;
     for (size_t i = 0; i < spec->n_keys; i++) {
         const struct fsc_ckey *key = &spec->keys[i];
         if (!key_printed(key, obj))
             continue;
-        if (dash) {
+        if (*dash) {
             fsc_cfg_print_indent(out, indent - 2);
             fputs("- ", out);
-            dash = false;
+            *dash = false;
         } else {
             fsc_cfg_print_indent(out, indent);
         }
@@ -253,8 +253,70 @@ void fsc_cfg_print_map(FILE *out, unsigned indent, bool dash, const struct fsc_c
             fputc('\n', out);
         }
     }
+}
+
+void fsc_cfg_print_map(FILE *out, unsigned indent, bool dash, const struct fsc_cspec *spec,
+                       const void *obj)
+{
+    print_keys(out, indent, &dash, spec, obj);
     if (dash) {
         fsc_cfg_print_indent(out, indent - 2);
         fputs("- {}\n", out);
     }
+}
+
+void fsc_cfg_print_shared(FILE *out, unsigned indent, bool dash, const struct fsc_cspec *head,
+                          const void *head_obj, const struct fsc_cspec *own, const void *own_obj)
+{
+    print_keys(out, indent, &dash, head, head_obj);
+    print_keys(out, indent, &dash, own, own_obj);
+    if (dash) {
+        fsc_cfg_print_indent(out, indent - 2);
+        fputs("- {}\n", out);
+    }
+}
+
+/* Do the secrets of two objects of spec hold the same values? Walks nested
+ * mappings and lists (a list of another length differs anyway: the
+ * printout tells). */
+static bool secrets_equal(const struct fsc_cspec *spec, const char *a, const char *b)
+{
+    for (size_t i = 0; i < spec->n_keys; i++) {
+        const struct fsc_ckey *key = &spec->keys[i];
+        switch (key->kind) {
+        case FSC_CK_SECRET:
+        case FSC_CK_SECRET_FILE:
+        case FSC_CK_SECRET_ENV: {
+            const char *va = secret_of(key, a)->value, *vb = secret_of(key, b)->value;
+            if ((va == NULL) != (vb == NULL) || (va && strcmp(va, vb) != 0))
+                return false;
+            break;
+        }
+        case FSC_CK_MAP:
+            if (!secrets_equal(key->spec, a + key->off, b + key->off))
+                return false;
+            break;
+        case FSC_CK_LIST: {
+            size_t n = count_of(key, a);
+            if (n != count_of(key, b))
+                return false;
+            const char *la, *lb;
+            memcpy(&la, a + key->off, sizeof(la));
+            memcpy(&lb, b + key->off, sizeof(lb));
+            for (size_t k = 0; k < n; k++) {
+                if (!secrets_equal(key->spec, la + k * key->elem_size, lb + k * key->elem_size))
+                    return false;
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    return true;
+}
+
+bool fsc_cfg_secrets_equal(const struct fsc_cspec *spec, const void *a, const void *b)
+{
+    return secrets_equal(spec, a, b);
 }

@@ -8,9 +8,9 @@
 
 #include "config/config_decode.h"
 
-/* Enum fields are decoded through an int: the enums in config.h and
- * topology.h have small non-negative values, so they are int-sized. */
-_Static_assert(sizeof(enum fsc_source_type) == sizeof(int), "enum size");
+/* Enum fields are decoded through an int: the enums of the key tables have
+ * small non-negative values, so they are int-sized. */
+_Static_assert(sizeof(enum fsc_client_auth) == sizeof(int), "enum size");
 _Static_assert(sizeof(unsigned) == sizeof(uint32_t), "engine counts are decoded as u32");
 
 /* ---- scalars ---------------------------------------------------------------- */

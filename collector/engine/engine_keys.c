@@ -1,4 +1,4 @@
-/* engine: and log: sections. The engine keys map one to one onto
+/* engine: section. Its keys map one to one onto
  * struct fsc_engine_config (engine/engine.h); its defaults and its semantic
  * validation belong to the engine, this file only adds syntax, ranges and
  * positions. */
@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "config/config_decode.h"
+#include "engine/engine_keys.h"
+#include "model/topology_keys.h"
 
 #define MS  1000000ll
 #define SEC 1000000000ll
@@ -69,7 +71,7 @@ static int decode_imbalance_window(struct fsc_cctx *ctx, const struct fsc_ckey *
                                    const struct fsc_ynode *val, void *obj)
 {
     struct fsc_imbalance_config *imb = obj;
-    const struct fsc_rate_params *rate = &ctx->cfg->engine.rate;
+    const struct fsc_rate_params *rate = &fsc_engine_config_of(ctx->cfg)->rate;
     const char *s;
     int64_t ns;
     char q[96], list[128], buf[32];
@@ -256,7 +258,7 @@ static const struct fsc_ckey engine_keys[] = {
     U32("max_groups", struct fsc_engine_config, max_groups, 1, 1u << 20),
 };
 
-const struct fsc_cspec fsc_cspec_engine = {
+static const struct fsc_cspec engine_spec = {
     .what = "the engine section",
     .keys = engine_keys,
     .n_keys = FSC_NELEM(engine_keys),
@@ -264,27 +266,33 @@ const struct fsc_cspec fsc_cspec_engine = {
     .finish = engine_finish,
 };
 
-/* ---- log -------------------------------------------------------------------------- */
-
-static const char *const level_names[] = {"error", "warn", "info", "debug", NULL};
-_Static_assert(FSC_LOG_ERROR == 0 && FSC_LOG_WARN == 1 && FSC_LOG_INFO == 2 && FSC_LOG_DEBUG == 3,
-               "level_names follows enum fsc_log_level");
-
-static void log_defaults(void *obj)
+/* The topology's port groups are the imbalance detector's groups: there
+ * must be room for all of them. */
+static int engine_check(struct fsc_cctx *ctx, const struct fsc_config *cfg, const void *obj,
+                        const struct fsc_ynode *node)
 {
-    ((struct fsc_config *)obj)->log_level = FSC_LOG_INFO;
+    const struct fsc_engine_config *ec = obj;
+    const struct fsc_topology *topo = fsc_topology_of(cfg);
+    (void)node;
+    if (topo == NULL || topo->n_groups <= ec->max_groups)
+        return 0;
+    struct fsc_config_mark m =
+        fsc_cfg_key_mark(ctx->root, "topology", (struct fsc_config_mark){1, 1});
+    size_t pl = fsc_cfg_path_key(ctx, "topology.port_groups");
+    fsc_cfg_fail(ctx, m.line, m.col, "%zu groups exceed engine.max_groups (%u)", topo->n_groups,
+                 (unsigned)ec->max_groups);
+    fsc_cfg_path_pop(ctx, pl);
+    return -1;
 }
 
-static const struct fsc_ckey log_keys[] = {
-    {.key = "level",
-     .kind = FSC_CK_ENUM,
-     .off = offsetof(struct fsc_config, log_level),
-     .names = level_names},
+const struct fsc_config_kind fsc_engine_kind = {
+    .name = "engine",
+    .spec = &engine_spec,
+    .size = sizeof(struct fsc_engine_config),
+    .check = engine_check,
 };
 
-const struct fsc_cspec fsc_cspec_log = {
-    .what = "the log section",
-    .keys = log_keys,
-    .n_keys = FSC_NELEM(log_keys),
-    .defaults = log_defaults,
-};
+const struct fsc_engine_config *fsc_engine_config_of(const struct fsc_config *cfg)
+{
+    return fsc_config_section(cfg, &fsc_engine_kind);
+}

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "model/registry.h"
-#include "engine/events.h"
+#include "model/event.h"
 
 /* Writes the fields into buf (always NUL-terminated, truncated if short).
  * reg is borrowed and may be NULL (then series=<id> instead of labels).

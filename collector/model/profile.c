@@ -12,24 +12,14 @@
 #define CAPTURE_MAX     3 /* digits captured by {p}: priorities are 0-7, room for more */
 #define RUNS_TRIED      4 /* digit runs tried per name; vendor names have few */
 
-static const struct fsc_profile *const builtin[] = {
-    &fsc_profile_junos,
-    &fsc_profile_cumulus,
-    &fsc_profile_mlx5,
-};
-
-const struct fsc_profile *fsc_profile_at(size_t i)
+const struct fsc_profile *fsc_profile_find(const struct fsc_profile *const *profiles,
+                                           const char *name)
 {
-    return i < sizeof(builtin) / sizeof(builtin[0]) ? builtin[i] : NULL;
-}
-
-const struct fsc_profile *fsc_profile_find(const char *name)
-{
-    if (name == NULL)
+    if (name == NULL || profiles == NULL)
         return NULL;
-    for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
-        if (strcmp(builtin[i]->name, name) == 0)
-            return builtin[i];
+    for (size_t i = 0; profiles[i]; i++)
+        if (strcmp(profiles[i]->name, name) == 0)
+            return profiles[i];
     return NULL;
 }
 
@@ -300,10 +290,11 @@ int fsc_profile_check(const struct fsc_profile *prof, char *err, size_t errlen)
     return 0;
 }
 
-int fsc_profile_canonical_traits(const char *canonical, struct fsc_traits *out)
+int fsc_profile_canonical_traits(const struct fsc_profile *const *profiles, const char *canonical,
+                                 struct fsc_traits *out)
 {
     const struct fsc_profile *prof;
-    for (size_t i = 0; (prof = fsc_profile_at(i)) != NULL; i++) {
+    for (size_t i = 0; profiles && (prof = profiles[i]) != NULL; i++) {
         for (size_t k = 0; k < prof->n_entries; k++) {
             const struct fsc_profile_entry *e = &prof->entries[k];
             if (strcmp(e->canonical, canonical) != 0)

@@ -1,7 +1,8 @@
 /* Vendor profiles (DESIGN §3): vendor counter names -> canonical metrics.
  *
  * A profile is data, not code: one sorted const table per source family
- * (profile_junos.c, profile_cumulus.c, profile_mlx5.c) that says, for each
+ * (sources/gnmi/profile_junos.c, sources/otlp/profile_cumulus.c,
+ * sources/nic/profile_mlx5.c) that says, for each
  * vendor counter name, its canonical `fabric_` name and its static traits
  * (kind, hardware width, unit, detector signal, direction, scale). A source
  * maps a name once, when it first sees a series, and caches the result.
@@ -54,16 +55,11 @@ struct fsc_profile {
     int64_t refresh_ns;             /* device copy period, copied into traits */
 };
 
-/* The built-in profiles (const data, defined in profile_<name>.c). */
-extern const struct fsc_profile fsc_profile_junos;
-extern const struct fsc_profile fsc_profile_cumulus;
-extern const struct fsc_profile fsc_profile_mlx5;
-
-/* Built-in profile named `name`, or NULL. Thread: any. */
-const struct fsc_profile *fsc_profile_find(const char *name);
-
-/* The i-th built-in profile (for listing them), or NULL past the end. */
-const struct fsc_profile *fsc_profile_at(size_t i);
+/* The profile named `name` in profiles (NULL-terminated; the application
+ * collects them from its sources: sources/gnmi/profile_junos.c, ...), or
+ * NULL. Thread: any. */
+const struct fsc_profile *fsc_profile_find(const struct fsc_profile *const *profiles,
+                                           const char *name);
 
 struct fsc_profile_match {
     const struct fsc_profile_entry *entry; /* NULL = passthrough */
@@ -90,12 +86,13 @@ int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
                     struct fsc_profile_match *out);
 
 /* Static traits of a canonical metric name (as a replay file or a test
- * names it), taken from the first built-in profile that maps a vendor name
- * to it: kind, width, unit, signal, direction; scale 1 (the value is already
+ * names it), taken from the first of profiles (NULL-terminated) that maps a
+ * vendor name to it: kind, width, unit, signal, direction; scale 1 (the value is already
  * in canonical units), refresh 0, no link speed or interval. Returns 0, or
  * -ENOENT when no profile produces that name. Linear in the table sizes
  * (~130 entries): call it once per series. Thread: any. */
-int fsc_profile_canonical_traits(const char *canonical, struct fsc_traits *out);
+int fsc_profile_canonical_traits(const struct fsc_profile *const *profiles, const char *canonical,
+                                 struct fsc_traits *out);
 
 /* Writes `in` as a valid Prometheus metric name for an exporter: every byte
  * outside [a-zA-Z0-9_] becomes '_' (':' too: colons are reserved for

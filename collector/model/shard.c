@@ -62,12 +62,12 @@ int fsc_shard_parse(const char *s, uint32_t *index, uint32_t *count)
 
 const char *fsc_shard_key(const struct fsc_source_config *sc)
 {
-    switch (sc->type) {
-    case FSC_SOURCE_GNMI:
-        return sc->gnmi.device ? sc->gnmi.device : sc->name;
-    case FSC_SOURCE_SYNTHETIC:
-        return sc->synthetic.device ? sc->synthetic.device : sc->name;
-    case FSC_SOURCE_REPLAY:
+    switch (sc->kind->shard) {
+    case FSC_SHARD_BY_DEVICE: {
+        const char *dev = sc->kind->device ? sc->kind->device(sc) : NULL;
+        return dev ? dev : sc->name;
+    }
+    case FSC_SHARD_BY_NAME:
         return sc->name;
     default:
         return NULL;

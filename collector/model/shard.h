@@ -20,6 +20,21 @@
 
 #include "config/config.h"
 
+/* ---- shard: this collector's share of the devices (shard_keys.c) ---------- */
+
+struct fsc_shard_config {
+    uint32_t index; /* 0 .. count - 1; default 0 */
+    uint32_t count; /* collectors sharing the devices; default 1 (this one takes all) */
+    bool from_cli;  /* not a key: set by `run --shard`, which a reload keeps */
+    struct fsc_config_mark mark;
+};
+
+/* The kind of the shard: section (shard_keys.c). */
+extern const struct fsc_config_kind fsc_shard_kind;
+
+/* cfg's shard: section; NULL when cfg's schema has none. */
+const struct fsc_shard_config *fsc_shard_config_of(const struct fsc_config *cfg);
+
 /* Largest shard count accepted (config and --shard). */
 #define FSC_SHARD_MAX 4096
 

@@ -35,7 +35,7 @@ static const struct fsc_ckey shard_keys[] = {
     {.key = "count", .kind = FSC_CK_U32, .off = SH(count), .min = 1, .max = FSC_SHARD_MAX},
 };
 
-const struct fsc_cspec fsc_cspec_shard = {
+static const struct fsc_cspec shard_spec = {
     .what = "the shard section",
     .keys = shard_keys,
     .n_keys = FSC_NELEM(shard_keys),
@@ -43,3 +43,14 @@ const struct fsc_cspec fsc_cspec_shard = {
     .finish = shard_finish,
     .mark_off = SH(mark),
 };
+
+const struct fsc_config_kind fsc_shard_kind = {
+    .name = "shard",
+    .spec = &shard_spec,
+    .size = sizeof(struct fsc_shard_config),
+};
+
+const struct fsc_shard_config *fsc_shard_config_of(const struct fsc_config *cfg)
+{
+    return fsc_config_section(cfg, &fsc_shard_kind);
+}

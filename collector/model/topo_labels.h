@@ -1,7 +1,8 @@
 /* Topology labels for a series (docs/METRICS.md): a source that knows a
  * series' device and port adds `role`, `rail` and `peer` from the topology
  * when it interns the series, so rules and dashboards can select uplinks,
- * rails and links without a join. One function for every source. */
+ * rails and links without a join. One function for every source (its port
+ * groups: engine/topo_groups.h). */
 #ifndef FSC_TOPO_LABELS_H
 #define FSC_TOPO_LABELS_H
 
@@ -9,7 +10,6 @@
 
 #include "model/registry.h"
 #include "model/topology.h"
-#include "engine/engine.h"
 
 /* Space a caller provides for the rail number's text. */
 #define FSC_TOPO_RAIL_BUF 12
@@ -23,16 +23,5 @@
 size_t fsc_topo_labels_add(const struct fsc_topology *topo, const char *device, const char *port,
                            struct fsc_label *labels, size_t *n, size_t max,
                            char rail_buf[FSC_TOPO_RAIL_BUF]);
-
-/* Puts series `id` into every port group of the topology that lists
- * (device, port), as the engine's imbalance detector expects: group g of
- * topo->groups is engine group g. Only transmit byte counters join
- * (FSC_SIG_PORT_BYTES, FSC_DIR_TX): uplink imbalance is about how ECMP / DLB
- * spreads egress traffic, and mixing rx into the mean would blur it.
- * Returns how many groups the series joined, or a negative errno from the
- * engine. Thread: any source thread. */
-int fsc_topo_groups_join(const struct fsc_topology *topo, struct fsc_engine *eng,
-                         const char *device, const char *port, const struct fsc_traits *tr,
-                         fsc_series_id id);
 
 #endif

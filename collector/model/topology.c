@@ -187,3 +187,14 @@ const char *fsc_port_role_name(enum fsc_port_role role)
     static const char *const names[] = {"none", "uplink", "downlink", "nic"};
     return (unsigned)role < 4 ? names[role] : "?";
 }
+
+/* The B300 defaults of the cable plan (topology.h). */
+const uint32_t fsc_cable_default_port_cards[FSC_B300_PORTS] = {7, 4, 6, 5, 0, 3, 1, 2};
+
+const char *const fsc_cable_default_ifnames[FSC_B300_CARDS][2] = {
+    {"ens1f0np0", "ens1f1np1"}, {"ens2f0np0", "ens2f1np1"}, {"ens3f0np0", "ens3f1np1"},
+    {"ens4f0np0", "ens4f1np1"}, {"ens5f0np0", "ens5f1np1"}, {"ens6f0np0", "ens6f1np1"},
+    {"ens7f0np0", "ens7f1np1"}, {"ens8f0np0", "ens8f1np1"},
+};
+
+/* A Linux interface name: a config name of at most IFNAMSIZ - 1 bytes. */

@@ -15,11 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Where an item was declared in the config file (1-based), so runtime
- * messages can point back at it. */
-struct fsc_config_mark {
-    uint32_t line, col;
-};
+#include "config/config.h"
 
 #define FSC_RAIL_NONE (-1)
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config/config_decode.h"
+#include "model/topology_keys.h"
 
 #define RAIL_UNSET (-2) /* port rail not given: inherits the device's */
 #define MAX_RAILS  64
@@ -185,15 +186,6 @@ static const struct fsc_cspec cable_node_spec = {
 
 /* The field report's order: the ports on the back of a B300 are not wired to
  * the cards in card order. */
-const uint32_t fsc_cable_default_port_cards[FSC_B300_PORTS] = {7, 4, 6, 5, 0, 3, 1, 2};
-
-const char *const fsc_cable_default_ifnames[FSC_B300_CARDS][2] = {
-    {"ens1f0np0", "ens1f1np1"}, {"ens2f0np0", "ens2f1np1"}, {"ens3f0np0", "ens3f1np1"},
-    {"ens4f0np0", "ens4f1np1"}, {"ens5f0np0", "ens5f1np1"}, {"ens6f0np0", "ens6f1np1"},
-    {"ens7f0np0", "ens7f1np1"}, {"ens8f0np0", "ens8f1np1"},
-};
-
-/* A Linux interface name: a config name of at most IFNAMSIZ - 1 bytes. */
 static int check_ifname(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s)
 {
     char q[96];
@@ -648,9 +640,20 @@ static const struct fsc_ckey topology_keys[] = {
      .spec = &cable_plan_spec},
 };
 
-const struct fsc_cspec fsc_cspec_topology = {
+static const struct fsc_cspec topology_spec = {
     .what = "the topology section",
     .keys = topology_keys,
     .n_keys = FSC_NELEM(topology_keys),
     .finish = topology_finish,
 };
+
+const struct fsc_config_kind fsc_topology_kind = {
+    .name = "topology",
+    .spec = &topology_spec,
+    .size = sizeof(struct fsc_topology),
+};
+
+const struct fsc_topology *fsc_topology_of(const struct fsc_config *cfg)
+{
+    return fsc_config_section(cfg, &fsc_topology_kind);
+}

@@ -234,3 +234,53 @@ int fsc_http_sec_gate(struct fsc_http_sec *s, struct MHD_Connection *conn, enum 
     }
     return 1;
 }
+
+/* ---- stats ------------------------------------------------------------------ */
+
+#define AUTH_FAMILY "fabricscope_listener_auth_failures"
+#define AUTH_COL(word)                                                                             \
+    {                                                                                              \
+        .id = word, .family = AUTH_FAMILY, .type = FSC_STAT_COUNTER, .label = "reason",            \
+        .label_value = word, .title = word                                                         \
+    }
+
+/* The credential verdicts in their enum order, then client certificates. */
+static const struct fsc_stat_col auth_cols[] = {
+    {.id = "missing",
+     .family = AUTH_FAMILY,
+     .type = FSC_STAT_COUNTER,
+     .help = "Requests a listener refused (401, 403), by reason.",
+     .label = "reason",
+     .label_value = "missing",
+     .title = "missing"},
+    AUTH_COL("malformed"),
+    AUTH_COL("unknown_user"),
+    AUTH_COL("bad_password"),
+    AUTH_COL("bad_token"),
+    AUTH_COL("client_cert"),
+};
+_Static_assert(sizeof(auth_cols) / sizeof(auth_cols[0]) == FSC_AUTH_VERDICTS - FSC_AUTH_MISSING + 1,
+               "a column per refusing verdict, and client certificates");
+
+const struct fsc_stat_table fsc_http_sec_stat_table = {
+    .id = "listener_auth",
+    .title = "Listener refusals",
+    .empty = "no listener checks credentials",
+    .keys = {"listener", NULL},
+    .cols = auth_cols,
+    .n_cols = sizeof(auth_cols) / sizeof(auth_cols[0]),
+};
+
+void fsc_http_sec_stat_row(const struct fsc_stats_out *out, const char *listener,
+                           const struct fsc_http_sec_stats *sec)
+{
+    double v[sizeof(auth_cols) / sizeof(auth_cols[0])];
+    size_t n = 0;
+    if (!sec->gated)
+        return;
+    for (int k = FSC_AUTH_MISSING; k < FSC_AUTH_VERDICTS; k++)
+        v[n++] = (double)sec->auth.failed_by[k];
+    v[n] = (double)sec->cert_refused;
+    const char *keys[] = {listener};
+    fsc_stats_row(out, &fsc_http_sec_stat_table, keys, v, NULL);
+}

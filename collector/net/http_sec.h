@@ -25,6 +25,7 @@
 
 #include <microhttpd.h>
 
+#include "base/stats.h"
 #include "config/config.h"
 #include "net/http_auth.h"
 
@@ -72,5 +73,14 @@ struct fsc_http_sec_stats {
 
 /* Copies the counters (zeros, gated 0, for NULL). Thread: any. */
 void fsc_http_sec_stats(struct fsc_http_sec *s, struct fsc_http_sec_stats *out);
+
+/* The table of listener refusals every listener reports in
+ * (fabricscope_listener_auth_failures_total{listener, reason}): one row
+ * per listener that checks credentials or client certificates. */
+extern const struct fsc_stat_table fsc_http_sec_stat_table;
+
+/* Writes listener's row (nothing when it checks nothing: !sec->gated). */
+void fsc_http_sec_stat_row(const struct fsc_stats_out *out, const char *listener,
+                           const struct fsc_http_sec_stats *sec);
 
 #endif

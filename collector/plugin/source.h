@@ -1,18 +1,29 @@
-/* A source is a const table of functions plus a per-instance context
- * (STYLE.md, like fluent-bit's input plugins): the daemon starts one instance
- * per `sources:` entry and stops it at shutdown. Each instance interns its
- * series in the registry under its own source id (so the per-source series
- * limit applies), sets their traits in the engine, and feeds samples with
- * fsc_engine_ingest() from its own threads. */
+/* A source's face (STYLE.md; as fluent-bit's input plugins): one const
+ * struct fsc_source_ops per type, naming its config kind (type name, key
+ * table, config hooks), how to start, reload and stop an instance, its
+ * health and the stats tables it reports. A source is one folder under
+ * sources/ with this face; the application's plugin table (app/plugins.c)
+ * lists it once.
+ *
+ * The daemon starts one instance per enabled `sources:` entry of its shard.
+ * Each instance interns its series in the registry under its own source id
+ * (so the per-source series limit applies), sets their traits in the
+ * engine, and feeds samples with fsc_engine_ingest() from its own threads.
+ * All state lives in the instance's context: two instances of a type never
+ * share anything but const data. */
 #ifndef FSC_SOURCE_H
 #define FSC_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/stats.h"
 #include "config/config.h"
-#include "model/registry.h"
 #include "engine/engine.h"
+#include "model/profile.h"
+#include "model/registry.h"
+#include "model/topology.h"
 
 /* What a running source may use; all borrowed, all outlive the instance. */
 struct fsc_source_env {
@@ -23,20 +34,35 @@ struct fsc_source_env {
     /* This collector's shard (model/shard.h): a source that hears from many
      * devices (otlp) keeps only those of shard_index; count 0 or 1 = all. */
     uint32_t shard_index, shard_count;
+    /* The profile the config names for this source (its `profile:` key),
+     * resolved; NULL when the source has none. */
+    const struct fsc_profile *profile;
+    /* Every profile the application knows, NULL-terminated (a replay file
+     * names canonical metrics of any of them). */
+    const struct fsc_profile *const *profiles;
 };
 
 struct fsc_source_ops {
-    const char *type; /* "gnmi", "otlp", "nic", ... */
+    const struct fsc_config_kind *config; /* type name, key table, config hooks */
+    /* The vendor profiles this type brings (NULL-terminated; NULL: none). */
+    const struct fsc_profile *const *profiles;
     /* Starts an instance (threads included). cfg and env are borrowed and
-     * outlive it. Returns the instance context, or NULL with a sentence in err. */
+     * outlive it. Returns the instance context, or NULL with a sentence in
+     * err. */
     void *(*start)(const struct fsc_source_config *cfg, const struct fsc_source_env *env, char *err,
                    size_t errlen);
     /* Stops the instance's threads and frees it. NULL is a no-op. */
     void (*stop)(void *ctx);
+    /* Applies changed settings in place. NULL (or a negative return): the
+     * daemon stops the instance and starts a new one instead. */
+    int (*reload)(void *ctx, const struct fsc_source_config *cfg, char *err, size_t errlen);
+    /* false while the instance runs but is not delivering (a gNMI stream
+     * down). NULL: healthy while running. Thread: any. */
+    bool (*healthy)(void *ctx);
+    /* The tables this type reports (NULL-terminated; NULL: none), and the
+     * rows of one instance. Thread: any, concurrently with ingest. */
+    const struct fsc_stat_table *const *stat_tables;
+    void (*stats)(void *ctx, const struct fsc_stats_out *out);
 };
-
-/* The implementation of a source type in this build, or NULL when the type
- * is not built yet. */
-const struct fsc_source_ops *fsc_source_ops_find(enum fsc_source_type type);
 
 #endif

@@ -201,7 +201,8 @@ extern const char fsc_report_usage[];
 
 /* Runs `fabricscope report`; argv[0] is "report". Returns the exit status:
  * 0, 1 (runtime: no store, unreachable Prometheus, empty range, cannot
- * write), 2 (usage or configuration). Thread: main. */
-int fsc_report_main(int argc, char **argv);
+ * write), 2 (usage or configuration). A --config file is loaded with
+ * `schema` (the application's; borrowed). Thread: main. */
+int fsc_report_main(int argc, char **argv, const struct fsc_config_schema *schema);
 
 #endif

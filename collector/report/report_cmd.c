@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "model/topology_keys.h"
 #include "report/report.h"
 #include "rollup/rollup_dir.h"
 
@@ -191,7 +192,7 @@ static int write_file(const char *dir, const char *name, const struct fsc_report
     return 0;
 }
 
-int fsc_report_main(int argc, char **argv)
+int fsc_report_main(int argc, char **argv, const struct fsc_config_schema *schema)
 {
     struct report_args a = {0};
     int status = EXIT_OK;
@@ -229,7 +230,7 @@ int fsc_report_main(int argc, char **argv)
 
     struct fsc_config *cfg = NULL;
     if (a.config) {
-        cfg = fsc_config_load(a.config, err, sizeof(err));
+        cfg = fsc_config_load(a.config, schema, err, sizeof(err));
         if (!cfg) {
             fprintf(stderr, "%s\n", err);
             return EXIT_USAGE;
@@ -244,7 +245,7 @@ int fsc_report_main(int argc, char **argv)
     }
 
     struct fsc_report rep;
-    fsc_report_init(&rep, from, to, threshold, cfg ? &cfg->topology : NULL);
+    fsc_report_init(&rep, from, to, threshold, cfg ? fsc_topology_of(cfg) : NULL);
     rep.generated_s = now;
     FILE *progress = isatty(STDERR_FILENO) ? stderr : NULL;
     char store[FSC_CONFIG_MAX_PATH + 16];

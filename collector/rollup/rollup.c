@@ -482,19 +482,19 @@ static void *rollup_main(void *arg)
     return NULL;
 }
 
-struct fsc_rollup *fsc_rollup_start(const struct fsc_config *cfg, const struct fsc_rollup_env *env,
-                                    char *err, size_t errlen)
+struct fsc_rollup *fsc_rollup_start(const struct fsc_rollup_config *rc, const char *state_dir,
+                                    const struct fsc_rollup_env *env, char *err, size_t errlen)
 {
     char dir[FSC_CONFIG_MAX_PATH + 16];
-    int len = snprintf(dir, sizeof(dir), "%s/rollup", cfg->state_dir);
+    int len = snprintf(dir, sizeof(dir), "%s/rollup", state_dir);
     if (len < 0 || (size_t)len >= sizeof(dir)) {
         snprintf(err, errlen, "state_dir is too long");
         return NULL;
     }
     struct fsc_rollup_params p = {
         .dir = dir,
-        .retention_ns = cfg->rollup.retention_ns,
-        .max_bytes = cfg->rollup.max_bytes,
+        .retention_ns = rc->retention_ns,
+        .max_bytes = rc->max_bytes,
     };
     struct fsc_rollup *ru = fsc_rollup_create(&p, env, fsc_now_ns(), err, errlen);
     if (!ru)

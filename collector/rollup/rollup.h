@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config/config.h"
+#include "rollup/rollup_config.h"
 #include "model/registry.h"
 #include "model/topology.h"
 #include "engine/engine.h"
@@ -99,13 +99,13 @@ void fsc_rollup_destroy(struct fsc_rollup *ru);
 void fsc_rollup_stats(struct fsc_rollup *ru, struct fsc_rollup_stats *out);
 
 /* The daemon's entry points. fsc_rollup_start() creates a rollup from the
- * config (<state_dir>/rollup, rollup.retention, rollup.max_bytes) and starts
+ * section (<state_dir>/rollup, rollup.retention, rollup.max_bytes) and starts
  * its thread, which ticks every second. Returns NULL with a sentence in err
  * (store not writable, out of memory); the caller decides whether that is
  * fatal (the daemon logs it and runs on without rollups). Call it after the
  * engine exists; sources may start before or after. */
-struct fsc_rollup *fsc_rollup_start(const struct fsc_config *cfg, const struct fsc_rollup_env *env,
-                                    char *err, size_t errlen);
+struct fsc_rollup *fsc_rollup_start(const struct fsc_rollup_config *rc, const char *state_dir,
+                                    const struct fsc_rollup_env *env, char *err, size_t errlen);
 
 /* Stops the thread, flushes the minute in progress, closes the store and
  * frees. Call it after the sources stopped (so the last samples are in) and

@@ -1,39 +1,24 @@
-/* rollup: section and the top-level state_dir key (docs/CONFIG.md,
- * "state_dir and rollup"). The section is decoded over the whole struct
- * fsc_config (as log: is), so its defaults can also give state_dir its
- * default before the state_dir key, which comes after it in the top-level
- * table, is read. */
+/* rollup: section (docs/CONFIG.md, "state_dir and rollup"): on or off,
+ * retention and the store's bound. state_dir is a root key (config/). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/config_decode.h"
+#include "rollup/rollup_config.h"
 
 #define SEC 1000000000ll
 #define DAY (86400 * SEC)
 
-#define RU(field) offsetof(struct fsc_config, rollup.field)
-
-/* state_dir's default: systemd's StateDirectory= exports STATE_DIRECTORY
- * (absolute; several directories joined by ':'), the natural place for a
- * unit's state; otherwise /var/lib/fabricscope. The environment is not
- * changed by the daemon, so the pointer stays valid. */
-static const char *default_state_dir(void)
-{
-    const char *env = getenv("STATE_DIRECTORY");
-    if (env && env[0] == '/' && !strchr(env, ':') && strlen(env) < 1024)
-        return env;
-    return "/var/lib/fabricscope";
-}
+#define RU(field) offsetof(struct fsc_rollup_config, field)
 
 static void rollup_defaults(void *obj)
 {
-    struct fsc_config *cfg = obj;
-    cfg->state_dir = default_state_dir();
-    cfg->rollup.enabled = true;
-    cfg->rollup.retention_ns = 30 * DAY;
-    cfg->rollup.max_bytes = 1ull << 30;
+    struct fsc_rollup_config *ru = obj;
+    ru->enabled = true;
+    ru->retention_ns = 30 * DAY;
+    ru->max_bytes = 1ull << 30;
 }
 
 /* retention: a duration ("720h") or whole days ("30d"): the duration
@@ -41,7 +26,7 @@ static void rollup_defaults(void *obj)
 static int decode_retention(struct fsc_cctx *ctx, const struct fsc_ckey *key,
                             const struct fsc_ynode *val, void *obj)
 {
-    struct fsc_config *cfg = obj;
+    struct fsc_rollup_config *ru = obj;
     const char *s;
     char q[96];
     int64_t ns = 0;
@@ -61,20 +46,20 @@ static int decode_retention(struct fsc_cctx *ctx, const struct fsc_ckey *key,
     if (ns < 60 * SEC || ns > 3650 * DAY)
         return fsc_cfg_fail_at(ctx, val, "%s is out of range (1m..3650d)",
                                fsc_cfg_quote(s, q, sizeof(q)));
-    cfg->rollup.retention_ns = ns;
+    ru->retention_ns = ns;
     return 0;
 }
 
 static void print_retention(FILE *out, unsigned indent, const struct fsc_ckey *key, const void *obj)
 {
-    const struct fsc_config *cfg = obj;
+    const struct fsc_rollup_config *ru = obj;
     char buf[32];
     (void)indent;
     (void)key;
-    if (cfg->rollup.retention_ns % DAY == 0)
-        fprintf(out, " %lldd\n", (long long)(cfg->rollup.retention_ns / DAY));
+    if (ru->retention_ns % DAY == 0)
+        fprintf(out, " %lldd\n", (long long)(ru->retention_ns / DAY));
     else
-        fprintf(out, " %s\n", fsc_duration_format(cfg->rollup.retention_ns, buf, sizeof(buf)));
+        fprintf(out, " %s\n", fsc_duration_format(ru->retention_ns, buf, sizeof(buf)));
 }
 
 static const struct fsc_ckey rollup_keys[] = {
@@ -91,9 +76,20 @@ static const struct fsc_ckey rollup_keys[] = {
      .max = INT64_MAX},
 };
 
-const struct fsc_cspec fsc_cspec_rollup = {
+static const struct fsc_cspec rollup_spec = {
     .what = "the rollup section",
     .keys = rollup_keys,
     .n_keys = FSC_NELEM(rollup_keys),
     .defaults = rollup_defaults,
 };
+
+const struct fsc_config_kind fsc_rollup_kind = {
+    .name = "rollup",
+    .spec = &rollup_spec,
+    .size = sizeof(struct fsc_rollup_config),
+};
+
+const struct fsc_rollup_config *fsc_rollup_config_of(const struct fsc_config *cfg)
+{
+    return fsc_config_section(cfg, &fsc_rollup_kind);
+}

@@ -64,7 +64,7 @@ static void where_series(const struct fsc_kafka_event_json *cx, const struct fsc
 static void where_group(const struct fsc_kafka_event_json *cx, const struct fsc_event *ev,
                         struct where *wh)
 {
-    const struct fsc_topology *topo = cx->cfg ? &cx->cfg->topology : NULL;
+    const struct fsc_topology *topo = cx->cfg ? fsc_topology_of(cx->cfg) : NULL;
     if (!topo || ev->group >= topo->n_groups) {
         snprintf(wh->num, sizeof(wh->num), "%u", (unsigned)ev->group);
         wh->group = wh->port = wh->num; /* as fabric_uplink_imbalance_ratio{group} does */
@@ -102,8 +102,9 @@ static void where_stream(const struct fsc_kafka_event_json *cx, const struct fsc
         return;
     for (size_t i = 0; i < cx->cfg->n_sources; i++) {
         const struct fsc_source_config *sc = &cx->cfg->sources[i];
-        if (strcmp(sc->name, wh->src) == 0 && sc->type == FSC_SOURCE_GNMI && sc->gnmi.device)
-            wh->device = sc->gnmi.device;
+        const char *dev = sc->kind->device ? sc->kind->device(sc) : NULL;
+        if (strcmp(sc->name, wh->src) == 0 && dev)
+            wh->device = dev;
     }
 }
 
@@ -145,8 +146,9 @@ static void put_windows(struct fsc_kjson *w, const struct fsc_kafka_event_json *
         char name[32];
         if (!(util[l] >= 0))
             continue;
-        if (cx->cfg && l < cx->cfg->engine.rate.n_windows)
-            duration_label(cx->cfg->engine.rate.window_ns[l], name, sizeof(name));
+        const struct fsc_engine_config *ec = cx->cfg ? fsc_engine_config_of(cx->cfg) : NULL;
+        if (ec && l < ec->rate.n_windows)
+            duration_label(ec->rate.window_ns[l], name, sizeof(name));
         else
             snprintf(name, sizeof(name), "level%u", l);
         fsc_kjson_num(w, name, util[l]);

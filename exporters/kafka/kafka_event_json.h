@@ -15,6 +15,8 @@
 #include <stddef.h>
 
 #include "config/config.h"
+#include "engine/engine_keys.h"
+#include "model/topology_keys.h"
 #include "model/registry.h"
 #include "engine/events.h"
 #include "kafka/kafka_exporter.h"

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config/config.h"
+#include "kafka/kafka_config.h"
 #include "engine/events.h"
 
 /* Encodes *ev as one JSON document into out[0..cap) and its message key

@@ -6,7 +6,7 @@
 #include <librdkafka/rdkafka.h>
 #include <stdbool.h>
 
-#include "config/config.h"
+#include "kafka/kafka_config.h"
 
 /* message.timeout.ms, spool or not: 0 = librdkafka retries a message until
  * it is delivered, in order (idempotent producer). A finite timeout hands

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config/config.h"
+#include "kafka/kafka_config.h"
 
 #define FSC_KSPOOL_HDR       16u /* segment header bytes */
 #define FSC_KSPOOL_REC_HDR   12u /* record header bytes */

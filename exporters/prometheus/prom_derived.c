@@ -188,7 +188,7 @@ static void burst_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
  * named by its number. */
 static void group_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
 {
-    const struct fsc_topology *topo = &r->env.cfg->topology;
+    const struct fsc_topology *topo = fsc_topology_of(r->env.cfg);
     uint32_t n = fsc_engine_group_count(r->env.eng);
 
     for (int which = FSC_PD_IMB_RATIO; which <= FSC_PD_IMB_EVENTS; which++) {

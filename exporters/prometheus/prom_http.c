@@ -83,16 +83,13 @@ struct fsc_prom_http {
     pthread_mutex_t render_mu; /* held only around render() */
     struct fsc_prom_bufpool pool;
     char listen[128]; /* as configured, quoted for log lines */
-    struct fsc_prom_route routes[FSC_PROM_HTTP_ROUTES_MAX]; /* extra routes; immutable */
+    struct fsc_http_route routes[FSC_PROM_HTTP_ROUTES_MAX]; /* extra routes; immutable */
     size_t n_routes;
     struct fsc_http_sec *sec;     /* TLS material and credential check; NULL = plain, open */
     struct fsc_http_watch *watch; /* request-header deadline (slowloris) */
 };
 
 /* What an extra route sees of its request. */
-struct fsc_prom_http_req {
-    struct MHD_Connection *conn;
-};
 
 /* Per-request state (MHD's con_cls), freed by http_completed. */
 struct http_req {
@@ -269,17 +266,17 @@ static enum http_route route_of(const struct fsc_prom_http *h, const char *url, 
     return ROUTE_NONE;
 }
 
-const char *fsc_prom_http_query(const struct fsc_prom_http_req *req, const char *key)
+static const char *req_query(const struct fsc_http_req *req, const char *key)
 {
-    return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+    return MHD_lookup_connection_value(req->impl, MHD_GET_ARGUMENT_KIND, key);
 }
 
 /* GET/HEAD of an extra route: the route writes into a pool buffer that MHD
  * then sends (and gives back to the pool) like a scrape's body. */
 static enum MHD_Result serve_extra(struct fsc_prom_http *h, struct MHD_Connection *conn,
-                                   const struct fsc_prom_route *route)
+                                   const struct fsc_http_route *route)
 {
-    struct fsc_prom_http_req req = {conn};
+    struct fsc_http_req req = {.query = req_query, .impl = conn};
     const char *ctype = TEXT_PLAIN;
     struct MHD_Response *resp;
     struct http_body *hb;
@@ -476,7 +473,7 @@ struct fsc_prom_http *fsc_prom_http_start(const struct fsc_prom_http_config *cfg
 }
 
 struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_config *cfg,
-                                                 const struct fsc_prom_route *routes,
+                                                 const struct fsc_http_route *routes,
                                                  size_t n_routes, fsc_prom_render_fn render,
                                                  fsc_prom_ready_fn ready, void *arg, char *err,
                                                  size_t errlen)

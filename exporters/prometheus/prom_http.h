@@ -24,6 +24,7 @@
 
 #include "base/buf.h"
 #include "config/config.h"
+#include "net/http_route.h"
 #include "prometheus/prom_render.h"
 
 /* Renders the exposition into out (reset, reused). Returns 0 or a negative
@@ -58,29 +59,6 @@ struct fsc_prom_http *fsc_prom_http_start(const struct fsc_prom_http_config *cfg
 
 #define FSC_PROM_HTTP_ROUTES_MAX 16
 
-/* One request being answered by an extra route (opaque). */
-struct fsc_prom_http_req;
-
-/* The decoded value of query parameter `key` ("/api/ports?top=5": "top" ->
- * "5"), or NULL when absent. Valid until the route function returns.
- * Thread: the route's. */
-const char *fsc_prom_http_query(const struct fsc_prom_http_req *req, const char *key);
-
-/* Writes the response body into out (empty, limited to the server's
- * max_body) and points *content_type at a static string. Returns the HTTP
- * status to answer with (200, 400, 404, ...), or a negative errno for a 500.
- * A failed append (out->failed) also answers 500. Called for GET and HEAD
- * (MHD drops the body of a HEAD); other methods get 405 without a call.
- * Thread: any connection thread, concurrently with itself. */
-typedef int (*fsc_prom_route_fn)(void *arg, const struct fsc_prom_http_req *req,
-                                 struct fsc_buf *out, const char **content_type);
-
-struct fsc_prom_route {
-    const char *path; /* exact, without query ("/", "/api/status"); borrowed */
-    fsc_prom_route_fn fn;
-    void *arg;
-};
-
 /* As fsc_prom_http_start() with up to FSC_PROM_HTTP_ROUTES_MAX extra routes
  * (the table is copied; paths and args are borrowed until
  * fsc_prom_http_stop()). The built-in paths (/metrics, /-/healthy,
@@ -89,7 +67,7 @@ struct fsc_prom_route {
  * NULL with a sentence in err (also for too many routes or a route without
  * path or function). */
 struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_config *cfg,
-                                                 const struct fsc_prom_route *routes,
+                                                 const struct fsc_http_route *routes,
                                                  size_t n_routes, fsc_prom_render_fn render,
                                                  fsc_prom_ready_fn ready, void *arg, char *err,
                                                  size_t errlen);

@@ -118,18 +118,18 @@ struct fsc_prom_renderer *fsc_prom_renderer_create(const struct fsc_prom_render_
         return NULL;
     }
     r->env = *env;
-    const struct fsc_config *cfg = env->cfg;
-    r->stale_after_ns = cfg->exporters.prometheus.stale_after_ns;
-    r->max_series = cfg->exporters.prometheus.max_series;
+    const struct fsc_prometheus_config *pc = fsc_prometheus_config_of(env->cfg);
+    const struct fsc_rate_params *rate = &fsc_engine_config_of(env->cfg)->rate;
+    r->stale_after_ns = pc->stale_after_ns;
+    r->max_series = pc->max_series;
     if (r->max_series == 0)
         r->max_series = UINT32_MAX;
-    r->n_windows = cfg->engine.rate.n_windows;
+    r->n_windows = rate->n_windows;
     if (r->n_windows > FSC_MAX_WINDOWS)
         r->n_windows = FSC_MAX_WINDOWS;
     for (unsigned l = 0; l < r->n_windows; l++) {
         char buf[64];
-        set_str(&r->window[l],
-                fsc_duration_format(cfg->engine.rate.window_ns[l], buf, sizeof(buf)));
+        set_str(&r->window[l], fsc_duration_format(rate->window_ns[l], buf, sizeof(buf)));
     }
     for (size_t i = 0; i < FSC_UTIL_BUCKETS; i++)
         set_num(&r->util_le[i], fsc_util_bucket_le[i]);
@@ -151,6 +151,8 @@ void fsc_prom_renderer_destroy(struct fsc_prom_renderer *r)
     free(r->dets);
     free(r->hvals);
     free(r->src);
+    free(r->stat_rows);
+    fsc_buf_free(&r->stat_strs);
     free(r);
 }
 
@@ -320,6 +322,7 @@ int fsc_prom_render(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64
 
     /* 3. Self-metrics (they report the previous render). */
     fsc_prom_self(r, out);
+    fsc_prom_plugins(r, out);
     if (r->om)
         fsc_prom_append(&r->w, out, "# EOF\n", 6);
 

@@ -4,7 +4,8 @@
  *   prom_series.c  one series: its raw line, and what its derived lines need
  *   prom_hist.c    a histogram kept as separate counters: one histogram family
  *   prom_derived.c the derived families, written from those records
- *   prom_self.c    fabricscope_ self-metrics
+ *   prom_self.c    fabricscope_ self-metrics of the engine and the registry
+ *   prom_plugins.c fabricscope_ families of the plugins' stats tables
  *   prom_index.c   family and label index; prom_text.c text primitives */
 #ifndef FSC_PROM_RENDER_INT_H
 #define FSC_PROM_RENDER_INT_H
@@ -12,6 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/engine_keys.h"
+#include "model/topology_keys.h"
+#include "prometheus/prom_config.h"
 #include "prometheus/prom_index.h"
 #include "prometheus/prom_render.h"
 #include "prometheus/prom_text.h"
@@ -124,6 +128,11 @@ struct fsc_prom_renderer {
     int om;
     int64_t now_ns;
 
+    /* The plugin families' rows, reused from scrape to scrape (prom_plugins.c). */
+    void *stat_rows;
+    size_t cap_stat_rows;
+    struct fsc_buf stat_strs;
+
     /* The previous render, for fabricscope_scrape_*. */
     double last_duration_s;
     uint64_t last_samples;
@@ -161,6 +170,10 @@ void fsc_prom_derived(struct fsc_prom_renderer *r, struct fsc_buf *out);
 
 /* Writes the fabricscope_ self-metrics into out. */
 void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out);
+
+/* Writes the families of the plugins' and the daemon's stats tables (the
+ * view's). Errors land in r->w.err. */
+void fsc_prom_plugins(struct fsc_prom_renderer *r, struct fsc_buf *out);
 
 /* Writes a family header with the renderer's format. */
 void fsc_prom_family_header(struct fsc_prom_renderer *r, struct fsc_buf *b,

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config/config.h"
+#include "remote_write/rw_config.h"
 #include "model/registry.h"
 #include "engine/engine.h"
 

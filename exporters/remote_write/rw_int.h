@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "base/buf.h"
-#include "config/config.h"
+#include "remote_write/rw_config.h"
 #include "model/registry.h"
 #include "engine/engine.h"
 #include "remote_write/rw_encode.h"

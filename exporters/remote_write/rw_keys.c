@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "config/config_decode.h"
+#include "remote_write/rw_config.h"
 
 #define MS  1000000ll
 #define SEC 1000000000ll
@@ -262,10 +263,22 @@ static const struct fsc_ckey remote_write_keys[] = {
      .spec = &fsc_cspec_tls_client},
 };
 
-const struct fsc_cspec fsc_cspec_remote_write = {
+static const struct fsc_cspec remote_write_spec = {
     .what = "the remote_write exporter",
     .keys = remote_write_keys,
     .n_keys = FSC_NELEM(remote_write_keys),
     .defaults = remote_write_defaults,
     .finish = remote_write_finish,
 };
+
+const struct fsc_config_kind fsc_remote_write_kind = {
+    .name = "remote_write",
+    .spec = &remote_write_spec,
+    .size = sizeof(struct fsc_remote_write_config),
+    .optional = true,
+};
+
+const struct fsc_remote_write_config *fsc_remote_write_config_of(const struct fsc_config *cfg)
+{
+    return fsc_config_section(cfg, &fsc_remote_write_kind);
+}

@@ -94,14 +94,14 @@ static void *web_main(void *arg)
  * load (logged: the mesh then uses the NIC series' labels). */
 static struct fsc_cabling *load_plan(const struct fsc_config *cfg)
 {
-    const struct fsc_cable_plan *cp = &cfg->topology.cable_plan;
+    const struct fsc_cable_plan *cp = &fsc_topology_of(cfg)->cable_plan;
     const char *file = cp->present ? cp->file : NULL;
     struct fsc_cable_layout lay;
     char err[512];
 
     for (size_t i = 0; !file && i < cfg->n_sources; i++)
-        if (cfg->sources[i].type == FSC_SOURCE_NIC && cfg->sources[i].nic.cable_plan)
-            file = cfg->sources[i].nic.cable_plan;
+        if (cfg->sources[i].kind->cable_plan)
+            file = cfg->sources[i].kind->cable_plan(&cfg->sources[i]);
     if (!file || !file[0])
         return NULL;
     if (fsc_cable_layout_from_config(&lay, cp->present ? cp : NULL, err, sizeof(err)) != 0) {
@@ -129,7 +129,7 @@ struct fsc_web *fsc_web_create(const struct fsc_web_env *env, char *err, size_t 
         return NULL;
     }
     web->env = *env;
-    web->rise = env->cfg->engine.microburst.rise;
+    web->rise = fsc_engine_config_of(env->cfg)->microburst.rise;
     if (pthread_mutex_init(&web->mu, NULL) != 0)
         goto fail_mu;
     if (pthread_mutex_init(&web->stop_mu, NULL) != 0)
@@ -188,9 +188,9 @@ void fsc_web_destroy(struct fsc_web *web)
     free(web);
 }
 
-size_t fsc_web_routes(struct fsc_web *web, struct fsc_prom_route *out, size_t cap)
+size_t fsc_web_routes(struct fsc_web *web, struct fsc_http_route *out, size_t cap)
 {
-    const struct fsc_prom_route routes[FSC_WEB_ROUTES] = {
+    const struct fsc_http_route routes[FSC_WEB_ROUTES] = {
         {"/", fsc_web_route_page, web},           {"/api/status", fsc_web_route_status, web},
         {"/api/ports", fsc_web_route_ports, web}, {"/api/events", fsc_web_route_events, web},
         {"/api/port", fsc_web_route_port, web},   {"/api/mesh", fsc_web_route_mesh, web},

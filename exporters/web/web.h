@@ -28,29 +28,26 @@
 #include "model/registry.h"
 #include "engine/engine.h"
 #include "engine/events.h"
-#include "prometheus/prom_http.h"
+#include "net/http_route.h"
+#include "plugin/sink.h"
 #include "web/web_model.h"
 
 /* What the web module reads; all borrowed and outliving the instance. The
- * callbacks are called from HTTP threads, concurrently with each other:
- * each fills up to cap entries (strings copied into the entries) and
- * returns how many exist (may exceed cap). NULL: that table stays empty. */
+ * view's callbacks are called from HTTP threads, concurrently with each
+ * other. view NULL: the sources and plugin tables stay empty. */
 struct fsc_web_env {
     struct fsc_registry *reg;
     struct fsc_engine *eng;
     struct fsc_event_bus *bus; /* the engine's bus */
     const struct fsc_config *cfg;
-    size_t (*sources)(void *arg, struct fsc_web_source *out, size_t cap);
-    size_t (*streams)(void *arg, struct fsc_web_stream *out, size_t cap);
-    size_t (*receivers)(void *arg, struct fsc_web_receiver *out, size_t cap);
-    void *arg;
+    const struct fsc_daemon_view *view;
 };
 
 struct fsc_web;
 
 /* Creates the instance and starts its sampler thread (it subscribes to the
  * bus now, so events from here on are kept). Loads the B300 cable plan of
- * cfg->topology.cable_plan for the mesh view when one is configured; a plan
+ * the topology (or of a nic source) for the mesh view when one is configured; a plan
  * that does not load is logged and the mesh falls back to the cable labels
  * of the NIC series. Returns NULL with a sentence in err. Thread: one. */
 struct fsc_web *fsc_web_create(const struct fsc_web_env *env, char *err, size_t errlen);
@@ -63,6 +60,6 @@ void fsc_web_destroy(struct fsc_web *web);
  * are (FSC_WEB_ROUTES; fewer are written when cap is smaller). Paths are
  * static; arg is web. Thread: any. */
 #define FSC_WEB_ROUTES 6
-size_t fsc_web_routes(struct fsc_web *web, struct fsc_prom_route *out, size_t cap);
+size_t fsc_web_routes(struct fsc_web *web, struct fsc_http_route *out, size_t cap);
 
 #endif

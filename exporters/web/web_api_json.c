@@ -60,43 +60,79 @@ static void status_engine(struct fsc_jw *w, const struct fsc_web_status *st)
     fsc_jw_end(w);
 }
 
-static void status_stream(struct fsc_jw *w, const struct fsc_web_stream *s, int64_t now_ns)
+static const char *const unit_names[] = {
+    [FSC_STAT_COUNT] = "count", [FSC_STAT_SECONDS] = "seconds",     [FSC_STAT_WORD] = "word",
+    [FSC_STAT_BYTES] = "bytes", [FSC_STAT_TIME_S] = "unix_seconds",
+};
+
+/* One value of a plugin table: a word, null when unknown, an integer for
+ * counts and bytes, else a number. */
+static void stat_value(struct fsc_jw *w, const struct fsc_stat_col *c, double v)
 {
-    fsc_jw_object(w, NULL);
-    fsc_jw_str(w, "source", s->source);
-    fsc_jw_str(w, "stream", s->stream);
-    fsc_jw_str(w, "state", s->state);
-    fsc_jw_bool(w, "up", s->state && strcmp(s->state, "streaming") == 0);
-    fsc_jw_bool(w, "sync_seen", s->sync_seen);
-    jw_num_or_null(w, "last_update_age_seconds", s->last_update_ns != 0,
-                   (double)(now_ns - s->last_update_ns) / 1e9);
-    jw_num_or_null(w, "cadence_seconds", s->cadence_intervals > 0, s->cadence_s);
-    jw_num_or_null(w, "jitter_seconds", s->cadence_intervals > 0, s->jitter_s);
-    fsc_jw_uint(w, "cadence_intervals", s->cadence_intervals);
-    fsc_jw_uint(w, "messages", s->messages);
-    fsc_jw_uint(w, "updates", s->updates);
-    fsc_jw_uint(w, "decode_errors", s->decode_errors);
-    fsc_jw_uint(w, "sequence_gaps", s->seq_gaps);
-    fsc_jw_uint(w, "reconnects", s->reconnects);
-    fsc_jw_uint(w, "resubscribes", s->resubscribes);
-    fsc_jw_end(w);
+    if (v != v) {
+        fsc_jw_null(w, c->id);
+    } else if (c->unit == FSC_STAT_WORD) {
+        size_t n = 0;
+        while (c->words && c->words[n])
+            n++;
+        if (v >= 0 && v < (double)n)
+            fsc_jw_str(w, c->id, c->words[(size_t)v]);
+        else
+            fsc_jw_null(w, c->id);
+    } else if ((c->unit == FSC_STAT_COUNT || c->unit == FSC_STAT_BYTES) && v >= 0 &&
+               v < 18446744073709551616.0 && v == (double)(uint64_t)v) {
+        fsc_jw_uint(w, c->id, (uint64_t)v);
+    } else {
+        fsc_jw_num(w, c->id, v);
+    }
 }
 
-static void status_receiver(struct fsc_jw *w, const struct fsc_web_receiver *r)
+/* Every plugin table with its columns and rows (docs/API.md, "tables"). */
+static void status_tables(struct fsc_jw *w, const struct fsc_web_status *st)
 {
-    fsc_jw_object(w, NULL);
-    fsc_jw_str(w, "source", r->source);
-    fsc_jw_str(w, "transport", r->transport);
-    fsc_jw_uint(w, "port", r->port);
-    fsc_jw_uint(w, "requests", r->requests);
-    fsc_jw_uint(w, "ok", r->ok);
-    fsc_jw_uint(w, "partial", r->partial);
-    fsc_jw_uint(w, "bad_request", r->bad_request);
-    fsc_jw_uint(w, "too_large", r->too_large);
-    fsc_jw_uint(w, "errors", r->other_errors);
-    fsc_jw_uint(w, "received_bytes", r->bytes);
-    fsc_jw_uint(w, "points", r->points);
-    fsc_jw_uint(w, "rejected_points", r->rejected);
+    fsc_jw_array(w, "tables");
+    for (size_t t = 0; st->tables && st->tables[t]; t++) {
+        const struct fsc_stat_table *tab = st->tables[t];
+        size_t n_cols = tab->n_cols < FSC_WEB_STAT_COLS ? tab->n_cols : FSC_WEB_STAT_COLS;
+        fsc_jw_object(w, NULL);
+        fsc_jw_str(w, "id", tab->id);
+        fsc_jw_str(w, "title", tab->title);
+        fsc_jw_str(w, "empty", tab->empty);
+        fsc_jw_array(w, "keys");
+        for (size_t k = 0; k < FSC_STAT_KEYS_MAX && tab->keys[k]; k++)
+            fsc_jw_str(w, NULL, tab->keys[k]);
+        fsc_jw_end(w);
+        fsc_jw_array(w, "columns");
+        for (size_t c = 0; c < n_cols; c++) {
+            const struct fsc_stat_col *col = &tab->cols[c];
+            fsc_jw_object(w, NULL);
+            fsc_jw_str(w, "id", col->id);
+            if (col->title)
+                fsc_jw_str(w, "title", col->title);
+            else
+                fsc_jw_null(w, "title");
+            fsc_jw_str(w, "unit",
+                       col->unit < sizeof(unit_names) / sizeof(unit_names[0])
+                           ? unit_names[col->unit]
+                           : "count");
+            fsc_jw_end(w);
+        }
+        fsc_jw_end(w);
+        fsc_jw_array(w, "rows");
+        for (size_t r = 0; r < st->n_rows; r++) {
+            const struct fsc_web_stat_row *row = &st->rows[r];
+            if (row->table != tab)
+                continue;
+            fsc_jw_object(w, NULL);
+            for (size_t k = 0; k < FSC_STAT_KEYS_MAX && tab->keys[k]; k++)
+                fsc_jw_str(w, tab->keys[k], row->keys[k]);
+            for (size_t c = 0; c < n_cols; c++)
+                stat_value(w, &tab->cols[c], row->values[c]);
+            fsc_jw_end(w);
+        }
+        fsc_jw_end(w);
+        fsc_jw_end(w);
+    }
     fsc_jw_end(w);
 }
 
@@ -109,7 +145,7 @@ int fsc_web_json_status(const struct fsc_web_status *st, struct fsc_buf *out)
     status_engine(&w, st);
     fsc_jw_array(&w, "sources");
     for (size_t i = 0; i < st->n_sources; i++) {
-        const struct fsc_web_source *s = &st->sources[i];
+        const struct fsc_source_status *s = &st->sources[i];
         fsc_jw_object(&w, NULL);
         fsc_jw_str(&w, "name", s->name);
         fsc_jw_str(&w, "type", s->type);
@@ -119,14 +155,7 @@ int fsc_web_json_status(const struct fsc_web_status *st, struct fsc_buf *out)
         fsc_jw_end(&w);
     }
     fsc_jw_end(&w);
-    fsc_jw_array(&w, "streams");
-    for (size_t i = 0; i < st->n_streams; i++)
-        status_stream(&w, &st->streams[i], st->now_ns);
-    fsc_jw_end(&w);
-    fsc_jw_array(&w, "receivers");
-    for (size_t i = 0; i < st->n_receivers; i++)
-        status_receiver(&w, &st->receivers[i]);
-    fsc_jw_end(&w);
+    status_tables(&w, st);
     fsc_jw_end(&w);
     return fsc_jw_finish(&w);
 }

@@ -217,7 +217,7 @@ void fsc_web_index_scan(struct fsc_web *web)
 static void row_from_views(const struct fsc_web *web, const struct fsc_series_view v[2],
                            struct fsc_web_port_row *row)
 {
-    const struct fsc_rate_params *rp = &web->env.cfg->engine.rate;
+    const struct fsc_rate_params *rp = &fsc_engine_config_of(web->env.cfg)->rate;
     int best_level = -1;
 
     for (int d = 0; d < 2; d++) {

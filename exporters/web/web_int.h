@@ -31,6 +31,8 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "engine/engine_keys.h"
+#include "model/topology_keys.h"
 #include "web/web.h"
 
 #define WEB_TICK_NS        ((int64_t)50 * 1000000) /* the sampler's period */
@@ -45,8 +47,7 @@
 #define WEB_VIEW_CHUNK     256
 #define WEB_SCAN_PER_TICK  65536u /* registry ids indexed per tick */
 #define WEB_SOURCES_MAX    256
-#define WEB_STREAMS_MAX    256
-#define WEB_RECEIVERS_MAX  64
+#define WEB_STAT_ROWS_MAX  2048 /* plugin table rows on one status (a few per source) */
 #define WEB_REFRESH_S      5
 #define WEB_DEFAULT_TOP    10
 #define WEB_DEFAULT_EVENTS 50  /* /api/events */
@@ -157,17 +158,17 @@ void fsc_web_mesh_build(struct fsc_web *web, struct fsc_web_mesh *m);
 
 /* ---- web_routes.c: the request handlers ------------------------------------------ */
 
-int fsc_web_route_page(void *arg, const struct fsc_prom_http_req *req, struct fsc_buf *out,
+int fsc_web_route_page(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
                        const char **ctype);
-int fsc_web_route_status(void *arg, const struct fsc_prom_http_req *req, struct fsc_buf *out,
+int fsc_web_route_status(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
                          const char **ctype);
-int fsc_web_route_ports(void *arg, const struct fsc_prom_http_req *req, struct fsc_buf *out,
+int fsc_web_route_ports(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
                         const char **ctype);
-int fsc_web_route_events(void *arg, const struct fsc_prom_http_req *req, struct fsc_buf *out,
+int fsc_web_route_events(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
                          const char **ctype);
-int fsc_web_route_port(void *arg, const struct fsc_prom_http_req *req, struct fsc_buf *out,
+int fsc_web_route_port(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
                        const char **ctype);
-int fsc_web_route_mesh(void *arg, const struct fsc_prom_http_req *req, struct fsc_buf *out,
+int fsc_web_route_mesh(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
                        const char **ctype);
 
 #endif

@@ -88,7 +88,7 @@ static void links_from_labels(const struct fsc_web *web, struct fsc_web_mesh *m)
  * port of the node, else "node<N>". Caller holds mu. */
 static void name_nodes(const struct fsc_web *web, struct fsc_web_mesh *m)
 {
-    const struct fsc_cable_plan *cp = &web->env.cfg->topology.cable_plan;
+    const struct fsc_cable_plan *cp = &fsc_topology_of(web->env.cfg)->cable_plan;
     for (size_t i = 0; i < m->n_nodes; i++) {
         struct fsc_web_mesh_node *n = &m->nodes[i];
         for (size_t k = 0; k < cp->n_nodes && !n->device[0]; k++)

@@ -20,49 +20,32 @@
 #include "model/registry.h"
 #include "engine/events.h"
 #include "engine/rate.h"
+#include "plugin/sink.h"
 
 #define FSC_WEB_NAME_MAX 64
 
 /* ---- /api/status ------------------------------------------------------------ */
 
-/* One configured source. */
-struct fsc_web_source {
-    char name[FSC_WEB_NAME_MAX];
-    char type[16];     /* "gnmi", "otlp", "nic", "synthetic", "replay" */
-    const char *state; /* static: "running", "disabled", "unavailable" (not built) */
-    int up;            /* fabricscope_up: running, and for gNMI every stream streaming */
-    uint32_t series;   /* series it owns */
-};
+/* Columns of a plugin table the page shows at most (a table with more is
+ * cut there). */
+#define FSC_WEB_STAT_COLS 16
 
-/* One gNMI subscription stream. */
-struct fsc_web_stream {
-    char source[FSC_WEB_NAME_MAX];
-    char stream[FSC_WEB_NAME_MAX];
-    const char *state;      /* static: "streaming", "connecting", "backoff" */
-    int sync_seen;          /* sync_response seen on the current call */
-    int64_t last_update_ns; /* wall clock of the last response; 0 = never */
-    uint64_t messages, updates, decode_errors, seq_gaps, reconnects, resubscribes;
-    uint64_t cadence_intervals; /* 0: cadence and jitter not known yet */
-    double cadence_s, jitter_s;
-};
-
-/* One transport of an OTLP receiver. */
-struct fsc_web_receiver {
-    char source[FSC_WEB_NAME_MAX];
-    char transport[8]; /* "grpc", "http" */
-    uint16_t port;     /* bound port */
-    uint64_t requests, ok, partial, bad_request, too_large, other_errors;
-    uint64_t bytes, points, rejected;
+/* One row of a plugin's stats table (base/stats.h), copied. */
+struct fsc_web_stat_row {
+    const struct fsc_stat_table *table;
+    char keys[FSC_STAT_KEYS_MAX][FSC_WEB_NAME_MAX];
+    double values[FSC_WEB_STAT_COLS]; /* NAN: not known */
 };
 
 struct fsc_web_status {
     int64_t now_ns; /* wall clock the ages are measured from */
-    const struct fsc_web_source *sources;
+    const struct fsc_source_status *sources;
     size_t n_sources;
-    const struct fsc_web_stream *streams;
-    size_t n_streams;
-    const struct fsc_web_receiver *receivers;
-    size_t n_receivers;
+    /* Every plugin table (NULL-terminated; NULL: none) and their rows in
+     * the order the plugins wrote them. */
+    const struct fsc_stat_table *const *tables;
+    const struct fsc_web_stat_row *rows;
+    size_t n_rows;
     uint32_t series;  /* registry series */
     uint64_t samples; /* samples the engine took */
     uint64_t events_by_kind[FSC_EV__COUNT];

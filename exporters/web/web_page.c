@@ -72,7 +72,7 @@ static void section_sources(struct fsc_html *h, const struct fsc_web_status *st)
     fsc_html_raw(h, "<div class=\"panel\"><h2>Sources</h2>\n");
     head(h, "sources", cols, 5);
     for (size_t i = 0; i < st->n_sources; i++) {
-        const struct fsc_web_source *s = &st->sources[i];
+        const struct fsc_source_status *s = &st->sources[i];
         fsc_html_raw(h, "<tr data-source=\"");
         fsc_html_text(h, s->name);
         fsc_html_raw(h, "\">");
@@ -88,82 +88,99 @@ static void section_sources(struct fsc_html *h, const struct fsc_web_status *st)
     fsc_html_raw(h, "</div>\n");
 }
 
-static const char *stream_class(const char *state)
+/* Does the page show anything of t (a column with a title)? */
+static bool table_shown(const struct fsc_stat_table *t)
 {
-    if (!state)
-        return "bad";
-    return strcmp(state, "streaming") == 0    ? "good"
-           : strcmp(state, "connecting") == 0 ? "warn"
-                                              : "bad";
+    for (size_t c = 0; c < t->n_cols && c < FSC_WEB_STAT_COLS; c++)
+        if (t->cols[c].title)
+            return true;
+    return false;
 }
 
-static void section_streams(struct fsc_html *h, const struct fsc_web_status *st)
+/* One value cell of a plugin table, by the column's unit. */
+static void stat_cell(struct fsc_html *h, const struct fsc_stat_col *c, double v)
 {
-    static const char *const cols[] = {"source",       "stream",  "state",         "sync",
-                                       "last update",  "cadence", "jitter",        "reconnects",
-                                       "resubscribes", "updates", "decode errors", "seq gaps"};
-    char a[32];
-    fsc_html_raw(h, "<div class=\"panel\"><h2>gNMI streams</h2>\n");
-    head(h, "streams", cols, 12);
-    for (size_t i = 0; i < st->n_streams; i++) {
-        const struct fsc_web_stream *s = &st->streams[i];
-        int known = s->cadence_intervals > 0;
-        double age = (double)(st->now_ns - s->last_update_ns) / 1e9;
-        fsc_html_raw(h, "<tr data-source=\"");
-        fsc_html_text(h, s->source);
-        fsc_html_raw(h, "\" data-stream=\"");
-        fsc_html_text(h, s->stream);
-        fsc_html_raw(h, "\">");
-        td_text(h, "source", s->source);
-        td_text(h, "stream", s->stream);
-        fsc_html_fmt(h, "<td class=\"state %s\">", stream_class(s->state));
-        fsc_html_text(h, s->state);
+    char a[40];
+    if (v != v) {
+        td_num(h, c->id, 0, 0, "");
+        return;
+    }
+    switch (c->unit) {
+    case FSC_STAT_WORD: {
+        size_t n = 0;
+        while (c->words && c->words[n])
+            n++;
+        const char *word = v >= 0 && v < (double)n ? c->words[(size_t)v] : "?";
+        fsc_html_fmt(h, "<td class=\"%s w-%s\">", c->id, word);
+        fsc_html_text(h, word);
         fsc_html_raw(h, "</td>");
-        td_text(h, "sync", s->sync_seen ? "yes" : "no");
-        td_num(h, "age", s->last_update_ns != 0, age, fsc_web_fmt_secs(age, a, sizeof(a)));
-        td_num(h, "cadence", known, s->cadence_s, fsc_web_fmt_secs(s->cadence_s, a, sizeof(a)));
-        td_num(h, "jitter", known, s->jitter_s, fsc_web_fmt_secs(s->jitter_s, a, sizeof(a)));
-        td_uint(h, "reconnects", s->reconnects);
-        td_uint(h, "resubscribes", s->resubscribes);
-        td_uint(h, "updates", s->updates);
-        td_uint(h, "decode_errors", s->decode_errors);
-        td_uint(h, "seq_gaps", s->seq_gaps);
-        fsc_html_raw(h, "</tr>\n");
+        return;
     }
-    tail(h, st->n_streams, 12, "no gNMI streams");
-    fsc_html_raw(h, "</div>\n");
+    case FSC_STAT_SECONDS:
+        td_num(h, c->id, 1, v, fsc_web_fmt_secs(v, a, sizeof(a)));
+        return;
+    case FSC_STAT_BYTES:
+        td_num(h, c->id, 1, v, fsc_web_fmt_bytes(v, a, sizeof(a)));
+        return;
+    case FSC_STAT_TIME_S:
+        td_num(h, c->id, v > 0, v,
+               v > 0 ? fsc_web_fmt_time((int64_t)(v * 1e9), a, sizeof(a)) : "never");
+        return;
+    default:
+        if (v >= 0 && v < 1e19 && v == (double)(uint64_t)v)
+            td_uint(h, c->id, (uint64_t)v);
+        else
+            td_num(h, c->id, 1, v, fsc_web_fmt_secs(v, a, sizeof(a)));
+        return;
+    }
 }
 
-static void section_receivers(struct fsc_html *h, const struct fsc_web_status *st)
+/* Every plugin table with rows, as the API's "tables" has them: keys, then
+ * the columns the page shows (those with a title). */
+static void section_tables(struct fsc_html *h, const struct fsc_web_status *st)
 {
-    static const char *const cols[] = {"source", "transport", "port",        "requests",
-                                       "ok",     "partial",   "bad request", "too large",
-                                       "errors", "points",    "rejected",    "received"};
-    char a[32];
-    fsc_html_raw(h, "<div class=\"panel\"><h2>OTLP receivers</h2>\n");
-    head(h, "receivers", cols, 12);
-    for (size_t i = 0; i < st->n_receivers; i++) {
-        const struct fsc_web_receiver *r = &st->receivers[i];
-        fsc_html_raw(h, "<tr data-source=\"");
-        fsc_html_text(h, r->source);
-        fsc_html_raw(h, "\" data-transport=\"");
-        fsc_html_text(h, r->transport);
-        fsc_html_raw(h, "\">");
-        td_text(h, "source", r->source);
-        td_text(h, "transport", r->transport);
-        td_uint(h, "port", r->port);
-        td_uint(h, "requests", r->requests);
-        td_uint(h, "ok", r->ok);
-        td_uint(h, "partial", r->partial);
-        td_uint(h, "bad_request", r->bad_request);
-        td_uint(h, "too_large", r->too_large);
-        td_uint(h, "errors", r->other_errors);
-        td_uint(h, "points", r->points);
-        td_uint(h, "rejected", r->rejected);
-        td_num(h, "bytes", 1, (double)r->bytes, fsc_web_fmt_bytes((double)r->bytes, a, sizeof(a)));
-        fsc_html_raw(h, "</tr>\n");
+    fsc_html_raw(h, "<div id=\"plugins\" class=\"row\">");
+    for (size_t t = 0; st->tables && st->tables[t]; t++) {
+        const struct fsc_stat_table *tab = st->tables[t];
+        size_t rows = 0, cols = 0;
+        for (size_t r = 0; r < st->n_rows; r++)
+            rows += st->rows[r].table == tab;
+        if (rows == 0 || !table_shown(tab))
+            continue;
+        fsc_html_fmt(h, "<div class=\"panel\" data-table=\"%s\"><h2>", tab->id);
+        fsc_html_text(h, tab->title);
+        fsc_html_fmt(h, "</h2>\n<table id=\"%s\"><thead><tr>", tab->id);
+        for (size_t k = 0; k < FSC_STAT_KEYS_MAX && tab->keys[k]; k++, cols++)
+            fsc_html_fmt(h, "<th>%s</th>", tab->keys[k]);
+        for (size_t c = 0; c < tab->n_cols && c < FSC_WEB_STAT_COLS; c++)
+            if (tab->cols[c].title) {
+                fsc_html_raw(h, "<th>");
+                fsc_html_text(h, tab->cols[c].title);
+                fsc_html_raw(h, "</th>");
+                cols++;
+            }
+        fsc_html_raw(h, "</tr></thead><tbody>");
+        for (size_t r = 0; r < st->n_rows; r++) {
+            const struct fsc_web_stat_row *row = &st->rows[r];
+            if (row->table != tab)
+                continue;
+            fsc_html_raw(h, "<tr");
+            for (size_t k = 0; k < FSC_STAT_KEYS_MAX && tab->keys[k]; k++) {
+                fsc_html_fmt(h, " data-%s=\"", tab->keys[k]);
+                fsc_html_text(h, row->keys[k]);
+                fsc_html_raw(h, "\"");
+            }
+            fsc_html_raw(h, ">");
+            for (size_t k = 0; k < FSC_STAT_KEYS_MAX && tab->keys[k]; k++)
+                td_text(h, tab->keys[k], row->keys[k]);
+            for (size_t c = 0; c < tab->n_cols && c < FSC_WEB_STAT_COLS; c++)
+                if (tab->cols[c].title)
+                    stat_cell(h, &tab->cols[c], row->values[c]);
+            fsc_html_raw(h, "</tr>\n");
+        }
+        tail(h, rows, cols, tab->empty);
+        fsc_html_raw(h, "</div>\n");
     }
-    tail(h, st->n_receivers, 12, "no OTLP receivers");
     fsc_html_raw(h, "</div>\n");
 }
 
@@ -371,8 +388,7 @@ int fsc_web_html_page(const struct fsc_web_page *pg, struct fsc_buf *out)
      * list last, so a 1280 x 1600 screen shows everything but old events. */
     fsc_html_raw(&h, "<main>\n<section id=\"health\" class=\"row\">");
     section_sources(&h, pg->status);
-    section_receivers(&h, pg->status);
-    section_streams(&h, pg->status);
+    section_tables(&h, pg->status);
     fsc_html_raw(&h, "</section>\n<section id=\"traffic\">");
     section_ports(&h, pg);
     section_chart(&h, pg->chart);

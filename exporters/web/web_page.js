@@ -119,36 +119,51 @@
       tr.appendChild(tdUint('series', s.series));
       return tr;
     }, 5, 'no sources configured');
-    fillBody('streams', st.streams, function (s) {
-      var tr = el('tr', {'data-source': s.source, 'data-stream': s.stream});
-      var cls = s.state === 'streaming' ? 'good' : s.state === 'connecting' ? 'warn' : 'bad';
-      tr.appendChild(tdText('source', s.source));
-      tr.appendChild(tdText('stream', s.stream));
-      tr.appendChild(el('td', {'class': 'state ' + cls}, s.state));
-      tr.appendChild(tdText('sync', s.sync_seen ? 'yes' : 'no'));
-      var age = s.last_update_age_seconds;
-      tr.appendChild(tdNum('age', age, age === null ? '' : fmtSecs(age)));
-      tr.appendChild(tdNum('cadence', s.cadence_seconds,
-                           s.cadence_seconds === null ? '' : fmtSecs(s.cadence_seconds)));
-      tr.appendChild(tdNum('jitter', s.jitter_seconds,
-                           s.jitter_seconds === null ? '' : fmtSecs(s.jitter_seconds)));
-      tr.appendChild(tdUint('reconnects', s.reconnects));
-      tr.appendChild(tdUint('resubscribes', s.resubscribes));
-      tr.appendChild(tdUint('updates', s.updates));
-      tr.appendChild(tdUint('decode_errors', s.decode_errors));
-      tr.appendChild(tdUint('seq_gaps', s.sequence_gaps));
-      return tr;
-    }, 12, 'no gNMI streams');
-    fillBody('receivers', st.receivers, function (r) {
-      var tr = el('tr', {'data-source': r.source, 'data-transport': r.transport});
-      tr.appendChild(tdText('source', r.source));
-      tr.appendChild(tdText('transport', r.transport));
-      ['port', 'requests', 'ok', 'partial', 'bad_request', 'too_large', 'errors', 'points']
-        .forEach(function (k) { tr.appendChild(tdUint(k, r[k])); });
-      tr.appendChild(tdUint('rejected', r.rejected_points));
-      tr.appendChild(tdNum('bytes', r.received_bytes, fmtBytes(r.received_bytes)));
-      return tr;
-    }, 12, 'no OTLP receivers');
+    renderTables(st.tables);
+  }
+
+  /* ---- plugin tables (web_page.c, section_tables) ---- */
+  function statCell(c, v) {
+    if (v === null || v === undefined) return tdNum(c.id, null, '');
+    if (c.unit === 'word') return el('td', {'class': c.id + ' w-' + v}, v);
+    if (c.unit === 'seconds') return tdNum(c.id, v, fmtSecs(v));
+    if (c.unit === 'bytes') return tdNum(c.id, v, fmtBytes(v));
+    if (c.unit === 'unix_seconds') return tdNum(c.id, v, v > 0 ? fmtTime(v * 1000) : 'never');
+    if (Number.isInteger(v) && v >= 0) return tdUint(c.id, v);
+    return tdNum(c.id, v, fmtSecs(v));
+  }
+  function renderTables(tables) {
+    var box = document.getElementById('plugins');
+    if (!box || !tables) return;
+    var next = document.createElement('div');
+    next.id = 'plugins';
+    next.className = 'row';
+    tables.forEach(function (t) {
+      var shown = t.columns.filter(function (c) { return c.title !== null; });
+      if (t.rows.length === 0 || shown.length === 0) return;
+      var panel = el('div', {'class': 'panel', 'data-table': t.id});
+      panel.appendChild(el('h2', {}, t.title));
+      var table = el('table', {'id': t.id});
+      var hr = el('tr', {});
+      t.keys.forEach(function (k) { hr.appendChild(el('th', {}, k)); });
+      shown.forEach(function (c) { hr.appendChild(el('th', {}, c.title)); });
+      var thead = el('thead', {});
+      thead.appendChild(hr);
+      table.appendChild(thead);
+      var tb = el('tbody', {});
+      t.rows.forEach(function (r) {
+        var attrs = {};
+        t.keys.forEach(function (k) { attrs['data-' + k] = r[k]; });
+        var tr = el('tr', attrs);
+        t.keys.forEach(function (k) { tr.appendChild(tdText(k, r[k])); });
+        shown.forEach(function (c) { tr.appendChild(statCell(c, r[c.id])); });
+        tb.appendChild(tr);
+      });
+      table.appendChild(tb);
+      panel.appendChild(table);
+      next.appendChild(panel);
+    });
+    box.parentNode.replaceChild(next, box);
   }
 
   /* ---- ports ---- */

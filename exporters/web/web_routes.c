@@ -19,10 +19,10 @@
 
 /* An unsigned decimal query parameter in [min, max], def when absent.
  * Returns 0, or -1 when present but not such a number. */
-static int query_uint(const struct fsc_prom_http_req *req, const char *key, unsigned def,
-                      unsigned min, unsigned max, unsigned *out)
+static int query_uint(const struct fsc_http_req *req, const char *key, unsigned def, unsigned min,
+                      unsigned max, unsigned *out)
 {
-    const char *s = fsc_prom_http_query(req, key);
+    const char *s = fsc_http_query(req, key);
     unsigned long v = 0;
 
     *out = def;
@@ -57,52 +57,68 @@ static int done(int rc, int status)
 
 struct status_model {
     struct fsc_web_status st;
-    struct fsc_web_source *sources;
-    struct fsc_web_stream *streams;
-    struct fsc_web_receiver *receivers;
+    struct fsc_source_status *sources;
+    struct fsc_web_stat_row *rows;
+    size_t n_rows;
 };
 
 static void status_free(struct status_model *sm)
 {
     free(sm->sources);
-    free(sm->streams);
-    free(sm->receivers);
+    free(sm->rows);
+}
+
+/* Copies a plugin's row (keys cut to FSC_WEB_NAME_MAX - 1 bytes, columns
+ * to FSC_WEB_STAT_COLS); rows past WEB_STAT_ROWS_MAX are left out. */
+static void status_row(void *arg, const struct fsc_stat_table *t, const char *const *keys,
+                       const double *values, const struct fsc_stat_hist *hist)
+{
+    struct status_model *sm = arg;
+    (void)hist;
+    if (sm->n_rows >= WEB_STAT_ROWS_MAX)
+        return;
+    struct fsc_web_stat_row *r = &sm->rows[sm->n_rows++];
+    memset(r, 0, sizeof(*r));
+    r->table = t;
+    for (size_t k = 0; k < FSC_STAT_KEYS_MAX && t->keys[k]; k++)
+        snprintf(r->keys[k], sizeof(r->keys[k]), "%s", keys[k] ? keys[k] : "");
+    for (size_t c = 0; c < t->n_cols && c < FSC_WEB_STAT_COLS; c++)
+        r->values[c] = values[c];
 }
 
 static int status_build(struct fsc_web *web, struct status_model *sm)
 {
     const struct fsc_web_env *env = &web->env;
+    const struct fsc_daemon_view *view = env->view;
     struct fsc_engine_stats es;
 
     memset(sm, 0, sizeof(*sm));
     sm->sources = calloc(WEB_SOURCES_MAX, sizeof(*sm->sources));
-    sm->streams = calloc(WEB_STREAMS_MAX, sizeof(*sm->streams));
-    sm->receivers = calloc(WEB_RECEIVERS_MAX, sizeof(*sm->receivers));
-    if (!sm->sources || !sm->streams || !sm->receivers) {
+    sm->rows = calloc(WEB_STAT_ROWS_MAX, sizeof(*sm->rows));
+    if (!sm->sources || !sm->rows) {
         status_free(sm);
         return -ENOMEM;
     }
     struct fsc_web_status *st = &sm->st;
     st->now_ns = fsc_now_ns();
     st->sources = sm->sources;
-    st->n_sources = env->sources ? env->sources(env->arg, sm->sources, WEB_SOURCES_MAX) : 0;
-    st->streams = sm->streams;
-    st->n_streams = env->streams ? env->streams(env->arg, sm->streams, WEB_STREAMS_MAX) : 0;
-    st->receivers = sm->receivers;
-    st->n_receivers =
-        env->receivers ? env->receivers(env->arg, sm->receivers, WEB_RECEIVERS_MAX) : 0;
+    st->n_sources = view ? view->sources(view->arg, sm->sources, WEB_SOURCES_MAX) : 0;
     if (st->n_sources > WEB_SOURCES_MAX)
         st->n_sources = WEB_SOURCES_MAX;
-    if (st->n_streams > WEB_STREAMS_MAX)
-        st->n_streams = WEB_STREAMS_MAX;
-    if (st->n_receivers > WEB_RECEIVERS_MAX)
-        st->n_receivers = WEB_RECEIVERS_MAX;
+    if (view) {
+        const struct fsc_stats_out out = {.row = status_row, .arg = sm};
+        view->stats(view->arg, &out);
+        st->tables = view->tables;
+    }
+    st->rows = sm->rows;
+    st->n_rows = sm->n_rows;
     fsc_engine_stats_get(env->eng, &es);
     st->series = fsc_registry_count(env->reg);
     st->samples = es.samples;
     memcpy(st->events_by_kind, es.events, sizeof(st->events_by_kind));
-    st->n_windows = env->cfg->engine.rate.n_windows;
-    memcpy(st->window_ns, env->cfg->engine.rate.window_ns, sizeof(st->window_ns));
+    const struct fsc_rate_params *rp = &fsc_engine_config_of(env->cfg)->rate;
+    st->n_windows = rp->n_windows;
+    memcpy(st->window_ns, rp->window_ns, sizeof(st->window_ns));
     return 0;
 }
 
@@ -254,10 +270,10 @@ static int chart_build(struct fsc_web *web, uint32_t pi, struct chart_model *cm)
 }
 
 /* The port index of ?device=&port=, -1 when absent, -2 when unknown. */
-static long query_port(struct fsc_web *web, const struct fsc_prom_http_req *req)
+static long query_port(struct fsc_web *web, const struct fsc_http_req *req)
 {
-    const char *device = fsc_prom_http_query(req, "device");
-    const char *port = fsc_prom_http_query(req, "port");
+    const char *device = fsc_http_query(req, "device");
+    const char *port = fsc_http_query(req, "port");
     if (!device || !port)
         return -1;
     pthread_mutex_lock(&web->mu);
@@ -272,7 +288,7 @@ static long query_port(struct fsc_web *web, const struct fsc_prom_http_req *req)
 
 /* ---- handlers -------------------------------------------------------------------------- */
 
-int fsc_web_route_status(void *arg, const struct fsc_prom_http_req *req, struct fsc_buf *out,
+int fsc_web_route_status(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
                          const char **ctype)
 {
     struct status_model sm;
@@ -286,7 +302,7 @@ int fsc_web_route_status(void *arg, const struct fsc_prom_http_req *req, struct 
     return done(rc, 200);
 }
 
-int fsc_web_route_ports(void *arg, const struct fsc_prom_http_req *req, struct fsc_buf *out,
+int fsc_web_route_ports(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
                         const char **ctype)
 {
     unsigned top;
@@ -304,7 +320,7 @@ int fsc_web_route_ports(void *arg, const struct fsc_prom_http_req *req, struct f
     return done(rc, 200);
 }
 
-int fsc_web_route_events(void *arg, const struct fsc_prom_http_req *req, struct fsc_buf *out,
+int fsc_web_route_events(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
                          const char **ctype)
 {
     unsigned limit;
@@ -321,7 +337,7 @@ int fsc_web_route_events(void *arg, const struct fsc_prom_http_req *req, struct 
     return done(rc, 200);
 }
 
-int fsc_web_route_port(void *arg, const struct fsc_prom_http_req *req, struct fsc_buf *out,
+int fsc_web_route_port(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
                        const char **ctype)
 {
     struct chart_model cm;
@@ -341,7 +357,7 @@ int fsc_web_route_port(void *arg, const struct fsc_prom_http_req *req, struct fs
     return done(rc, 200);
 }
 
-int fsc_web_route_mesh(void *arg, const struct fsc_prom_http_req *req, struct fsc_buf *out,
+int fsc_web_route_mesh(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
                        const char **ctype)
 {
     (void)req;
@@ -355,7 +371,7 @@ int fsc_web_route_mesh(void *arg, const struct fsc_prom_http_req *req, struct fs
     return done(rc, 200);
 }
 
-int fsc_web_route_page(void *arg, const struct fsc_prom_http_req *req, struct fsc_buf *out,
+int fsc_web_route_page(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
                        const char **ctype)
 {
     struct fsc_web *web = arg;

@@ -13,6 +13,7 @@
 
 #include "config/config.h"
 #include "fuzz.h"
+#include "../config_all.h"
 
 /* The printed text of cfg (malloc'd, NUL-terminated) and its length. */
 static char *print_config(const struct fsc_config *cfg, size_t *len)
@@ -30,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[512];
     err[0] = '\0';
     struct fsc_config *cfg =
-        fsc_config_parse((const char *)data, size, "fuzz.yaml", err, sizeof err);
+        fsc_config_parse((const char *)data, size, "fuzz.yaml", fsc_app_schema(), err, sizeof err);
     if (!cfg) {
         FUZZ_CHECK(err[0] != '\0' && memchr(err, '\0', sizeof err));
         return 0;
@@ -42,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(t1);
         return 0;
     }
-    cfg = fsc_config_parse(t1, n1, "printed.yaml", err, sizeof err);
+    cfg = fsc_config_parse(t1, n1, "printed.yaml", fsc_app_schema(), err, sizeof err);
     if (!cfg)
         fprintf(stderr, "printed config refused: %s\n----\n%s\n", err, t1);
     FUZZ_CHECK(cfg);

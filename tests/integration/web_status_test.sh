@@ -171,14 +171,22 @@ def wait(pred, what, tenths=300):
     check(False, "timed out waiting for " + what)
     return None
 
+def table(st, tid):
+    """The rows of a plugin's stats table in /api/status (docs/API.md)."""
+    for t in st.get("tables", []):
+        if t["id"] == tid:
+            return t["rows"]
+    return []
+
 def phase_api(oport):
     # Wait until every injected condition was seen and measured.
     def ready():
         ev = api("/api/events?limit=1000")["events"]
         st = api("/api/status")
         kinds = {(e["kind"], e["phase"], e["device"]) for e in ev}
-        streams_ok = len(st["streams"]) == 2 and all(
-            s["state"] == "streaming" and s["cadence_seconds"] is not None for s in st["streams"])
+        streams = table(st, "gnmi_streams")
+        streams_ok = len(streams) == 2 and all(
+            s["state"] == "streaming" and s["cadence_seconds"] is not None for s in streams)
         return (("microburst", "end", "leaf-s") in kinds and
                 ("cnp_spike", "start", "leaf-s") in kinds and
                 ("cable_mismatch", "start", "b300-01") in kinds and streams_ok and
@@ -198,11 +206,13 @@ def phase_api(oport):
             check(v == s["series"], "series of %s: api %s, metrics %s" % (s["name"], s["series"], v))
         v = mval(ms, "fabricscope_up", source=s["name"])
         check(v == (1 if s["up"] else 0), "fabricscope_up of %s: %s" % (s["name"], v))
-    names = [(s["source"], s["stream"]) for s in st["streams"]]
+    streams = table(st, "gnmi_streams")
+    names = [(s["source"], s["stream"]) for s in streams]
     check(names == [("leaf1", "interfaces"), ("leaf1", "queues")], "streams %r" % names)
-    for s in st["streams"]:
+    for s in streams:
         lab = {"source": s["source"], "stream": s["stream"]}
-        check(s["up"] and s["sync_seen"] and s["decode_errors"] == 0, "stream %r healthy" % lab)
+        check(s["up"] == 1 and s["sync_seen"] == "yes" and s["decode_errors"] == 0,
+              "stream %r healthy" % lab)
         check(0.09 <= s["cadence_seconds"] <= 0.11, "cadence %r" % s["cadence_seconds"])
         check(0 <= s["last_update_age_seconds"] < 2, "age %r" % s["last_update_age_seconds"])
         for key, metric in (("reconnects", "fabricscope_gnmi_reconnects_total"),
@@ -212,7 +222,7 @@ def phase_api(oport):
             check(v == s[key], "%s of %r: api %s metrics %s" % (key, lab, s[key], v))
         v = mval(ms, "fabricscope_gnmi_stream_up", **lab)
         check(v == 1, "stream_up %r: %s" % (lab, v))
-    rc = st["receivers"]
+    rc = table(st, "otlp_receivers")
     check(len(rc) == 1 and rc[0]["source"] == "spine1" and rc[0]["transport"] == "http" and
           rc[0]["port"] == int(oport) and rc[0]["requests"] == 1 and rc[0]["ok"] == 1,
           "receivers %r" % rc)
@@ -391,10 +401,11 @@ def phase_dom(path, samples, js):
         check(not ran and body.attrs.get("data-refreshed") is None, "no script ran")
     live = root.find("span", id="live")
     check(bool(live) and live[0].texts() == ("live" if js else "static"), "live marker")
-    st = [r for r in rows(root, "streams") if r.attrs.get("data-source") == "leaf1" and
+    st = [r for r in rows(root, "gnmi_streams") if r.attrs.get("data-source") == "leaf1" and
           r.attrs.get("data-stream") == "interfaces"]
     check(len(st) == 1 and st[0].cell("state").texts() == "streaming" and
-          0.09 <= float(st[0].cell("cadence").attrs["data-value"]) <= 0.11, "a streaming gNMI row")
+          0.09 <= float(st[0].cell("cadence_seconds").attrs["data-value"]) <= 0.11,
+          "a streaming gNMI row")
     src = [r.attrs.get("data-source") for r in rows(root, "sources")]
     check(src == ["synth", "leaf1", "spine1", "b300-01"], "source rows %r" % src)
     pr = rows(root, "ports")

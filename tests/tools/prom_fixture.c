@@ -27,6 +27,7 @@
 #include "engine/engine.h"
 #include "engine/events.h"
 #include "prometheus/prom_render.h"
+#include "../config_all.h"
 
 #define NS    1000000000LL
 #define MS    1000000LL
@@ -378,7 +379,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    fx.cfg = fsc_config_parse(yaml, strlen(yaml), "prom_fixture.yaml", err, sizeof(err));
+    fx.cfg = fsc_config_parse(yaml, strlen(yaml), "prom_fixture.yaml", fsc_app_schema(), err,
+                              sizeof(err));
     if (!fx.cfg) {
         fprintf(stderr, "prom_fixture: config: %s\n", err);
         goto out;
@@ -392,7 +394,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "prom_fixture: cannot create the registry\n");
         goto out;
     }
-    fx.eng = fsc_engine_create(&fx.cfg->engine, bus, err, sizeof(err));
+    fx.eng = fsc_engine_create(fsc_engine_config_of(fx.cfg), bus, err, sizeof(err));
     if (!fx.eng) {
         fprintf(stderr, "prom_fixture: engine: %s\n", err);
         goto out;

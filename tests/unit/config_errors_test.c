@@ -10,6 +10,7 @@
 #include "config_fixture.h"
 #include "config/config.h"
 #include "test.h"
+#include "config_all.h"
 
 /* ---- error texts ----------------------------------------------------------- */
 
@@ -128,7 +129,8 @@ static void yaml_syntax_error_line(void)
                  "t.yaml:2:1: only one YAML document is allowed (found a second \"---\")");
     const char nul[] = "sources:\n  - name: a\0\n";
     char err[512];
-    struct fsc_config *cfg = fsc_config_parse(nul, sizeof(nul) - 1, "t.yaml", err, sizeof(err));
+    struct fsc_config *cfg =
+        fsc_config_parse(nul, sizeof(nul) - 1, "t.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg == NULL);
     CHECK_STR(err, "t.yaml:2:12: the file contains a NUL byte");
 }
@@ -247,7 +249,8 @@ static void bounds(void)
     if (text == NULL)
         return;
     memset(text, '#', big);
-    struct fsc_config *cfg = fsc_config_parse(text, big, "t.yaml", err, sizeof(err));
+    struct fsc_config *cfg =
+        fsc_config_parse(text, big, "t.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg == NULL);
     CHECK_STR(err, "t.yaml: the file is larger than 4194304 bytes");
 
@@ -262,7 +265,7 @@ static void bounds(void)
         text[o - 1] = ']';
         text[o++] = '\n';
     }
-    cfg = fsc_config_parse(text, o, "t.yaml", err, sizeof(err));
+    cfg = fsc_config_parse(text, o, "t.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg == NULL);
     CHECK(strstr(err, "the document has more than 262144 nodes") != NULL);
 
@@ -270,7 +273,7 @@ static void bounds(void)
     for (int i = 0; i < 300; i++)
         o += (size_t)snprintf(text + o, big - o, "{name: s%d, type: nic},", i);
     text[o - 1] = ']';
-    cfg = fsc_config_parse(text, o, "t.yaml", err, sizeof(err));
+    cfg = fsc_config_parse(text, o, "t.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg == NULL);
     CHECK_STR(err, "t.yaml:1:10: sources: has 300 sources; at most 256 are allowed");
 
@@ -278,7 +281,7 @@ static void bounds(void)
     memset(text + o, 'a', 9000);
     o += 9000;
     o += (size_t)snprintf(text + o, big - o, "\", type: nic}]\n");
-    cfg = fsc_config_parse(text, o, "t.yaml", err, sizeof(err));
+    cfg = fsc_config_parse(text, o, "t.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg == NULL);
     CHECK_STR(err, "t.yaml:1:18: a value is longer than 8192 bytes");
     free(text);
@@ -338,14 +341,14 @@ static void fixtures_errors(void)
         else
             snprintf(msg, sizeof(msg), "%s", line + 10);
         snprintf(want, sizeof(want), "%s/%s", dir, msg);
-        struct fsc_config *cfg = fsc_config_load(path, err, sizeof(err));
+        struct fsc_config *cfg = fsc_app_config_load(path, err, sizeof(err));
         CHECK(cfg == NULL);
         CHECK_STR(err, want);
         fsc_config_destroy(cfg);
         free(names[i]);
     }
     char err[512];
-    CHECK(fsc_config_load("/nonexistent/fabricscope.yaml", err, sizeof(err)) == NULL);
+    CHECK(fsc_app_config_load("/nonexistent/fabricscope.yaml", err, sizeof(err)) == NULL);
     CHECK_STR(err, "/nonexistent/fabricscope.yaml: cannot open: No such file or directory");
 }
 

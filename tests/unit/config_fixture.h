@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "test.h"
+#include "config_all.h"
 
 /* A file of the repository, found from this header's path (CMake compiles the
  * tests by absolute path): ".../tests/unit/config_fixture.h" -> ".../<rel>". */
@@ -20,7 +21,7 @@ static inline const char *repo_file(const char *rel, char *buf, size_t size)
 
 static inline struct fsc_config *parse(const char *text, char *err, size_t errlen)
 {
-    return fsc_config_parse(text, strlen(text), "t.yaml", err, errlen);
+    return fsc_config_parse(text, strlen(text), "t.yaml", fsc_app_schema(), err, errlen);
 }
 
 /* Loading `text` fails with exactly `want`. */

@@ -11,6 +11,7 @@
 #include "config_fixture.h"
 #include "config/config.h"
 #include "test.h"
+#include "config_all.h"
 
 #define SEC 1000000000ll
 #define MS  1000000ll
@@ -31,7 +32,8 @@ static char *print_str(const struct fsc_config *cfg)
 static struct fsc_config *load_example(const char *rel)
 {
     char path[1024], err[512];
-    struct fsc_config *cfg = fsc_config_load(repo_file(rel, path, sizeof(path)), err, sizeof(err));
+    struct fsc_config *cfg =
+        fsc_app_config_load(repo_file(rel, path, sizeof(path)), err, sizeof(err));
     if (cfg == NULL)
         fprintf(stderr, "load %s: %s\n", rel, err);
     return cfg;
@@ -49,9 +51,9 @@ static void example_loads(void)
     CHECK_INT(cfg->n_sources, 4);
 
     const struct fsc_source_config *leaf1 = fsc_config_source(cfg, "leaf1");
-    CHECK(leaf1 != NULL && leaf1->type == FSC_SOURCE_GNMI);
+    CHECK(leaf1 != NULL && leaf1->kind == &fsc_gnmi_kind);
     if (leaf1 != NULL) {
-        const struct fsc_gnmi_config *g = &leaf1->gnmi;
+        const struct fsc_gnmi_config *g = fsc_gnmi_config_of(leaf1);
         CHECK_STR(g->address, "10.0.0.11:32767");
         CHECK_STR(g->device, "leaf1");
         CHECK(g->tls.present && g->tls.enabled);
@@ -73,23 +75,23 @@ static void example_loads(void)
         CHECK_INT(g->backoff.max_ns, 60 * SEC);
     }
     const struct fsc_source_config *spines = fsc_config_source(cfg, "spines");
-    CHECK(spines != NULL && spines->type == FSC_SOURCE_OTLP);
+    CHECK(spines != NULL && spines->kind == &fsc_otlp_kind);
     if (spines != NULL) {
-        CHECK_STR(spines->otlp.grpc_listen, "0.0.0.0:8443");
-        CHECK_INT(spines->otlp.max_body, 4 << 20);
+        CHECK_STR(fsc_otlp_config_of(spines)->grpc_listen, "0.0.0.0:8443");
+        CHECK_INT(fsc_otlp_config_of(spines)->max_body, 4 << 20);
         CHECK_INT(spines->max_series, 200000);
         CHECK_STR(spines->profile, "cumulus");
     }
     const struct fsc_source_config *b300 = fsc_config_source(cfg, "b300-01");
-    CHECK(b300 != NULL && b300->type == FSC_SOURCE_NIC);
+    CHECK(b300 != NULL && b300->kind == &fsc_nic_kind);
     if (b300 != NULL) {
-        CHECK(b300->nic.auto_devices);
-        CHECK_INT(b300->nic.node, 1);
-        CHECK_INT(b300->nic.interval_ns, 100 * MS);
+        CHECK(fsc_nic_config_of(b300)->auto_devices);
+        CHECK_INT(fsc_nic_config_of(b300)->node, 1);
+        CHECK_INT(fsc_nic_config_of(b300)->interval_ns, 100 * MS);
     }
     CHECK(fsc_config_source(cfg, "leaf3") == NULL);
 
-    const struct fsc_kafka_config *k = &cfg->exporters.kafka;
+    const struct fsc_kafka_config *k = fsc_kafka_config_of(cfg);
     CHECK(k->present && k->enabled);
     CHECK_INT(k->n_brokers, 3);
     CHECK_STR(k->brokers[2], "kafka-3.example:9093");
@@ -98,23 +100,23 @@ static void example_loads(void)
     CHECK_INT(k->spool_max, 1ll << 30);
     CHECK_INT(k->sasl.mechanism, FSC_SASL_SCRAM_SHA_512);
     CHECK_STR(k->sasl.password.value, "change-me");
-    const struct fsc_remote_write_config *rw = &cfg->exporters.remote_write;
+    const struct fsc_remote_write_config *rw = fsc_remote_write_config_of(cfg);
     CHECK(rw->present && rw->basic_auth.present);
     CHECK_STR(rw->basic_auth.password.value, "change-me");
     CHECK_INT(rw->n_headers, 1);
     CHECK_STR(rw->headers[0].name, "X-Scope-OrgID");
     CHECK_STR(rw->headers[0].value, "gpu-fabric");
 
-    CHECK_INT(cfg->engine.rate.n_windows, 3);
-    CHECK_INT(cfg->engine.rate.window_ns[2], 60 * SEC);
-    CHECK_INT(cfg->engine.imbalance.level, 1); /* window: 10s */
+    CHECK_INT(fsc_engine_config_of(cfg)->rate.n_windows, 3);
+    CHECK_INT(fsc_engine_config_of(cfg)->rate.window_ns[2], 60 * SEC);
+    CHECK_INT(fsc_engine_config_of(cfg)->imbalance.level, 1); /* window: 10s */
 
-    CHECK_INT(cfg->topology.rails, 2);
-    CHECK_INT(cfg->topology.n_devices, 6);
-    CHECK_INT(cfg->topology.n_groups, 3);
-    CHECK_INT(cfg->topology.groups[2].n_members, 16);
-    CHECK(cfg->topology.cable_plan.present);
-    CHECK_INT(cfg->topology.cable_plan.n_nodes, 2);
+    CHECK_INT(fsc_topology_of(cfg)->rails, 2);
+    CHECK_INT(fsc_topology_of(cfg)->n_devices, 6);
+    CHECK_INT(fsc_topology_of(cfg)->n_groups, 3);
+    CHECK_INT(fsc_topology_of(cfg)->groups[2].n_members, 16);
+    CHECK(fsc_topology_of(cfg)->cable_plan.present);
+    CHECK_INT(fsc_topology_of(cfg)->cable_plan.n_nodes, 2);
     fsc_config_destroy(cfg);
 
     cfg = load_example("examples/minimal.yaml");
@@ -142,53 +144,54 @@ static void defaults_filled(void)
     CHECK(s->enabled);
     CHECK_INT(s->max_series, 100000);
     CHECK_STR(s->profile, "junos");
-    CHECK_STR(s->gnmi.device, "leaf1");
-    CHECK(!s->gnmi.tls.present && !s->gnmi.tls.enabled);
-    CHECK(s->gnmi.username == NULL && s->gnmi.password.value == NULL);
-    CHECK_INT(s->gnmi.encoding, FSC_GNMI_PROTO);
-    CHECK_INT(s->gnmi.sample_interval_ns, 2 * SEC);
-    CHECK_INT(s->gnmi.stall_intervals, 3);
-    CHECK_INT(s->gnmi.keepalive_ns, 30 * SEC);
-    CHECK_INT(s->gnmi.connect_timeout_ns, 10 * SEC);
-    CHECK_INT(s->gnmi.backoff.initial_ns, 1 * SEC);
-    CHECK_INT(s->gnmi.backoff.max_ns, 60 * SEC);
-    CHECK_INT(s->gnmi.n_streams, 3); /* the built-in plan */
-    CHECK_STR(s->gnmi.streams[0].name, "interfaces");
-    CHECK_STR(s->gnmi.streams[0].paths[0], "/interfaces/interface/state/counters");
-    CHECK_STR(s->gnmi.streams[1].name, "queues");
-    CHECK_STR(s->gnmi.streams[2].name, "rest");
-    CHECK_INT(s->gnmi.streams[2].sample_interval_ns, 2 * SEC);
+    CHECK_STR(fsc_gnmi_config_of(s)->device, "leaf1");
+    CHECK(!fsc_gnmi_config_of(s)->tls.present && !fsc_gnmi_config_of(s)->tls.enabled);
+    CHECK(fsc_gnmi_config_of(s)->username == NULL && fsc_gnmi_config_of(s)->password.value == NULL);
+    CHECK_INT(fsc_gnmi_config_of(s)->encoding, FSC_GNMI_PROTO);
+    CHECK_INT(fsc_gnmi_config_of(s)->sample_interval_ns, 2 * SEC);
+    CHECK_INT(fsc_gnmi_config_of(s)->stall_intervals, 3);
+    CHECK_INT(fsc_gnmi_config_of(s)->keepalive_ns, 30 * SEC);
+    CHECK_INT(fsc_gnmi_config_of(s)->connect_timeout_ns, 10 * SEC);
+    CHECK_INT(fsc_gnmi_config_of(s)->backoff.initial_ns, 1 * SEC);
+    CHECK_INT(fsc_gnmi_config_of(s)->backoff.max_ns, 60 * SEC);
+    CHECK_INT(fsc_gnmi_config_of(s)->n_streams, 3); /* the built-in plan */
+    CHECK_STR(fsc_gnmi_config_of(s)->streams[0].name, "interfaces");
+    CHECK_STR(fsc_gnmi_config_of(s)->streams[0].paths[0], "/interfaces/interface/state/counters");
+    CHECK_STR(fsc_gnmi_config_of(s)->streams[1].name, "queues");
+    CHECK_STR(fsc_gnmi_config_of(s)->streams[2].name, "rest");
+    CHECK_INT(fsc_gnmi_config_of(s)->streams[2].sample_interval_ns, 2 * SEC);
 
     s = &cfg->sources[1];
     CHECK_STR(s->profile, "cumulus");
-    CHECK_STR(s->otlp.grpc_listen, "0.0.0.0:4317");
-    CHECK_STR(s->otlp.http_listen, "0.0.0.0:4318");
-    CHECK_INT(s->otlp.max_body, 4 << 20);
-    CHECK_INT(s->otlp.max_decompressed, 32 << 20);
-    CHECK_STR(s->otlp.device_attribute, "host.name");
+    CHECK_STR(fsc_otlp_config_of(s)->grpc_listen, "0.0.0.0:4317");
+    CHECK_STR(fsc_otlp_config_of(s)->http_listen, "0.0.0.0:4318");
+    CHECK_INT(fsc_otlp_config_of(s)->max_body, 4 << 20);
+    CHECK_INT(fsc_otlp_config_of(s)->max_decompressed, 32 << 20);
+    CHECK_STR(fsc_otlp_config_of(s)->device_attribute, "host.name");
 
     s = &cfg->sources[2];
     CHECK_STR(s->profile, "mlx5");
-    CHECK_STR(s->nic.device, "host1");
-    CHECK_STR(s->nic.sysfs_root, "/");
-    CHECK_INT(s->nic.interval_ns, 100 * MS);
-    CHECK(s->nic.auto_devices && s->nic.ethtool && s->nic.pcie);
-    CHECK(s->nic.cable_plan == NULL);
-    CHECK_INT(s->nic.node, 0);
+    CHECK_STR(fsc_nic_config_of(s)->device, "host1");
+    CHECK_STR(fsc_nic_config_of(s)->sysfs_root, "/");
+    CHECK_INT(fsc_nic_config_of(s)->interval_ns, 100 * MS);
+    CHECK(fsc_nic_config_of(s)->auto_devices && fsc_nic_config_of(s)->ethtool &&
+          fsc_nic_config_of(s)->pcie);
+    CHECK(fsc_nic_config_of(s)->cable_plan == NULL);
+    CHECK_INT(fsc_nic_config_of(s)->node, 0);
 
-    const struct fsc_prometheus_config *p = &cfg->exporters.prometheus;
+    const struct fsc_prometheus_config *p = fsc_prometheus_config_of(cfg);
     CHECK(p->present && p->enabled);
     CHECK_STR(p->listen, "0.0.0.0:9464");
     CHECK_INT(p->stale_after_ns, 300 * SEC);
     CHECK_INT(p->max_series, 2000000);
-    CHECK(!cfg->exporters.kafka.present && !cfg->exporters.kafka.enabled);
-    CHECK(!cfg->exporters.remote_write.present && !cfg->exporters.remote_write.enabled);
+    CHECK(!fsc_kafka_config_of(cfg)->present && !fsc_kafka_config_of(cfg)->enabled);
+    CHECK(!fsc_remote_write_config_of(cfg)->present && !fsc_remote_write_config_of(cfg)->enabled);
 
     struct fsc_engine_config def;
     fsc_engine_config_defaults(&def);
-    CHECK(memcmp(&def, &cfg->engine, sizeof(def)) == 0);
-    CHECK_INT(cfg->topology.n_devices, 0);
-    CHECK(!cfg->topology.cable_plan.present);
+    CHECK(memcmp(&def, fsc_engine_config_of(cfg), sizeof(def)) == 0);
+    CHECK_INT(fsc_topology_of(cfg)->n_devices, 0);
+    CHECK(!fsc_topology_of(cfg)->cable_plan.present);
     fsc_config_destroy(cfg);
 
     /* Exporter defaults once a section is present. */
@@ -204,8 +207,8 @@ static void defaults_filled(void)
         fprintf(stderr, "%s\n", err);
         return;
     }
-    CHECK(!cfg->exporters.prometheus.enabled);
-    const struct fsc_kafka_config *k = &cfg->exporters.kafka;
+    CHECK(!fsc_prometheus_config_of(cfg)->enabled);
+    const struct fsc_kafka_config *k = fsc_kafka_config_of(cfg);
     CHECK(k->present && k->enabled);
     CHECK_STR(k->client_id, "fabricscope");
     CHECK_STR(k->events_topic, "fabric.events");
@@ -216,7 +219,7 @@ static void defaults_filled(void)
     CHECK_STR(k->spool_dir, "");
     CHECK_INT(k->spool_max, 1ll << 30);
     CHECK(!k->sasl.present && !k->tls.present);
-    const struct fsc_remote_write_config *rw = &cfg->exporters.remote_write;
+    const struct fsc_remote_write_config *rw = fsc_remote_write_config_of(cfg);
     CHECK(rw->enabled);
     CHECK_INT(rw->interval_ns, 10 * SEC);
     CHECK_INT(rw->timeout_ns, 10 * SEC);
@@ -264,12 +267,13 @@ static void secret_from_env_and_file_never_printed(void)
     struct fsc_config *cfg = parse(text, err, sizeof(err));
     CHECK(cfg != NULL);
     if (cfg != NULL) {
-        CHECK_STR(cfg->sources[0].gnmi.password.value, "s3cr3t-from-file"); /* newline cut */
-        CHECK_STR(cfg->sources[0].gnmi.password.file, path);
-        CHECK_STR(cfg->sources[1].gnmi.password.value, "s3cr3t-inline");
-        CHECK_STR(cfg->exporters.kafka.sasl.password.value, "s3cr3t-from-env");
-        CHECK_STR(cfg->exporters.kafka.sasl.password.env, "FSC_TEST_KAFKA_PW");
-        CHECK_STR(cfg->exporters.remote_write.bearer_token.value, "s3cr3t-from-file");
+        CHECK_STR(fsc_gnmi_config_of(&cfg->sources[0])->password.value,
+                  "s3cr3t-from-file"); /* newline cut */
+        CHECK_STR(fsc_gnmi_config_of(&cfg->sources[0])->password.file, path);
+        CHECK_STR(fsc_gnmi_config_of(&cfg->sources[1])->password.value, "s3cr3t-inline");
+        CHECK_STR(fsc_kafka_config_of(cfg)->sasl.password.value, "s3cr3t-from-env");
+        CHECK_STR(fsc_kafka_config_of(cfg)->sasl.password.env, "FSC_TEST_KAFKA_PW");
+        CHECK_STR(fsc_remote_write_config_of(cfg)->bearer_token.value, "s3cr3t-from-file");
         char *out = print_str(cfg);
         CHECK(out != NULL);
         if (out != NULL) {
@@ -335,8 +339,9 @@ static void roundtrip_one(const struct fsc_config *cfg)
         free(b);
         /* Typed fields, not just text, survive. */
         CHECK_INT(again->n_sources, cfg->n_sources);
-        CHECK(memcmp(&again->engine, &cfg->engine, sizeof(cfg->engine)) == 0);
-        CHECK_INT(again->topology.n_devices, cfg->topology.n_devices);
+        CHECK(memcmp(fsc_engine_config_of(again), fsc_engine_config_of(cfg),
+                     sizeof(struct fsc_engine_config)) == 0);
+        CHECK_INT(fsc_topology_of(again)->n_devices, fsc_topology_of(cfg)->n_devices);
     }
     fsc_config_destroy(again);
     free(a);
@@ -369,9 +374,9 @@ static void roundtrip_print_parse(void)
                 err, sizeof(err));
     CHECK(cfg != NULL);
     if (cfg != NULL) {
-        CHECK_STR(cfg->sources[0].otlp.device_attribute, "a: b \"q\" #x");
-        CHECK_INT(cfg->topology.devices[0].ports[0].speed_bps, 2500000000ll);
-        CHECK_INT(cfg->engine.rate.window_ns[1], 90 * SEC);
+        CHECK_STR(fsc_otlp_config_of(&cfg->sources[0])->device_attribute, "a: b \"q\" #x");
+        CHECK_INT(fsc_topology_of(cfg)->devices[0].ports[0].speed_bps, 2500000000ll);
+        CHECK_INT(fsc_engine_config_of(cfg)->rate.window_ns[1], 90 * SEC);
         roundtrip_one(cfg);
     } else {
         fprintf(stderr, "%s\n", err);
@@ -387,7 +392,7 @@ static void topology_lookup(void)
     CHECK(cfg != NULL);
     if (cfg == NULL)
         return;
-    const struct fsc_topology *topo = &cfg->topology;
+    const struct fsc_topology *topo = fsc_topology_of(cfg);
     const struct fsc_topo_device *dev = NULL;
     const struct fsc_topo_port *port = fsc_topology_port(topo, "leaf1", "et-0/0/32", &dev);
     CHECK(port != NULL && dev != NULL);
@@ -454,7 +459,7 @@ static void topology_lookup(void)
                                   100 + p);
     }
     char err[512];
-    cfg = fsc_config_parse(text, o, "big.yaml", err, sizeof(err));
+    cfg = fsc_config_parse(text, o, "big.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg != NULL);
     if (cfg != NULL) {
         int found = 0;
@@ -463,14 +468,15 @@ static void topology_lookup(void)
                 char dn[16], pn[16];
                 snprintf(dn, sizeof(dn), "sw%03d", d);
                 snprintf(pn, sizeof(pn), "swp%d", p + 1);
-                port = fsc_topology_port(&cfg->topology, dn, pn, &dev);
+                port = fsc_topology_port(fsc_topology_of(cfg), dn, pn, &dev);
                 found += port != NULL && port->speed_bps == (uint64_t)(100 + p) * 1000000000ull &&
                          strcmp(dev->name, dn) == 0;
             }
         }
         CHECK_INT(found, 300 * 48);
-        CHECK(fsc_topology_port(&cfg->topology, "sw000", "swp49", NULL) == NULL);
-        CHECK(fsc_topology_device(&cfg->topology, "sw299") == &cfg->topology.devices[299]);
+        CHECK(fsc_topology_port(fsc_topology_of(cfg), "sw000", "swp49", NULL) == NULL);
+        CHECK(fsc_topology_device(fsc_topology_of(cfg), "sw299") ==
+              &fsc_topology_of(cfg)->devices[299]);
     } else {
         fprintf(stderr, "%s\n", err);
     }
@@ -540,7 +546,7 @@ static void value_syntax(void)
     CHECK(cfg != NULL);
     if (cfg != NULL) {
         CHECK_INT(cfg->sources[0].max_series, 1000000);
-        CHECK_INT(cfg->engine.max_series, 5000);
+        CHECK_INT(fsc_engine_config_of(cfg)->max_series, 5000);
     }
     fsc_config_destroy(cfg);
 }
@@ -554,7 +560,7 @@ static void optional_sources_and_paths(void)
     char err[512];
     const char *text = "log: {level: warn}\n";
     struct fsc_config *cfg =
-        fsc_config_parse(text, strlen(text), "/etc/fsc/f.yaml", err, sizeof(err));
+        fsc_config_parse(text, strlen(text), "/etc/fsc/f.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg != NULL);
     if (cfg != NULL) {
         CHECK_INT(cfg->n_sources, 0);
@@ -579,19 +585,20 @@ static void optional_sources_and_paths(void)
            "  remote_write: {url: \"http://vm:8428/api/v1/write\"}\n"
            "topology:\n"
            "  cable_plan: {file: ../cables.txt}\n";
-    cfg = fsc_config_parse(text, strlen(text), "/etc/fsc/f.yaml", err, sizeof(err));
+    cfg =
+        fsc_config_parse(text, strlen(text), "/etc/fsc/f.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg != NULL);
     if (cfg != NULL) {
-        const struct fsc_gnmi_config *g = &cfg->sources[0].gnmi;
+        const struct fsc_gnmi_config *g = fsc_gnmi_config_of(&cfg->sources[0]);
         CHECK_STR(g->tls.ca_file, "/etc/fsc/ca.pem");
         CHECK_STR(g->tls.cert_file, "/etc/fsc/certs/c.pem");
         CHECK_STR(g->tls.key_file, "/abs/k.pem");
         CHECK_STR(g->streams[0].paths[0], "/interfaces");
-        CHECK_STR(cfg->sources[1].nic.sysfs_root, "/etc/fsc/fixtures/sys");
-        CHECK_STR(cfg->sources[1].nic.cable_plan, "/etc/fsc/cables.txt");
-        CHECK_STR(cfg->exporters.kafka.spool_dir, "/etc/fsc/spool");
-        CHECK_STR(cfg->exporters.remote_write.url, "http://vm:8428/api/v1/write");
-        CHECK_STR(cfg->topology.cable_plan.file, "/etc/fsc/../cables.txt");
+        CHECK_STR(fsc_nic_config_of(&cfg->sources[1])->sysfs_root, "/etc/fsc/fixtures/sys");
+        CHECK_STR(fsc_nic_config_of(&cfg->sources[1])->cable_plan, "/etc/fsc/cables.txt");
+        CHECK_STR(fsc_kafka_config_of(cfg)->spool_dir, "/etc/fsc/spool");
+        CHECK_STR(fsc_remote_write_config_of(cfg)->url, "http://vm:8428/api/v1/write");
+        CHECK_STR(fsc_topology_of(cfg)->cable_plan.file, "/etc/fsc/../cables.txt");
         roundtrip_one(cfg);
     } else {
         fprintf(stderr, "%s\n", err);
@@ -602,12 +609,12 @@ static void optional_sources_and_paths(void)
     char cwd[1024], want[1100];
     CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
     text = "sources: [{name: h, type: nic, sysfs_root: sys}]\n";
-    cfg = fsc_config_parse(text, strlen(text), "f.yaml", err, sizeof(err));
+    cfg = fsc_config_parse(text, strlen(text), "f.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg != NULL);
     if (cfg != NULL) {
         CHECK_STR(cfg->dir, cwd);
         snprintf(want, sizeof(want), "%s/sys", cwd);
-        CHECK_STR(cfg->sources[0].nic.sysfs_root, want);
+        CHECK_STR(fsc_nic_config_of(&cfg->sources[0])->sysfs_root, want);
     }
     fsc_config_destroy(cfg);
 }
@@ -624,24 +631,24 @@ static void synthetic_and_profiles(void)
     CHECK(cfg != NULL);
     if (cfg != NULL) {
         const struct fsc_source_config *s = &cfg->sources[0];
-        CHECK(s->type == FSC_SOURCE_SYNTHETIC);
-        CHECK_STR(fsc_source_type_name(s->type), "synthetic");
+        CHECK(s->kind == &fsc_synthetic_kind);
+        CHECK_STR(s->kind->name, "synthetic");
         CHECK(s->profile == NULL);
-        CHECK_STR(s->synthetic.device, "demo");
-        CHECK_INT(s->synthetic.ports, 8);
-        CHECK_INT(s->synthetic.speed_bps, 400000000000ll);
-        CHECK_INT(s->synthetic.interval_ns, 100 * MS);
-        CHECK_NEAR(s->synthetic.utilization, 0.3, 0);
-        CHECK_INT(s->synthetic.burst_every_ns, 10 * SEC);
-        CHECK_INT(s->synthetic.burst_length_ns, 100 * MS);
-        CHECK_INT(s->synthetic.storm_every_ns, 30 * SEC);
-        CHECK_INT(s->synthetic.seed, 1);
+        CHECK_STR(fsc_synthetic_config_of(s)->device, "demo");
+        CHECK_INT(fsc_synthetic_config_of(s)->ports, 8);
+        CHECK_INT(fsc_synthetic_config_of(s)->speed_bps, 400000000000ll);
+        CHECK_INT(fsc_synthetic_config_of(s)->interval_ns, 100 * MS);
+        CHECK_NEAR(fsc_synthetic_config_of(s)->utilization, 0.3, 0);
+        CHECK_INT(fsc_synthetic_config_of(s)->burst_every_ns, 10 * SEC);
+        CHECK_INT(fsc_synthetic_config_of(s)->burst_length_ns, 100 * MS);
+        CHECK_INT(fsc_synthetic_config_of(s)->storm_every_ns, 30 * SEC);
+        CHECK_INT(fsc_synthetic_config_of(s)->seed, 1);
         s = &cfg->sources[1];
-        CHECK_INT(s->synthetic.ports, 2);
-        CHECK_INT(s->synthetic.speed_bps, 100000000000ll);
-        CHECK_INT(s->synthetic.interval_ns, 10 * MS);
-        CHECK_INT(s->synthetic.burst_every_ns, 0);
-        CHECK_INT(s->synthetic.storm_every_ns, 0);
+        CHECK_INT(fsc_synthetic_config_of(s)->ports, 2);
+        CHECK_INT(fsc_synthetic_config_of(s)->speed_bps, 100000000000ll);
+        CHECK_INT(fsc_synthetic_config_of(s)->interval_ns, 10 * MS);
+        CHECK_INT(fsc_synthetic_config_of(s)->burst_every_ns, 0);
+        CHECK_INT(fsc_synthetic_config_of(s)->storm_every_ns, 0);
         roundtrip_one(cfg);
     } else {
         fprintf(stderr, "%s\n", err);

@@ -7,6 +7,7 @@
 
 #include "sources/gnmi/gnmi_client.h"
 #include "unit/prom_fixture.h"
+#include "unit/view_fixture.h"
 
 #define MS_NS 1000000LL
 #define T0_NS 1700000000000000000LL
@@ -62,25 +63,34 @@ static void cadence_known_answer(void)
     CHECK_NEAR(cd.jitter_s, 0.01 * 128.0 / 127.0, 1e-9);
 }
 
-/* Two gNMI streams: one with a known cadence, one that has not seen two
- * messages of a series yet (its cadence and jitter are left out). */
-static size_t two_streams(void *arg, struct fsc_prom_stream_stat *out, size_t cap)
-{
-    (void)arg;
-    if (cap < 2)
-        return 2;
-    out[0] = (struct fsc_prom_stream_stat){.source = "leaf1",
-                                           .stream = "interfaces",
-                                           .up = 1,
-                                           .last_update_age = 0.5,
-                                           .messages = 7,
-                                           .cadence_intervals = 5,
-                                           .cadence_s = 0.1,
-                                           .jitter_s = 0.0125};
-    out[1] = (struct fsc_prom_stream_stat){
-        .source = "leaf1", .stream = "rest", .up = 1, .last_update_age = -1};
-    return 2;
-}
+/* Two gNMI streams as the gnmi source's table reports them: one with a
+ * known cadence, one that has not seen two messages of a series yet (its
+ * cadence and jitter are NAN: left out). */
+static const struct vfx_row two_streams[] = {
+    {.table = "gnmi_streams",
+     .keys = {"leaf1", "interfaces"},
+     .vals = {{"state", 1},
+              {"up", 1},
+              {"last_update_age_seconds", 0.5},
+              {"messages", 7},
+              {"cadence_seconds", 0.1},
+              {"jitter_seconds", 0.0125},
+              {"updates", 0},
+              {"decode_errors", 0},
+              {"sequence_gaps", 0},
+              {"reconnects", 0},
+              {"resubscribes", 0}}},
+    {.table = "gnmi_streams",
+     .keys = {"leaf1", "rest"},
+     .vals = {{"state", 1},
+              {"up", 1},
+              {"messages", 0},
+              {"updates", 0},
+              {"decode_errors", 0},
+              {"sequence_gaps", 0},
+              {"reconnects", 0},
+              {"resubscribes", 0}}},
+};
 
 /* The exposition of the stream families: exact lines of the cadence and
  * jitter gauges beside the others (docs/METRICS.md), text format. */
@@ -92,8 +102,9 @@ static void stream_families_exposition(void)
         return;
     }
     char err[256];
-    struct fsc_prom_render_env env = {
-        .reg = p.reg, .eng = p.eng, .cfg = p.cfg, .streams = two_streams};
+    struct vfx vf = {.rows = two_streams, .n_rows = 2};
+    vfx_init(&vf);
+    struct fsc_prom_render_env env = {.reg = p.reg, .eng = p.eng, .cfg = p.cfg, .view = &vf.view};
     struct fsc_prom_renderer *r = fsc_prom_renderer_create(&env, err, sizeof(err));
     CHECK(r != NULL);
     if (r && fsc_prom_render(r, FSC_PROM_TEXT, T0, &p.out) == 0) {

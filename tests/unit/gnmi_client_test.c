@@ -303,6 +303,7 @@ struct fx {
     struct fsc_registry *reg;
     struct fsc_engine *eng;
     struct fsc_source_config sc;
+    struct fsc_gnmi_config gc; /* sc's settings */
     struct fsc_gnmi_stream st;
     const char *paths[1];
     char addr[64];
@@ -331,9 +332,10 @@ static int fx_start(struct fx *f, int64_t interval_ns, uint32_t stall)
                                      .mode = FSC_GNMI_SAMPLE,
                                      .sample_interval_ns = interval_ns};
     f->sc.name = "leaf1";
-    f->sc.type = FSC_SOURCE_GNMI;
+    f->sc.kind = &fsc_gnmi_kind;
+    f->sc.settings = &f->gc;
     f->sc.enabled = true;
-    struct fsc_gnmi_config *gc = &f->sc.gnmi;
+    struct fsc_gnmi_config *gc = &f->gc;
     gc->address = f->addr;
     gc->device = "leaf1";
     gc->username = "telemetry";
@@ -419,7 +421,7 @@ static void subscribe_ingest_and_credentials(void)
         uint8_t *want = NULL;
         size_t want_len = 0;
         char err[256];
-        CHECK_INT(fsc_gnmi_plan_request(&f.sc.gnmi, 0, &want, &want_len, err, sizeof(err)), 0);
+        CHECK_INT(fsc_gnmi_plan_request(&f.gc, 0, &want, &want_len, err, sizeof(err)), 0);
         CHECK_INT(n, (long)want_len);
         CHECK(n == (long)want_len && memcmp(buf, want, want_len) == 0);
         free(want);

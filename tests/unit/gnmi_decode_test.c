@@ -12,6 +12,7 @@
 #include "sources/gnmi/gnmi_decode.h"
 #include "junos_telemetry_header.pb-c.h"
 #include "test.h"
+#include "config_all.h"
 
 /* ---- message builder (test-only allocations, freed by tb_reset) ---------- */
 
@@ -240,17 +241,18 @@ static int env_open(struct env *e, const char *yaml, uint32_t max_series)
     struct fsc_engine_config ecfg;
     fsc_engine_config_defaults(&ecfg);
     if (yaml) {
-        e->cfg = fsc_config_parse(yaml, strlen(yaml), "t.yaml", err, sizeof(err));
+        e->cfg = fsc_config_parse(yaml, strlen(yaml), "t.yaml", fsc_app_schema(), err, sizeof(err));
         if (!e->cfg) {
             fprintf(stderr, "%s\n", err);
             return -1;
         }
     }
     e->reg = fsc_registry_create(10000);
-    e->eng = fsc_engine_create(e->cfg ? &e->cfg->engine : &ecfg, NULL, err, sizeof(err));
+    e->eng =
+        fsc_engine_create(e->cfg ? fsc_engine_config_of(e->cfg) : &ecfg, NULL, err, sizeof(err));
     struct fsc_source_env senv = {.reg = e->reg, .eng = e->eng};
     if (e->cfg)
-        senv.topo = &e->cfg->topology;
+        senv.topo = fsc_topology_of(e->cfg);
     if (!e->reg || !e->eng || fsc_registry_source_add(e->reg, "leaf1", 0, &senv.source_id) != 0)
         return -1;
     struct fsc_gnmi_decode_config dcfg = {

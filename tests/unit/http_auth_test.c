@@ -12,6 +12,7 @@
 #include "net/http_auth.h"
 #include "base/log.h"
 #include "test.h"
+#include "config_all.h"
 
 #define MARKER "Sekr3tMarker-9f8e7d"
 
@@ -325,7 +326,7 @@ static void config_keys(void)
         fprintf(stderr, "%s\n", err);
         return;
     }
-    const struct fsc_prometheus_config *pc = &cfg->exporters.prometheus;
+    const struct fsc_prometheus_config *pc = fsc_prometheus_config_of(cfg);
     CHECK(pc->tls.present && pc->tls.enabled);
     CHECK_INT(pc->tls.client_auth, FSC_CLIENT_AUTH_REQUIRE); /* default with a CA */
     CHECK(pc->auth.present);
@@ -333,8 +334,8 @@ static void config_keys(void)
     CHECK_STR(pc->auth.basic_users[0].name, "prom");
     CHECK_STR(pc->auth.basic_users[0].hash, h1);
     CHECK_STR(pc->auth.bearer_tokens_file, "/tokens");
-    CHECK_INT(cfg->sources[0].otlp.tls.client_auth, FSC_CLIENT_AUTH_REQUEST);
-    CHECK_STR(cfg->sources[0].otlp.auth.bearer_tokens_file, "/t2");
+    CHECK_INT(fsc_otlp_config_of(&cfg->sources[0])->tls.client_auth, FSC_CLIENT_AUTH_REQUEST);
+    CHECK_STR(fsc_otlp_config_of(&cfg->sources[0])->auth.bearer_tokens_file, "/t2");
     char *out = NULL;
     size_t outlen = 0;
     FILE *f = open_memstream(&out, &outlen);

@@ -8,11 +8,12 @@
 #include "kafka/kafka_exporter.h"
 #include "kafka/kafka_int.h"
 #include "test.h"
+#include "config_all.h"
 
 static struct fsc_config *parse(const char *text, char *err, size_t errlen)
 {
     err[0] = '\0';
-    return fsc_config_parse(text, strlen(text), "kt.yaml", err, errlen);
+    return fsc_config_parse(text, strlen(text), "kt.yaml", fsc_app_schema(), err, errlen);
 }
 
 /* The value librdkafka holds for name (topic-level names included). */
@@ -32,7 +33,7 @@ static void defaults_and_keys(void)
     CHECK(cfg != NULL);
     if (cfg == NULL)
         return;
-    const struct fsc_kafka_config *k = &cfg->exporters.kafka;
+    const struct fsc_kafka_config *k = fsc_kafka_config_of(cfg);
     CHECK_STR(k->events_topic, "fabric.events");
     CHECK_STR(k->samples_topic, "");
     CHECK_INT(k->spool_fsync, FSC_SPOOL_FSYNC_INTERVAL);
@@ -53,7 +54,7 @@ static void defaults_and_keys(void)
         fprintf(stderr, "%s\n", err);
         return;
     }
-    k = &cfg->exporters.kafka;
+    k = fsc_kafka_config_of(cfg);
     CHECK_INT(k->spool_fsync, FSC_SPOOL_FSYNC_ALWAYS);
     CHECK_INT(k->n_properties, 2);
     CHECK_STR(k->properties[0].name, "message.timeout.ms");
@@ -76,11 +77,12 @@ static void defaults_and_keys(void)
                           "    properties:\n"
                           "      message.timeout.ms: \"30000\"\n"
                           "      socket.keepalive.enable: \"true\"\n") != NULL);
-        struct fsc_config *again = fsc_config_parse(out, outlen, "printed", err, sizeof(err));
+        struct fsc_config *again =
+            fsc_config_parse(out, outlen, "printed", fsc_app_schema(), err, sizeof(err));
         CHECK(again != NULL);
         if (again != NULL) {
-            CHECK_INT(again->exporters.kafka.n_properties, 2);
-            CHECK_STR(again->exporters.kafka.properties[1].value, "true");
+            CHECK_INT(fsc_kafka_config_of(again)->n_properties, 2);
+            CHECK_STR(fsc_kafka_config_of(again)->properties[1].value, "true");
             fsc_config_destroy(again);
         }
         free(out);
@@ -154,21 +156,32 @@ static void librdkafka_refusals_have_positions(void)
          "the value: "},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char text[512], err[512];
+        char text[512], err[512], err0[512];
+        /* Loading asks librdkafka (the kafka kind's check): the file is refused
+         * with the sentence. */
         snprintf(text, sizeof(text),
                  "exporters:\n  kafka:\n    brokers: [\"k:9092\"]\n    properties:\n%s",
                  cases[i].prop);
+        CHECK(parse(text, err0, sizeof(err0)) == NULL);
+        if (strncmp(err0, cases[i].want, strlen(cases[i].want)) != 0)
+            CHECK_STR(err0, cases[i].want);
+        /* Disabled, the section loads (nothing would start it); the check and
+         * start() then refuse with the same sentence. */
+        snprintf(text, sizeof(text),
+                 "exporters:\n  kafka:\n    brokers: [\"k:9092\"]\n    properties:\n%s"
+                 "    enabled: false\n",
+                 cases[i].prop);
         struct fsc_config *cfg = parse(text, err, sizeof(err));
-        CHECK(cfg != NULL); /* the loader only checks the name's syntax */
+        CHECK(cfg != NULL);
         if (cfg == NULL)
             continue;
-        CHECK_INT(fsc_kafka_config_check(&cfg->exporters.kafka, cfg->file, err, sizeof(err)), -1);
-        if (strncmp(err, cases[i].want, strlen(cases[i].want)) != 0)
-            CHECK_STR(err, cases[i].want);
+        CHECK_INT(fsc_kafka_config_check(fsc_kafka_config_of(cfg), cfg->file, err, sizeof(err)),
+                  -1);
+        CHECK_STR(err, err0);
         /* start() refuses with the same sentence, before touching the bus. */
         struct fsc_event_bus *bus = fsc_event_bus_create(4);
         char err2[512];
-        struct fsc_kafka_exporter_options o = {.cfg = &cfg->exporters.kafka,
+        struct fsc_kafka_exporter_options o = {.cfg = fsc_kafka_config_of(cfg),
                                                .config_file = cfg->file,
                                                .bus = bus,
                                                .encode = never_encode};
@@ -202,7 +215,7 @@ static void librdkafka_settings(void)
         return;
     }
     rd_kafka_conf_t *conf =
-        fsc_kafka_conf_build(&cfg->exporters.kafka, cfg->file, true, err, sizeof(err));
+        fsc_kafka_conf_build(fsc_kafka_config_of(cfg), cfg->file, true, err, sizeof(err));
     CHECK(conf != NULL);
     if (conf != NULL) {
         CHECK_STR(conf_get(conf, "bootstrap.servers", v, sizeof(v)), "k1:9093,k2:9093");
@@ -225,13 +238,13 @@ static void librdkafka_settings(void)
         rd_kafka_conf_destroy(conf);
     }
     /* Without a spool librdkafka keeps messages with no time limit. */
-    conf = fsc_kafka_conf_build(&cfg->exporters.kafka, NULL, false, err, sizeof(err));
+    conf = fsc_kafka_conf_build(fsc_kafka_config_of(cfg), NULL, false, err, sizeof(err));
     CHECK(conf != NULL);
     if (conf != NULL) {
         CHECK_STR(conf_get(conf, "message.timeout.ms", v, sizeof(v)), "0");
         rd_kafka_conf_destroy(conf);
     }
-    CHECK_INT(fsc_kafka_config_check(&cfg->exporters.kafka, cfg->file, err, sizeof(err)), 0);
+    CHECK_INT(fsc_kafka_config_check(fsc_kafka_config_of(cfg), cfg->file, err, sizeof(err)), 0);
     fsc_config_destroy(cfg);
 
     /* TLS alone, insecure: plain SSL without verification. */
@@ -241,7 +254,7 @@ static void librdkafka_settings(void)
     CHECK(cfg != NULL);
     if (cfg == NULL)
         return;
-    conf = fsc_kafka_conf_build(&cfg->exporters.kafka, NULL, false, err, sizeof(err));
+    conf = fsc_kafka_conf_build(fsc_kafka_config_of(cfg), NULL, false, err, sizeof(err));
     CHECK(conf != NULL);
     if (conf != NULL) {
         CHECK_STR(conf_get(conf, "security.protocol", v, sizeof(v)), "ssl");

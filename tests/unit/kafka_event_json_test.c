@@ -16,6 +16,7 @@
 #include "kafka/kafka_event_json.h"
 #include "kafka/kafka_json.h"
 #include "test.h"
+#include "config_all.h"
 
 #define NS 1000000000LL
 #define MS 1000000LL
@@ -91,7 +92,7 @@ static int fx_open(struct fx *f)
     char err[512];
     uint16_t src;
     memset(f, 0, sizeof(*f));
-    f->cfg = fsc_config_parse(yaml, strlen(yaml), "t.yaml", err, sizeof(err));
+    f->cfg = fsc_config_parse(yaml, strlen(yaml), "t.yaml", fsc_app_schema(), err, sizeof(err));
     if (!f->cfg)
         fprintf(stderr, "config: %s\n", err);
     f->reg = fsc_registry_create(1000);

@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "engine/events.h"
 #include "kafka/kafka_exporter.h"
+#include "config_all.h"
 
 #define KT_TOPIC  "fabric.events"
 #define KT_PARTS  4
@@ -130,7 +131,8 @@ static inline struct fsc_config *kt_config(const char *brokers, const char *extr
     snprintf(text, sizeof(text),
              "exporters:\n  prometheus: {enabled: false}\n  kafka:\n    brokers: [%s]\n%s", list,
              extra ? extra : "");
-    struct fsc_config *cfg = fsc_config_parse(text, strlen(text), "kt.yaml", err, sizeof(err));
+    struct fsc_config *cfg =
+        fsc_config_parse(text, strlen(text), "kt.yaml", fsc_app_schema(), err, sizeof(err));
     if (cfg == NULL)
         fprintf(stderr, "config: %s\n", err);
     return cfg;
@@ -140,7 +142,7 @@ static inline struct fsc_kafka_exporter *kt_start(const struct fsc_config *cfg,
                                                   struct fsc_event_bus *bus, struct kt_encoder *enc)
 {
     char err[512] = "";
-    struct fsc_kafka_exporter_options o = {.cfg = &cfg->exporters.kafka,
+    struct fsc_kafka_exporter_options o = {.cfg = fsc_kafka_config_of(cfg),
                                            .config_file = cfg->file,
                                            .bus = bus,
                                            .encode = kt_encode,

@@ -6,7 +6,7 @@
 add_executable(test_cable_plan ${FSC_TESTS_DIR}/unit/test_cable_plan.c)
 target_include_directories(test_cable_plan PRIVATE ${FSC_TESTS_DIR})
 target_compile_options(test_cable_plan PRIVATE ${FSC_WARNINGS})
-target_link_libraries(test_cable_plan PRIVATE fsc_nic fsc_core)
+target_link_libraries(test_cable_plan PRIVATE fsc_nic fsc_app)
 foreach(c parse_valid parse_errors address_rule default_port_order example_golden lookups
           layout_from_config config_errors)
   add_test(NAME cable_plan.${c} COMMAND test_cable_plan ${c})

@@ -8,7 +8,7 @@ target_include_directories(test_nic_readers PRIVATE ${FSC_TESTS_DIR})
 target_compile_options(test_nic_readers PRIVATE ${FSC_WARNINGS})
 target_compile_definitions(test_nic_readers PRIVATE
   NIC_FIXTURE="${FSC_TESTS_DIR}/tools/nic_fixture.py" NIC_PYTHON="${Python3_EXECUTABLE}")
-target_link_libraries(test_nic_readers PRIVATE fsc_nic fsc_core)
+target_link_libraries(test_nic_readers PRIVATE fsc_nic fsc_app)
 foreach(c parse_u64_table cdir_fixture_exact cdir_malformed_counted cdir_vanished_and_new
           cdir_bounds pcie_strings aer_parse pcie_fixture link_fixture fixture_step_semantics
           ethtool_errors sysfs_pread_fresh read_cost_100_files)
@@ -16,6 +16,6 @@ foreach(c parse_u64_table cdir_fixture_exact cdir_malformed_counted cdir_vanishe
   set_tests_properties(nic_readers.${c} PROPERTIES LABELS "unit;nic" TIMEOUT 60)
 endforeach()
 
-# tests/tools/nic_read.c is built by the tools glob (linked with fsc_core and
+# tests/tools/nic_read.c is built by the tools glob (linked with fsc_app and
 # fsc_prom); it reads through the NIC readers too.
 target_link_libraries(nic_read PRIVATE fsc_nic)

@@ -8,7 +8,7 @@
 add_executable(test_nic_source ${FSC_TESTS_DIR}/unit/test_nic_source.c)
 target_include_directories(test_nic_source PRIVATE ${FSC_TESTS_DIR})
 target_compile_options(test_nic_source PRIVATE ${FSC_WARNINGS})
-target_link_libraries(test_nic_source PRIVATE fsc_nic fsc_core)
+target_link_libraries(test_nic_source PRIVATE fsc_nic fsc_app)
 foreach(c neigh_parse_table cable_check_kinds cable_check_swapped_pair aggregate_math
           event_kinds_text_and_count)
   add_test(NAME nic_source.${c} COMMAND test_nic_source ${c})

@@ -13,6 +13,7 @@
 #include "sources/otlp/otlp_ingest.h"
 #include "sources/otlp/otlp_series.h"
 #include "test.h"
+#include "config_all.h"
 
 #define NS    1000000000LL
 #define T0    1764460800000000000LL /* 2025-11-30 00:00:00 UTC */
@@ -63,17 +64,19 @@ static int fx_open(struct fx *f, const struct fx_opts *o)
     struct fsc_engine_config ecfg;
     fsc_engine_config_defaults(&ecfg);
     if (o && o->yaml) {
-        f->cfg = fsc_config_parse(o->yaml, strlen(o->yaml), "t.yaml", err, sizeof(err));
+        f->cfg = fsc_config_parse(o->yaml, strlen(o->yaml), "t.yaml", fsc_app_schema(), err,
+                                  sizeof(err));
         if (!f->cfg) {
             fprintf(stderr, "config: %s\n", err);
             return -1;
         }
     }
     f->reg = fsc_registry_create(100000);
-    f->eng = fsc_engine_create(f->cfg ? &f->cfg->engine : &ecfg, NULL, err, sizeof(err));
+    f->eng =
+        fsc_engine_create(f->cfg ? fsc_engine_config_of(f->cfg) : &ecfg, NULL, err, sizeof(err));
     struct fsc_source_env env = {.reg = f->reg, .eng = f->eng};
     if (f->cfg)
-        env.topo = &f->cfg->topology;
+        env.topo = fsc_topology_of(f->cfg);
     if (!f->reg || !f->eng || fsc_registry_source_add(f->reg, SRC, 0, &env.source_id) != 0)
         return -1;
     struct fsc_otlp_ingest_config icfg = {

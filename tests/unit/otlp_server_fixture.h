@@ -38,6 +38,7 @@ struct fx {
     struct fsc_registry *reg;
     struct fsc_engine *eng;
     struct fsc_source_config sc;
+    struct fsc_otlp_config oc; /* sc's settings */
     struct fsc_source_env env;
     void *ctx;
     FILE *log;
@@ -72,17 +73,18 @@ static inline int fx_start_err(struct fx *f, const struct fx_opts *o, char *err,
     f->env.reg = f->reg;
     f->env.eng = f->eng;
     f->sc.name = FX_SOURCE;
-    f->sc.type = FSC_SOURCE_OTLP;
+    f->sc.kind = &fsc_otlp_kind;
+    f->sc.settings = &f->oc;
     f->sc.enabled = true;
     f->sc.max_series = 1000;
     f->sc.profile = "cumulus";
-    f->sc.otlp.grpc_listen = o->grpc ? (o->grpc_listen ? o->grpc_listen : "127.0.0.1:0") : "";
-    f->sc.otlp.http_listen = o->http ? (o->http_listen ? o->http_listen : "127.0.0.1:0") : "";
-    f->sc.otlp.max_body = o->max_body ? o->max_body : 4u << 20;
-    f->sc.otlp.max_decompressed = o->max_decompressed ? o->max_decompressed : 32u << 20;
-    f->sc.otlp.device_attribute = "host.name";
+    f->oc.grpc_listen = o->grpc ? (o->grpc_listen ? o->grpc_listen : "127.0.0.1:0") : "";
+    f->oc.http_listen = o->http ? (o->http_listen ? o->http_listen : "127.0.0.1:0") : "";
+    f->oc.max_body = o->max_body ? o->max_body : 4u << 20;
+    f->oc.max_decompressed = o->max_decompressed ? o->max_decompressed : 32u << 20;
+    f->oc.device_attribute = "host.name";
     if (o->tls)
-        f->sc.otlp.tls = *o->tls;
+        f->oc.tls = *o->tls;
     f->ctx = fsc_otlp_source_ops.start(&f->sc, &f->env, err, errlen);
     return f->ctx ? 0 : -1;
 }

@@ -1,6 +1,7 @@
 /* Vendor profiles: known names, traits, {p} capture, passthrough, tables. */
 #include <errno.h>
 
+#include "config_all.h"
 #include "test.h"
 #include "model/profile.h"
 #include "model/registry.h"
@@ -17,7 +18,7 @@ static struct fsc_profile_match map_ok(const struct fsc_profile *prof, const cha
 
 static void junos_known_names(void)
 {
-    const struct fsc_profile *j = fsc_profile_find("junos");
+    const struct fsc_profile *j = fsc_profile_find(fsc_app_profiles(), "junos");
     CHECK(j == &fsc_profile_junos);
     struct fsc_profile_match m = map_ok(j, "/interfaces/interface/state/counters/in-octets");
     CHECK(m.entry != NULL);
@@ -84,7 +85,7 @@ static void junos_known_names(void)
 
 static void cumulus_gauges_become_counters(void)
 {
-    const struct fsc_profile *c = fsc_profile_find("cumulus");
+    const struct fsc_profile *c = fsc_profile_find(fsc_app_profiles(), "cumulus");
     CHECK(c == &fsc_profile_cumulus);
     struct fsc_profile_match m = map_ok(c, "nvswitch_interface_if_in_octets");
     CHECK_STR(m.canonical, "fabric_port_rx_bytes_total");
@@ -147,7 +148,7 @@ static void cumulus_gauges_become_counters(void)
 
 static void mlx5_priority_capture(void)
 {
-    const struct fsc_profile *x = fsc_profile_find("mlx5");
+    const struct fsc_profile *x = fsc_profile_find(fsc_app_profiles(), "mlx5");
     CHECK(x == &fsc_profile_mlx5);
     struct fsc_profile_match m = map_ok(x, "rx_prio3_pause");
     CHECK(m.entry != NULL);
@@ -334,8 +335,8 @@ static void passthrough_sanitized(void)
     CHECK_INT(fsc_registry_source_add(reg, "t", 0, &src), 0);
     static const char *const odd[] = {"/a b/c\td", "\xff\xfe", "0", "-", "x.y.z", "rx_prio9_x"};
     for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
-        for (size_t p = 0; fsc_profile_at(p) != NULL; p++) {
-            CHECK_INT(fsc_profile_map(fsc_profile_at(p), odd[i], &m), 0);
+        for (size_t p = 0; fsc_app_profiles()[p] != NULL; p++) {
+            CHECK_INT(fsc_profile_map(fsc_app_profiles()[p], odd[i], &m), 0);
             CHECK(fsc_registry_intern(reg, src, m.canonical, NULL, 0) != FSC_SERIES_NONE);
         }
     }
@@ -359,13 +360,13 @@ static void tables_sorted_and_unique(void)
     uint16_t src;
     CHECK_INT(fsc_registry_source_add(reg, "t", 0, &src), 0);
     size_t nprof = 0;
-    for (const struct fsc_profile *prof; (prof = fsc_profile_at(nprof)) != NULL; nprof++) {
+    for (const struct fsc_profile *prof; (prof = fsc_app_profiles()[nprof]) != NULL; nprof++) {
         char err[256] = "";
         int rc = fsc_profile_check(prof, err, sizeof(err));
         if (rc != 0)
             fprintf(stderr, "%s\n", err);
         CHECK_INT(rc, 0);
-        CHECK(fsc_profile_find(prof->name) == prof);
+        CHECK(fsc_profile_find(fsc_app_profiles(), prof->name) == prof);
         CHECK(prof->n_entries >= 20);
         for (size_t i = 0; i < prof->n_entries; i++) {
             const struct fsc_profile_entry *e = &prof->entries[i];
@@ -392,8 +393,8 @@ static void tables_sorted_and_unique(void)
         }
     }
     CHECK_INT(nprof, 3);
-    CHECK(fsc_profile_find("eos") == NULL);
-    CHECK(fsc_profile_find(NULL) == NULL);
+    CHECK(fsc_profile_find(fsc_app_profiles(), "eos") == NULL);
+    CHECK(fsc_profile_find(fsc_app_profiles(), NULL) == NULL);
     fsc_registry_destroy(reg);
 
     /* The checker can fail. */
@@ -455,9 +456,9 @@ static void ib_port_data_scale4(void)
     CHECK_INT(m.traits.scale, 1);
     /* Every other entry of every profile has scale 1. */
     size_t scaled = 0;
-    for (size_t p = 0; fsc_profile_at(p) != NULL; p++)
-        for (size_t i = 0; i < fsc_profile_at(p)->n_entries; i++)
-            if (fsc_profile_at(p)->entries[i].scale != 1)
+    for (size_t p = 0; fsc_app_profiles()[p] != NULL; p++)
+        for (size_t i = 0; i < fsc_app_profiles()[p]->n_entries; i++)
+            if (fsc_app_profiles()[p]->entries[i].scale != 1)
                 scaled++;
     CHECK_INT(scaled, 2);
 }

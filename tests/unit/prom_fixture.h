@@ -16,6 +16,7 @@
 #include "engine/engine.h"
 #include "prometheus/prom_render.h"
 #include "test.h"
+#include "config_all.h"
 
 #define NS 1000000000LL
 #define MS 1000000LL
@@ -49,7 +50,8 @@ static inline int pfx_open_yaml(struct pfx *p, const char *yaml)
 {
     char err[512] = "";
     memset(p, 0, sizeof(*p));
-    p->cfg = fsc_config_parse(yaml, strlen(yaml), "prom_test.yaml", err, sizeof(err));
+    p->cfg =
+        fsc_config_parse(yaml, strlen(yaml), "prom_test.yaml", fsc_app_schema(), err, sizeof(err));
     if (!p->cfg) {
         fprintf(stderr, "config: %s\n", err);
         CHECK(p->cfg != NULL);
@@ -62,7 +64,7 @@ static inline int pfx_open_yaml(struct pfx *p, const char *yaml)
     CHECK_INT(src, 0);
     CHECK_INT(fsc_registry_source_add(p->reg, "host1", 0, &src), 0);
     CHECK_INT(src, 1);
-    p->eng = fsc_engine_create(&p->cfg->engine, NULL, err, sizeof(err));
+    p->eng = fsc_engine_create(fsc_engine_config_of(p->cfg), NULL, err, sizeof(err));
     if (!p->eng)
         fprintf(stderr, "engine: %s\n", err);
     CHECK(p->eng != NULL);

@@ -17,6 +17,8 @@
 #include "remote_write/rw_queue.h"
 #include "remote_write/rw_retry.h"
 #include "test.h"
+#include "config_all.h"
+#include "view_fixture.h"
 
 #define SEC 1000000000LL
 #define MS  1000000LL
@@ -428,27 +430,23 @@ out:
     fsc_registry_destroy(reg);
 }
 
-static int rw_cb(void *arg, struct fsc_prom_remote_write_stat *out)
-{
-    (void)arg;
-    *out = (struct fsc_prom_remote_write_stat){.sent = 4000,
-                                               .failed = 20,
-                                               .dropped = 7,
-                                               .retried = 2000,
-                                               .queue_samples = 150,
-                                               .queue_capacity = 500000,
-                                               .last_success_s = 1700000000.5,
-                                               .n_codes = 2,
-                                               .n_le = 2,
-                                               .le = {0.1, 1},
-                                               .bucket = {3, 1, 2},
-                                               .sum = 4.5};
-    memcpy(out->codes[0].code, "200", 4);
-    out->codes[0].requests = 2;
-    memcpy(out->codes[1].code, "error", 6);
-    out->codes[1].requests = 4;
-    return 1;
-}
+/* What the remote_write sink reports: its real tables, these values. */
+static const double rw_le[2] = {0.1, 1};
+static const uint64_t rw_bucket[3] = {3, 1, 2};
+static const struct fsc_stat_hist rw_hist = {.n = 2, .le = rw_le, .bucket = rw_bucket, .sum = 4.5};
+static const struct vfx_row rw_rows[] = {
+    {.table = "remote_write",
+     .vals = {{"sent", 4000},
+              {"failed", 20},
+              {"dropped", 7},
+              {"retried", 2000},
+              {"queue_samples", 150},
+              {"queue_capacity", 500000},
+              {"last_success_timestamp_seconds", 1700000000.5}},
+     .hist = &rw_hist},
+    {.table = "remote_write_requests", .keys = {"200"}, .vals = {{"requests", 2}}},
+    {.table = "remote_write_requests", .keys = {"error"}, .vals = {{"requests", 4}}},
+};
 
 static const char want_rw[] =
     "# HELP fabricscope_remote_write_samples_total remote_write samples by result (sent, failed, "
@@ -466,11 +464,6 @@ static const char want_rw[] =
     "dropped (queue_max).\n"
     "# TYPE fabricscope_remote_write_queue_capacity gauge\n"
     "fabricscope_remote_write_queue_capacity 500000\n"
-    "# HELP fabricscope_remote_write_requests_total remote_write requests by HTTP status (error: "
-    "no response).\n"
-    "# TYPE fabricscope_remote_write_requests_total counter\n"
-    "fabricscope_remote_write_requests_total{code=\"200\"} 2\n"
-    "fabricscope_remote_write_requests_total{code=\"error\"} 4\n"
     "# HELP fabricscope_remote_write_request_duration_seconds Duration of remote_write requests, "
     "seconds.\n"
     "# TYPE fabricscope_remote_write_request_duration_seconds histogram\n"
@@ -482,7 +475,12 @@ static const char want_rw[] =
     "# HELP fabricscope_remote_write_last_success_timestamp_seconds Unix time of the last request "
     "the receiver accepted (0: none yet).\n"
     "# TYPE fabricscope_remote_write_last_success_timestamp_seconds gauge\n"
-    "fabricscope_remote_write_last_success_timestamp_seconds 1700000000.5\n";
+    "fabricscope_remote_write_last_success_timestamp_seconds 1700000000.5\n"
+    "# HELP fabricscope_remote_write_requests_total remote_write requests by HTTP status (error: "
+    "no response).\n"
+    "# TYPE fabricscope_remote_write_requests_total counter\n"
+    "fabricscope_remote_write_requests_total{code=\"200\"} 2\n"
+    "fabricscope_remote_write_requests_total{code=\"error\"} 4\n";
 
 static size_t count_by_what[16];
 
@@ -561,16 +559,20 @@ static void prom_families_exact(void)
 {
     static const char yaml[] = "sources:\n  - {name: s, type: synthetic}\n";
     char err[512];
-    struct fsc_config *cfg = fsc_config_parse(yaml, strlen(yaml), "t.yaml", err, sizeof(err));
+    struct fsc_config *cfg =
+        fsc_config_parse(yaml, strlen(yaml), "t.yaml", fsc_app_schema(), err, sizeof(err));
     struct fsc_registry *reg = fsc_registry_create(1000);
-    struct fsc_engine *eng = cfg ? fsc_engine_create(&cfg->engine, NULL, err, sizeof(err)) : NULL;
+    struct fsc_engine *eng =
+        cfg ? fsc_engine_create(fsc_engine_config_of(cfg), NULL, err, sizeof(err)) : NULL;
     CHECK(cfg && reg && eng);
     struct fsc_prom_renderer *r = NULL;
     struct fsc_buf out;
     memset(&out, 0, sizeof(out));
     if (!cfg || !reg || !eng)
         goto done;
-    struct fsc_prom_render_env env = {.reg = reg, .eng = eng, .cfg = cfg, .remote_write = rw_cb};
+    struct vfx vf = {.rows = rw_rows, .n_rows = 3};
+    vfx_init(&vf);
+    struct fsc_prom_render_env env = {.reg = reg, .eng = eng, .cfg = cfg, .view = &vf.view};
     r = fsc_prom_renderer_create(&env, err, sizeof(err));
     CHECK(r != NULL);
     if (!r)

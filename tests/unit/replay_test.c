@@ -11,6 +11,7 @@
 #include "sources/replay/replay_file.h"
 #include "sources/replay/replay_source.h"
 #include "test.h"
+#include "config_all.h"
 
 static int parse(const char *text, struct fsc_replay_line *ln, char *err, size_t errlen)
 {
@@ -83,7 +84,7 @@ static void load_resolves_series_and_traits(void)
     fsc_engine_config_defaults(&cfg);
     struct fsc_registry *reg = fsc_registry_create(1000);
     struct fsc_engine *eng = fsc_engine_create(&cfg, NULL, err, sizeof(err));
-    struct fsc_source_env env = {.reg = reg, .eng = eng};
+    struct fsc_source_env env = {.reg = reg, .eng = eng, .profiles = fsc_app_profiles()};
     CHECK(reg && eng);
     if (!reg || !eng)
         return;
@@ -150,15 +151,17 @@ static void topology_labels_and_speed(void)
                                "    - {name: leaf1-uplinks, members: [\"leaf1:et-0/0/32\", "
                                "\"leaf1:et-0/0/33\"]}\n";
     char err[256];
-    struct fsc_config *cfg = fsc_config_parse(yaml, sizeof(yaml) - 1, "t.yaml", err, sizeof(err));
+    struct fsc_config *cfg =
+        fsc_config_parse(yaml, sizeof(yaml) - 1, "t.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg != NULL);
     if (!cfg) {
         fprintf(stderr, "%s\n", err);
         return;
     }
     struct fsc_registry *reg = fsc_registry_create(100);
-    struct fsc_engine *eng = fsc_engine_create(&cfg->engine, NULL, err, sizeof(err));
-    struct fsc_source_env env = {.reg = reg, .eng = eng, .topo = &cfg->topology};
+    struct fsc_engine *eng = fsc_engine_create(fsc_engine_config_of(cfg), NULL, err, sizeof(err));
+    struct fsc_source_env env = {
+        .reg = reg, .eng = eng, .topo = fsc_topology_of(cfg), .profiles = fsc_app_profiles()};
     CHECK_INT(fsc_registry_source_add(reg, "rp", 100, &env.source_id), 0);
     const char *path =
         write_file("0 fabric_port_tx_bytes_total{device=\"leaf1\",port=\"et-0/0/32\"} 0\n"

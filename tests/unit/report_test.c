@@ -19,6 +19,7 @@
 #include "report/report.h"
 #include "rollup/rollup_store.h"
 #include "test.h"
+#include "config_all.h"
 
 #define D0  1700006400LL /* 2023-11-15T00:00:00Z */
 #define MIN 240          /* minutes seeded: 4 hours */
@@ -170,13 +171,14 @@ static void seed(void)
 static int build(struct fsc_report *rep, struct fsc_config **cfg, char **csv, char **json)
 {
     char err[512] = "";
-    *cfg = fsc_config_parse(topo_yaml, strlen(topo_yaml), "topo.yaml", err, sizeof(err));
+    *cfg = fsc_config_parse(topo_yaml, strlen(topo_yaml), "topo.yaml", fsc_app_schema(), err,
+                            sizeof(err));
     CHECK(*cfg != NULL);
     if (!*cfg) {
         fprintf(stderr, "%s\n", err);
         return -1;
     }
-    fsc_report_init(rep, D0, D0 + MIN * 60, 0.6, &(*cfg)->topology);
+    fsc_report_init(rep, D0, D0 + MIN * 60, 0.6, fsc_topology_of(*cfg));
     rep->generated_s = D0 + MIN * 60;
     int rc = fsc_report_load_rollup(rep, dir, err, sizeof(err));
     CHECK_INT(rc, 0);

@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "rollup/rollup.h"
 #include "test.h"
+#include "config_all.h"
 
 #define NS 1000000000LL
 #define MS 1000000LL
@@ -348,18 +349,20 @@ static void start_stop_from_config(void)
     char text[256], err[512] = "";
     snprintf(text, sizeof(text), "state_dir: %s/state\nrollup: {retention: 7d, max_bytes: 1MiB}\n",
              dir);
-    struct fsc_config *cfg = fsc_config_parse(text, strlen(text), "t.yaml", err, sizeof(err));
+    struct fsc_config *cfg =
+        fsc_config_parse(text, strlen(text), "t.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg != NULL);
     if (!cfg) {
         fprintf(stderr, "%s\n", err);
         teardown(&f);
         return;
     }
-    CHECK_INT(cfg->rollup.retention_ns, 7 * 86400 * NS);
-    CHECK_INT(cfg->rollup.max_bytes, 1 << 20);
-    CHECK(cfg->rollup.enabled);
+    CHECK_INT(fsc_rollup_config_of(cfg)->retention_ns, 7 * 86400 * NS);
+    CHECK_INT(fsc_rollup_config_of(cfg)->max_bytes, 1 << 20);
+    CHECK(fsc_rollup_config_of(cfg)->enabled);
     struct fsc_rollup_env env = {.reg = f.reg, .eng = f.eng, .engine_cfg = &f.cfg};
-    struct fsc_rollup *ru = fsc_rollup_start(cfg, &env, err, sizeof(err));
+    struct fsc_rollup *ru =
+        fsc_rollup_start(fsc_rollup_config_of(cfg), cfg->state_dir, &env, err, sizeof(err));
     CHECK(ru != NULL);
     step(&f, T0, 0);
     fsc_rollup_stop(ru);
@@ -376,11 +379,12 @@ static void start_stop_from_config(void)
     fsc_rollup_reader_close(rd);
     CHECK(ports >= 2);
     /* an unwritable state_dir is an error sentence, not a crash */
-    struct fsc_config *bad =
-        fsc_config_parse("state_dir: /proc/fsc-no\n", 23, "b.yaml", err, sizeof(err));
+    struct fsc_config *bad = fsc_config_parse("state_dir: /proc/fsc-no\n", 23, "b.yaml",
+                                              fsc_app_schema(), err, sizeof(err));
     CHECK(bad != NULL);
     if (bad) {
-        CHECK(fsc_rollup_start(bad, &env, err, sizeof(err)) == NULL);
+        CHECK(fsc_rollup_start(fsc_rollup_config_of(bad), bad->state_dir, &env, err, sizeof(err)) ==
+              NULL);
         CHECK(strstr(err, "cannot create /proc/fsc-no/rollup") != NULL);
     }
     fsc_config_destroy(bad);

@@ -11,52 +11,68 @@
 #include "engine/engine.h"
 #include "prometheus/prom_render.h"
 #include "test.h"
+#include "config_all.h"
+#include "view_fixture.h"
 
 static const char yaml[] = "sources:\n"
                            "  - name: leaf1\n"
                            "    type: synthetic\n";
 
-static int running;
+/* What the OTLP source, the listeners and the rollup store report: their
+ * real tables (plugin stats), these values. */
+static const struct vfx_row receivers[] = {
+    {.table = "otlp_receivers",
+     .keys = {"spine1", "grpc"},
+     .vals = {{"ok", 4},
+              {"points", 40},
+              {"skipped_other_shard", 12},
+              {"skipped_no_recorded_value", 1},
+              {"partial", 0},
+              {"bad_request", 0},
+              {"too_large", 0},
+              {"errors", 0},
+              {"rejected_points", 0},
+              {"received_bytes", 0}}},
+    {.table = "otlp_receivers",
+     .keys = {"spine1", "http"},
+     .vals = {{"ok", 1},
+              {"points", 7},
+              {"skipped_other_shard", 5},
+              {"skipped_no_recorded_value", 0},
+              {"partial", 0},
+              {"bad_request", 0},
+              {"too_large", 0},
+              {"errors", 0},
+              {"rejected_points", 0},
+              {"received_bytes", 0}}},
+};
 
-static size_t receivers_cb(void *arg, struct fsc_prom_receiver_stat *out, size_t cap)
-{
-    (void)arg;
-    if (cap < 2)
-        return 0;
-    out[0] = (struct fsc_prom_receiver_stat){.source = "spine1",
-                                             .transport = "grpc",
-                                             .ok = 4,
-                                             .points = 40,
-                                             .skipped_other_shard = 12,
-                                             .skipped_no_value = 1};
-    out[1] = (struct fsc_prom_receiver_stat){
-        .source = "spine1", .transport = "http", .ok = 1, .points = 7, .skipped_other_shard = 5};
-    return 2;
-}
-
-static size_t listeners_cb(void *arg, struct fsc_prom_listener_stat *out, size_t cap)
-{
-    (void)arg;
-    if (!running || cap < 2)
-        return 0;
-    memset(out, 0, 2 * sizeof(*out));
-    strcpy(out[0].listener, "prometheus");
-    for (size_t k = 0; k < FSC_PROM_AUTH__COUNT; k++)
-        out[0].failures[k] = 10 + k; /* 10 .. 15 */
-    strcpy(out[1].listener, "otlp/http:spine1");
-    out[1].failures[FSC_PROM_AUTH_BAD_TOKEN] = 3;
-    return 2;
-}
-
-static int rollup_cb(void *arg, struct fsc_prom_rollup_stat *out)
-{
-    (void)arg;
-    if (!running)
-        return 0;
-    *out = (struct fsc_prom_rollup_stat){
-        .written = 1440, .dropped = 17, .write_errors = 2, .torn_cut = 1, .series_dropped = 9};
-    return 1;
-}
+static const struct vfx_row running_rows[] = {
+    receivers[0],
+    receivers[1],
+    {.table = "listener_auth",
+     .keys = {"prometheus"},
+     .vals = {{"missing", 10},
+              {"malformed", 11},
+              {"unknown_user", 12},
+              {"bad_password", 13},
+              {"bad_token", 14},
+              {"client_cert", 15}}},
+    {.table = "listener_auth",
+     .keys = {"otlp/http:spine1"},
+     .vals = {{"missing", 0},
+              {"malformed", 0},
+              {"unknown_user", 0},
+              {"bad_password", 0},
+              {"bad_token", 3},
+              {"client_cert", 0}}},
+    {.table = "rollup",
+     .vals = {{"written", 1440},
+              {"dropped", 17},
+              {"write_errors", 2},
+              {"torn_records", 1},
+              {"series_dropped", 9}}},
+};
 
 #define TAIL(A, W, T, S)                                                                           \
     "# HELP " A " Requests a listener refused (401, 403), by reason.\n"                            \
@@ -143,11 +159,15 @@ static int contains(const struct fsc_buf *b, const char *want)
 static void self_families_exact(void)
 {
     char err[512];
-    struct fsc_config *cfg = fsc_config_parse(yaml, strlen(yaml), "t.yaml", err, sizeof(err));
-    if (cfg)
-        cfg->engine.max_series = 16;
+    struct fsc_config *cfg =
+        fsc_config_parse(yaml, strlen(yaml), "t.yaml", fsc_app_schema(), err, sizeof(err));
+    struct fsc_engine_config ec;
+    if (cfg) {
+        ec = *fsc_engine_config_of(cfg);
+        ec.max_series = 16;
+    }
     struct fsc_registry *reg = fsc_registry_create(1000);
-    struct fsc_engine *eng = cfg ? fsc_engine_create(&cfg->engine, NULL, err, sizeof(err)) : NULL;
+    struct fsc_engine *eng = cfg ? fsc_engine_create(&ec, NULL, err, sizeof(err)) : NULL;
     CHECK(cfg && reg && eng);
     if (!cfg || !reg || !eng)
         goto out;
@@ -162,18 +182,14 @@ static void self_families_exact(void)
     }
     CHECK_INT(fsc_engine_ingest(eng, smp, 4), 0);
 
-    struct fsc_prom_render_env env = {.reg = reg,
-                                      .eng = eng,
-                                      .cfg = cfg,
-                                      .receivers = receivers_cb,
-                                      .listeners = listeners_cb,
-                                      .rollup = rollup_cb};
+    struct vfx vf = {.rows = running_rows, .n_rows = 5};
+    vfx_init(&vf);
+    struct fsc_prom_render_env env = {.reg = reg, .eng = eng, .cfg = cfg, .view = &vf.view};
     struct fsc_prom_renderer *r = fsc_prom_renderer_create(&env, err, sizeof(err));
     CHECK(r != NULL);
     struct fsc_buf out;
     memset(&out, 0, sizeof(out));
     if (r) {
-        running = 1;
         CHECK_INT(fsc_prom_render(r, FSC_PROM_TEXT, 0, &out), 0);
         CHECK(contains(&out, want_unknown));
         CHECK(contains(&out, want_skipped));
@@ -183,7 +199,8 @@ static void self_families_exact(void)
             fprintf(stderr, "got:\n%.*s\n", (int)out.len, out.data);
         CHECK_INT(fsc_prom_render(r, FSC_PROM_OPENMETRICS, 0, &out), 0);
         CHECK(ends_with(&out, want_om));
-        running = 0;
+        vf.rows = receivers; /* the listeners and the rollup store report nothing */
+        vf.n_rows = 2;
         CHECK_INT(fsc_prom_render(r, FSC_PROM_TEXT, 0, &out), 0);
         CHECK(contains(&out, "fabricscope_otlp_skipped_points_total{"));
         CHECK(!contains(&out, "fabricscope_listener_auth_failures"));

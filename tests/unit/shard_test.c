@@ -10,6 +10,7 @@
 #include "base/md5.h"
 #include "model/shard.h"
 #include "test.h"
+#include "config_all.h"
 
 static void hex(const unsigned char *d, char out[33])
 {
@@ -133,15 +134,16 @@ static const char yaml[] = "sources:\n"
 static void config_key_and_source_keys(void)
 {
     char err[512];
-    struct fsc_config *cfg = fsc_config_parse(yaml, strlen(yaml), "t.yaml", err, sizeof(err));
+    struct fsc_config *cfg =
+        fsc_config_parse(yaml, strlen(yaml), "t.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg != NULL);
     if (!cfg) {
         fprintf(stderr, "%s\n", err);
         return;
     }
-    CHECK_INT(cfg->shard.index, 2);
-    CHECK_INT(cfg->shard.count, 3);
-    CHECK(!cfg->shard.from_cli);
+    CHECK_INT(fsc_shard_config_of(cfg)->index, 2);
+    CHECK_INT(fsc_shard_config_of(cfg)->count, 3);
+    CHECK(!fsc_shard_config_of(cfg)->from_cli);
     CHECK_STR(fsc_shard_key(&cfg->sources[0]), "leaf9"); /* gnmi: its device */
     CHECK_STR(fsc_shard_key(&cfg->sources[1]), "s1");    /* device defaults to the name */
     CHECK_STR(fsc_shard_key(&cfg->sources[2]), "spine1");
@@ -156,16 +158,18 @@ static void config_key_and_source_keys(void)
         CHECK_INT(fsc_config_print(cfg, f), 0);
         fclose(f);
         CHECK(strstr(text, "\nshard:\n  index: 2\n  count: 3\n") != NULL);
-        struct fsc_config *back = fsc_config_parse(text, len, "back.yaml", err, sizeof(err));
-        CHECK(back && back->shard.index == 2 && back->shard.count == 3);
+        struct fsc_config *back =
+            fsc_config_parse(text, len, "back.yaml", fsc_app_schema(), err, sizeof(err));
+        CHECK(back && fsc_shard_config_of(back)->index == 2 &&
+              fsc_shard_config_of(back)->count == 3);
         fsc_config_destroy(back);
         free(text);
     }
     fsc_config_destroy(cfg);
 
     /* Defaults: 0 of 1. */
-    cfg = fsc_config_parse("sources: []\n", 12, "d.yaml", err, sizeof(err));
-    CHECK(cfg && cfg->shard.index == 0 && cfg->shard.count == 1);
+    cfg = fsc_config_parse("sources: []\n", 12, "d.yaml", fsc_app_schema(), err, sizeof(err));
+    CHECK(cfg && fsc_shard_config_of(cfg)->index == 0 && fsc_shard_config_of(cfg)->count == 1);
     fsc_config_destroy(cfg);
 
     /* Errors carry file:line:col. */
@@ -180,7 +184,8 @@ static void config_key_and_source_keys(void)
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = '\0';
-        cfg = fsc_config_parse(bad[i].text, strlen(bad[i].text), "b.yaml", err, sizeof(err));
+        cfg = fsc_config_parse(bad[i].text, strlen(bad[i].text), "b.yaml", fsc_app_schema(), err,
+                               sizeof(err));
         CHECK(cfg == NULL);
         fsc_config_destroy(cfg);
         if (strncmp(err, bad[i].want, strlen(bad[i].want)) != 0) {

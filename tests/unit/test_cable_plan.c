@@ -11,6 +11,7 @@
 #include "config_fixture.h"
 #include "model/cable_plan.h"
 #include "test.h"
+#include "config_all.h"
 
 static struct fsc_cabling *parse_text(const char *text, char *err, size_t errlen)
 {
@@ -419,7 +420,7 @@ static void layout_from_config(void)
         fprintf(stderr, "%s\n", err);
         return;
     }
-    const struct fsc_cable_plan *cp = &cfg->topology.cable_plan;
+    const struct fsc_cable_plan *cp = &fsc_topology_of(cfg)->cable_plan;
     CHECK_INT(cp->n_cards, FSC_B300_CARDS);
     CHECK_STR(cp->cards[3].np0, "enp170s0f0np0");
     CHECK_STR(cp->cards[4].np1, "ens5f1np1"); /* a default */
@@ -492,8 +493,8 @@ static void layout_from_config(void)
     CHECK(cfg != NULL);
     struct fsc_cable_layout def;
     fsc_cable_layout_default(&def);
-    CHECK_INT(fsc_cable_layout_from_config(&lay, cfg ? &cfg->topology.cable_plan : NULL, err,
-                                           sizeof(err)),
+    CHECK_INT(fsc_cable_layout_from_config(&lay, cfg ? &fsc_topology_of(cfg)->cable_plan : NULL,
+                                           err, sizeof(err)),
               0);
     CHECK(memcmp(&lay, &def, sizeof(lay)) == 0);
     fsc_config_destroy(cfg);

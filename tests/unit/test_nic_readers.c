@@ -19,6 +19,7 @@
 #include "test.h"
 
 #include "model/profile.h"
+#include "sources/nic/nic_config.h"
 #include "sources/nic/nic_ethtool.h"
 #include "sources/nic/nic_pcie.h"
 #include "sources/nic/nic_sysfs.h"

@@ -10,6 +10,7 @@
 #include "base/buf.h"
 #include "sources/otlp/json_reader.h"
 #include "test.h"
+#include "unit/view_fixture.h"
 #include "web/web_model.h"
 
 #define NS 1000000000LL
@@ -39,28 +40,84 @@ static size_t count(const char *hay, const char *needle)
 
 /* ---- the known models ---------------------------------------------------------- */
 
-static struct fsc_web_source sources[2] = {
+static struct fsc_source_status sources[2] = {
     {"leaf1", "gnmi", "running", 1, 12},
     {"spine<1>", "otlp", "disabled", 0, 0},
 };
-static struct fsc_web_stream streams[2] = {
-    {"leaf1", "interfaces", "streaming", 1, T0 - 250 * MS, 100, 2000, 0, 1, 2, 3, 64, 0.1, 0.012},
-    {"leaf1", "queues", "connecting", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-};
-static struct fsc_web_receiver receivers[1] = {
-    {"spine<1>", "http", 4318, 5, 3, 1, 1, 0, 0, 2048, 300, 7},
-};
+/* Two gNMI streams and an OTLP receiver, as those sources' real tables
+ * (base/stats.h) report them. */
+static const struct fsc_stat_table *tables[3];
+static struct fsc_web_stat_row stat_row[3];
+
+static void row_set(struct fsc_web_stat_row *r, const char *id, double v)
+{
+    for (size_t c = 0; c < r->table->n_cols; c++)
+        if (strcmp(r->table->cols[c].id, id) == 0)
+            r->values[c] = v;
+}
+
+static void stat_rows(void)
+{
+    tables[0] = vfx_table("gnmi_streams");
+    tables[1] = vfx_table("otlp_receivers");
+    tables[2] = NULL;
+    memset(stat_row, 0, sizeof(stat_row));
+    for (size_t i = 0; i < 3; i++) {
+        stat_row[i].table = tables[i < 2 ? 0 : 1];
+        for (size_t c = 0; c < FSC_WEB_STAT_COLS; c++)
+            stat_row[i].values[c] = NAN;
+    }
+    strcpy(stat_row[0].keys[0], "leaf1");
+    strcpy(stat_row[0].keys[1], "interfaces");
+    const struct vfx_val s0[] = {{"state", 1},
+                                 {"up", 1},
+                                 {"sync_seen", 1},
+                                 {"last_update_age_seconds", 0.25},
+                                 {"cadence_seconds", 0.1},
+                                 {"jitter_seconds", 0.012},
+                                 {"messages", 100},
+                                 {"updates", 2000},
+                                 {"decode_errors", 0},
+                                 {"sequence_gaps", 1},
+                                 {"reconnects", 2},
+                                 {"resubscribes", 3}};
+    for (size_t k = 0; k < sizeof(s0) / sizeof(s0[0]); k++)
+        row_set(&stat_row[0], s0[k].id, s0[k].v);
+    strcpy(stat_row[1].keys[0], "leaf1");
+    strcpy(stat_row[1].keys[1], "queues");
+    const struct vfx_val s1[] = {{"state", 0},         {"up", 0},         {"sync_seen", 0},
+                                 {"messages", 0},      {"updates", 0},    {"decode_errors", 0},
+                                 {"sequence_gaps", 0}, {"reconnects", 0}, {"resubscribes", 0}};
+    for (size_t k = 0; k < sizeof(s1) / sizeof(s1[0]); k++)
+        row_set(&stat_row[1], s1[k].id, s1[k].v);
+    strcpy(stat_row[2].keys[0], "spine<1>");
+    strcpy(stat_row[2].keys[1], "http");
+    const struct vfx_val r0[] = {{"port", 4318},
+                                 {"requests", 5},
+                                 {"ok", 3},
+                                 {"partial", 1},
+                                 {"bad_request", 1},
+                                 {"too_large", 0},
+                                 {"errors", 0},
+                                 {"points", 300},
+                                 {"rejected_points", 7},
+                                 {"received_bytes", 2048},
+                                 {"skipped_other_shard", 0},
+                                 {"skipped_no_recorded_value", 0}};
+    for (size_t k = 0; k < sizeof(r0) / sizeof(r0[0]); k++)
+        row_set(&stat_row[2], r0[k].id, r0[k].v);
+}
 
 static void status_model(struct fsc_web_status *st)
 {
     memset(st, 0, sizeof(*st));
+    stat_rows();
     st->now_ns = T0;
     st->sources = sources;
     st->n_sources = 2;
-    st->streams = streams;
-    st->n_streams = 2;
-    st->receivers = receivers;
-    st->n_receivers = 1;
+    st->tables = tables;
+    st->rows = stat_row;
+    st->n_rows = 3;
     st->series = 40;
     st->samples = 1000;
     st->events_by_kind[FSC_EV_MICROBURST] = 2;
@@ -180,18 +237,41 @@ static void status_json_exact(void)
         "\"windows\":[\"1s\",\"10s\"],\"events_total\":{\"microburst\":2,\"cnp_spike\":1}},"
         "\"sources\":[{\"name\":\"leaf1\",\"type\":\"gnmi\",\"state\":\"running\",\"up\":true,"
         "\"series\":12},{\"name\":\"spine\\u003c1\\u003e\",\"type\":\"otlp\",\"state\":"
-        "\"disabled\",\"up\":false,\"series\":0}],\"streams\":[{\"source\":\"leaf1\","
-        "\"stream\":\"interfaces\",\"state\":\"streaming\",\"up\":true,\"sync_seen\":true,"
-        "\"last_update_age_seconds\":0.25,\"cadence_seconds\":0.1,\"jitter_seconds\":0.012,"
-        "\"cadence_intervals\":64,\"messages\":100,\"updates\":2000,\"decode_errors\":0,"
-        "\"sequence_gaps\":1,\"reconnects\":2,\"resubscribes\":3},{\"source\":\"leaf1\","
-        "\"stream\":\"queues\",\"state\":\"connecting\",\"up\":false,\"sync_seen\":false,"
-        "\"last_update_age_seconds\":null,\"cadence_seconds\":null,\"jitter_seconds\":null,"
-        "\"cadence_intervals\":0,\"messages\":0,\"updates\":0,\"decode_errors\":0,"
-        "\"sequence_gaps\":0,\"reconnects\":0,\"resubscribes\":0}],\"receivers\":[{\"source\":"
-        "\"spine\\u003c1\\u003e\",\"transport\":\"http\",\"port\":4318,\"requests\":5,\"ok\":3,"
-        "\"partial\":1,\"bad_request\":1,\"too_large\":0,\"errors\":0,\"received_bytes\":2048,"
-        "\"points\":300,\"rejected_points\":7}]}");
+        "\"disabled\",\"up\":false,\"series\":0}],\"tables\":[{\"id\":\"gnmi_streams\","
+        "\"title\":\"gNMI streams\",\"empty\":\"no gNMI streams\",\"keys\":[\"source\","
+        "\"stream\"],\"columns\":[{\"id\":\"state\",\"title\":\"state\",\"unit\":\"word\"},"
+        "{\"id\":\"up\",\"title\":null,\"unit\":\"count\"},{\"id\":\"sync_seen\",\"title\":"
+        "\"sync\",\"unit\":\"word\"},{\"id\":\"last_update_age_seconds\",\"title\":\"last "
+        "update\",\"unit\":\"seconds\"},{\"id\":\"cadence_seconds\",\"title\":\"cadence\","
+        "\"unit\":\"seconds\"},{\"id\":\"jitter_seconds\",\"title\":\"jitter\",\"unit\":"
+        "\"seconds\"},{\"id\":\"messages\",\"title\":null,\"unit\":\"count\"},{\"id\":"
+        "\"updates\",\"title\":\"updates\",\"unit\":\"count\"},{\"id\":\"decode_errors\","
+        "\"title\":\"decode errors\",\"unit\":\"count\"},{\"id\":\"sequence_gaps\",\"title\":"
+        "\"seq gaps\",\"unit\":\"count\"},{\"id\":\"reconnects\",\"title\":\"reconnects\","
+        "\"unit\":\"count\"},{\"id\":\"resubscribes\",\"title\":\"resubscribes\",\"unit\":"
+        "\"count\"}],\"rows\":[{\"source\":\"leaf1\",\"stream\":\"interfaces\",\"state\":"
+        "\"streaming\",\"up\":1,\"sync_seen\":\"yes\",\"last_update_age_seconds\":0.25,"
+        "\"cadence_seconds\":0.1,\"jitter_seconds\":0.012,\"messages\":100,\"updates\":2000,"
+        "\"decode_errors\":0,\"sequence_gaps\":1,\"reconnects\":2,\"resubscribes\":3},{"
+        "\"source\":\"leaf1\",\"stream\":\"queues\",\"state\":\"connecting\",\"up\":0,"
+        "\"sync_seen\":\"no\",\"last_update_age_seconds\":null,\"cadence_seconds\":null,"
+        "\"jitter_seconds\":null,\"messages\":0,\"updates\":0,\"decode_errors\":0,"
+        "\"sequence_gaps\":0,\"reconnects\":0,\"resubscribes\":0}]},{\"id\":\"otlp_receivers\","
+        "\"title\":\"OTLP receivers\",\"empty\":\"no OTLP receivers\",\"keys\":[\"source\","
+        "\"transport\"],\"columns\":[{\"id\":\"port\",\"title\":\"port\",\"unit\":\"count\"},"
+        "{\"id\":\"requests\",\"title\":\"requests\",\"unit\":\"count\"},{\"id\":\"ok\","
+        "\"title\":\"ok\",\"unit\":\"count\"},{\"id\":\"partial\",\"title\":\"partial\","
+        "\"unit\":\"count\"},{\"id\":\"bad_request\",\"title\":\"bad request\",\"unit\":"
+        "\"count\"},{\"id\":\"too_large\",\"title\":\"too large\",\"unit\":\"count\"},{"
+        "\"id\":\"errors\",\"title\":\"errors\",\"unit\":\"count\"},{\"id\":\"points\","
+        "\"title\":\"points\",\"unit\":\"count\"},{\"id\":\"rejected_points\",\"title\":"
+        "\"rejected\",\"unit\":\"count\"},{\"id\":\"received_bytes\",\"title\":\"received\","
+        "\"unit\":\"bytes\"},{\"id\":\"skipped_other_shard\",\"title\":null,\"unit\":"
+        "\"count\"},{\"id\":\"skipped_no_recorded_value\",\"title\":null,\"unit\":\"count\"}],"
+        "\"rows\":[{\"source\":\"spine\\u003c1\\u003e\",\"transport\":\"http\",\"port\":4318,"
+        "\"requests\":5,\"ok\":3,\"partial\":1,\"bad_request\":1,\"too_large\":0,\"errors\":0,"
+        "\"points\":300,\"rejected_points\":7,\"received_bytes\":2048,"
+        "\"skipped_other_shard\":0,\"skipped_no_recorded_value\":0}]}]}");
     CHECK(json_valid(b.data));
     fsc_buf_free(&b);
 }
@@ -369,15 +449,17 @@ static void page_rows_exact(void)
     CHECK(strstr(p, "<body data-refresh=\"5\" data-top=\"10\" data-limit=\"50\" "
                     "data-device=\"leaf1\" data-port=\"et-0/0/1\">") != NULL);
     CHECK(strstr(p, "<tr data-source=\"leaf1\" data-stream=\"interfaces\"><td class=\"source\">"
-                    "leaf1</td><td class=\"stream\">interfaces</td><td class=\"state good\">"
-                    "streaming</td><td class=\"sync\">yes</td><td class=\"num age\" "
-                    "data-value=\"0.25\">250 ms</td><td class=\"num cadence\" data-value=\"0.1\">"
-                    "100 ms</td><td class=\"num jitter\" data-value=\"0.012\">12 ms</td><td "
-                    "class=\"num reconnects\">2</td><td class=\"num resubscribes\">3</td><td "
-                    "class=\"num updates\">2000</td><td class=\"num decode_errors\">0</td><td "
-                    "class=\"num seq_gaps\">1</td></tr>") != NULL);
-    CHECK(strstr(p, "<td class=\"state warn\">connecting</td><td class=\"sync\">no</td><td "
-                    "class=\"num age\" data-value=\"\">&#8211;</td>") != NULL);
+                    "leaf1</td><td class=\"stream\">interfaces</td><td class=\"state "
+                    "w-streaming\">streaming</td><td class=\"sync_seen w-yes\">yes</td><td "
+                    "class=\"num last_update_age_seconds\" data-value=\"0.25\">250 ms</td><td "
+                    "class=\"num cadence_seconds\" data-value=\"0.1\">100 ms</td><td class=\"num "
+                    "jitter_seconds\" data-value=\"0.012\">12 ms</td><td class=\"num updates\">"
+                    "2000</td><td class=\"num decode_errors\">0</td><td class=\"num "
+                    "sequence_gaps\">1</td><td class=\"num reconnects\">2</td><td class=\"num "
+                    "resubscribes\">3</td></tr>") != NULL);
+    CHECK(strstr(p, "<td class=\"state w-connecting\">connecting</td><td class=\"sync_seen "
+                    "w-no\">no</td><td class=\"num last_update_age_seconds\" data-value=\"\">"
+                    "&#8211;</td>") != NULL);
     CHECK(strstr(p, "<tr data-device=\"leaf1\" data-port=\"et-0/0/1\"><td class=\"num rank\">1"
                     "</td><td class=\"device\">leaf1</td><td class=\"port\"><a href=\"?device="
                     "leaf1&amp;port=et-0%2F0%2F1#chart\">et-0/0/1</a></td><td class=\"speed\">400G"

@@ -17,6 +17,8 @@
 #include "sources/otlp/json_reader.h"
 #include "prom_http_fixture.h"
 #include "web/web.h"
+#include "config_all.h"
+#include "unit/view_fixture.h"
 
 #define NS 1000000000LL
 #define MS 1000000LL
@@ -27,6 +29,8 @@ struct world {
     struct fsc_event_bus *bus;
     struct fsc_engine *eng;
     struct fsc_web *web;
+    struct vfx vf; /* the daemon view: one source, no plugin rows */
+    struct fsc_source_status source;
     struct fsc_prom_http *http;
     struct fake fake;
     uint16_t port;
@@ -35,7 +39,7 @@ struct world {
     uint64_t samples;
 };
 
-static size_t one_source(void *arg, struct fsc_web_source *out, size_t cap)
+static size_t one_source(void *arg, struct fsc_source_status *out, size_t cap)
 {
     (void)arg;
     if (cap > 0) {
@@ -74,14 +78,15 @@ static int world_open(struct world *w)
     char err[512] = "";
     memset(w, 0, sizeof(*w));
     fake_init(&w->fake);
-    w->cfg = fsc_config_parse(yaml, sizeof(yaml) - 1, "web.yaml", err, sizeof(err));
+    w->cfg =
+        fsc_config_parse(yaml, sizeof(yaml) - 1, "web.yaml", fsc_app_schema(), err, sizeof(err));
     w->reg = fsc_registry_create(1000);
     w->bus = fsc_event_bus_create(1024);
     if (!w->cfg || !w->reg || !w->bus) {
         fprintf(stderr, "setup: %s\n", err);
         return -1;
     }
-    w->eng = fsc_engine_create(&w->cfg->engine, w->bus, err, sizeof(err));
+    w->eng = fsc_engine_create(fsc_engine_config_of(w->cfg), w->bus, err, sizeof(err));
     uint16_t src;
     if (!w->eng || fsc_registry_source_add(w->reg, "gen", 0, &src) != 0)
         return -1;
@@ -99,13 +104,16 @@ static int world_open(struct world *w)
     tr.direction = FSC_DIR_TX;
     CHECK_INT(fsc_engine_set_traits(w->eng, w->tx, &tr), 0);
 
-    struct fsc_web_env env = {w->reg, w->eng, w->bus, w->cfg, one_source, NULL, NULL, w};
+    w->vf = (struct vfx){.sources = &w->source, .n_sources = 1};
+    one_source(NULL, &w->source, 1);
+    vfx_init(&w->vf);
+    struct fsc_web_env env = {w->reg, w->eng, w->bus, w->cfg, &w->vf.view};
     w->web = fsc_web_create(&env, err, sizeof(err));
     if (!w->web) {
         fprintf(stderr, "web: %s\n", err);
         return -1;
     }
-    struct fsc_prom_route routes[FSC_WEB_ROUTES];
+    struct fsc_http_route routes[FSC_WEB_ROUTES];
     size_t n = fsc_web_routes(w->web, routes, FSC_WEB_ROUTES);
     CHECK_INT(n, FSC_WEB_ROUTES);
     struct fsc_prom_http_config hc = {.listen = "127.0.0.1:0"};
@@ -212,8 +220,16 @@ static void api_known_answers(void)
              (unsigned long long)w.samples);
     CHECK(b && strstr(b, want) != NULL);
     CHECK(b && strstr(b, "\"sources\":[{\"name\":\"gen\",\"type\":\"synthetic\",\"state\":"
-                         "\"running\",\"up\":true,\"series\":2}],\"streams\":[],"
-                         "\"receivers\":[]}") != NULL);
+                         "\"running\",\"up\":true,\"series\":2}],\"tables\":[{\"id\":"
+                         "\"gnmi_streams\",") != NULL);
+    /* Every table of the plugins, none with a row (no plugin runs here). */
+    size_t n_tables = 0, n_empty = 0;
+    for (const struct fsc_stat_table *const *t = fsc_app_tables(NULL); *t; t++)
+        n_tables++;
+    for (const char *q = b ? strstr(b, "\"rows\":[]") : NULL; q; q = strstr(q + 1, "\"rows\":[]"))
+        n_empty++;
+    CHECK(n_tables >= 8);
+    CHECK_INT(n_empty, n_tables);
     free(b);
 
     /* The sampler thread reads the bus every 50 ms: wait for the event. */
@@ -333,12 +349,12 @@ static void route_table_checked(void)
 {
     struct fake f;
     struct fsc_prom_http_config hc = {.listen = "127.0.0.1:0"};
-    struct fsc_prom_route many[FSC_PROM_HTTP_ROUTES_MAX + 1];
-    struct fsc_prom_route bad = {"api", NULL, NULL};
+    struct fsc_http_route many[FSC_PROM_HTTP_ROUTES_MAX + 1];
+    struct fsc_http_route bad = {"api", NULL, NULL};
     char err[256];
     fake_init(&f);
     for (size_t i = 0; i <= FSC_PROM_HTTP_ROUTES_MAX; i++)
-        many[i] = (struct fsc_prom_route){"/x", NULL, NULL};
+        many[i] = (struct fsc_http_route){"/x", NULL, NULL};
     CHECK(fsc_prom_http_start_routes(&hc, many, FSC_PROM_HTTP_ROUTES_MAX + 1, fake_render,
                                      fake_ready, &f, err, sizeof(err)) == NULL);
     CHECK_STR(err, "prometheus http: 17 extra routes, at most 16");

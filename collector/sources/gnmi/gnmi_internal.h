@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "model/profile.h"
+#include "sources/gnmi/gnmi_config.h"
 #include "plugin/source.h"
 
 /* ---- protobuf wire reader ------------------------------------------------ */

@@ -1,9 +1,10 @@
-/* gnmi sources: subscription streams, the built-in stream plan, reconnect
- * backoff. The gnmi source table itself is in config_sources.c. */
+/* gnmi sources: the source's keys, its subscription streams and the
+ * built-in stream plan (docs/CONFIG.md, "gnmi"). */
 #include <stddef.h>
 #include <string.h>
 
 #include "config/config_decode.h"
+#include "sources/gnmi/gnmi_config.h"
 
 #define MS  1000000ll
 #define SEC 1000000000ll
@@ -59,52 +60,12 @@ static const struct fsc_ckey stream_keys[] = {
     {.key = "updates_only", .kind = FSC_CK_BOOL, .off = STREAM(updates_only)},
 };
 
-const struct fsc_cspec fsc_cspec_gnmi_stream = {
+static const struct fsc_cspec stream_spec = {
     .what = "a gnmi stream",
     .keys = stream_keys,
     .n_keys = FSC_NELEM(stream_keys),
     .finish = stream_finish,
     .mark_off = STREAM(mark),
-};
-
-static void backoff_defaults(void *obj)
-{
-    struct fsc_backoff *b = obj;
-    b->initial_ns = 1 * SEC;
-    b->max_ns = 60 * SEC;
-}
-
-static int backoff_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
-                          struct fsc_config_mark mark, void *obj)
-{
-    const struct fsc_backoff *b = obj;
-    if (b->initial_ns <= b->max_ns)
-        return 0;
-    struct fsc_config_mark m = fsc_cfg_key_mark(node, "initial", mark);
-    size_t pl = fsc_cfg_path_key(ctx, "initial");
-    fsc_cfg_fail(ctx, m.line, m.col, "must not be longer than max");
-    fsc_cfg_path_pop(ctx, pl);
-    return -1;
-}
-
-static const struct fsc_ckey backoff_keys[] = {
-    {.key = "initial",
-     .kind = FSC_CK_DUR,
-     .off = offsetof(struct fsc_backoff, initial_ns),
-     .min = 10 * MS,
-     .max = 3600 * SEC},
-    {.key = "max",
-     .kind = FSC_CK_DUR,
-     .off = offsetof(struct fsc_backoff, max_ns),
-     .min = 10 * MS,
-     .max = 86400 * SEC},
-};
-
-const struct fsc_cspec fsc_cspec_backoff = {
-    .keys = backoff_keys,
-    .n_keys = FSC_NELEM(backoff_keys),
-    .defaults = backoff_defaults,
-    .finish = backoff_finish,
 };
 
 /* The built-in subscription plan: counters in one stream, queues in a second
@@ -124,8 +85,8 @@ static const struct plan_stream default_plan[] = {
      {"/interfaces/interface/ethernet/state/counters", "/junos/system/linecard/interface/", NULL}},
 };
 
-int fsc_cfg_gnmi_default_streams(struct fsc_cctx *ctx, const struct fsc_ynode *at,
-                                 struct fsc_gnmi_config *g)
+static int default_streams(struct fsc_cctx *ctx, const struct fsc_ynode *at,
+                           struct fsc_gnmi_config *g)
 {
     size_t n = FSC_NELEM(default_plan);
     g->streams = fsc_cfg_alloc(ctx, at, n * sizeof(*g->streams));
@@ -151,7 +112,7 @@ int fsc_cfg_gnmi_default_streams(struct fsc_cctx *ctx, const struct fsc_ynode *a
 
 /* Stream names and paths must be unique within a source: a path in two
  * streams would be subscribed twice and counted twice. */
-int fsc_cfg_gnmi_check_streams(struct fsc_cctx *ctx, const struct fsc_gnmi_config *g)
+static int check_streams(struct fsc_cctx *ctx, const struct fsc_gnmi_config *g)
 {
     for (size_t i = 0; i < g->n_streams; i++) {
         const struct fsc_gnmi_stream *a = &g->streams[i];
@@ -184,4 +145,112 @@ int fsc_cfg_gnmi_check_streams(struct fsc_cctx *ctx, const struct fsc_gnmi_confi
         }
     }
     return 0;
+}
+
+/* ---- the source ---------------------------------------------------------------- */
+
+static const char *const encoding_names[] = {"proto", "json", "json_ietf", NULL};
+
+#define X(f) offsetof(struct fsc_gnmi_config, f)
+
+static void gnmi_defaults(void *obj)
+{
+    struct fsc_gnmi_config *g = obj;
+    g->encoding = FSC_GNMI_PROTO;
+    g->sample_interval_ns = 2 * SEC;
+    g->stall_intervals = 3;
+    g->keepalive_ns = 30 * SEC;
+    g->connect_timeout_ns = 10 * SEC;
+}
+
+static int gnmi_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                       struct fsc_config_mark mark, void *obj)
+{
+    struct fsc_gnmi_config *g = obj;
+    if (g->device == NULL)
+        g->device = ctx->source->name;
+    if (g->password.value != NULL && g->username == NULL) {
+        const char *key = fsc_ymap_get(node, "password")        ? "password"
+                          : fsc_ymap_get(node, "password_file") ? "password_file"
+                                                                : "password_env";
+        return fsc_cfg_fail_key(ctx, node, key, mark, "a password needs a username");
+    }
+    if (g->n_streams == 0 && default_streams(ctx, node, g) != 0)
+        return -1;
+    for (size_t i = 0; i < g->n_streams; i++) {
+        if (g->streams[i].mode == FSC_GNMI_SAMPLE && g->streams[i].sample_interval_ns == 0)
+            g->streams[i].sample_interval_ns = g->sample_interval_ns;
+    }
+    return check_streams(ctx, g);
+}
+
+static const struct fsc_ckey gnmi_keys[] = {
+    {.key = "address",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_REQUIRED,
+     .off = X(address),
+     .check = fsc_cfg_check_hostport},
+    {.key = "device", .kind = FSC_CK_STR, .off = X(device), .check = fsc_cfg_check_name},
+    {.key = "tls",
+     .kind = FSC_CK_MAP,
+     .flags = FSC_CF_PRESENCE,
+     .off = X(tls),
+     .spec = &fsc_cspec_tls_client},
+    {.key = "username", .kind = FSC_CK_STR, .off = X(username)},
+    {.key = "password", .kind = FSC_CK_SECRET, .off = X(password)},
+    {.key = "password_file", .kind = FSC_CK_SECRET_FILE, .off = X(password)},
+    {.key = "password_env", .kind = FSC_CK_SECRET_ENV, .off = X(password)},
+    {.key = "encoding", .kind = FSC_CK_ENUM, .off = X(encoding), .names = encoding_names},
+    {.key = "sample_interval",
+     .kind = FSC_CK_DUR,
+     .off = X(sample_interval_ns),
+     .min = 10 * MS, /* real targets floor at 2 s; simulators and benchmarks go faster */
+     .max = 3600 * SEC},
+    {.key = "streams",
+     .kind = FSC_CK_LIST,
+     .off = X(streams),
+     .off2 = X(n_streams),
+     .spec = &stream_spec,
+     .elem_size = sizeof(struct fsc_gnmi_stream),
+     .min = 1,
+     .max_items = 16},
+    {.key = "stall_intervals", .kind = FSC_CK_U32, .off = X(stall_intervals), .min = 1, .max = 100},
+    {.key = "keepalive",
+     .kind = FSC_CK_DUR,
+     .off = X(keepalive_ns),
+     .min = 1 * SEC,
+     .max = 3600 * SEC},
+    {.key = "connect_timeout",
+     .kind = FSC_CK_DUR,
+     .off = X(connect_timeout_ns),
+     .min = 100 * MS,
+     .max = 300 * SEC},
+    {.key = "backoff", .kind = FSC_CK_MAP, .off = X(backoff), .spec = &fsc_cspec_backoff},
+};
+
+static const struct fsc_cspec gnmi_spec = {
+    .what = "a gnmi source",
+    .keys = gnmi_keys,
+    .n_keys = FSC_NELEM(gnmi_keys),
+    .defaults = gnmi_defaults,
+    .finish = gnmi_finish,
+};
+
+static const char *gnmi_device(const struct fsc_source_config *src)
+{
+    return ((const struct fsc_gnmi_config *)src->settings)->device;
+}
+
+const struct fsc_config_kind fsc_gnmi_kind = {
+    .name = "gnmi",
+    .spec = &gnmi_spec,
+    .size = sizeof(struct fsc_gnmi_config),
+    .profile = "junos",
+    .shard = FSC_SHARD_BY_DEVICE,
+    .device = gnmi_device,
+};
+
+const struct fsc_gnmi_config *fsc_gnmi_config_of(const struct fsc_source_config *sc)
+{
+    return sc->kind == &fsc_gnmi_kind ? sc->settings : NULL;
 }

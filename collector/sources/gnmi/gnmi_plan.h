@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config/config.h"
+#include "sources/gnmi/gnmi_config.h"
 #include "gnmi.pb-c.h"
 
 #define FSC_GNMI_PLAN_MAX_BYTES (256 * 1024) /* one packed SubscribeRequest */

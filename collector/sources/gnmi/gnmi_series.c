@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/topo_groups.h"
 #include "model/topo_labels.h"
 #include "sources/gnmi/gnmi_decode.h"
 

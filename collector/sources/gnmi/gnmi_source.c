@@ -2,15 +2,16 @@
  * (gnmi_client.c) and its channel (gnmi_channel.c). */
 #include "sources/gnmi/gnmi_source.h"
 
-#include "net/grpc_log.h"
-
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/log.h"
+#include "net/grpc_log.h"
 #include "model/profile.h"
 #include "sources/gnmi/gnmi_client.h"
 #include "sources/gnmi/gnmi_plan.h"
@@ -50,12 +51,8 @@ static void client_destroy(struct gnmi_client *cl)
 static int streams_create(struct gnmi_client *cl, const struct fsc_source_config *sc, char *err,
                           size_t errlen)
 {
-    const struct fsc_gnmi_config *gc = &sc->gnmi;
-    const struct fsc_profile *prof = NULL;
-    if (sc->profile && !(prof = fsc_profile_find(sc->profile))) {
-        snprintf(err, errlen, "source %s: unknown profile %s", sc->name, sc->profile);
-        return -EINVAL;
-    }
+    const struct fsc_gnmi_config *gc = fsc_gnmi_config_of(sc);
+    const struct fsc_profile *prof = cl->env.profile;
     cl->streams = calloc(gc->n_streams, sizeof(*cl->streams));
     if (!cl->streams) {
         snprintf(err, errlen, "out of memory");
@@ -98,7 +95,7 @@ static int streams_create(struct gnmi_client *cl, const struct fsc_source_config
 static void *gnmi_start(const struct fsc_source_config *sc, const struct fsc_source_env *env,
                         char *err, size_t errlen)
 {
-    const struct fsc_gnmi_config *gc = &sc->gnmi;
+    const struct fsc_gnmi_config *gc = fsc_gnmi_config_of(sc);
     if (errlen)
         err[0] = '\0';
     if (!gc->address || !gc->device || gc->n_streams == 0) {
@@ -175,8 +172,142 @@ size_t fsc_gnmi_source_stats(void *ctx, struct fsc_gnmi_stream_stats *out, size_
     return cl->n_streams;
 }
 
+/* A gnmi source is healthy while every one of its streams is streaming. */
+static bool gnmi_healthy(void *ctx)
+{
+    struct fsc_gnmi_stream_stats st[GNMI_STATS_MAX];
+    size_t n = fsc_gnmi_source_stats(ctx, st, GNMI_STATS_MAX);
+    for (size_t k = 0; k < n && k < GNMI_STATS_MAX; k++)
+        if (st[k].state != FSC_GNMI_STATE_STREAMING)
+            return false;
+    return n > 0;
+}
+
+static const char *const state_words[] = {"connecting", "streaming", "backoff", NULL};
+static const char *const yes_no[] = {"no", "yes", NULL};
+
+enum {
+    COL_STATE,
+    COL_UP,
+    COL_SYNC,
+    COL_AGE,
+    COL_CADENCE,
+    COL_JITTER,
+    COL_MESSAGES,
+    COL_UPDATES,
+    COL_DECODE_ERRORS,
+    COL_SEQ_GAPS,
+    COL_RECONNECTS,
+    COL_RESUBSCRIBES,
+    COL__COUNT
+};
+
+static const struct fsc_stat_col stream_cols[COL__COUNT] = {
+    [COL_STATE] = {.id = "state", .title = "state", .unit = FSC_STAT_WORD, .words = state_words},
+    [COL_UP] = {.id = "up",
+                .family = "fabricscope_gnmi_stream_up",
+                .type = FSC_STAT_GAUGE,
+                .help = "1 while the gNMI subscription stream is streaming."},
+    [COL_SYNC] = {.id = "sync_seen", .title = "sync", .unit = FSC_STAT_WORD, .words = yes_no},
+    [COL_AGE] = {.id = "last_update_age_seconds",
+                 .family = "fabricscope_gnmi_last_update_age_seconds",
+                 .type = FSC_STAT_GAUGE,
+                 .help = "Seconds since the stream's last response (absent before the first).",
+                 .title = "last update",
+                 .unit = FSC_STAT_SECONDS},
+    [COL_CADENCE] = {.id = "cadence_seconds",
+                     .family = "fabricscope_gnmi_stream_cadence_seconds",
+                     .type = FSC_STAT_GAUGE,
+                     .help = "Observed device-time interval between messages about the same "
+                             "series (EWMA over ~64 intervals).",
+                     .title = "cadence",
+                     .unit = FSC_STAT_SECONDS},
+    [COL_JITTER] = {.id = "jitter_seconds",
+                    .family = "fabricscope_gnmi_stream_jitter_seconds",
+                    .type = FSC_STAT_GAUGE,
+                    .help = "Mean absolute deviation of those intervals from the observed "
+                            "cadence.",
+                    .title = "jitter",
+                    .unit = FSC_STAT_SECONDS},
+    [COL_RECONNECTS] = {.id = "reconnects",
+                        .family = "fabricscope_gnmi_reconnects",
+                        .type = FSC_STAT_COUNTER,
+                        .help = "Calls that failed and were retried after backoff.",
+                        .title = "reconnects"},
+    [COL_RESUBSCRIBES] = {.id = "resubscribes",
+                          .family = "fabricscope_gnmi_resubscribes",
+                          .type = FSC_STAT_COUNTER,
+                          .help = "Calls cancelled for silence and subscribed again.",
+                          .title = "resubscribes"},
+    [COL_MESSAGES] = {.id = "messages",
+                      .family = "fabricscope_gnmi_messages",
+                      .type = FSC_STAT_COUNTER,
+                      .help = "SubscribeResponses received."},
+    [COL_UPDATES] = {.id = "updates",
+                     .family = "fabricscope_gnmi_updates",
+                     .type = FSC_STAT_COUNTER,
+                     .help = "Update entries received.",
+                     .title = "updates"},
+    [COL_DECODE_ERRORS] = {.id = "decode_errors",
+                           .family = "fabricscope_gnmi_decode_errors",
+                           .type = FSC_STAT_COUNTER,
+                           .help = "Malformed responses.",
+                           .title = "decode errors"},
+    [COL_SEQ_GAPS] = {.id = "sequence_gaps",
+                      .family = "fabricscope_gnmi_sequence_gaps",
+                      .type = FSC_STAT_COUNTER,
+                      .help = "Junos telemetry header sequence gaps (lost messages).",
+                      .title = "seq gaps"},
+};
+
+static const struct fsc_stat_table stream_table = {
+    .id = "gnmi_streams",
+    .title = "gNMI streams",
+    .empty = "no gNMI streams",
+    .keys = {"source", "stream", NULL},
+    .cols = stream_cols,
+    .n_cols = COL__COUNT,
+};
+
+static const struct fsc_stat_table *const gnmi_tables[] = {&stream_table, NULL};
+
+static void gnmi_stats(void *ctx, const struct fsc_stats_out *out)
+{
+    struct gnmi_client *cl = ctx;
+    struct fsc_gnmi_stream_stats st[GNMI_STATS_MAX];
+    size_t n = fsc_gnmi_source_stats(ctx, st, GNMI_STATS_MAX);
+    int64_t now_ns = fsc_now_ns();
+    for (size_t k = 0; k < n && k < GNMI_STATS_MAX; k++) {
+        const struct fsc_gnmi_stream_stats *s = &st[k];
+        bool known = s->cadence_intervals > 0;
+        double v[COL__COUNT] = {
+            [COL_STATE] = (double)s->state,
+            [COL_UP] = s->state == FSC_GNMI_STATE_STREAMING,
+            [COL_SYNC] = s->sync_seen,
+            [COL_AGE] =
+                s->last_update_ns ? (double)(now_ns - s->last_update_ns) * 1e-9 : FSC_STAT_NONE,
+            [COL_CADENCE] = known ? s->cadence_s : FSC_STAT_NONE,
+            [COL_JITTER] = known ? s->jitter_s : FSC_STAT_NONE,
+            [COL_RECONNECTS] = (double)s->reconnects,
+            [COL_RESUBSCRIBES] = (double)s->resubscribes,
+            [COL_MESSAGES] = (double)s->messages,
+            [COL_UPDATES] = (double)s->updates,
+            [COL_DECODE_ERRORS] = (double)s->decode_errors,
+            [COL_SEQ_GAPS] = (double)s->seq_gaps,
+        };
+        const char *keys[] = {cl->name, s->name};
+        fsc_stats_row(out, &stream_table, keys, v, NULL);
+    }
+}
+
+static const struct fsc_profile *const gnmi_profiles[] = {&fsc_profile_junos, NULL};
+
 const struct fsc_source_ops fsc_gnmi_source_ops = {
-    .type = "gnmi",
+    .config = &fsc_gnmi_kind,
+    .profiles = gnmi_profiles,
     .start = gnmi_start,
     .stop = gnmi_stop,
+    .healthy = gnmi_healthy,
+    .stat_tables = gnmi_tables,
+    .stats = gnmi_stats,
 };

@@ -21,8 +21,12 @@
 #include <stdint.h>
 
 #include "plugin/source.h"
+#include "sources/gnmi/gnmi_config.h"
 
 extern const struct fsc_source_ops fsc_gnmi_source_ops;
+
+/* Streams of one instance its stats report at most. */
+#define GNMI_STATS_MAX 64
 
 enum fsc_gnmi_stream_state {
     FSC_GNMI_STATE_CONNECTING = 0, /* call started, nothing received yet */

@@ -337,11 +337,7 @@ static void *nic_start(const struct fsc_source_config *sc, const struct fsc_sour
 {
     if (errlen)
         err[0] = '\0';
-    const struct fsc_profile *prof = fsc_profile_find(sc->profile ? sc->profile : "mlx5");
-    if (!prof) {
-        snprintf(err, errlen, "unknown profile %s", sc->profile);
-        return NULL;
-    }
+    const struct fsc_profile *prof = env->profile ? env->profile : &fsc_profile_mlx5;
     if (!env->eng || !env->reg) {
         snprintf(err, errlen, "the nic source needs the registry and the engine");
         return NULL;
@@ -352,7 +348,7 @@ static void *nic_start(const struct fsc_source_config *sc, const struct fsc_sour
         return NULL;
     }
     snprintf(ctx->name, sizeof(ctx->name), "%s", sc->name);
-    ctx->cfg = &sc->nic;
+    ctx->cfg = fsc_nic_config_of(sc);
     ctx->env = *env;
     ctx->prof = prof;
     ctx->sock = -1;
@@ -410,8 +406,11 @@ fail:
     return NULL;
 }
 
+static const struct fsc_profile *const nic_profiles[] = {&fsc_profile_mlx5, NULL};
+
 const struct fsc_source_ops fsc_nic_source_ops = {
-    .type = "nic",
+    .config = &fsc_nic_kind,
+    .profiles = nic_profiles,
     .start = nic_start,
     .stop = nic_stop,
 };

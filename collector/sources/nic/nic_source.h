@@ -14,6 +14,7 @@
 #define FSC_NIC_SOURCE_H
 
 #include "plugin/source.h"
+#include "sources/nic/nic_config.h"
 
 extern const struct fsc_source_ops fsc_nic_source_ops;
 

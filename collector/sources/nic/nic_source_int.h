@@ -19,6 +19,7 @@
 
 #include "model/profile.h"
 #include "plugin/source.h"
+#include "engine/topo_groups.h"
 #include "model/topo_labels.h"
 #include "model/cable_plan.h"
 #include "sources/nic/nic_aggregate.h"

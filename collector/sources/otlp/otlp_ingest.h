@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "model/profile.h"
+#include "sources/otlp/otlp_config.h"
 #include "plugin/source.h"
 #include "sources/otlp/otlp_point.h"
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "engine/topo_groups.h"
 #include "model/topo_labels.h"
 
 #define SLOTS_MIN      256u

@@ -159,7 +159,7 @@ static void otlp_stop(void *ctx)
 static void *otlp_start(const struct fsc_source_config *sc, const struct fsc_source_env *env,
                         char *err, size_t errlen)
 {
-    const struct fsc_otlp_config *oc = &sc->otlp;
+    const struct fsc_otlp_config *oc = fsc_otlp_config_of(sc);
     const struct fsc_profile *prof = NULL;
     char serr[256];
 
@@ -176,10 +176,7 @@ static void *otlp_start(const struct fsc_source_config *sc, const struct fsc_sou
                  sc->name);
         return NULL;
     }
-    if (sc->profile && sc->profile[0] && !(prof = fsc_profile_find(sc->profile))) {
-        snprintf(err, errlen, "source %s: unknown profile %s", sc->name, sc->profile);
-        return NULL;
-    }
+    prof = env->profile;
     struct otlp_source *os = calloc(1, sizeof(*os));
     if (!os) {
         snprintf(err, errlen, "out of memory");
@@ -247,8 +244,142 @@ uint16_t fsc_otlp_source_port(void *ctx, const char *transport)
     return 0;
 }
 
+enum {
+    COL_PORT,
+    COL_REQUESTS,
+    COL_OK,
+    COL_PARTIAL,
+    COL_BAD_REQUEST,
+    COL_TOO_LARGE,
+    COL_ERRORS,
+    COL_POINTS,
+    COL_REJECTED,
+    COL_BYTES,
+    COL_SKIPPED_SHARD,
+    COL_SKIPPED_NO_VALUE,
+    COL__COUNT
+};
+
+#define REQUESTS "fabricscope_otlp_requests"
+#define SKIPPED  "fabricscope_otlp_skipped_points"
+static const struct fsc_stat_col receiver_cols[COL__COUNT] = {
+    [COL_PORT] = {.id = "port", .title = "port"},
+    [COL_REQUESTS] = {.id = "requests", .title = "requests"},
+    [COL_OK] = {.id = "ok",
+                .family = REQUESTS,
+                .type = FSC_STAT_COUNTER,
+                .help = "OTLP export requests answered, by outcome.",
+                .label = "result",
+                .label_value = "ok",
+                .title = "ok"},
+    [COL_PARTIAL] = {.id = "partial",
+                     .family = REQUESTS,
+                     .type = FSC_STAT_COUNTER,
+                     .label = "result",
+                     .label_value = "partial",
+                     .title = "partial"},
+    [COL_BAD_REQUEST] = {.id = "bad_request",
+                         .family = REQUESTS,
+                         .type = FSC_STAT_COUNTER,
+                         .label = "result",
+                         .label_value = "bad_request",
+                         .title = "bad request"},
+    [COL_TOO_LARGE] = {.id = "too_large",
+                       .family = REQUESTS,
+                       .type = FSC_STAT_COUNTER,
+                       .label = "result",
+                       .label_value = "too_large",
+                       .title = "too large"},
+    [COL_ERRORS] = {.id = "errors",
+                    .family = REQUESTS,
+                    .type = FSC_STAT_COUNTER,
+                    .label = "result",
+                    .label_value = "error",
+                    .title = "errors"},
+    [COL_POINTS] = {.id = "points",
+                    .family = "fabricscope_otlp_points",
+                    .type = FSC_STAT_COUNTER,
+                    .help = "OTLP data points in decoded requests.",
+                    .title = "points"},
+    [COL_REJECTED] = {.id = "rejected_points",
+                      .family = "fabricscope_otlp_rejected_points",
+                      .type = FSC_STAT_COUNTER,
+                      .help = "OTLP data points refused (partial success).",
+                      .title = "rejected"},
+    [COL_BYTES] = {.id = "received_bytes",
+                   .family = "fabricscope_otlp_received_bytes",
+                   .type = FSC_STAT_COUNTER,
+                   .help = "OTLP request bytes received on the wire (before gzip).",
+                   .title = "received",
+                   .unit = FSC_STAT_BYTES},
+    /* Both reasons always shown, so that rate() has a series from the start. */
+    [COL_SKIPPED_SHARD] = {.id = "skipped_other_shard",
+                           .family = SKIPPED,
+                           .type = FSC_STAT_COUNTER,
+                           .help = "OTLP data points neither accepted nor refused, by reason "
+                                   "(other_shard: another shard's device; no_recorded_value: "
+                                   "staleness marker).",
+                           .label = "reason",
+                           .label_value = "other_shard"},
+    [COL_SKIPPED_NO_VALUE] = {.id = "skipped_no_recorded_value",
+                              .family = SKIPPED,
+                              .type = FSC_STAT_COUNTER,
+                              .label = "reason",
+                              .label_value = "no_recorded_value"},
+};
+
+static const struct fsc_stat_table receiver_table = {
+    .id = "otlp_receivers",
+    .title = "OTLP receivers",
+    .empty = "no OTLP receivers",
+    .keys = {"source", "transport", NULL},
+    .cols = receiver_cols,
+    .n_cols = COL__COUNT,
+};
+
+static const struct fsc_stat_table *const otlp_tables[] = {&receiver_table,
+                                                           &fsc_http_sec_stat_table, NULL};
+
+/* A row per transport, and each transport's listener refusals (named as in
+ * its listener_auth_failed log lines). */
+static void otlp_stats(void *ctx, const struct fsc_stats_out *out)
+{
+    struct otlp_source *os = ctx;
+    struct fsc_otlp_transport_stats st[2];
+    size_t n = fsc_otlp_source_stats(ctx, st, 2);
+    for (size_t k = 0; k < n && k < 2; k++) {
+        const struct fsc_otlp_transport_stats *t = &st[k];
+        double v[COL__COUNT] = {
+            [COL_PORT] = t->port,
+            [COL_REQUESTS] = (double)t->requests,
+            [COL_OK] = (double)t->ok,
+            [COL_PARTIAL] = (double)t->partial,
+            [COL_BAD_REQUEST] = (double)t->bad_request,
+            [COL_TOO_LARGE] = (double)t->too_large,
+            [COL_ERRORS] = (double)t->other_errors,
+            [COL_POINTS] = (double)t->points,
+            [COL_REJECTED] = (double)t->rejected,
+            [COL_BYTES] = (double)t->bytes_received,
+            [COL_SKIPPED_SHARD] = (double)t->skipped_other_shard,
+            [COL_SKIPPED_NO_VALUE] = (double)t->skipped_no_value,
+        };
+        const char *keys[] = {os->name, t->transport};
+        fsc_stats_row(out, &receiver_table, keys, v, NULL);
+    }
+    for (size_t k = 0; k < n && k < 2; k++) {
+        char listener[96];
+        snprintf(listener, sizeof(listener), "otlp/%s:%s", st[k].transport, os->name);
+        fsc_http_sec_stat_row(out, listener, &st[k].sec);
+    }
+}
+
+static const struct fsc_profile *const otlp_profiles[] = {&fsc_profile_cumulus, NULL};
+
 const struct fsc_source_ops fsc_otlp_source_ops = {
-    .type = "otlp",
+    .config = &fsc_otlp_kind,
+    .profiles = otlp_profiles,
     .start = otlp_start,
     .stop = otlp_stop,
+    .stat_tables = otlp_tables,
+    .stats = otlp_stats,
 };

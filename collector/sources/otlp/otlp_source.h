@@ -17,6 +17,7 @@
 
 #include "net/http_sec.h"
 #include "plugin/source.h"
+#include "sources/otlp/otlp_config.h"
 
 extern const struct fsc_source_ops fsc_otlp_source_ops;
 

@@ -11,6 +11,7 @@
 
 #include "base/log.h"
 #include "model/profile.h"
+#include "engine/topo_groups.h"
 #include "model/topo_labels.h"
 #include "sources/replay/replay_file.h"
 
@@ -41,7 +42,7 @@ static const char *label_value(const struct fsc_replay_line *ln, const char *nam
 static void replay_traits(const struct fsc_replay_line *ln, const struct fsc_source_env *env,
                           uint64_t speed_bps, int64_t interval_ns, struct fsc_traits *tr)
 {
-    if (fsc_profile_canonical_traits(ln->name, tr) != 0) {
+    if (fsc_profile_canonical_traits(env->profiles, ln->name, tr) != 0) {
         memset(tr, 0, sizeof(*tr));
         tr->kind = FSC_KIND_COUNTER;
         tr->width = 64;
@@ -216,12 +217,12 @@ static void *replay_start(const struct fsc_source_config *sc, const struct fsc_s
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    ctx->cfg = &sc->replay;
+    ctx->cfg = fsc_replay_config_of(sc);
     ctx->env = *env;
     atomic_init(&ctx->stop, 0);
     snprintf(ctx->name, sizeof(ctx->name), "%s", sc->name);
-    if (fsc_replay_load(sc->replay.file, env, sc->replay.speed_bps, sc->replay.interval_ns,
-                        &ctx->smp, &ctx->n, err, errlen) != 0) {
+    if (fsc_replay_load(ctx->cfg->file, env, ctx->cfg->speed_bps, ctx->cfg->interval_ns, &ctx->smp,
+                        &ctx->n, err, errlen) != 0) {
         free(ctx);
         return NULL;
     }
@@ -232,7 +233,7 @@ static void *replay_start(const struct fsc_source_config *sc, const struct fsc_s
     /* A whole second, so file times on 100 ms steps sit on window edges:
      * realtime starts at the next second; instant ends before this one. */
     int64_t sec = fsc_now_ns() / NS_PER_S * NS_PER_S;
-    ctx->base_ns = sc->replay.mode == FSC_REPLAY_REALTIME
+    ctx->base_ns = ctx->cfg->mode == FSC_REPLAY_REALTIME
                        ? sec + NS_PER_S
                        : sec - (last_ms + NS_PER_S - 1) / NS_PER_S * NS_PER_S;
     if (pthread_create(&ctx->thread, NULL, replay_main, ctx) != 0) {
@@ -242,13 +243,12 @@ static void *replay_start(const struct fsc_source_config *sc, const struct fsc_s
         return NULL;
     }
     fsc_log(FSC_LOG_INFO, "replay_loaded", "source=%s file=%s samples=%zu mode=%s", sc->name,
-            sc->replay.file, ctx->n,
-            sc->replay.mode == FSC_REPLAY_REALTIME ? "realtime" : "instant");
+            ctx->cfg->file, ctx->n, ctx->cfg->mode == FSC_REPLAY_REALTIME ? "realtime" : "instant");
     return ctx;
 }
 
 const struct fsc_source_ops fsc_replay_source_ops = {
-    .type = "replay",
+    .config = &fsc_replay_kind,
     .start = replay_start,
     .stop = replay_stop,
 };

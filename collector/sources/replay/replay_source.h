@@ -9,6 +9,7 @@
 #define FSC_REPLAY_SOURCE_H
 
 #include "plugin/source.h"
+#include "sources/replay/replay_config.h"
 
 extern const struct fsc_source_ops fsc_replay_source_ops;
 

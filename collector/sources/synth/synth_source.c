@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "engine/topo_groups.h"
 #include "model/topo_labels.h"
 
 /* Counters generated per port, in this order. */
@@ -195,12 +196,12 @@ static void *synth_start(const struct fsc_source_config *sc, const struct fsc_so
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    ctx->cfg = &sc->synthetic;
+    ctx->cfg = fsc_synthetic_config_of(sc);
     ctx->env = *env;
-    ctx->rng = sc->synthetic.seed;
+    ctx->rng = ctx->cfg->seed;
     snprintf(ctx->source_name, sizeof(ctx->source_name), "%s", sc->name);
     atomic_init(&ctx->stop, 0);
-    ctx->ports = calloc(sc->synthetic.ports, sizeof(*ctx->ports));
+    ctx->ports = calloc(ctx->cfg->ports, sizeof(*ctx->ports));
     if (!ctx->ports) {
         snprintf(err, errlen, "out of memory");
         free(ctx);
@@ -218,7 +219,7 @@ static void *synth_start(const struct fsc_source_config *sc, const struct fsc_so
 }
 
 const struct fsc_source_ops fsc_synth_source_ops = {
-    .type = "synthetic",
+    .config = &fsc_synthetic_kind,
     .start = synth_start,
     .stop = synth_stop,
 };

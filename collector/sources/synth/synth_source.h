@@ -10,6 +10,7 @@
 #define FSC_SYNTH_SOURCE_H
 
 #include "plugin/source.h"
+#include "sources/synth/synth_config.h"
 
 extern const struct fsc_source_ops fsc_synth_source_ops;
 

@@ -1,4 +1,7 @@
-/* The `auth:` section of a listener (exporters.prometheus.auth and an otlp
+/* Key tables that several kinds share: client and server `tls:`, a
+ * listener's `auth:`, a `backoff:`.
+ *
+ * The `auth:` section of a listener (exporters.prometheus.auth and an otlp
  * source's auth; docs/SECURITY.md):
  *
  *   auth:
@@ -13,6 +16,9 @@
 #include <string.h>
 
 #include "config/config_decode.h"
+
+#define MS  1000000ll
+#define SEC 1000000000ll
 
 #define MAX_BASIC_USERS 64
 #define MAX_HASH_LEN    255
@@ -134,4 +140,129 @@ const struct fsc_cspec fsc_cspec_listener_auth = {
     .keys = auth_keys,
     .n_keys = FSC_NELEM(auth_keys),
     .finish = auth_finish,
+};
+
+/* ---- tls ---------------------------------------------------------------------- */
+
+#define TLS(field) offsetof(struct fsc_tls_config, field)
+
+static void tls_defaults(void *obj)
+{
+    ((struct fsc_tls_config *)obj)->enabled = true;
+}
+
+static int tls_client_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                             struct fsc_config_mark mark, void *obj)
+{
+    const struct fsc_tls_config *t = obj;
+    if (t->cert_file != NULL && t->key_file == NULL)
+        return fsc_cfg_fail_key(ctx, node, "cert_file", mark, "needs key_file as well");
+    if (t->key_file != NULL && t->cert_file == NULL)
+        return fsc_cfg_fail_key(ctx, node, "key_file", mark, "needs cert_file as well");
+    return 0;
+}
+
+static int tls_server_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                             struct fsc_config_mark mark, void *obj)
+{
+    struct fsc_tls_config *t = obj;
+    if (t->enabled && t->cert_file == NULL)
+        return fsc_cfg_fail_key(ctx, node, "cert_file", mark,
+                                "required key is missing (TLS server)");
+    if (t->enabled && t->key_file == NULL)
+        return fsc_cfg_fail_key(ctx, node, "key_file", mark,
+                                "required key is missing (TLS server)");
+    /* client_auth defaults to require with a CA (what ca_file alone meant
+     * before the key existed) and to none without. */
+    if (fsc_ymap_get(node, "client_auth") == NULL)
+        t->client_auth = t->ca_file ? FSC_CLIENT_AUTH_REQUIRE : FSC_CLIENT_AUTH_NONE;
+    else if (t->client_auth != FSC_CLIENT_AUTH_NONE && t->ca_file == NULL)
+        return fsc_cfg_fail_key(ctx, node, "client_auth", mark,
+                                "request and require need ca_file (the CA that signs client "
+                                "certificates)");
+    else if (t->client_auth == FSC_CLIENT_AUTH_NONE && t->ca_file != NULL)
+        return fsc_cfg_fail_key(ctx, node, "client_auth", mark,
+                                "is none but ca_file is set: remove ca_file or use request or "
+                                "require");
+    return 0;
+}
+
+static const char *const client_auth_names[] = {"none", "request", "require", NULL};
+
+static const struct fsc_ckey tls_client_keys[] = {
+    {.key = "enabled", .kind = FSC_CK_BOOL, .off = TLS(enabled)},
+    {.key = "ca_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(ca_file)},
+    {.key = "cert_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(cert_file)},
+    {.key = "key_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(key_file)},
+    {.key = "server_name", .kind = FSC_CK_STR, .off = TLS(server_name)},
+    {.key = "insecure_skip_verify", .kind = FSC_CK_BOOL, .off = TLS(insecure_skip_verify)},
+};
+
+const struct fsc_cspec fsc_cspec_tls_client = {
+    .what = "a client tls section",
+    .keys = tls_client_keys,
+    .n_keys = FSC_NELEM(tls_client_keys),
+    .defaults = tls_defaults,
+    .finish = tls_client_finish,
+};
+
+static const struct fsc_ckey tls_server_keys[] = {
+    {.key = "enabled", .kind = FSC_CK_BOOL, .off = TLS(enabled)},
+    {.key = "cert_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(cert_file)},
+    {.key = "key_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(key_file)},
+    {.key = "ca_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(ca_file)},
+    {.key = "client_auth",
+     .kind = FSC_CK_ENUM,
+     .off = TLS(client_auth),
+     .names = client_auth_names},
+};
+
+const struct fsc_cspec fsc_cspec_tls_server = {
+    .what = "a server tls section",
+    .keys = tls_server_keys,
+    .n_keys = FSC_NELEM(tls_server_keys),
+    .defaults = tls_defaults,
+    .finish = tls_server_finish,
+};
+
+/* ---- backoff ------------------------------------------------------------------ */
+
+static void backoff_defaults(void *obj)
+{
+    struct fsc_backoff *b = obj;
+    b->initial_ns = 1 * SEC;
+    b->max_ns = 60 * SEC;
+}
+
+static int backoff_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                          struct fsc_config_mark mark, void *obj)
+{
+    const struct fsc_backoff *b = obj;
+    if (b->initial_ns <= b->max_ns)
+        return 0;
+    struct fsc_config_mark m = fsc_cfg_key_mark(node, "initial", mark);
+    size_t pl = fsc_cfg_path_key(ctx, "initial");
+    fsc_cfg_fail(ctx, m.line, m.col, "must not be longer than max");
+    fsc_cfg_path_pop(ctx, pl);
+    return -1;
+}
+
+static const struct fsc_ckey backoff_keys[] = {
+    {.key = "initial",
+     .kind = FSC_CK_DUR,
+     .off = offsetof(struct fsc_backoff, initial_ns),
+     .min = 10 * MS,
+     .max = 3600 * SEC},
+    {.key = "max",
+     .kind = FSC_CK_DUR,
+     .off = offsetof(struct fsc_backoff, max_ns),
+     .min = 10 * MS,
+     .max = 86400 * SEC},
+};
+
+const struct fsc_cspec fsc_cspec_backoff = {
+    .keys = backoff_keys,
+    .n_keys = FSC_NELEM(backoff_keys),
+    .defaults = backoff_defaults,
+    .finish = backoff_finish,
 };

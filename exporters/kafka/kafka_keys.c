@@ -1,138 +1,16 @@
-/* exporters: prometheus, kafka (remote_write in config_remote_write.c); TLS
- * sections shared with the sources. */
+/* exporters.kafka: key table, defaults and checks (librdkafka properties
+ * pass through by name; docs/CONFIG.md, "exporters.kafka"). */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "config/config_decode.h"
+#include "kafka/kafka_config.h"
+#include "kafka/kafka_exporter.h"
 
 #define MS  1000000ll
 #define SEC 1000000000ll
-
-/* ---- tls ---------------------------------------------------------------------- */
-
-#define TLS(field) offsetof(struct fsc_tls_config, field)
-
-static void tls_defaults(void *obj)
-{
-    ((struct fsc_tls_config *)obj)->enabled = true;
-}
-
-static int tls_client_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
-                             struct fsc_config_mark mark, void *obj)
-{
-    const struct fsc_tls_config *t = obj;
-    if (t->cert_file != NULL && t->key_file == NULL)
-        return fsc_cfg_fail_key(ctx, node, "cert_file", mark, "needs key_file as well");
-    if (t->key_file != NULL && t->cert_file == NULL)
-        return fsc_cfg_fail_key(ctx, node, "key_file", mark, "needs cert_file as well");
-    return 0;
-}
-
-static int tls_server_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
-                             struct fsc_config_mark mark, void *obj)
-{
-    struct fsc_tls_config *t = obj;
-    if (t->enabled && t->cert_file == NULL)
-        return fsc_cfg_fail_key(ctx, node, "cert_file", mark,
-                                "required key is missing (TLS server)");
-    if (t->enabled && t->key_file == NULL)
-        return fsc_cfg_fail_key(ctx, node, "key_file", mark,
-                                "required key is missing (TLS server)");
-    /* client_auth defaults to require with a CA (what ca_file alone meant
-     * before the key existed) and to none without. */
-    if (fsc_ymap_get(node, "client_auth") == NULL)
-        t->client_auth = t->ca_file ? FSC_CLIENT_AUTH_REQUIRE : FSC_CLIENT_AUTH_NONE;
-    else if (t->client_auth != FSC_CLIENT_AUTH_NONE && t->ca_file == NULL)
-        return fsc_cfg_fail_key(ctx, node, "client_auth", mark,
-                                "request and require need ca_file (the CA that signs client "
-                                "certificates)");
-    else if (t->client_auth == FSC_CLIENT_AUTH_NONE && t->ca_file != NULL)
-        return fsc_cfg_fail_key(ctx, node, "client_auth", mark,
-                                "is none but ca_file is set: remove ca_file or use request or "
-                                "require");
-    return 0;
-}
-
-static const char *const client_auth_names[] = {"none", "request", "require", NULL};
-
-static const struct fsc_ckey tls_client_keys[] = {
-    {.key = "enabled", .kind = FSC_CK_BOOL, .off = TLS(enabled)},
-    {.key = "ca_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(ca_file)},
-    {.key = "cert_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(cert_file)},
-    {.key = "key_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(key_file)},
-    {.key = "server_name", .kind = FSC_CK_STR, .off = TLS(server_name)},
-    {.key = "insecure_skip_verify", .kind = FSC_CK_BOOL, .off = TLS(insecure_skip_verify)},
-};
-
-const struct fsc_cspec fsc_cspec_tls_client = {
-    .what = "a client tls section",
-    .keys = tls_client_keys,
-    .n_keys = FSC_NELEM(tls_client_keys),
-    .defaults = tls_defaults,
-    .finish = tls_client_finish,
-};
-
-static const struct fsc_ckey tls_server_keys[] = {
-    {.key = "enabled", .kind = FSC_CK_BOOL, .off = TLS(enabled)},
-    {.key = "cert_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(cert_file)},
-    {.key = "key_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(key_file)},
-    {.key = "ca_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(ca_file)},
-    {.key = "client_auth",
-     .kind = FSC_CK_ENUM,
-     .off = TLS(client_auth),
-     .names = client_auth_names},
-};
-
-const struct fsc_cspec fsc_cspec_tls_server = {
-    .what = "a server tls section",
-    .keys = tls_server_keys,
-    .n_keys = FSC_NELEM(tls_server_keys),
-    .defaults = tls_defaults,
-    .finish = tls_server_finish,
-};
-
-/* ---- prometheus --------------------------------------------------------------- */
-
-#define PROM(field) offsetof(struct fsc_prometheus_config, field)
-
-static void prometheus_defaults(void *obj)
-{
-    struct fsc_prometheus_config *p = obj;
-    p->present = true;
-    p->enabled = true;
-    p->listen = "0.0.0.0:9464";
-    p->stale_after_ns = 300 * SEC;
-    p->max_series = 2000000;
-}
-
-static const struct fsc_ckey prometheus_keys[] = {
-    {.key = "enabled", .kind = FSC_CK_BOOL, .off = PROM(enabled)},
-    {.key = "listen", .kind = FSC_CK_STR, .off = PROM(listen), .check = fsc_cfg_check_listen},
-    {.key = "stale_after",
-     .kind = FSC_CK_DUR,
-     .off = PROM(stale_after_ns),
-     .min = 10 * SEC,
-     .max = 86400 * SEC},
-    {.key = "max_series", .kind = FSC_CK_U32, .off = PROM(max_series), .min = 1, .max = 100000000},
-    {.key = "tls",
-     .kind = FSC_CK_MAP,
-     .flags = FSC_CF_PRESENCE,
-     .off = PROM(tls),
-     .spec = &fsc_cspec_tls_server},
-    {.key = "auth",
-     .kind = FSC_CK_MAP,
-     .flags = FSC_CF_PRESENCE,
-     .off = PROM(auth),
-     .spec = &fsc_cspec_listener_auth},
-};
-
-static const struct fsc_cspec prometheus_spec = {
-    .what = "the prometheus exporter",
-    .keys = prometheus_keys,
-    .n_keys = FSC_NELEM(prometheus_keys),
-    .defaults = prometheus_defaults,
-};
 
 /* ---- kafka -------------------------------------------------------------------- */
 
@@ -407,25 +285,30 @@ static const struct fsc_cspec kafka_spec = {
     .finish = kafka_finish,
 };
 
-/* ---- exporters ---------------------------------------------------------------- */
+/* librdkafka judges `properties:` names and values: ask it at load time,
+ * so a bad one is a config error (check-config included), not only a
+ * failed start. */
+static int kafka_check(struct fsc_cctx *ctx, const struct fsc_config *cfg, const void *obj,
+                       const struct fsc_ynode *node)
+{
+    const struct fsc_kafka_config *kc = obj;
+    char err[1024];
+    (void)node;
+    if (!kc->present || !kc->enabled ||
+        fsc_kafka_config_check(kc, cfg->file, err, sizeof(err)) == 0)
+        return 0;
+    return fsc_cfg_fail_raw(ctx, err);
+}
 
-#define EXP(field) offsetof(struct fsc_exporters_config, field)
-static const struct fsc_ckey exporters_keys[] = {
-    {.key = "prometheus", .kind = FSC_CK_MAP, .off = EXP(prometheus), .spec = &prometheus_spec},
-    {.key = "kafka",
-     .kind = FSC_CK_MAP,
-     .flags = FSC_CF_PRESENCE,
-     .off = EXP(kafka),
-     .spec = &kafka_spec},
-    {.key = "remote_write",
-     .kind = FSC_CK_MAP,
-     .flags = FSC_CF_PRESENCE,
-     .off = EXP(remote_write),
-     .spec = &fsc_cspec_remote_write},
+const struct fsc_config_kind fsc_kafka_kind = {
+    .name = "kafka",
+    .spec = &kafka_spec,
+    .size = sizeof(struct fsc_kafka_config),
+    .optional = true,
+    .check = kafka_check,
 };
 
-const struct fsc_cspec fsc_cspec_exporters = {
-    .what = "the exporters section",
-    .keys = exporters_keys,
-    .n_keys = FSC_NELEM(exporters_keys),
-};
+const struct fsc_kafka_config *fsc_kafka_config_of(const struct fsc_config *cfg)
+{
+    return fsc_config_section(cfg, &fsc_kafka_kind);
+}

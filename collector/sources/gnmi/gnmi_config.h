@@ -1,0 +1,60 @@
+/* A gnmi source's settings (`type: gnmi`; key table gnmi_keys.c,
+ * docs/CONFIG.md "gnmi"). */
+#ifndef FSC_GNMI_CONFIG_H
+#define FSC_GNMI_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "model/profile.h"
+
+enum fsc_gnmi_encoding {
+    FSC_GNMI_PROTO = 0,
+    FSC_GNMI_JSON = 1,
+    FSC_GNMI_JSON_IETF = 2,
+};
+
+enum fsc_gnmi_mode {
+    FSC_GNMI_SAMPLE = 0,
+    FSC_GNMI_ON_CHANGE = 1,
+};
+
+/* One subscription stream (a gNMI Subscribe RPC of its own). */
+struct fsc_gnmi_stream {
+    const char *name;
+    const char **paths; /* each starts with '/' */
+    size_t n_paths;
+    enum fsc_gnmi_mode mode;
+    int64_t sample_interval_ns; /* SAMPLE: resolved (the source's by default); ON_CHANGE: 0 */
+    bool updates_only;
+    struct fsc_config_mark mark; /* {0,0} for the built-in plan */
+};
+
+struct fsc_gnmi_config {
+    const char *address; /* "host:port", required */
+    const char *device;  /* device label; default the source name */
+    struct fsc_tls_config tls;
+    const char *username;            /* optional */
+    struct fsc_secret password;      /* optional; needs username */
+    enum fsc_gnmi_encoding encoding; /* default proto */
+    int64_t sample_interval_ns;      /* default 2 s */
+    struct fsc_gnmi_stream *streams; /* never empty: the default plan when omitted */
+    size_t n_streams;
+    uint32_t stall_intervals;   /* resubscribe after this many silent intervals; default 3 */
+    int64_t keepalive_ns;       /* gRPC keepalive; default 30 s */
+    int64_t connect_timeout_ns; /* default 10 s */
+    struct fsc_backoff backoff; /* reconnect backoff (jittered); 1 s .. 60 s */
+};
+
+/* The Junos profile (profile_junos.c): the type's default. */
+extern const struct fsc_profile fsc_profile_junos;
+
+/* The kind of this source type (its key table). */
+extern const struct fsc_config_kind fsc_gnmi_kind;
+
+/* The settings of a source of this type, or NULL when sc is of another. */
+const struct fsc_gnmi_config *fsc_gnmi_config_of(const struct fsc_source_config *sc);
+
+#endif
