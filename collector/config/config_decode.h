@@ -189,7 +189,9 @@ void fsc_cfg_print_map(FILE *out, unsigned indent, bool dash, const struct fsc_c
 /* Writes s as a YAML scalar: bare when unambiguous, else double-quoted. */
 void fsc_cfg_print_str(FILE *out, const char *s);
 void fsc_cfg_print_indent(FILE *out, unsigned indent);
-/* Shortest decimal that reads back to the same double. */
+/* v as a YAML float into buf (returned): base/numfmt's shortest text that
+ * reads back to the same double, with ".0" added when it would otherwise
+ * read as an integer ("5000.0"); nan and inf as "nan", "inf", "-inf". */
 const char *fsc_cfg_format_f64(double v, char *buf, size_t size);
 
 /* ---- section tables (config_sources.c, config_exporters.c, ...) ----------- */

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "prometheus/prom_text.h"
+#include "base/numfmt.h"
 #include "web/web_format.h"
 #include "web/web_json.h"
 #include "web/web_model.h"
@@ -196,9 +196,9 @@ static void event_row(struct fsc_jw *w, const struct fsc_web_event_row *r)
         fsc_jw_null(w, "duration_seconds");
     }
     /* Detectors keep these as floats: 7 digits are all they have. */
-    fsc_jw_num(w, "peak", fsc_prom_round_float(ev->peak));
-    fsc_jw_num(w, "amount", fsc_prom_round_float(ev->amount));
-    fsc_jw_num(w, "baseline", fsc_prom_round_float(ev->baseline));
+    fsc_jw_num(w, "peak", fsc_round_float(ev->peak));
+    fsc_jw_num(w, "amount", fsc_round_float(ev->amount));
+    fsc_jw_num(w, "baseline", fsc_round_float(ev->baseline));
     fsc_jw_str(w, "summary", fsc_web_event_summary(r, sum, sizeof(sum)));
     fsc_jw_object(w, "labels");
     for (size_t i = 0; i < r->n_labels; i++)
@@ -250,7 +250,7 @@ int fsc_web_json_chart(const struct fsc_web_chart *c, struct fsc_buf *out)
             const struct fsc_web_point *p = &c->points[d][i];
             fsc_jw_array(&w, NULL);
             fsc_jw_int(&w, NULL, fsc_web_ms(p->t_ns));
-            fsc_jw_num(&w, NULL, fsc_prom_round_float(p->utilization));
+            fsc_jw_num(&w, NULL, fsc_round_float(p->utilization));
             fsc_jw_end(&w);
         }
         fsc_jw_end(&w);
@@ -266,7 +266,7 @@ int fsc_web_json_chart(const struct fsc_web_chart *c, struct fsc_buf *out)
             fsc_jw_int(&w, "end_ms", fsc_web_ms(m->t_end_ns));
         else
             fsc_jw_null(&w, "end_ms");
-        fsc_jw_num(&w, "peak", fsc_prom_round_float(m->peak));
+        fsc_jw_num(&w, "peak", fsc_round_float(m->peak));
         fsc_jw_end(&w);
     }
     fsc_jw_end(&w);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "prometheus/prom_text.h"
+#include "base/numfmt.h"
 
 size_t fsc_utf8_seq(const unsigned char *s, size_t n)
 {
@@ -209,22 +209,22 @@ void fsc_jw_int(struct fsc_jw *w, const char *key, int64_t v)
 
 void fsc_jw_uint(struct fsc_jw *w, const char *key, uint64_t v)
 {
-    char num[FSC_PROM_NUM_MAX];
+    char num[FSC_NUM_MAX];
     if (jw_prefix(w, key) != 0)
         return;
-    jw_put(w, num, fsc_prom_fmt_u64(num, v));
+    jw_put(w, num, fsc_fmt_u64(num, v));
     jw_scalar_done(w);
 }
 
 void fsc_jw_num(struct fsc_jw *w, const char *key, double v)
 {
-    char num[FSC_PROM_NUM_MAX];
+    char num[FSC_NUM_MAX];
     if (jw_prefix(w, key) != 0)
         return;
     /* The exposition's number text (so the API and /metrics print the same
      * value identically); JSON has no NaN or Inf. */
     if (isfinite(v))
-        jw_put(w, num, fsc_prom_fmt_double(num, v));
+        jw_put(w, num, fsc_fmt_double(num, v));
     else
         jw_put(w, "null", 4);
     jw_scalar_done(w);
