@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
+
 /* Appends n bytes; the first that does not fit (with room left for the
  * final NUL) stops the document for good. */
 static void put(struct fsc_kjson *w, const char *s, size_t n)
@@ -36,40 +38,6 @@ void fsc_kjson_init(struct fsc_kjson *w, char *buf, size_t cap)
         w->err = -E2BIG;
     else
         buf[0] = '\0';
-}
-
-/* Length of the valid UTF-8 sequence at s[0..n), or 0 when it is not one
- * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2;
-    else if (c >= 0xE0 && c <= 0xEF)
-        len = 3;
-    else if (c >= 0xF0 && c <= 0xF4)
-        len = 4;
-    else
-        return 0;
-    if (c == 0xE0)
-        lo = 0xA0;
-    else if (c == 0xED)
-        hi = 0x9F;
-    else if (c == 0xF0)
-        lo = 0x90;
-    else if (c == 0xF4)
-        hi = 0x8F;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return len;
 }
 
 /* A JSON string: quotes, escapes, U+FFFD for invalid bytes. Runs of bytes
@@ -115,7 +83,7 @@ static void put_string(struct fsc_kjson *w, const char *str, size_t n)
                 esc = u;
             }
         } else if (c >= 0x80) {
-            len = utf8_len(s + i, n - i);
+            len = fsc_utf8_seq(s + i, n - i);
             if (len == 0) {
                 esc = "\\ufffd";
                 len = 1;

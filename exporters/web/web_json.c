@@ -7,40 +7,7 @@
 #include <string.h>
 
 #include "base/numfmt.h"
-
-size_t fsc_utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    unsigned char lo = 0x80, hi = 0xBF;
-    size_t len;
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2;
-    else if (c >= 0xE0 && c <= 0xEF)
-        len = 3;
-    else if (c >= 0xF0 && c <= 0xF4)
-        len = 4;
-    else
-        return 0; /* continuation byte, C0/C1 (overlong) or F5..FF */
-    /* The second byte's range excludes overlongs (E0, F0), surrogates (ED)
-     * and code points above U+10FFFF (F4). */
-    if (c == 0xE0)
-        lo = 0xA0;
-    else if (c == 0xED)
-        hi = 0x9F;
-    else if (c == 0xF0)
-        lo = 0x90;
-    else if (c == 0xF4)
-        hi = 0x8F;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    return len;
-}
+#include "base/utf8.h"
 
 int fsc_json_quote(struct fsc_buf *out, const char *s, size_t n)
 {

@@ -8,7 +8,7 @@
  * does nothing, so a renderer writes straight through and checks once, in
  * fsc_jw_finish().
  *
- * Strings: any bytes in, valid JSON out. Valid UTF-8 is copied, every byte
+ * Strings: any bytes in, valid JSON out. Valid UTF-8 (base/utf8.h) is copied, every byte
  * of an invalid sequence becomes U+FFFD; ", \ and control characters are
  * escaped (\n, \t, ... or \u00XX); so are <, > and & (\u003c, \u003e,
  * \u0026) and U+2028 / U+2029, so a document can be embedded in an HTML
@@ -65,11 +65,5 @@ int fsc_jw_finish(const struct fsc_jw *w);
 /* Appends s[0..n) as a quoted JSON string, escaped as above. Returns 0 or
  * the buffer's error. */
 int fsc_json_quote(struct fsc_buf *out, const char *s, size_t n);
-
-/* Length of the valid UTF-8 sequence starting at s[0] (1..4), or 0 when
- * s[0..n) does not start with one (a stray continuation byte, an overlong
- * form, a surrogate, beyond U+10FFFF, or truncated). n > 0. Shared with
- * the HTML escaper. */
-size_t fsc_utf8_seq(const unsigned char *s, size_t n);
 
 #endif

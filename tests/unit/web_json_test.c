@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/utf8.h"
 #include "sources/otlp/json_reader.h"
 #include "test.h"
 #include "web/web_html.h"
