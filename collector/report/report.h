@@ -183,7 +183,8 @@ int fsc_report_compute(struct fsc_report *rep);
 double fsc_report_quantile(double q, const double *bucket, size_t n_finite, const double *le);
 
 /* Writers: report.csv, report.json, report.html into an open stream.
- * Return 0 or -EIO. */
+ * Return 0 or -EIO (report.json also -ENOMEM: it is built in memory and
+ * written at once). */
 int fsc_report_write_csv(const struct fsc_report *rep, FILE *out);
 int fsc_report_write_json(const struct fsc_report *rep, FILE *out);
 int fsc_report_write_html(const struct fsc_report *rep, FILE *out);
