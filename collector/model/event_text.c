@@ -4,9 +4,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/log.h"
+#include "base/timefmt.h"
 
 struct out {
     char *buf;
@@ -28,20 +28,6 @@ static void put(struct out *o, const char *fmt, ...)
     o->len += (size_t)n;
     if (o->len >= o->size)
         o->len = o->size - 1;
-}
-
-void fsc_time_format(int64_t t_ns, char *buf, size_t size)
-{
-    struct tm tm;
-    int64_t sec = t_ns / 1000000000LL, nsec = t_ns % 1000000000LL;
-    if (nsec < 0) {
-        nsec += 1000000000LL;
-        sec--;
-    }
-    time_t tt = (time_t)sec;
-    gmtime_r(&tt, &tm);
-    snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long long)nsec);
 }
 
 /* An IPv4 address carried as a host-order integer in a double. */
@@ -136,10 +122,10 @@ size_t fsc_event_format(const struct fsc_event *ev, const struct fsc_registry *r
         subject_fields(&o, ev);
     if (direction_name(ev->direction))
         put(&o, " direction=%s", direction_name(ev->direction));
-    fsc_time_format(ev->t_start_ns, t, sizeof(t));
+    fsc_time_rfc3339_ns(ev->t_start_ns, 9, t, sizeof(t));
     put(&o, " start=%s", t);
     if (ev->t_end_ns) {
-        fsc_time_format(ev->t_end_ns, t, sizeof(t));
+        fsc_time_rfc3339_ns(ev->t_end_ns, 9, t, sizeof(t));
         put(&o, " end=%s duration_ms=%.3f", t, (double)(ev->t_end_ns - ev->t_start_ns) / 1e6);
     }
     /* On the byte, with a default: a kind this switch does not know yet

@@ -192,7 +192,7 @@ int fsc_report_write_html(const struct fsc_report *rep, FILE *out);
 /* Number formatting shared by the writers: "%.6g", "" (CSV) / null (JSON)
  * for NaN; bytes and counts as integers. */
 const char *fsc_report_num(double v, char *buf, size_t size);
-/* "YYYY-MM-DDTHH:MM:SSZ". */
+/* t_s as "YYYY-MM-DDTHH:MM:SSZ" (base/timefmt.h) into buf; returns buf. */
 const char *fsc_report_time(int64_t t_s, char *buf, size_t size);
 const char *fsc_report_dir_name(unsigned dir);
 

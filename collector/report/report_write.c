@@ -7,6 +7,7 @@
 
 #include "base/json_write.h"
 #include "base/numfmt.h"
+#include "base/timefmt.h"
 #include "report/report_tables.h"
 
 /* ---- CSV: "# " lines for the header and summary, then per table a header
@@ -73,7 +74,7 @@ static void json_num6(struct fsc_json *w, const char *key, double v)
 
 static void json_cell(struct fsc_json *w, const char *key, const struct fsc_rpt_cell *c)
 {
-    char buf[32];
+    char buf[FSC_RFC3339_MAX];
     switch (c->kind) {
     case FSC_RPT_STR:
         fsc_json_str(w, key, c->s ? c->s : "");
@@ -101,7 +102,7 @@ int fsc_report_write_json(const struct fsc_report *rep, FILE *out)
 {
     struct fsc_buf b = {0};
     struct fsc_json w;
-    char t[32];
+    char t[FSC_RFC3339_MAX];
 
     fsc_json_start_pretty(&w, &b);
     fsc_json_object(&w, NULL);

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "base/json_write.h"
-#include "model/event_text.h"
+#include "base/timefmt.h"
 
 /* Where an event happened: its device and port (the key) and the other
  * labels of its series. */
@@ -109,9 +109,9 @@ static void where_stream(const struct fsc_kafka_event_json *cx, const struct fsc
 
 static void put_time(struct fsc_json *w, const char *name_ns, const char *name, int64_t t_ns)
 {
-    char num[24], text[64];
+    char num[24], text[FSC_RFC3339_MAX];
     snprintf(num, sizeof(num), "%" PRId64, t_ns);
-    fsc_time_format(t_ns, text, sizeof(text));
+    fsc_time_rfc3339_ns(t_ns, 9, text, sizeof(text));
     fsc_json_str(w, name_ns, num);
     fsc_json_str(w, name, text);
 }

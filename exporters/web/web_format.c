@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/timefmt.h"
 #include "config/config.h"
 #include "web/web_model.h"
 
@@ -78,22 +78,7 @@ int64_t fsc_web_ms(int64_t t_ns)
 
 const char *fsc_web_fmt_time(int64_t t_ns, char *buf, size_t size)
 {
-    int64_t ms = fsc_web_ms(t_ns);
-    int64_t sec = ms / 1000, frac = ms % 1000;
-    struct tm tm;
-
-    if (frac < 0) {
-        frac += 1000;
-        sec--;
-    }
-    time_t tt = (time_t)sec;
-    if (!gmtime_r(&tt, &tm)) {
-        snprintf(buf, size, "?");
-        return buf;
-    }
-    snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)frac);
-    return buf;
+    return fsc_time_rfc3339_ns(t_ns, 3, buf, size);
 }
 
 const char *fsc_web_fmt_window(int64_t ns, char *buf, size_t size)
