@@ -7,6 +7,7 @@
 
 #include "base/log.h"
 #include "base/timefmt.h"
+#include "model/operstate.h"
 
 struct out {
     char *buf;
@@ -44,16 +45,11 @@ static const char *ipv4_text(double v, char *buf, size_t size)
  * encoding, events.h). */
 static void cable_fields(struct out *o, const struct fsc_event *ev, const char *mismatch)
 {
-    /* RFC 2863 operstate words in IF_OPER_* order, as /sys/class/net says them. */
-    static const char *const oper[] = {"unknown", "notpresent", "down", "lowerlayerdown",
-                                       "testing", "dormant",    "up"};
-    static const char *const seen[] = {"none", "incomplete", "elsewhere", "complete"};
     char a[16], b[16];
     if (!mismatch)
         return;
     if (strcmp(mismatch, "down") == 0) {
-        unsigned k = ev->amount >= 0 && ev->amount < 7 ? (unsigned)ev->amount : 0;
-        put(o, " operstate=%s", oper[k]);
+        put(o, " operstate=%s", fsc_oper_name(ev->amount));
     } else if (strcmp(mismatch, "speed") == 0) {
         put(o, " want_bps=%.0f have_bps=%.0f", ev->baseline, ev->amount);
     } else if (strcmp(mismatch, "address") == 0) {
@@ -62,8 +58,8 @@ static void cable_fields(struct out *o, const struct fsc_event *ev, const char *
         if (ev->amount > 0)
             put(o, "/%.0f", ev->peak);
     } else if (strcmp(mismatch, "peer") == 0) {
-        unsigned k = ev->amount >= 0 && ev->amount < 4 ? (unsigned)ev->amount : 0;
-        put(o, " peer_address=%s neighbour=%s", ipv4_text(ev->baseline, a, sizeof(a)), seen[k]);
+        put(o, " peer_address=%s neighbour=%s", ipv4_text(ev->baseline, a, sizeof(a)),
+            fsc_peer_seen_name(ev->amount));
     }
 }
 

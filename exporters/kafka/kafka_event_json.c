@@ -14,6 +14,7 @@
 
 #include "base/json_write.h"
 #include "base/timefmt.h"
+#include "model/operstate.h"
 
 /* Where an event happened: its device and port (the key) and the other
  * labels of its series. */
@@ -168,17 +169,12 @@ static const char *ipv4_text(double v, char *buf, size_t size)
  * encoding in events.h). */
 static void put_cable(struct fsc_json *w, const struct fsc_event *ev, const char *mismatch)
 {
-    /* RFC 2863 operstate words in IF_OPER_* order, as /sys/class/net says them. */
-    static const char *const oper[] = {"unknown", "notpresent", "down", "lowerlayerdown",
-                                       "testing", "dormant",    "up"};
-    static const char *const seen[] = {"none", "incomplete", "elsewhere", "complete"};
     char a[24], b[24];
     fsc_json_str(w, "mismatch", mismatch ? mismatch : "unknown");
     if (!mismatch)
         return;
     if (strcmp(mismatch, "down") == 0) {
-        unsigned k = ev->amount >= 0 && ev->amount < 7 ? (unsigned)ev->amount : 0;
-        fsc_json_str(w, "operstate", oper[k]);
+        fsc_json_str(w, "operstate", fsc_oper_name(ev->amount));
     } else if (strcmp(mismatch, "speed") == 0) {
         fsc_json_num(w, "planned_speed_bits_per_second", ev->baseline);
         fsc_json_num(w, "speed_bits_per_second", ev->amount);
@@ -206,8 +202,7 @@ static void put_cable(struct fsc_json *w, const struct fsc_event *ev, const char
             fsc_json_str(w, "peer_address", peer);
         else
             fsc_json_null(w, "peer_address");
-        unsigned k = ev->amount >= 0 && ev->amount < 4 ? (unsigned)ev->amount : 0;
-        fsc_json_str(w, "neighbour", seen[k]);
+        fsc_json_str(w, "neighbour", fsc_peer_seen_name(ev->amount));
     }
 }
 
