@@ -14,12 +14,20 @@ void fsc_buf_reset(struct fsc_buf *b)
         b->data[0] = '\0';
 }
 
+void fsc_buf_fixed(struct fsc_buf *b, char *mem, size_t size)
+{
+    *b = (struct fsc_buf){.data = mem, .cap = size, .fixed = 1};
+    mem[0] = '\0';
+}
+
 void fsc_buf_free(struct fsc_buf *b)
 {
-    free(b->data);
+    if (!b->fixed)
+        free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
     b->failed = 0;
+    b->fixed = 0;
 }
 
 int fsc_buf_reserve(struct fsc_buf *b, size_t more)
@@ -31,6 +39,10 @@ int fsc_buf_reserve(struct fsc_buf *b, size_t more)
     size_t need = b->len + more + 1; /* + NUL */
     if (need <= b->cap)
         return 0;
+    if (b->fixed) {
+        b->failed = 1;
+        return -E2BIG;
+    }
     size_t cap = b->cap ? b->cap : 256;
     while (cap < need)
         cap = cap > SIZE_MAX / 2 ? need : cap * 2;

@@ -13,12 +13,20 @@ struct fsc_buf {
     size_t cap;   /* bytes allocated */
     size_t limit; /* appends that would grow len beyond this fail; 0 = no cap */
     int failed;   /* an append failed (limit or ENOMEM); sticky until reset */
+    int fixed;    /* data is the caller's memory (fsc_buf_fixed): never grown or freed */
 };
+
+/* Makes b a buffer over the caller's mem[0..size) (size > 0): appends that
+ * would need more than size bytes with the NUL fail with -E2BIG and nothing
+ * is ever allocated, reallocated or freed (for writers that must not
+ * allocate). mem[0] is set to NUL. Thread: the caller's. */
+void fsc_buf_fixed(struct fsc_buf *b, char *mem, size_t size);
 
 /* Empties the buffer, keeping its memory (and its limit). */
 void fsc_buf_reset(struct fsc_buf *b);
 
-/* Frees the memory; the buffer is then empty and reusable. */
+/* Frees the memory (not a fixed buffer's: that is only let go); the buffer
+ * is then empty and reusable. */
 void fsc_buf_free(struct fsc_buf *b);
 
 /* Makes room for `more` bytes beyond len. Returns 0, or -ENOMEM / -E2BIG

@@ -8,6 +8,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include "base/timefmt.h"
+
 /* Process-wide by design (see log.h). */
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static enum fsc_log_level log_threshold = FSC_LOG_INFO;
@@ -54,16 +56,13 @@ void fsc_log_set_stream(FILE *stream)
 
 static void log_emit(enum fsc_log_level level, const char *event, const char *body)
 {
-    char line[2048];
+    char line[2048], ts[FSC_RFC3339_MAX];
     struct timespec now;
-    struct tm tm;
 
     clock_gettime(CLOCK_REALTIME, &now);
-    gmtime_r(&now.tv_sec, &tm);
-    int n = snprintf(line, sizeof(line),
-                     "ts=%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ level=%s event=%s%s%s\n",
-                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                     now.tv_nsec / 1000000L, level_names[level], event, body[0] ? " " : "", body);
+    fsc_time_rfc3339(now.tv_sec, (uint32_t)now.tv_nsec, 3, ts, sizeof(ts));
+    int n = snprintf(line, sizeof(line), "ts=%s level=%s event=%s%s%s\n", ts, level_names[level],
+                     event, body[0] ? " " : "", body);
     if (n < 0)
         return;
     size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gnutls/gnutls.h>
+
 #include "config/config_decode.h"
 #include "config/config_int.h"
 #include "config/yaml_tree.h"
@@ -515,10 +517,8 @@ struct fsc_config *fsc_config_load(const char *path, const struct fsc_config_sch
         snprintf(err, errlen, "%s: the file is larger than %u bytes", path, FSC_CONFIG_MAX_FILE);
     else
         cfg = fsc_config_parse(buf, n, path, schema, err, errlen);
-    /* The text may hold inline secrets. */
-    volatile char *w = buf;
-    for (size_t i = 0; i < n; i++)
-        w[i] = 0;
+    /* The text may hold inline secrets: a wipe that is not elided. */
+    gnutls_memset(buf, 0, n);
     free(buf);
     return cfg;
 }

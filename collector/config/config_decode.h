@@ -216,7 +216,9 @@ bool fsc_cfg_secrets_equal(const struct fsc_cspec *spec, const void *a, const vo
 /* Writes s as a YAML scalar: bare when unambiguous, else double-quoted. */
 void fsc_cfg_print_str(FILE *out, const char *s);
 void fsc_cfg_print_indent(FILE *out, unsigned indent);
-/* Shortest decimal that reads back to the same double. */
+/* v as a YAML float into buf (returned): base/numfmt's shortest text that
+ * reads back to the same double, with ".0" added when it would otherwise
+ * read as an integer ("5000.0"); nan and inf as "nan", "inf", "-inf". */
 const char *fsc_cfg_format_f64(double v, char *buf, size_t size);
 
 /* ---- tables shared by several kinds (config_auth.c) --------------------------- */

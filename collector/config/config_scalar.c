@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/numfmt.h"
 #include "config/config.h"
 #include "config/config_decode.h"
 
@@ -217,18 +218,12 @@ const char *fsc_speed_format(uint64_t bps, char *buf, size_t size)
 
 const char *fsc_cfg_format_f64(double v, char *buf, size_t size)
 {
-    /* Whole numbers as "5000.0" rather than "5e+03". */
-    if (v == (double)(int64_t)v && v > -1e15 && v < 1e15) {
-        snprintf(buf, size, "%.1f", v);
-        return buf;
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, size, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    /* "5" would read back as an integer in other YAML tools; keep it a float. */
-    if (strpbrk(buf, ".eEn") == NULL && strlen(buf) + 2 < size)
-        strcat(buf, ".0");
+    char num[FSC_NUM_MAX + 1];
+    size_t n = fsc_fmt_double(num, v);
+    num[n] = '\0';
+    /* "5" would read back as an integer in other YAML tools: "5.0", and
+     * whole numbers stay "5000.0" rather than "5e+03" (fsc_fmt_double writes
+     * integers below 2^53 in full). */
+    snprintf(buf, size, "%s%s", num, strpbrk(num, ".eEn") ? "" : ".0");
     return buf;
 }

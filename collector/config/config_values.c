@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gnutls/gnutls.h>
+
 #include "config/config_decode.h"
 
 /* Enum fields are decoded through an int: the enums of the key tables have
@@ -280,9 +282,7 @@ static int read_secret_file(struct fsc_cctx *ctx, const struct fsc_ynode *val, c
             rc = fsc_cfg_fail_at(ctx, val, "out of memory (the configuration is too large)");
         *out = v;
     }
-    volatile char *w = buf;
-    for (size_t i = 0; i < sizeof(buf); i++)
-        w[i] = 0;
+    gnutls_memset(buf, 0, sizeof(buf)); /* the secret's bytes: a wipe that is not elided */
     return rc;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gnutls/gnutls.h>
 #include <yaml.h>
 
 /* ---- arena ---------------------------------------------------------------- */
@@ -27,10 +28,6 @@ struct fsc_cfg_arena {
     size_t limit;
 };
 
-/* memset through a volatile pointer: a wipe right before free() must not be
- * optimised away (explicit_bzero is not in POSIX 2008). */
-static void *(*const volatile arena_wipe)(void *, int, size_t) = memset;
-
 struct fsc_cfg_arena *fsc_cfg_arena_create(size_t limit)
 {
     struct fsc_cfg_arena *arena = calloc(1, sizeof(*arena));
@@ -47,7 +44,7 @@ void fsc_cfg_arena_destroy(struct fsc_cfg_arena *arena)
     struct arena_chunk *c = arena->head;
     while (c != NULL) {
         struct arena_chunk *next = c->next;
-        arena_wipe(c->data, 0, c->used);
+        gnutls_memset(c->data, 0, c->used); /* not elided before free(), unlike memset */
         free(c);
         c = next;
     }

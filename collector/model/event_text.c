@@ -4,9 +4,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/log.h"
+#include "base/timefmt.h"
+#include "model/operstate.h"
 
 struct out {
     char *buf;
@@ -30,20 +31,6 @@ static void put(struct out *o, const char *fmt, ...)
         o->len = o->size - 1;
 }
 
-void fsc_time_format(int64_t t_ns, char *buf, size_t size)
-{
-    struct tm tm;
-    int64_t sec = t_ns / 1000000000LL, nsec = t_ns % 1000000000LL;
-    if (nsec < 0) {
-        nsec += 1000000000LL;
-        sec--;
-    }
-    time_t tt = (time_t)sec;
-    gmtime_r(&tt, &tm);
-    snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long long)nsec);
-}
-
 /* An IPv4 address carried as a host-order integer in a double. */
 static const char *ipv4_text(double v, char *buf, size_t size)
 {
@@ -58,16 +45,11 @@ static const char *ipv4_text(double v, char *buf, size_t size)
  * encoding, events.h). */
 static void cable_fields(struct out *o, const struct fsc_event *ev, const char *mismatch)
 {
-    /* RFC 2863 operstate words in IF_OPER_* order, as /sys/class/net says them. */
-    static const char *const oper[] = {"unknown", "notpresent", "down", "lowerlayerdown",
-                                       "testing", "dormant",    "up"};
-    static const char *const seen[] = {"none", "incomplete", "elsewhere", "complete"};
     char a[16], b[16];
     if (!mismatch)
         return;
     if (strcmp(mismatch, "down") == 0) {
-        unsigned k = ev->amount >= 0 && ev->amount < 7 ? (unsigned)ev->amount : 0;
-        put(o, " operstate=%s", oper[k]);
+        put(o, " operstate=%s", fsc_oper_name(ev->amount));
     } else if (strcmp(mismatch, "speed") == 0) {
         put(o, " want_bps=%.0f have_bps=%.0f", ev->baseline, ev->amount);
     } else if (strcmp(mismatch, "address") == 0) {
@@ -76,8 +58,8 @@ static void cable_fields(struct out *o, const struct fsc_event *ev, const char *
         if (ev->amount > 0)
             put(o, "/%.0f", ev->peak);
     } else if (strcmp(mismatch, "peer") == 0) {
-        unsigned k = ev->amount >= 0 && ev->amount < 4 ? (unsigned)ev->amount : 0;
-        put(o, " peer_address=%s neighbour=%s", ipv4_text(ev->baseline, a, sizeof(a)), seen[k]);
+        put(o, " peer_address=%s neighbour=%s", ipv4_text(ev->baseline, a, sizeof(a)),
+            fsc_peer_seen_name(ev->amount));
     }
 }
 
@@ -136,10 +118,10 @@ size_t fsc_event_format(const struct fsc_event *ev, const struct fsc_registry *r
         subject_fields(&o, ev);
     if (direction_name(ev->direction))
         put(&o, " direction=%s", direction_name(ev->direction));
-    fsc_time_format(ev->t_start_ns, t, sizeof(t));
+    fsc_time_rfc3339_ns(ev->t_start_ns, 9, t, sizeof(t));
     put(&o, " start=%s", t);
     if (ev->t_end_ns) {
-        fsc_time_format(ev->t_end_ns, t, sizeof(t));
+        fsc_time_rfc3339_ns(ev->t_end_ns, 9, t, sizeof(t));
         put(&o, " end=%s duration_ms=%.3f", t, (double)(ev->t_end_ns - ev->t_start_ns) / 1e6);
     }
     /* On the byte, with a default: a kind this switch does not know yet

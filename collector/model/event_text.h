@@ -16,7 +16,4 @@
 size_t fsc_event_format(const struct fsc_event *ev, const struct fsc_registry *reg, char *buf,
                         size_t size);
 
-/* Formats ns since the epoch as 2026-11-29T22:38:36.123456789Z. */
-void fsc_time_format(int64_t t_ns, char *buf, size_t size);
-
 #endif

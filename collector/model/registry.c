@@ -7,6 +7,7 @@
 #include "model/registry.h"
 
 #include "base/hash.h"
+#include "base/utf8.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -93,43 +94,6 @@ static bool label_name_valid(const char *s, uint32_t *len_out)
     return true;
 }
 
-/* Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
- * Sinks copy values into exposition text and protobuf strings, which must be
- * UTF-8, so a bad byte is refused here rather than breaking a scrape later. */
-static bool utf8_valid(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = s[i];
-        size_t k;
-        uint32_t cp, min;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if ((c & 0xe0) == 0xc0) {
-            k = 1, cp = c & 0x1f, min = 0x80;
-        } else if ((c & 0xf0) == 0xe0) {
-            k = 2, cp = c & 0x0f, min = 0x800;
-        } else if ((c & 0xf8) == 0xf0) {
-            k = 3, cp = c & 0x07, min = 0x10000;
-        } else {
-            return false;
-        }
-        if (n - i <= k)
-            return false;
-        for (size_t j = 1; j <= k; j++) {
-            unsigned b = s[i + j];
-            if ((b & 0xc0) != 0x80)
-                return false;
-            cp = cp << 6 | (b & 0x3f);
-        }
-        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-            return false;
-        i += k + 1;
-    }
-    return true;
-}
-
 /* Validates, sorts by name, drops empty values and hashes. Returns 0 or
  * -EINVAL. Pure: touches no registry state. */
 static int prepare(struct fsc_regstore_key *p, uint16_t source, const char *metric,
@@ -147,8 +111,7 @@ static int prepare(struct fsc_regstore_key *p, uint16_t source, const char *metr
         if (!label_name_valid(labels[i].name, &l->name_len))
             return -EINVAL;
         size_t vlen = strnlen(labels[i].value, FSC_REGISTRY_VALUE_MAX + 1);
-        if (vlen > FSC_REGISTRY_VALUE_MAX ||
-            !utf8_valid((const unsigned char *)labels[i].value, vlen))
+        if (vlen > FSC_REGISTRY_VALUE_MAX || !fsc_utf8_valid(labels[i].value, vlen))
             return -EINVAL;
         l->name = labels[i].name;
         l->value = labels[i].value;

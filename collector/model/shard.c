@@ -4,12 +4,13 @@
 #include <errno.h>
 #include <string.h>
 
-#include "base/md5.h"
+#include <gnutls/crypto.h>
 
 uint64_t fsc_shard_hash(const char *name)
 {
-    unsigned char dg[FSC_MD5_DIGEST];
-    fsc_md5(name, strlen(name), dg);
+    unsigned char dg[16]; /* MD5 (RFC 1321), gnutls' */
+    if (gnutls_hash_fast(GNUTLS_DIG_MD5, name, strlen(name), dg) < 0)
+        return 0;
     uint64_t v = 0;
     for (unsigned i = 8; i < 16; i++)
         v = v << 8 | dg[i];

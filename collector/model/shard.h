@@ -38,7 +38,9 @@ const struct fsc_shard_config *fsc_shard_config_of(const struct fsc_config *cfg)
 /* Largest shard count accepted (config and --shard). */
 #define FSC_SHARD_MAX 4096
 
-/* The 64-bit hashmod value of name: bytes 8..15 of md5(name), big-endian. */
+/* The 64-bit hashmod value of name: bytes 8..15 of md5(name), big-endian
+ * (gnutls_hash_fast). 0 if gnutls refuses MD5 (a FIPS-strict build, which
+ * Debian's is not): every name then lands on shard 0. */
 uint64_t fsc_shard_hash(const char *name);
 
 /* The shard (0 .. count-1) that owns name; 0 when count is 0 or 1. */

@@ -10,6 +10,7 @@
 
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
+#include <nettle/base64.h>
 
 #include "base/clock.h"
 #include "net/http_auth.h"
@@ -55,22 +56,11 @@ struct fsc_http_auth {
 
 /* ---- small helpers ------------------------------------------------------------ */
 
-/* 1 when a[0..n) == b[0..n), in time independent of where they differ. */
+/* 1 when a[0..n) == b[0..n), in time independent of where they differ
+ * (gnutls_memcmp: public since gnutls 3.4.0). */
 static int ct_equal(const uint8_t *a, const uint8_t *b, size_t n)
 {
-    unsigned d = 0;
-    for (size_t i = 0; i < n; i++)
-        d |= (unsigned)(a[i] ^ b[i]);
-    return d == 0;
-}
-
-/* Wipes memory the compiler must not skip (a dead store to a buffer about
- * to go out of scope may otherwise be removed). */
-static void wipe(void *p, size_t n)
-{
-    volatile unsigned char *v = p;
-    for (size_t i = 0; i < n; i++)
-        v[i] = 0;
+    return gnutls_memcmp(a, b, n) == 0;
 }
 
 static int mac_of(const struct fsc_http_auth *a, char tag, const char *s, size_t n,
@@ -84,45 +74,25 @@ static int mac_of(const struct fsc_http_auth *a, char tag, const char *s, size_t
     return rc;
 }
 
-static int b64_val(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
-/* Decodes standard base64 (padding optional) into out (cap bytes, NUL
- * added). Returns the length or -1. */
+/* Decodes standard base64 (RFC 4648, padded as RFC 7617 has it) into out
+ * (cap bytes, NUL added). Returns the length or -1. Nettle's decoder (the
+ * one gnutls_base64_decode2 wraps) writes straight into out, a stack buffer
+ * the caller wipes; gnutls_base64_decode2 itself would first copy the
+ * encoded credentials into heap memory it frees without wiping. */
 static long b64_decode(const char *in, size_t n, char *out, size_t cap)
 {
+    struct base64_decode_ctx ctx;
     size_t o = 0;
-    unsigned acc = 0;
-    int bits = 0;
-    while (n > 0 && in[n - 1] == '=')
-        n--;
-    for (size_t i = 0; i < n; i++) {
-        int v = b64_val((unsigned char)in[i]);
-        if (v < 0)
-            return -1;
-        acc = (acc << 6) | (unsigned)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            if (o + 1 >= cap)
-                return -1;
-            out[o++] = (char)((acc >> bits) & 0xff);
-        }
+    long rc = -1;
+    if (BASE64_DECODE_LENGTH(n) >= cap)
+        return -1;
+    base64_decode_init(&ctx);
+    if (base64_decode_update(&ctx, &o, (uint8_t *)out, n, in) && base64_decode_final(&ctx)) {
+        out[o] = '\0';
+        rc = (long)o;
     }
-    out[o] = '\0';
-    return (long)o;
+    gnutls_memset(&ctx, 0, sizeof(ctx)); /* leftover bits of the credentials */
+    return rc;
 }
 
 const char *fsc_auth_verdict_name(enum fsc_auth_verdict v)
@@ -167,7 +137,7 @@ static int hash_usable(const char *hash)
         return 0;
     const char *out = crypt_r("probe", hash, cd);
     int ok = out != NULL && out[0] == '$' && strlen(out) == strlen(hash);
-    wipe(cd, sizeof(*cd));
+    gnutls_memset(cd, 0, sizeof(*cd));
     free(cd);
     return ok;
 }
@@ -237,7 +207,7 @@ static int tokens_load(struct fsc_http_auth *a, const char *path, char *err, siz
         snprintf(err, errlen, "bearer_tokens_file %s holds no token", path);
         rc = -1;
     }
-    wipe(buf, FSC_HTTP_AUTH_TOKENS_MAX + 1);
+    gnutls_memset(buf, 0, FSC_HTTP_AUTH_TOKENS_MAX + 1);
     free(buf);
     return rc;
 }
@@ -304,15 +274,15 @@ void fsc_http_auth_destroy(struct fsc_http_auth *a)
     for (size_t i = 0; i < a->n_users; i++) {
         free(a->users[i].name);
         if (a->users[i].hash)
-            wipe(a->users[i].hash, strlen(a->users[i].hash));
+            gnutls_memset(a->users[i].hash, 0, strlen(a->users[i].hash));
         free(a->users[i].hash);
     }
     free(a->users);
     if (a->tokens)
-        wipe(a->tokens, FSC_HTTP_AUTH_MAX_TOKENS * sizeof(*a->tokens));
+        gnutls_memset(a->tokens, 0, FSC_HTTP_AUTH_MAX_TOKENS * sizeof(*a->tokens));
     free(a->tokens);
     pthread_mutex_destroy(&a->mu);
-    wipe(a, sizeof(*a));
+    gnutls_memset(a, 0, sizeof(*a));
     free(a);
 }
 
@@ -395,7 +365,7 @@ static int password_matches(struct fsc_http_auth *a, const char *pass, const cha
     size_t hl = strlen(hash);
     int ok = out != NULL && strlen(out) == hl &&
              ct_equal((const uint8_t *)out, (const uint8_t *)hash, hl);
-    wipe(cd, sizeof(*cd));
+    gnutls_memset(cd, 0, sizeof(*cd));
     free(cd);
     atomic_fetch_sub(&a->hashing, 1);
     return ok;
@@ -443,9 +413,9 @@ static enum fsc_auth_verdict check_basic(struct fsc_http_auth *a, const char *b6
     } else {
         v = FSC_AUTH_BAD_PASSWORD;
     }
-    wipe(mac, sizeof(mac));
+    gnutls_memset(mac, 0, sizeof(mac));
 out:
-    wipe(plain, sizeof(plain));
+    gnutls_memset(plain, 0, sizeof(plain));
     return v;
 }
 
@@ -457,7 +427,7 @@ static enum fsc_auth_verdict check_bearer(struct fsc_http_auth *a, const char *t
         return FSC_AUTH_MALFORMED;
     for (size_t i = 0; i < a->n_tokens; i++)
         hit |= ct_equal(a->tokens[i], mac, MAC_LEN);
-    wipe(mac, sizeof(mac));
+    gnutls_memset(mac, 0, sizeof(mac));
     return hit ? FSC_AUTH_OK : FSC_AUTH_BAD_TOKEN;
 }
 

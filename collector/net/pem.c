@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gnutls/gnutls.h>
+
 char *fsc_pem_read(const char *path, const char *what, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
@@ -37,9 +39,6 @@ void fsc_pem_free(char *pem)
 {
     if (!pem)
         return;
-    /* volatile: the wipe of memory about to be freed is not optimised away */
-    volatile char *v = pem;
-    for (size_t i = 0; v[i]; i++)
-        v[i] = 0;
+    gnutls_memset(pem, 0, strlen(pem)); /* a wipe the compiler keeps before free() */
     free(pem);
 }

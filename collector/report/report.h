@@ -183,7 +183,8 @@ int fsc_report_compute(struct fsc_report *rep);
 double fsc_report_quantile(double q, const double *bucket, size_t n_finite, const double *le);
 
 /* Writers: report.csv, report.json, report.html into an open stream.
- * Return 0 or -EIO. */
+ * Return 0 or -EIO (report.json also -ENOMEM: it is built in memory and
+ * written at once). */
 int fsc_report_write_csv(const struct fsc_report *rep, FILE *out);
 int fsc_report_write_json(const struct fsc_report *rep, FILE *out);
 int fsc_report_write_html(const struct fsc_report *rep, FILE *out);
@@ -191,7 +192,7 @@ int fsc_report_write_html(const struct fsc_report *rep, FILE *out);
 /* Number formatting shared by the writers: "%.6g", "" (CSV) / null (JSON)
  * for NaN; bytes and counts as integers. */
 const char *fsc_report_num(double v, char *buf, size_t size);
-/* "YYYY-MM-DDTHH:MM:SSZ". */
+/* t_s as "YYYY-MM-DDTHH:MM:SSZ" (base/timefmt.h) into buf; returns buf. */
 const char *fsc_report_time(int64_t t_s, char *buf, size_t size);
 const char *fsc_report_dir_name(unsigned dir);
 

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/timefmt.h"
 #include "config/config.h"
 #include "model/topology_keys.h"
 #include "report/report.h"
@@ -63,17 +64,6 @@ static int usage_error(const char *what, const char *arg)
     return EXIT_USAGE;
 }
 
-/* Days since 1970-01-01 (proleptic Gregorian). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
 /* "now", "-24h" / "-7d", Unix seconds, "YYYY-MM-DD", "YYYY-MM-DDTHH:MM[:SS]Z". */
 static int parse_time(const char *s, int64_t now, int64_t *out)
 {
@@ -111,7 +101,7 @@ static int parse_time(const char *s, int64_t now, int64_t *out)
     }
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
         return -1;
-    *out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+    *out = fsc_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
     return 0;
 }
 

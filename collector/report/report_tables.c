@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/timefmt.h"
+
 /* ---- shared formatting -------------------------------------------------------- */
 
 const char *fsc_report_num(double v, char *buf, size_t size)
@@ -16,33 +18,9 @@ const char *fsc_report_num(double v, char *buf, size_t size)
     return buf;
 }
 
-/* Civil date of a day number (days since 1970-01-01), H. Hinnant's method. */
-static void civil(int64_t z, int64_t *y, unsigned *m, unsigned *d)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    unsigned doe = (unsigned)(z - era * 146097);
-    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    unsigned mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = (int64_t)yoe + era * 400 + (*m <= 2);
-}
-
 const char *fsc_report_time(int64_t t_s, char *buf, size_t size)
 {
-    int64_t days = t_s / 86400, rem = t_s % 86400;
-    if (rem < 0) {
-        rem += 86400;
-        days--;
-    }
-    int64_t y;
-    unsigned m, d;
-    civil(days, &y, &m, &d);
-    snprintf(buf, size, "%04lld-%02u-%02uT%02u:%02u:%02uZ", (long long)y, m, d,
-             (unsigned)(rem / 3600), (unsigned)(rem / 60 % 60), (unsigned)(rem % 60));
-    return buf;
+    return fsc_time_rfc3339(t_s, 0, 0, buf, size);
 }
 
 const char *fsc_report_dir_name(unsigned dir)

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/json_write.h"
+#include "base/numfmt.h"
+#include "base/timefmt.h"
 #include "report/report_tables.h"
 
 /* ---- CSV: "# " lines for the header and summary, then per table a header
@@ -61,83 +64,90 @@ int fsc_report_write_csv(const struct fsc_report *rep, FILE *out)
     return ferror(out) ? -EIO : 0;
 }
 
-/* ---- JSON ------------------------------------------------------------------------------ */
+/* ---- JSON: base/json_write.h, pretty, a table's rows one a line ---------------------- */
 
-static void json_str(FILE *out, const char *s)
+/* A ratio or rate: 6 significant digits, as the CSV shows it. */
+static void json_num6(struct fsc_json *w, const char *key, double v)
 {
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
+    fsc_json_num(w, key, fsc_round_sig(v, 6));
 }
 
-static void json_cell(FILE *out, const struct fsc_rpt_cell *c)
+static void json_cell(struct fsc_json *w, const char *key, const struct fsc_rpt_cell *c)
 {
-    char buf[128];
-    if (c->kind == FSC_RPT_STR || c->kind == FSC_RPT_TIME) {
-        fsc_rpt_cell_text(c, buf, sizeof(buf));
-        if (c->kind == FSC_RPT_TIME && buf[0] == '\0')
-            fputs("null", out);
+    char buf[FSC_RFC3339_MAX];
+    switch (c->kind) {
+    case FSC_RPT_STR:
+        fsc_json_str(w, key, c->s ? c->s : "");
+        break;
+    case FSC_RPT_TIME:
+        if (isfinite(c->v) && c->v != 0)
+            fsc_json_str(w, key, fsc_report_time((int64_t)c->v, buf, sizeof(buf)));
         else
-            json_str(out, buf);
-        return;
+            fsc_json_null(w, key);
+        break;
+    case FSC_RPT_INT:
+        /* whole numbers in full (%.0f's digits), beyond 2^53 too */
+        if (fabs(c->v) < 9223372036854775808.0)
+            fsc_json_int(w, key, (int64_t)nearbyint(c->v));
+        else
+            fsc_json_num(w, key, c->v);
+        break;
+    default:
+        json_num6(w, key, c->v);
+        break;
     }
-    if (!isfinite(c->v)) {
-        fputs("null", out);
-        return;
-    }
-    fputs(fsc_rpt_cell_text(c, buf, sizeof(buf)), out);
 }
 
 int fsc_report_write_json(const struct fsc_report *rep, FILE *out)
 {
-    char a[32], b[32], g[32], buf[64];
-    fprintf(out, "{\n  \"format\": 1,\n  \"source\": ");
-    json_str(out, rep->source ? rep->source : "");
-    fprintf(out, ",\n  \"origin\": ");
-    json_str(out, rep->origin ? rep->origin : "");
-    fprintf(out, ",\n  \"from\": \"%s\",\n  \"to\": \"%s\",\n  \"generated\": \"%s\",\n",
-            fsc_report_time(rep->from_s, a, sizeof(a)), fsc_report_time(rep->to_s, b, sizeof(b)),
-            fsc_report_time(rep->generated_s, g, sizeof(g)));
-    fprintf(out, "  \"threshold\": %s,\n  \"bin_seconds\": %lld,\n",
-            fsc_report_num(rep->threshold, buf, sizeof(buf)), (long long)rep->bin_s);
-    fprintf(out, "  \"summary\": [");
-    for (size_t i = 0; i < rep->n_summary; i++) {
-        fputs(i ? ",\n    " : "\n    ", out);
-        json_str(out, rep->summary[i]);
-    }
-    fprintf(out, "%s],\n  \"notes\": [", rep->n_summary ? "\n  " : "");
-    for (size_t i = 0; i < rep->n_notes; i++) {
-        fputs(i ? ", " : "", out);
-        json_str(out, rep->notes[i]);
-    }
-    fprintf(out, "],\n  \"tables\": {");
-    for (size_t t = 0; t < fsc_rpt_n_tables; t++) {
-        const struct fsc_rpt_table *tb = &fsc_rpt_tables[t];
-        fprintf(out, "%s\n    ", t ? "," : "");
-        json_str(out, tb->name);
-        fputs(": [", out);
+    struct fsc_buf b = {0};
+    struct fsc_json w;
+    char t[FSC_RFC3339_MAX];
+
+    fsc_json_start_pretty(&w, &b);
+    fsc_json_object(&w, NULL);
+    fsc_json_int(&w, "format", 1);
+    fsc_json_str(&w, "source", rep->source ? rep->source : "");
+    fsc_json_str(&w, "origin", rep->origin ? rep->origin : "");
+    fsc_json_str(&w, "from", fsc_report_time(rep->from_s, t, sizeof(t)));
+    fsc_json_str(&w, "to", fsc_report_time(rep->to_s, t, sizeof(t)));
+    fsc_json_str(&w, "generated", fsc_report_time(rep->generated_s, t, sizeof(t)));
+    json_num6(&w, "threshold", rep->threshold);
+    fsc_json_int(&w, "bin_seconds", rep->bin_s);
+    fsc_json_array(&w, "summary");
+    for (size_t i = 0; i < rep->n_summary; i++)
+        fsc_json_str(&w, NULL, rep->summary[i]);
+    fsc_json_end(&w);
+    fsc_json_array(&w, "notes");
+    fsc_json_one_line(&w);
+    for (size_t i = 0; i < rep->n_notes; i++)
+        fsc_json_str(&w, NULL, rep->notes[i]);
+    fsc_json_end(&w);
+    fsc_json_object(&w, "tables");
+    for (size_t i = 0; i < fsc_rpt_n_tables; i++) {
+        const struct fsc_rpt_table *tb = &fsc_rpt_tables[i];
+        fsc_json_array(&w, tb->name);
         size_t n = tb->rows(rep);
         for (size_t r = 0; r < n; r++) {
             struct fsc_rpt_cell cells[FSC_RPT_MAX_COLS];
             tb->row(rep, r, cells);
-            fputs(r ? ",\n      {" : "\n      {", out);
-            for (size_t c = 0; c < tb->n_cols; c++) {
-                fputs(c ? ", " : "", out);
-                json_str(out, tb->cols[c]);
-                fputs(": ", out);
-                json_cell(out, &cells[c]);
-            }
-            fputc('}', out);
+            fsc_json_object(&w, NULL);
+            fsc_json_one_line(&w);
+            for (size_t c = 0; c < tb->n_cols; c++)
+                json_cell(&w, tb->cols[c], &cells[c]);
+            fsc_json_end(&w);
         }
-        fputs(n ? "\n    ]" : "]", out);
+        fsc_json_end(&w);
     }
-    fputs("\n  }\n}\n", out);
-    return ferror(out) ? -EIO : 0;
+    fsc_json_end(&w);
+    fsc_json_end(&w);
+    int rc = fsc_json_done(&w);
+    if (rc == 0)
+        rc = fsc_buf_append(&b, "\n", 1);
+    if (rc == 0 && fwrite(b.data, 1, b.len, out) != b.len)
+        rc = -EIO;
+    fsc_buf_free(&b);
+    if (rc == 0 && ferror(out))
+        rc = -EIO;
+    return rc;
 }

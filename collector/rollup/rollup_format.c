@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/timefmt.h"
+
 /* ---- CRC-32 ------------------------------------------------------------------ */
 
 /* Bitwise CRC-32 with a 16-entry table (nibbles): a few hundred bytes per
@@ -291,31 +293,7 @@ int fsc_rr_header_decode(const uint8_t in[FSC_RR_HEADER_SIZE], int64_t *day_s)
     return 0;
 }
 
-/* ---- file names: civil dates without timegm() (not POSIX) -------------------------- */
-
-/* Days since 1970-01-01 of y-m-d (proleptic Gregorian), H. Hinnant's method. */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    unsigned doe = (unsigned)(z - era * 146097);
-    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    unsigned mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = (int64_t)yoe + era * 400 + (*m <= 2);
-}
+/* ---- file names ------------------------------------------------------------------- */
 
 static int64_t floor_div(int64_t a, int64_t b)
 {
@@ -326,7 +304,7 @@ const char *fsc_rr_file_name(int64_t t_s, char *buf, size_t size)
 {
     int64_t y;
     unsigned m, d;
-    civil_from_days(floor_div(t_s, 86400), &y, &m, &d);
+    fsc_civil_from_days(floor_div(t_s, 86400), &y, &m, &d);
     snprintf(buf, size, "rollup-%04lld%02u%02u.fsr", (long long)y, m, d);
     return buf;
 }
@@ -344,6 +322,6 @@ int fsc_rr_file_day(const char *name, int64_t *day_s)
         return -1;
     if (m < 1 || m > 12 || d < 1 || d > 31)
         return -1;
-    *day_s = days_from_civil(y, m, d) * 86400;
+    *day_s = fsc_days_from_civil(y, m, d) * 86400;
     return 0;
 }

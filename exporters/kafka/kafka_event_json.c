@@ -12,8 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/event_text.h"
-#include "kafka/kafka_json.h"
+#include "base/json_write.h"
+#include "base/timefmt.h"
+#include "model/operstate.h"
 
 /* Where an event happened: its device and port (the key) and the other
  * labels of its series. */
@@ -108,13 +109,13 @@ static void where_stream(const struct fsc_kafka_event_json *cx, const struct fsc
     }
 }
 
-static void put_time(struct fsc_kjson *w, const char *name_ns, const char *name, int64_t t_ns)
+static void put_time(struct fsc_json *w, const char *name_ns, const char *name, int64_t t_ns)
 {
-    char num[24], text[64];
+    char num[24], text[FSC_RFC3339_MAX];
     snprintf(num, sizeof(num), "%" PRId64, t_ns);
-    fsc_time_format(t_ns, text, sizeof(text));
-    fsc_kjson_str(w, name_ns, num);
-    fsc_kjson_str(w, name, text);
+    fsc_time_rfc3339_ns(t_ns, 9, text, sizeof(text));
+    fsc_json_str(w, name_ns, num);
+    fsc_json_str(w, name, text);
 }
 
 /* "1s", "10s", "1m": a window width in its largest exact unit. */
@@ -135,13 +136,13 @@ static void duration_label(int64_t ns, char *buf, size_t size)
 }
 
 /* Utilization of the windows around a finished burst, named by width. */
-static void put_windows(struct fsc_kjson *w, const struct fsc_kafka_event_json *cx,
+static void put_windows(struct fsc_json *w, const struct fsc_kafka_event_json *cx,
                         const struct fsc_event *ev)
 {
     const double util[2] = {ev->util_1s, ev->util_10s};
     if (!(util[0] >= 0) && !(util[1] >= 0))
         return;
-    fsc_kjson_begin(w, "window_utilization");
+    fsc_json_object(w, "window_utilization");
     for (unsigned l = 0; l < 2; l++) {
         char name[32];
         if (!(util[l] >= 0))
@@ -151,9 +152,9 @@ static void put_windows(struct fsc_kjson *w, const struct fsc_kafka_event_json *
             duration_label(ec->rate.window_ns[l], name, sizeof(name));
         else
             snprintf(name, sizeof(name), "level%u", l);
-        fsc_kjson_num(w, name, util[l]);
+        fsc_json_num(w, name, util[l]);
     }
-    fsc_kjson_end(w);
+    fsc_json_end(w);
 }
 
 /* "a.b.c.d" of an IPv4 address carried as a host-order integer. */
@@ -168,48 +169,42 @@ static const char *ipv4_text(double v, char *buf, size_t size)
 
 /* What the host has against what the cable plan wants (the NIC source's
  * encoding in events.h). */
-static void put_cable(struct fsc_kjson *w, const struct fsc_event *ev, const char *mismatch)
+static void put_cable(struct fsc_json *w, const struct fsc_event *ev, const char *mismatch)
 {
-    /* RFC 2863 operstate words in IF_OPER_* order, as /sys/class/net says them. */
-    static const char *const oper[] = {"unknown", "notpresent", "down", "lowerlayerdown",
-                                       "testing", "dormant",    "up"};
-    static const char *const seen[] = {"none", "incomplete", "elsewhere", "complete"};
     char a[24], b[24];
-    fsc_kjson_str(w, "mismatch", mismatch ? mismatch : "unknown");
+    fsc_json_str(w, "mismatch", mismatch ? mismatch : "unknown");
     if (!mismatch)
         return;
     if (strcmp(mismatch, "down") == 0) {
-        unsigned k = ev->amount >= 0 && ev->amount < 7 ? (unsigned)ev->amount : 0;
-        fsc_kjson_str(w, "operstate", oper[k]);
+        fsc_json_str(w, "operstate", fsc_oper_name(ev->amount));
     } else if (strcmp(mismatch, "speed") == 0) {
-        fsc_kjson_num(w, "planned_speed_bits_per_second", ev->baseline);
-        fsc_kjson_num(w, "speed_bits_per_second", ev->amount);
+        fsc_json_num(w, "planned_speed_bits_per_second", ev->baseline);
+        fsc_json_num(w, "speed_bits_per_second", ev->amount);
     } else if (strcmp(mismatch, "address") == 0) {
         const char *want = ipv4_text(ev->baseline, a, sizeof(a));
         if (want) {
             size_t l = strlen(a);
             snprintf(a + l, sizeof(a) - l, "/30");
-            fsc_kjson_str(w, "planned_address", a);
+            fsc_json_str(w, "planned_address", a);
         } else {
-            fsc_kjson_null(w, "planned_address");
+            fsc_json_null(w, "planned_address");
         }
         const char *have = ipv4_text(ev->amount, b, sizeof(b));
         if (have) {
             size_t l = strlen(b);
             snprintf(b + l, sizeof(b) - l, "/%u",
                      ev->peak >= 0 && ev->peak <= 32 ? (unsigned)ev->peak : 0u);
-            fsc_kjson_str(w, "address", b);
+            fsc_json_str(w, "address", b);
         } else {
-            fsc_kjson_null(w, "address");
+            fsc_json_null(w, "address");
         }
     } else if (strcmp(mismatch, "peer") == 0) {
         const char *peer = ipv4_text(ev->baseline, a, sizeof(a));
         if (peer)
-            fsc_kjson_str(w, "peer_address", peer);
+            fsc_json_str(w, "peer_address", peer);
         else
-            fsc_kjson_null(w, "peer_address");
-        unsigned k = ev->amount >= 0 && ev->amount < 4 ? (unsigned)ev->amount : 0;
-        fsc_kjson_str(w, "neighbour", seen[k]);
+            fsc_json_null(w, "peer_address");
+        fsc_json_str(w, "neighbour", fsc_peer_seen_name(ev->amount));
     }
 }
 
@@ -221,66 +216,66 @@ static int pfc_by_frames(const char *metric)
     return metric && strstr(metric, "pause_frames") != NULL;
 }
 
-static void put_figures(struct fsc_kjson *w, const struct fsc_kafka_event_json *cx,
+static void put_figures(struct fsc_json *w, const struct fsc_kafka_event_json *cx,
                         const struct fsc_event *ev, const struct where *wh)
 {
     switch (ev->kind) {
     case FSC_EV_MICROBURST:
     case FSC_EV_BURST:
-        fsc_kjson_num(w, "peak_utilization", ev->peak);
-        fsc_kjson_num(w, "bytes", ev->amount);
+        fsc_json_num(w, "peak_utilization", ev->peak);
+        fsc_json_num(w, "bytes", ev->amount);
         put_windows(w, cx, ev);
         break;
     case FSC_EV_QUEUE_PEAK:
-        fsc_kjson_num(w, "queue_peak_bytes", ev->amount);
-        fsc_kjson_num(w, "buffer_share", ev->peak);
+        fsc_json_num(w, "queue_peak_bytes", ev->amount);
+        fsc_json_num(w, "buffer_share", ev->peak);
         break;
     case FSC_EV_BUFFER_THRESHOLD:
-        fsc_kjson_num(w, "crossings", ev->amount);
-        fsc_kjson_num(w, "crossings_per_second", ev->peak);
+        fsc_json_num(w, "crossings", ev->amount);
+        fsc_json_num(w, "crossings_per_second", ev->peak);
         break;
     case FSC_EV_CNP_SPIKE:
     case FSC_EV_ECN_SPIKE:
     case FSC_EV_REORDER_SPIKE:
-        fsc_kjson_num(w, "peak_rate_per_second", ev->peak);
-        fsc_kjson_num(w, "baseline_rate_per_second", ev->baseline);
-        fsc_kjson_num(w, "count", ev->amount);
+        fsc_json_num(w, "peak_rate_per_second", ev->peak);
+        fsc_json_num(w, "baseline_rate_per_second", ev->baseline);
+        fsc_json_num(w, "count", ev->amount);
         break;
     case FSC_EV_PFC_STORM:
         if (pfc_by_frames(wh->metric)) {
-            fsc_kjson_num(w, "peak_pause_frames_per_second", ev->peak);
-            fsc_kjson_num(w, "pause_frames", ev->amount);
+            fsc_json_num(w, "peak_pause_frames_per_second", ev->peak);
+            fsc_json_num(w, "pause_frames", ev->amount);
         } else {
-            fsc_kjson_num(w, "peak_paused_fraction", ev->peak);
-            fsc_kjson_num(w, "paused_seconds", ev->amount);
+            fsc_json_num(w, "peak_paused_fraction", ev->peak);
+            fsc_json_num(w, "paused_seconds", ev->amount);
         }
         break;
     case FSC_EV_UPLINK_IMBALANCE:
-        fsc_kjson_num(w, "peak_imbalance_ratio", ev->peak);
-        fsc_kjson_num(w, "windows_above", ev->amount);
-        fsc_kjson_num(w, "mean_utilization_at_start", ev->baseline);
+        fsc_json_num(w, "peak_imbalance_ratio", ev->peak);
+        fsc_json_num(w, "windows_above", ev->amount);
+        fsc_json_num(w, "mean_utilization_at_start", ev->baseline);
         break;
     case FSC_EV_CABLE_MISMATCH:
         put_cable(w, ev, wh->mismatch);
         break;
     case FSC_EV_PCIE_DEGRADED:
-        fsc_kjson_num(w, "speed_gts", ev->peak);
-        fsc_kjson_num(w, "max_speed_gts", ev->baseline);
-        fsc_kjson_num(w, "width", ev->amount);
-        fsc_kjson_num(w, "max_width", ev->util_1s);
+        fsc_json_num(w, "speed_gts", ev->peak);
+        fsc_json_num(w, "max_speed_gts", ev->baseline);
+        fsc_json_num(w, "width", ev->amount);
+        fsc_json_num(w, "max_width", ev->util_1s);
         break;
     case FSC_EV_COUNTER_RESET:
-        fsc_kjson_num(w, "value_before", ev->peak);
-        fsc_kjson_num(w, "value_after", ev->amount);
-        fsc_kjson_num(w, "held_back_resets", ev->baseline);
-        fsc_kjson_str(w, "cause", ev->util_1s > 0 ? "reset_evidence" : "decrease");
+        fsc_json_num(w, "value_before", ev->peak);
+        fsc_json_num(w, "value_after", ev->amount);
+        fsc_json_num(w, "held_back_resets", ev->baseline);
+        fsc_json_str(w, "cause", ev->util_1s > 0 ? "reset_evidence" : "decrease");
         break;
     case FSC_EV_STREAM_DOWN:
-        fsc_kjson_str(w, "reason", fsc_stream_down_reason_name((int)ev->peak));
+        fsc_json_str(w, "reason", fsc_stream_down_reason_name((int)ev->peak));
         if (ev->amount >= 0)
-            fsc_kjson_num(w, "grpc_status", ev->amount);
+            fsc_json_num(w, "grpc_status", ev->amount);
         if (ev->phase == FSC_EV_END)
-            fsc_kjson_num(w, "failed_calls", ev->baseline);
+            fsc_json_num(w, "failed_calls", ev->baseline);
         break;
     default:
         break;
@@ -298,7 +293,8 @@ int fsc_kafka_event_encode(void *arg, const struct fsc_event *ev, char *out, siz
 {
     const struct fsc_kafka_event_json *cx = arg;
     struct where wh;
-    struct fsc_kjson w;
+    struct fsc_json w;
+    struct fsc_buf buf;
     char id[FSC_KAFKA_EVENT_ID_MAX];
 
     if (ev->kind >= FSC_EV__COUNT || ev->phase > FSC_EV_INSTANT)
@@ -318,39 +314,43 @@ int fsc_kafka_event_encode(void *arg, const struct fsc_event *ev, char *out, siz
     if (fsc_kafka_event_id(id, sizeof(id), cx->run_id, ev->seq) < 0)
         return -EINVAL;
 
-    fsc_kjson_init(&w, out, cap);
-    fsc_kjson_begin(&w, NULL);
-    fsc_kjson_str(&w, "schema", FSC_KAFKA_EVENT_SCHEMA);
-    fsc_kjson_str(&w, "id", id);
-    fsc_kjson_str(&w, "type", fsc_event_kind_name(ev->kind));
-    fsc_kjson_str(&w, "phase", fsc_event_phase_name(ev->phase));
-    fsc_kjson_str(&w, "device", wh.device);
-    fsc_kjson_str(&w, "port", wh.port);
+    if (cap == 0)
+        return -E2BIG;
+    fsc_buf_fixed(&buf, out, cap);
+    fsc_json_start(&w, &buf);
+    fsc_json_object(&w, NULL);
+    fsc_json_str(&w, "schema", FSC_KAFKA_EVENT_SCHEMA);
+    fsc_json_str(&w, "id", id);
+    fsc_json_str(&w, "type", fsc_event_kind_name(ev->kind));
+    fsc_json_str(&w, "phase", fsc_event_phase_name(ev->phase));
+    fsc_json_str(&w, "device", wh.device);
+    fsc_json_str(&w, "port", wh.port);
     if (direction_name(ev->direction))
-        fsc_kjson_str(&w, "direction", direction_name(ev->direction));
+        fsc_json_str(&w, "direction", direction_name(ev->direction));
     if (wh.group)
-        fsc_kjson_str(&w, "group", wh.group);
+        fsc_json_str(&w, "group", wh.group);
     if (wh.src) {
-        fsc_kjson_str(&w, "source", wh.src);
-        fsc_kjson_str(&w, "stream", wh.stream);
+        fsc_json_str(&w, "source", wh.src);
+        fsc_json_str(&w, "stream", wh.stream);
     }
     if (wh.metric)
-        fsc_kjson_str(&w, "metric", wh.metric);
+        fsc_json_str(&w, "metric", wh.metric);
     if (wh.by_id)
-        fsc_kjson_int(&w, "series", ev->series);
-    fsc_kjson_begin(&w, "labels");
+        fsc_json_int(&w, "series", ev->series);
+    fsc_json_object(&w, "labels");
     for (size_t i = 0; i < wh.n_labels; i++)
-        fsc_kjson_str(&w, wh.labels[i].name, wh.labels[i].value);
-    fsc_kjson_end(&w);
+        fsc_json_str(&w, wh.labels[i].name, wh.labels[i].value);
+    fsc_json_end(&w);
     /* The moment this message is about: the end once there is one, the
      * start before (an update carries the figures so far). */
     put_time(&w, "time_ns", "time", ev->t_end_ns ? ev->t_end_ns : ev->t_start_ns);
     put_time(&w, "start_ns", "start", ev->t_start_ns);
     if (ev->t_end_ns) {
         put_time(&w, "end_ns", "end", ev->t_end_ns);
-        fsc_kjson_num(&w, "duration_seconds", (double)(ev->t_end_ns - ev->t_start_ns) / 1e9);
+        fsc_json_num(&w, "duration_seconds", (double)(ev->t_end_ns - ev->t_start_ns) / 1e9);
     }
     put_figures(&w, cx, ev, &wh);
-    fsc_kjson_end(&w);
-    return fsc_kjson_finish(&w);
+    fsc_json_end(&w);
+    int rc = fsc_json_done(&w);
+    return rc != 0 ? rc : (int)buf.len;
 }

@@ -61,14 +61,14 @@ static void dline(struct dfam *d, const struct fsc_prom_block *blk, const struct
 static void dline_u64(struct dfam *d, const struct fsc_prom_block *blk,
                       const struct fsc_prom_label *ex, size_t n_ex, uint64_t v)
 {
-    char num[FSC_PROM_NUM_MAX];
-    dline(d, blk, ex, n_ex, num, fsc_prom_fmt_u64(num, v));
+    char num[FSC_NUM_MAX];
+    dline(d, blk, ex, n_ex, num, fsc_fmt_u64(num, v));
 }
 
 static void dline_f64(struct dfam *d, const struct fsc_prom_block *blk,
                       const struct fsc_prom_label *ex, size_t n_ex, double v)
 {
-    char num[FSC_PROM_NUM_MAX];
+    char num[FSC_NUM_MAX];
     dline(d, blk, ex, n_ex, num, fsc_prom_fmt_double(num, v));
 }
 
@@ -93,7 +93,7 @@ static void port_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
         const struct fsc_prom_port_rec *p = &r->ports[i];
         const struct fsc_prom_block *blk = &blocks[p->block];
         if (p->rate)
-            dline_f64(&d, blk, ex, port_labels(p, blk, ex), fsc_prom_round_float(p->bytes_per_s));
+            dline_f64(&d, blk, ex, port_labels(p, blk, ex), fsc_round_float(p->bytes_per_s));
     }
     dfam_open(&d, r, out, FSC_PD_UTIL);
     for (size_t i = 0; i < r->n_ports && !r->w.err; i++) {
@@ -101,7 +101,7 @@ static void port_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
         const struct fsc_prom_block *blk = &blocks[p->block];
         if (p->rate && p->speed > 0)
             dline_f64(&d, blk, ex, port_labels(p, blk, ex),
-                      fsc_prom_round_float(p->bytes_per_s * 8.0 / p->speed));
+                      fsc_round_float(p->bytes_per_s * 8.0 / p->speed));
     }
     dfam_open(&d, r, out, FSC_PD_UTIL_PEAK);
     for (size_t i = 0; i < r->n_ports && !r->w.err; i++) {
@@ -114,7 +114,7 @@ static void port_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
             if (!(p->done & (1u << l)))
                 continue; /* no window of that width has completed yet */
             ex[n] = LBL("window", r->window[l].s, r->window[l].len);
-            dline_f64(&d, blk, ex, n + 1, fsc_prom_round_float(p->peak[l] * 8.0 / p->speed));
+            dline_f64(&d, blk, ex, n + 1, fsc_round_float(p->peak[l] * 8.0 / p->speed));
         }
     }
     dfam_open(&d, r, out, FSC_PD_FINE_UTIL);
@@ -147,7 +147,7 @@ static void detector_families(struct fsc_prom_renderer *r, struct fsc_buf *out,
         if (!(blk->reserved & FSC_PROM_RES_COUNTER))
             ex[n++] = (struct fsc_prom_label){"counter", 7, p->fam->metric, p->fam->metric_len};
         if (which == FSC_PD_RATE)
-            dline_f64(&d, blk, ex, n, fsc_prom_round_float(p->per_s));
+            dline_f64(&d, blk, ex, n, fsc_round_float(p->per_s));
         else
             dline_u64(&d, blk, ex, n, p->events);
     }
@@ -198,13 +198,13 @@ static void group_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
             struct fsc_group_view gv;
             if (fsc_engine_group_view(r->env.eng, g, &gv) != 0 || !gv.present)
                 continue;
-            char numname[FSC_PROM_NUM_MAX];
+            char numname[FSC_NUM_MAX];
             struct fsc_prom_label ex[1];
             if (g < topo->n_groups)
                 ex[0] = (struct fsc_prom_label){"group", 5, topo->groups[g].name,
                                                 strlen(topo->groups[g].name)};
             else
-                ex[0] = (struct fsc_prom_label){"group", 5, numname, fsc_prom_fmt_u64(numname, g)};
+                ex[0] = (struct fsc_prom_label){"group", 5, numname, fsc_fmt_u64(numname, g)};
             if (which == FSC_PD_IMB_RATIO)
                 dline_f64(&d, NULL, ex, 1, gv.ratio);
             else

@@ -83,8 +83,8 @@ static void hist_line(struct hist_out *h, const char *suffix, size_t suffix_len,
         fsc_prom_header(&r->w, h->out, f->om_name, f->om_len, "histogram", help, r->om);
         h->headed = 1;
     }
-    char num[FSC_PROM_NUM_MAX];
-    size_t nl = val->f64 ? fsc_prom_fmt_double(num, val->v.d) : fsc_prom_fmt_u64(num, val->v.u);
+    char num[FSC_NUM_MAX];
+    size_t nl = val->f64 ? fsc_prom_fmt_double(num, val->v.d) : fsc_fmt_u64(num, val->v.u);
     const struct fsc_prom_block *blk = &r->ix.blocks[base];
     const struct fsc_prom_label ex = {"le", 2, le, le ? strlen(le) : 0};
     fsc_prom_sample(&r->w, h->out, f->om_name, f->om_len, suffix, suffix_len, r->ix.text + blk->off,

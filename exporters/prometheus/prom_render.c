@@ -89,8 +89,8 @@ const struct fsc_prom_fdesc fsc_prom_derived_desc[FSC_PD__COUNT] = {
 static void set_str(struct fsc_prom_str *s, const char *text)
 {
     size_t n = strlen(text);
-    if (n > FSC_PROM_NUM_MAX)
-        n = FSC_PROM_NUM_MAX;
+    if (n > FSC_NUM_MAX)
+        n = FSC_NUM_MAX;
     memcpy(s->s, text, n);
     s->s[n] = '\0';
     s->len = n;

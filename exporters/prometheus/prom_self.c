@@ -87,14 +87,14 @@ static void line_num(struct fsc_prom_renderer *r, struct fsc_buf *out, enum self
 static void line_u64(struct fsc_prom_renderer *r, struct fsc_buf *out, enum self_family s,
                      const struct fsc_prom_label *ex, size_t n_ex, uint64_t v)
 {
-    char num[FSC_PROM_NUM_MAX];
-    line_num(r, out, s, ex, n_ex, num, fsc_prom_fmt_u64(num, v));
+    char num[FSC_NUM_MAX];
+    line_num(r, out, s, ex, n_ex, num, fsc_fmt_u64(num, v));
 }
 
 static void line_f64(struct fsc_prom_renderer *r, struct fsc_buf *out, enum self_family s,
                      const struct fsc_prom_label *ex, size_t n_ex, double v)
 {
-    char num[FSC_PROM_NUM_MAX];
+    char num[FSC_NUM_MAX];
     line_num(r, out, s, ex, n_ex, num, fsc_prom_fmt_double(num, v));
 }
 

@@ -29,7 +29,7 @@ static size_t raw_value(const struct fsc_series_view *v, char *num)
 {
     if (v->unit == FSC_UNIT_MICROSECONDS)
         return fsc_prom_fmt_double(num, (v->is_f64 ? v->value.d : (double)v->value.u) / 1e6);
-    return v->is_f64 ? fsc_prom_fmt_double(num, v->value.d) : fsc_prom_fmt_u64(num, v->value.u);
+    return v->is_f64 ? fsc_prom_fmt_double(num, v->value.d) : fsc_fmt_u64(num, v->value.u);
 }
 
 /* Makes room for one more record in *arr (capacity *cap, doubling); the
@@ -146,7 +146,7 @@ void fsc_prom_series(struct fsc_prom_renderer *r, struct fsc_prom_family *f, fsc
         }
         if (ok) {
             const struct fsc_prom_block *blk = &r->ix.blocks[block];
-            char num[FSC_PROM_NUM_MAX];
+            char num[FSC_NUM_MAX];
             size_t nl = raw_value(v, num);
             fsc_prom_sample(&r->w, out, f->sample_name, f->sample_len, "", 0, r->ix.text + blk->off,
                             blk->len, NULL, 0, num, nl);

@@ -12,26 +12,13 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "base/numfmt.h"
 
-/* Longest text fsc_prom_fmt_u64 / fsc_prom_fmt_double write (no NUL). */
-#define FSC_PROM_NUM_MAX 32
-
-/* Writes v in decimal into buf (>= FSC_PROM_NUM_MAX bytes, not terminated)
- * and returns the length. */
-size_t fsc_prom_fmt_u64(char *buf, uint64_t v);
-
-/* Writes v as a Go/Prometheus float into buf (>= FSC_PROM_NUM_MAX bytes, not
- * terminated) and returns the length: "NaN", "+Inf", "-Inf"; integral values
- * below 2^53 as exact integers ("42", "-3"); anything else with the fewest of
- * 15, 16 or 17 significant digits that reads back as the same double, so the
- * text round-trips exactly. */
+/* Writes v as a Go/Prometheus float into buf (>= FSC_NUM_MAX bytes, not
+ * terminated) and returns the length: "NaN", "+Inf", "-Inf", else
+ * fsc_fmt_double's text (integral values below 2^53 as exact integers, the
+ * rest the shortest text that reads back as the same double). */
 size_t fsc_prom_fmt_double(char *buf, double v);
-
-/* v rounded to 7 significant decimal digits: the precision of the engine's
- * float-stored rates (a 1.25e10 B/s window kept as a float reads back as
- * 12499999744; exposing that would be false precision). Non-finite and zero
- * values are returned unchanged. */
-double fsc_prom_round_float(double v);
 
 /* Copies s[0..n) into dst escaping a label value (\ -> \\, " -> \", newline
  * -> \n). dst needs room for 2n bytes. Returns the end of what was written. */
@@ -84,7 +71,7 @@ int fsc_prom_header(struct fsc_prom_writer *w, struct fsc_buf *b, const char *na
 
 /* A short preformatted string (a bucket bound, a window name). */
 struct fsc_prom_str {
-    char s[FSC_PROM_NUM_MAX + 1];
+    char s[FSC_NUM_MAX + 1];
     size_t len;
 };
 

@@ -3,6 +3,7 @@
  * between requests. Credentials go through libcurl (basic auth) or one
  * header built here (bearer), never into a log line. */
 #include <curl/curl.h>
+#include <gnutls/gnutls.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -84,9 +85,7 @@ void fsc_rw_http_destroy(struct fsc_rw_http *h)
         curl_easy_cleanup(h->curl);
     curl_slist_free_all(h->headers);
     if (h->auth_header) {
-        volatile char *p = h->auth_header;
-        while (*p)
-            *p++ = '\0';
+        gnutls_memset(h->auth_header, 0, strlen(h->auth_header));
         free(h->auth_header);
     }
     free(h);

@@ -4,9 +4,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "prometheus/prom_text.h"
+#include "base/numfmt.h"
 #include "web/web_format.h"
-#include "web/web_json.h"
+#include "base/json_write.h"
 #include "web/web_model.h"
 
 static const char *dir_name(unsigned dir)
@@ -14,50 +14,50 @@ static const char *dir_name(unsigned dir)
     return dir == FSC_DIR_RX ? "rx" : dir == FSC_DIR_TX ? "tx" : NULL;
 }
 
-static void jw_time(struct fsc_jw *w, const char *key, int64_t t_ns)
+static void jw_time(struct fsc_json *w, const char *key, int64_t t_ns)
 {
     char t[40];
-    fsc_jw_str(w, key, fsc_web_fmt_time(t_ns, t, sizeof(t)));
+    fsc_json_str(w, key, fsc_web_fmt_time(t_ns, t, sizeof(t)));
 }
 
 /* A number, or null when `known` is 0. */
-static void jw_num_or_null(struct fsc_jw *w, const char *key, int known, double v)
+static void jw_num_or_null(struct fsc_json *w, const char *key, int known, double v)
 {
     if (known)
-        fsc_jw_num(w, key, v);
+        fsc_json_num(w, key, v);
     else
-        fsc_jw_null(w, key);
+        fsc_json_null(w, key);
 }
 
 int fsc_web_json_error(const char *msg, struct fsc_buf *out)
 {
-    struct fsc_jw w;
-    fsc_jw_init(&w, out);
-    fsc_jw_object(&w, NULL);
-    fsc_jw_str(&w, "error", msg);
-    fsc_jw_end(&w);
-    return fsc_jw_finish(&w);
+    struct fsc_json w;
+    fsc_json_start(&w, out);
+    fsc_json_object(&w, NULL);
+    fsc_json_str(&w, "error", msg);
+    fsc_json_end(&w);
+    return fsc_json_done(&w);
 }
 
 /* ---- /api/status ---------------------------------------------------------------- */
 
-static void status_engine(struct fsc_jw *w, const struct fsc_web_status *st)
+static void status_engine(struct fsc_json *w, const struct fsc_web_status *st)
 {
     char win[32];
-    fsc_jw_object(w, "engine");
-    fsc_jw_uint(w, "series", st->series);
-    fsc_jw_uint(w, "samples", st->samples);
-    fsc_jw_array(w, "windows");
+    fsc_json_object(w, "engine");
+    fsc_json_uint(w, "series", st->series);
+    fsc_json_uint(w, "samples", st->samples);
+    fsc_json_array(w, "windows");
     for (unsigned l = 0; l < st->n_windows && l < FSC_MAX_WINDOWS; l++)
-        fsc_jw_str(w, NULL, fsc_web_fmt_window(st->window_ns[l], win, sizeof(win)));
-    fsc_jw_end(w);
+        fsc_json_str(w, NULL, fsc_web_fmt_window(st->window_ns[l], win, sizeof(win)));
+    fsc_json_end(w);
     /* Kinds with events only: the list of kinds grows with the detectors. */
-    fsc_jw_object(w, "events_total");
+    fsc_json_object(w, "events_total");
     for (int k = 0; k < FSC_EV__COUNT; k++)
         if (st->events_by_kind[k])
-            fsc_jw_uint(w, fsc_event_kind_name((enum fsc_event_kind)k), st->events_by_kind[k]);
-    fsc_jw_end(w);
-    fsc_jw_end(w);
+            fsc_json_uint(w, fsc_event_kind_name((enum fsc_event_kind)k), st->events_by_kind[k]);
+    fsc_json_end(w);
+    fsc_json_end(w);
 }
 
 static const char *const unit_names[] = {
@@ -67,189 +67,189 @@ static const char *const unit_names[] = {
 
 /* One value of a plugin table: a word, null when unknown, an integer for
  * counts and bytes, else a number. */
-static void stat_value(struct fsc_jw *w, const struct fsc_stat_col *c, double v)
+static void stat_value(struct fsc_json *w, const struct fsc_stat_col *c, double v)
 {
     if (v != v) {
-        fsc_jw_null(w, c->id);
+        fsc_json_null(w, c->id);
     } else if (c->unit == FSC_STAT_WORD) {
         size_t n = 0;
         while (c->words && c->words[n])
             n++;
         if (v >= 0 && v < (double)n)
-            fsc_jw_str(w, c->id, c->words[(size_t)v]);
+            fsc_json_str(w, c->id, c->words[(size_t)v]);
         else
-            fsc_jw_null(w, c->id);
+            fsc_json_null(w, c->id);
     } else if ((c->unit == FSC_STAT_COUNT || c->unit == FSC_STAT_BYTES) && v >= 0 &&
                v < 18446744073709551616.0 && v == (double)(uint64_t)v) {
-        fsc_jw_uint(w, c->id, (uint64_t)v);
+        fsc_json_uint(w, c->id, (uint64_t)v);
     } else {
-        fsc_jw_num(w, c->id, v);
+        fsc_json_num(w, c->id, v);
     }
 }
 
 /* Every plugin table with its columns and rows (docs/API.md, "tables"). */
-static void status_tables(struct fsc_jw *w, const struct fsc_web_status *st)
+static void status_tables(struct fsc_json *w, const struct fsc_web_status *st)
 {
-    fsc_jw_array(w, "tables");
+    fsc_json_array(w, "tables");
     for (size_t t = 0; st->tables && st->tables[t]; t++) {
         const struct fsc_stat_table *tab = st->tables[t];
         size_t n_cols = tab->n_cols < FSC_WEB_STAT_COLS ? tab->n_cols : FSC_WEB_STAT_COLS;
-        fsc_jw_object(w, NULL);
-        fsc_jw_str(w, "id", tab->id);
-        fsc_jw_str(w, "title", tab->title);
-        fsc_jw_str(w, "empty", tab->empty);
-        fsc_jw_array(w, "keys");
+        fsc_json_object(w, NULL);
+        fsc_json_str(w, "id", tab->id);
+        fsc_json_str(w, "title", tab->title);
+        fsc_json_str(w, "empty", tab->empty);
+        fsc_json_array(w, "keys");
         for (size_t k = 0; k < FSC_STAT_KEYS_MAX && tab->keys[k]; k++)
-            fsc_jw_str(w, NULL, tab->keys[k]);
-        fsc_jw_end(w);
-        fsc_jw_array(w, "columns");
+            fsc_json_str(w, NULL, tab->keys[k]);
+        fsc_json_end(w);
+        fsc_json_array(w, "columns");
         for (size_t c = 0; c < n_cols; c++) {
             const struct fsc_stat_col *col = &tab->cols[c];
-            fsc_jw_object(w, NULL);
-            fsc_jw_str(w, "id", col->id);
+            fsc_json_object(w, NULL);
+            fsc_json_str(w, "id", col->id);
             if (col->title)
-                fsc_jw_str(w, "title", col->title);
+                fsc_json_str(w, "title", col->title);
             else
-                fsc_jw_null(w, "title");
-            fsc_jw_str(w, "unit",
+                fsc_json_null(w, "title");
+            fsc_json_str(w, "unit",
                        col->unit < sizeof(unit_names) / sizeof(unit_names[0])
                            ? unit_names[col->unit]
                            : "count");
-            fsc_jw_end(w);
+            fsc_json_end(w);
         }
-        fsc_jw_end(w);
-        fsc_jw_array(w, "rows");
+        fsc_json_end(w);
+        fsc_json_array(w, "rows");
         for (size_t r = 0; r < st->n_rows; r++) {
             const struct fsc_web_stat_row *row = &st->rows[r];
             if (row->table != tab)
                 continue;
-            fsc_jw_object(w, NULL);
+            fsc_json_object(w, NULL);
             for (size_t k = 0; k < FSC_STAT_KEYS_MAX && tab->keys[k]; k++)
-                fsc_jw_str(w, tab->keys[k], row->keys[k]);
+                fsc_json_str(w, tab->keys[k], row->keys[k]);
             for (size_t c = 0; c < n_cols; c++)
                 stat_value(w, &tab->cols[c], row->values[c]);
-            fsc_jw_end(w);
+            fsc_json_end(w);
         }
-        fsc_jw_end(w);
-        fsc_jw_end(w);
+        fsc_json_end(w);
+        fsc_json_end(w);
     }
-    fsc_jw_end(w);
+    fsc_json_end(w);
 }
 
 int fsc_web_json_status(const struct fsc_web_status *st, struct fsc_buf *out)
 {
-    struct fsc_jw w;
-    fsc_jw_init(&w, out);
-    fsc_jw_object(&w, NULL);
+    struct fsc_json w;
+    fsc_json_start(&w, out);
+    fsc_json_object(&w, NULL);
     jw_time(&w, "time", st->now_ns);
     status_engine(&w, st);
-    fsc_jw_array(&w, "sources");
+    fsc_json_array(&w, "sources");
     for (size_t i = 0; i < st->n_sources; i++) {
         const struct fsc_source_status *s = &st->sources[i];
-        fsc_jw_object(&w, NULL);
-        fsc_jw_str(&w, "name", s->name);
-        fsc_jw_str(&w, "type", s->type);
-        fsc_jw_str(&w, "state", s->state);
-        fsc_jw_bool(&w, "up", s->up);
-        fsc_jw_uint(&w, "series", s->series);
-        fsc_jw_end(&w);
+        fsc_json_object(&w, NULL);
+        fsc_json_str(&w, "name", s->name);
+        fsc_json_str(&w, "type", s->type);
+        fsc_json_str(&w, "state", s->state);
+        fsc_json_bool(&w, "up", s->up);
+        fsc_json_uint(&w, "series", s->series);
+        fsc_json_end(&w);
     }
-    fsc_jw_end(&w);
+    fsc_json_end(&w);
     status_tables(&w, st);
-    fsc_jw_end(&w);
-    return fsc_jw_finish(&w);
+    fsc_json_end(&w);
+    return fsc_json_done(&w);
 }
 
 /* ---- /api/ports ------------------------------------------------------------------- */
 
 int fsc_web_json_ports(const struct fsc_web_port_row *rows, size_t n, struct fsc_buf *out)
 {
-    struct fsc_jw w;
+    struct fsc_json w;
     char win[32];
 
-    fsc_jw_init(&w, out);
-    fsc_jw_object(&w, NULL);
-    fsc_jw_array(&w, "ports");
+    fsc_json_start(&w, out);
+    fsc_json_object(&w, NULL);
+    fsc_json_array(&w, "ports");
     for (size_t i = 0; i < n; i++) {
         const struct fsc_web_port_row *p = &rows[i];
-        fsc_jw_object(&w, NULL);
-        fsc_jw_str(&w, "device", p->device);
-        fsc_jw_str(&w, "port", p->port);
+        fsc_json_object(&w, NULL);
+        fsc_json_str(&w, "device", p->device);
+        fsc_json_str(&w, "port", p->port);
         jw_num_or_null(&w, "speed_bps", p->speed_bps > 0, (double)p->speed_bps);
         jw_num_or_null(&w, "peak_utilization", p->has_peak, p->peak_utilization);
-        fsc_jw_str(&w, "peak_direction", p->has_peak ? dir_name(p->peak_direction) : NULL);
-        fsc_jw_str(&w, "peak_window",
-                   p->has_peak ? fsc_web_fmt_window(p->peak_window_ns, win, sizeof(win)) : NULL);
+        fsc_json_str(&w, "peak_direction", p->has_peak ? dir_name(p->peak_direction) : NULL);
+        fsc_json_str(&w, "peak_window",
+                     p->has_peak ? fsc_web_fmt_window(p->peak_window_ns, win, sizeof(win)) : NULL);
         jw_num_or_null(&w, "rx_bytes_per_second", p->has_rate[0], p->bytes_per_second[0]);
         jw_num_or_null(&w, "tx_bytes_per_second", p->has_rate[1], p->bytes_per_second[1]);
         jw_num_or_null(&w, "rx_utilization", p->has_rate[0] && p->utilization[0] >= 0,
                        p->utilization[0]);
         jw_num_or_null(&w, "tx_utilization", p->has_rate[1] && p->utilization[1] >= 0,
                        p->utilization[1]);
-        fsc_jw_uint(&w, "microbursts", p->microbursts);
-        fsc_jw_uint(&w, "bursts", p->bursts);
-        fsc_jw_end(&w);
+        fsc_json_uint(&w, "microbursts", p->microbursts);
+        fsc_json_uint(&w, "bursts", p->bursts);
+        fsc_json_end(&w);
     }
-    fsc_jw_end(&w);
-    fsc_jw_end(&w);
-    return fsc_jw_finish(&w);
+    fsc_json_end(&w);
+    fsc_json_end(&w);
+    return fsc_json_done(&w);
 }
 
 /* ---- /api/events -------------------------------------------------------------------- */
 
-static void event_row(struct fsc_jw *w, const struct fsc_web_event_row *r)
+static void event_row(struct fsc_json *w, const struct fsc_web_event_row *r)
 {
     const struct fsc_event *ev = &r->ev;
     char sum[256];
 
-    fsc_jw_object(w, NULL);
-    fsc_jw_uint(w, "seq", ev->seq);
-    fsc_jw_str(w, "kind", fsc_event_kind_name((enum fsc_event_kind)ev->kind));
-    fsc_jw_str(w, "phase", fsc_event_phase_name((enum fsc_event_phase)ev->phase));
-    fsc_jw_str(w, "device", r->device);
-    fsc_jw_str(w, "port", r->port);
+    fsc_json_object(w, NULL);
+    fsc_json_uint(w, "seq", ev->seq);
+    fsc_json_str(w, "kind", fsc_event_kind_name((enum fsc_event_kind)ev->kind));
+    fsc_json_str(w, "phase", fsc_event_phase_name((enum fsc_event_phase)ev->phase));
+    fsc_json_str(w, "device", r->device);
+    fsc_json_str(w, "port", r->port);
     /* Events without a series name their subject ("source/stream"). */
     if (ev->subject[0])
-        fsc_jw_strn(w, "subject", ev->subject, strnlen(ev->subject, sizeof(ev->subject)));
-    fsc_jw_str(w, "direction", dir_name(ev->direction));
+        fsc_json_strn(w, "subject", ev->subject, strnlen(ev->subject, sizeof(ev->subject)));
+    fsc_json_str(w, "direction", dir_name(ev->direction));
     if (ev->kind == FSC_EV_CABLE_MISMATCH)
-        fsc_jw_str(w, "mismatch", r->mismatch);
+        fsc_json_str(w, "mismatch", r->mismatch);
     if (ev->kind == FSC_EV_UPLINK_IMBALANCE)
-        fsc_jw_uint(w, "group", ev->group);
+        fsc_json_uint(w, "group", ev->group);
     jw_time(w, "start", ev->t_start_ns);
     if (ev->t_end_ns) {
         jw_time(w, "end", ev->t_end_ns);
-        fsc_jw_num(w, "duration_seconds", (double)(ev->t_end_ns - ev->t_start_ns) / 1e9);
+        fsc_json_num(w, "duration_seconds", (double)(ev->t_end_ns - ev->t_start_ns) / 1e9);
     } else {
-        fsc_jw_null(w, "end");
-        fsc_jw_null(w, "duration_seconds");
+        fsc_json_null(w, "end");
+        fsc_json_null(w, "duration_seconds");
     }
     /* Detectors keep these as floats: 7 digits are all they have. */
-    fsc_jw_num(w, "peak", fsc_prom_round_float(ev->peak));
-    fsc_jw_num(w, "amount", fsc_prom_round_float(ev->amount));
-    fsc_jw_num(w, "baseline", fsc_prom_round_float(ev->baseline));
-    fsc_jw_str(w, "summary", fsc_web_event_summary(r, sum, sizeof(sum)));
-    fsc_jw_object(w, "labels");
+    fsc_json_num(w, "peak", fsc_round_float(ev->peak));
+    fsc_json_num(w, "amount", fsc_round_float(ev->amount));
+    fsc_json_num(w, "baseline", fsc_round_float(ev->baseline));
+    fsc_json_str(w, "summary", fsc_web_event_summary(r, sum, sizeof(sum)));
+    fsc_json_object(w, "labels");
     for (size_t i = 0; i < r->n_labels; i++)
-        fsc_jw_str(w, r->labels[i].name, r->labels[i].value);
-    fsc_jw_end(w);
-    fsc_jw_end(w);
+        fsc_json_str(w, r->labels[i].name, r->labels[i].value);
+    fsc_json_end(w);
+    fsc_json_end(w);
 }
 
 int fsc_web_json_events(const struct fsc_web_events *evs, struct fsc_buf *out)
 {
-    struct fsc_jw w;
-    fsc_jw_init(&w, out);
-    fsc_jw_object(&w, NULL);
-    fsc_jw_uint(&w, "published", evs->published);
-    fsc_jw_uint(&w, "lost", evs->lost);
-    fsc_jw_uint(&w, "kept", evs->kept);
-    fsc_jw_array(&w, "events");
+    struct fsc_json w;
+    fsc_json_start(&w, out);
+    fsc_json_object(&w, NULL);
+    fsc_json_uint(&w, "published", evs->published);
+    fsc_json_uint(&w, "lost", evs->lost);
+    fsc_json_uint(&w, "kept", evs->kept);
+    fsc_json_array(&w, "events");
     for (size_t i = 0; i < evs->n_rows; i++)
         event_row(&w, &evs->rows[i]);
-    fsc_jw_end(&w);
-    fsc_jw_end(&w);
-    return fsc_jw_finish(&w);
+    fsc_json_end(&w);
+    fsc_json_end(&w);
+    return fsc_json_done(&w);
 }
 
 /* ---- /api/port ----------------------------------------------------------------------- */
@@ -257,67 +257,67 @@ int fsc_web_json_events(const struct fsc_web_events *evs, struct fsc_buf *out)
 int fsc_web_json_chart(const struct fsc_web_chart *c, struct fsc_buf *out)
 {
     static const char *const key[2] = {"rx", "tx"};
-    struct fsc_jw w;
+    struct fsc_json w;
 
-    fsc_jw_init(&w, out);
-    fsc_jw_object(&w, NULL);
-    fsc_jw_str(&w, "device", c->device);
-    fsc_jw_str(&w, "port", c->port);
+    fsc_json_start(&w, out);
+    fsc_json_object(&w, NULL);
+    fsc_json_str(&w, "device", c->device);
+    fsc_json_str(&w, "port", c->port);
     jw_num_or_null(&w, "speed_bps", c->speed_bps > 0, (double)c->speed_bps);
-    fsc_jw_bool(&w, "tracked", c->tracked);
+    fsc_json_bool(&w, "tracked", c->tracked);
     if (c->tracked)
         jw_time(&w, "tracked_since", c->tracked_since_ns);
     else
-        fsc_jw_null(&w, "tracked_since");
-    fsc_jw_int(&w, "from_ms", fsc_web_ms(c->t_from_ns));
-    fsc_jw_int(&w, "to_ms", fsc_web_ms(c->t_to_ns));
-    fsc_jw_num(&w, "rise", c->rise);
+        fsc_json_null(&w, "tracked_since");
+    fsc_json_int(&w, "from_ms", fsc_web_ms(c->t_from_ns));
+    fsc_json_int(&w, "to_ms", fsc_web_ms(c->t_to_ns));
+    fsc_json_num(&w, "rise", c->rise);
     for (int d = 0; d < 2; d++) {
         /* [t_ms, utilization] pairs: compact, and what the chart draws. */
-        fsc_jw_array(&w, key[d]);
+        fsc_json_array(&w, key[d]);
         for (size_t i = 0; i < c->n_points[d]; i++) {
             const struct fsc_web_point *p = &c->points[d][i];
-            fsc_jw_array(&w, NULL);
-            fsc_jw_int(&w, NULL, fsc_web_ms(p->t_ns));
-            fsc_jw_num(&w, NULL, fsc_prom_round_float(p->utilization));
-            fsc_jw_end(&w);
+            fsc_json_array(&w, NULL);
+            fsc_json_int(&w, NULL, fsc_web_ms(p->t_ns));
+            fsc_json_num(&w, NULL, fsc_round_float(p->utilization));
+            fsc_json_end(&w);
         }
-        fsc_jw_end(&w);
+        fsc_json_end(&w);
     }
-    fsc_jw_array(&w, "bursts");
+    fsc_json_array(&w, "bursts");
     for (size_t i = 0; i < c->n_markers; i++) {
         const struct fsc_web_marker *m = &c->markers[i];
-        fsc_jw_object(&w, NULL);
-        fsc_jw_str(&w, "kind", fsc_event_kind_name((enum fsc_event_kind)m->kind));
-        fsc_jw_str(&w, "direction", dir_name(m->direction));
-        fsc_jw_int(&w, "start_ms", fsc_web_ms(m->t_start_ns));
+        fsc_json_object(&w, NULL);
+        fsc_json_str(&w, "kind", fsc_event_kind_name((enum fsc_event_kind)m->kind));
+        fsc_json_str(&w, "direction", dir_name(m->direction));
+        fsc_json_int(&w, "start_ms", fsc_web_ms(m->t_start_ns));
         if (m->t_end_ns)
-            fsc_jw_int(&w, "end_ms", fsc_web_ms(m->t_end_ns));
+            fsc_json_int(&w, "end_ms", fsc_web_ms(m->t_end_ns));
         else
-            fsc_jw_null(&w, "end_ms");
-        fsc_jw_num(&w, "peak", fsc_prom_round_float(m->peak));
-        fsc_jw_end(&w);
+            fsc_json_null(&w, "end_ms");
+        fsc_json_num(&w, "peak", fsc_round_float(m->peak));
+        fsc_json_end(&w);
     }
-    fsc_jw_end(&w);
-    fsc_jw_end(&w);
-    return fsc_jw_finish(&w);
+    fsc_json_end(&w);
+    fsc_json_end(&w);
+    return fsc_json_done(&w);
 }
 
 /* ---- /api/mesh ------------------------------------------------------------------------- */
 
-static void mesh_end(struct fsc_jw *w, const char *key, const struct fsc_web_mesh_end *e)
+static void mesh_end(struct fsc_json *w, const char *key, const struct fsc_web_mesh_end *e)
 {
-    fsc_jw_object(w, key);
-    fsc_jw_uint(w, "node", e->node);
-    fsc_jw_str(w, "port", e->port);
+    fsc_json_object(w, key);
+    fsc_json_uint(w, "node", e->node);
+    fsc_json_str(w, "port", e->port);
     jw_num_or_null(w, "rx_bytes_per_second", e->has_rate, e->rx_bytes_per_second);
     jw_num_or_null(w, "tx_bytes_per_second", e->has_rate, e->tx_bytes_per_second);
-    fsc_jw_array(w, "mismatches");
+    fsc_json_array(w, "mismatches");
     for (int k = 0; k < FSC_WEB_MM__COUNT; k++)
         if (e->mismatch & (1u << k))
-            fsc_jw_str(w, NULL, fsc_web_mismatch_name[k]);
-    fsc_jw_end(w);
-    fsc_jw_end(w);
+            fsc_json_str(w, NULL, fsc_web_mismatch_name[k]);
+    fsc_json_end(w);
+    fsc_json_end(w);
 }
 
 static const char *node_device(const struct fsc_web_mesh *m, uint32_t node)
@@ -328,58 +328,58 @@ static const char *node_device(const struct fsc_web_mesh *m, uint32_t node)
     return NULL;
 }
 
-static void mesh_mismatches(struct fsc_jw *w, const struct fsc_web_mesh *m)
+static void mesh_mismatches(struct fsc_json *w, const struct fsc_web_mesh *m)
 {
-    fsc_jw_array(w, "mismatches");
+    fsc_json_array(w, "mismatches");
     for (size_t i = 0; i < m->n_links; i++) {
         const struct fsc_web_mesh_end *ends[2] = {&m->links[i].a, &m->links[i].b};
         for (int e = 0; e < 2; e++) {
             for (int k = 0; k < FSC_WEB_MM__COUNT; k++) {
                 if (!(ends[e]->mismatch & (1u << k)))
                     continue;
-                fsc_jw_object(w, NULL);
-                fsc_jw_uint(w, "node", ends[e]->node);
-                fsc_jw_str(w, "device", node_device(m, ends[e]->node));
-                fsc_jw_str(w, "port", ends[e]->port);
-                fsc_jw_uint(w, "link", m->links[i].link);
-                fsc_jw_str(w, "kind", fsc_web_mismatch_name[k]);
-                fsc_jw_end(w);
+                fsc_json_object(w, NULL);
+                fsc_json_uint(w, "node", ends[e]->node);
+                fsc_json_str(w, "device", node_device(m, ends[e]->node));
+                fsc_json_str(w, "port", ends[e]->port);
+                fsc_json_uint(w, "link", m->links[i].link);
+                fsc_json_str(w, "kind", fsc_web_mismatch_name[k]);
+                fsc_json_end(w);
             }
         }
     }
-    fsc_jw_end(w);
+    fsc_json_end(w);
 }
 
 int fsc_web_json_mesh(const struct fsc_web_mesh *m, struct fsc_buf *out)
 {
-    struct fsc_jw w;
+    struct fsc_json w;
 
-    fsc_jw_init(&w, out);
-    fsc_jw_object(&w, NULL);
-    fsc_jw_str(&w, "source", m->from_plan ? "plan" : "labels");
-    fsc_jw_array(&w, "nodes");
+    fsc_json_start(&w, out);
+    fsc_json_object(&w, NULL);
+    fsc_json_str(&w, "source", m->from_plan ? "plan" : "labels");
+    fsc_json_array(&w, "nodes");
     for (size_t i = 0; i < m->n_nodes; i++) {
-        fsc_jw_object(&w, NULL);
-        fsc_jw_uint(&w, "node", m->nodes[i].node);
-        fsc_jw_str(&w, "device", m->nodes[i].device);
-        fsc_jw_bool(&w, "polled", m->nodes[i].polled);
-        fsc_jw_end(&w);
+        fsc_json_object(&w, NULL);
+        fsc_json_uint(&w, "node", m->nodes[i].node);
+        fsc_json_str(&w, "device", m->nodes[i].device);
+        fsc_json_bool(&w, "polled", m->nodes[i].polled);
+        fsc_json_end(&w);
     }
-    fsc_jw_end(&w);
-    fsc_jw_array(&w, "links");
+    fsc_json_end(&w);
+    fsc_json_array(&w, "links");
     for (size_t i = 0; i < m->n_links; i++) {
         const struct fsc_web_mesh_link *l = &m->links[i];
-        fsc_jw_object(&w, NULL);
-        fsc_jw_uint(&w, "link", l->link);
+        fsc_json_object(&w, NULL);
+        fsc_json_uint(&w, "link", l->link);
         jw_num_or_null(&w, "speed_bps", l->speed_bps > 0, (double)l->speed_bps);
         jw_num_or_null(&w, "utilization", l->utilization >= 0, l->utilization);
-        fsc_jw_bool(&w, "mismatch", (l->a.mismatch | l->b.mismatch) != 0);
+        fsc_json_bool(&w, "mismatch", (l->a.mismatch | l->b.mismatch) != 0);
         mesh_end(&w, "a", &l->a);
         mesh_end(&w, "b", &l->b);
-        fsc_jw_end(&w);
+        fsc_json_end(&w);
     }
-    fsc_jw_end(&w);
+    fsc_json_end(&w);
     mesh_mismatches(&w, m);
-    fsc_jw_end(&w);
-    return fsc_jw_finish(&w);
+    fsc_json_end(&w);
+    return fsc_json_done(&w);
 }

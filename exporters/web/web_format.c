@@ -5,9 +5,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/timefmt.h"
 #include "config/config.h"
+#include "model/operstate.h"
 #include "web/web_model.h"
 
 const char *const fsc_web_mismatch_name[FSC_WEB_MM__COUNT] = {
@@ -78,22 +79,7 @@ int64_t fsc_web_ms(int64_t t_ns)
 
 const char *fsc_web_fmt_time(int64_t t_ns, char *buf, size_t size)
 {
-    int64_t ms = fsc_web_ms(t_ns);
-    int64_t sec = ms / 1000, frac = ms % 1000;
-    struct tm tm;
-
-    if (frac < 0) {
-        frac += 1000;
-        sec--;
-    }
-    time_t tt = (time_t)sec;
-    if (!gmtime_r(&tt, &tm)) {
-        snprintf(buf, size, "?");
-        return buf;
-    }
-    snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)frac);
-    return buf;
+    return fsc_time_rfc3339_ns(t_ns, 3, buf, size);
 }
 
 const char *fsc_web_fmt_window(int64_t ns, char *buf, size_t size)
@@ -114,16 +100,12 @@ static const char *ipv4(double v, char *buf, size_t size)
 /* What the host has against what the plan wants (events.h encoding). */
 static void mismatch_summary(const struct fsc_web_event_row *row, char *buf, size_t size)
 {
-    static const char *const oper[] = {"unknown", "notpresent", "down", "lowerlayerdown",
-                                       "testing", "dormant",    "up"};
-    static const char *const seen[] = {"none", "incomplete", "elsewhere", "complete"};
     const struct fsc_event *ev = &row->ev;
     const char *mm = row->mismatch ? row->mismatch : "mismatch";
     char a[16], b[16], s1[32], s2[32];
 
     if (strcmp(mm, "down") == 0) {
-        unsigned k = ev->amount >= 0 && ev->amount < 7 ? (unsigned)ev->amount : 0;
-        snprintf(buf, size, "down: operstate %s", oper[k]);
+        snprintf(buf, size, "down: operstate %s", fsc_oper_name(ev->amount));
     } else if (strcmp(mm, "speed") == 0) {
         snprintf(buf, size, "speed: want %s, have %s",
                  fsc_web_fmt_speed((uint64_t)(ev->baseline > 0 ? ev->baseline : 0), s1, sizeof(s1)),
@@ -132,8 +114,8 @@ static void mismatch_summary(const struct fsc_web_event_row *row, char *buf, siz
         snprintf(buf, size, "address: want %s/30, have %s", ipv4(ev->baseline, a, sizeof(a)),
                  ipv4(ev->amount, b, sizeof(b)));
     } else if (strcmp(mm, "peer") == 0) {
-        unsigned k = ev->amount >= 0 && ev->amount < 4 ? (unsigned)ev->amount : 0;
-        snprintf(buf, size, "peer: %s neighbour %s", ipv4(ev->baseline, a, sizeof(a)), seen[k]);
+        snprintf(buf, size, "peer: %s neighbour %s", ipv4(ev->baseline, a, sizeof(a)),
+                 fsc_peer_seen_name(ev->amount));
     } else {
         snprintf(buf, size, "%s", mm);
     }

@@ -4,52 +4,41 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "web/web_json.h"
+#include "base/utf8.h"
+
+/* The HTML text of one character (an fsc_utf8_escape_fn): the five
+ * entities, U+FFFD for an invalid byte and for control characters other
+ * than tab, newline and CR, NULL (copied) for everything else. */
+static const char *html_escape(const unsigned char *seq, size_t len, char scratch[8])
+{
+    (void)scratch;
+    if (len == 0)
+        return "\xEF\xBF\xBD"; /* U+FFFD */
+    if (len > 1)
+        return NULL;
+    switch (seq[0]) {
+    case '&':
+        return "&amp;";
+    case '<':
+        return "&lt;";
+    case '>':
+        return "&gt;";
+    case '"':
+        return "&quot;";
+    case '\'':
+        return "&#39;";
+    case '\t':
+    case '\n':
+    case '\r':
+        return NULL;
+    default:
+        return seq[0] < 0x20 || seq[0] == 0x7F ? "\xEF\xBF\xBD" : NULL;
+    }
+}
 
 int fsc_html_escape(struct fsc_buf *out, const char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t run = 0; /* verbatim bytes ending at i */
-    int rc = 0;
-
-    for (size_t i = 0; i < n && rc == 0;) {
-        unsigned char c = p[i];
-        const char *rep = NULL;
-        size_t adv = 1;
-
-        if (c >= 0x80) {
-            adv = fsc_utf8_seq(p + i, n - i);
-            if (adv == 0) {
-                rep = "\xEF\xBF\xBD"; /* U+FFFD */
-                adv = 1;
-            }
-        } else if (c == '&') {
-            rep = "&amp;";
-        } else if (c == '<') {
-            rep = "&lt;";
-        } else if (c == '>') {
-            rep = "&gt;";
-        } else if (c == '"') {
-            rep = "&quot;";
-        } else if (c == '\'') {
-            rep = "&#39;";
-        } else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
-            rep = "\xEF\xBF\xBD";
-        }
-        if (rep) {
-            if (run)
-                rc = fsc_buf_append(out, p + i - run, run);
-            if (rc == 0)
-                rc = fsc_buf_puts(out, rep);
-            run = 0;
-        } else {
-            run += adv;
-        }
-        i += adv;
-    }
-    if (rc == 0 && run)
-        rc = fsc_buf_append(out, p + n - run, run);
-    return rc;
+    return fsc_utf8_escape(out, s, n, html_escape);
 }
 
 void fsc_html_raw(struct fsc_html *h, const char *s)

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "prometheus/prom_text.h"
+#include "base/numfmt.h"
 #include "web/web_int.h"
 
 /* ---- classification ------------------------------------------------------------ */
@@ -234,16 +234,15 @@ static void row_from_views(const struct fsc_web *web, const struct fsc_series_vi
             continue;
         double speed = (double)s->link_speed_bps;
         row->has_rate[d] = 1;
-        row->bytes_per_second[d] = fsc_prom_round_float(s->window_rate[0]);
-        row->utilization[d] =
-            speed > 0 ? fsc_prom_round_float(s->window_rate[0] * 8.0 / speed) : -1;
+        row->bytes_per_second[d] = fsc_round_float(s->window_rate[0]);
+        row->utilization[d] = speed > 0 ? fsc_round_float(s->window_rate[0] * 8.0 / speed) : -1;
         if (speed <= 0)
             continue;
         int level = -1;
         for (unsigned l = 0; l < rp->n_windows && l < FSC_MAX_WINDOWS; l++)
             if (s->windows_done & (1u << l))
                 level = (int)l;
-        double peak = fsc_prom_round_float(s->window_peak[level] * 8.0 / speed);
+        double peak = fsc_round_float(s->window_peak[level] * 8.0 / speed);
         /* Peaks of different window lengths do not compare: the longer
          * window wins, then the higher peak. */
         if (level > best_level || (level == best_level && peak > row->peak_utilization)) {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "model/cable_plan.h"
-#include "prometheus/prom_text.h"
+#include "base/numfmt.h"
 #include "web/web_int.h"
 
 static struct fsc_web_mesh_node *mesh_node(struct fsc_web_mesh *m, uint32_t node)
@@ -141,7 +141,7 @@ static double end_fill(struct fsc_web_mesh_end *e, const struct fsc_series_view 
         const struct fsc_series_view *s = &v[d];
         if (!s->present || !s->has_value || !(s->windows_done & 1u))
             continue;
-        double bps = fsc_prom_round_float(s->window_rate[0]);
+        double bps = fsc_round_float(s->window_rate[0]);
         e->has_rate = 1;
         if (d == 0)
             e->rx_bytes_per_second = bps;
@@ -149,7 +149,7 @@ static double end_fill(struct fsc_web_mesh_end *e, const struct fsc_series_view 
             e->tx_bytes_per_second = bps;
         uint64_t speed = s->link_speed_bps ? s->link_speed_bps : plan_speed;
         if (speed > 0) {
-            double u = fsc_prom_round_float(s->window_rate[0] * 8.0 / (double)speed);
+            double u = fsc_round_float(s->window_rate[0] * 8.0 / (double)speed);
             if (u > util)
                 util = u;
         }

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "prometheus/prom_text.h"
+#include "base/numfmt.h"
 #include "web/web_format.h"
 #include "web/web_page.h"
 
@@ -53,12 +53,12 @@ static void td_uint(struct fsc_html *h, const char *cls, uint64_t v)
  * form (`shown`, page markup). Unknown: an empty value and a dash. */
 static void td_num(struct fsc_html *h, const char *cls, int known, double v, const char *shown)
 {
-    char num[FSC_PROM_NUM_MAX + 1];
+    char num[FSC_NUM_MAX + 1];
     if (!known) {
         fsc_html_fmt(h, "<td class=\"num %s\" data-value=\"\">&#8211;</td>", cls);
         return;
     }
-    num[fsc_prom_fmt_double(num, v)] = '\0';
+    num[fsc_fmt_double(num, v)] = '\0';
     fsc_html_fmt(h, "<td class=\"num %s\" data-value=\"%s\">", cls, num);
     fsc_html_text(h, shown);
     fsc_html_raw(h, "</td>");

@@ -7,8 +7,8 @@
  * The first input byte picks the reader, the rest is the file:
  *   0 counter file  fsc_nic_parse_u64, checked against a strict reference
  *                   (1-20 digits, one optional '\n', no overflow);
- *   1 operstate     fsc_nic_oper_parse: accepted iff the text (one optional
- *                   '\n') is the name fsc_nic_oper_name() gives back;
+ *   1 operstate     fsc_oper_parse: accepted iff the text (one optional
+ *                   '\n') is the name fsc_oper_name() gives back;
  *   2 link speed    fsc_nic_pcie_parse_speed: deterministic, "Unknown" = 0,
  *                   a trailing '\n' changes nothing;
  *   3 link width    fsc_nic_pcie_parse_width = the u64 reference, <= 1024;
@@ -59,15 +59,15 @@ static void check_u64(const char *s, size_t n)
 
 static void check_oper(const char *s, size_t n)
 {
-    int op = fsc_nic_oper_parse(s, n);
+    int op = fsc_oper_parse(s, n);
     size_t m = n > 0 && s[n - 1] == '\n' ? n - 1 : n;
     if (op >= 0) {
-        const char *name = fsc_nic_oper_name(op);
+        const char *name = fsc_oper_name(op);
         FUZZ_CHECK(strlen(name) == m && memcmp(name, s, m) == 0);
     } else {
         FUZZ_CHECK(op == -EINVAL);
-        for (int i = 0; i <= FSC_NIC_OPER_UP; i++) {
-            const char *name = fsc_nic_oper_name(i);
+        for (int i = 0; i <= FSC_OPER_UP; i++) {
+            const char *name = fsc_oper_name(i);
             FUZZ_CHECK(strlen(name) != m || memcmp(name, s, m) != 0);
         }
     }
@@ -194,9 +194,9 @@ static void check_link(const char *s, size_t n)
     int rc = fsc_nic_link_read(lr, &lk);
     fsc_nic_link_destroy(lr);
     /* The reader reads at most 32 bytes of each file. */
-    int op = fsc_nic_oper_parse(s, on < 32 ? on : 32);
+    int op = fsc_oper_parse(s, on < 32 ? on : 32);
     FUZZ_CHECK(rc == (op < 0 ? -EINVAL : 0));
-    FUZZ_CHECK(lk.oper == (op < 0 ? FSC_NIC_OPER_UNKNOWN : op));
+    FUZZ_CHECK(lk.oper == (op < 0 ? FSC_OPER_UNKNOWN : op));
     uint64_t v;
     int64_t want = sn < 32 && ref_u64(sp, sn, &v) == 0 && v <= INT64_MAX ? (int64_t)v : -1;
     FUZZ_CHECK(lk.speed_mbps == want);

@@ -9,7 +9,7 @@
  *   - a sample line written by fsc_prom_sample() with the input as both a
  *     series label and an extra label parses back strictly to exactly the
  *     name, both values and the number;
- *   - fsc_prom_fmt_double / fsc_prom_fmt_u64 of the input's first bytes read
+ *   - fsc_prom_fmt_double / fsc_fmt_u64 of the input's first bytes read
  *     back to the same value (bit for bit; NaN as NaN). */
 #include <math.h>
 #include <stdlib.h>
@@ -88,14 +88,14 @@ static void check_line(const char *line, size_t len, const char *in, size_t n, c
 
 static void check_numbers(const uint8_t *data, size_t size)
 {
-    char buf[FSC_PROM_NUM_MAX + 1];
+    char buf[FSC_NUM_MAX + 1];
     uint64_t u = 0;
     memcpy(&u, data, size < 8 ? size : 8);
     double d;
     memcpy(&d, &u, sizeof d);
 
     size_t n = fsc_prom_fmt_double(buf, d);
-    FUZZ_CHECK(n > 0 && n <= FSC_PROM_NUM_MAX);
+    FUZZ_CHECK(n > 0 && n <= FSC_NUM_MAX);
     buf[n] = '\0';
     char *end = NULL;
     double back = strtod(buf, &end);
@@ -105,7 +105,7 @@ static void check_numbers(const uint8_t *data, size_t size)
     else
         FUZZ_CHECK(memcmp(&back, &d, sizeof d) == 0 || (d == 0 && back == 0));
 
-    n = fsc_prom_fmt_u64(buf, u);
+    n = fsc_fmt_u64(buf, u);
     FUZZ_CHECK(n > 0 && n <= 20);
     buf[n] = '\0';
     FUZZ_CHECK(strtoull(buf, &end, 10) == u && end == buf + n);

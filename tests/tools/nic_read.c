@@ -99,7 +99,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "nic_read: link state of %s unreadable\n", ifname);
         goto out;
     }
-    printf("link %s %" PRId64 "\n", fsc_nic_oper_name(link.oper), link.speed_mbps);
+    printf("link %s %" PRId64 "\n", fsc_oper_name(link.oper), link.speed_mbps);
 
     if (polls > 0) {
         int64_t t0 = now_ns();

@@ -19,7 +19,7 @@ fsc_unit_test(kafka_conf LABELS kafka config LIBS fsc_kafka CASES
   defaults_and_keys loader_errors librdkafka_refusals_have_positions librdkafka_settings)
 
 
-# The events topic's JSON documents (kafka_event_json.c, kafka_json.c): the
+# The events topic's JSON documents (kafka_event_json.c over base/json_write.c): the
 # exact document and key of every event kind, escaping, bounds, numbers.
 fsc_unit_test(kafka_event_json LABELS kafka LIBS fsc_kafka CASES
   every_kind_exact escaping bounds without_registry_or_config numbers)

@@ -127,7 +127,7 @@ static void fixture_view_swapped_cables(void)
             /* what fsc_nic_host_iface_read finds in the sysfs tree */
             memset(&have[n], 0, sizeof(have[n]));
             have[n].present = true;
-            have[n].oper = FSC_NIC_OPER_UP;
+            have[n].oper = FSC_OPER_UP;
             have[n].speed_mbps = 400000;
             n++;
         }

@@ -12,7 +12,7 @@
 
 static void check_double(double v, const char *want)
 {
-    char buf[FSC_PROM_NUM_MAX + 1];
+    char buf[FSC_NUM_MAX + 1];
     size_t n = fsc_prom_fmt_double(buf, v);
     buf[n] = '\0';
     CHECK_STR(buf, want);
@@ -20,14 +20,14 @@ static void check_double(double v, const char *want)
 
 static void text_primitives(void)
 {
-    char buf[FSC_PROM_NUM_MAX + 1];
-    size_t n = fsc_prom_fmt_u64(buf, UINT64_MAX);
+    char buf[FSC_NUM_MAX + 1];
+    size_t n = fsc_fmt_u64(buf, UINT64_MAX);
     buf[n] = '\0';
     CHECK_STR(buf, "18446744073709551615");
-    n = fsc_prom_fmt_u64(buf, 0);
+    n = fsc_fmt_u64(buf, 0);
     buf[n] = '\0';
     CHECK_STR(buf, "0");
-    n = fsc_prom_fmt_u64(buf, 1005);
+    n = fsc_fmt_u64(buf, 1005);
     buf[n] = '\0';
     CHECK_STR(buf, "1005");
 
@@ -88,7 +88,7 @@ static uint64_t fmt_next(void)
  * of ten and of two, and typical ratios. Every text must read back exactly. */
 static void double_format_matches_printf(void)
 {
-    char got[FSC_PROM_NUM_MAX + 1], want[64];
+    char got[FSC_NUM_MAX + 1], want[64];
     int mismatches = 0, checked = 0;
     double samples[4096 + 400];
     size_t n = 0;

@@ -1,4 +1,4 @@
-# Sharding across collectors (collector/model/shard.c, md5.c): MD5 against
+# Sharding across collectors (collector/model/shard.c): gnutls' MD5 against
 # RFC 1321's suite, hashmod known answers, --shard syntax, the shard: key.
 fsc_unit_test(shard LABELS core shard CASES
   md5_rfc1321_suite hashmod_known_answers parse_index_count config_key_and_source_keys)

@@ -586,25 +586,25 @@ static void link_fixture(void)
     if (lr) {
         struct fsc_nic_link l;
         CHECK_INT(fsc_nic_link_read(lr, &l), 0);
-        CHECK_INT(l.oper, FSC_NIC_OPER_UP);
+        CHECK_INT(l.oper, FSC_OPER_UP);
         CHECK_INT(l.speed_mbps, 400000);
         CHECK_INT(fx("step %s --link-down 0", root), 0);
         CHECK_INT(fsc_nic_link_read(lr, &l), 0);
-        CHECK_INT(l.oper, FSC_NIC_OPER_DOWN);
+        CHECK_INT(l.oper, FSC_OPER_DOWN);
         CHECK_INT(l.speed_mbps, -1);
         CHECK_INT(fx("step %s --link-up 0", root), 0);
         CHECK_INT(fsc_nic_link_read(lr, &l), 0);
-        CHECK_INT(l.oper, FSC_NIC_OPER_UP);
+        CHECK_INT(l.oper, FSC_OPER_UP);
         CHECK_INT(l.speed_mbps, 400000);
     }
     fsc_nic_link_destroy(lr);
     fsc_nic_link_destroy(NULL);
-    CHECK_INT(fsc_nic_oper_parse("lowerlayerdown\n", 15), FSC_NIC_OPER_LOWERLAYERDOWN);
-    CHECK_INT(fsc_nic_oper_parse("dormant", 7), FSC_NIC_OPER_DORMANT);
-    CHECK_INT(fsc_nic_oper_parse("unknown\n", 8), FSC_NIC_OPER_UNKNOWN);
-    CHECK_INT(fsc_nic_oper_parse("upp\n", 4), -EINVAL);
-    CHECK_STR(fsc_nic_oper_name(FSC_NIC_OPER_NOTPRESENT), "notpresent");
-    CHECK_STR(fsc_nic_oper_name(42), "unknown");
+    CHECK_INT(fsc_oper_parse("lowerlayerdown\n", 15), FSC_OPER_LOWERLAYERDOWN);
+    CHECK_INT(fsc_oper_parse("dormant", 7), FSC_OPER_DORMANT);
+    CHECK_INT(fsc_oper_parse("unknown\n", 8), FSC_OPER_UNKNOWN);
+    CHECK_INT(fsc_oper_parse("upp\n", 4), -EINVAL);
+    CHECK_STR(fsc_oper_name(FSC_OPER_NOTPRESENT), "notpresent");
+    CHECK_STR(fsc_oper_name(42), "unknown");
     drop_root();
 }
 

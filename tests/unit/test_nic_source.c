@@ -101,7 +101,7 @@ static struct fsc_nic_host_iface good(const struct fsc_cabling_iface *w)
     struct fsc_nic_host_iface h;
     memset(&h, 0, sizeof(h));
     h.present = true;
-    h.oper = FSC_NIC_OPER_UP;
+    h.oper = FSC_OPER_UP;
     h.speed_mbps = (int64_t)(w->speed_bps / 1000000u);
     h.n_addrs = 1;
     h.addr[0] = w->addr;
@@ -167,7 +167,7 @@ static void cable_check_kinds(void)
 
     /* down: speed and peer are not judged, the address still is */
     h = good(a);
-    h.oper = FSC_NIC_OPER_DOWN;
+    h.oper = FSC_OPER_DOWN;
     h.speed_mbps = -1;
     fsc_cable_check(a, &h, nb, 2, true, &v);
     CHECK_STR(bits(&v, s), "01000");

@@ -1,4 +1,5 @@
-/* The web module's writers (exporters/web/web_json.h, web_html.h): exact
+/* The web module's writers (the JSON writer it uses, base/json_write.h, and
+ * its own web_html.h): exact
  * output for known input, escaping of every special byte, invalid UTF-8,
  * misuse and buffer limits; every document the JSON writer accepts is read
  * back by the strict reader of collector/sources/otlp/json_reader.h. */
@@ -10,7 +11,8 @@
 #include "sources/otlp/json_reader.h"
 #include "test.h"
 #include "web/web_html.h"
-#include "web/web_json.h"
+#include "base/json_write.h"
+#include "base/utf8.h"
 
 /* 1 when text is one valid JSON document (strict reader, validating). */
 static int json_valid(const char *text)
@@ -49,36 +51,36 @@ static int json_string_value(const char *text, char *out, size_t outlen)
 static void writer_exact(void)
 {
     struct fsc_buf b = {0};
-    struct fsc_jw w;
-    fsc_jw_init(&w, &b);
-    fsc_jw_object(&w, NULL);
-    fsc_jw_str(&w, "s", "text");
-    fsc_jw_str(&w, "nul", NULL);
-    fsc_jw_int(&w, "i", -42);
-    fsc_jw_int(&w, "min", INT64_MIN);
-    fsc_jw_uint(&w, "u", UINT64_MAX);
-    fsc_jw_num(&w, "d", 0.1);
-    fsc_jw_num(&w, "whole", 12500000000.0);
-    fsc_jw_num(&w, "big", 1e21);
-    fsc_jw_num(&w, "small", 1.5e-7);
-    fsc_jw_num(&w, "nan", NAN);
-    fsc_jw_num(&w, "inf", -INFINITY);
-    fsc_jw_bool(&w, "t", 1);
-    fsc_jw_bool(&w, "f", 0);
-    fsc_jw_null(&w, "n");
-    fsc_jw_array(&w, "a");
-    fsc_jw_int(&w, NULL, 1);
-    fsc_jw_array(&w, NULL);
-    fsc_jw_end(&w);
-    fsc_jw_object(&w, NULL);
-    fsc_jw_end(&w);
-    fsc_jw_str(&w, NULL, "x");
-    fsc_jw_end(&w);
-    fsc_jw_object(&w, "o");
-    fsc_jw_num(&w, "third", 1.0 / 3.0);
-    fsc_jw_end(&w);
-    fsc_jw_end(&w);
-    CHECK_INT(fsc_jw_finish(&w), 0);
+    struct fsc_json w;
+    fsc_json_start(&w, &b);
+    fsc_json_object(&w, NULL);
+    fsc_json_str(&w, "s", "text");
+    fsc_json_str(&w, "nul", NULL);
+    fsc_json_int(&w, "i", -42);
+    fsc_json_int(&w, "min", INT64_MIN);
+    fsc_json_uint(&w, "u", UINT64_MAX);
+    fsc_json_num(&w, "d", 0.1);
+    fsc_json_num(&w, "whole", 12500000000.0);
+    fsc_json_num(&w, "big", 1e21);
+    fsc_json_num(&w, "small", 1.5e-7);
+    fsc_json_num(&w, "nan", NAN);
+    fsc_json_num(&w, "inf", -INFINITY);
+    fsc_json_bool(&w, "t", 1);
+    fsc_json_bool(&w, "f", 0);
+    fsc_json_null(&w, "n");
+    fsc_json_array(&w, "a");
+    fsc_json_int(&w, NULL, 1);
+    fsc_json_array(&w, NULL);
+    fsc_json_end(&w);
+    fsc_json_object(&w, NULL);
+    fsc_json_end(&w);
+    fsc_json_str(&w, NULL, "x");
+    fsc_json_end(&w);
+    fsc_json_object(&w, "o");
+    fsc_json_num(&w, "third", 1.0 / 3.0);
+    fsc_json_end(&w);
+    fsc_json_end(&w);
+    CHECK_INT(fsc_json_done(&w), 0);
     CHECK_STR(b.data, "{\"s\":\"text\",\"nul\":null,\"i\":-42,\"min\":-9223372036854775808,"
                       "\"u\":18446744073709551615,\"d\":0.1,\"whole\":12500000000,"
                       "\"big\":1e+21,\"small\":1.5e-07,\"nan\":null,\"inf\":null,\"t\":true,"
@@ -137,56 +139,56 @@ static void string_escapes(void)
 static void misuse_and_limits(void)
 {
     struct fsc_buf b = {0};
-    struct fsc_jw w;
+    struct fsc_json w;
 
     /* a key inside an array */
-    fsc_jw_init(&w, &b);
-    fsc_jw_array(&w, NULL);
-    fsc_jw_int(&w, "k", 1);
-    CHECK_INT(fsc_jw_finish(&w), -EINVAL);
+    fsc_json_start(&w, &b);
+    fsc_json_array(&w, NULL);
+    fsc_json_int(&w, "k", 1);
+    CHECK_INT(fsc_json_done(&w), -EINVAL);
     /* no key inside an object */
     fsc_buf_reset(&b);
-    fsc_jw_init(&w, &b);
-    fsc_jw_object(&w, NULL);
-    fsc_jw_int(&w, NULL, 1);
-    CHECK_INT(fsc_jw_finish(&w), -EINVAL);
+    fsc_json_start(&w, &b);
+    fsc_json_object(&w, NULL);
+    fsc_json_int(&w, NULL, 1);
+    CHECK_INT(fsc_json_done(&w), -EINVAL);
     /* unclosed, and an end too many */
     fsc_buf_reset(&b);
-    fsc_jw_init(&w, &b);
-    fsc_jw_object(&w, NULL);
-    CHECK_INT(fsc_jw_finish(&w), -EINVAL);
-    fsc_jw_end(&w);
-    CHECK_INT(fsc_jw_finish(&w), 0);
-    fsc_jw_end(&w);
-    CHECK_INT(fsc_jw_finish(&w), -EINVAL);
+    fsc_json_start(&w, &b);
+    fsc_json_object(&w, NULL);
+    CHECK_INT(fsc_json_done(&w), -EINVAL);
+    fsc_json_end(&w);
+    CHECK_INT(fsc_json_done(&w), 0);
+    fsc_json_end(&w);
+    CHECK_INT(fsc_json_done(&w), -EINVAL);
     /* a second top-level value; nothing at all */
     fsc_buf_reset(&b);
-    fsc_jw_init(&w, &b);
-    fsc_jw_int(&w, NULL, 1);
-    CHECK_INT(fsc_jw_finish(&w), 0);
+    fsc_json_start(&w, &b);
+    fsc_json_int(&w, NULL, 1);
+    CHECK_INT(fsc_json_done(&w), 0);
     CHECK_STR(b.data, "1");
-    fsc_jw_int(&w, NULL, 2);
-    CHECK_INT(fsc_jw_finish(&w), -EINVAL);
+    fsc_json_int(&w, NULL, 2);
+    CHECK_INT(fsc_json_done(&w), -EINVAL);
     CHECK_STR(b.data, "1");
-    fsc_jw_init(&w, &b);
-    CHECK_INT(fsc_jw_finish(&w), -EINVAL);
-    /* nesting beyond FSC_JW_DEPTH */
+    fsc_json_start(&w, &b);
+    CHECK_INT(fsc_json_done(&w), -EINVAL);
+    /* nesting beyond FSC_JSON_DEPTH */
     fsc_buf_reset(&b);
-    fsc_jw_init(&w, &b);
-    for (int i = 0; i < FSC_JW_DEPTH + 1; i++)
-        fsc_jw_array(&w, NULL);
-    CHECK_INT(fsc_jw_finish(&w), -EINVAL);
-    CHECK_INT((long long)b.len, FSC_JW_DEPTH);
+    fsc_json_start(&w, &b);
+    for (int i = 0; i < FSC_JSON_DEPTH + 1; i++)
+        fsc_json_array(&w, NULL);
+    CHECK_INT(fsc_json_done(&w), -EINVAL);
+    CHECK_INT((long long)b.len, FSC_JSON_DEPTH);
     fsc_buf_free(&b);
 
     /* The buffer's limit: the first failure sticks, later calls do nothing. */
     struct fsc_buf lim = {0};
     lim.limit = 10;
-    fsc_jw_init(&w, &lim);
-    fsc_jw_object(&w, NULL);
-    fsc_jw_str(&w, "key", "a long value");
-    fsc_jw_end(&w);
-    CHECK_INT(fsc_jw_finish(&w), -E2BIG);
+    fsc_json_start(&w, &lim);
+    fsc_json_object(&w, NULL);
+    fsc_json_str(&w, "key", "a long value");
+    fsc_json_end(&w);
+    CHECK_INT(fsc_json_done(&w), -E2BIG);
     CHECK((long long)lim.len <= 10);
     fsc_buf_free(&lim);
 }

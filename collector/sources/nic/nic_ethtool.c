@@ -363,27 +363,6 @@ struct fsc_nic_link_reader {
     int speed_fd;
 };
 
-static const char *const oper_names[] = {
-    "unknown", "notpresent", "down", "lowerlayerdown", "testing", "dormant", "up",
-};
-
-int fsc_nic_oper_parse(const char *s, size_t len)
-{
-    if (len > 0 && s[len - 1] == '\n')
-        len--;
-    for (size_t i = 0; i < sizeof oper_names / sizeof oper_names[0]; i++)
-        if (strlen(oper_names[i]) == len && memcmp(oper_names[i], s, len) == 0)
-            return (int)i;
-    return -EINVAL;
-}
-
-const char *fsc_nic_oper_name(int oper)
-{
-    if (oper < 0 || (size_t)oper >= sizeof oper_names / sizeof oper_names[0])
-        return "unknown";
-    return oper_names[oper];
-}
-
 struct fsc_nic_link_reader *fsc_nic_link_create(const char *sysfs, const char *ifname, char *err,
                                                 size_t errlen)
 {
@@ -439,12 +418,12 @@ static int64_t parse_speed(const char *s, size_t len)
 int fsc_nic_link_read(struct fsc_nic_link_reader *lr, struct fsc_nic_link *out)
 {
     char buf[32];
-    out->oper = FSC_NIC_OPER_UNKNOWN;
+    out->oper = FSC_OPER_UNKNOWN;
     out->speed_mbps = -1;
     ssize_t r = pread(lr->oper_fd, buf, sizeof buf, 0);
     if (r == -1)
         return errno == ENODEV || errno == ENOENT ? -ENODEV : (errno ? -errno : -EIO);
-    int oper = fsc_nic_oper_parse(buf, (size_t)r);
+    int oper = fsc_oper_parse(buf, (size_t)r);
     if (lr->speed_fd >= 0) {
         ssize_t sr = pread(lr->speed_fd, buf, sizeof buf, 0);
         if (sr > 0 && (size_t)sr < sizeof buf)

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/operstate.h"
+
 #define FSC_NIC_ETHTOOL_NAME_LEN  32    /* ETH_GSTRING_LEN */
 #define FSC_NIC_ETHTOOL_STATS_MAX 65536 /* hard bound on stats per interface */
 #define FSC_NIC_ETHTOOL_STATS_DEF 16384 /* max_stats when the caller passes 0 */
@@ -78,30 +80,12 @@ void fsc_nic_ethtool_get_stats(const struct fsc_nic_ethtool *et, struct fsc_nic_
 
 /* ---- link state and speed (sysfs) ---------------------------------------- */
 
-/* IF_OPER_* numbering of RFC 2863 / the kernel. */
-enum fsc_nic_oper {
-    FSC_NIC_OPER_UNKNOWN = 0,
-    FSC_NIC_OPER_NOTPRESENT = 1,
-    FSC_NIC_OPER_DOWN = 2,
-    FSC_NIC_OPER_LOWERLAYERDOWN = 3,
-    FSC_NIC_OPER_TESTING = 4,
-    FSC_NIC_OPER_DORMANT = 5,
-    FSC_NIC_OPER_UP = 6,
-};
-
 struct fsc_nic_link {
-    uint8_t oper;       /* enum fsc_nic_oper */
+    uint8_t oper;       /* enum fsc_oper (model/operstate.h) */
     int64_t speed_mbps; /* Mb/s (400000 for 400G), -1 when unknown or down */
 };
 
 struct fsc_nic_link_reader;
-
-/* Parses an operstate word ("up\n", "down", "lowerlayerdown", ...): returns
- * the enum value, or -EINVAL for anything else. Thread: any. */
-int fsc_nic_oper_parse(const char *s, size_t len);
-
-/* The operstate word of an enum fsc_nic_oper value ("unknown" if out of range). */
-const char *fsc_nic_oper_name(int oper);
 
 /* Opens <sysfs>/class/net/<ifname>/operstate and speed (sysfs NULL = "/sys").
  * A missing speed file is allowed (speed then -1). Returns the reader, or NULL

@@ -253,7 +253,7 @@ void fsc_cable_check(const struct fsc_cabling_iface *want, const struct fsc_nic_
         out->bad[FSC_CABLE_MISSING] = 1;
         return;
     }
-    bool up = have->oper == FSC_NIC_OPER_UP;
+    bool up = have->oper == FSC_OPER_UP;
     out->checked[FSC_CABLE_DOWN] = 1;
     out->bad[FSC_CABLE_DOWN] = !up;
     if (up && want->speed_bps) {

@@ -47,6 +47,7 @@
 #include <stdint.h>
 
 #include "model/cable_plan.h"
+#include "model/operstate.h"
 
 #define FSC_NIC_HOST_ADDRS_MAX 8    /* IPv4 addresses kept per interface */
 #define FSC_NIC_NEIGH_MAX      4096 /* neighbour entries kept */
@@ -90,7 +91,7 @@ size_t fsc_nic_neigh_parse(const char *text, size_t len, struct fsc_nic_neigh *o
 /* What the host has for one interface. */
 struct fsc_nic_host_iface {
     bool present;                           /* <sysfs>/class/net/<if> exists */
-    uint8_t oper;                           /* enum fsc_nic_oper (nic_ethtool.h) */
+    uint8_t oper;                           /* enum fsc_oper (model/operstate.h) */
     int64_t speed_mbps;                     /* -1 when unknown (down, unreadable) */
     uint32_t n_addrs;                       /* IPv4 addresses configured (may exceed the array) */
     uint32_t addr[FSC_NIC_HOST_ADDRS_MAX];  /* host byte order */
@@ -110,18 +111,11 @@ struct fsc_nic_host_iface {
 size_t fsc_nic_addr_parse(const char *text, size_t len, const char *const *ifnames, size_t n,
                           struct fsc_nic_host_iface *out, size_t *bad);
 
-/* Where the planned peer address was seen in the neighbour table. */
-enum fsc_peer_seen {
-    FSC_PEER_NONE = 0,       /* no entry at all */
-    FSC_PEER_INCOMPLETE = 1, /* an entry on this interface that never resolved */
-    FSC_PEER_ELSEWHERE = 2,  /* complete, but only on another interface */
-    FSC_PEER_OK = 3,         /* complete on this interface */
-};
-
 struct fsc_cable_verdict {
     uint8_t bad[FSC_CABLE__COUNT];     /* 1 = mismatch of that kind */
     uint8_t checked[FSC_CABLE__COUNT]; /* 1 = the kind was judged (not cascaded away) */
-    uint8_t peer_seen;                 /* enum fsc_peer_seen (when peer was checked) */
+    uint8_t peer_seen;                 /* enum fsc_peer_seen (model/operstate.h), when
+                                        * peer was checked */
 };
 
 /* Judges one planned interface. want is a cabled entry of the plan (its

@@ -470,7 +470,7 @@ static uint64_t poll_port(struct nic_ctx *ctx, struct nic_port *p, size_t port_i
             ctx->st.read_errors++;
         if (p->link_ok) {
             if (p->link_up_id != FSC_SERIES_NONE)
-                put_u(b, p->link_up_id, t, p->link_now.oper == FSC_NIC_OPER_UP);
+                put_u(b, p->link_up_id, t, p->link_now.oper == FSC_OPER_UP);
             if (p->link_speed_id != FSC_SERIES_NONE)
                 put_u(b, p->link_speed_id, t,
                       p->link_now.speed_mbps > 0 ? (uint64_t)p->link_now.speed_mbps * 1000000u : 0);

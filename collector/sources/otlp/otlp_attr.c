@@ -1,9 +1,8 @@
 /* Attribute values as label text (otlp_point.h). */
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "base/numfmt.h"
 #include "sources/otlp/otlp_point.h"
 
 size_t fsc_otlp_attr_text(const struct fsc_otlp_attr *a, char *out, size_t cap)
@@ -25,12 +24,14 @@ size_t fsc_otlp_attr_text(const struct fsc_otlp_attr *a, char *out, size_t cap)
     case FSC_OTLP_VAL_BOOL:
         n = snprintf(out, cap, "%s", a->i ? "true" : "false");
         break;
-    case FSC_OTLP_VAL_DOUBLE:
-        /* Shortest of %.15g / %.17g that reads back equal: 0.1 stays "0.1". */
-        n = snprintf(out, cap, "%.15g", a->d);
-        if (n > 0 && (size_t)n < cap && isfinite(a->d) && strtod(out, NULL) != a->d)
-            n = snprintf(out, cap, "%.17g", a->d);
+    case FSC_OTLP_VAL_DOUBLE: {
+        /* The shortest text that reads back equal (0.1 stays "0.1"); nan,
+         * inf, -inf spelled as printf does. */
+        char num[FSC_NUM_MAX + 1];
+        num[fsc_fmt_double(num, a->d)] = '\0';
+        n = snprintf(out, cap, "%s", num);
         break;
+    }
     default:
         out[0] = '\0';
         return 0;

@@ -55,6 +55,7 @@
 #include <grpc/slice.h>
 #include <grpc/support/log.h>
 #include <grpc/support/time.h>
+#include <gnutls/gnutls.h>
 
 #include "base/clock.h"
 #include "net/http_auth.h"
@@ -322,9 +323,7 @@ static int call_authorized(struct fsc_otlp_grpc *g, const grpc_metadata_array *m
         }
     }
     int ok = fsc_http_auth_check(g->auth, found) == FSC_AUTH_OK;
-    volatile char *v = value;
-    for (size_t i = 0; i < sizeof(value); i++)
-        v[i] = 0;
+    gnutls_memset(value, 0, sizeof(value));
     return ok;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_write.h"
 #include "sources/otlp/otlp_gzip.h"
 #include "sources/otlp/otlp_server.h"
 
@@ -159,15 +160,11 @@ static size_t clean_text(const char *msg, char *out, size_t cap)
     return n;
 }
 
-static void wr_json_string(struct wr *w, const char *clean)
+/* The length of the JSON document that j wrote into b (over the caller's
+ * out), or 0 when it did not fit (the document and a NUL need cap bytes). */
+static size_t json_body(const struct fsc_json *j, const struct fsc_buf *b)
 {
-    wr_byte(w, '"');
-    for (const char *s = clean; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            wr_byte(w, '\\');
-        wr_byte(w, (uint8_t)*s);
-    }
-    wr_byte(w, '"');
+    return fsc_json_done(j) == 0 ? b->len : 0;
 }
 
 static size_t varint_len(uint64_t v)
@@ -189,18 +186,24 @@ size_t fsc_otlp_response_write(enum fsc_otlp_format fmt, const struct fsc_otlp_o
     size_t mlen = clean_text(o->message, msg, sizeof(msg));
 
     if (fmt == FSC_OTLP_FMT_JSON) {
-        if (!partial) {
-            wr_str(&w, "{}");
-        } else {
-            char num[32];
+        struct fsc_buf b;
+        struct fsc_json j;
+        char num[32];
+        if (cap == 0)
+            return 0;
+        fsc_buf_fixed(&b, (char *)out, cap);
+        fsc_json_start(&j, &b);
+        fsc_json_object(&j, NULL);
+        if (partial) {
+            /* int64 fields are JSON strings in the OTLP/JSON mapping */
             snprintf(num, sizeof(num), "%llu", (unsigned long long)o->rejected);
-            wr_str(&w, "{\"partialSuccess\":{\"rejectedDataPoints\":\"");
-            wr_str(&w, num);
-            wr_str(&w, "\",\"errorMessage\":");
-            wr_json_string(&w, msg);
-            wr_str(&w, "}}");
+            fsc_json_object(&j, "partialSuccess");
+            fsc_json_str(&j, "rejectedDataPoints", num);
+            fsc_json_str(&j, "errorMessage", msg);
+            fsc_json_end(&j);
         }
-        return w.full ? 0 : w.len;
+        fsc_json_end(&j);
+        return json_body(&j, &b);
     }
     if (!partial)
         return 0; /* partial_success unset: the empty message */
@@ -228,14 +231,17 @@ size_t fsc_otlp_status_write(enum fsc_otlp_format fmt, int code, const char *mes
     size_t mlen = clean_text(message, msg, sizeof(msg));
 
     if (fmt == FSC_OTLP_FMT_JSON) {
-        char num[16];
-        snprintf(num, sizeof(num), "%d", code);
-        wr_str(&w, "{\"code\":");
-        wr_str(&w, num);
-        wr_str(&w, ",\"message\":");
-        wr_json_string(&w, msg);
-        wr_byte(&w, '}');
-        return w.full ? 0 : w.len;
+        struct fsc_buf b;
+        struct fsc_json j;
+        if (cap == 0)
+            return 0;
+        fsc_buf_fixed(&b, (char *)out, cap);
+        fsc_json_start(&j, &b);
+        fsc_json_object(&j, NULL);
+        fsc_json_int(&j, "code", code);
+        fsc_json_str(&j, "message", msg);
+        fsc_json_end(&j);
+        return json_body(&j, &b);
     }
     /* google.rpc.Status { int32 code = 1; string message = 2; } */
     if (code != 0) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "base/utf8.h"
 #include "engine/topo_groups.h"
 #include "model/topo_labels.h"
 
@@ -264,35 +265,6 @@ static size_t label_name(const char *k, size_t klen, char out[FSC_OTLP_LABEL_NAM
     return n;
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n), or 0 (registry rules: no
- * overlong forms, no surrogates, nothing above U+10FFFF, no NUL). */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t k;
-    uint32_t cp, min;
-    if (c < 0x80)
-        return c ? 1 : 0;
-    if ((c & 0xe0) == 0xc0)
-        k = 1, cp = c & 0x1f, min = 0x80;
-    else if ((c & 0xf0) == 0xe0)
-        k = 2, cp = c & 0x0f, min = 0x800;
-    else if ((c & 0xf8) == 0xf0)
-        k = 3, cp = c & 0x07, min = 0x10000;
-    else
-        return 0;
-    if (n <= k)
-        return 0;
-    for (size_t j = 1; j <= k; j++) {
-        if ((s[j] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[j] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return k + 1;
-}
-
 size_t otlp_utf8_cut(const char *s, size_t n)
 {
     if (n <= FSC_OTLP_LABEL_VALUE_MAX)
@@ -309,7 +281,7 @@ const char *otlp_label_value(const char *v, size_t n, char out[FSC_OTLP_LABEL_VA
     const unsigned char *s = (const unsigned char *)v;
     size_t o = 0;
     for (size_t i = 0; i < n && o < FSC_OTLP_LABEL_VALUE_MAX;) {
-        size_t k = utf8_seq(s + i, n - i);
+        size_t k = s[i] ? fsc_utf8_seq(s + i, n - i) : 0; /* NUL too: the registry's rules */
         if (k == 0) {
             out[o++] = '?';
             i++;
