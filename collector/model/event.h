@@ -75,9 +75,10 @@ struct fsc_event {
                            * before the reset; stream down: enum
                            * fsc_stream_down_reason */
     double amount;        /* microburst: bytes; spike: events; PFC: paused seconds;
-                           * cable mismatch: what the host has (down: operstate
+                           * cable mismatch: what the host has (down: enum fsc_oper
                            * number; speed: b/s; address: first IPv4 address as a
-                           * host-order integer, 0 none; peer: enum fsc_peer_seen);
+                           * host-order integer, 0 none; peer: enum fsc_peer_seen;
+                           * both model/operstate.h);
                            * PCIe: current width; counter reset: the raw value
                            * after it; stream down: gRPC status code of the
                            * failure (-1: none) */

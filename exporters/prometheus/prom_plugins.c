@@ -156,9 +156,9 @@ static void write_family(struct fsc_prom_renderer *r, struct fsc_buf *out, const
             double v = row->v[k];
             if (isnan(v))
                 continue;
-            char num[FSC_PROM_NUM_MAX];
+            char num[FSC_NUM_MAX];
             size_t len = v >= 0 && v < 18446744073709551616.0 && v == (double)(uint64_t)v
-                             ? fsc_prom_fmt_u64(num, (uint64_t)v)
+                             ? fsc_fmt_u64(num, (uint64_t)v)
                              : fsc_prom_fmt_double(num, v);
             fsc_prom_sample(&r->w, out, sample, slen, "", 0, "", 0, ex, n_ex, num, len);
         }

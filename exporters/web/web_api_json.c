@@ -112,9 +112,9 @@ static void status_tables(struct fsc_json *w, const struct fsc_web_status *st)
             else
                 fsc_json_null(w, "title");
             fsc_json_str(w, "unit",
-                       col->unit < sizeof(unit_names) / sizeof(unit_names[0])
-                           ? unit_names[col->unit]
-                           : "count");
+                         col->unit < sizeof(unit_names) / sizeof(unit_names[0])
+                             ? unit_names[col->unit]
+                             : "count");
             fsc_json_end(w);
         }
         fsc_json_end(w);
