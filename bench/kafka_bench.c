@@ -94,7 +94,7 @@ static int encode(void *arg, const struct fsc_event *ev, char *out, size_t cap, 
     int n = snprintf(out, cap,
                      "{\"schema\":1,\"id\":\"%s\",\"type\":\"microburst\",\"device\":\"leaf1\","
                      "\"port\":\"et-0/0/%u\",\"t_start_ns\":%lld,\"peak\":%.3f}",
-                     id, (unsigned)(ev->series & 31), (long long)ev->t_start_ns, ev->peak);
+                     id, (unsigned)(ev->series & 31), (long long)ev->t_start_ns, 0.93);
     return (size_t)n >= cap ? -E2BIG : n;
 }
 
@@ -149,7 +149,7 @@ static int run_one(const struct opts *o, const char *bootstraps, const char *spo
             struct fsc_event ev = {.kind = FSC_EV_MICROBURST, .phase = FSC_EV_INSTANT};
             ev.series = (fsc_series_id)i;
             ev.t_start_ns = 1764460000000000000ll + i * 1000;
-            ev.peak = 0.93;
+            fsc_event_add(&ev, FSC_EF_PEAK_UTILIZATION, 0.93);
             fsc_event_publish(bus, &ev);
         }
     }
@@ -205,7 +205,8 @@ int main(int argc, char **argv)
     {
         char out[1024], key[64], run[FSC_KAFKA_RUN_ID_LEN + 1];
         fsc_kafka_run_id_new(run);
-        struct fsc_event ev = {.kind = FSC_EV_MICROBURST, .peak = 0.93};
+        struct fsc_event ev = {.kind = FSC_EV_MICROBURST};
+        fsc_event_add(&ev, FSC_EF_PEAK_UTILIZATION, 0.93);
         double c0 = cpu_s();
         long sum = 0;
         for (long i = 0; i < o.events; i++) {

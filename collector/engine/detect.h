@@ -112,8 +112,6 @@ static inline struct fsc_event fsc_det_event(enum fsc_event_kind kind, enum fsc_
     ev.phase = (uint8_t)phase;
     ev.direction = direction;
     ev.series = id;
-    ev.util_1s = -1;
-    ev.util_10s = -1;
     return ev;
 }
 

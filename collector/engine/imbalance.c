@@ -235,9 +235,9 @@ static void group_publish(const struct fsc_det_ctx *ctx, const struct imb_group 
     ev.group = group;
     ev.t_start_ns = g->t_run;
     ev.t_end_ns = t_end;
-    ev.peak = g->peak;
-    ev.amount = g->streak; /* windows above ratio so far */
-    ev.baseline = g->mean_at_run;
+    fsc_event_add(&ev, FSC_EF_PEAK_IMBALANCE, g->peak);
+    fsc_event_add(&ev, FSC_EF_WINDOWS_ABOVE, g->streak); /* windows above ratio so far */
+    fsc_event_add(&ev, FSC_EF_MEAN_UTILIZATION_AT_START, g->mean_at_run);
     fsc_det_publish(ctx, &ev);
 }
 

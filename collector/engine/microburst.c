@@ -40,10 +40,11 @@ static void mb_publish_end(const struct fsc_det_ctx *ctx, struct fsc_mb_state *s
     struct fsc_event ev = fsc_det_event(st->p_kind, FSC_EV_END, id, tr->direction);
     ev.t_start_ns = st->p_start;
     ev.t_end_ns = st->p_end;
-    ev.peak = st->p_peak;
-    ev.amount = st->p_bytes;
-    ev.util_1s = st->p_util[0];
-    ev.util_10s = st->p_util[1];
+    fsc_event_add(&ev, FSC_EF_PEAK_UTILIZATION, st->p_peak);
+    fsc_event_add(&ev, FSC_EF_BYTES, st->p_bytes);
+    for (unsigned l = 0; l < FSC_MB_LEVELS; l++)
+        if (st->p_util[l] >= 0) /* -1: that window was never emitted */
+            fsc_event_add_aux(&ev, FSC_EF_WINDOW_UTILIZATION, l, st->p_util[l]);
     fsc_det_publish(ctx, &ev);
     st->pending = 0;
 }
@@ -77,8 +78,8 @@ static void mb_publish_progress(const struct fsc_det_ctx *ctx, struct fsc_mb_sta
 {
     struct fsc_event ev = fsc_det_event(kind, phase, id, tr->direction);
     ev.t_start_ns = st->t_start;
-    ev.peak = st->peak;
-    ev.amount = st->bytes;
+    fsc_event_add(&ev, FSC_EF_PEAK_UTILIZATION, st->peak);
+    fsc_event_add(&ev, FSC_EF_BYTES, st->bytes);
     fsc_det_publish(ctx, &ev);
 }
 
@@ -221,8 +222,8 @@ void fsc_evid_queue_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *s
     struct fsc_event ev = fsc_det_event(FSC_EV_QUEUE_PEAK, FSC_EV_INSTANT, id, tr->direction);
     ev.t_start_ns = t_ns;
     ev.t_end_ns = t_ns;
-    ev.peak = value / (double)tr->buffer_bytes;
-    ev.amount = value;
+    fsc_event_add(&ev, FSC_EF_QUEUE_PEAK_BYTES, value);
+    fsc_event_add(&ev, FSC_EF_BUFFER_SHARE, value / (double)tr->buffer_bytes);
     st->t_last = t_ns;
     st->n_events++;
     fsc_det_publish(ctx, &ev);
@@ -249,8 +250,8 @@ void fsc_evid_buffer_threshold(const struct fsc_det_ctx *ctx, struct fsc_evid_st
     struct fsc_event ev = fsc_det_event(FSC_EV_BUFFER_THRESHOLD, FSC_EV_INSTANT, id, tr->direction);
     ev.t_start_ns = st->t_carry;
     ev.t_end_ns = iv->t1_ns;
-    ev.amount = st->carry;
-    ev.peak = iv->rate;
+    fsc_event_add(&ev, FSC_EF_CROSSINGS, st->carry);
+    fsc_event_add(&ev, FSC_EF_CROSSINGS_PER_SECOND, iv->rate);
     st->n_events++;
     fsc_det_publish(ctx, &ev);
     st->carry = 0;

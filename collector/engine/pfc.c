@@ -50,8 +50,13 @@ void fsc_pfc_interval(const struct fsc_det_ctx *ctx, struct fsc_spike_state *st,
     struct fsc_event ev = fsc_det_event(FSC_EV_PFC_STORM, phase, id, tr->direction);
     ev.t_start_ns = st->h.t_start;
     ev.t_end_ns = step == FSC_HYST_END ? st->h.t_high_end : 0;
-    ev.peak = st->h.peak;
-    ev.amount = st->h.amount;
+    if (tr->signal == FSC_SIG_PFC_PAUSE_DURATION) {
+        fsc_event_add(&ev, FSC_EF_PEAK_PAUSED_FRACTION, st->h.peak);
+        fsc_event_add(&ev, FSC_EF_PAUSED_SECONDS, st->h.amount);
+    } else {
+        fsc_event_add(&ev, FSC_EF_PEAK_PAUSE_FRAMES_RATE, st->h.peak);
+        fsc_event_add(&ev, FSC_EF_PAUSE_FRAMES, st->h.amount);
+    }
     if (step == FSC_HYST_START)
         st->n_events++;
     fsc_det_publish(ctx, &ev);

@@ -37,10 +37,11 @@ static void publish(const struct fsc_det_ctx *ctx, const struct fsc_traits *tr,
         fsc_det_event(FSC_EV_COUNTER_RESET, FSC_EV_INSTANT, smp->series, tr->direction);
     ev.t_start_ns = smp->t_dev_ns;
     ev.t_end_ns = smp->t_dev_ns;
-    ev.peak = prev_f64 ? prev.d : (double)prev.u;
-    ev.amount = (smp->flags & FSC_SMP_F64) ? smp->v.d : (double)smp->v.u;
-    ev.baseline = held;
-    ev.util_1s = (smp->flags & FSC_SMP_RESET) ? 1 : 0;
+    fsc_event_add(&ev, FSC_EF_VALUE_BEFORE, prev_f64 ? prev.d : (double)prev.u);
+    fsc_event_add(&ev, FSC_EF_VALUE_AFTER,
+                  (smp->flags & FSC_SMP_F64) ? smp->v.d : (double)smp->v.u);
+    fsc_event_add(&ev, FSC_EF_HELD_BACK_RESETS, held);
+    fsc_event_add(&ev, FSC_EF_CAUSE, (smp->flags & FSC_SMP_RESET) ? 1 : 0);
     fsc_det_publish(ctx, &ev);
 }
 

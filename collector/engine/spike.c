@@ -122,9 +122,9 @@ void fsc_spike_interval(const struct fsc_det_ctx *ctx, struct fsc_spike_state *s
     struct fsc_event ev = fsc_det_event(kind, phase[step], id, tr->direction);
     ev.t_start_ns = st->h.t_start;
     ev.t_end_ns = step == FSC_HYST_END ? st->h.t_high_end : 0;
-    ev.peak = st->h.peak;
-    ev.amount = st->h.amount;
-    ev.baseline = st->baseline;
+    fsc_event_add(&ev, FSC_EF_PEAK_RATE, st->h.peak);
+    fsc_event_add(&ev, FSC_EF_BASELINE_RATE, st->baseline);
+    fsc_event_add(&ev, FSC_EF_COUNT, st->h.amount);
     if (step == FSC_HYST_START)
         st->n_events++;
     fsc_det_publish(ctx, &ev);

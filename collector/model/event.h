@@ -5,6 +5,8 @@
 #ifndef FSC_EVENT_H
 #define FSC_EVENT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/sample.h"
@@ -38,7 +40,7 @@ enum fsc_event_kind {
     FSC_EV__COUNT
 };
 
-/* Why a stream went down (FSC_EV_STREAM_DOWN's `peak`). */
+/* Why a stream went down (FSC_EV_STREAM_DOWN's reason field). */
 enum fsc_stream_down_reason {
     FSC_STREAM_DOWN_CALL_ENDED = 0,  /* the call ended: target closed it, connection lost */
     FSC_STREAM_DOWN_CONNECT_TIMEOUT, /* no answer within connect_timeout */
@@ -58,46 +60,138 @@ enum fsc_event_phase {
     FSC_EV_INSTANT = 3, /* a one-shot event (evidence) */
 };
 
+/* The figures an event carries, each a typed field: a name (the key in the
+ * log line, the status page's API and the Kafka document), a unit that says
+ * how the value reads, and the value. Which kinds use which fields is in
+ * docs/EVENTS.md; every renderer decodes fields through this table only. */
+enum fsc_event_field_id {
+    FSC_EF_PEAK_UTILIZATION = 0, /* microburst, burst: peak fine utilization 0..1 */
+    FSC_EF_BYTES,                /* microburst, burst: bytes moved during it */
+    FSC_EF_WINDOW_UTILIZATION,   /* utilization of the surrounding window of level aux */
+    FSC_EF_QUEUE_PEAK_BYTES,     /* queue peak: the peak occupancy */
+    FSC_EF_BUFFER_SHARE,         /* queue peak: of the packet buffer */
+    FSC_EF_CROSSINGS,            /* buffer threshold: crossings in the interval */
+    FSC_EF_CROSSINGS_PER_SECOND,
+    FSC_EF_PEAK_RATE,              /* spike: peak events/s */
+    FSC_EF_BASELINE_RATE,          /* spike: the baseline it rose above */
+    FSC_EF_COUNT,                  /* spike: events during it */
+    FSC_EF_PEAK_PAUSE_FRAMES_RATE, /* PFC storm on pause frames */
+    FSC_EF_PAUSE_FRAMES,
+    FSC_EF_PEAK_PAUSED_FRACTION, /* PFC storm on paused time */
+    FSC_EF_PAUSED_SECONDS,
+    FSC_EF_PEAK_IMBALANCE, /* uplink imbalance: peak max/mean */
+    FSC_EF_WINDOWS_ABOVE,
+    FSC_EF_MEAN_UTILIZATION_AT_START,
+    FSC_EF_OPERSTATE,     /* cable mismatch (down): enum fsc_oper */
+    FSC_EF_PLANNED_SPEED, /* cable mismatch (speed): b/s */
+    FSC_EF_SPEED,
+    FSC_EF_PLANNED_ADDRESS, /* cable mismatch (address): IPv4, aux = prefix length */
+    FSC_EF_ADDRESS,
+    FSC_EF_PEER_ADDRESS, /* cable mismatch (peer) */
+    FSC_EF_NEIGHBOUR,    /* enum fsc_peer_seen */
+    FSC_EF_SPEED_GTS,    /* PCIe degraded */
+    FSC_EF_MAX_SPEED_GTS,
+    FSC_EF_WIDTH,
+    FSC_EF_MAX_WIDTH,
+    FSC_EF_VALUE_BEFORE, /* counter reset: the raw values */
+    FSC_EF_VALUE_AFTER,
+    FSC_EF_HELD_BACK_RESETS,
+    FSC_EF_CAUSE,       /* counter reset: 0 decrease, 1 reset evidence */
+    FSC_EF_REASON,      /* stream down: enum fsc_stream_down_reason */
+    FSC_EF_GRPC_STATUS, /* stream down: the failed call's status */
+    FSC_EF_FAILED_CALLS,
+    FSC_EF__COUNT
+};
+
+/* How a field's value reads. */
+enum fsc_event_unit {
+    FSC_EU_RATIO = 0,  /* a fraction or a ratio */
+    FSC_EU_BYTES,      /* bytes */
+    FSC_EU_PER_SECOND, /* events (or frames) per second */
+    FSC_EU_COUNT,      /* an integer */
+    FSC_EU_SECONDS,
+    FSC_EU_BPS,  /* bits per second */
+    FSC_EU_IPV4, /* a host-order IPv4 address; <= 0: none */
+    FSC_EU_CIDR, /* the same with its prefix length in aux */
+    FSC_EU_GTS,  /* PCIe GT/s */
+    FSC_EU_RAW,  /* a counter's raw value (exact to 2^53) */
+    FSC_EU_WORD, /* an index into the field's words */
+};
+
+struct fsc_event_field_desc {
+    const char *name;              /* "peak_utilization" */
+    uint8_t unit;                  /* enum fsc_event_unit */
+    const char *label;             /* short label on the status page ("peak"); "" for none */
+    const char *(*word)(double v); /* FSC_EU_WORD: the word of a value */
+};
+
+/* The descriptor of a field id (NULL beyond the table). Thread: any. */
+const struct fsc_event_field_desc *fsc_event_field_desc(unsigned id);
+
+struct fsc_event_field {
+    uint8_t id;  /* enum fsc_event_field_id */
+    uint8_t aux; /* FSC_EU_CIDR: prefix length; window utilization: window level */
+    double value;
+};
+
+/* Fields an event holds at most (a microburst's END uses all four). */
+#define FSC_EVENT_FIELDS_MAX 4
+
 struct fsc_event {
     uint64_t seq;      /* assigned by the bus: 1, 2, 3, ... */
     uint8_t kind;      /* enum fsc_event_kind */
     uint8_t phase;     /* enum fsc_event_phase */
     uint8_t direction; /* enum fsc_direction */
-    uint8_t pad_;
+    uint8_t n_fields;
     fsc_series_id series; /* the series it was detected on (FSC_SERIES_NONE for groups) */
     uint32_t group;       /* port group index for FSC_EV_UPLINK_IMBALANCE */
     int64_t t_start_ns;   /* device time the condition started */
     int64_t t_end_ns;     /* device time it ended; 0 while ongoing */
-    double peak;          /* microburst: peak utilization 0..1; spike: peak rate/s;
-                           * PFC: peak paused fraction; imbalance: peak max/mean ratio;
-                           * cable mismatch: prefix length of `amount` (address);
-                           * PCIe: current speed GT/s; counter reset: the raw value
-                           * before the reset; stream down: enum
-                           * fsc_stream_down_reason */
-    double amount;        /* microburst: bytes; spike: events; PFC: paused seconds;
-                           * cable mismatch: what the host has (down: enum fsc_oper
-                           * number; speed: b/s; address: first IPv4 address as a
-                           * host-order integer, 0 none; peer: enum fsc_peer_seen;
-                           * both model/operstate.h);
-                           * PCIe: current width; counter reset: the raw value
-                           * after it; stream down: gRPC status code of the
-                           * failure (-1: none) */
-    double baseline;      /* spike: baseline rate/s at start; cable mismatch: what the
-                           * plan wants (speed b/s, address or peer address as a
-                           * host-order integer); PCIe: max speed GT/s;
-                           * counter reset: resets of the series held back by the
-                           * rate limit since its previous reset event; stream
-                           * down (END): calls that failed while it was down */
-    double util_1s;       /* microburst: utilization of the surrounding window of
-                           * window level 0 (1 s by default); -1 if unknown;
-                           * PCIe: max width; counter reset: 1 when the source gave
-                           * reset evidence (start time / last-clear changed), 0
-                           * when the value went down */
-    double util_10s;      /* same for level 1 (10 s by default); -1 if unknown */
+    /* The fields in the order they were added, as parallel arrays so that
+     * an event stays two cache lines (the bus copies whole events). */
+    double field_value[FSC_EVENT_FIELDS_MAX];
+    uint8_t field_id[FSC_EVENT_FIELDS_MAX];
+    uint8_t field_aux[FSC_EVENT_FIELDS_MAX];
     char subject[FSC_EVENT_SUBJECT_MAX]; /* "source/stream" for FSC_EV_STREAM_DOWN (cut to
                                           * FSC_EVENT_SUBJECT_MAX - 1 bytes); empty
                                           * (all zero) for every other kind */
 };
+
+/* Appends field id = v (aux 0 / aux) to ev; beyond FSC_EVENT_FIELDS_MAX
+ * fields the call is ignored (a kind never needs more). */
+void fsc_event_add(struct fsc_event *ev, enum fsc_event_field_id id, double v);
+void fsc_event_add_aux(struct fsc_event *ev, enum fsc_event_field_id id, unsigned aux, double v);
+
+/* The i-th field of ev (i < ev->n_fields). */
+struct fsc_event_field fsc_event_field_at(const struct fsc_event *ev, unsigned i);
+
+/* The value of ev's first field `id` into *v; returns false when ev has none. */
+bool fsc_event_get(const struct fsc_event *ev, enum fsc_event_field_id id, double *v);
+
+/* How fsc_event_field_text() writes. */
+enum fsc_event_text {
+    FSC_EVENT_TEXT_LOG = 0, /* exact and plain: 0.95, 5000000000, 10.1.2.1/30 */
+    FSC_EVENT_TEXT_HUMAN,   /* for people: 95.0 %, 5.0 GB, 400G */
+};
+
+/* Writes field f's value as text (words as their word, addresses dotted,
+ * "none" for an absent address). Returns the length (snprintf's). */
+int fsc_event_field_text(const struct fsc_event_field *f, enum fsc_event_text mode, char *buf,
+                         size_t size);
+
+struct fsc_json; /* base/json_write.h */
+
+/* Writes field f as a JSON member: "name": value (a number, a word or an
+ * address as a string, null for an absent address). A window utilization
+ * is not written here (its name needs the window widths): the caller
+ * groups those (fsc_event_windows_json). Thread: any. */
+void fsc_event_field_json(struct fsc_json *w, const struct fsc_event_field *f);
+
+/* Writes ev's window utilizations as "window_utilization": {"<name>": v}
+ * with names[level] ("1s"; NULL or beyond n_names: "level<N>"); nothing
+ * when ev has none. */
+void fsc_event_windows_json(struct fsc_json *w, const struct fsc_event *ev,
+                            const char *const *names, unsigned n_names);
 
 /* "microburst", "cnp_spike", ...; "start", "update", "end", "instant". */
 const char *fsc_event_kind_name(enum fsc_event_kind kind);

@@ -14,7 +14,6 @@
 
 #include "base/json_write.h"
 #include "base/timefmt.h"
-#include "model/operstate.h"
 
 /* Where an event happened: its device and port (the key) and the other
  * labels of its series. */
@@ -135,150 +134,32 @@ static void duration_label(int64_t ns, char *buf, size_t size)
     snprintf(buf, size, "%" PRId64 "ns", ns);
 }
 
-/* Utilization of the windows around a finished burst, named by width. */
-static void put_windows(struct fsc_json *w, const struct fsc_kafka_event_json *cx,
-                        const struct fsc_event *ev)
-{
-    const double util[2] = {ev->util_1s, ev->util_10s};
-    if (!(util[0] >= 0) && !(util[1] >= 0))
-        return;
-    fsc_json_object(w, "window_utilization");
-    for (unsigned l = 0; l < 2; l++) {
-        char name[32];
-        if (!(util[l] >= 0))
-            continue;
-        const struct fsc_engine_config *ec = cx->cfg ? fsc_engine_config_of(cx->cfg) : NULL;
-        if (ec && l < ec->rate.n_windows)
-            duration_label(ec->rate.window_ns[l], name, sizeof(name));
-        else
-            snprintf(name, sizeof(name), "level%u", l);
-        fsc_json_num(w, name, util[l]);
-    }
-    fsc_json_end(w);
-}
-
-/* "a.b.c.d" of an IPv4 address carried as a host-order integer. */
-static const char *ipv4_text(double v, char *buf, size_t size)
-{
-    if (!(v > 0 && v <= 4294967295.0))
-        return NULL;
-    uint32_t a = (uint32_t)v;
-    snprintf(buf, size, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255u, (a >> 8) & 255u, a & 255u);
-    return buf;
-}
-
-/* What the host has against what the cable plan wants (the NIC source's
- * encoding in events.h). */
-static void put_cable(struct fsc_json *w, const struct fsc_event *ev, const char *mismatch)
-{
-    char a[24], b[24];
-    fsc_json_str(w, "mismatch", mismatch ? mismatch : "unknown");
-    if (!mismatch)
-        return;
-    if (strcmp(mismatch, "down") == 0) {
-        fsc_json_str(w, "operstate", fsc_oper_name(ev->amount));
-    } else if (strcmp(mismatch, "speed") == 0) {
-        fsc_json_num(w, "planned_speed_bits_per_second", ev->baseline);
-        fsc_json_num(w, "speed_bits_per_second", ev->amount);
-    } else if (strcmp(mismatch, "address") == 0) {
-        const char *want = ipv4_text(ev->baseline, a, sizeof(a));
-        if (want) {
-            size_t l = strlen(a);
-            snprintf(a + l, sizeof(a) - l, "/30");
-            fsc_json_str(w, "planned_address", a);
-        } else {
-            fsc_json_null(w, "planned_address");
-        }
-        const char *have = ipv4_text(ev->amount, b, sizeof(b));
-        if (have) {
-            size_t l = strlen(b);
-            snprintf(b + l, sizeof(b) - l, "/%u",
-                     ev->peak >= 0 && ev->peak <= 32 ? (unsigned)ev->peak : 0u);
-            fsc_json_str(w, "address", b);
-        } else {
-            fsc_json_null(w, "address");
-        }
-    } else if (strcmp(mismatch, "peer") == 0) {
-        const char *peer = ipv4_text(ev->baseline, a, sizeof(a));
-        if (peer)
-            fsc_json_str(w, "peer_address", peer);
-        else
-            fsc_json_null(w, "peer_address");
-        fsc_json_str(w, "neighbour", fsc_peer_seen_name(ev->amount));
-    }
-}
-
-/* A PFC storm is judged on paused time or on pause frames, whichever
- * counter the series is (the profiles name them *_pause_seconds_total and
- * *_pause_frames_total). */
-static int pfc_by_frames(const char *metric)
-{
-    return metric && strstr(metric, "pause_frames") != NULL;
-}
-
+/* The event's figures through the one field decoder (model/event.h), in
+ * the order they were added; a cable mismatch first names its mismatch (the
+ * series' `kind` label), and the window utilizations go into one object
+ * named by window width. */
 static void put_figures(struct fsc_json *w, const struct fsc_kafka_event_json *cx,
                         const struct fsc_event *ev, const struct where *wh)
 {
-    switch (ev->kind) {
-    case FSC_EV_MICROBURST:
-    case FSC_EV_BURST:
-        fsc_json_num(w, "peak_utilization", ev->peak);
-        fsc_json_num(w, "bytes", ev->amount);
-        put_windows(w, cx, ev);
-        break;
-    case FSC_EV_QUEUE_PEAK:
-        fsc_json_num(w, "queue_peak_bytes", ev->amount);
-        fsc_json_num(w, "buffer_share", ev->peak);
-        break;
-    case FSC_EV_BUFFER_THRESHOLD:
-        fsc_json_num(w, "crossings", ev->amount);
-        fsc_json_num(w, "crossings_per_second", ev->peak);
-        break;
-    case FSC_EV_CNP_SPIKE:
-    case FSC_EV_ECN_SPIKE:
-    case FSC_EV_REORDER_SPIKE:
-        fsc_json_num(w, "peak_rate_per_second", ev->peak);
-        fsc_json_num(w, "baseline_rate_per_second", ev->baseline);
-        fsc_json_num(w, "count", ev->amount);
-        break;
-    case FSC_EV_PFC_STORM:
-        if (pfc_by_frames(wh->metric)) {
-            fsc_json_num(w, "peak_pause_frames_per_second", ev->peak);
-            fsc_json_num(w, "pause_frames", ev->amount);
-        } else {
-            fsc_json_num(w, "peak_paused_fraction", ev->peak);
-            fsc_json_num(w, "paused_seconds", ev->amount);
+    if (ev->kind == FSC_EV_CABLE_MISMATCH)
+        fsc_json_str(w, "mismatch", wh->mismatch ? wh->mismatch : "unknown");
+    char names[FSC_MAX_WINDOWS][32];
+    const char *name_of[FSC_MAX_WINDOWS];
+    unsigned n_names = 0;
+    const struct fsc_engine_config *ec = cx->cfg ? fsc_engine_config_of(cx->cfg) : NULL;
+    for (; ec && n_names < ec->rate.n_windows && n_names < FSC_MAX_WINDOWS; n_names++) {
+        duration_label(ec->rate.window_ns[n_names], names[n_names], sizeof(names[0]));
+        name_of[n_names] = names[n_names];
+    }
+    bool windows = false;
+    for (unsigned i = 0; i < ev->n_fields && i < FSC_EVENT_FIELDS_MAX; i++) {
+        const struct fsc_event_field f = fsc_event_field_at(ev, i);
+        if (f.id != FSC_EF_WINDOW_UTILIZATION) {
+            fsc_event_field_json(w, &f);
+        } else if (!windows) {
+            fsc_event_windows_json(w, ev, name_of, n_names);
+            windows = true;
         }
-        break;
-    case FSC_EV_UPLINK_IMBALANCE:
-        fsc_json_num(w, "peak_imbalance_ratio", ev->peak);
-        fsc_json_num(w, "windows_above", ev->amount);
-        fsc_json_num(w, "mean_utilization_at_start", ev->baseline);
-        break;
-    case FSC_EV_CABLE_MISMATCH:
-        put_cable(w, ev, wh->mismatch);
-        break;
-    case FSC_EV_PCIE_DEGRADED:
-        fsc_json_num(w, "speed_gts", ev->peak);
-        fsc_json_num(w, "max_speed_gts", ev->baseline);
-        fsc_json_num(w, "width", ev->amount);
-        fsc_json_num(w, "max_width", ev->util_1s);
-        break;
-    case FSC_EV_COUNTER_RESET:
-        fsc_json_num(w, "value_before", ev->peak);
-        fsc_json_num(w, "value_after", ev->amount);
-        fsc_json_num(w, "held_back_resets", ev->baseline);
-        fsc_json_str(w, "cause", ev->util_1s > 0 ? "reset_evidence" : "decrease");
-        break;
-    case FSC_EV_STREAM_DOWN:
-        fsc_json_str(w, "reason", fsc_stream_down_reason_name((int)ev->peak));
-        if (ev->amount >= 0)
-            fsc_json_num(w, "grpc_status", ev->amount);
-        if (ev->phase == FSC_EV_END)
-            fsc_json_num(w, "failed_calls", ev->baseline);
-        break;
-    default:
-        break;
     }
 }
 

@@ -197,10 +197,16 @@ int fsc_web_json_ports(const struct fsc_web_port_row *rows, size_t n, struct fsc
 
 /* ---- /api/events -------------------------------------------------------------------- */
 
-static void event_row(struct fsc_json *w, const struct fsc_web_event_row *r)
+static void event_row(struct fsc_json *w, const struct fsc_web_events *evs,
+                      const struct fsc_web_event_row *r)
 {
     const struct fsc_event *ev = &r->ev;
-    char sum[256];
+    char sum[256], names[FSC_MAX_WINDOWS][32];
+    const char *window_names[FSC_MAX_WINDOWS];
+    unsigned n_window_names = 0;
+    for (; n_window_names < evs->n_windows && n_window_names < FSC_MAX_WINDOWS; n_window_names++)
+        window_names[n_window_names] = fsc_web_fmt_window(evs->window_ns[n_window_names],
+                                                          names[n_window_names], sizeof(names[0]));
 
     fsc_json_object(w, NULL);
     fsc_json_uint(w, "seq", ev->seq);
@@ -224,10 +230,19 @@ static void event_row(struct fsc_json *w, const struct fsc_web_event_row *r)
         fsc_json_null(w, "end");
         fsc_json_null(w, "duration_seconds");
     }
-    /* Detectors keep these as floats: 7 digits are all they have. */
-    fsc_json_num(w, "peak", fsc_round_float(ev->peak));
-    fsc_json_num(w, "amount", fsc_round_float(ev->amount));
-    fsc_json_num(w, "baseline", fsc_round_float(ev->baseline));
+    /* The kind's figures, named as in the log and the Kafka document. */
+    fsc_json_object(w, "fields");
+    bool windows = false;
+    for (unsigned i = 0; i < ev->n_fields && i < FSC_EVENT_FIELDS_MAX; i++) {
+        const struct fsc_event_field f = fsc_event_field_at(ev, i);
+        if (f.id != FSC_EF_WINDOW_UTILIZATION) {
+            fsc_event_field_json(w, &f);
+        } else if (!windows) {
+            fsc_event_windows_json(w, ev, window_names, n_window_names);
+            windows = true;
+        }
+    }
+    fsc_json_end(w);
     fsc_json_str(w, "summary", fsc_web_event_summary(r, sum, sizeof(sum)));
     fsc_json_object(w, "labels");
     for (size_t i = 0; i < r->n_labels; i++)
@@ -246,7 +261,7 @@ int fsc_web_json_events(const struct fsc_web_events *evs, struct fsc_buf *out)
     fsc_json_uint(&w, "kept", evs->kept);
     fsc_json_array(&w, "events");
     for (size_t i = 0; i < evs->n_rows; i++)
-        event_row(&w, &evs->rows[i]);
+        event_row(&w, evs, &evs->rows[i]);
     fsc_json_end(&w);
     fsc_json_end(&w);
     return fsc_json_done(&w);

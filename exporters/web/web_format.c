@@ -87,99 +87,34 @@ const char *fsc_web_fmt_window(int64_t ns, char *buf, size_t size)
     return fsc_duration_format(ns, buf, size);
 }
 
-/* An IPv4 address the NIC source carries as a host-order integer. */
-static const char *ipv4(double v, char *buf, size_t size)
-{
-    if (!(v > 0 && v <= 4294967295.0))
-        return "none";
-    uint32_t a = (uint32_t)v;
-    snprintf(buf, size, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255u, (a >> 8) & 255u, a & 255u);
-    return buf;
-}
-
-/* What the host has against what the plan wants (events.h encoding). */
-static void mismatch_summary(const struct fsc_web_event_row *row, char *buf, size_t size)
-{
-    const struct fsc_event *ev = &row->ev;
-    const char *mm = row->mismatch ? row->mismatch : "mismatch";
-    char a[16], b[16], s1[32], s2[32];
-
-    if (strcmp(mm, "down") == 0) {
-        snprintf(buf, size, "down: operstate %s", fsc_oper_name(ev->amount));
-    } else if (strcmp(mm, "speed") == 0) {
-        snprintf(buf, size, "speed: want %s, have %s",
-                 fsc_web_fmt_speed((uint64_t)(ev->baseline > 0 ? ev->baseline : 0), s1, sizeof(s1)),
-                 fsc_web_fmt_speed((uint64_t)(ev->amount > 0 ? ev->amount : 0), s2, sizeof(s2)));
-    } else if (strcmp(mm, "address") == 0) {
-        snprintf(buf, size, "address: want %s/30, have %s", ipv4(ev->baseline, a, sizeof(a)),
-                 ipv4(ev->amount, b, sizeof(b)));
-    } else if (strcmp(mm, "peer") == 0) {
-        snprintf(buf, size, "peer: %s neighbour %s", ipv4(ev->baseline, a, sizeof(a)),
-                 fsc_peer_seen_name(ev->amount));
-    } else {
-        snprintf(buf, size, "%s", mm);
-    }
-}
-
+/* The event's figures as people read them, through the one field
+ * decoder (model/event.h): "<label> <value>" in the order the detector
+ * added them; a cable mismatch starts with its mismatch. The windows
+ * around a burst are the chart's business, not the summary's. */
 const char *fsc_web_event_summary(const struct fsc_web_event_row *row, char *buf, size_t size)
 {
     const struct fsc_event *ev = &row->ev;
-    char a[32], b[32];
+    size_t o = 0;
 
     if (size == 0)
         return buf;
     buf[0] = '\0';
-    switch (ev->kind) { /* the uint8_t: every kind, also ones outside the enum */
-    case FSC_EV_MICROBURST:
-    case FSC_EV_BURST:
-        snprintf(buf, size, "peak %s, %s", fsc_web_fmt_pct(ev->peak, a, sizeof(a)),
-                 fsc_web_fmt_bytes(ev->amount, b, sizeof(b)));
-        break;
-    case FSC_EV_QUEUE_PEAK:
-    case FSC_EV_BUFFER_THRESHOLD:
-        snprintf(buf, size, "value %.0f", ev->amount);
-        break;
-    case FSC_EV_CNP_SPIKE:
-    case FSC_EV_ECN_SPIKE:
-    case FSC_EV_REORDER_SPIKE:
-        snprintf(buf, size, "peak %.0f/s, baseline %.0f/s, %.0f events", ev->peak, ev->baseline,
-                 ev->amount);
-        break;
-    case FSC_EV_PFC_STORM:
-        snprintf(buf, size, "peak paused %s, paused %s", fsc_web_fmt_pct(ev->peak, a, sizeof(a)),
-                 fsc_web_fmt_secs(ev->amount, b, sizeof(b)));
-        break;
-    case FSC_EV_UPLINK_IMBALANCE:
-        snprintf(buf, size, "max/mean %.2f, group %u", ev->peak, (unsigned)ev->group);
-        break;
-    case FSC_EV_CABLE_MISMATCH:
-        mismatch_summary(row, buf, size);
-        break;
-    case FSC_EV_PCIE_DEGRADED:
-        snprintf(buf, size, "PCIe %g GT/s x%.0f (max %g GT/s x%.0f)", ev->peak, ev->amount,
-                 ev->baseline, ev->util_1s);
-        break;
-    case FSC_EV_COUNTER_RESET:
-        snprintf(buf, size, "%.0f -> %.0f%s", ev->peak, ev->amount,
-                 ev->util_1s > 0 ? " (reset evidence)" : "");
-        break;
-    case FSC_EV_STREAM_DOWN: {
-        static const char *const why[FSC_STREAM_DOWN__COUNT] = {
-            [FSC_STREAM_DOWN_CALL_ENDED] = "call ended",
-            [FSC_STREAM_DOWN_CONNECT_TIMEOUT] = "connect timeout",
-            [FSC_STREAM_DOWN_STALLED] = "stalled",
-            [FSC_STREAM_DOWN_START_FAILED] = "start failed",
-        };
-        unsigned k = ev->peak >= 0 && ev->peak < FSC_STREAM_DOWN__COUNT ? (unsigned)ev->peak : 0;
-        if (ev->amount >= 0)
-            snprintf(buf, size, "%s, gRPC status %.0f", why[k], ev->amount);
-        else
-            snprintf(buf, size, "%s", why[k]);
-        break;
-    }
-    default: /* a kind newer than this page: the generic numbers */
-        snprintf(buf, size, "peak %g, amount %g", ev->peak, ev->amount);
-        break;
+    bool named = ev->kind == FSC_EV_CABLE_MISMATCH;
+    if (named)
+        o = (size_t)snprintf(buf, size, "%s", row->mismatch ? row->mismatch : "mismatch");
+    for (unsigned i = 0; i < ev->n_fields && i < FSC_EVENT_FIELDS_MAX && o < size; i++) {
+        const struct fsc_event_field fi = fsc_event_field_at(ev, i), *f = &fi;
+        const struct fsc_event_field_desc *d = fsc_event_field_desc(f->id);
+        char v[48];
+        if (!d || f->id == FSC_EF_WINDOW_UTILIZATION)
+            continue;
+        fsc_event_field_text(f, FSC_EVENT_TEXT_HUMAN, v, sizeof(v));
+        const char *sep = o == 0 ? "" : named ? ": " : ", ";
+        named = false;
+        int n = snprintf(buf + o, size - o, "%s%s%s%s", sep, d->label, d->label[0] ? " " : "", v);
+        if (n < 0)
+            break;
+        o += (size_t)n;
     }
     return buf;
 }

@@ -89,6 +89,8 @@ struct fsc_web_events {
     size_t kept;                          /* events in the web module's ring */
     const struct fsc_web_event_row *rows; /* newest first */
     size_t n_rows;
+    unsigned n_windows; /* the engine's aligned windows (names of window utilizations) */
+    int64_t window_ns[FSC_MAX_WINDOWS];
 };
 
 /* A one-line human summary of an event ("peak 98.7 %, 1.25 GB",

@@ -131,6 +131,9 @@ static int events_build(struct fsc_web *web, unsigned limit, struct fsc_web_even
         return -ENOMEM;
     memset(evs, 0, sizeof(*evs));
     evs->published = fsc_event_bus_published(web->env.bus);
+    const struct fsc_rate_params *rp = &fsc_engine_config_of(web->env.cfg)->rate;
+    evs->n_windows = rp->n_windows;
+    memcpy(evs->window_ns, rp->window_ns, sizeof(evs->window_ns));
     pthread_mutex_lock(&web->mu);
     size_t n = web->ev_n < limit ? web->ev_n : limit;
     for (size_t i = 0; i < n; i++)
@@ -207,8 +210,10 @@ static size_t markers_copy(const struct fsc_web *web, const fsc_series_id ids[2]
                 break;
         if (k == n)
             n++;
-        out[k] = (struct fsc_web_marker){ev->t_start_ns, ev->t_end_ns, ev->peak, ev->kind,
-                                         ev->direction};
+        double peak = 0;
+        fsc_event_get(ev, FSC_EF_PEAK_UTILIZATION, &peak);
+        out[k] =
+            (struct fsc_web_marker){ev->t_start_ns, ev->t_end_ns, peak, ev->kind, ev->direction};
     }
     return n;
 }

@@ -41,7 +41,7 @@ check_log "started" "event=started config=.* sources=1 running=1"
 check_log "microburst end with labels" \
     "kind=microburst phase=end device=leaf-t1 port=swp[1-4] direction=tx .*duration_ms=([5-9][0-9]|[12][0-9]{2})\.[0-9]+ peak_utilization=(0\.[7-9]|1\.0)"
 # The storm is 50000 CNP/s over a ~200/s baseline for 5 s.
-check_log "cnp spike start" "kind=cnp_spike phase=start device=leaf-t1 port=swp[1-4] .*baseline_per_second=[12][0-9]{2}\."
+check_log "cnp spike start" "kind=cnp_spike phase=start device=leaf-t1 port=swp[1-4] .*baseline_rate_per_second=[12][0-9]{2}\."
 check_log "cnp spike end" "kind=cnp_spike phase=end device=leaf-t1 port=swp[1-4] .*duration_ms=(4[5-9]|5[0-4])[0-9]{2}\."
 check_log "final stats" "event=stats series=16 samples=[0-9]+ intervals=[0-9]+ .*duplicates=0 out_of_order=0"
 check_log "stopped" "event=stopped"

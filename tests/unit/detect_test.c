@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "engine_fixture.h"
+#include "event_fixture.h"
 
 /* ---- microburst context with samples coarser than the windows ---- */
 
@@ -38,9 +39,9 @@ static void burst_context_coarse_samples(void)
     if (end) {
         CHECK_INT(end->t_start_ns, T0 + 1000 * MS);
         CHECK_INT(end->t_end_ns, T0 + 1200 * MS);
-        CHECK_REL(end->amount, 1e10, 0.01);
-        CHECK_REL(end->util_1s, 1.0, 0.01);  /* [1.1 s, 1.2 s) */
-        CHECK_REL(end->util_10s, 0.4, 0.01); /* [1.0 s, 1.5 s): 200 of 500 ms */
+        CHECK_REL(EVF(end, FSC_EF_BYTES), 1e10, 0.01);
+        CHECK_REL(EVW(end, 0), 1.0, 0.01); /* [1.1 s, 1.2 s) */
+        CHECK_REL(EVW(end, 1), 0.4, 0.01); /* [1.0 s, 1.5 s): 200 of 500 ms */
         CHECK_INT(h.seen_at[i_end], T0 + 1600 * MS);
     }
     harness_close(&h);
@@ -97,12 +98,12 @@ static void long_burst_and_flush(void)
         CHECK_INT(ev->t_start_ns, T0 + want[i].start_ms * MS);
         CHECK_INT(ev->t_end_ns, want[i].end_ms ? T0 + want[i].end_ms * MS : 0);
         CHECK_INT(h.seen_at[i], T0 + want[i].seen_ms * MS);
-        CHECK_NEAR(ev->util_1s, want[i].util_1s, 0.01);
-        CHECK_NEAR(ev->util_10s, want[i].util_10s, 0.01);
-        CHECK_REL(ev->peak, 1.0, 0.01);
+        CHECK_NEAR(EVW(ev, 0), want[i].util_1s, 0.01);
+        CHECK_NEAR(EVW(ev, 1), want[i].util_10s, 0.01);
+        CHECK_REL(EVF(ev, FSC_EF_PEAK_UTILIZATION), 1.0, 0.01);
     }
     if (h.n_ev >= 3)
-        CHECK_REL(h.ev[2].amount, 2.5 * 50e9, 0.01);
+        CHECK_REL(EVF(&h.ev[2], FSC_EF_BYTES), 2.5 * 50e9, 0.01);
     struct fsc_engine_stats st;
     fsc_engine_stats_get(h.eng, &st);
     CHECK_INT(st.events[FSC_EV_BURST], 1);
@@ -199,7 +200,7 @@ static void pfc_storm(void)
         CHECK_INT(upd->series, 5);
         CHECK_INT(upd->t_start_ns, T0 + 5 * NS);
         CHECK_INT(upd->t_end_ns, 0);
-        CHECK_REL(upd->amount, 0.65, 0.001);
+        CHECK_REL(EVF(upd, FSC_EF_PAUSED_SECONDS), 0.65, 0.001);
         CHECK_INT(h.seen_at[i_upd], T0 + 6300 * MS);
     }
     CHECK_INT(count_events(&h, FSC_EV_PFC_STORM, FSC_EV_END), 2);
@@ -211,14 +212,14 @@ static void pfc_storm(void)
         if (ev->series == 5) {
             CHECK_INT(ev->t_start_ns, T0 + 5 * NS);
             CHECK_INT(ev->t_end_ns, T0 + 7 * NS);
-            CHECK_REL(ev->peak, 0.5, 0.001);   /* paused fraction */
-            CHECK_REL(ev->amount, 1.0, 0.001); /* 2 s x 50 % paused */
+            CHECK_REL(EVF(ev, FSC_EF_PEAK_PAUSED_FRACTION), 0.5, 0.001); /* paused fraction */
+            CHECK_REL(EVF(ev, FSC_EF_PAUSED_SECONDS), 1.0, 0.001);       /* 2 s x 50 % paused */
         } else {
             CHECK_INT(ev->series, 6);
             CHECK_INT(ev->t_start_ns, T0 + 8 * NS);
             CHECK_INT(ev->t_end_ns, T0 + 9 * NS);
-            CHECK_REL(ev->peak, 20000, 0.001);   /* frames/s */
-            CHECK_REL(ev->amount, 20000, 0.001); /* frames */
+            CHECK_REL(EVF(ev, FSC_EF_PEAK_PAUSE_FRAMES_RATE), 20000, 0.001); /* frames/s */
+            CHECK_REL(EVF(ev, FSC_EF_PAUSE_FRAMES), 20000, 0.001);           /* frames */
         }
     }
     struct fsc_engine_stats st;
@@ -257,9 +258,9 @@ static void reorder_spike_32bit_wrap(void)
     if (end) {
         CHECK_INT(end->t_start_ns, T0 + 10 * NS);
         CHECK_INT(end->t_end_ns, T0 + 13 * NS);
-        CHECK_NEAR(end->amount, 30000, 0.5); /* exact: the wrap lost nothing */
-        CHECK_NEAR(end->peak, 10000, 0.01);
-        CHECK_NEAR(end->baseline, 20, 0.01);
+        CHECK_NEAR(EVF(end, FSC_EF_COUNT), 30000, 0.5); /* exact: the wrap lost nothing */
+        CHECK_NEAR(EVF(end, FSC_EF_PEAK_RATE), 10000, 0.01);
+        CHECK_NEAR(EVF(end, FSC_EF_BASELINE_RATE), 20, 0.01);
     }
     struct fsc_engine_stats st;
     fsc_engine_stats_get(h.eng, &st);
@@ -300,10 +301,10 @@ static void reset_no_spike(void)
         CHECK_INT(h.ev[0].series, 0);
         CHECK_INT(h.ev[0].t_start_ns, T0 + 10 * NS);
         CHECK_INT(h.ev[0].t_end_ns, T0 + 10 * NS);
-        CHECK_NEAR(h.ev[0].peak, (double)before, 0.5);
-        CHECK_NEAR(h.ev[0].amount, 37, 0);
-        CHECK_NEAR(h.ev[0].baseline, 0, 0);
-        CHECK_NEAR(h.ev[0].util_1s, 0, 0); /* a decrease, not reset evidence */
+        CHECK_NEAR(EVF(&h.ev[0], FSC_EF_VALUE_BEFORE), (double)before, 0.5);
+        CHECK_NEAR(EVF(&h.ev[0], FSC_EF_VALUE_AFTER), 37, 0);
+        CHECK_NEAR(EVF(&h.ev[0], FSC_EF_HELD_BACK_RESETS), 0, 0);
+        CHECK_NEAR(EVF(&h.ev[0], FSC_EF_CAUSE), 0, 0); /* a decrease, not reset evidence */
     }
     struct fsc_engine_stats st;
     fsc_engine_stats_get(h.eng, &st);
@@ -346,10 +347,10 @@ static void queue_peak_evidence(void)
     }
     if (h.n_ev == 2) {
         CHECK_INT(h.ev[0].t_start_ns, T0 + 100 * MS);
-        CHECK_NEAR(h.ev[0].amount, 600000, 0);
-        CHECK_NEAR(h.ev[0].peak, 0.6, 1e-9);
+        CHECK_NEAR(EVF(&h.ev[0], FSC_EF_QUEUE_PEAK_BYTES), 600000, 0);
+        CHECK_NEAR(EVF(&h.ev[0], FSC_EF_BUFFER_SHARE), 0.6, 1e-9);
         CHECK_INT(h.ev[1].t_start_ns, T0 + 400 * MS);
-        CHECK_NEAR(h.ev[1].amount, 800000, 0);
+        CHECK_NEAR(EVF(&h.ev[1], FSC_EF_QUEUE_PEAK_BYTES), 800000, 0);
     }
 
     /* rx_buffer_passed_thres_phy: +5 in [0.1, 0.2] s, +3 in [0.2, 0.3] s
@@ -367,11 +368,11 @@ static void queue_peak_evidence(void)
         CHECK_INT(h.ev[2].series, 1);
         CHECK_INT(h.ev[2].t_start_ns, T0 + 100 * MS);
         CHECK_INT(h.ev[2].t_end_ns, T0 + 200 * MS);
-        CHECK_NEAR(h.ev[2].amount, 5, 0);
+        CHECK_NEAR(EVF(&h.ev[2], FSC_EF_CROSSINGS), 5, 0);
         CHECK_INT(h.ev[3].kind, FSC_EV_BUFFER_THRESHOLD);
         CHECK_INT(h.ev[3].t_start_ns, T0 + 200 * MS);
         CHECK_INT(h.ev[3].t_end_ns, T0 + 1500 * MS);
-        CHECK_NEAR(h.ev[3].amount, 5, 0);
+        CHECK_NEAR(EVF(&h.ev[3], FSC_EF_CROSSINGS), 5, 0);
     }
     struct fsc_engine_stats st;
     fsc_engine_stats_get(h.eng, &st);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "engine_fixture.h"
+#include "event_fixture.h"
 
 /* ---- 1. a 100 ms line-rate burst on 400G ---- */
 
@@ -110,14 +111,14 @@ static void burst_400g_one_microburst(void)
         CHECK_INT(end->t_start_ns, b0);
         CHECK_NEAR((double)(end->t_end_ns - end->t_start_ns), 100 * MS, 100 * MS);
         CHECK_INT(end->t_end_ns, b1);
-        CHECK_REL(end->peak, 1.0, 0.01);
-        CHECK_REL(end->amount, 5e9, 0.01);
+        CHECK_REL(EVF(end, FSC_EF_PEAK_UTILIZATION), 1.0, 0.01);
+        CHECK_REL(EVF(end, FSC_EF_BYTES), 5e9, 0.01);
         /* With windows 100 ms / 500 ms / 1 s, "level 0" (util_1s) is the
          * 100 ms window [1.5 s, 1.6 s), entirely inside the burst: 1.0.
          * "Level 1" (util_10s) is the 500 ms window [1.5 s, 2.0 s), of which
          * the burst filled 100 ms at line rate: 0.2. */
-        CHECK_REL(end->util_1s, 1.0, 0.01);
-        CHECK_REL(end->util_10s, 0.2, 0.01);
+        CHECK_REL(EVW(end, 0), 1.0, 0.01);
+        CHECK_REL(EVW(end, 1), 0.2, 0.01);
         /* The END waits for its level-1 window, which completes at 2.0 s. */
         CHECK_INT(h.seen_at[i_end], T0 + 2000 * MS);
     }
@@ -173,14 +174,14 @@ static void cnp_spike_storm(void)
         /* Published once rise_intervals (3) storm intervals were seen. */
         CHECK(h.seen_at[i_start] <= ts + 3 * 100 * MS);
         CHECK_INT(start->series, 1);
-        CHECK_REL(start->baseline, 1000, 0.1);
+        CHECK_REL(EVF(start, FSC_EF_BASELINE_RATE), 1000, 0.1);
         CHECK_NEAR((double)(end->t_end_ns - te), 0, 100 * MS);
         CHECK_INT(end->t_end_ns, te);
         CHECK_INT(end->t_start_ns, ts);
         CHECK(h.seen_at[i_end] <= te + 5 * 100 * MS);
-        CHECK(end->peak > 50000 && end->peak <= 60000 * 1.001);
-        CHECK_REL(end->amount, 5 * 50000, 0.05);
-        CHECK_REL(end->baseline, 1000, 0.1);
+        CHECK(EVF(end, FSC_EF_PEAK_RATE) > 50000 && EVF(end, FSC_EF_PEAK_RATE) <= 60000 * 1.001);
+        CHECK_REL(EVF(end, FSC_EF_COUNT), 5 * 50000, 0.05);
+        CHECK_REL(EVF(end, FSC_EF_BASELINE_RATE), 1000, 0.1);
     }
     struct fsc_engine_stats st;
     fsc_engine_stats_get(h.eng, &st);
@@ -225,7 +226,7 @@ static void uplink_imbalance(void)
         CHECK_INT(start->series, FSC_SERIES_NONE);
         CHECK_INT(start->group, 0);
         CHECK_INT(start->direction, FSC_DIR_TX);
-        CHECK_REL(start->peak, 2.0, 0.01);
+        CHECK_REL(EVF(start, FSC_EF_PEAK_IMBALANCE), 2.0, 0.01);
     }
     struct fsc_engine_stats st;
     fsc_engine_stats_get(h.eng, &st);

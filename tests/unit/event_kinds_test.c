@@ -8,6 +8,7 @@
 #include "engine/detect.h"
 #include "engine/engine.h"
 #include "engine_fixture.h"
+#include "event_fixture.h"
 #include "test.h"
 
 static void feed_flags(struct harness *h, fsc_series_id id, int64_t t, union fsc_value v,
@@ -26,10 +27,10 @@ static void check_reset(const struct fsc_event *ev, fsc_series_id id, int64_t t,
     CHECK_INT(ev->series, id);
     CHECK_INT(ev->t_start_ns, t);
     CHECK_INT(ev->t_end_ns, t);
-    CHECK_NEAR(ev->peak, before, 0);
-    CHECK_NEAR(ev->amount, after, 0);
-    CHECK_NEAR(ev->baseline, held, 0);
-    CHECK_NEAR(ev->util_1s, evidence, 0);
+    CHECK_NEAR(EVF(ev, FSC_EF_VALUE_BEFORE), before, 0);
+    CHECK_NEAR(EVF(ev, FSC_EF_VALUE_AFTER), after, 0);
+    CHECK_NEAR(EVF(ev, FSC_EF_HELD_BACK_RESETS), held, 0);
+    CHECK_NEAR(EVF(ev, FSC_EF_CAUSE), evidence, 0);
 }
 
 /* Series 0 resets at 2, 20, 40, 61.9 and 62 s (arrival = device time):
@@ -178,33 +179,32 @@ static void log_lines(void)
     ev.series = 7;
     ev.direction = FSC_DIR_RX;
     ev.t_start_ns = ev.t_end_ns = T0;
-    ev.peak = 9007199254740992.0;
-    ev.amount = 10;
-    ev.baseline = 2;
-    ev.util_1s = 1;
+    fsc_event_add(&ev, FSC_EF_VALUE_BEFORE, 9007199254740992.0);
+    fsc_event_add(&ev, FSC_EF_VALUE_AFTER, 10);
+    fsc_event_add(&ev, FSC_EF_HELD_BACK_RESETS, 2);
+    fsc_event_add(&ev, FSC_EF_CAUSE, 1);
     fsc_event_format(&ev, NULL, line, sizeof(line));
     CHECK_STR(line, "kind=counter_reset phase=instant series=7 direction=rx "
                     "start=2023-11-14T22:13:20.000000000Z end=2023-11-14T22:13:20.000000000Z "
-                    "duration_ms=0.000 value_before=9007199254740992 value_after=10 held_back=2 "
-                    "cause=reset_evidence");
+                    "duration_ms=0.000 value_before=9007199254740992 value_after=10 "
+                    "held_back_resets=2 cause=reset_evidence");
 
     memset(&ev, 0, sizeof(ev));
     ev.kind = FSC_EV_STREAM_DOWN;
     ev.phase = FSC_EV_START;
     ev.series = FSC_SERIES_NONE;
     ev.t_start_ns = T0;
-    ev.peak = FSC_STREAM_DOWN_CALL_ENDED;
-    ev.amount = 14;
-    ev.baseline = 1;
+    fsc_event_add(&ev, FSC_EF_REASON, FSC_STREAM_DOWN_CALL_ENDED);
+    fsc_event_add(&ev, FSC_EF_GRPC_STATUS, 14);
     snprintf(ev.subject, sizeof(ev.subject), "leaf1-gnmi/interfaces");
     fsc_event_format(&ev, NULL, line, sizeof(line));
     CHECK_STR(line, "kind=stream_down phase=start source=leaf1-gnmi stream=interfaces "
                     "start=2023-11-14T22:13:20.000000000Z reason=call_ended grpc_status=14");
     ev.phase = FSC_EV_END;
     ev.t_end_ns = T0 + 2500 * MS;
-    ev.peak = FSC_STREAM_DOWN_STALLED;
-    ev.amount = -1;
-    ev.baseline = 3;
+    ev.n_fields = 0;
+    fsc_event_add(&ev, FSC_EF_REASON, FSC_STREAM_DOWN_STALLED);
+    fsc_event_add(&ev, FSC_EF_FAILED_CALLS, 3);
     snprintf(ev.subject, sizeof(ev.subject), "a b/\"x\"");
     fsc_event_format(&ev, NULL, line, sizeof(line));
     CHECK_STR(line, "kind=stream_down phase=end source=\"a b\" stream=\"\\\"x\\\"\" "

@@ -163,7 +163,6 @@ static struct fsc_event ev_of(uint8_t kind, uint8_t phase, fsc_series_id series,
     ev.phase = phase;
     ev.series = series;
     ev.direction = dir;
-    ev.util_1s = ev.util_10s = -1;
     return ev;
 }
 
@@ -191,10 +190,10 @@ static size_t known_events(struct fx *f, struct known *k)
     ev = ev_of(FSC_EV_MICROBURST, FSC_EV_END, f->id[S_TX], FSC_DIR_TX, 1);
     ev.t_start_ns = T0 + 300 * MS;
     ev.t_end_ns = T0 + 400 * MS;
-    ev.peak = 0.998;
-    ev.amount = 4.99e9;
-    ev.util_1s = 0.1;
-    ev.util_10s = 0.01;
+    fsc_event_add(&ev, FSC_EF_PEAK_UTILIZATION, 0.998);
+    fsc_event_add(&ev, FSC_EF_BYTES, 4.99e9);
+    fsc_event_add_aux(&ev, FSC_EF_WINDOW_UTILIZATION, 0, 0.1);
+    fsc_event_add_aux(&ev, FSC_EF_WINDOW_UTILIZATION, 1, 0.01);
     k[n++] = (struct known){
         ev, "leaf1/et-0/0/1",
         HEAD(1, "microburst",
@@ -213,8 +212,8 @@ static size_t known_events(struct fx *f, struct known *k)
     /* burst START: no end, no windows yet */
     ev = ev_of(FSC_EV_BURST, FSC_EV_START, f->id[S_TX], FSC_DIR_TX, 2);
     ev.t_start_ns = T0;
-    ev.peak = 0.93;
-    ev.amount = 5e10;
+    fsc_event_add(&ev, FSC_EF_PEAK_UTILIZATION, 0.93);
+    fsc_event_add(&ev, FSC_EF_BYTES, 5e10);
     k[n++] = (struct known){
         ev, "leaf1/et-0/0/1",
         HEAD(2, "burst", "start") "\"device\":\"leaf1\",\"port\":\"et-0/0/1\",\"direction\":\"tx\","
@@ -225,8 +224,8 @@ static size_t known_events(struct fx *f, struct known *k)
 
     ev = ev_of(FSC_EV_QUEUE_PEAK, FSC_EV_INSTANT, f->id[S_QUEUE], FSC_DIR_NONE, 3);
     ev.t_start_ns = ev.t_end_ns = T0;
-    ev.peak = 0.625;
-    ev.amount = 108134400;
+    fsc_event_add(&ev, FSC_EF_QUEUE_PEAK_BYTES, 108134400);
+    fsc_event_add(&ev, FSC_EF_BUFFER_SHARE, 0.625);
     k[n++] = (struct known){
         ev, "leaf1/et-0/0/1",
         HEAD(3, "queue_peak", "instant") "\"device\":\"leaf1\",\"port\":\"et-0/0/1\","
@@ -240,8 +239,8 @@ static size_t known_events(struct fx *f, struct known *k)
     ev = ev_of(FSC_EV_BUFFER_THRESHOLD, FSC_EV_INSTANT, f->id[S_BUF], FSC_DIR_RX, 4);
     ev.t_start_ns = T0;
     ev.t_end_ns = T0 + 250 * MS;
-    ev.peak = 480;
-    ev.amount = 120;
+    fsc_event_add(&ev, FSC_EF_CROSSINGS, 120);
+    fsc_event_add(&ev, FSC_EF_CROSSINGS_PER_SECOND, 480);
     k[n++] = (struct known){
         ev, "b300-01/ens1f0np0",
         HEAD(
@@ -260,9 +259,9 @@ static size_t known_events(struct fx *f, struct known *k)
 
     ev = ev_of(FSC_EV_CNP_SPIKE, FSC_EV_START, f->id[S_CNP], FSC_DIR_NONE, 5);
     ev.t_start_ns = T0;
-    ev.peak = 250000;
-    ev.baseline = 1200.5;
-    ev.amount = 75000;
+    fsc_event_add(&ev, FSC_EF_PEAK_RATE, 250000);
+    fsc_event_add(&ev, FSC_EF_BASELINE_RATE, 1200.5);
+    fsc_event_add(&ev, FSC_EF_COUNT, 75000);
     k[n++] = (struct known){
         ev, "b300-01/ens1f0np0",
         HEAD(5, "cnp_spike",
@@ -273,9 +272,9 @@ static size_t known_events(struct fx *f, struct known *k)
 
     ev = ev_of(FSC_EV_ECN_SPIKE, FSC_EV_UPDATE, f->id[S_ECN], FSC_DIR_TX, 6);
     ev.t_start_ns = T0;
-    ev.peak = 9000;
-    ev.baseline = 10;
-    ev.amount = 90000;
+    fsc_event_add(&ev, FSC_EF_PEAK_RATE, 9000);
+    fsc_event_add(&ev, FSC_EF_BASELINE_RATE, 10);
+    fsc_event_add(&ev, FSC_EF_COUNT, 90000);
     k[n++] = (struct known){
         ev, "leaf1/et-0/0/1",
         HEAD(6, "ecn_spike",
@@ -288,9 +287,9 @@ static size_t known_events(struct fx *f, struct known *k)
     ev = ev_of(FSC_EV_REORDER_SPIKE, FSC_EV_END, f->id[S_OOS], FSC_DIR_NONE, 7);
     ev.t_start_ns = T0 + 10 * NS;
     ev.t_end_ns = T0 + 13 * NS;
-    ev.peak = 10000;
-    ev.baseline = 20;
-    ev.amount = 30000;
+    fsc_event_add(&ev, FSC_EF_PEAK_RATE, 10000);
+    fsc_event_add(&ev, FSC_EF_BASELINE_RATE, 20);
+    fsc_event_add(&ev, FSC_EF_COUNT, 30000);
     k[n++] = (struct known){
         ev, "b300-01/ens1f0np0",
         HEAD(7, "reorder_spike",
@@ -308,8 +307,8 @@ static size_t known_events(struct fx *f, struct known *k)
     /* PFC on paused time, then on pause frames */
     ev = ev_of(FSC_EV_PFC_STORM, FSC_EV_START, f->id[S_PAUSE], FSC_DIR_RX, 8);
     ev.t_start_ns = T0;
-    ev.peak = 0.45;
-    ev.amount = 0.135;
+    fsc_event_add(&ev, FSC_EF_PEAK_PAUSED_FRACTION, 0.45);
+    fsc_event_add(&ev, FSC_EF_PAUSED_SECONDS, 0.135);
     k[n++] = (struct known){
         ev, "b300-01/ens1f0np0",
         HEAD(8, "pfc_storm",
@@ -319,8 +318,8 @@ static size_t known_events(struct fx *f, struct known *k)
                       ",\"peak_paused_fraction\":0.45,\"paused_seconds\":0.135}"};
     ev = ev_of(FSC_EV_PFC_STORM, FSC_EV_START, f->id[S_FRAMES], FSC_DIR_RX, 9);
     ev.t_start_ns = T0;
-    ev.peak = 25000;
-    ev.amount = 7500;
+    fsc_event_add(&ev, FSC_EF_PEAK_PAUSE_FRAMES_RATE, 25000);
+    fsc_event_add(&ev, FSC_EF_PAUSE_FRAMES, 7500);
     k[n++] = (struct known){
         ev, "leaf1/et-0/0/1",
         HEAD(9, "pfc_storm",
@@ -333,9 +332,9 @@ static size_t known_events(struct fx *f, struct known *k)
     ev = ev_of(FSC_EV_UPLINK_IMBALANCE, FSC_EV_START, FSC_SERIES_NONE, FSC_DIR_TX, 10);
     ev.group = 0;
     ev.t_start_ns = T0;
-    ev.peak = 2;
-    ev.amount = 3;
-    ev.baseline = 0.3;
+    fsc_event_add(&ev, FSC_EF_PEAK_IMBALANCE, 2);
+    fsc_event_add(&ev, FSC_EF_WINDOWS_ABOVE, 3);
+    fsc_event_add(&ev, FSC_EF_MEAN_UTILIZATION_AT_START, 0.3);
     k[n++] = (struct known){
         ev, "leaf1/leaf1-uplinks",
         HEAD(10, "uplink_imbalance",
@@ -356,9 +355,8 @@ static size_t known_events(struct fx *f, struct known *k)
     /* cable mismatch: address (host has 10.112.1.5/24, plan 10.112.1.1/30), peer */
     ev = ev_of(FSC_EV_CABLE_MISMATCH, FSC_EV_START, f->id[S_CABLE], FSC_DIR_NONE, 12);
     ev.t_start_ns = T0;
-    ev.baseline = (10u << 24) | (112u << 16) | (1u << 8) | 1u;
-    ev.amount = (10u << 24) | (112u << 16) | (1u << 8) | 5u;
-    ev.peak = 24;
+    fsc_event_add_aux(&ev, FSC_EF_PLANNED_ADDRESS, 30, (10u << 24) | (112u << 16) | (1u << 8) | 1u);
+    fsc_event_add_aux(&ev, FSC_EF_ADDRESS, 24, (10u << 24) | (112u << 16) | (1u << 8) | 5u);
     k[n++] = (struct known){
         ev, "b300-01/ens1f0np0",
         HEAD(12, "cable_mismatch",
@@ -371,8 +369,8 @@ static size_t known_events(struct fx *f, struct known *k)
     ev = ev_of(FSC_EV_CABLE_MISMATCH, FSC_EV_END, f->id[S_CABLE2], FSC_DIR_NONE, 13);
     ev.t_start_ns = T0;
     ev.t_end_ns = T0 + 20 * NS;
-    ev.baseline = (10u << 24) | (112u << 16) | (1u << 8) | 2u;
-    ev.amount = 2; /* elsewhere */
+    fsc_event_add(&ev, FSC_EF_PEER_ADDRESS, (10u << 24) | (112u << 16) | (1u << 8) | 2u);
+    fsc_event_add(&ev, FSC_EF_NEIGHBOUR, 2); /* elsewhere */
     k[n++] = (struct known){
         ev, "b300-01/ens1f0np0",
         HEAD(13, "cable_mismatch",
@@ -388,10 +386,10 @@ static size_t known_events(struct fx *f, struct known *k)
 
     ev = ev_of(FSC_EV_PCIE_DEGRADED, FSC_EV_START, f->id[S_PCIE], FSC_DIR_NONE, 14);
     ev.t_start_ns = T0;
-    ev.peak = 32;
-    ev.baseline = 64;
-    ev.amount = 8;
-    ev.util_1s = 16;
+    fsc_event_add(&ev, FSC_EF_SPEED_GTS, 32);
+    fsc_event_add(&ev, FSC_EF_MAX_SPEED_GTS, 64);
+    fsc_event_add(&ev, FSC_EF_WIDTH, 8);
+    fsc_event_add(&ev, FSC_EF_MAX_WIDTH, 16);
     k[n++] = (struct known){
         ev, "b300-01/ens1f0np0",
         HEAD(14, "pcie_degraded",
@@ -402,10 +400,10 @@ static size_t known_events(struct fx *f, struct known *k)
 
     ev = ev_of(FSC_EV_COUNTER_RESET, FSC_EV_INSTANT, f->id[S_RX], FSC_DIR_RX, 15);
     ev.t_start_ns = ev.t_end_ns = T0;
-    ev.peak = 9007199254740993.0; /* 2^53 + 1 rounds to 2^53 as a double */
-    ev.amount = 37;
-    ev.baseline = 4;
-    ev.util_1s = 1;
+    fsc_event_add(&ev, FSC_EF_VALUE_BEFORE, 9007199254740993.0); /* 2^53 + 1 rounds to 2^53 */
+    fsc_event_add(&ev, FSC_EF_VALUE_AFTER, 37);
+    fsc_event_add(&ev, FSC_EF_HELD_BACK_RESETS, 4);
+    fsc_event_add(&ev, FSC_EF_CAUSE, 1);
     k[n++] = (struct known){ev, "leaf1/et-0/0/0",
                             HEAD(15, "counter_reset",
                                  "instant") "\"device\":\"leaf1\",\"port\":\"et-0/0/0\","
@@ -420,9 +418,8 @@ static size_t known_events(struct fx *f, struct known *k)
     /* stream down: START (call ended with UNAVAILABLE), END after 2.5 s */
     ev = ev_of(FSC_EV_STREAM_DOWN, FSC_EV_START, FSC_SERIES_NONE, FSC_DIR_NONE, 16);
     ev.t_start_ns = T0;
-    ev.peak = FSC_STREAM_DOWN_CALL_ENDED;
-    ev.amount = 14;
-    ev.baseline = 1;
+    fsc_event_add(&ev, FSC_EF_REASON, FSC_STREAM_DOWN_CALL_ENDED);
+    fsc_event_add(&ev, FSC_EF_GRPC_STATUS, 14);
     snprintf(ev.subject, sizeof(ev.subject), "leaf1-gnmi/interfaces");
     k[n++] = (struct known){
         ev, "leaf1/leaf1-gnmi/interfaces",
@@ -433,9 +430,9 @@ static size_t known_events(struct fx *f, struct known *k)
     ev.seq = 17;
     ev.phase = FSC_EV_END;
     ev.t_end_ns = T0 + 2500 * MS;
-    ev.peak = FSC_STREAM_DOWN_STALLED;
-    ev.amount = -1;
-    ev.baseline = 3;
+    ev.n_fields = 0;
+    fsc_event_add(&ev, FSC_EF_REASON, FSC_STREAM_DOWN_STALLED); /* no gRPC status */
+    fsc_event_add(&ev, FSC_EF_FAILED_CALLS, 3);
     k[n++] = (struct known){
         ev, "leaf1/leaf1-gnmi/interfaces",
         HEAD(17, "stream_down",
@@ -489,8 +486,8 @@ static void escaping(void)
     }
     struct fsc_event ev = ev_of(FSC_EV_COUNTER_RESET, FSC_EV_INSTANT, f.id[S_ODD], FSC_DIR_RX, 9);
     ev.t_start_ns = ev.t_end_ns = T0;
-    ev.peak = 100;
-    ev.amount = 0;
+    fsc_event_add(&ev, FSC_EF_VALUE_BEFORE, 100);
+    fsc_event_add(&ev, FSC_EF_VALUE_AFTER, 0);
     int len = fsc_kafka_event_encode(&f.cx, &ev, out, sizeof(out), key, sizeof(key));
     CHECK(len > 0);
     CHECK_STR(key, "leaf\"1/et-0/0/0");
@@ -600,9 +597,9 @@ static void without_registry_or_config(void)
         ev_of(FSC_EV_MICROBURST, FSC_EV_END, 42, FSC_DIR_RX, 18446744073709551615ull);
     ev.t_start_ns = T0;
     ev.t_end_ns = T0 + 1 * MS;
-    ev.peak = 1;
-    ev.amount = 50000000;
-    ev.util_1s = 0.05;
+    fsc_event_add(&ev, FSC_EF_PEAK_UTILIZATION, 1);
+    fsc_event_add(&ev, FSC_EF_BYTES, 50000000);
+    fsc_event_add_aux(&ev, FSC_EF_WINDOW_UTILIZATION, 0, 0.05);
     CHECK(fsc_kafka_event_encode(&cx, &ev, out, sizeof(out), key, sizeof(key)) > 0);
     CHECK_STR(key, "/");
     CHECK(strstr(out, "\"id\":\"0000000000000001-18446744073709551615\"") != NULL);
@@ -621,8 +618,7 @@ static void without_registry_or_config(void)
 
     ev = ev_of(FSC_EV_STREAM_DOWN, FSC_EV_START, FSC_SERIES_NONE, FSC_DIR_NONE, 3);
     ev.t_start_ns = T0;
-    ev.peak = FSC_STREAM_DOWN_CONNECT_TIMEOUT;
-    ev.amount = -1;
+    fsc_event_add(&ev, FSC_EF_REASON, FSC_STREAM_DOWN_CONNECT_TIMEOUT);
     snprintf(ev.subject, sizeof(ev.subject), "spine9/oper");
     CHECK(fsc_kafka_event_encode(&cx, &ev, out, sizeof(out), key, sizeof(key)) > 0);
     CHECK_STR(key, "spine9/spine9/oper");

@@ -369,32 +369,33 @@ static void event_kinds_text_and_count(void)
     ev.phase = FSC_EV_START;
     ev.series = a;
     ev.t_start_ns = 1700000000000000000LL;
-    ev.baseline = IP(10, 112, 2, 1);
-    ev.amount = IP(10, 112, 2, 5);
-    ev.peak = 30;
+    fsc_event_add_aux(&ev, FSC_EF_PLANNED_ADDRESS, 30, IP(10, 112, 2, 1));
+    fsc_event_add_aux(&ev, FSC_EF_ADDRESS, 30, IP(10, 112, 2, 5));
     char line[512];
     fsc_event_format(&ev, reg, line, sizeof(line));
     CHECK_STR(line, "kind=cable_mismatch phase=start device=b300-01 mismatch=address node=1 "
-                    "port=ens8f1np1 start=2023-11-14T22:13:20.000000000Z want=10.112.2.1/30 "
-                    "have=10.112.2.5/30");
-    ev.amount = 0; /* no address at all */
+                    "port=ens8f1np1 start=2023-11-14T22:13:20.000000000Z "
+                    "planned_address=10.112.2.1/30 address=10.112.2.5/30");
+    ev.n_fields = 0;
+    fsc_event_add_aux(&ev, FSC_EF_PLANNED_ADDRESS, 30, IP(10, 112, 2, 1));
+    fsc_event_add_aux(&ev, FSC_EF_ADDRESS, 0, 0); /* no address at all */
     ev.phase = FSC_EV_END;
     ev.t_end_ns = ev.t_start_ns + 10000000000LL;
     fsc_event_format(&ev, reg, line, sizeof(line));
     CHECK_STR(line, "kind=cable_mismatch phase=end device=b300-01 mismatch=address node=1 "
                     "port=ens8f1np1 start=2023-11-14T22:13:20.000000000Z "
                     "end=2023-11-14T22:13:30.000000000Z duration_ms=10000.000 "
-                    "want=10.112.2.1/30 have=none");
+                    "planned_address=10.112.2.1/30 address=none");
 
     memset(&ev, 0, sizeof(ev));
     ev.kind = FSC_EV_PCIE_DEGRADED;
     ev.phase = FSC_EV_START;
     ev.series = p;
     ev.t_start_ns = 1700000000000000000LL;
-    ev.peak = 32;
-    ev.baseline = 64;
-    ev.amount = 8;
-    ev.util_1s = 16;
+    fsc_event_add(&ev, FSC_EF_SPEED_GTS, 32);
+    fsc_event_add(&ev, FSC_EF_MAX_SPEED_GTS, 64);
+    fsc_event_add(&ev, FSC_EF_WIDTH, 8);
+    fsc_event_add(&ev, FSC_EF_MAX_WIDTH, 16);
     fsc_event_format(&ev, reg, line, sizeof(line));
     CHECK_STR(line, "kind=pcie_degraded phase=start device=b300-01 pci=0000:21:00.0 "
                     "port=ens2f0np0 start=2023-11-14T22:13:20.000000000Z speed_gts=32 "

@@ -153,8 +153,9 @@ static void events_model(struct fsc_web_events *evs, struct fsc_web_event_row ro
                                     .series = 3,
                                     .t_start_ns = T0 + 100 * MS,
                                     .t_end_ns = T0 + 200 * MS,
-                                    .peak = 0.98,
-                                    .amount = 5e9};
+                                    .n_fields = 2,
+                                    .field_id = {FSC_EF_PEAK_UTILIZATION, FSC_EF_BYTES},
+                                    .field_value = {0.98, 5e9}};
     rows[0].device = "leaf1";
     rows[0].port = "et-0/0/1";
     rows[0].labels[0] = (struct fsc_label){"device", "leaf1"};
@@ -164,8 +165,7 @@ static void events_model(struct fsc_web_events *evs, struct fsc_web_event_row ro
                                     .kind = FSC_EV_CABLE_MISMATCH,
                                     .phase = FSC_EV_START,
                                     .series = 9,
-                                    .t_start_ns = T0,
-                                    .peak = 30};
+                                    .t_start_ns = T0};
     rows[1].device = "b300-01";
     rows[1].port = "ens1f1np1";
     rows[1].mismatch = "missing";
@@ -174,7 +174,7 @@ static void events_model(struct fsc_web_events *evs, struct fsc_web_event_row ro
     rows[1].labels[2] = (struct fsc_label){"kind", "missing"};
     rows[1].labels[3] = (struct fsc_label){"port", "ens1f1np1"};
     rows[1].n_labels = 4;
-    *evs = (struct fsc_web_events){7, 0, 2, rows, 2};
+    *evs = (struct fsc_web_events){.published = 7, .lost = 0, .kept = 2, .rows = rows, .n_rows = 2};
 }
 
 static struct fsc_web_point rx_pts[2] = {{T0 - NS, 0.25f}, {T0 - 900 * MS, 0.3f}};
@@ -307,13 +307,14 @@ static void events_json_exact(void)
               "{\"published\":7,\"lost\":0,\"kept\":2,\"events\":[{\"seq\":7,\"kind\":"
               "\"microburst\",\"phase\":\"end\",\"device\":\"leaf1\",\"port\":\"et-0/0/1\","
               "\"direction\":\"tx\",\"start\":\"2023-11-14T22:13:20.100Z\",\"end\":"
-              "\"2023-11-14T22:13:20.200Z\",\"duration_seconds\":0.1,\"peak\":0.98,\"amount\":"
-              "5000000000,\"baseline\":0,\"summary\":\"peak 98.0 %, 5.0 GB\",\"labels\":{"
+              "\"2023-11-14T22:13:20.200Z\",\"duration_seconds\":0.1,\"fields\":{"
+              "\"peak_utilization\":0.98,\"bytes\":5000000000},\"summary\":\"peak 98.0 %, 5.0 GB\","
+              "\"labels\":{"
               "\"device\":\"leaf1\",\"port\":\"et-0/0/1\"}},{\"seq\":6,\"kind\":"
               "\"cable_mismatch\",\"phase\":\"start\",\"device\":\"b300-01\",\"port\":"
               "\"ens1f1np1\",\"direction\":null,\"mismatch\":\"missing\",\"start\":"
-              "\"2023-11-14T22:13:20.000Z\",\"end\":null,\"duration_seconds\":null,\"peak\":30,"
-              "\"amount\":0,\"baseline\":0,\"summary\":\"missing\",\"labels\":{\"card\":\"0\","
+              "\"2023-11-14T22:13:20.000Z\",\"end\":null,\"duration_seconds\":null,\"fields\":{},"
+              "\"summary\":\"missing\",\"labels\":{\"card\":\"0\","
               "\"device\":\"b300-01\",\"kind\":\"missing\",\"port\":\"ens1f1np1\"}}]}");
     CHECK(json_valid(b.data));
     fsc_buf_free(&b);
@@ -387,31 +388,56 @@ static void event_summaries(void)
         const char *mismatch;
         const char *want;
     } cases[] = {
-        {{.kind = FSC_EV_MICROBURST, .peak = 0.987, .amount = 1.25e9}, NULL, "peak 98.7 %, 1.2 GB"},
-        {{.kind = FSC_EV_BURST, .peak = 1.0, .amount = 512}, NULL, "peak 100.0 %, 512 B"},
-        {{.kind = FSC_EV_CNP_SPIKE, .peak = 50000, .baseline = 200, .amount = 250000},
+#define F2(k, a, va, b, vb) {.kind = k, .n_fields = 2, .field_id = {a, b}, .field_value = {va, vb}}
+        {F2(FSC_EV_MICROBURST, FSC_EF_PEAK_UTILIZATION, 0.987, FSC_EF_BYTES, 1.25e9), NULL,
+         "peak 98.7 %, 1.2 GB"},
+        {F2(FSC_EV_BURST, FSC_EF_PEAK_UTILIZATION, 1.0, FSC_EF_BYTES, 512), NULL,
+         "peak 100.0 %, 512 B"},
+        {{.kind = FSC_EV_CNP_SPIKE,
+          .n_fields = 3,
+          .field_id = {FSC_EF_PEAK_RATE, FSC_EF_BASELINE_RATE, FSC_EF_COUNT},
+          .field_value = {50000, 200, 250000}},
          NULL,
-         "peak 50000/s, baseline 200/s, 250000 events"},
-        {{.kind = FSC_EV_PFC_STORM, .peak = 0.45, .amount = 2.5},
-         NULL,
+         "peak 50000/s, baseline 200/s, events 250000"},
+        {F2(FSC_EV_PFC_STORM, FSC_EF_PEAK_PAUSED_FRACTION, 0.45, FSC_EF_PAUSED_SECONDS, 2.5), NULL,
          "peak paused 45.0 %, paused 2.5 s"},
-        {{.kind = FSC_EV_UPLINK_IMBALANCE, .peak = 2.314, .group = 3},
+        {{.kind = FSC_EV_UPLINK_IMBALANCE,
+          .group = 3,
+          .n_fields = 1,
+          .field_id = {FSC_EF_PEAK_IMBALANCE},
+          .field_value = {2.314}},
          NULL,
-         "max/mean 2.31, group 3"},
-        {{.kind = FSC_EV_QUEUE_PEAK, .amount = 123456}, NULL, "value 123456"},
-        {{.kind = FSC_EV_CABLE_MISMATCH, .amount = 2}, "down", "down: operstate down"},
-        {{.kind = FSC_EV_CABLE_MISMATCH, .amount = 200e9, .baseline = 400e9},
-         "speed",
+         "max/mean 2.31"},
+        {{.kind = FSC_EV_QUEUE_PEAK,
+          .n_fields = 1,
+          .field_id = {FSC_EF_QUEUE_PEAK_BYTES},
+          .field_value = {123456}},
+         NULL,
+         "queue peak 123.5 kB"},
+        {{.kind = FSC_EV_CABLE_MISMATCH,
+          .n_fields = 1,
+          .field_id = {FSC_EF_OPERSTATE},
+          .field_value = {2}},
+         "down",
+         "down: operstate down"},
+        {F2(FSC_EV_CABLE_MISMATCH, FSC_EF_PLANNED_SPEED, 400e9, FSC_EF_SPEED, 200e9), "speed",
          "speed: want 400G, have 200G"},
-        {{.kind = FSC_EV_CABLE_MISMATCH, .amount = 168886533.0, .baseline = 168886529.0},
+        {{.kind = FSC_EV_CABLE_MISMATCH,
+          .n_fields = 2,
+          .field_id = {FSC_EF_PLANNED_ADDRESS, FSC_EF_ADDRESS},
+          .field_aux = {30, 24},
+          .field_value = {168886529.0, 168886533.0}},
          "address",
-         "address: want 10.17.1.1/30, have 10.17.1.5"},
-        {{.kind = FSC_EV_CABLE_MISMATCH, .amount = 0, .baseline = 168886530.0},
-         "peer",
-         "peer: 10.17.1.2 neighbour none"},
-        {{.kind = FSC_EV_PCIE_DEGRADED, .peak = 32, .amount = 8, .baseline = 64, .util_1s = 16},
+         "address: want 10.17.1.1/30, have 10.17.1.5/24"},
+        {F2(FSC_EV_CABLE_MISMATCH, FSC_EF_PEER_ADDRESS, 168886530.0, FSC_EF_NEIGHBOUR, 0), "peer",
+         "peer: address 10.17.1.2, neighbour none"},
+        {{.kind = FSC_EV_PCIE_DEGRADED,
+          .n_fields = 4,
+          .field_id = {FSC_EF_SPEED_GTS, FSC_EF_MAX_SPEED_GTS, FSC_EF_WIDTH, FSC_EF_MAX_WIDTH},
+          .field_value = {32, 64, 8, 16}},
          NULL,
-         "PCIe 32 GT/s x8 (max 64 GT/s x16)"},
+         "speed 32 GT/s, max 64 GT/s, width 8, max width 16"},
+#undef F2
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct fsc_web_event_row row;

@@ -241,9 +241,9 @@ static void api_known_answers(void)
     CHECK(b && strstr(b, "\"published\":1,\"lost\":0,\"kept\":1,\"events\":[") != NULL);
     CHECK(b && strstr(b, want) != NULL);
     /* A microburst's START comes when it has ended, without its end (the
-     * END waits for the 10 s window); amount: 5 GB in the 100 ms. */
-    CHECK(b && strstr(b, "\"end\":null,\"duration_seconds\":null,\"peak\":1,\"amount\":"
-                         "5000000000,") != NULL);
+     * END waits for the 10 s window); 5 GB in the 100 ms. */
+    CHECK(b && strstr(b, "\"end\":null,\"duration_seconds\":null,\"fields\":{"
+                         "\"peak_utilization\":1,\"bytes\":5000000000},") != NULL);
     free(b);
 
     /* /api/port starts tracking; the sampler then records the newest fine

@@ -128,10 +128,11 @@ static void stream_event(struct gnmi_stream *st, enum fsc_event_phase phase, int
     ev.group = UINT32_MAX;
     ev.t_start_ns = st->down_since_ns;
     ev.t_end_ns = phase == FSC_EV_END ? now_ns : 0;
-    ev.peak = st->down_reason;
-    ev.amount = st->down_status;
-    ev.baseline = st->down_failures;
-    ev.util_1s = ev.util_10s = -1;
+    fsc_event_add(&ev, FSC_EF_REASON, st->down_reason);
+    if (st->down_status >= 0) /* -1: the call ended without a status */
+        fsc_event_add(&ev, FSC_EF_GRPC_STATUS, st->down_status);
+    if (phase == FSC_EV_END)
+        fsc_event_add(&ev, FSC_EF_FAILED_CALLS, st->down_failures);
     /* "source/stream", cut to what the event holds (events.h). */
     size_t o = 0;
     for (const char *p = cl->name; *p && o + 1 < sizeof(ev.subject); p++)

@@ -215,23 +215,22 @@ static void mismatch_event(struct nic_ctx *ctx, struct nic_planned *pl, int k,
     ev.group = UINT32_MAX;
     ev.t_start_ns = start ? now : pl->since[k];
     ev.t_end_ns = start ? 0 : now;
-    ev.util_1s = ev.util_10s = -1;
     switch ((enum fsc_cable_kind)k) {
     case FSC_CABLE_DOWN:
-        ev.amount = have->oper;
+        fsc_event_add(&ev, FSC_EF_OPERSTATE, have->oper);
         break;
     case FSC_CABLE_SPEED:
-        ev.baseline = (double)want->speed_bps;
-        ev.amount = have->speed_mbps > 0 ? (double)have->speed_mbps * 1e6 : 0;
+        fsc_event_add(&ev, FSC_EF_PLANNED_SPEED, (double)want->speed_bps);
+        fsc_event_add(&ev, FSC_EF_SPEED, have->speed_mbps > 0 ? (double)have->speed_mbps * 1e6 : 0);
         break;
-    case FSC_CABLE_ADDRESS:
-        ev.baseline = want->addr;
-        ev.amount = have->n_addrs ? have->addr[0] : 0;
-        ev.peak = have->n_addrs ? have->prefix[0] : 0;
+    case FSC_CABLE_ADDRESS: /* every planned link is a /30 (docs/CABLING.md) */
+        fsc_event_add_aux(&ev, FSC_EF_PLANNED_ADDRESS, 30, want->addr);
+        fsc_event_add_aux(&ev, FSC_EF_ADDRESS, have->n_addrs ? have->prefix[0] : 0,
+                          have->n_addrs ? have->addr[0] : 0);
         break;
     case FSC_CABLE_PEER:
-        ev.baseline = want->peer_addr;
-        ev.amount = v->peer_seen;
+        fsc_event_add(&ev, FSC_EF_PEER_ADDRESS, want->peer_addr);
+        fsc_event_add(&ev, FSC_EF_NEIGHBOUR, v->peer_seen);
         break;
     default:
         break;

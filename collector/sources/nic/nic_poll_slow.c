@@ -31,11 +31,10 @@ static void pcie_event(struct nic_ctx *ctx, struct nic_port *p, const struct fsc
     ev.group = UINT32_MAX;
     ev.t_start_ns = start ? now : p->degraded_since;
     ev.t_end_ns = start ? 0 : now;
-    ev.peak = pc->cur_speed_gts;
-    ev.baseline = pc->max_speed_gts;
-    ev.amount = pc->cur_width;
-    ev.util_1s = pc->max_width;
-    ev.util_10s = -1;
+    fsc_event_add(&ev, FSC_EF_SPEED_GTS, pc->cur_speed_gts);
+    fsc_event_add(&ev, FSC_EF_MAX_SPEED_GTS, pc->max_speed_gts);
+    fsc_event_add(&ev, FSC_EF_WIDTH, pc->cur_width);
+    fsc_event_add(&ev, FSC_EF_MAX_WIDTH, pc->max_width);
     nic_event_publish(ctx, &ev);
 }
 
