@@ -169,7 +169,7 @@ done
 check_eq "link label" "$(series_value fabric_cable_mismatch port=ens5f1np1 kind=peer link=4 card=4 peer=b300-02:ens5f1np1 peer_node=2)" 1
 check_eq "START lines" "$(grep -c 'kind=cable_mismatch phase=start' "$tmp/fsc.log")" 3
 check_log "address event" \
-    "kind=cable_mismatch phase=start card=7 device=b300-01 mismatch=address link=2 node=1 peer=b300-02:ens8f1np1 peer_node=2 port=ens8f1np1 start=[^ ]+ want=10\.112\.2\.1/30 have=10\.112\.2\.5/30$"
+    "kind=cable_mismatch phase=start card=7 device=b300-01 mismatch=address link=2 node=1 peer=b300-02:ens8f1np1 peer_node=2 port=ens8f1np1 start=[^ ]+ planned_address=10\.112\.2\.1/30 address=10\.112\.2\.5/30$"
 check_log "peer event ens5f0np0" \
     "kind=cable_mismatch phase=start card=4 device=b300-01 mismatch=peer link=3 node=1 peer=b300-02:ens5f0np0 peer_node=2 port=ens5f0np0 start=[^ ]+ peer_address=10\.112\.3\.2 neighbour=(incomplete|none)$"
 check_log "peer event ens5f1np1" \
@@ -201,7 +201,7 @@ check "address fixed within a recheck" poll_metrics 150 \
 check_eq "peer of the fixed link" "$(series_value fabric_cable_mismatch port=ens8f1np1 kind=peer)" 0
 check_eq "swap still seen" "$(series_value fabric_cable_mismatch port=ens5f0np0 kind=peer)" 1
 check "END line" wait_until 20 grep -Eq \
-    "kind=cable_mismatch phase=end .*mismatch=address .*port=ens8f1np1 .*duration_ms=[0-9.]+ want=10\.112\.2\.1/30 have=10\.112\.2\.1/30$" "$tmp/fsc.log"
+    "kind=cable_mismatch phase=end .*mismatch=address .*port=ens8f1np1 .*duration_ms=[0-9.]+ planned_address=10\.112\.2\.1/30 address=10\.112\.2\.1/30$" "$tmp/fsc.log"
 check_eq "START lines after the fix" "$(grep -c 'kind=cable_mismatch phase=start' "$tmp/fsc.log")" 3
 
 stop_pid "$fsc_pid" 50

@@ -273,7 +273,7 @@ def phase_api(oport):
     check(bool(mb), "a microburst END on leaf-s")
     if mb:
         e = mb[0]
-        check(0.05 <= e["duration_seconds"] <= 0.3 and e["peak"] >= 0.7 and
+        check(0.05 <= e["duration_seconds"] <= 0.3 and e["fields"]["peak_utilization"] >= 0.7 and
               e["port"] in ("swp1", "swp2", "swp3", "swp4") and e["direction"] in ("rx", "tx"),
               "microburst %r" % e)
     cnp = [e for e in ev["events"] if e["kind"] == "cnp_spike" and e["device"] == "leaf-s"]
