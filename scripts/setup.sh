@@ -13,7 +13,8 @@ set -eu
 packages="build-essential cmake pkg-config libyaml-dev clang-format libmicrohttpd-dev zlib1g-dev
           curl prometheus python3 python3-prometheus-client protobuf-c-compiler libprotobuf-c-dev
           libgrpc-dev librdkafka-dev kcat iproute2 chromium libcurl4-openssl-dev
-          libsnappy-dev victoria-metrics clang libclang-rt-14-dev libgnutls28-dev python3-yaml"
+          libsnappy-dev victoria-metrics clang libclang-rt-14-dev libgnutls28-dev python3-yaml
+          libjansson-dev"
 
 # `setup.sh --bench` also installs the peers bench/scrape_compare.sh measures
 # against; the tests do not need them.
@@ -31,7 +32,7 @@ if [ "${1:-}" = "--build-only" ]; then
     build_only=1
     packages="build-essential cmake pkg-config libyaml-dev libmicrohttpd-dev zlib1g-dev
               protobuf-c-compiler libprotobuf-c-dev libgrpc-dev librdkafka-dev
-              libcurl4-openssl-dev libsnappy-dev libgnutls28-dev"
+              libcurl4-openssl-dev libsnappy-dev libgnutls28-dev libjansson-dev"
 fi
 
 missing=""
