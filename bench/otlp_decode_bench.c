@@ -8,7 +8,16 @@
  * only the decoder is timed (thread CPU time). "validate" runs the decoder with no visitor
  * (the first pass alone), so full - validate is the visiting pass.
  *
+ * The same two requests are then written as OTLP/JSON, as the OpenTelemetry
+ * Collector's exporters write it (64-bit integers as strings, doubles as
+ * numbers, each message's fields in proto order, so a Sum's dataPoints come
+ * before its aggregationTemporality), and decoded with fsc_otlp_decode_json.
+ * That decoder writes into its buffer, so each run decodes a fresh copy; only
+ * the decode call is timed. "no visitor" passes a NULL visitor (what that
+ * skips depends on the decoder's version). JSON runs a tenth of the points.
+ *
  *   otlp_decode_bench [total_points]        (default 20 000 000 per run) */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,6 +245,138 @@ static double run(const uint8_t *buf, size_t len, size_t n_points, long iters, i
     return (double)(now_ns() - t) / ((double)iters * (double)n_points);
 }
 
+/* ---- OTLP/JSON -------------------------------------------------------------- */
+
+struct text {
+    char *p;
+    size_t len, cap;
+};
+
+static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct text *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            fprintf(stderr, "vsnprintf failed\n");
+            exit(1);
+        }
+        if ((size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        t->cap = (t->cap + (size_t)n) * 2;
+        t->p = realloc(t->p, t->cap);
+        if (!t->p) {
+            fprintf(stderr, "out of memory\n");
+            exit(1);
+        }
+    }
+}
+
+/* The request of build() as OTLP/JSON text. Returns malloc'd bytes. */
+static char *build_json(int gauges_only, size_t *len, size_t *n_points)
+{
+    static const double bounds[N_BOUNDS] = {128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768};
+    static const uint64_t counts[N_BOUNDS + 1] = {900, 50, 20, 10, 8, 5, 3, 2, 1, 1};
+    const uint64_t t0 = 1700000000000000000ULL, start = 1690000000000000000ULL;
+    const int n_metrics = N_GAUGE + N_SUM + N_HIST;
+    struct text t = {xcalloc(1, 1 << 16), 0, 1 << 16};
+    size_t np = 0;
+    put(&t, "{\"resourceMetrics\":[{\"resource\":{\"attributes\":[{\"key\":\"host.name\","
+            "\"value\":{\"stringValue\":\"leaf01\"}}]},\"scopeMetrics\":[{\"scope\":"
+            "{\"name\":\"nvue\"},\"metrics\":[");
+    for (int m = 0; m < n_metrics; m++) {
+        int kind = gauges_only || m < N_GAUGE ? 0 : m < N_GAUGE + N_SUM ? 1 : 2;
+        put(&t, "%s{\"name\":\"nvswitch_interface_%s_%d\",\"unit\":\"%s\",\"%s\":{\"dataPoints\":[",
+            m ? "," : "",
+            kind == 0   ? "if_in_octets"
+            : kind == 1 ? "ai_eth_counter"
+                        : "buffer_histogram",
+            m, kind == 2 ? "bytes" : "1",
+            kind == 0   ? "gauge"
+            : kind == 1 ? "sum"
+                        : "histogram");
+        for (int i = 0; i < N_IF; i++, np++) {
+            put(&t,
+                "%s{\"attributes\":[{\"key\":\"interface\",\"value\":{\"stringValue\":"
+                "\"swp%d\"}}],",
+                i ? "," : "", i + 1);
+            if (kind != 0)
+                put(&t, "\"startTimeUnixNano\":\"%llu\",", (unsigned long long)start);
+            put(&t, "\"timeUnixNano\":\"%llu\"", (unsigned long long)(t0 + (uint64_t)i));
+            if (kind != 2) {
+                put(&t, ",\"asDouble\":%.17g}", 1e12 + (double)(m * N_IF + i));
+                continue;
+            }
+            put(&t, ",\"count\":\"1000\",\"sum\":512000.5,\"bucketCounts\":[");
+            for (int b = 0; b <= N_BOUNDS; b++)
+                put(&t, "%s\"%llu\"", b ? "," : "", (unsigned long long)counts[b]);
+            put(&t, "],\"explicitBounds\":[");
+            for (int b = 0; b < N_BOUNDS; b++)
+                put(&t, "%s%.17g", b ? "," : "", bounds[b]);
+            put(&t, "]}");
+        }
+        put(&t, "]%s}}",
+            kind == 0   ? ""
+            : kind == 1 ? ",\"aggregationTemporality\":2,\"isMonotonic\":true"
+                        : ",\"aggregationTemporality\":1");
+    }
+    put(&t, "]}]}]}");
+    *len = t.len;
+    *n_points = np;
+    return t.p;
+}
+
+/* Decodes a fresh copy of text `iters` times; returns ns per data point. */
+static double run_json(const char *text, size_t len, size_t n_points, long iters, int visit,
+                       struct sink *s)
+{
+    struct fsc_otlp_visitor v = {s, on_resource, on_metric, on_point};
+    char err[256];
+    char *work = xcalloc(1, len);
+    int64_t spent = 0;
+    for (long i = 0; i < iters; i++) {
+        memcpy(work, text, len);
+        int64_t t = now_ns();
+        int rc = fsc_otlp_decode_json(work, len, visit ? &v : NULL, err, sizeof(err));
+        spent += now_ns() - t;
+        if (rc != 0) {
+            fprintf(stderr, "JSON decode failed: %s\n", err);
+            exit(1);
+        }
+    }
+    free(work);
+    return (double)spent / ((double)iters * (double)n_points);
+}
+
+static void bench_json(long total)
+{
+    for (int gauges_only = 0; gauges_only < 2; gauges_only++) {
+        size_t len, n_points;
+        char *text = build_json(gauges_only, &len, &n_points);
+        long iters = total / 10 / (long)n_points + 1;
+        struct sink s = {0, 0, 0, 0};
+        run_json(text, len, n_points, iters / 10 + 1, 1, &s); /* warm up */
+        memset(&s, 0, sizeof(s));
+        double full = run_json(text, len, n_points, iters, 1, &s);
+        double bare = run_json(text, len, n_points, iters, 0, &s);
+        if (s.points != (uint64_t)iters * n_points || s.metrics != (uint64_t)iters * 60) {
+            fprintf(stderr, "JSON: visited %llu points, %llu metrics: wrong\n",
+                    (unsigned long long)s.points, (unsigned long long)s.metrics);
+            exit(1);
+        }
+        const char *name = gauges_only ? "json 60 gauges x 128 if" : "json cumulus 50g+6s+4h";
+        printf("%-28s %9zu %8zu %9s %12.1f %9.1f\n", name, len, n_points, "full", full, 1e3 / full);
+        printf("%-28s %9s %8s %9s %12.1f %9.1f\n", "", "", "", "no visitor", bare, 1e3 / bare);
+        free(text);
+        fprintf(stderr, "(sink %llx)\n", (unsigned long long)s.x);
+    }
+}
+
 int main(int argc, char **argv)
 {
     long total = argc > 1 ? atol(argv[1]) : 20000000L;
@@ -267,6 +408,7 @@ int main(int argc, char **argv)
         free(buf);
         fprintf(stderr, "(sink %llx)\n", (unsigned long long)s.x);
     }
+    bench_json(total);
     return 0;
 }
 

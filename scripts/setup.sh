@@ -14,7 +14,7 @@ packages="build-essential cmake pkg-config libyaml-dev clang-format libmicrohttp
           curl prometheus python3 python3-prometheus-client protobuf-c-compiler libprotobuf-c-dev
           libgrpc-dev librdkafka-dev kcat iproute2 chromium libcurl4-openssl-dev
           libsnappy-dev victoria-metrics clang libclang-rt-14-dev libgnutls28-dev nettle-dev
-          python3-yaml"
+          python3-yaml libjansson-dev"
 
 # `setup.sh --bench` also installs the peers bench/scrape_compare.sh measures
 # against; the tests do not need them.
@@ -32,7 +32,7 @@ if [ "${1:-}" = "--build-only" ]; then
     build_only=1
     packages="build-essential cmake pkg-config libyaml-dev libmicrohttpd-dev zlib1g-dev
               protobuf-c-compiler libprotobuf-c-dev libgrpc-dev librdkafka-dev
-              libcurl4-openssl-dev libsnappy-dev libgnutls28-dev nettle-dev"
+              libcurl4-openssl-dev libsnappy-dev libgnutls28-dev nettle-dev libjansson-dev"
 fi
 
 missing=""

@@ -26,9 +26,6 @@
  * indented two spaces a level, with ": " after keys; a container marked
  * fsc_json_one_line() keeps its members on one line, ", " between them.
  *
- * Names: fsc_json_start / fsc_json_done, not init / finish, which the OTLP
- * source's JSON reader (sources/otlp/json_reader.h) still uses.
- *
  * Thread: a writer belongs to one thread; nothing is global. */
 #ifndef FSC_JSON_WRITE_H
 #define FSC_JSON_WRITE_H

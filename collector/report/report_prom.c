@@ -1,17 +1,17 @@
 /* The report from a Prometheus server (contract in report.h): the HTTP API
  * (/api/v1/query at the end of the range, /api/v1/query_range for the trend
- * bins) over libcurl, answers read with the strict JSON reader. Every query
+ * bins) over libcurl, answers parsed with jansson. Every query
  * aggregates over the whole range with increase() / *_over_time(), so each
  * figure is exactly what the same PromQL typed into Prometheus returns at
  * `to` (docs/REPORT.md lists them). */
 #include <curl/curl.h>
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/otlp/json_reader.h"
 #include "report/report.h"
 
 #define MAX_BODY   (256u << 20) /* bytes of one answer */
@@ -301,38 +301,32 @@ static const struct pq trend_query = {
 /* ---- the answer --------------------------------------------------------------------- */
 
 struct parse {
-    struct fsc_json_reader r;
     struct fsc_report *rep;
     const struct pq *q;
     char status[16], error[256], error_type[64];
+    char why[JSON_ERROR_TEXT_LENGTH + 48]; /* what is wrong with a malformed answer */
 };
 
-static bool key_is(const struct parse *p, const struct fsc_json_tok *k, const char *s)
+static int malformed(struct parse *p, const char *msg)
 {
-    size_t n = strlen(s);
-    return k->len == n && memcmp(p->r.buf + k->off, s, n) == 0;
+    snprintf(p->why, sizeof(p->why), "%s", msg);
+    return -EBADMSG;
 }
 
-/* A string value into dst (unescaped, cut to size). */
-static int read_str(struct parse *p, char *dst, size_t size)
+/* A string value into dst (cut to size). */
+static int read_str(struct parse *p, const json_t *v, char *dst, size_t size)
 {
-    struct fsc_json_tok t;
-    int rc = fsc_json_string(&p->r, &t);
-    if (rc != 0)
-        return rc;
-    char tmp[512];
-    size_t n = t.len < sizeof(tmp) ? t.len : sizeof(tmp) - 1;
-    memcpy(tmp, p->r.buf + t.off, n);
-    if (t.escaped && n == t.len)
-        n = fsc_json_unescape(tmp, n, tmp);
+    if (!json_is_string(v))
+        return malformed(p, "expected a string");
+    size_t n = json_string_length(v);
     if (n >= size)
         n = size - 1;
-    memcpy(dst, tmp, n);
+    memcpy(dst, json_string_value(v), n);
     dst[n] = '\0';
     return 0;
 }
 
-static int read_metric(struct parse *p, struct plabels *lab)
+static int read_metric(struct parse *p, const json_t *v, struct plabels *lab)
 {
     static const struct {
         const char *name;
@@ -342,142 +336,113 @@ static int read_metric(struct parse *p, struct plabels *lab)
         W(device), W(port), W(direction), W(le), W(group), W(node), W(role), W(rail), W(peer),
 #undef W
     };
-    struct fsc_json_tok k;
-    size_t n = 0;
-    int rc;
-    memset(lab, 0, sizeof(*lab));
-    if ((rc = fsc_json_object_begin(&p->r)) != 0)
-        return rc;
-    while ((rc = fsc_json_object_next(&p->r, &n, &k)) == 1) {
-        size_t w = 0;
-        while (w < sizeof(want) / sizeof(want[0]) && !key_is(p, &k, want[w].name))
-            w++;
-        if (w < sizeof(want) / sizeof(want[0]))
-            rc = read_str(p, (char *)lab + want[w].off, want[w].size);
-        else
-            rc = fsc_json_skip(&p->r);
+    if (!json_is_object(v))
+        return malformed(p, "expected an object");
+    for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
+        const json_t *s = json_object_get(v, want[w].name);
+        int rc = s ? read_str(p, s, (char *)lab + want[w].off, want[w].size) : 0;
         if (rc != 0)
             return rc;
     }
-    return rc;
+    return 0;
 }
 
-/* [t, "v"] */
-static int read_point(struct parse *p, double *t, double *v)
+/* [t, "v"] (further elements ignored); t a number, or a string holding one */
+static int read_point(struct parse *p, const json_t *v, double *t, double *val)
 {
-    size_t n = 0;
-    int rc;
     char s[64];
-    if ((rc = fsc_json_array_begin(&p->r)) != 0)
-        return rc;
-    if ((rc = fsc_json_array_next(&p->r, &n)) != 1)
-        return rc < 0 ? rc : fsc_json_fail(&p->r, "expected [time, value]");
-    if ((rc = fsc_json_read_double(&p->r, t)) != 0)
-        return rc;
-    if ((rc = fsc_json_array_next(&p->r, &n)) != 1)
-        return rc < 0 ? rc : fsc_json_fail(&p->r, "expected [time, value]");
-    if ((rc = read_str(p, s, sizeof(s))) != 0)
-        return rc;
-    *v = strtod(s, NULL); /* "NaN", "+Inf" and numbers alike */
-    while ((rc = fsc_json_array_next(&p->r, &n)) == 1)
-        if ((rc = fsc_json_skip(&p->r)) != 0)
-            return rc;
-    return rc;
-}
-
-static int read_series(struct parse *p)
-{
-    struct plabels lab;
-    struct fsc_json_tok k;
-    size_t n = 0;
-    int rc;
-    /* "metric" comes first in every Prometheus answer; look ahead anyway */
-    struct fsc_json_mark start = fsc_json_mark(&p->r);
-    memset(&lab, 0, sizeof(lab));
-    if ((rc = fsc_json_object_begin(&p->r)) != 0)
-        return rc;
-    while ((rc = fsc_json_object_next(&p->r, &n, &k)) == 1) {
-        rc = key_is(p, &k, "metric") ? read_metric(p, &lab) : fsc_json_skip(&p->r);
-        if (rc != 0)
-            return rc;
+    if (!json_is_array(v))
+        return malformed(p, "expected an array");
+    if (json_array_size(v) < 2)
+        return malformed(p, "expected [time, value]");
+    const json_t *jt = json_array_get(v, 0);
+    if (json_is_number(jt)) {
+        *t = json_number_value(jt);
+    } else {
+        const char *text = json_is_string(jt) ? json_string_value(jt) : NULL;
+        char *end = NULL;
+        if (text)
+            *t = strtod(text, &end);
+        if (!text || end == text || *end != '\0')
+            return malformed(p, "expected a number");
     }
+    int rc = read_str(p, json_array_get(v, 1), s, sizeof(s));
     if (rc != 0)
         return rc;
-    fsc_json_seek(&p->r, start);
-    n = 0;
-    if ((rc = fsc_json_object_begin(&p->r)) != 0)
+    *val = strtod(s, NULL); /* "NaN", "+Inf" and numbers alike */
+    return 0;
+}
+
+/* One series: its labels ("metric"), then its samples in answer order. */
+static int read_series(struct parse *p, json_t *v)
+{
+    struct plabels lab;
+    int rc;
+    memset(&lab, 0, sizeof(lab));
+    if (!json_is_object(v))
+        return malformed(p, "expected an object");
+    const json_t *metric = json_object_get(v, "metric");
+    if (metric && (rc = read_metric(p, metric, &lab)) != 0)
         return rc;
-    while ((rc = fsc_json_object_next(&p->r, &n, &k)) == 1) {
-        double t, v;
-        if (key_is(p, &k, "value")) {
-            if ((rc = read_point(p, &t, &v)) != 0)
+    for (void *it = json_object_iter(v); it; it = json_object_iter_next(v, it)) {
+        const char *key = json_object_iter_key(it);
+        json_t *m = json_object_iter_value(it);
+        double t, val;
+        if (strcmp(key, "value") == 0) {
+            if ((rc = read_point(p, m, &t, &val)) != 0)
                 return rc;
-            p->q->fn(p->rep, p->q, &lab, t, v);
-        } else if (key_is(p, &k, "values")) {
-            size_t m = 0;
-            if ((rc = fsc_json_array_begin(&p->r)) != 0)
-                return rc;
-            while ((rc = fsc_json_array_next(&p->r, &m)) == 1) {
-                if ((rc = read_point(p, &t, &v)) != 0)
+            p->q->fn(p->rep, p->q, &lab, t, val);
+        } else if (strcmp(key, "values") == 0) {
+            if (!json_is_array(m))
+                return malformed(p, "expected an array");
+            for (size_t i = 0; i < json_array_size(m); i++) {
+                if ((rc = read_point(p, json_array_get(m, i), &t, &val)) != 0)
                     return rc;
-                p->q->fn(p->rep, p->q, &lab, t, v);
+                p->q->fn(p->rep, p->q, &lab, t, val);
             }
-            if (rc != 0)
-                return rc;
-        } else if ((rc = fsc_json_skip(&p->r)) != 0) {
-            return rc;
         }
     }
-    return rc;
+    return 0;
 }
 
-static int read_data(struct parse *p)
+static int read_answer(struct parse *p, json_t *root)
 {
-    struct fsc_json_tok k;
-    size_t n = 0;
+    const json_t *v;
     int rc;
-    if ((rc = fsc_json_object_begin(&p->r)) != 0)
+    if (!json_is_object(root))
+        return malformed(p, "expected an object");
+    if ((v = json_object_get(root, "status")) &&
+        (rc = read_str(p, v, p->status, sizeof(p->status))))
         return rc;
-    while ((rc = fsc_json_object_next(&p->r, &n, &k)) == 1) {
-        if (key_is(p, &k, "result") && fsc_json_peek(&p->r) == FSC_JSON_ARRAY) {
-            size_t m = 0;
-            if ((rc = fsc_json_array_begin(&p->r)) != 0)
-                return rc;
-            while ((rc = fsc_json_array_next(&p->r, &m)) == 1)
-                if ((rc = read_series(p)) != 0)
-                    return rc;
-        } else {
-            rc = fsc_json_skip(&p->r);
-        }
-        if (rc != 0)
+    if ((v = json_object_get(root, "error")) && (rc = read_str(p, v, p->error, sizeof(p->error))))
+        return rc;
+    if ((v = json_object_get(root, "errorType")) &&
+        (rc = read_str(p, v, p->error_type, sizeof(p->error_type))))
+        return rc;
+    json_t *data = json_object_get(root, "data");
+    json_t *result = json_is_object(data) ? json_object_get(data, "result") : NULL;
+    for (size_t i = 0; i < json_array_size(result); i++)
+        if ((rc = read_series(p, json_array_get(result, i))) != 0)
             return rc;
-    }
-    return rc;
+    return 0;
 }
 
-static int parse_answer(struct parse *p, char *buf, size_t len)
+/* 0, -EBADMSG (p->why says why) or -ENOMEM. Integers are read as doubles:
+ * every number used is one, and jansson refuses integers beyond int64
+ * otherwise. */
+static int parse_answer(struct parse *p, const char *buf, size_t len)
 {
-    struct fsc_json_tok k;
-    size_t n = 0;
-    int rc;
-    fsc_json_init(&p->r, buf, len, true);
-    if ((rc = fsc_json_object_begin(&p->r)) != 0)
-        return rc;
-    while ((rc = fsc_json_object_next(&p->r, &n, &k)) == 1) {
-        if (key_is(p, &k, "status"))
-            rc = read_str(p, p->status, sizeof(p->status));
-        else if (key_is(p, &k, "error"))
-            rc = read_str(p, p->error, sizeof(p->error));
-        else if (key_is(p, &k, "errorType"))
-            rc = read_str(p, p->error_type, sizeof(p->error_type));
-        else if (key_is(p, &k, "data") && fsc_json_peek(&p->r) == FSC_JSON_OBJECT)
-            rc = read_data(p);
-        else
-            rc = fsc_json_skip(&p->r);
-        if (rc != 0)
-            return rc;
+    json_error_t e;
+    json_t *root = json_loadb(buf, len, JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &e);
+    if (!root) {
+        if (e.text[0] == '\0' || json_error_code(&e) == json_error_out_of_memory)
+            return -ENOMEM;
+        snprintf(p->why, sizeof(p->why), "%s (line %d, column %d)", e.text, e.line, e.column);
+        return -EBADMSG;
     }
-    return rc != 0 ? rc : fsc_json_finish(&p->r);
+    int rc = read_answer(p, root);
+    json_decref(root);
+    return rc;
 }
 
 /* ---- requests ---------------------------------------------------------------------- */
@@ -521,13 +486,17 @@ static int run_query(struct client *c, struct fsc_report *rep, const struct pq *
     }
     struct parse p = {.rep = rep, .q = q};
     int rc = c->body.buf ? parse_answer(&p, c->body.buf, c->body.len) : -EBADMSG;
+    if (rc == -ENOMEM) {
+        snprintf(err, errlen, "out of memory reading the answer of Prometheus at %s", c->url);
+        return rc;
+    }
     if (rc != 0) {
         if (status != 200)
             snprintf(err, errlen, "HTTP %ld from %s%s (is this a Prometheus server?)", status,
                      c->url, path);
         else
             snprintf(err, errlen, "malformed answer from Prometheus at %s: %s", c->url,
-                     p.r.err_msg ? p.r.err_msg : "not JSON");
+                     p.why[0] ? p.why : "not JSON");
         return -EPROTO;
     }
     if (strcmp(p.status, "success") != 0) {

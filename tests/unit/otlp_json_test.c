@@ -1,14 +1,14 @@
-/* OTLP/JSON decoder (otlp_json.c, json_reader.c): every callback is written
+/* OTLP/JSON decoder (otlp_json.c, on jansson): every callback is written
  * to a text transcript, and each case compares the whole transcript with a
  * known answer (or checks -EBADMSG, the error sentence and that no callback
  * was made). Documents are written with ' for " and converted (q()). */
 #include <errno.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sources/otlp/json_reader.h"
 #include "sources/otlp/otlp_point.h"
 #include "test.h"
 
@@ -656,12 +656,6 @@ static void escapes_utf8(void)
         snprintf(m, sizeof(m), "\"x\":[\"%s\"]", bad[i]);
         EXPECT_BAD(pt_doc(m), "string");
     }
-    /* the decoder helper on its own */
-    char u[64];
-    const char *raw = "\\u00e9\\ud83d\\ude00\\n";
-    size_t n = fsc_json_unescape(raw, strlen(raw), u);
-    CHECK_INT(n, 7);
-    CHECK(memcmp(u, "\xc3\xa9\xf0\x9f\x98\x80\n", 7) == 0);
 }
 
 /* ---- malformed structure ------------------------------------------------------------------ */
@@ -712,7 +706,8 @@ static void depth_bomb(void)
             EXPECT_OK(d, "");
     }
     /* AnyValue nesting: 16 arrays/kvlists in an attribute value pass, 17 do not,
-     * 10000 do not either (and cost no stack) */
+     * 10000 do not either (and cost no stack): those meet the JSON nesting
+     * bound, which the decoder checks on the whole text before parsing it */
     static const unsigned levels[] = {16, 17, 16, 17, N};
     for (size_t t = 0; t < sizeof(levels) / sizeof(levels[0]); t++) {
         bool kv = t == 2 || t == 3;
@@ -735,7 +730,7 @@ static void depth_bomb(void)
         else if (n == 17)
             EXPECT_BAD(doc, "values nested deeper than 16 levels");
         else
-            EXPECT_BAD(doc, "nested deeper than");
+            EXPECT_BAD(doc, "nesting deeper than 128 levels");
     }
 }
 
@@ -791,6 +786,25 @@ static void bounds(void)
         o += (size_t)snprintf(m + o, sizeof(m) - o, "%s{\"key\":\"k\"}", i ? "," : "");
     snprintf(m + o, sizeof(m) - o, "]}}}]");
     EXPECT_OK(pt_doc(m), "R\nM m u= gauge t=0 mono=0\nP kv=o | t=0 v=-\n");
+    /* jansson's tree: 7.5 MB of empty objects would take ~580 MiB, refused (over 128 MiB)
+     * before parsing; 0.9 MB of them (~70 MiB) pass */
+    for (int big = 0; big < 2; big++) {
+        size_t n = big ? 2500000 : 300000, len = 8 + 3 * n;
+        char *d = malloc(len + 1);
+        CHECK(d != NULL);
+        if (!d)
+            break;
+        o = (size_t)snprintf(d, len + 1, "{\"x\":[");
+        for (size_t i = 0; i < n; i++, o += 3)
+            memcpy(d + o, i ? ",{}" : "{} ", 3);
+        memcpy(d + o, "]}", 3);
+        if (big)
+            EXPECT_BAD(d, "the document would take more than 128 MiB to decode (send large batches "
+                          "as protobuf) (line 1, column 1)");
+        else
+            EXPECT_OK(d, "");
+        free(d);
+    }
 }
 
 static void empty_documents(void)
@@ -908,13 +922,66 @@ static void syntax_errors(void)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         EXPECT_BAD(q(cases[i][0]), cases[i][1]);
-    unsigned line = 0, col = 0;
-    fsc_json_position("ab\ncd\n\nef", 9, 8, &line, &col);
-    CHECK_INT(line, 4);
-    CHECK_INT(col, 2);
+    /* lines and columns count bytes after each newline, blank lines too */
+    EXPECT_BAD("{\"x\":[\n1,\n\n2 3]}", "expected ',' or ']' in an array (line 4, column 3)");
+}
+
+/* Every allocation jansson or the decoder makes fails in turn (and every
+ * one after it): the decode then refuses with -ENOMEM and calls nothing, or
+ * succeeds; ASan (Sanitize build) sees any leak or bad access on those paths.
+ * The second document takes the path of integers beyond int64 (a second
+ * parse, exact values put back into the tree). */
+static long allocs_left = -1; /* -1: no limit */
+
+static void *failing_malloc(size_t n)
+{
+    if (allocs_left == 0)
+        return NULL;
+    if (allocs_left > 0)
+        allocs_left--;
+    return malloc(n);
+}
+
+static void alloc_failures(void)
+{
+    static char docs[2][1 << 14], want[2][1 << 16];
+    snprintf(docs[0], sizeof(docs[0]), "%s", q(all_doc));
+    snprintf(want[0], sizeof(want[0]), "%s", all_want);
+    snprintf(docs[1], sizeof(docs[1]), "%s",
+             pt_doc(q("'attributes':[{'key':'k','value':{'intValue':-9223372036854775808}}],"
+                      "'timeUnixNano':18446744073709551615,'asInt':9223372036854775807")));
+    snprintf(want[1], sizeof(want[1]), "%s",
+             "R\nM m u= gauge t=0 mono=0\nP k=i:-9223372036854775808 | t=18446744073709551615 "
+             "v=i:9223372036854775807\n");
+    json_set_alloc_funcs(failing_malloc, free);
+    for (int i = 0; i < 2; i++) {
+        unsigned refused = 0, bad = 0;
+        for (long n = 0;; n++) {
+            allocs_left = n;
+            int rc = dec(docs[i], strlen(docs[i]));
+            bool ran_out = allocs_left == 0;
+            allocs_left = -1;
+            if (!ran_out) { /* enough: the whole answer */
+                CHECK_INT(rc, 0);
+                CHECK_STR(tr, want[i]);
+                break;
+            }
+            if (rc == 0)
+                continue; /* the last allocation was the last one needed */
+            refused++;
+            if (rc != -ENOMEM || ncalls != 0 ||
+                strcmp(err, "out of memory decoding the request") != 0) {
+                if (bad++ == 0)
+                    fprintf(stderr, "  %d allocations: rc %d, %u calls, %s\n", (int)n, rc, ncalls,
+                            err);
+            }
+        }
+        CHECK(refused > 100);
+        CHECK_INT(bad, 0);
+    }
 }
 
 TEST_MAIN(TEST(all_fields), TEST(int64_exact), TEST(fixtures), TEST(truncated_prefixes),
           TEST(key_order), TEST(snake_case), TEST(whitespace), TEST(escapes_utf8),
           TEST(trailing_garbage), TEST(depth_bomb), TEST(bounds), TEST(empty_documents),
-          TEST(type_errors), TEST(syntax_errors))
+          TEST(type_errors), TEST(syntax_errors), TEST(alloc_failures))

@@ -126,11 +126,13 @@ int fsc_otlp_decode_proto(const uint8_t *buf, size_t len, const struct fsc_otlp_
 
 /* Decodes one OTLP/JSON ExportMetricsServiceRequest (lowerCamelCase keys;
  * 64-bit integers as strings or numbers; enums as integers; unknown keys
- * ignored) and visits it. buf is modified in place (string unescaping), so it
- * must be writable; len bytes, no NUL needed. Returns 0, or -EBADMSG with a
+ * ignored) and visits it. Parsed with jansson: allocates a tree of the text
+ * (bounded, otlp_json.c), freed before returning. buf is overwritten with the
+ * strings handed to the visitor, so it must be writable; len bytes, no NUL
+ * needed; a refused buf is left as it came. Returns 0, or -EBADMSG with a
  * sentence in err (what is wrong, line and column) when the text is not valid
- * JSON or not a valid request, or exceeds a bound above; then no callback was
- * called. Thread: any; no allocation beyond a bounded scratch per call. */
+ * JSON or not a valid request, or exceeds a bound above, or -ENOMEM (and a
+ * sentence) when memory ran out; then no callback was called. Thread: any. */
 int fsc_otlp_decode_json(char *buf, size_t len, const struct fsc_otlp_visitor *v, char *err,
                          size_t errlen);
 
