@@ -19,6 +19,7 @@
 #include "model/sample.h"
 #include "engine/engine.h"
 #include "engine/events.h"
+#include "engine/copy_grid.h"
 #include "engine/rate.h"
 
 /* ---- Interned series traits (engine_config.c) ----
@@ -342,6 +343,37 @@ void fsc_reset_event(const struct fsc_det_ctx *ctx, struct fsc_reset_slot *tab,
                      uint64_t *suppressed, const struct fsc_traits *tr,
                      const struct fsc_sample *smp, union fsc_value prev, bool prev_f64);
 
+/* ---- Device copy grids (engine_grids.c) ----
+ *
+ * One fsc_copy_grid per device copy group, found by key (device and period)
+ * through an open-addressing index; a series holds its group + 1 in
+ * rs.copy_group. Grids are never freed while the engine lives. */
+struct fsc_copy_group {
+    struct fsc_copy_grid grid;
+    uint64_t hash;
+    char *key; /* "<period ns>/<device key>", owned */
+};
+
+struct fsc_copy_groups {
+    struct fsc_copy_group *g; /* n used of cap */
+    uint32_t n, cap;
+    uint32_t *index; /* group index + 1, 0 = empty; index_cap a power of two */
+    uint32_t index_cap;
+};
+
+/* The group of (key, period): found, or added. Returns 1 .. n, or 0 when
+ * full or out of memory. Caller holds the engine lock. */
+uint16_t fsc_copy_groups_get(struct fsc_copy_groups *cg, const char *key, int64_t period_ns);
+void fsc_copy_groups_free(struct fsc_copy_groups *cg);
+size_t fsc_copy_groups_memory(const struct fsc_copy_groups *cg);
+
+/* The grid of group (1 .. n). */
+static inline struct fsc_copy_grid *fsc_copy_groups_grid(const struct fsc_copy_groups *cg,
+                                                         uint16_t group)
+{
+    return &cg->g[group - 1].grid;
+}
+
 /* ---- Engine internals (engine.c, engine_pool.c, engine_view.c) ----
  *
  * The series slots, detector pools and the engine itself, shared by the
@@ -428,6 +460,13 @@ struct fsc_engine {
     struct fsc_pool pools[FSC_DET__COUNT];
     struct fsc_imb *imb;           /* created on the first fsc_engine_group_add() */
     struct fsc_reset_slot *resets; /* FSC_RESET_SLOTS, the counter-reset event limiter */
+
+    struct fsc_copy_groups groups; /* device copy grids (engine_grids.c) */
+    struct {
+        fsc_window_listener_fn fn;
+        void *arg;
+    } listeners[FSC_WINDOW_LISTENERS_MAX];
+    unsigned n_listeners;
 };
 
 /* The slot of id when its chunk exists, else NULL (the hot path). Caller

@@ -62,6 +62,8 @@ _Static_assert(INGEST_RING > INGEST_PREFETCH && INGEST_PREFETCH > INGEST_PREFETC
 #endif
 
 _Static_assert(sizeof(struct fsc_eng_series) <= 128, "per-series engine state must stay <= 128 B");
+_Static_assert(sizeof(((struct fsc_rate_result *)0)->withheld) == sizeof(uint64_t),
+               "ingest_one tests the withheld counts as one word");
 /* Slot chunks are aligned to a cache line; a slot size that divides 128 keeps
  * every slot inside two lines (and aligned_alloc's size a multiple of it). */
 #define SER_ALIGN 64
@@ -191,6 +193,7 @@ void fsc_engine_destroy(struct fsc_engine *eng)
         fsc_pool_free(&eng->pools[k]);
     fsc_imb_destroy(eng->imb);
     free(eng->resets);
+    fsc_copy_groups_free(&eng->groups);
     pthread_mutex_destroy(&eng->mu);
     free(eng);
 }
@@ -244,6 +247,12 @@ int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct
         ser->flags &= (uint8_t)~FSC_SER_F_WIN_ALL;
     }
     ser->traits = (uint16_t)idx;
+    /* The copy group is per series, not part of the interned traits: only a
+     * periodic copy with a group the engine handed out uses a grid. */
+    ser->rs.copy_group = tr->refresh == FSC_REFRESH_PERIODIC && tr->refresh_ns > 0 &&
+                                 tr->copy_group != 0 && tr->copy_group <= eng->groups.n
+                             ? tr->copy_group
+                             : 0;
     ser->flags |= FSC_SER_F_PRESENT;
 out:
     pthread_mutex_unlock(&eng->mu);
@@ -336,6 +345,8 @@ static void engine_on_window(void *arg, unsigned level, int64_t t_end_ns, double
         return;
     w->ser->last_peak[level] = (float)peak;
     w->ser->flags |= (uint8_t)(FSC_SER_F_WIN0 << level);
+    for (unsigned k = 0; k < eng->n_listeners; k++)
+        eng->listeners[k].fn(eng->listeners[k].arg, w->id, w->tr, level, t_end_ns, rate);
     if (eng->obs.on_window)
         eng->obs.on_window(eng->obs.arg, w->id, level, t_end_ns, rate, peak);
     if ((w->ser->flags & FSC_SER_F_GROUPED) && level == eng->cfg.imbalance.level) {
@@ -467,9 +478,16 @@ static void ingest_one(struct fsc_engine *eng, struct win_ctx *w, const struct f
     w->tr = tr;
     w->n_win[0] = 0;
     w->n_win[1] = 0;
-    fsc_rate_update(&ser->rs, tr, &eng->cfg.rate, smp, engine_on_window, w, &res);
+    struct fsc_copy_grid *grid =
+        ser->rs.copy_group ? fsc_copy_groups_grid(&eng->groups, ser->rs.copy_group) : NULL;
+    fsc_rate_update_grid(&ser->rs, tr, &eng->cfg.rate, grid, smp, engine_on_window, w, &res);
     if ((unsigned)res.verdict < FSC_RATE__COUNT)
         eng->stats.verdicts[res.verdict]++;
+    uint64_t withheld;
+    memcpy(&withheld, res.withheld, sizeof(withheld));
+    if (withheld != 0)
+        for (unsigned l = 0; l < FSC_MAX_WINDOWS; l++)
+            eng->stats.windows_withheld[l] += res.withheld[l];
     /* Both verdicts mean a previous accepted sample existed (t_prev). */
     if ((res.verdict == FSC_RATE_INTERVAL || res.verdict == FSC_RATE_STALE_REPEAT) &&
         tr->nominal_interval_ns > 0) {

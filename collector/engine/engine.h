@@ -123,6 +123,14 @@ struct fsc_engine_stats {
      * series' reset_event_every_ns, or the limiter's table was full (more
      * than ~1000 series reset within that span) */
     uint64_t reset_events_suppressed;
+    /* completed aligned windows per level not emitted because the level is
+     * shorter than the series' update period (rate.h rule 9) */
+    uint64_t windows_withheld[FSC_MAX_WINDOWS];
+    /* copy grids (rate.h rule 5): groups in use, value changes offered to
+     * them, and changes that contradicted a grid so that it started over */
+    uint32_t copy_groups;
+    uint64_t copy_changes;
+    uint64_t copy_relocks;
     /* observed interval between consecutive accepted counter samples divided
      * by the series' nominal interval (series with a nominal interval only):
      * jitter made visible */
@@ -136,17 +144,20 @@ struct fsc_series_view {
     uint8_t kind;      /* enum fsc_kind; FSC_KIND_COUNTER also when never seen */
     uint8_t has_value; /* a sample was accepted */
     uint8_t is_f64;
-    uint8_t signal;                      /* traits: enum fsc_signal */
-    uint8_t direction;                   /* traits: enum fsc_direction */
-    uint8_t unit;                        /* traits: enum fsc_unit */
-    uint8_t expo;                        /* traits: enum fsc_expo (exporters only) */
-    uint8_t has_windows;                 /* windows_done != 0: some window completed */
-    uint8_t windows_done;                /* bit L: a window of level L has completed (its rate and
-                                          * peak are real, not a placeholder 0) */
-    uint64_t link_speed_bps;             /* traits; 0 = unknown */
-    int64_t t_last_ns;                   /* device time of the last accepted sample */
-    union fsc_value value;               /* last accepted raw value */
-    double fine_rate;                    /* units/s of the last fine interval */
+    uint8_t signal;          /* traits: enum fsc_signal */
+    uint8_t direction;       /* traits: enum fsc_direction */
+    uint8_t unit;            /* traits: enum fsc_unit */
+    uint8_t expo;            /* traits: enum fsc_expo (exporters only) */
+    uint8_t has_windows;     /* windows_done != 0: some window completed */
+    uint8_t windows_done;    /* bit L: a window of level L has completed (its rate and
+                              * peak are real, not a placeholder 0) */
+    uint64_t link_speed_bps; /* traits; 0 = unknown */
+    int64_t t_last_ns;       /* device time of the last accepted sample */
+    int64_t t_value_ns;      /* device time the last value became true: t_last_ns, or for
+                              * periodic copies the copy instant (rate.h rule 5); the end of
+                              * the last interval, so of the fine rate */
+    union fsc_value value;   /* last accepted raw value */
+    double fine_rate;        /* units/s of the last fine interval */
     double window_rate[FSC_MAX_WINDOWS]; /* last completed aligned window, units/s */
     double window_peak[FSC_MAX_WINDOWS]; /* max fine rate in that window, units/s */
     /* Detector counters since the series got its detector (0 when it has
@@ -167,6 +178,24 @@ struct fsc_series_view {
     struct fsc_hist_util util;
     struct fsc_hist_duration microburst_duration;
 };
+
+/* A listener of completed windows (exporters that send each window once,
+ * stamped with its own end: remote_write). Called on the ingest thread under
+ * the engine lock for every window the engine emits, with the series'
+ * traits (borrowed for the call): it must be quick, must not block on
+ * anything that waits for ingest and must not call into the engine. */
+typedef void (*fsc_window_listener_fn)(void *arg, fsc_series_id id, const struct fsc_traits *tr,
+                                       unsigned level, int64_t t_end_ns, double rate);
+#define FSC_WINDOW_LISTENERS_MAX 4
+
+/* Adds a listener (fn, arg). Returns 0, or -ENOSPC when
+ * FSC_WINDOW_LISTENERS_MAX are installed. Thread: any; takes the lock. */
+int fsc_engine_add_window_listener(struct fsc_engine *eng, fsc_window_listener_fn fn, void *arg);
+
+/* Removes the listener (fn, arg) if installed; when this returns, fn is not
+ * running and will not be called again. Thread: any; takes the lock. */
+void fsc_engine_remove_window_listener(struct fsc_engine *eng, fsc_window_listener_fn fn,
+                                       void *arg);
 
 /* Observer hooks (tests, rollups, histograms). Any member may be NULL. */
 struct fsc_engine_observer {
@@ -192,6 +221,16 @@ void fsc_engine_destroy(struct fsc_engine *eng);
  * speed learned later) is allowed. Returns 0, -ENOMEM, or -ERANGE when id is
  * beyond max_series. */
 int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct fsc_traits *tr);
+
+/* The copy group of a device whose counters are copied every period_ns on
+ * its own timer (traits.refresh FSC_REFRESH_PERIODIC): key names the device
+ * (the same key for every series of it, whatever source or stream delivers
+ * them). Returns the group for traits.copy_group (1 ..), the same one for the
+ * same key and period, or 0 when the table is full (FSC_COPY_GROUPS_MAX) or
+ * memory ran out: such series are treated as on-read copies.
+ * Thread: any; takes the engine lock. */
+#define FSC_COPY_GROUPS_MAX 65535u
+uint16_t fsc_engine_copy_group(struct fsc_engine *eng, const char *key, int64_t period_ns);
 
 /* Adds a series (a port's tx or rx bytes) to port group `group` (index chosen
  * by the caller, < max_groups) for the imbalance detector. Returns 0, -ENOMEM

@@ -22,6 +22,7 @@ static struct fsc_traits traits_norm(const struct fsc_traits *tr)
     t.signal = tr->signal;
     t.direction = tr->direction;
     t.expo = tr->expo;
+    t.refresh = tr->refresh;
     t.scale = tr->scale;
     t.link_speed_bps = tr->link_speed_bps;
     t.buffer_bytes = tr->buffer_bytes;

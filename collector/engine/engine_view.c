@@ -85,6 +85,7 @@ static bool view_fill(const struct fsc_engine *eng, fsc_series_id id, struct fsc
     out->has_windows = out->windows_done != 0;
     out->link_speed_bps = tr->link_speed_bps;
     out->t_last_ns = rs->t_last;
+    out->t_value_ns = rs->t_anchor;
     out->value = rs->v_anchor;
     out->fine_rate = rs->fine_rate;
     for (unsigned l = 0; l < FSC_MAX_WINDOWS; l++) {
@@ -152,6 +153,11 @@ void fsc_engine_stats_get(struct fsc_engine *eng, struct fsc_engine_stats *out)
 {
     pthread_mutex_lock(&eng->mu);
     *out = eng->stats;
+    out->copy_groups = eng->groups.n;
+    for (uint32_t k = 0; k < eng->groups.n; k++) {
+        out->copy_changes += eng->groups.g[k].grid.changes;
+        out->copy_relocks += eng->groups.g[k].grid.relocks;
+    }
     pthread_mutex_unlock(&eng->mu);
 }
 
@@ -172,7 +178,7 @@ size_t fsc_engine_memory_bytes(struct fsc_engine *eng)
     pthread_mutex_lock(&eng->mu);
     size_t bytes = sizeof(*eng) + eng->series_bytes +
                    (size_t)eng->cap_chunks * sizeof(*eng->chunks) +
-                   fsc_traits_table_memory(&eng->tt);
+                   fsc_traits_table_memory(&eng->tt) + fsc_copy_groups_memory(&eng->groups);
     for (unsigned k = 0; k < FSC_DET__COUNT; k++)
         bytes += fsc_pool_memory(&eng->pools[k]);
     bytes += fsc_imb_memory(eng->imb);

@@ -147,8 +147,10 @@ static void mb_end(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_s
     st->p_resolved = 0;
     for (unsigned level = 0; level < FSC_MB_LEVELS; level++) {
         st->p_util[level] = -1.0f;
-        if (level >= cfg->rate.n_windows)
-            st->p_resolved |= (uint8_t)(1u << level); /* no such window: stays -1 */
+        if (level >= cfg->rate.n_windows || fsc_rate_update_period(tr) > cfg->rate.window_ns[level])
+            /* No such window, or one the series never emits (shorter than
+             * its update period, rate.h rule 9): stays -1. */
+            st->p_resolved |= (uint8_t)(1u << level);
         else if (st->win_t[level] != 0)
             mb_resolve(ctx, st, tr, level, st->win_t[level], st->win_rate[level]);
     }

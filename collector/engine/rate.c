@@ -39,6 +39,9 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
+
+#include "engine/copy_grid.h"
 
 #if defined(__GNUC__)
 #define RATE_COLD      __attribute__((cold, noinline))
@@ -110,19 +113,29 @@ const char *fsc_rate_verdict_name(enum fsc_rate_verdict verdict)
     return "unknown";
 }
 
-/* Starts a new baseline at this sample (first sample, reset, clock step,
- * implausible glitch, gauge value). Windows in progress are dropped: their
- * data came from before a discontinuity. last_window_rate and fine_rate are
- * kept so exporters show the last trustworthy values until new ones exist. */
-static RATE_NOINLINE void rate_restart(struct fsc_rate_state *st, const struct fsc_sample *smp)
+/* Starts a new baseline at this sample's value, true from t_anchor (the
+ * sample's time, or for periodic copies the copy instant it shows) (first
+ * sample, reset, clock step, implausible glitch, gauge value). Windows in
+ * progress are dropped: their data came from before a discontinuity.
+ * last_window_rate and fine_rate are kept so exporters show the last
+ * trustworthy values until new ones exist. */
+static RATE_NOINLINE void rate_restart_at(struct fsc_rate_state *st, const struct fsc_sample *smp,
+                                          int64_t t_anchor, bool provisional)
 {
-    st->t_last = st->t_anchor = st->t_base = smp->t_dev_ns;
+    st->t_last = smp->t_dev_ns;
+    st->t_anchor = st->t_base = t_anchor;
     st->v_anchor = smp->v;
     for (unsigned l = 0; l < FSC_MAX_WINDOWS; l++) {
         st->win_acc[l] = 0.0;
         st->win_peak[l] = 0.0f;
     }
-    st->flags = (uint8_t)(FSC_RATE_F_BASELINE | ((smp->flags & FSC_SMP_F64) ? FSC_RATE_F_F64 : 0));
+    st->flags = (uint8_t)(FSC_RATE_F_BASELINE | ((smp->flags & FSC_SMP_F64) ? FSC_RATE_F_F64 : 0) |
+                          (provisional ? FSC_RATE_F_PROVISIONAL : 0));
+}
+
+static void rate_restart(struct fsc_rate_state *st, const struct fsc_sample *smp)
+{
+    rate_restart_at(st, smp, smp->t_dev_ns, false);
 }
 
 /* Position of time t inside its aligned window of width w > 0: t mod w in
@@ -133,13 +146,27 @@ static inline int64_t rate_floor_mod(int64_t t, int64_t w)
     return r < 0 ? r + w : r;
 }
 
+/* Where completed windows go, and what decides whether they are emitted. */
+struct rate_emit_ctx {
+    fsc_window_fn on_window;
+    void *arg;
+    int64_t update_ns; /* fsc_rate_update_period() */
+    struct fsc_rate_result *res;
+};
+
 /* Emits the window of level l ending at edge; acc holds its units. A window
  * that the current baseline started inside of is rated over its covered part,
  * and not emitted at all when less than half of it is covered: one interval
  * after a restart must not pass for a whole window. */
 static void rate_emit(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t edge, double acc,
-                      float peak, fsc_window_fn on_window, void *arg)
+                      float peak, const struct rate_emit_ctx *ec)
 {
+    if (ec->update_ns > w) {
+        /* Rule 9: shorter than the update period, not determined. */
+        if (ec->res->withheld[l] < UINT16_MAX)
+            ec->res->withheld[l]++;
+        return;
+    }
     double covered = (double)w;
     /* edge > t_base always (t_base <= t_anchor < edge): exact. */
     uint64_t since_base = (uint64_t)edge - (uint64_t)st->t_base;
@@ -151,8 +178,8 @@ static void rate_emit(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t 
     double rate = acc * NS_PER_S / covered;
     double top = (double)peak > rate ? (double)peak : rate;
     st->last_window_rate[l] = (float)rate;
-    if (on_window != NULL)
-        on_window(arg, l, edge, rate, top);
+    if (ec->on_window != NULL)
+        ec->on_window(ec->arg, l, edge, rate, top);
 }
 
 /* Rule 9 for one level whose current window ends at or before t: to_edge
@@ -160,8 +187,7 @@ static void rate_emit(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t 
  * a constant rate per ns, so a window wholly inside the interval gets
  * delta * w / span, and the first one its share plus what it already had. */
 static void rate_cross(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t t, uint64_t span,
-                       uint64_t to_edge, double delta, float frate, fsc_window_fn on_window,
-                       void *arg)
+                       uint64_t to_edge, double delta, float frate, const struct rate_emit_ctx *ec)
 {
     const double per_ns = delta / (double)span;
     double acc = st->win_acc[l] + per_ns * (double)to_edge;
@@ -169,7 +195,7 @@ static void rate_cross(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t
     int64_t edge = (int64_t)((uint64_t)st->t_anchor + to_edge); /* <= t: representable */
     uint64_t left = span - to_edge;                             /* t - edge */
     for (unsigned n = 1;; n++) {
-        rate_emit(st, l, w, edge, acc, peak, on_window, arg);
+        rate_emit(st, l, w, edge, acc, peak, ec);
         if (left < (uint64_t)w)
             break;
         if (n == WINDOW_EMIT_MAX) {
@@ -195,7 +221,7 @@ static void rate_cross(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t
 static RATE_COLD void rate_spread_slow(struct fsc_rate_state *st,
                                        const struct fsc_rate_params *params, unsigned from,
                                        unsigned n, int64_t t, uint64_t span, double delta,
-                                       float frate, fsc_window_fn on_window, void *arg)
+                                       float frate, const struct rate_emit_ctx *ec)
 {
     for (unsigned l = from; l < n; l++) {
         const int64_t w = params->window_ns[l];
@@ -203,7 +229,7 @@ static RATE_COLD void rate_spread_slow(struct fsc_rate_state *st,
             continue;
         uint64_t to_edge = (uint64_t)(w - rate_floor_mod(st->t_anchor, w));
         if (span >= to_edge) {
-            rate_cross(st, l, w, t, span, to_edge, delta, frate, on_window, arg);
+            rate_cross(st, l, w, t, span, to_edge, delta, frate, ec);
         } else {
             st->win_acc[l] += delta;
             st->win_peak[l] = st->win_peak[l] > frate ? st->win_peak[l] : frate;
@@ -212,19 +238,22 @@ static RATE_COLD void rate_spread_slow(struct fsc_rate_state *st,
 }
 
 /* Rules 6 (wrap plausibility), 7, 8 and 9 for an interval from the anchor to
- * this sample, raw counter units (before scale) apart. Ends by moving the
- * anchor to the sample. Forced inline: as a call it costs the hot path ~7 %. */
+ * t_end (the sample's time, or the copy instant its value was true from),
+ * raw counter units (before scale) apart. Ends by moving the anchor to t_end
+ * and t_last to the sample. Forced inline: as a call it costs the hot path
+ * ~7 %. */
 static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fsc_traits *tr,
                                       const struct fsc_rate_params *params,
-                                      const struct fsc_sample *smp, double raw, bool wrapped,
-                                      fsc_window_fn on_window, void *arg,
+                                      const struct fsc_sample *smp, int64_t t_end, double raw,
+                                      bool wrapped, fsc_window_fn on_window, void *arg,
                                       struct fsc_rate_result *res)
 {
-    const int64_t t = smp->t_dev_ns;
+    const int64_t t = t_end;
     const uint64_t span = (uint64_t)t - (uint64_t)st->t_anchor;
     const double span_ns = (double)span;
     const double delta = tr->scale > 1 ? raw * (double)tr->scale : raw;
     const double rate = delta * NS_PER_S / span_ns;
+    const int64_t update_ns = fsc_rate_update_period(tr);
 
     if (tr->link_speed_bps != 0 && (tr->unit == FSC_UNIT_BYTES || tr->unit == FSC_UNIT_PACKETS)) {
         /* Rules 6 and 7 with a line-rate bound. */
@@ -232,22 +261,21 @@ static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fs
         if (rate * wire_bits > (double)tr->link_speed_bps * params->plausibility_factor) {
             /* A wrap beyond line rate was a reset; an increase beyond it is
              * a glitch, not a burst: drop it and measure on from here. */
-            rate_restart(st, smp);
+            rate_restart_at(st, smp, t, false);
             res->verdict = wrapped ? FSC_RATE_RESET : FSC_RATE_IMPLAUSIBLE;
             res->iv = (struct fsc_interval){0};
             return;
         }
     } else if (wrapped && raw >= TWO_POW_31) {
         /* Rule 6 without a bound: a "wrap" over half the range is a reset. */
-        rate_restart(st, smp);
+        rate_restart_at(st, smp, t, false);
         res->verdict = FSC_RATE_RESET;
         res->iv = (struct fsc_interval){0};
         return;
     }
 
     /* Rule 8. */
-    const bool gap = tr->nominal_interval_ns > 0 &&
-                     span_ns > params->max_gap_factor * (double)tr->nominal_interval_ns;
+    const bool gap = update_ns > 0 && span_ns > params->max_gap_factor * (double)update_ns;
     /* Fine rate for window peaks; rates are >= 0, so 0 leaves a peak as is. */
     const float frate = gap ? 0.0f : (float)rate;
 
@@ -267,7 +295,8 @@ static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fs
         if (w <= 0)
             continue;
         if (span >= (uint64_t)(w - rate_floor_mod(st->t_anchor, w))) {
-            rate_spread_slow(st, params, l, n, t, span, delta, frate, on_window, arg);
+            const struct rate_emit_ctx ec = {on_window, arg, update_ns, res};
+            rate_spread_slow(st, params, l, n, t, span, delta, frate, &ec);
             break;
         }
         st->win_acc[l] += delta;
@@ -276,7 +305,8 @@ static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fs
 
     if (!gap)
         st->fine_rate = frate;
-    st->t_anchor = st->t_last = t;
+    st->t_anchor = t;
+    st->t_last = smp->t_dev_ns;
     st->v_anchor = smp->v;
 }
 
@@ -299,18 +329,93 @@ static bool rate_value_ok(const struct fsc_sample *smp)
     return !(smp->flags & FSC_SMP_F64) || isfinite(smp->v.d);
 }
 
+/* Rule 5, periodic copies: where a restart at this sample anchors. A
+ * changed value (reset evidence, a decrease) was true from the copy the grid
+ * places in (t_last, t]; a sample whose copy is not known (a first sample, a
+ * clock step) gives a provisional anchor at its own time. */
+static void rate_restart_periodic(struct fsc_rate_state *st, struct fsc_copy_grid *grid,
+                                  const struct fsc_sample *smp, bool changed)
+{
+    const int64_t t = smp->t_dev_ns;
+    if (changed && t > st->t_last) {
+        rate_restart_at(st, smp, fsc_grid_change(grid, st->t_last, t), false);
+        return;
+    }
+    int64_t c = fsc_grid_copy_before(grid, t);
+    if (c == FSC_GRID_NONE)
+        rate_restart_at(st, smp, t, true);
+    else
+        rate_restart_at(st, smp, c, false);
+}
+
+/* Rule 5 for a periodic series with its device's copy grid: a change (raw
+ * units up, or a plausible wrap) or a repeat (raw 0) at sample smp. */
+static RATE_NOINLINE void rate_periodic(struct fsc_rate_state *st, const struct fsc_traits *tr,
+                                        const struct fsc_rate_params *params,
+                                        struct fsc_copy_grid *grid, const struct fsc_sample *smp,
+                                        double raw, bool wrapped, fsc_window_fn on_window,
+                                        void *arg, struct fsc_rate_result *res)
+{
+    const int64_t t = smp->t_dev_ns;
+    const int64_t p = tr->refresh_ns;
+    const bool provisional = (st->flags & FSC_RATE_F_PROVISIONAL) != 0;
+
+    if (raw == 0.0 && !wrapped) {
+        /* Idle up to the latest copy that surely came after the anchor's own
+         * copy (half a period on: the anchor is an estimate) and before this
+         * sample; when the grid cannot tell, after stale_factor periods at
+         * the latest, with the copy placed half a period before the sample. */
+        int64_t c =
+            fsc_grid_copy_between(grid, provisional ? st->t_anchor : st->t_anchor + p / 2, t);
+        if (c == FSC_GRID_NONE &&
+            (double)((uint64_t)t - (uint64_t)st->t_anchor) >= params->stale_factor * (double)p)
+            c = t - p / 2;
+        if (c == FSC_GRID_NONE || c <= st->t_anchor) {
+            st->t_last = t;
+            res->verdict = FSC_RATE_STALE_REPEAT;
+            return;
+        }
+        if (provisional) {
+            rate_restart_at(st, smp, c, false);
+            res->verdict = FSC_RATE_BASELINE;
+            return;
+        }
+        rate_interval(st, tr, params, smp, c, 0.0, false, on_window, arg, res);
+        return;
+    }
+
+    int64_t c = fsc_grid_change(grid, st->t_last, t);
+    if (provisional) {
+        /* The copy the baseline sample showed, now that the grid may know
+         * it; else the baseline starts at this change. */
+        int64_t c0 = fsc_grid_copy_before(grid, st->t_anchor);
+        if (c0 == FSC_GRID_NONE || c0 >= c) {
+            rate_restart_at(st, smp, c, false);
+            res->verdict = FSC_RATE_BASELINE;
+            return;
+        }
+        st->t_anchor = st->t_base = c0;
+        st->flags &= (uint8_t)~FSC_RATE_F_PROVISIONAL;
+    }
+    rate_interval(st, tr, params, smp, c, raw, wrapped, on_window, arg, res);
+}
+
 /* Every sample the hot path does not take: first sample, gauges, order
- * problems, explicit resets, doubles, repeats and decreases. */
+ * problems, explicit resets, doubles, repeats and decreases, and every sample
+ * of a series with a copy grid (grid non-NULL). */
 static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const struct fsc_traits *tr,
                                            const struct fsc_rate_params *params,
-                                           const struct fsc_sample *smp, fsc_window_fn on_window,
-                                           void *arg, struct fsc_rate_result *res)
+                                           struct fsc_copy_grid *grid, const struct fsc_sample *smp,
+                                           fsc_window_fn on_window, void *arg,
+                                           struct fsc_rate_result *res)
 {
     const int64_t t = smp->t_dev_ns;
     const bool f64 = (smp->flags & FSC_SMP_F64) != 0;
     const bool gauge = tr->kind == FSC_KIND_GAUGE;
 
     res->iv = (struct fsc_interval){0};
+    if (gauge)
+        grid = NULL; /* gauges have no copies to place */
 
     /* Rule 2: the first sample only sets the baseline. */
     if (!(st->flags & FSC_RATE_F_BASELINE)) {
@@ -318,7 +423,10 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
             res->verdict = FSC_RATE_IMPLAUSIBLE;
             return;
         }
-        rate_restart(st, smp);
+        if (grid)
+            rate_restart_periodic(st, grid, smp, false);
+        else
+            rate_restart(st, smp);
         res->verdict = gauge ? FSC_RATE_GAUGE : FSC_RATE_BASELINE;
         return;
     }
@@ -340,7 +448,10 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
             res->verdict = FSC_RATE_IMPLAUSIBLE;
             return;
         }
-        rate_restart(st, smp);
+        if (grid)
+            rate_restart_periodic(st, grid, smp, false);
+        else
+            rate_restart(st, smp);
         res->verdict = FSC_RATE_CLOCK_STEP;
         return;
     }
@@ -359,7 +470,10 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
     /* Rule 4: explicit reset evidence, or the value type changed under us (a
      * profile switched the series between integer and double). */
     if ((smp->flags & FSC_SMP_RESET) || f64 != ((st->flags & FSC_RATE_F_F64) != 0)) {
-        rate_restart(st, smp);
+        if (grid)
+            rate_restart_periodic(st, grid, smp, true);
+        else
+            rate_restart(st, smp);
         res->verdict = FSC_RATE_RESET;
         return;
     }
@@ -367,6 +481,7 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
     /* Classify the move of the value: up, repeat, 32-bit wrap, or reset. */
     double raw;
     bool wrapped = false;
+    bool reset = false;
     if (!f64) {
         const uint64_t old = st->v_anchor.u, cur = smp->v.u;
         if (cur > old) {
@@ -378,9 +493,7 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
             raw = (double)((UINT64_C(1) << 32) - old + cur);
             wrapped = true;
         } else {
-            rate_restart(st, smp);
-            res->verdict = FSC_RATE_RESET;
-            return;
+            reset = true;
         }
     } else {
         const double old = st->v_anchor.d, cur = smp->v.d;
@@ -393,15 +506,27 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
             wrapped = true;
         } else {
             /* Any decrease of a 53/64-bit counter (and NaN history). */
-            rate_restart(st, smp);
-            res->verdict = FSC_RATE_RESET;
-            return;
+            reset = true;
         }
     }
+    if (reset) {
+        if (grid)
+            rate_restart_periodic(st, grid, smp, true);
+        else
+            rate_restart(st, smp);
+        res->verdict = FSC_RATE_RESET;
+        return;
+    }
 
-    /* Rule 5: a repeat inside the device's refresh bound is no news (only
-     * t_last moves). Beyond the bound, or with refresh_ns 0, a repeat is real
-     * idleness and falls through as a zero-delta interval. */
+    if (grid) {
+        rate_periodic(st, tr, params, grid, smp, raw, wrapped, on_window, arg, res);
+        return;
+    }
+
+    /* Rule 5 (live or on-read copies): a repeat inside the device's refresh
+     * bound is no news (only t_last moves). Beyond the bound, or with
+     * refresh_ns 0, a repeat is real idleness and falls through as a
+     * zero-delta interval. */
     if (raw == 0.0 && !wrapped && tr->refresh_ns > 0) {
         uint64_t since = (uint64_t)t - (uint64_t)st->t_anchor;
         if ((double)since < params->stale_factor * (double)tr->refresh_ns) {
@@ -411,23 +536,36 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
         }
     }
 
-    rate_interval(st, tr, params, smp, raw, wrapped, on_window, arg, res);
+    rate_interval(st, tr, params, smp, t, raw, wrapped, on_window, arg, res);
 }
 
-/* Contract in rate.h. Mutates only *st and *res; no allocation, no locks: the
- * caller serialises updates of one state (the engine does, under its lock). */
+/* Contract in rate.h. Mutates only *st, *grid and *res; no allocation, no
+ * locks: the caller serialises updates of one state and its grid (the
+ * engine does, under its lock). */
+void fsc_rate_update_grid(struct fsc_rate_state *st, const struct fsc_traits *tr,
+                          const struct fsc_rate_params *params, struct fsc_copy_grid *grid,
+                          const struct fsc_sample *smp, fsc_window_fn on_window, void *arg,
+                          struct fsc_rate_result *res)
+{
+    memset(res->withheld, 0, sizeof(res->withheld));
+    /* Hot path: an integer counter with a baseline and no copy grid, a later
+     * sample, a larger value, no reset evidence. Rules 2-6 have nothing to
+     * say about it. */
+    if (RATE_LIKELY(grid == NULL && st->flags == FSC_RATE_F_BASELINE &&
+                    tr->kind == FSC_KIND_COUNTER &&
+                    (smp->flags & (FSC_SMP_F64 | FSC_SMP_RESET)) == 0 &&
+                    smp->t_dev_ns > st->t_last && smp->v.u > st->v_anchor.u)) {
+        rate_interval(st, tr, params, smp, smp->t_dev_ns, (double)(smp->v.u - st->v_anchor.u),
+                      false, on_window, arg, res);
+        return;
+    }
+    rate_update_slow(st, tr, params, grid, smp, on_window, arg, res);
+}
+
+/* Contract in rate.h: fsc_rate_update_grid() without a grid. */
 void fsc_rate_update(struct fsc_rate_state *st, const struct fsc_traits *tr,
                      const struct fsc_rate_params *params, const struct fsc_sample *smp,
                      fsc_window_fn on_window, void *arg, struct fsc_rate_result *res)
 {
-    /* Hot path: an integer counter with a baseline, a later sample, a larger
-     * value, no reset evidence. Rules 2-6 have nothing to say about it. */
-    if (RATE_LIKELY(st->flags == FSC_RATE_F_BASELINE && tr->kind == FSC_KIND_COUNTER &&
-                    (smp->flags & (FSC_SMP_F64 | FSC_SMP_RESET)) == 0 &&
-                    smp->t_dev_ns > st->t_last && smp->v.u > st->v_anchor.u)) {
-        rate_interval(st, tr, params, smp, (double)(smp->v.u - st->v_anchor.u), false, on_window,
-                      arg, res);
-        return;
-    }
-    rate_update_slow(st, tr, params, smp, on_window, arg, res);
+    fsc_rate_update_grid(st, tr, params, NULL, smp, on_window, arg, res);
 }

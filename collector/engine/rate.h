@@ -22,14 +22,27 @@
  *
  * 4. Explicit reset evidence (FSC_SMP_RESET): RESET, the baseline restarts.
  *
- * 5. Stale repeats. The *anchor* is the last sample whose value changed. A
- *    sample repeating the anchor's value within stale_factor x refresh_ns of
- *    the anchor (batched ASIC copies, mlx5 lifespan cache) carries no news:
- *    STALE_REPEAT, remembered only as the last accepted time. When the value
- *    next changes, the delta is attributed to the whole span since the anchor,
- *    so a counter copied every 2 s but read every 1 s gives a flat rate instead
- *    of 0 / 2x. A repeat beyond that bound (or any repeat when refresh_ns is 0)
- *    is real idleness: it becomes an anchor with a zero delta.
+ * 5. When a value was true. Live counters (refresh_ns 0) are read when
+ *    sampled: the value was true at the sample. Behind refresh_ns > 0 a
+ *    device serves copies, and traits.refresh says how:
+ *    - FSC_REFRESH_ON_READ (mlx5 hw_counters `lifespan`): a read older than
+ *      refresh_ns refreshes the copy, so a new value is true from the first
+ *      sample that shows it (the *anchor*). A sample repeating the anchor's
+ *      value within stale_factor x refresh_ns of it carries no news:
+ *      STALE_REPEAT (only t_last moves); a repeat beyond that is idleness,
+ *      an anchor with a zero delta.
+ *    - FSC_REFRESH_PERIODIC (Junos' line-card copy), with a copy grid
+ *      (copy_grid.h, one per device): a new value was true from the copy
+ *      instant, estimated inside (last sample with the old value, first with
+ *      the new] from all the device's series; the anchor is that instant, so
+ *      each copy's delta spans copy to copy, whatever the sample jitter. A
+ *      repeat is STALE_REPEAT until a copy has surely passed since the
+ *      anchor's copy (the grid says so because the device's other series
+ *      moved): then it is idleness, a zero delta up to that copy, at the
+ *      first sample after it. Until the grid knows the copy a first sample
+ *      showed, its anchor is provisional: the next change or known copy
+ *      starts the baseline instead of yielding an interval.
+ *    Without a grid a periodic series is treated as ON_READ.
  *
  * 6. Wraps and resets. A decrease on a 32-bit counter is a wrap when the
  *    wrapped delta (2^32 - old + new) is plausible: at or under line rate for
@@ -47,10 +60,12 @@
  *    interval's true delta is unknown). A non-finite double value is
  *    IMPLAUSIBLE and changes nothing.
  *
- * 8. Gaps. An interval longer than max_gap_factor x nominal_interval_ns still
- *    feeds the aligned windows (averages stay right) but is flagged `gap` and
- *    is never fine-grained evidence: it updates no window peak and detectors
- *    ignore it.
+ * 8. Gaps. The series' update period U is the larger of its sampling
+ *    interval and its refresh period (a 2 s copy sampled every 100 ms
+ *    updates every 2 s). An interval longer than max_gap_factor x U still
+ *    feeds the aligned windows (averages stay right) but is flagged `gap`
+ *    and is never fine-grained evidence: it updates no window peak and
+ *    detectors ignore it.
  *
  * 9. Aligned windows. The counter is a monotone function of device time. Each
  *    interval's delta is spread linearly over its span and added to the
@@ -60,6 +75,10 @@
  *    complete when an interval reaches its end edge; its rate is acc / W, or
  *    acc / covered when the baseline started inside it (a window covered less
  *    than half is not emitted). These rates are immune to timestamp jitter.
+ *    A window shorter than the series' update period U is never emitted:
+ *    no data can say how a 2 s copy's bytes fell into the two seconds it
+ *    spans, and an interpolated 1 s rate would only look measured. Such
+ *    windows are counted (result.withheld) instead.
  *
  * Gauges (kind FSC_KIND_GAUGE) only keep their last value: verdict GAUGE, also
  * for the first sample. Duplicate and order rules apply by timestamp; a clock
@@ -100,12 +119,17 @@ struct fsc_rate_state {
     float last_window_rate[FSC_MAX_WINDOWS]; /* units/s of the last completed window */
     float fine_rate;                         /* units/s of the last fine (non-gap) interval */
     uint8_t flags;                           /* FSC_RATE_F_* */
-    uint8_t pad_[3];
+    uint8_t pad_;
+    uint16_t copy_group; /* the engine's copy grid of this series + 1 (0: none);
+                          * kept here by the engine, unused by the rate math */
 };
 
 enum {
     FSC_RATE_F_BASELINE = 1u << 0, /* a baseline exists */
     FSC_RATE_F_F64 = 1u << 1,      /* values are doubles */
+    /* Periodic copies: t_anchor is a sample time, not yet the copy instant
+     * (rule 5); the next change or known copy starts the baseline. */
+    FSC_RATE_F_PROVISIONAL = 1u << 2,
 };
 
 enum fsc_rate_verdict {
@@ -133,6 +157,9 @@ struct fsc_interval {
 struct fsc_rate_result {
     enum fsc_rate_verdict verdict;
     struct fsc_interval iv; /* valid when verdict == FSC_RATE_INTERVAL */
+    /* Windows per level that this update completed but did not emit because
+     * they are shorter than the series' update period (rule 9). */
+    uint16_t withheld[FSC_MAX_WINDOWS];
 };
 
 /* Called for every aligned window that an interval completes, in time order
@@ -151,6 +178,24 @@ typedef void (*fsc_window_fn)(void *arg, unsigned level, int64_t t_end_ns, doubl
 void fsc_rate_update(struct fsc_rate_state *st, const struct fsc_traits *tr,
                      const struct fsc_rate_params *params, const struct fsc_sample *smp,
                      fsc_window_fn on_window, void *arg, struct fsc_rate_result *res);
+
+struct fsc_copy_grid;
+
+/* fsc_rate_update() for a series whose device copies its counters on a
+ * timer (tr->refresh == FSC_REFRESH_PERIODIC, refresh_ns > 0): grid is that
+ * device's copy grid (borrowed, mutated: every value change refines it), or
+ * NULL, which is fsc_rate_update(). */
+void fsc_rate_update_grid(struct fsc_rate_state *st, const struct fsc_traits *tr,
+                          const struct fsc_rate_params *params, struct fsc_copy_grid *grid,
+                          const struct fsc_sample *smp, fsc_window_fn on_window, void *arg,
+                          struct fsc_rate_result *res);
+
+/* The update period U of rule 8 (ns; 0 when the series has neither a
+ * sampling interval nor a refresh period). */
+static inline int64_t fsc_rate_update_period(const struct fsc_traits *tr)
+{
+    return tr->refresh_ns > tr->nominal_interval_ns ? tr->refresh_ns : tr->nominal_interval_ns;
+}
 
 /* Name of a verdict ("interval", "stale_repeat", ...), for logs and metrics. */
 const char *fsc_rate_verdict_name(enum fsc_rate_verdict verdict);

@@ -101,13 +101,31 @@ struct fsc_traits {
     uint8_t signal;    /* enum fsc_signal */
     uint8_t direction; /* enum fsc_direction */
     uint8_t expo;      /* enum fsc_expo */
-    uint8_t pad_[2];
-    uint32_t scale;              /* raw value x scale = unit value (IB port_xmit_data: 4); 0 = 1 */
+    uint8_t refresh;   /* enum fsc_refresh: how the device's copy behind refresh_ns works */
+    uint8_t pad_;
+    uint32_t scale;      /* raw value x scale = unit value (IB port_xmit_data: 4); 0 = 1 */
+    uint16_t copy_group; /* FSC_REFRESH_PERIODIC: the device's copy grid, from
+                          * fsc_engine_copy_group(); 0 = none. Not interned: the
+                          * engine keeps it per series */
+    uint16_t pad2_;
     uint64_t link_speed_bps;     /* 0 = unknown: no plausibility check, no utilization */
     uint64_t buffer_bytes;       /* queue/buffer size for FSC_SIG_QUEUE_PEAK, 0 = unknown */
     int64_t nominal_interval_ns; /* expected sampling interval; 0 = learn nothing, no gap rule */
     int64_t refresh_ns;          /* device copy period (Junos ASIC copy ~2 s, mlx5 lifespan);
                                   * 0 = the device refreshes on every read */
+};
+
+/* What a device does behind refresh_ns > 0 (rate.h rule 5). */
+enum fsc_refresh {
+    /* A read older than refresh_ns refreshes the cache, so a new value is
+     * true from the first sample that shows it (the RDMA core's hw_counters
+     * `lifespan`, Linux drivers/infiniband/core/sysfs.c). */
+    FSC_REFRESH_ON_READ = 0,
+    /* The device copies all its counters on its own timer every refresh_ns
+     * (Junos' line-card copy), whatever is read when: a new value was true
+     * from the copy instant, somewhere between the last sample showing the
+     * old value and the first showing the new one. */
+    FSC_REFRESH_PERIODIC = 1,
 };
 
 #endif

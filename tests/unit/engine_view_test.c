@@ -243,7 +243,10 @@ static void interval_ratio_jitter(void)
     if (harness_open(&h, &cfg) != 0)
         return;
     struct fsc_traits tr = event_counter(FSC_SIG_NONE, 64, FSC_UNIT_PACKETS); /* nominal 100 ms */
-    tr.refresh_ns = 300 * MS; /* so that a repeat soon after a change is a STALE_REPEAT */
+    /* So that a repeat soon after a change is a STALE_REPEAT; no longer than
+     * the nominal interval, so the update period and the gap bound stay
+     * 100 ms / 500 ms (rate.h rule 8). */
+    tr.refresh_ns = 100 * MS;
     CHECK_INT(fsc_engine_set_traits(h.eng, 0, &tr), 0);
     struct fsc_traits none = event_counter(FSC_SIG_NONE, 64, FSC_UNIT_PACKETS);
     none.nominal_interval_ns = 0; /* no nominal interval: not observed */

@@ -1,0 +1,137 @@
+/* Device copy groups and window listeners: the engine's tables for rate.h
+ * rule 5 (one copy grid per device that copies its counters on a timer) and
+ * for exporters that take every completed window (contracts in engine.h and
+ * detect.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "engine/detect.h"
+
+#define GROUP_KEY_MAX 300 /* "<period>/<device>": device names are far shorter */
+
+static uint32_t group_slot(const struct fsc_copy_groups *cg, uint64_t hash, const char *key)
+{
+    uint32_t mask = cg->index_cap - 1;
+    uint32_t i = (uint32_t)hash & mask;
+    while (cg->index[i] != 0) {
+        const struct fsc_copy_group *g = &cg->g[cg->index[i] - 1];
+        if (g->hash == hash && strcmp(g->key, key) == 0)
+            return i;
+        i = (i + 1) & mask;
+    }
+    return i; /* empty: the index is kept at most half full */
+}
+
+static int index_grow(struct fsc_copy_groups *cg)
+{
+    uint32_t cap = cg->index_cap ? cg->index_cap * 2 : 64;
+    uint32_t *index = calloc(cap, sizeof(*index));
+    if (!index)
+        return -ENOMEM;
+    free(cg->index);
+    cg->index = index;
+    cg->index_cap = cap;
+    for (uint32_t k = 0; k < cg->n; k++) {
+        uint32_t i = group_slot(cg, cg->g[k].hash, cg->g[k].key);
+        cg->index[i] = k + 1;
+    }
+    return 0;
+}
+
+/* Contract in detect.h. */
+uint16_t fsc_copy_groups_get(struct fsc_copy_groups *cg, const char *key, int64_t period_ns)
+{
+    char full[GROUP_KEY_MAX];
+    int len = snprintf(full, sizeof(full), "%" PRId64 "/%s", period_ns, key ? key : "");
+    if (len < 0 || (size_t)len >= sizeof(full) || period_ns <= 0)
+        return 0;
+    uint64_t hash = fsc_hash_bytes(full, (size_t)len, 0);
+    if (cg->index_cap == 0 && index_grow(cg) != 0)
+        return 0;
+    uint32_t i = group_slot(cg, hash, full);
+    if (cg->index[i] != 0)
+        return (uint16_t)cg->index[i];
+    if (cg->n >= FSC_COPY_GROUPS_MAX)
+        return 0;
+    if (cg->n == cg->cap) {
+        uint32_t cap = cg->cap ? cg->cap * 2 : 16;
+        struct fsc_copy_group *g = realloc(cg->g, (size_t)cap * sizeof(*g));
+        if (!g)
+            return 0;
+        cg->g = g;
+        cg->cap = cap;
+    }
+    char *copy = strdup(full);
+    if (!copy)
+        return 0;
+    struct fsc_copy_group *g = &cg->g[cg->n];
+    fsc_grid_init(&g->grid, period_ns);
+    g->hash = hash;
+    g->key = copy;
+    cg->index[i] = ++cg->n;
+    if (2 * cg->n > cg->index_cap)
+        (void)index_grow(cg); /* on failure the index is fuller, still correct */
+    return (uint16_t)cg->n;
+}
+
+void fsc_copy_groups_free(struct fsc_copy_groups *cg)
+{
+    for (uint32_t k = 0; k < cg->n; k++)
+        free(cg->g[k].key);
+    free(cg->g);
+    free(cg->index);
+    memset(cg, 0, sizeof(*cg));
+}
+
+size_t fsc_copy_groups_memory(const struct fsc_copy_groups *cg)
+{
+    size_t bytes = (size_t)cg->cap * sizeof(*cg->g) + (size_t)cg->index_cap * sizeof(*cg->index);
+    for (uint32_t k = 0; k < cg->n; k++)
+        bytes += strlen(cg->g[k].key) + 1;
+    return bytes;
+}
+
+/* Contract in engine.h. Thread: any; takes eng->mu. */
+uint16_t fsc_engine_copy_group(struct fsc_engine *eng, const char *key, int64_t period_ns)
+{
+    pthread_mutex_lock(&eng->mu);
+    uint16_t g = fsc_copy_groups_get(&eng->groups, key, period_ns);
+    pthread_mutex_unlock(&eng->mu);
+    return g;
+}
+
+/* Contract in engine.h. Thread: any; takes eng->mu. */
+int fsc_engine_add_window_listener(struct fsc_engine *eng, fsc_window_listener_fn fn, void *arg)
+{
+    int rc = -ENOSPC;
+    pthread_mutex_lock(&eng->mu);
+    if (eng->n_listeners < FSC_WINDOW_LISTENERS_MAX) {
+        eng->listeners[eng->n_listeners].fn = fn;
+        eng->listeners[eng->n_listeners].arg = arg;
+        eng->n_listeners++;
+        rc = 0;
+    }
+    pthread_mutex_unlock(&eng->mu);
+    return rc;
+}
+
+/* Contract in engine.h. Thread: any; takes eng->mu, so no call of fn is in
+ * progress once it returns (listeners run under the lock). */
+void fsc_engine_remove_window_listener(struct fsc_engine *eng, fsc_window_listener_fn fn, void *arg)
+{
+    pthread_mutex_lock(&eng->mu);
+    for (unsigned i = 0; i < eng->n_listeners; i++) {
+        if (eng->listeners[i].fn == fn && eng->listeners[i].arg == arg) {
+            memmove(&eng->listeners[i], &eng->listeners[i + 1],
+                    (eng->n_listeners - i - 1) * sizeof(eng->listeners[0]));
+            eng->n_listeners--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&eng->mu);
+}
