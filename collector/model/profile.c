@@ -136,6 +136,7 @@ int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
         e = find_template(prof, vendor_name, len, capture);
 
     out->traits.refresh_ns = prof->refresh_ns;
+    out->traits.refresh = prof->refresh;
     if (e != NULL) {
         out->entry = e;
         snprintf(out->canonical, sizeof(out->canonical), "%s", e->canonical);

@@ -53,6 +53,7 @@ struct fsc_profile {
     const char *passthrough_prefix; /* e.g. "fabric_junos_" */
     uint8_t passthrough_width;      /* 64, or 53 where values arrive as doubles */
     int64_t refresh_ns;             /* device copy period, copied into traits */
+    uint8_t refresh;                /* enum fsc_refresh behind refresh_ns, copied too */
 };
 
 /* The profile named `name` in profiles (NULL-terminated; the application

@@ -26,6 +26,10 @@ enum self_family {
     S_REJECTED,
     S_EVENTS,
     S_RESETS_SUPPRESSED,
+    S_WITHHELD,
+    S_COPY_GROUPS,
+    S_COPY_CHANGES,
+    S_COPY_RELOCKS,
     S_SCRAPE_DURATION,
     S_SCRAPE_SERIES,
     S_SCRAPE_BYTES,
@@ -68,6 +72,16 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
     [S_RESETS_SUPPRESSED] = {"fabricscope_reset_events_suppressed",
                              "fabricscope_reset_events_suppressed_total", "counter",
                              "Counter resets without a counter_reset event (rate-limited)."},
+    [S_WITHHELD] = {"fabricscope_windows_withheld", "fabricscope_windows_withheld_total", "counter",
+                    "Aligned windows not emitted: shorter than their series' update period "
+                    "(a 2 s copy cannot say how its bytes fell into 1 s windows)."},
+    [S_COPY_GROUPS] = {"fabricscope_copy_groups", "fabricscope_copy_groups", "gauge",
+                       "Devices whose counters are copied on a timer, each with a copy grid."},
+    [S_COPY_CHANGES] = {"fabricscope_copy_changes", "fabricscope_copy_changes_total", "counter",
+                        "Counter value changes that placed a device's copy instants."},
+    [S_COPY_RELOCKS] = {"fabricscope_copy_relocks", "fabricscope_copy_relocks_total", "counter",
+                        "Times a device's copy grid started over: its copies moved (reboot, "
+                        "clock step) or its series disagree on when they were copied."},
     [S_SCRAPE_DURATION] = {"fabricscope_scrape_duration_seconds",
                            "fabricscope_scrape_duration_seconds", "gauge",
                            "Time the previous scrape took to render, seconds."},
@@ -218,6 +232,17 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
     }
     header(r, out, S_RESETS_SUPPRESSED);
     line_u64(r, out, S_RESETS_SUPPRESSED, NULL, 0, st.reset_events_suppressed);
+    header(r, out, S_WITHHELD);
+    for (unsigned l = 0; l < r->n_windows; l++) {
+        struct fsc_prom_label ex[1] = {lbl("window", r->window[l].s)};
+        line_u64(r, out, S_WITHHELD, ex, 1, st.windows_withheld[l]);
+    }
+    header(r, out, S_COPY_GROUPS);
+    line_u64(r, out, S_COPY_GROUPS, NULL, 0, st.copy_groups);
+    header(r, out, S_COPY_CHANGES);
+    line_u64(r, out, S_COPY_CHANGES, NULL, 0, st.copy_changes);
+    header(r, out, S_COPY_RELOCKS);
+    line_u64(r, out, S_COPY_RELOCKS, NULL, 0, st.copy_relocks);
 
     header(r, out, S_SCRAPE_DURATION);
     line_f64(r, out, S_SCRAPE_DURATION, NULL, 0, r->last_duration_s);

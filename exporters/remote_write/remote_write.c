@@ -121,7 +121,7 @@ void fsc_remote_write_stats(struct fsc_remote_write *rw, struct fsc_remote_write
     pthread_mutex_lock(&rw->smu);
     *out = rw->st;
     pthread_mutex_unlock(&rw->smu);
-    out->dropped += qdropped;
+    out->dropped += qdropped + fsc_rw_reader_dropped(&rw->rd);
     out->queue_samples = depth;
     out->queue_capacity = rw->cfg.queue_max;
 }
@@ -385,8 +385,8 @@ struct fsc_remote_write *fsc_remote_write_start(const struct fsc_remote_write_op
     fsc_rw_queue_init(&rw->q, rw->cfg.queue_max);
     fsc_rw_encoder_init(&rw->enc, opt->reg);
     rw->batch = malloc(rw->cfg.max_samples_per_send * sizeof(*rw->batch));
-    if (!rw->batch ||
-        fsc_rw_reader_init(&rw->rd, opt->reg, opt->eng, rw->cfg.series, opt->window_ns) != 0) {
+    if (!rw->batch || fsc_rw_reader_init(&rw->rd, opt->reg, opt->eng, rw->cfg.series,
+                                         opt->window_ns, rw->cfg.queue_max) != 0) {
         snprintf(err, errlen, "out of memory starting the remote_write exporter");
         destroy(rw);
         return NULL;

@@ -7,14 +7,16 @@
  *   (microsecond counters in seconds, as their _seconds_total name says);
  * - window_rates: port bytes (rx/tx) -> fabric_port_bytes_per_second and,
  *   with a link speed, fabric_port_utilization_ratio; counters feeding a
- *   detector -> fabric_rate_per_second{counter}: the rate of the last
- *   completed window of the first width, stamped with that window's end;
+ *   detector -> fabric_rate_per_second{counter}: every window of the first
+ *   width the engine emits, once, stamped with that window's end (the
+ *   journal, below; a window the engine withholds is not sent either);
  * - fine_rates: the same series' last fine-interval rate, stamped with the
- *   interval's end (the series' last sample), under
- *   fabric_port_fine_bytes_per_second / fabric_fine_rate_per_second.
- * A series queues a sample only when its time moved since the previous
- * reading, so a reading period at or below the sampling period sees every
- * sample once, and an idle collector sends nothing. */
+ *   interval's end (when its value became true: for periodic copies the
+ *   copy instant), under fabric_port_fine_bytes_per_second /
+ *   fabric_fine_rate_per_second.
+ * A series queues a raw or fine sample only when its time moved since the
+ * previous reading, so a reading period at or below the sampling period sees
+ * every sample once, and an idle collector sends nothing. */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -24,14 +26,98 @@
 
 #define NS_PER_MS 1000000
 
+/* Journal growth step floor (samples). */
+#define JOURNAL_MIN_CAP 4096
+
+/* A counter whose rate the /metrics renderer shows (fabric_rate_per_second). */
+static int detector_signal(uint8_t signal, uint8_t kind)
+{
+    switch (signal) {
+    case FSC_SIG_CNP:
+    case FSC_SIG_ECN:
+    case FSC_SIG_REORDER:
+    case FSC_SIG_PFC_PAUSE_DURATION:
+    case FSC_SIG_PFC_PAUSE_FRAMES:
+    case FSC_SIG_BUFFER_THRESHOLD:
+        return kind == FSC_KIND_COUNTER;
+    default:
+        return 0;
+    }
+}
+
+static int port_signal(uint8_t signal, uint8_t direction)
+{
+    return signal == FSC_SIG_PORT_BYTES && (direction == FSC_DIR_RX || direction == FSC_DIR_TX);
+}
+
+static double unit_divisor_of(uint8_t unit)
+{
+    return unit == FSC_UNIT_MICROSECONDS ? 1e6 : 1.0;
+}
+
+/* Milliseconds of a device time, rounded down. */
+static int64_t to_ms(int64_t t_ns);
+
+/* The engine's window listener: runs on an ingest thread under the engine
+ * lock, so it only appends (growing by doubling up to jr->max). */
+static void rw_on_window(void *arg, fsc_series_id id, const struct fsc_traits *tr, unsigned level,
+                         int64_t t_end_ns, double rate)
+{
+    struct fsc_rw_reader *rd = arg;
+    if (level != 0)
+        return;
+    struct fsc_rw_sample s[2];
+    size_t k = 0;
+    int64_t t_ms = to_ms(t_end_ns);
+    if (port_signal(tr->signal, tr->direction)) {
+        s[k++] = (struct fsc_rw_sample){
+            .id = id, .what = FSC_RW_PORT_RATE, .dir = tr->direction, .t_ms = t_ms, .value = rate};
+        if (tr->link_speed_bps > 0)
+            s[k++] = (struct fsc_rw_sample){.id = id,
+                                            .what = FSC_RW_PORT_UTIL,
+                                            .dir = tr->direction,
+                                            .t_ms = t_ms,
+                                            .value = rate * 8.0 / (double)tr->link_speed_bps};
+    } else if (detector_signal(tr->signal, tr->kind)) {
+        s[k++] = (struct fsc_rw_sample){.id = id,
+                                        .what = FSC_RW_DET_RATE,
+                                        .dir = tr->direction,
+                                        .t_ms = t_ms,
+                                        .value = rate / unit_divisor_of(tr->unit)};
+    } else {
+        return;
+    }
+    struct fsc_rw_journal *jr = &rd->jr;
+    pthread_mutex_lock(&jr->mu);
+    if (jr->n + k > jr->cap && jr->cap < jr->max) {
+        size_t cap = jr->cap ? jr->cap * 2 : JOURNAL_MIN_CAP;
+        cap = cap > jr->max ? jr->max : cap;
+        struct fsc_rw_sample *p = realloc(jr->pend, cap * sizeof(*p));
+        if (p) {
+            jr->pend = p;
+            jr->cap = cap;
+        }
+    }
+    if (jr->n + k <= jr->cap) {
+        memcpy(jr->pend + jr->n, s, k * sizeof(*s));
+        jr->n += k;
+    } else {
+        jr->dropped += k;
+    }
+    pthread_mutex_unlock(&jr->mu);
+}
+
 int fsc_rw_reader_init(struct fsc_rw_reader *rd, struct fsc_registry *reg, struct fsc_engine *eng,
-                       uint32_t series, int64_t window_ns)
+                       uint32_t series, int64_t window_ns, size_t journal_max)
 {
     memset(rd, 0, sizeof(*rd));
     rd->reg = reg;
     rd->eng = eng;
     rd->series = series;
     rd->window_ns = window_ns;
+    rd->jr.max = journal_max > 2 ? journal_max : 2;
+    if (pthread_mutex_init(&rd->jr.mu, NULL) != 0)
+        return -ENOMEM;
     rd->ids = malloc(FSC_RW_CHUNK * sizeof(*rd->ids));
     rd->views = malloc(FSC_RW_CHUNK * sizeof(*rd->views));
     rd->out = malloc(FSC_RW_PER_SERIES * FSC_RW_CHUNK * sizeof(*rd->out));
@@ -39,16 +125,37 @@ int fsc_rw_reader_init(struct fsc_rw_reader *rd, struct fsc_registry *reg, struc
         fsc_rw_reader_free(rd);
         return -ENOMEM;
     }
+    if ((series & FSC_RW_SERIES_WINDOW_RATES) && window_ns > 0) {
+        int rc = fsc_engine_add_window_listener(eng, rw_on_window, rd);
+        if (rc != 0) {
+            fsc_rw_reader_free(rd);
+            return rc;
+        }
+        rd->listening = 1;
+    }
     return 0;
 }
 
 void fsc_rw_reader_free(struct fsc_rw_reader *rd)
 {
+    if (rd->listening)
+        fsc_engine_remove_window_listener(rd->eng, rw_on_window, rd);
     free(rd->seen);
     free(rd->ids);
     free(rd->views);
     free(rd->out);
+    free(rd->jr.pend);
+    free(rd->drain);
+    pthread_mutex_destroy(&rd->jr.mu);
     memset(rd, 0, sizeof(*rd));
+}
+
+uint64_t fsc_rw_reader_dropped(struct fsc_rw_reader *rd)
+{
+    pthread_mutex_lock(&rd->jr.mu);
+    uint64_t d = rd->jr.dropped;
+    pthread_mutex_unlock(&rd->jr.mu);
+    return d;
 }
 
 /* Grows the per-series table to n entries (registry ids only grow). */
@@ -60,7 +167,7 @@ static int seen_grow(struct fsc_rw_reader *rd, size_t n)
     if (!p)
         return -ENOMEM;
     for (size_t i = rd->n_seen; i < n; i++)
-        p[i] = (struct fsc_rw_seen){INT64_MIN, INT64_MIN, INT64_MIN};
+        p[i] = (struct fsc_rw_seen){INT64_MIN, INT64_MIN};
     rd->seen = p;
     rd->n_seen = n;
     return 0;
@@ -73,7 +180,6 @@ static int64_t floor_to(int64_t t, int64_t w)
     return t - (r < 0 ? r + w : r);
 }
 
-/* Milliseconds of a device time, rounded down. */
 static int64_t to_ms(int64_t t_ns)
 {
     return floor_to(t_ns, NS_PER_MS) / NS_PER_MS;
@@ -81,29 +187,7 @@ static int64_t to_ms(int64_t t_ns)
 
 static double unit_divisor(const struct fsc_series_view *v)
 {
-    return v->unit == FSC_UNIT_MICROSECONDS ? 1e6 : 1.0;
-}
-
-/* A counter whose rate the /metrics renderer shows (fabric_rate_per_second). */
-static int detector_counter(const struct fsc_series_view *v)
-{
-    switch (v->signal) {
-    case FSC_SIG_CNP:
-    case FSC_SIG_ECN:
-    case FSC_SIG_REORDER:
-    case FSC_SIG_PFC_PAUSE_DURATION:
-    case FSC_SIG_PFC_PAUSE_FRAMES:
-    case FSC_SIG_BUFFER_THRESHOLD:
-        return v->kind == FSC_KIND_COUNTER;
-    default:
-        return 0;
-    }
-}
-
-static int port_series(const struct fsc_series_view *v)
-{
-    return v->signal == FSC_SIG_PORT_BYTES &&
-           (v->direction == FSC_DIR_RX || v->direction == FSC_DIR_TX);
+    return unit_divisor_of(v->unit);
 }
 
 static struct fsc_rw_sample *put(struct fsc_rw_reader *rd, size_t *n, fsc_series_id id,
@@ -134,32 +218,17 @@ static void read_series(struct fsc_rw_reader *rd, fsc_series_id id, const struct
             raw / unit_divisor(v));
         sn->t_raw = v->t_last_ns;
     }
-    int port = port_series(v), det = !port && detector_counter(v);
+    int port = port_signal(v->signal, v->direction);
+    int det = !port && detector_signal(v->signal, v->kind);
     if (!port && !det)
         return;
-    if ((rd->series & FSC_RW_SERIES_WINDOW_RATES) && rd->window_ns > 0 && (v->windows_done & 1u)) {
-        /* The window of the first width completes when a sample reaches its
-         * end (rate.c), so the last completed one ends at or before t_last. */
-        int64_t edge = floor_to(v->t_last_ns, rd->window_ns);
-        if (edge != sn->t_win) {
-            if (port) {
-                put(rd, n, id, FSC_RW_PORT_RATE, v, edge, v->window_rate[0]);
-                if (v->link_speed_bps > 0)
-                    put(rd, n, id, FSC_RW_PORT_UTIL, v, edge,
-                        v->window_rate[0] * 8.0 / (double)v->link_speed_bps);
-            } else {
-                put(rd, n, id, FSC_RW_DET_RATE, v, edge, v->window_rate[0] / unit_divisor(v));
-            }
-            sn->t_win = edge;
-        }
-    }
-    if ((rd->series & FSC_RW_SERIES_FINE_RATES) && v->t_last_ns != sn->t_fine) {
+    if ((rd->series & FSC_RW_SERIES_FINE_RATES) && v->t_value_ns != sn->t_fine) {
         /* The first reading of a series may see only its baseline (no
          * interval yet): it sets the mark and sends nothing. */
         if (sn->t_fine != INT64_MIN)
-            put(rd, n, id, port ? FSC_RW_FINE_PORT_RATE : FSC_RW_FINE_RATE, v, v->t_last_ns,
+            put(rd, n, id, port ? FSC_RW_FINE_PORT_RATE : FSC_RW_FINE_RATE, v, v->t_value_ns,
                 v->fine_rate / (port ? 1.0 : unit_divisor(v)));
-        sn->t_fine = v->t_last_ns;
+        sn->t_fine = v->t_value_ns;
     }
 }
 
@@ -173,6 +242,20 @@ long fsc_rw_read(struct fsc_rw_reader *rd,
         count = (uint32_t)rd->n_seen;
     }
     long total = 0;
+    /* The windows completed since the previous reading, swapped out whole. */
+    pthread_mutex_lock(&rd->jr.mu);
+    struct fsc_rw_sample *w = rd->jr.pend;
+    size_t nw = rd->jr.n, wcap = rd->jr.cap;
+    rd->jr.pend = rd->drain;
+    rd->jr.cap = rd->drain_cap;
+    rd->jr.n = 0;
+    pthread_mutex_unlock(&rd->jr.mu);
+    rd->drain = w;
+    rd->drain_cap = wcap;
+    if (nw > 0) {
+        emit(arg, w, nw);
+        total += (long)nw;
+    }
     for (uint32_t base = 0; base < count; base += FSC_RW_CHUNK) {
         size_t m = count - base < FSC_RW_CHUNK ? count - base : FSC_RW_CHUNK;
         for (size_t i = 0; i < m; i++)

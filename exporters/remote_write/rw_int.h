@@ -4,6 +4,7 @@
 #ifndef FSC_RW_INT_H
 #define FSC_RW_INT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,7 +24,20 @@
 /* Per series: the time of what was last queued, so each reading queues only
  * what is new. INT64_MIN: nothing yet. */
 struct fsc_rw_seen {
-    int64_t t_raw, t_win, t_fine;
+    int64_t t_raw, t_fine;
+};
+
+/* Window rates are not read from the views (a view holds the last window
+ * only, and two can complete between readings): the engine hands each
+ * completed window of the first width to a listener (fsc_rw_on_window) that
+ * appends its samples here, stamped with the window's own end, and each
+ * reading takes them all. Bounded: beyond `max` samples the newest are
+ * dropped and counted. */
+struct fsc_rw_journal {
+    pthread_mutex_t mu;
+    struct fsc_rw_sample *pend; /* n of cap, filled by the ingest threads */
+    size_t n, cap, max;
+    uint64_t dropped;
 };
 
 struct fsc_rw_reader {
@@ -35,16 +49,27 @@ struct fsc_rw_reader {
     size_t n_seen;
     fsc_series_id *ids;            /* FSC_RW_CHUNK */
     struct fsc_series_view *views; /* FSC_RW_CHUNK */
-    struct fsc_rw_sample *out;     /* FSC_RW_CHUNK * 3: what one chunk can yield */
+    struct fsc_rw_sample *out;     /* FSC_RW_CHUNK * FSC_RW_PER_SERIES */
+    struct fsc_rw_journal jr;
+    struct fsc_rw_sample *drain; /* the reader's side of the journal's swap */
+    size_t drain_cap;
+    int listening; /* the journal's listener is installed in eng */
 };
 
-/* Returns 0 or -ENOMEM. */
+/* Returns 0, or -ENOMEM (or the listener's error). With window rates
+ * selected it installs the journal's engine listener; journal_max bounds the
+ * journal in samples. */
 int fsc_rw_reader_init(struct fsc_rw_reader *rd, struct fsc_registry *reg, struct fsc_engine *eng,
-                       uint32_t series, int64_t window_ns);
+                       uint32_t series, int64_t window_ns, size_t journal_max);
+/* Removes the listener, then frees. */
 void fsc_rw_reader_free(struct fsc_rw_reader *rd);
 
-/* One reading: every series the registry has, chunk by chunk; calls
- * emit(arg, samples, n) once per chunk that yielded samples. Returns the
+/* Window samples the journal dropped (full), since init. Thread: any. */
+uint64_t fsc_rw_reader_dropped(struct fsc_rw_reader *rd);
+
+/* One reading: the journal's window samples, then every series the
+ * registry has, chunk by chunk; calls emit(arg, samples, n) once per batch
+ * that yielded samples. Returns the
  * number of samples emitted, or -ENOMEM when the per-series table could not
  * grow (the series beyond it are skipped this time). Thread: the reader's. */
 long fsc_rw_read(struct fsc_rw_reader *rd,

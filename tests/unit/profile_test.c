@@ -346,7 +346,7 @@ static void passthrough_sanitized(void)
 /* A table the checker must refuse, with the words it must say. */
 static void expect_check_fails(const struct fsc_profile_entry *entries, size_t n, const char *why)
 {
-    struct fsc_profile prof = {"bad", entries, n, "fabric_bad_", 64, 0};
+    struct fsc_profile prof = {"bad", entries, n, "fabric_bad_", 64, 0, FSC_REFRESH_ON_READ};
     char err[256] = "";
     CHECK_INT(fsc_profile_check(&prof, err, sizeof(err)), -EINVAL);
     if (strstr(err, why) == NULL)

@@ -55,7 +55,7 @@ static void small_fixture(struct pfx *p)
 /* The self-metrics every small-fixture render ends with (first render: the
  * previous scrape's duration, lines and bytes are 0). */
 #define SELF_METRICS(SAMPLES, VERDICTS, WRAPS, GAPS, ARRIVAL, UNKNOWN, INTERVAL, SERIES, DROPPED,  \
-                     REJECTED, EVENTS, RESETS, SCRAPE)                                             \
+                     REJECTED, EVENTS, RESETS, WITHHELD, COPYCH, COPYRL, SCRAPE)                   \
     "# HELP fabricscope_build_info Always 1; the version label tells which fabricscope runs.\n"    \
     "# TYPE fabricscope_build_info gauge\n"                                                        \
     "fabricscope_build_info{version=\"" FSC_VERSION "\"} 1\n"                                      \
@@ -138,6 +138,22 @@ static void small_fixture(struct pfx *p)
     "# HELP " RESETS " Counter resets without a counter_reset event (rate-limited).\n"             \
     "# TYPE " RESETS " counter\n"                                                                  \
     "fabricscope_reset_events_suppressed_total 0\n"                                                \
+    "# HELP " WITHHELD " Aligned windows not emitted: shorter than their series' update period "   \
+    "(a 2 s copy cannot say how its bytes fell into 1 s windows).\n"                               \
+    "# TYPE " WITHHELD " counter\n"                                                                \
+    "fabricscope_windows_withheld_total{window=\"1s\"} 0\n"                                        \
+    "fabricscope_windows_withheld_total{window=\"10s\"} 0\n"                                       \
+    "# HELP fabricscope_copy_groups Devices whose counters are copied on a timer, each with a "    \
+    "copy grid.\n"                                                                                 \
+    "# TYPE fabricscope_copy_groups gauge\n"                                                       \
+    "fabricscope_copy_groups 0\n"                                                                  \
+    "# HELP " COPYCH " Counter value changes that placed a device's copy instants.\n"              \
+    "# TYPE " COPYCH " counter\n"                                                                  \
+    "fabricscope_copy_changes_total 0\n"                                                           \
+    "# HELP " COPYRL " Times a device's copy grid started over: its copies moved (reboot, clock "  \
+    "step) or its series disagree on when they were copied.\n"                                     \
+    "# TYPE " COPYRL " counter\n"                                                                  \
+    "fabricscope_copy_relocks_total 0\n"                                                           \
     "# HELP fabricscope_scrape_duration_seconds Time the previous scrape took to render, "         \
     "seconds.\n"                                                                                   \
     "# TYPE fabricscope_scrape_duration_seconds gauge\n"                                           \
@@ -184,7 +200,8 @@ static const char want_text[] =
         "fabricscope_unknown_series_samples_total", "fabricscope_sample_interval_ratio",
         "fabricscope_series", "fabricscope_series_dropped_total",
         "fabricscope_series_rejected_total", "fabricscope_events_total",
-        "fabricscope_reset_events_suppressed_total", "");
+        "fabricscope_reset_events_suppressed_total", "fabricscope_windows_withheld_total",
+        "fabricscope_copy_changes_total", "fabricscope_copy_relocks_total", "");
 
 /* OpenMetrics: counter families lose _total (their samples keep it), and
  * the exposition ends with # EOF. */
@@ -205,7 +222,8 @@ static const char want_om[] =
         "fabricscope_gaps", "fabricscope_arrival_time_samples",
         "fabricscope_unknown_series_samples", "fabricscope_sample_interval_ratio",
         "fabricscope_series", "fabricscope_series_dropped", "fabricscope_series_rejected",
-        "fabricscope_events", "fabricscope_reset_events_suppressed", "") "# EOF\n";
+        "fabricscope_events", "fabricscope_reset_events_suppressed", "fabricscope_windows_withheld",
+        "fabricscope_copy_changes", "fabricscope_copy_relocks", "") "# EOF\n";
 
 static void text_exact(void)
 {

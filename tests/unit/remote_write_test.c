@@ -386,6 +386,14 @@ static void reader_known_samples(void)
     struct fsc_traits tc = {.kind = FSC_KIND_COUNTER, .width = 64, .signal = FSC_SIG_CNP};
     CHECK_INT(fsc_engine_set_traits(eng, port, &tp), 0);
     CHECK_INT(fsc_engine_set_traits(eng, cnp, &tc), 0);
+    /* Installed before the samples: it takes each window as the engine
+     * completes it. */
+    struct fsc_rw_reader rd;
+    CHECK_INT(fsc_rw_reader_init(&rd, reg, eng,
+                                 FSC_RW_SERIES_COUNTERS | FSC_RW_SERIES_WINDOW_RATES |
+                                     FSC_RW_SERIES_FINE_RATES,
+                                 1 * SEC, 64),
+              0);
     const int64_t base = 1700000000LL * SEC;
     for (int k = 0; k <= 5; k++) {
         struct fsc_sample smp[2] = {
@@ -393,12 +401,6 @@ static void reader_known_samples(void)
             {.series = cnp, .t_dev_ns = base + k * 250 * MS, .v.u = (uint64_t)k * 250}};
         CHECK_INT(fsc_engine_ingest(eng, smp, 2), 0);
     }
-    struct fsc_rw_reader rd;
-    CHECK_INT(fsc_rw_reader_init(&rd, reg, eng,
-                                 FSC_RW_SERIES_COUNTERS | FSC_RW_SERIES_WINDOW_RATES |
-                                     FSC_RW_SERIES_FINE_RATES,
-                                 1 * SEC),
-              0);
     n_got = 0;
     /* raw x2, port rate + util, cnp rate; fine rates wait for a second reading */
     CHECK_INT(fsc_rw_read(&rd, collect, NULL), 5);
@@ -424,6 +426,26 @@ static void reader_known_samples(void)
     s = find(FSC_RW_FINE_RATE);
     CHECK(s && s->t_ms == 1700000001500LL && s->value == 1000.0);
     CHECK(find(FSC_RW_PORT_RATE) == NULL);
+    /* Two windows complete before the next reading (ends 2 s and 3 s): both
+     * are sent, each once, each under its own end. */
+    for (int k = 7; k <= 14; k++) {
+        struct fsc_sample m[2] = {
+            {.series = port, .t_dev_ns = base + k * 250 * MS, .v.u = (uint64_t)k * 312500000ULL},
+            {.series = cnp, .t_dev_ns = base + k * 250 * MS, .v.u = (uint64_t)k * 250}};
+        CHECK_INT(fsc_engine_ingest(eng, m, 2), 0);
+    }
+    n_got = 0;
+    fsc_rw_read(&rd, collect, NULL);
+    unsigned rates = 0;
+    for (size_t i = 0; i < n_got; i++) {
+        if (got_s[i].what != FSC_RW_PORT_RATE)
+            continue;
+        CHECK(got_s[i].t_ms == 1700000002000LL + 1000LL * rates);
+        CHECK(got_s[i].value == 1.25e9);
+        rates++;
+    }
+    CHECK_INT(rates, 2);
+    CHECK_INT(fsc_rw_reader_dropped(&rd), 0);
     fsc_rw_reader_free(&rd);
 out:
     fsc_engine_destroy(eng);
@@ -529,7 +551,7 @@ static void reader_all_kinds_many_ports(void)
     CHECK_INT(fsc_rw_reader_init(&rd, reg, eng,
                                  FSC_RW_SERIES_COUNTERS | FSC_RW_SERIES_WINDOW_RATES |
                                      FSC_RW_SERIES_FINE_RATES,
-                                 1 * SEC),
+                                 1 * SEC, 4096),
               0);
     for (int k = 0; k <= 8; k++) {
         for (int i = 0; i < PORTS; i++) {

@@ -46,9 +46,14 @@
  * through as fabric_junos_junos_system_linecard_qmon_sw_..._packets.
  *
  * Unknown paths pass through as fabric_junos_<path, '/' and '-' -> '_'>.
- * refresh_ns = 2 s: Junos copies ASIC counters to the exporter about every
- * 2 s (and qmon-sw exports at >= 2 s), so equal values inside 2 s are stale
- * repeats, not idleness. */
+ * refresh_ns = 2 s, FSC_REFRESH_PERIODIC: the PFE counters Junos streams are
+ * copies the line card takes on its own timer (reporting intervals are
+ * multiples of 2 s: Juniper, "Guidelines for Specifying Data Reporting
+ * Intervals"; the copy about every 2 s is the field measurement behind the
+ * rate issue), whatever the subscription's SAMPLE interval. A new value was
+ * true from the copy, not from the sample that first showed it, and all the
+ * device's counters change at the same copies: the engine's copy grid
+ * (engine/copy_grid.h) places them. */
 #include "model/profile.h"
 
 #define IF  "/interfaces/interface/state/counters/"
@@ -131,4 +136,5 @@ const struct fsc_profile fsc_profile_junos = {
     .passthrough_prefix = "fabric_junos_",
     .passthrough_width = 64,
     .refresh_ns = 2000000000,
+    .refresh = FSC_REFRESH_PERIODIC,
 };

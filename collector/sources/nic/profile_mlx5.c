@@ -189,4 +189,6 @@ const struct fsc_profile fsc_profile_mlx5 = {
     .passthrough_prefix = "fabric_mlx5_",
     .passthrough_width = 64,
     .refresh_ns = 10000000,
+    .refresh = FSC_REFRESH_ON_READ, /* the RDMA core refreshes on a read
+                                       (drivers/infiniband/core/sysfs.c) */
 };
