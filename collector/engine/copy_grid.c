@@ -11,6 +11,20 @@
  * constraints in a row mean the device's copies moved (a reboot, a clock
  * step): the grid starts over from the newest.
  *
+ * A series that repeats before it changes narrows its constraint from above:
+ * the copy after the one its previous value came from happened within one
+ * period of the first sample that showed that previous copy (grid->seen),
+ * so at a sample interval near the period, where (ta, tb] alone is almost a
+ * whole period wide, the repeat pins the copy down. (For a series that was
+ * idle at that copy the narrowed constraint is wrong; the vote keeps one
+ * such series from moving the grid.)
+ *
+ * The estimate slews: once locked, the phase moves towards the agreed range
+ * by at most P / GRID_SLEW_DIV per new constraint, so a refinement of the
+ * estimate by a few milliseconds shortens or lengthens one copy interval by
+ * at most that much instead of all at once (a jump of 40 ms in one step made
+ * one 2 s interval 2 % off). A move of more than P / 8 is a jump.
+ *
  * An earlier version intersected every constraint with the projection of the
  * previous estimate widened by a drift allowance per period; with one
  * constraint per copy the allowance, added each period, kept the interval
@@ -26,15 +40,15 @@
 #include "engine/copy_grid.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 
-/* A phase range wider than P / GRID_VAGUE_DIV says too little about which
- * copy a sample saw: copy_between / copy_before answer FSC_GRID_NONE. */
-#define GRID_VAGUE_DIV 8
 /* A sample must be this far past a copy's upper bound to count as having
  * seen it, for timestamp noise: P / GRID_MARGIN_DIV (20 ms at 2 s). */
 #define GRID_MARGIN_DIV 100
 /* Consecutive contradicting constraints that make the grid start over. */
 #define GRID_CONTRA_MAX 3
+/* Slew per constraint: P / 400 (5 ms at 2 s). */
+#define GRID_SLEW_DIV 400
 
 static int64_t mid_of(int64_t lo, int64_t hi)
 {
@@ -84,7 +98,57 @@ static void ends_sort(struct grid_end *e, unsigned n)
     }
 }
 
-/* Re-estimates phase / half from the constraints held, folded around ref. */
+/* The number of the copy nearest the estimated instant t. */
+static int64_t copy_number(const struct fsc_copy_grid *g, int64_t t)
+{
+    return floor_div(t - g->origin + g->period_ns / 2, g->period_ns);
+}
+
+/* The earliest sample known to show copy k, or FSC_GRID_NONE. */
+static int64_t seen_first(const struct fsc_copy_grid *g, int64_t k)
+{
+    const unsigned i = (unsigned)(k & (FSC_GRID_SEEN - 1));
+    return g->seen[i].k == k ? g->seen[i].first : FSC_GRID_NONE;
+}
+
+static void seen_note(struct fsc_copy_grid *g, int64_t k, int64_t t)
+{
+    const unsigned i = (unsigned)(k & (FSC_GRID_SEEN - 1));
+    if (g->seen[i].k != k || g->seen[i].first == FSC_GRID_NONE) {
+        g->seen[i].k = k;
+        g->seen[i].first = t;
+    } else if (t < g->seen[i].first) {
+        g->seen[i].first = t;
+    }
+}
+
+static void seen_clear(struct fsc_copy_grid *g)
+{
+    for (unsigned i = 0; i < FSC_GRID_SEEN; i++) {
+        g->seen[i].k = INT64_MIN;
+        g->seen[i].first = FSC_GRID_NONE;
+    }
+}
+
+/* Moves phase towards target: a jump when unlocked or far, else a slew. */
+static void slew(struct fsc_copy_grid *g, bool was_locked)
+{
+    const int64_t p = g->period_ns;
+    /* The target expressed as the copy nearest the current phase. */
+    int64_t d = g->target - g->phase;
+    d -= floor_div(d + p / 2, p) * p;
+    int64_t step = p / GRID_SLEW_DIV;
+    if (!was_locked || d > p / 8 || d < -p / 8) {
+        g->phase = g->target;
+        g->epoch++;
+        if (!was_locked)
+            g->origin = g->target;
+        return;
+    }
+    g->phase += d > step ? step : d < -step ? -step : d;
+}
+
+/* Re-estimates target / half from the constraints held, folded around ref. */
 static void estimate(struct fsc_copy_grid *g, int64_t ref)
 {
     const int64_t p = g->period_ns;
@@ -116,67 +180,168 @@ static void estimate(struct fsc_copy_grid *g, int64_t ref)
     }
     if (best == 0)
         return;
-    g->phase = ref + mid_of(lo, hi);
-    g->half = (hi - lo) / 2;
+    /* The uncertainty: the stretch around that range where all but one of
+     * the deepest constraints agree, so one wrong constraint (a sighting
+     * whose copy was misjudged) cannot make the grid claim more certainty
+     * than it has. */
+    int64_t ulo = lo, uhi = hi;
+    if (best >= 3) {
+        int64_t run_lo = 0;
+        bool in_run = false;
+        depth = 0;
+        for (unsigned i = 0; i + 1 < n; i++) {
+            depth += ends[i].step;
+            bool deep = depth >= best - 1 && ends[i + 1].at > ends[i].at;
+            if (deep && !in_run) {
+                run_lo = ends[i].at;
+                in_run = true;
+            }
+            if (in_run && (!deep || i + 2 == n)) {
+                int64_t run_hi = deep ? ends[i + 1].at : ends[i].at;
+                if (run_lo <= lo && run_hi >= hi) {
+                    ulo = run_lo;
+                    uhi = run_hi;
+                }
+                in_run = false;
+            }
+        }
+    }
+    bool was_locked = g->locked;
+    g->target = ref + mid_of(lo, hi);
+    int64_t below = mid_of(lo, hi) - ulo, above = uhi - mid_of(lo, hi);
+    g->half = below > above ? below : above;
     g->locked = 1;
+    slew(g, was_locked);
+}
+
+/* The uncertainty of the phase in use: the agreed range, plus how far the
+ * slewing phase still is from its centre. */
+static int64_t uncertainty(const struct fsc_copy_grid *g)
+{
+    int64_t d = g->target - g->phase;
+    d -= floor_div(d + g->period_ns / 2, g->period_ns) * g->period_ns;
+    return g->half + (d < 0 ? -d : d);
 }
 
 /* Contract in copy_grid.h. */
 void fsc_grid_init(struct fsc_copy_grid *g, int64_t period_ns)
 {
     *g = (struct fsc_copy_grid){.period_ns = period_ns > 0 ? period_ns : 1};
+    seen_clear(g);
 }
 
 /* Does (ta, tb] hold an estimated copy (give or take the uncertainty)? */
 static bool agrees(const struct fsc_copy_grid *g, int64_t ta, int64_t tb)
 {
-    int64_t c = copy_at_or_before(g, tb);
-    return c + g->half > ta || c + g->period_ns - g->half <= tb;
+    int64_t c = copy_at_or_before(g, tb), u = uncertainty(g);
+    return c + u > ta || c + g->period_ns - u <= tb;
+}
+
+/* Adds constraint (ta, hi] unless it repeats the last one; re-estimates. */
+static void add_constraint(struct fsc_copy_grid *g, int64_t ta, int64_t hi)
+{
+    unsigned last = (g->next + FSC_GRID_KEEP - 1) % FSC_GRID_KEEP;
+    if (g->n != 0 && g->ta[last] == ta && g->tb[last] == hi)
+        return;
+    if (g->locked && !agrees(g, ta, hi)) {
+        if (++g->contra >= GRID_CONTRA_MAX) {
+            /* The copies moved: start over from this constraint. */
+            g->relocks++;
+            g->n = 0;
+            g->next = 0;
+            g->contra = 0;
+            g->locked = 0;
+            seen_clear(g);
+        }
+    } else {
+        g->contra = 0;
+    }
+    g->ta[g->next] = ta;
+    g->tb[g->next] = hi;
+    g->next = (uint8_t)((g->next + 1) % FSC_GRID_KEEP);
+    if (g->n < FSC_GRID_KEEP)
+        g->n++;
+    estimate(g, g->locked ? g->phase : mid_of(ta, hi));
 }
 
 /* Contract in copy_grid.h. Mutates *g; returns a time in (ta, tb]. */
-int64_t fsc_grid_change(struct fsc_copy_grid *g, int64_t ta, int64_t tb)
+int64_t fsc_grid_change(struct fsc_copy_grid *g, int64_t ta, int64_t tb, int64_t prev,
+                        uint8_t *epoch, int64_t *unc)
 {
     const int64_t p = g->period_ns;
     g->changes++;
-    if (tb - ta < p) {
-        unsigned last = (g->next + FSC_GRID_KEEP - 1) % FSC_GRID_KEEP;
-        if (g->n == 0 || g->ta[last] != ta || g->tb[last] != tb) {
-            if (g->locked && !agrees(g, ta, tb)) {
-                if (++g->contra >= GRID_CONTRA_MAX) {
-                    /* The copies moved: start over from this constraint. */
-                    g->relocks++;
-                    g->n = 0;
-                    g->next = 0;
-                    g->contra = 0;
-                }
-            } else {
-                g->contra = 0;
-            }
-            g->ta[g->next] = ta;
-            g->tb[g->next] = tb;
-            g->next = (uint8_t)((g->next + 1) % FSC_GRID_KEEP);
-            if (g->n < FSC_GRID_KEEP)
-                g->n++;
-            estimate(g, g->locked ? g->phase : mid_of(ta, tb));
-        }
+    /* The copy after prev's came within a period of prev's first sighting. */
+    int64_t hi = tb;
+    if (g->locked && prev != FSC_GRID_NONE) {
+        int64_t first = seen_first(g, copy_number(g, prev));
+        if (first != FSC_GRID_NONE && first + p < hi)
+            hi = first + p;
     }
-    if (g->locked)
-        return clamp_into(copy_at_or_before(g, tb), ta, tb);
-    /* Nothing known: the copy shown at tb lies within one period before it. */
-    int64_t from = tb - p > ta ? tb - p : ta;
-    return clamp_into(mid_of(from, tb), ta, tb);
+    if (hi > ta && hi - ta < p)
+        add_constraint(g, ta, hi);
+    *epoch = g->epoch;
+    if (!g->locked) {
+        /* Nothing known: the copy is placed at the sample that showed it (as
+         * for on-read copies); consecutive changes a whole number of
+         * periods apart then still span whole copy intervals. */
+        int64_t span = prev != FSC_GRID_NONE ? tb - prev : 0;
+        int64_t k = (span + p / 2) / p, off = span - k * p;
+        bool whole = prev != FSC_GRID_NONE && k >= 1 && (off < 0 ? -off : off) <= p / 100;
+        *unc = whole ? 0 : p;
+        return tb;
+    }
+    /* Which copy did tb show? Copy k may lie anywhere within m of its
+     * estimate c_k (the uncertainty, with half again for safety). A change
+     * over less than a period saw exactly one copy: the one whose range
+     * meets (ta, tb]. Over more, it saw the latest copy at or before tb.
+     * When two copies qualify, the sample may or may not have seen one of
+     * them - a period either way: the caller waits for the next change
+     * instead (its span then holds both). */
+    const int64_t u = uncertainty(g), m = u + u / 2;
+    int64_t est = copy_at_or_before(g, tb);
+    if (tb - ta < p) {
+        bool here = est + m > ta;      /* c_k may lie in (ta, tb] */
+        bool next = est + p - m <= tb; /* so may c_k+1 */
+        if (here && next)
+            return FSC_GRID_NONE;
+        if (!here && (next || est + p - tb < ta - est))
+            est += p; /* the estimate runs early: it is the next copy */
+    } else if (tb - est < m || est + p - tb <= m) {
+        return FSC_GRID_NONE;
+    }
+    int64_t c = clamp_into(est, ta, tb);
+    int64_t moved = c - est;
+    if ((moved < 0 ? -moved : moved) > p / GRID_SLEW_DIV)
+        *unc = tb - ta; /* forced into the change by its bounds */
+    else
+        *unc = 0;
+    /* Only a sighting sure of its copy may narrow later constraints: a
+     * wrong one would exclude the truth from them and lock the grid on it. */
+    if (tb - ta < p || *unc == 0)
+        seen_note(g, copy_number(g, c), tb);
+    return c;
+}
+
+/* Contract in copy_grid.h. Reads *g only. */
+int64_t fsc_grid_guess(const struct fsc_copy_grid *g, int64_t ta, int64_t tb)
+{
+    if (!g->locked)
+        return tb;
+    int64_t est = copy_at_or_before(g, tb);
+    if (est <= ta && est + g->period_ns - tb < ta - est)
+        est += g->period_ns;
+    return clamp_into(est, ta, tb);
 }
 
 /* Contract in copy_grid.h. Reads *g only. */
 int64_t fsc_grid_copy_between(const struct fsc_copy_grid *g, int64_t after, int64_t t)
 {
-    const int64_t p = g->period_ns;
-    if (!g->locked || g->half >= p / GRID_VAGUE_DIV / 2)
-        return FSC_GRID_NONE;
+    const int64_t p = g->period_ns, u = uncertainty(g);
     const int64_t margin = p / GRID_MARGIN_DIV;
-    int64_t c = copy_at_or_before(g, t - margin - g->half);
-    if (c - g->half <= after)
+    if (!g->locked || u >= p / 2 - margin)
+        return FSC_GRID_NONE;
+    int64_t c = copy_at_or_before(g, t - margin - u);
+    if (c - u <= after)
         return FSC_GRID_NONE;
     return c;
 }
@@ -184,12 +349,12 @@ int64_t fsc_grid_copy_between(const struct fsc_copy_grid *g, int64_t after, int6
 /* Contract in copy_grid.h. Reads *g only. */
 int64_t fsc_grid_copy_before(const struct fsc_copy_grid *g, int64_t t)
 {
-    const int64_t p = g->period_ns;
-    if (!g->locked || g->half >= p / GRID_VAGUE_DIV / 2)
+    const int64_t p = g->period_ns, u = uncertainty(g);
+    if (!g->locked)
         return FSC_GRID_NONE;
     int64_t c = copy_at_or_before(g, t);
     /* That copy certainly at or before t, the next certainly after it. */
-    if (c + g->half > t || c + p - g->half <= t)
+    if (c + u > t || c + p - u <= t)
         return FSC_GRID_NONE;
     return c;
 }

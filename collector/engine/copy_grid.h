@@ -21,6 +21,7 @@
 #ifndef FSC_COPY_GRID_H
 #define FSC_COPY_GRID_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* No copy known (the grid cannot say). */
@@ -29,30 +30,60 @@
 /* Distinct constraints the grid keeps: the estimate is the phase most of the
  * latest FSC_GRID_KEEP agree on. */
 #define FSC_GRID_KEEP 32
+/* Recent copies whose first sighting the grid remembers. */
+#define FSC_GRID_SEEN 8
 
 struct fsc_copy_grid {
     int64_t period_ns; /* P, from the series' traits (refresh_ns) */
     int64_t phase;     /* a copy instant (the estimate); copies at phase + kP */
+    int64_t target;    /* where the constraints put it; phase slews towards it */
     int64_t half;      /* half the width of the phase range the constraints agree on */
+    int64_t origin;    /* copy numbers count periods from here (set when locking) */
     int64_t ta[FSC_GRID_KEEP], tb[FSC_GRID_KEEP]; /* ring of constraints (ta, tb] */
+    struct {
+        int64_t k;     /* copy number */
+        int64_t first; /* the earliest sample of the group that showed it */
+    } seen[FSC_GRID_SEEN];
     uint64_t changes; /* constraints offered (value changes of the group's series) */
     uint64_t relocks; /* times the latest constraints contradicted the estimate and
                        * the grid started over from them (a reboot, a new phase) */
     uint8_t n, next;  /* constraints held, next slot of the ring */
     uint8_t contra;   /* consecutive constraints that contradicted the estimate */
     uint8_t locked;   /* phase / half hold an estimate */
+    uint8_t epoch;    /* counts the phase's jumps (lock, relock, a move beyond the slew):
+                       * copies placed in different epochs are not comparable */
 };
 
 /* A fresh, unlocked grid for copies every period_ns (> 0). */
 void fsc_grid_init(struct fsc_copy_grid *g, int64_t period_ns);
 
 /* A series of the group changed value between its samples at ta and tb
- * (ta < tb). Adds the constraint "a copy in (ta, tb]" when it is narrower
- * than one period (and not the one just added: the ports of one
- * notification share their timestamps), re-estimates the phase, and returns
- * the estimated instant of the latest copy at or before tb, always in
- * (ta, tb]. */
-int64_t fsc_grid_change(struct fsc_copy_grid *g, int64_t ta, int64_t tb);
+ * (ta < tb); prev is the copy instant its previous value was placed at
+ * (FSC_GRID_NONE: unknown). The next copy after prev lies in (ta, tb], and
+ * also within one period of the first sample that showed prev's copy (so a
+ * series that repeated for a while narrows it from both sides). Adds that
+ * constraint when it is narrower than one period (and not the one just
+ * added: the ports of one notification share their timestamps),
+ * re-estimates the phase, and returns the estimated instant of the latest
+ * copy at or before tb, always in (ta, tb] - or FSC_GRID_NONE when tb lies so
+ * close to an estimated copy that the sample may or may not have seen it
+ * (only over a change longer than a period): the caller should not use the
+ * sample and let the next change, whose span covers both, decide.
+ * *unc is how far that instant may be from the truth on top of the grid's
+ * steady offset: 0 when the grid placed it (locked and moving by its slew
+ * at most, or unlocked with tb - prev a whole number of periods, to 1 %), a
+ * period when unlocked otherwise, the width of (ta, tb] when the estimate had
+ * to be forced inside it. *epoch gets the grid's epoch: a
+ * series whose previous instant has another epoch was placed before a jump.
+ * An interval between two instants placed in one epoch has the true
+ * copy-to-copy length. */
+int64_t fsc_grid_change(struct fsc_copy_grid *g, int64_t ta, int64_t tb, int64_t prev,
+                        uint8_t *epoch, int64_t *unc);
+
+/* The grid's best guess of the copy a change over (ta, tb] saw, in (ta, tb]
+ * (tb when unlocked), for a change fsc_grid_change() could not place but
+ * that cannot wait. Reads *g only. */
+int64_t fsc_grid_guess(const struct fsc_copy_grid *g, int64_t ta, int64_t tb);
 
 /* The estimated instant of the latest copy that certainly happened after
  * `after` and certainly before a sample taken at t (with a margin for

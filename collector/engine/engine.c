@@ -62,8 +62,9 @@ _Static_assert(INGEST_RING > INGEST_PREFETCH && INGEST_PREFETCH > INGEST_PREFETC
 #endif
 
 _Static_assert(sizeof(struct fsc_eng_series) <= 128, "per-series engine state must stay <= 128 B");
-_Static_assert(sizeof(((struct fsc_rate_result *)0)->withheld) == sizeof(uint64_t),
-               "ingest_one tests the withheld counts as one word");
+_Static_assert(sizeof(((struct fsc_rate_result *)0)->withheld) == sizeof(uint64_t) &&
+                   sizeof(((struct fsc_rate_result *)0)->unplaced) == sizeof(uint64_t),
+               "ingest_one tests the withheld counts as one word each");
 /* Slot chunks are aligned to a cache line; a slot size that divides 128 keeps
  * every slot inside two lines (and aligned_alloc's size a multiple of it). */
 #define SER_ALIGN 64
@@ -483,11 +484,14 @@ static void ingest_one(struct fsc_engine *eng, struct win_ctx *w, const struct f
     fsc_rate_update_grid(&ser->rs, tr, &eng->cfg.rate, grid, smp, engine_on_window, w, &res);
     if ((unsigned)res.verdict < FSC_RATE__COUNT)
         eng->stats.verdicts[res.verdict]++;
-    uint64_t withheld;
+    uint64_t withheld, unplaced;
     memcpy(&withheld, res.withheld, sizeof(withheld));
-    if (withheld != 0)
-        for (unsigned l = 0; l < FSC_MAX_WINDOWS; l++)
+    memcpy(&unplaced, res.unplaced, sizeof(unplaced));
+    if ((withheld | unplaced) != 0)
+        for (unsigned l = 0; l < FSC_MAX_WINDOWS; l++) {
             eng->stats.windows_withheld[l] += res.withheld[l];
+            eng->stats.windows_unplaced[l] += res.unplaced[l];
+        }
     /* Both verdicts mean a previous accepted sample existed (t_prev). */
     if ((res.verdict == FSC_RATE_INTERVAL || res.verdict == FSC_RATE_STALE_REPEAT) &&
         tr->nominal_interval_ns > 0) {

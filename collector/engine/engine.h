@@ -126,6 +126,9 @@ struct fsc_engine_stats {
     /* completed aligned windows per level not emitted because the level is
      * shorter than the series' update period (rate.h rule 9) */
     uint64_t windows_withheld[FSC_MAX_WINDOWS];
+    /* ... and because an interval at one of their edges could not be placed
+     * in time (periodic copies the grid cannot place yet, rate.h rule 5) */
+    uint64_t windows_unplaced[FSC_MAX_WINDOWS];
     /* copy grids (rate.h rule 5): groups in use, value changes offered to
      * them, and changes that contradicted a grid so that it started over */
     uint32_t copy_groups;

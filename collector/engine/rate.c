@@ -107,6 +107,8 @@ const char *fsc_rate_verdict_name(enum fsc_rate_verdict verdict)
         return "implausible";
     case FSC_RATE_GAUGE:
         return "gauge";
+    case FSC_RATE_DEFERRED:
+        return "deferred";
     case FSC_RATE__COUNT:
         break;
     }
@@ -152,6 +154,7 @@ struct rate_emit_ctx {
     void *arg;
     int64_t update_ns; /* fsc_rate_update_period() */
     struct fsc_rate_result *res;
+    int64_t unc; /* how far the interval's end may be off (rule 5); 0: placed */
 };
 
 /* Emits the window of level l ending at edge; acc holds its units. A window
@@ -159,12 +162,18 @@ struct rate_emit_ctx {
  * and not emitted at all when less than half of it is covered: one interval
  * after a restart must not pass for a whole window. */
 static void rate_emit(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t edge, double acc,
-                      float peak, const struct rate_emit_ctx *ec)
+                      float peak, bool tainted, const struct rate_emit_ctx *ec)
 {
     if (ec->update_ns > w) {
         /* Rule 9: shorter than the update period, not determined. */
         if (ec->res->withheld[l] < UINT16_MAX)
             ec->res->withheld[l]++;
+        return;
+    }
+    if (tainted) {
+        /* Rule 5: an unplaced interval overlaps it. */
+        if (ec->res->unplaced[l] < UINT16_MAX)
+            ec->res->unplaced[l]++;
         return;
     }
     double covered = (double)w;
@@ -194,8 +203,15 @@ static void rate_cross(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t
     float peak = st->win_peak[l] > frate ? st->win_peak[l] : frate;
     int64_t edge = (int64_t)((uint64_t)st->t_anchor + to_edge); /* <= t: representable */
     uint64_t left = span - to_edge;                             /* t - edge */
+    const uint8_t taint = (uint8_t)(FSC_RATE_F_TAINT0 << l);
+    /* Rule 5: a window is not emitted when an edge of it lies within `unc`
+     * of this interval's uncertain end (its bytes near the edge may belong
+     * to the other side). */
+    bool tainted = (st->flags & taint) != 0;
     for (unsigned n = 1;; n++) {
-        rate_emit(st, l, w, edge, acc, peak, ec);
+        bool edge_bad = ec->unc > 0 && left < (uint64_t)ec->unc;
+        rate_emit(st, l, w, edge, acc, peak, tainted || edge_bad, ec);
+        tainted = edge_bad;
         if (left < (uint64_t)w)
             break;
         if (n == WINDOW_EMIT_MAX) {
@@ -203,6 +219,7 @@ static void rate_cross(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t
             uint64_t into = left % (uint64_t)w;
             edge = (int64_t)((uint64_t)t - into);
             left = into;
+            tainted = ec->unc > 0 && left < (uint64_t)ec->unc;
             break;
         }
         edge += w;
@@ -214,6 +231,10 @@ static void rate_cross(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t
      * exactly on the edge does not overlap the next window: no peak there. */
     st->win_acc[l] = per_ns * (double)left;
     st->win_peak[l] = left > 0 ? frate : 0.0f;
+    if (tainted || (ec->unc > 0 && (uint64_t)w - left < (uint64_t)ec->unc))
+        st->flags |= taint;
+    else
+        st->flags &= (uint8_t)~taint;
 }
 
 /* Rule 9 from level `from` on, for an interval that reached an edge of that
@@ -233,6 +254,8 @@ static RATE_COLD void rate_spread_slow(struct fsc_rate_state *st,
         } else {
             st->win_acc[l] += delta;
             st->win_peak[l] = st->win_peak[l] > frate ? st->win_peak[l] : frate;
+            if (ec->unc > 0 && w - rate_floor_mod(t, w) < ec->unc)
+                st->flags |= (uint8_t)(FSC_RATE_F_TAINT0 << l);
         }
     }
 }
@@ -245,7 +268,8 @@ static RATE_COLD void rate_spread_slow(struct fsc_rate_state *st,
 static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fsc_traits *tr,
                                       const struct fsc_rate_params *params,
                                       const struct fsc_sample *smp, int64_t t_end, double raw,
-                                      bool wrapped, fsc_window_fn on_window, void *arg,
+                                      bool wrapped, bool unplaced, int64_t unc,
+                                      fsc_window_fn on_window, void *arg,
                                       struct fsc_rate_result *res)
 {
     const int64_t t = t_end;
@@ -255,7 +279,12 @@ static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fs
     const double rate = delta * NS_PER_S / span_ns;
     const int64_t update_ns = fsc_rate_update_period(tr);
 
-    if (tr->link_speed_bps != 0 && (tr->unit == FSC_UNIT_BYTES || tr->unit == FSC_UNIT_PACKETS)) {
+    if (unplaced && !wrapped) {
+        /* Rule 7 judges rates; an unplaced interval's span is not its
+         * copies' distance (two copies may have arrived in it), so its rate
+         * proves no glitch. Its delta is real and goes to the windows. */
+    } else if (tr->link_speed_bps != 0 &&
+               (tr->unit == FSC_UNIT_BYTES || tr->unit == FSC_UNIT_PACKETS)) {
         /* Rules 6 and 7 with a line-rate bound. */
         double wire_bits = tr->unit == FSC_UNIT_BYTES ? 8.0 : PACKET_WIRE_BITS;
         if (rate * wire_bits > (double)tr->link_speed_bps * params->plausibility_factor) {
@@ -274,8 +303,9 @@ static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fs
         return;
     }
 
-    /* Rule 8. */
-    const bool gap = update_ns > 0 && span_ns > params->max_gap_factor * (double)update_ns;
+    /* Rule 8 (and rule 5: an unplaced interval is no fine evidence either). */
+    const bool gap =
+        unplaced || (update_ns > 0 && span_ns > params->max_gap_factor * (double)update_ns);
     /* Fine rate for window peaks; rates are >= 0, so 0 leaves a peak as is. */
     const float frate = gap ? 0.0f : (float)rate;
 
@@ -286,6 +316,7 @@ static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fs
     res->iv.rate = rate;
     res->iv.gap = gap;
     res->iv.wrapped = wrapped;
+    res->iv.unplaced = unplaced;
 
     /* Rule 9, common case: the interval stays inside the current window of
      * every level; the first level it leaves goes to the general path. */
@@ -295,12 +326,14 @@ static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fs
         if (w <= 0)
             continue;
         if (span >= (uint64_t)(w - rate_floor_mod(st->t_anchor, w))) {
-            const struct rate_emit_ctx ec = {on_window, arg, update_ns, res};
+            const struct rate_emit_ctx ec = {on_window, arg, update_ns, res, unc};
             rate_spread_slow(st, params, l, n, t, span, delta, frate, &ec);
             break;
         }
         st->win_acc[l] += delta;
         st->win_peak[l] = st->win_peak[l] > frate ? st->win_peak[l] : frate;
+        if (unc > 0 && w - rate_floor_mod(t, w) < unc)
+            st->flags |= (uint8_t)(FSC_RATE_F_TAINT0 << l);
     }
 
     if (!gap)
@@ -329,6 +362,20 @@ static bool rate_value_ok(const struct fsc_sample *smp)
     return !(smp->flags & FSC_SMP_F64) || isfinite(smp->v.d);
 }
 
+/* All taint bits: every window level begins at an unplaced anchor. */
+#define RATE_F_TAINT_ALL ((uint8_t)(((1u << FSC_MAX_WINDOWS) - 1) << 4))
+_Static_assert(FSC_RATE_F_TAINT0 == 1u << 4 && FSC_MAX_WINDOWS <= 4, "taint bits 4..7");
+
+/* Marks whether the anchor's instant is uncertain (rule 5): an interval from
+ * it is then no fine-grained evidence. */
+static void rate_mark_uncertain(struct fsc_rate_state *st, bool uncertain)
+{
+    if (uncertain)
+        st->flags |= FSC_RATE_F_UNPLACED;
+    else
+        st->flags &= (uint8_t)~FSC_RATE_F_UNPLACED;
+}
+
 /* Rule 5, periodic copies: where a restart at this sample anchors. A
  * changed value (reset evidence, a decrease) was true from the copy the grid
  * places in (t_last, t]; a sample whose copy is not known (a first sample, a
@@ -337,8 +384,18 @@ static void rate_restart_periodic(struct fsc_rate_state *st, struct fsc_copy_gri
                                   const struct fsc_sample *smp, bool changed)
 {
     const int64_t t = smp->t_dev_ns;
+    uint8_t epoch = st->copy_epoch;
     if (changed && t > st->t_last) {
-        rate_restart_at(st, smp, fsc_grid_change(grid, st->t_last, t), false);
+        int64_t unc;
+        int64_t c = fsc_grid_change(grid, st->t_last, t, FSC_GRID_NONE, &epoch, &unc);
+        if (c == FSC_GRID_NONE) {
+            c = t; /* a restart cannot wait: anchored at the sample, unplaced */
+            unc = grid->period_ns;
+        }
+        rate_restart_at(st, smp, c, false);
+        st->copy_epoch = epoch;
+        if (grid->locked && unc > 0)
+            st->flags |= (uint8_t)(FSC_RATE_F_UNPLACED | RATE_F_TAINT_ALL);
         return;
     }
     int64_t c = fsc_grid_copy_before(grid, t);
@@ -346,6 +403,7 @@ static void rate_restart_periodic(struct fsc_rate_state *st, struct fsc_copy_gri
         rate_restart_at(st, smp, t, true);
     else
         rate_restart_at(st, smp, c, false);
+    st->copy_epoch = grid->epoch;
 }
 
 /* Rule 5 for a periodic series with its device's copy grid: a change (raw
@@ -359,17 +417,29 @@ static RATE_NOINLINE void rate_periodic(struct fsc_rate_state *st, const struct 
     const int64_t t = smp->t_dev_ns;
     const int64_t p = tr->refresh_ns;
     const bool provisional = (st->flags & FSC_RATE_F_PROVISIONAL) != 0;
+    const bool from_uncertain = (st->flags & FSC_RATE_F_UNPLACED) != 0;
 
     if (raw == 0.0 && !wrapped) {
         /* Idle up to the latest copy that surely came after the anchor's own
          * copy (half a period on: the anchor is an estimate) and before this
-         * sample; when the grid cannot tell, after stale_factor periods at
-         * the latest, with the copy placed half a period before the sample. */
-        int64_t c =
-            fsc_grid_copy_between(grid, provisional ? st->t_anchor : st->t_anchor + p / 2, t);
+         * sample. When the grid cannot tell, after stale_factor periods at
+         * the latest, with the copy guessed half a period before the sample. */
+        int64_t unc = 0;
+        int64_t after = provisional ? st->t_anchor : st->t_anchor + p / 2;
+        int64_t c = fsc_grid_copy_between(grid, after, t);
+        if (c == FSC_GRID_NONE && !grid->locked) {
+            /* Unlocked, copies sit at the samples that show them: a repeat a
+             * period or more after the anchor surely saw a newer copy, and
+             * one a whole number of periods after it keeps that placement. */
+            int64_t span = t - st->t_anchor, off = span % p;
+            if (span >= p && off <= p / 100)
+                c = t;
+        }
         if (c == FSC_GRID_NONE &&
-            (double)((uint64_t)t - (uint64_t)st->t_anchor) >= params->stale_factor * (double)p)
+            (double)((uint64_t)t - (uint64_t)st->t_anchor) >= params->stale_factor * (double)p) {
             c = t - p / 2;
+            unc = p / 2;
+        }
         if (c == FSC_GRID_NONE || c <= st->t_anchor) {
             st->t_last = t;
             res->verdict = FSC_RATE_STALE_REPEAT;
@@ -377,27 +447,115 @@ static RATE_NOINLINE void rate_periodic(struct fsc_rate_state *st, const struct 
         }
         if (provisional) {
             rate_restart_at(st, smp, c, false);
+            rate_mark_uncertain(st, unc > 0);
+            if (unc > 0)
+                st->flags |= RATE_F_TAINT_ALL;
+            st->copy_epoch = grid->epoch;
             res->verdict = FSC_RATE_BASELINE;
             return;
         }
-        rate_interval(st, tr, params, smp, c, 0.0, false, on_window, arg, res);
+        bool jumped = st->copy_epoch != grid->epoch;
+        if (jumped)
+            st->flags |= RATE_F_TAINT_ALL;
+        rate_interval(st, tr, params, smp, c, 0.0, false, from_uncertain || jumped || unc > 0, unc,
+                      on_window, arg, res);
+        rate_mark_uncertain(st, unc > 0);
+        st->copy_epoch = grid->epoch;
         return;
     }
 
-    int64_t c = fsc_grid_change(grid, st->t_last, t);
+    int64_t unc;
+    uint8_t epoch = st->copy_epoch;
+    int64_t c = fsc_grid_change(grid, st->t_last, t, provisional ? FSC_GRID_NONE : st->t_anchor,
+                                &epoch, &unc);
+    if (c == FSC_GRID_NONE) {
+        /* Not used: the next change's span covers this one's copy too -
+         * once; a series already waiting one sample (t_last older than
+         * 1.5 sample intervals) takes the grid's best guess, unplaced. */
+        if ((double)(t - st->t_last) <= 1.5 * (double)tr->nominal_interval_ns) {
+            res->verdict = FSC_RATE_DEFERRED;
+            return;
+        }
+        c = fsc_grid_guess(grid, st->t_last, t);
+        unc = p;
+    }
     if (provisional) {
         /* The copy the baseline sample showed, now that the grid may know
          * it; else the baseline starts at this change. */
         int64_t c0 = fsc_grid_copy_before(grid, st->t_anchor);
         if (c0 == FSC_GRID_NONE || c0 >= c) {
             rate_restart_at(st, smp, c, false);
+            st->copy_epoch = epoch;
+            if (unc > 0)
+                st->flags |= (uint8_t)(FSC_RATE_F_UNPLACED | RATE_F_TAINT_ALL);
             res->verdict = FSC_RATE_BASELINE;
             return;
         }
         st->t_anchor = st->t_base = c0;
         st->flags &= (uint8_t)~FSC_RATE_F_PROVISIONAL;
+        st->copy_epoch = epoch; /* both placed by the grid as it is now */
     }
-    rate_interval(st, tr, params, smp, c, raw, wrapped, on_window, arg, res);
+    /* Placed before a jump of the grid: the anchor is off by the jump. */
+    bool jumped = st->copy_epoch != epoch;
+    if (jumped)
+        st->flags |= RATE_F_TAINT_ALL;
+    rate_interval(st, tr, params, smp, c, raw, wrapped, from_uncertain || jumped || unc > 0, unc,
+                  on_window, arg, res);
+    rate_mark_uncertain(st, unc > 0);
+    st->copy_epoch = epoch;
+}
+
+/* A whole number (>= 1) of periods p, to 0.1 %: samples that far apart,
+ * each at the same offset after its copy, saw as many copies as periods
+ * passed. A looser tolerance lets jittered samples that straddle a copy
+ * (one just before it, the next just after the following one: two copies
+ * in one period's span) pass for placed. */
+static bool rate_whole_periods(int64_t span, int64_t p)
+{
+    int64_t k = (span + p / 2) / p, off = span - k * p;
+    return k >= 1 && (off < 0 ? -off : off) <= p / 1000;
+}
+
+/* Rule 5 for a periodic series sampled no faster than its copies (nominal
+ * interval >= refresh). Samples that sparse cannot tell which copy each one
+ * saw once their timestamps jitter: a sample near a copy may or may not have
+ * seen it, one copy's delta shows up a sample late and two arrive in one
+ * span (measured with the copy grid: 10 s windows 5-20 % off, fine rates
+ * 50-100 % off, tests/scenarios junos_2s_sampled). So the copies are placed
+ * at the samples that show them: an interval whose span is a whole number of
+ * periods (to 0.1 %) covers whole copy intervals and is placed; any other is
+ * unplaced - no fine evidence, and the windows near its end are withheld.
+ * Without jitter every interval is placed. */
+static RATE_NOINLINE void
+rate_periodic_coarse(struct fsc_rate_state *st, const struct fsc_traits *tr,
+                     const struct fsc_rate_params *params, const struct fsc_sample *smp, double raw,
+                     bool wrapped, fsc_window_fn on_window, void *arg, struct fsc_rate_result *res)
+{
+    const int64_t t = smp->t_dev_ns;
+    const int64_t p = tr->refresh_ns;
+    const int64_t span = t - st->t_anchor;
+    const bool from_uncertain = (st->flags & FSC_RATE_F_UNPLACED) != 0;
+    int64_t end = t, unc = 0;
+    if (raw == 0.0 && !wrapped) {
+        /* A repeat a period or more on surely saw a newer copy; at a whole
+         * number of periods it keeps the placement. Else idle is only
+         * assumed after stale_factor periods, up to a guessed copy. */
+        if (span >= p && rate_whole_periods(span, p)) {
+            end = t;
+        } else if ((double)span >= params->stale_factor * (double)p) {
+            end = t - p / 2;
+            unc = p / 2;
+        } else {
+            st->t_last = t;
+            res->verdict = FSC_RATE_STALE_REPEAT;
+            return;
+        }
+    } else if (!rate_whole_periods(span, p)) {
+        unc = p;
+    }
+    rate_interval(st, tr, params, smp, end, raw, wrapped, from_uncertain || unc > 0, unc, on_window,
+                  arg, res);
+    rate_mark_uncertain(st, unc > 0);
 }
 
 /* Every sample the hot path does not take: first sample, gauges, order
@@ -416,6 +574,11 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
     res->iv = (struct fsc_interval){0};
     if (gauge)
         grid = NULL; /* gauges have no copies to place */
+    /* Sampled no faster than the copies: copies sit at the samples
+     * (rate_periodic_coarse), restarts too. */
+    const bool coarse =
+        grid && tr->nominal_interval_ns > 0 && tr->nominal_interval_ns >= tr->refresh_ns;
+    struct fsc_copy_grid *placing = coarse ? NULL : grid;
 
     /* Rule 2: the first sample only sets the baseline. */
     if (!(st->flags & FSC_RATE_F_BASELINE)) {
@@ -423,8 +586,8 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
             res->verdict = FSC_RATE_IMPLAUSIBLE;
             return;
         }
-        if (grid)
-            rate_restart_periodic(st, grid, smp, false);
+        if (placing)
+            rate_restart_periodic(st, placing, smp, false);
         else
             rate_restart(st, smp);
         res->verdict = gauge ? FSC_RATE_GAUGE : FSC_RATE_BASELINE;
@@ -448,8 +611,8 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
             res->verdict = FSC_RATE_IMPLAUSIBLE;
             return;
         }
-        if (grid)
-            rate_restart_periodic(st, grid, smp, false);
+        if (placing)
+            rate_restart_periodic(st, placing, smp, false);
         else
             rate_restart(st, smp);
         res->verdict = FSC_RATE_CLOCK_STEP;
@@ -470,8 +633,8 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
     /* Rule 4: explicit reset evidence, or the value type changed under us (a
      * profile switched the series between integer and double). */
     if ((smp->flags & FSC_SMP_RESET) || f64 != ((st->flags & FSC_RATE_F_F64) != 0)) {
-        if (grid)
-            rate_restart_periodic(st, grid, smp, true);
+        if (placing)
+            rate_restart_periodic(st, placing, smp, true);
         else
             rate_restart(st, smp);
         res->verdict = FSC_RATE_RESET;
@@ -510,14 +673,18 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
         }
     }
     if (reset) {
-        if (grid)
-            rate_restart_periodic(st, grid, smp, true);
+        if (placing)
+            rate_restart_periodic(st, placing, smp, true);
         else
             rate_restart(st, smp);
         res->verdict = FSC_RATE_RESET;
         return;
     }
 
+    if (coarse) {
+        rate_periodic_coarse(st, tr, params, smp, raw, wrapped, on_window, arg, res);
+        return;
+    }
     if (grid) {
         rate_periodic(st, tr, params, grid, smp, raw, wrapped, on_window, arg, res);
         return;
@@ -536,7 +703,7 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
         }
     }
 
-    rate_interval(st, tr, params, smp, t, raw, wrapped, on_window, arg, res);
+    rate_interval(st, tr, params, smp, t, raw, wrapped, false, 0, on_window, arg, res);
 }
 
 /* Contract in rate.h. Mutates only *st, *grid and *res; no allocation, no
@@ -548,6 +715,7 @@ void fsc_rate_update_grid(struct fsc_rate_state *st, const struct fsc_traits *tr
                           struct fsc_rate_result *res)
 {
     memset(res->withheld, 0, sizeof(res->withheld));
+    memset(res->unplaced, 0, sizeof(res->unplaced));
     /* Hot path: an integer counter with a baseline and no copy grid, a later
      * sample, a larger value, no reset evidence. Rules 2-6 have nothing to
      * say about it. */
@@ -556,7 +724,7 @@ void fsc_rate_update_grid(struct fsc_rate_state *st, const struct fsc_traits *tr
                     (smp->flags & (FSC_SMP_F64 | FSC_SMP_RESET)) == 0 &&
                     smp->t_dev_ns > st->t_last && smp->v.u > st->v_anchor.u)) {
         rate_interval(st, tr, params, smp, smp->t_dev_ns, (double)(smp->v.u - st->v_anchor.u),
-                      false, on_window, arg, res);
+                      false, false, 0, on_window, arg, res);
         return;
     }
     rate_update_slow(st, tr, params, grid, smp, on_window, arg, res);

@@ -41,7 +41,13 @@
  *      moved): then it is idleness, a zero delta up to that copy, at the
  *      first sample after it. Until the grid knows the copy a first sample
  *      showed, its anchor is provisional: the next change or known copy
- *      starts the baseline instead of yielding an interval.
+ *      starts the baseline instead of yielding an interval. An interval
+ *      whose two copy instants the grid did not place alike (its estimate
+ *      jumped in between, or had to be moved to fit the change, or the
+ *      anchor was a guess) is `unplaced`: no fine-grained evidence, and
+ *      the windows it overlaps are not emitted (result.unplaced counts
+ *      them) - its length is not the copies' distance. A grid that moves
+ *      only by its slew (P / 400 per change) keeps intervals placed.
  *    Without a grid a periodic series is treated as ON_READ.
  *
  * 6. Wraps and resets. A decrease on a 32-bit counter is a wrap when the
@@ -119,9 +125,9 @@ struct fsc_rate_state {
     float last_window_rate[FSC_MAX_WINDOWS]; /* units/s of the last completed window */
     float fine_rate;                         /* units/s of the last fine (non-gap) interval */
     uint8_t flags;                           /* FSC_RATE_F_* */
-    uint8_t pad_;
-    uint16_t copy_group; /* the engine's copy grid of this series + 1 (0: none);
-                          * kept here by the engine, unused by the rate math */
+    uint8_t copy_epoch;                      /* the copy grid's epoch at t_anchor */
+    uint16_t copy_group;                     /* the engine's copy grid of this series + 1 (0: none);
+                                              * kept here by the engine, unused by the rate math */
 };
 
 enum {
@@ -130,6 +136,12 @@ enum {
     /* Periodic copies: t_anchor is a sample time, not yet the copy instant
      * (rule 5); the next change or known copy starts the baseline. */
     FSC_RATE_F_PROVISIONAL = 1u << 2,
+    /* Periodic copies: the anchor's copy instant is a guess (the grid could
+     * not place it), so an interval from it is unplaced (rule 5). */
+    FSC_RATE_F_UNPLACED = 1u << 3,
+    /* FSC_RATE_F_TAINT0 << L: the window of level L holding the anchor began
+     * inside an unplaced interval; it is not emitted. */
+    FSC_RATE_F_TAINT0 = 1u << 4,
 };
 
 enum fsc_rate_verdict {
@@ -142,6 +154,8 @@ enum fsc_rate_verdict {
     FSC_RATE_RESET,        /* baseline restarted (decrease or explicit evidence) */
     FSC_RATE_IMPLAUSIBLE,  /* interval dropped */
     FSC_RATE_GAUGE,        /* gauge value stored */
+    FSC_RATE_DEFERRED,     /* periodic copies: a change the copy grid cannot place yet
+                            * (the sample lies on a copy); the next change takes it */
     FSC_RATE__COUNT
 };
 
@@ -152,6 +166,8 @@ struct fsc_interval {
     double rate;          /* delta per second */
     bool gap;             /* longer than max_gap: not fine-grained evidence */
     bool wrapped;         /* a 32-bit wrap was unwound */
+    bool unplaced;        /* periodic copies whose instants the grid cannot place yet:
+                           * also flagged `gap` (no fine-grained evidence) */
 };
 
 struct fsc_rate_result {
@@ -160,6 +176,9 @@ struct fsc_rate_result {
     /* Windows per level that this update completed but did not emit because
      * they are shorter than the series' update period (rule 9). */
     uint16_t withheld[FSC_MAX_WINDOWS];
+    /* Windows per level not emitted because an interval at one of their
+     * edges could not be placed in time (rule 5, a vague copy grid). */
+    uint16_t unplaced[FSC_MAX_WINDOWS];
 };
 
 /* Called for every aligned window that an interval completes, in time order

@@ -74,7 +74,8 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
                              "Counter resets without a counter_reset event (rate-limited)."},
     [S_WITHHELD] = {"fabricscope_windows_withheld", "fabricscope_windows_withheld_total", "counter",
                     "Aligned windows not emitted: shorter than their series' update period "
-                    "(a 2 s copy cannot say how its bytes fell into 1 s windows)."},
+                    "(resolution: a 2 s copy cannot say how its bytes fell into 1 s windows), or "
+                    "next to a copy the data cannot place (placement)."},
     [S_COPY_GROUPS] = {"fabricscope_copy_groups", "fabricscope_copy_groups", "gauge",
                        "Devices whose counters are copied on a timer, each with a copy grid."},
     [S_COPY_CHANGES] = {"fabricscope_copy_changes", "fabricscope_copy_changes_total", "counter",
@@ -234,8 +235,10 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
     line_u64(r, out, S_RESETS_SUPPRESSED, NULL, 0, st.reset_events_suppressed);
     header(r, out, S_WITHHELD);
     for (unsigned l = 0; l < r->n_windows; l++) {
-        struct fsc_prom_label ex[1] = {lbl("window", r->window[l].s)};
-        line_u64(r, out, S_WITHHELD, ex, 1, st.windows_withheld[l]);
+        struct fsc_prom_label ex[2] = {lbl("window", r->window[l].s), lbl("reason", "resolution")};
+        line_u64(r, out, S_WITHHELD, ex, 2, st.windows_withheld[l]);
+        ex[1] = lbl("reason", "placement");
+        line_u64(r, out, S_WITHHELD, ex, 2, st.windows_unplaced[l]);
     }
     header(r, out, S_COPY_GROUPS);
     line_u64(r, out, S_COPY_GROUPS, NULL, 0, st.copy_groups);

@@ -29,6 +29,14 @@ static double rng_sym(void)
     return (double)(rng_next() >> 11) / 9007199254740992.0 * 2.0 - 1.0;
 }
 
+/* A change without a previous copy to narrow it. */
+static int64_t change(struct fsc_copy_grid *g, int64_t ta, int64_t tb)
+{
+    uint8_t epoch = 0;
+    int64_t unc;
+    return fsc_grid_change(g, ta, tb, FSC_GRID_NONE, &epoch, &unc);
+}
+
 /* The copy at or before device time t. */
 static int64_t copy_at(int64_t t)
 {
@@ -65,7 +73,7 @@ static void grid_converges(void)
     for (int k = 1; k < 619; k++) {
         int64_t t = sample_time_97(k);
         if (copy_at(t) != copy_at(prev)) {
-            int64_t c = fsc_grid_change(&g, prev, t);
+            int64_t c = change(&g, prev, t);
             CHECK(c > prev && c <= t);
             if (k > 200) { /* after 20 copies */
                 double err = fabs((double)(c - copy_at(t)));
@@ -76,7 +84,9 @@ static void grid_converges(void)
     }
     CHECK(g.locked);
     CHECK(worst_late <= 5.0 * MS);
-    CHECK(g.half <= 5 * MS);
+    /* The uncertainty counts the stretch where all but one constraint
+     * agree, so it stays above the intersection's half width. */
+    CHECK(g.half <= 15 * MS);
     CHECK_INT(g.relocks, 0);
     CHECK_INT(g.changes, 30); /* one per copy in 60 s */
 
@@ -89,7 +99,7 @@ static void grid_converges(void)
     for (int k = 1; k < 600; k++) {
         int64_t t = sample_time(k);
         if (copy_at(t) != copy_at(prev)) {
-            int64_t c = fsc_grid_change(&ga, prev, t);
+            int64_t c = change(&ga, prev, t);
             int64_t off_lo = prev - copy_at(t), off_hi = t - copy_at(t);
             lo_max = off_lo > lo_max ? off_lo : lo_max;
             hi_min = off_hi < hi_min ? off_hi : hi_min;
@@ -127,33 +137,33 @@ static void grid_relocks(void)
     /* Locked at 0.73 s + 2k, 100 ms constraints at different offsets. */
     for (int k = 0; k < 10; k++) {
         int64_t c = T0 + PHASE + k * P;
-        fsc_grid_change(&g, c - (10 + 9 * k) * MS, c + (90 - 9 * k) * MS);
+        change(&g, c - (10 + 9 * k) * MS, c + (90 - 9 * k) * MS);
     }
     CHECK_INT(g.relocks, 0);
     CHECK(llabs(g.phase - (T0 + PHASE)) % P <= 2 * MS);
     /* One odd constraint (a late stream) changes nothing. */
-    int64_t c = fsc_grid_change(&g, T0 + 21300 * MS, T0 + 21400 * MS);
+    int64_t c = change(&g, T0 + 21300 * MS, T0 + 21400 * MS);
     CHECK(c > T0 + 21300 * MS && c <= T0 + 21400 * MS);
-    c = fsc_grid_change(&g, T0 + 22700 * MS, T0 + 22800 * MS);
+    c = change(&g, T0 + 22700 * MS, T0 + 22800 * MS);
     CHECK(llabs(c - (T0 + 22730 * MS)) <= 2 * MS);
     CHECK_INT(g.relocks, 0);
     /* From 24 s on the copies are at 1.53 s + 2k (the phase moved 0.8 s). */
     for (int k = 12; k < 15; k++) {
         int64_t cn = T0 + 1530 * MS + k * P;
-        c = fsc_grid_change(&g, cn - 50 * MS, cn + 50 * MS);
+        c = change(&g, cn - 50 * MS, cn + 50 * MS);
         CHECK(c > cn - 50 * MS && c <= cn + 50 * MS);
     }
     CHECK_INT(g.relocks, 1);
     for (int k = 15; k < 25; k++) {
         int64_t cn = T0 + 1530 * MS + k * P;
-        c = fsc_grid_change(&g, cn - (10 + 8 * (k - 15)) * MS, cn + (90 - 8 * (k - 15)) * MS);
+        c = change(&g, cn - (10 + 8 * (k - 15)) * MS, cn + (90 - 8 * (k - 15)) * MS);
     }
     CHECK(llabs(c - (T0 + 1530 * MS + 24 * P)) <= 5 * MS); /* (cn - 10, cn + 18] */
     CHECK_INT(g.relocks, 1);
     /* A change wider than a period teaches nothing and is placed inside. */
     struct fsc_copy_grid g2;
     fsc_grid_init(&g2, P);
-    c = fsc_grid_change(&g2, T0, T0 + 3 * SEC);
+    c = change(&g2, T0, T0 + 3 * SEC);
     CHECK(!g2.locked);
     CHECK(c > T0 + SEC && c <= T0 + 3 * SEC); /* the copy shown lies in (tb - P, tb] */
 }

@@ -77,6 +77,7 @@ static void small_fixture(struct pfx *p)
     "fabricscope_sample_verdicts_total{verdict=\"reset\"} 0\n"                                     \
     "fabricscope_sample_verdicts_total{verdict=\"implausible\"} 0\n"                               \
     "fabricscope_sample_verdicts_total{verdict=\"gauge\"} 2\n"                                     \
+    "fabricscope_sample_verdicts_total{verdict=\"deferred\"} 0\n"                                  \
     "# HELP " WRAPS " 32-bit counter wraps unwound.\n"                                             \
     "# TYPE " WRAPS " counter\n"                                                                   \
     "fabricscope_wraps_total 1\n"                                                                  \
@@ -139,10 +140,13 @@ static void small_fixture(struct pfx *p)
     "# TYPE " RESETS " counter\n"                                                                  \
     "fabricscope_reset_events_suppressed_total 0\n"                                                \
     "# HELP " WITHHELD " Aligned windows not emitted: shorter than their series' update period "   \
-    "(a 2 s copy cannot say how its bytes fell into 1 s windows).\n"                               \
+    "(resolution: a 2 s copy cannot say how its bytes fell into 1 s windows), or next to a copy "  \
+    "the data cannot place (placement).\n"                                                         \
     "# TYPE " WITHHELD " counter\n"                                                                \
-    "fabricscope_windows_withheld_total{window=\"1s\"} 0\n"                                        \
-    "fabricscope_windows_withheld_total{window=\"10s\"} 0\n"                                       \
+    "fabricscope_windows_withheld_total{window=\"1s\",reason=\"resolution\"} 0\n"                  \
+    "fabricscope_windows_withheld_total{window=\"1s\",reason=\"placement\"} 0\n"                   \
+    "fabricscope_windows_withheld_total{window=\"10s\",reason=\"resolution\"} 0\n"                 \
+    "fabricscope_windows_withheld_total{window=\"10s\",reason=\"placement\"} 0\n"                  \
     "# HELP fabricscope_copy_groups Devices whose counters are copied on a timer, each with a "    \
     "copy grid.\n"                                                                                 \
     "# TYPE fabricscope_copy_groups gauge\n"                                                       \

@@ -293,7 +293,7 @@ static void names_and_defaults(void)
 {
     static const char *const want[FSC_RATE__COUNT] = {
         "baseline",   "interval", "stale_repeat", "duplicate", "out_of_order",
-        "clock_step", "reset",    "implausible",  "gauge",
+        "clock_step", "reset",    "implausible",  "gauge",     "deferred",
     };
     for (int v = 0; v < FSC_RATE__COUNT; v++)
         CHECK_STR(fsc_rate_verdict_name((enum fsc_rate_verdict)v), want[v]);
