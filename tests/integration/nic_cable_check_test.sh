@@ -167,6 +167,9 @@ for p in ens8f0np0 ens8f1np1 ens5f0np0 ens5f1np1; do
     done
 done
 check_eq "link label" "$(series_value fabric_cable_mismatch port=ens5f1np1 kind=peer link=4 card=4 peer=b300-02:ens5f1np1 peer_node=2)" 1
+# The event log thread writes the START lines a moment after the detection
+# is published: wait for them (5 s at most), then count exactly.
+wait_until 50 eval '[ "$(grep -c "kind=cable_mismatch phase=start" "$tmp/fsc.log")" -ge 3 ]'
 check_eq "START lines" "$(grep -c 'kind=cable_mismatch phase=start' "$tmp/fsc.log")" 3
 check_log "address event" \
     "kind=cable_mismatch phase=start card=7 device=b300-01 mismatch=address link=2 node=1 peer=b300-02:ens8f1np1 peer_node=2 port=ens8f1np1 start=[^ ]+ planned_address=10\.112\.2\.1/30 address=10\.112\.2\.5/30$"
