@@ -32,8 +32,9 @@
 # check_log DESCRIPTION EXTENDED_REGEX
 #     One check: a line of $tmp/fsc.log (the daemon's stderr) matches.
 # summary
-#     Prints "N passed, M failed"; returns 0 only when nothing failed (so it
-#     is the last command of a script).
+#     Prints "N passed, M failed"; returns 0 only when nothing failed and at
+#     least one check ran (so it is the last command of a script): a script
+#     that checked nothing fails with "FAIL: no checks ran".
 # wait_until TENTHS COMMAND...
 #     Runs COMMAND every 0.1 s until it succeeds, TENTHS tries at most;
 #     returns COMMAND's last status.
@@ -134,6 +135,10 @@ check_log() {
 
 summary() {
     echo "$((checks - fails)) passed, $fails failed"
+    if [ "$checks" -eq 0 ]; then
+        echo "FAIL: no checks ran"
+        return 1
+    fi
     [ "$fails" -eq 0 ]
 }
 
