@@ -67,6 +67,30 @@ struct test_case {
     void (*fn)(void);
 };
 
+/* 1 under CI: CI=true (any case) or CI=1 in the environment. */
+static inline int test_in_ci(void)
+{
+    const char *ci = getenv("CI");
+    return ci && (strcmp(ci, "true") == 0 || strcmp(ci, "TRUE") == 0 || strcmp(ci, "True") == 0 ||
+                  strcmp(ci, "1") == 0);
+}
+
+/* Skips the running case because `missing` (a tool, a peer, a capability)
+ * is not there: prints "SKIP: <missing> is missing" and exits 77 (register
+ * the case with ctest's SKIP_RETURN_CODE 77). Under CI a skip is a failure:
+ * prints "FAIL: <missing> is missing (CI=true: nothing may be skipped)" and
+ * exits 1. */
+static inline void test_skip(const char *missing)
+{
+    fflush(stdout);
+    if (test_in_ci()) {
+        fprintf(stderr, "FAIL: %s is missing (CI=true: nothing may be skipped)\n", missing);
+        exit(1);
+    }
+    printf("SKIP: %s is missing\n", missing);
+    exit(77);
+}
+
 /* Runs the case named argv[1], or all cases. Prints one line per case. */
 static inline int test_main(int argc, char **argv, const struct test_case *cases, size_t n)
 {

@@ -5,7 +5,8 @@
 # (`unshare -m`, so nothing outside the test sees it and it goes away with
 # the test), holding the spool (exporters.kafka.spool_dir) and the state
 # directory (rollup store). A filler file takes all but ~64 KiB. Needs root
-# (CI runs as root); skipped with status 77 otherwise.
+# (CI runs as root); skipped with status 77 otherwise, a failure under CI
+# (CI=true; lib.sh, skip).
 #
 #   faults_res_disk.sh FABRICSCOPE KAFKA_MOCK SOURCE_DIR NODE
 #
@@ -39,15 +40,13 @@ mock=$2
 src=$3
 node=$4
 here=$(cd "$(dirname "$0")" && pwd)
-if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1; then
-    echo "SKIP: needs root and unshare(1) for a private tmpfs"
-    exit 77
-fi
+# shellcheck source=tests/integration/lib.sh
+. "$here/lib.sh"
+[ "$(id -u)" = 0 ] || skip "root (for a private tmpfs)"
+command -v unshare >/dev/null 2>&1 || skip "unshare(1) (util-linux, for a private tmpfs)"
 if [ -z "${FR_IN_NS:-}" ]; then
     FR_IN_NS=1 exec unshare -m --propagation private sh "$0" "$@"
 fi
-# shellcheck source=tests/integration/lib.sh
-. "$here/lib.sh"
 # shellcheck source=tests/integration/kafka_lib.sh
 . "$here/kafka_lib.sh"
 # shellcheck source=tests/integration/faults_res_lib.sh
@@ -55,10 +54,7 @@ fi
 lib_init
 small=$tmp/small
 mkdir -p "$small"
-mount -t tmpfs -o size=256k tmpfs "$small" || {
-    echo "SKIP: cannot mount a tmpfs"
-    exit 77
-}
+mount -t tmpfs -o size=256k tmpfs "$small" || skip "a tmpfs mount (mount -t tmpfs failed)"
 umount_small() {
     umount "$small" 2>/dev/null
     lib_cleanup
