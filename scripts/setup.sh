@@ -14,7 +14,9 @@ packages="build-essential cmake pkg-config libyaml-dev clang-format libmicrohttp
           curl prometheus python3 python3-prometheus-client protobuf-c-compiler libprotobuf-c-dev
           libgrpc-dev librdkafka-dev kcat iproute2 chromium libcurl4-openssl-dev
           libsnappy-dev victoria-metrics clang libclang-rt-14-dev libgnutls28-dev nettle-dev
-          python3-yaml libjansson-dev"
+          python3-yaml libjansson-dev systemd openssl"
+# (systemd for deploy.*'s systemd-analyze, openssl for gnmi.sim_smoke's mutual
+# TLS: without them those parts are skipped locally and fail under CI.)
 
 # `setup.sh --bench` also installs the peers bench/scrape_compare.sh measures
 # against; the tests do not need them.

@@ -3,7 +3,8 @@
  * registered with ctest; a case runs as
  *     <exe> <case-name>   (one case: how ctest runs each named case)
  *     <exe>               (all cases)
- * Exit status is 0 only if every check passed. */
+ * Exit status is 0 only if every check passed and every case that ran made
+ * at least one check (a case that checks nothing fails: "no checks ran"). */
 #ifndef FSC_TEST_H
 #define FSC_TEST_H
 
@@ -66,24 +67,57 @@ struct test_case {
     void (*fn)(void);
 };
 
+/* 1 under CI: CI=true (any case) or CI=1 in the environment. */
+static inline int test_in_ci(void)
+{
+    const char *ci = getenv("CI");
+    return ci && (strcmp(ci, "true") == 0 || strcmp(ci, "TRUE") == 0 || strcmp(ci, "True") == 0 ||
+                  strcmp(ci, "1") == 0);
+}
+
+/* Skips the running case because `missing` (a tool, a peer, a capability)
+ * is not there: prints "SKIP: <missing> is missing" and exits 77 (register
+ * the case with ctest's SKIP_RETURN_CODE 77). Under CI a skip is a failure:
+ * prints "FAIL: <missing> is missing (CI=true: nothing may be skipped)" and
+ * exits 1. */
+static inline void test_skip(const char *missing)
+{
+    fflush(stdout);
+    if (test_in_ci()) {
+        fprintf(stderr, "FAIL: %s is missing (CI=true: nothing may be skipped)\n", missing);
+        exit(1);
+    }
+    printf("SKIP: %s is missing\n", missing);
+    exit(77);
+}
+
 /* Runs the case named argv[1], or all cases. Prints one line per case. */
 static inline int test_main(int argc, char **argv, const struct test_case *cases, size_t n)
 {
-    int ran = 0;
+    int ran = 0, empty = 0;
     for (size_t i = 0; i < n; i++) {
         if (argc > 1 && strcmp(argv[1], cases[i].name) != 0)
             continue;
-        int before = test_failures;
+        int before = test_failures, checks_before = test_checks;
         cases[i].fn();
         ran++;
-        printf("%s %s\n", test_failures == before ? "ok  " : "FAIL", cases[i].name);
+        int none = test_checks == checks_before;
+        if (none) {
+            empty++;
+            fprintf(stderr, "%s: no checks ran\n", cases[i].name);
+        }
+        printf("%s %s\n", test_failures == before && !none ? "ok  " : "FAIL", cases[i].name);
     }
     if (ran == 0) {
         fprintf(stderr, "no test case named %s\n", argc > 1 ? argv[1] : "(any)");
         return 2;
     }
-    printf("%d checks, %d failed\n", test_checks, test_failures);
-    return test_failures == 0 ? 0 : 1;
+    if (empty)
+        printf("%d checks, %d failed, %d case%s with no checks\n", test_checks, test_failures,
+               empty, empty == 1 ? "" : "s");
+    else
+        printf("%d checks, %d failed\n", test_checks, test_failures);
+    return test_failures == 0 && empty == 0 ? 0 : 1;
 }
 
 #define TEST_MAIN(...)                                                                             \

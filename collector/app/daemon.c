@@ -24,19 +24,18 @@
 #define EVENT_RING    65536
 #define STATS_EVERY_S 60
 
-/* The event log: one line per detector event. Owns its subscription; runs
- * until d->stopping is set, then drains what is left. */
+/* The event log: one line per detector event. Owns d->event_sub, which the
+ * main thread opened before any source started (a subscription opened here
+ * would miss what a source publishes before this thread first runs, e.g. the
+ * NIC source's first host check); runs until d->stopping is set, then drains
+ * what is left. */
 static void *event_log_main(void *arg)
 {
     struct daemon *d = arg;
-    struct fsc_event_sub *sub = fsc_event_subscribe(d->bus);
+    struct fsc_event_sub *sub = d->event_sub;
     struct fsc_event batch[64];
     char line[1024];
 
-    if (!sub) {
-        fsc_log(FSC_LOG_ERROR, "event_log_failed", "reason=out_of_memory");
-        return NULL;
-    }
     for (;;) {
         int stop = atomic_load(&d->stopping);
         uint64_t lost = 0;
@@ -198,7 +197,13 @@ int fsc_daemon_run(const struct fsc_config *cfg, const char *path, char *err, si
     d.eng = fsc_engine_create(ec, d.bus, err, errlen);
     if (!d.eng)
         goto out;
+    d.event_sub = fsc_event_subscribe(d.bus);
+    if (!d.event_sub) {
+        snprintf(err, errlen, "out of memory subscribing the event log");
+        goto out;
+    }
     if (pthread_create(&d.event_thread, NULL, event_log_main, &d) != 0) {
+        fsc_event_unsubscribe(d.event_sub);
         snprintf(err, errlen, "cannot start the event log thread");
         goto out;
     }

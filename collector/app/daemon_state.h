@@ -28,7 +28,8 @@ struct daemon {
     struct fsc_registry *reg;
     struct fsc_event_bus *bus;
     struct fsc_engine *eng;
-    struct fsc_dsources src; /* running sources; reloaded on SIGHUP (daemon_reload.c) */
+    struct fsc_dsources src;         /* running sources; reloaded on SIGHUP (daemon_reload.c) */
+    struct fsc_event_sub *event_sub; /* the event log's, opened before the sources start */
     pthread_t event_thread;
     int event_thread_started;
     atomic_int stopping;

@@ -239,13 +239,13 @@ readonly)
     fsc_pid=$!
     ;;
 setpriv)
-    echo "NOTE: unshare --mount unavailable: the read-only root is not enforced here"
+    skip_part "a private mount namespace (unshare --mount; the read-only root is not enforced)"
     setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs \
         "$run/fabricscope" run -c "$run/fabricscope.yaml" >"$tmp/fsc.out" 2>"$tmp/fsc.log" &
     fsc_pid=$!
     ;;
 *)
-    echo "NOTE: not root: runs as uid $(id -u) without a read-only root"
+    skip_part "root (the daemon runs as uid $(id -u), without a read-only root)"
     "$run/fabricscope" run -c "$run/fabricscope.yaml" >"$tmp/fsc.out" 2>"$tmp/fsc.log" &
     fsc_pid=$!
     ;;

@@ -138,7 +138,7 @@ while [ "$n" -lt 28 ]; do
             --interval 100ms --utilization 0.25 --duration 40s) || fail "leaf6 did not restart"
         check_eq "leaf6 restarted on its port" "${p6b:-}" "$p6"
     fi
-    sleep 0.5
+    sleep 0.5 # the scrape timeline (28 scrapes over ~14 s), not synchronisation
 done
 cp "$tmp/s.$n" "$tmp/metrics"
 

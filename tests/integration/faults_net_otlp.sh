@@ -109,15 +109,20 @@ num_eq "flood: sum of the last values" "$(flood_series | awk '{s += $NF} END {pr
 num_eq "flood: f999 swp1" "$(flood_series | grep -F 'device="f999"' | grep -F 'swp1' |
     awk '{print $NF}')" 999001001
 points_before=$(($(pts http) + $(pts grpc)))
+# Open descriptors of the daemon now: back to at most this once every
+# connection of the aborting senders below has been torn down.
+sockets() { find "/proc/$fsc_pid/fd" -mindepth 1 -maxdepth 1 -lname 'socket:*' 2>/dev/null | wc -l; }
+sockets_before=$(sockets)
 
 # ---- 2. senders that go away mid-request --------------------------------------------
 tool abort-http --http "$url" --count 50 >"$tmp/abort.out" 2>&1
 tool abort-grpc --grpc "127.0.0.1:$gport" --count 50 >>"$tmp/abort.out" 2>&1
 check "aborts sent" eval 'grep -q "^abort-http sent=100$" "$tmp/abort.out" &&
     grep -q "^abort-grpc sent=100$" "$tmp/abort.out"'
-# The daemon may still be tearing the last ones down: a scrape after a valid
-# request (answered only after the aborted ones were read) sees them all.
-sleep 1
+# The daemon may still be tearing the last ones down: wait (10 s at most)
+# until it holds no more sockets than before them, then scrape.
+check "aborts: every aborted connection closed by the daemon" \
+    wait_until 100 eval '[ "$(sockets)" -le "$sockets_before" ]'
 fetch_metrics || fail "GET /metrics"
 num_eq "aborts: no point ingested" "$(($(pts http) + $(pts grpc)))" "$points_before"
 num_eq "aborts: HTTP ones are no answered request" "$(rq_all http)" 1000

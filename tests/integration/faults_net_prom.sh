@@ -73,7 +73,7 @@ while [ "$k" -lt 12 ]; do
         stable "$tmp/during" | cmp -s - "$tmp/ref.stable"; then
         good=$((good + 1))
     fi
-    sleep 0.5
+    sleep 0.5 # spreads the 12 scrapes over the attack: pacing, not synchronisation
 done
 check_eq "normal scrapes answered in full while 64 slow clients hold connections" "$good" 12
 wait_until 150 grep -q '^slowloris ' "$tmp/slow.out" || fail "slowloris did not end"
@@ -120,9 +120,13 @@ while [ "$r" -lt 6 ]; do
     kill -HUP "$fsc_pid"
     wait_until 100 eval '[ "$(grep -c "event=reloaded " "$tmp/fsc.log")" -ge "$r" ]' ||
         fail "reload $r not logged"
-    sleep 0.3
+    # at least two scrapes answered on the reloaded config before the next (10 s at most)
+    n0=$(wc -l <"$tmp/rl/status" 2>/dev/null || echo 0)
+    wait_until 100 eval '[ "$(wc -l <"$tmp/rl/status")" -ge $((n0 + 2)) ]' ||
+        fail "no scrape answered after reload $r"
 done
-sleep 0.5
+# and 10 in all (10 s at most)
+wait_until 100 eval '[ "$(wc -l <"$tmp/rl/status")" -ge 10 ]'
 : >"$tmp/rl.stop"
 wait "$scraper"
 n_scr=$(wc -l <"$tmp/rl/status")

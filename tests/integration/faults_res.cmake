@@ -23,8 +23,9 @@ endforeach()
 #   connections on /metrics and OTLP/HTTP: keeps ingesting, logs the
 #   condition (bounded), answers every held connection, recovers, no leak;
 # - disk_full: a 256 KiB tmpfs in a private mount namespace (root; skipped
-#   with 77 otherwise) under the Kafka spool and the rollup store: clear
-#   errors, drops counted, no damaged record after, recovery and drain.
+#   with 77 otherwise, a failure under CI) under the Kafka spool and the
+#   rollup store: clear errors, drops counted, no damaged record after,
+#   recovery and drain.
 add_test(NAME faults.series_limit
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults_res_limits.sh $<TARGET_FILE:fabricscope> series)
 add_test(NAME faults.fd_exhaustion

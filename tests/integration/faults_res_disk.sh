@@ -5,7 +5,8 @@
 # (`unshare -m`, so nothing outside the test sees it and it goes away with
 # the test), holding the spool (exporters.kafka.spool_dir) and the state
 # directory (rollup store). A filler file takes all but ~64 KiB. Needs root
-# (CI runs as root); skipped with status 77 otherwise.
+# (CI runs as root); skipped with status 77 otherwise, a failure under CI
+# (CI=true; lib.sh, skip).
 #
 #   faults_res_disk.sh FABRICSCOPE KAFKA_MOCK SOURCE_DIR NODE
 #
@@ -39,15 +40,13 @@ mock=$2
 src=$3
 node=$4
 here=$(cd "$(dirname "$0")" && pwd)
-if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1; then
-    echo "SKIP: needs root and unshare(1) for a private tmpfs"
-    exit 77
-fi
+# shellcheck source=tests/integration/lib.sh
+. "$here/lib.sh"
+[ "$(id -u)" = 0 ] || skip "root (for a private tmpfs)"
+command -v unshare >/dev/null 2>&1 || skip "unshare(1) (util-linux, for a private tmpfs)"
 if [ -z "${FR_IN_NS:-}" ]; then
     FR_IN_NS=1 exec unshare -m --propagation private sh "$0" "$@"
 fi
-# shellcheck source=tests/integration/lib.sh
-. "$here/lib.sh"
 # shellcheck source=tests/integration/kafka_lib.sh
 . "$here/kafka_lib.sh"
 # shellcheck source=tests/integration/faults_res_lib.sh
@@ -55,10 +54,7 @@ fi
 lib_init
 small=$tmp/small
 mkdir -p "$small"
-mount -t tmpfs -o size=256k tmpfs "$small" || {
-    echo "SKIP: cannot mount a tmpfs"
-    exit 77
-}
+mount -t tmpfs -o size=256k tmpfs "$small" || skip "a tmpfs mount (mount -t tmpfs failed)"
 umount_small() {
     umount "$small" 2>/dev/null
     lib_cleanup
@@ -117,13 +113,15 @@ check "the daemon still serves /metrics" fetch_metrics
 wait_until 700 grep -q 'event=rollup_write_failed' "$tmp/fsc.log"
 check_log "the rollup's failed minute is logged" \
     'level=error event=rollup_write_failed error=.*dropped=[1-9][0-9]* write_errors=[1-9]'
-sleep 2
-fetch_metrics
 rlog=$(sed -n 's/.*event=rollup_write_failed .*dropped=\([0-9]*\) write_errors=\([0-9]*\).*/\1 \2/p' \
     "$tmp/fsc.log" | tail -n 1)
+rollup_failed_metrics() {
+    echo "$(series_value fabricscope_rollup_records_total result=dropped) $(m fabricscope_rollup_write_errors_total)"
+}
+# /metrics shows the failed minute a moment after the line (5 s at most).
+poll_metrics 50 '[ "$(rollup_failed_metrics)" = "$rlog" ]'
 check_eq "rollup drops and write errors on /metrics match the log line" \
-    "$(series_value fabricscope_rollup_records_total result=dropped) $(m fabricscope_rollup_write_errors_total)" \
-    "$rlog"
+    "$(rollup_failed_metrics)" "$rlog"
 check "spool I/O errors counted ('$(m fabricscope_kafka_spool_io_errors_total)')" \
     ge "$(m fabricscope_kafka_spool_io_errors_total)" 1
 fulls=$(fr_log_count 'event=kafka_(spool_write_failed|events_dropped|spool_read_failed)')
@@ -138,12 +136,28 @@ q0=$(m fabricscope_kafka_messages_queued_total)
 poll_metrics 150 '[ "$(m fabricscope_kafka_messages_queued_total)" -gt "$q0" ]'
 check "events are spooled again ($q0 -> $(m fabricscope_kafka_messages_queued_total))" \
     eval '[ "$(m fabricscope_kafka_messages_queued_total)" -gt "$q0" ]'
-sleep 1
-fetch_metrics
+# Drops of events already in flight when the space returned may still be
+# counted: wait until 10 more events were spooled with no new drop and no
+# spool I/O error (10 spans at most, each 5 s at most); then 20 more events
+# must be spooled without any (the span counts events, not seconds).
+spooled_without_drops() { # N: N more events spooled, drops and I/O errors unchanged
+    fetch_metrics
+    _sd_d=$(dropped_full)
+    _sd_io=$(m fabricscope_kafka_spool_io_errors_total)
+    _sd_want=$(($(m fabricscope_kafka_messages_queued_total) + $1))
+    poll_metrics 50 'ge "$(m fabricscope_kafka_messages_queued_total)" "$_sd_want"' || return 1
+    [ "$(dropped_full)" = "$_sd_d" ] && [ "$(m fabricscope_kafka_spool_io_errors_total)" = "$_sd_io" ]
+}
+_sd_n=0
+until spooled_without_drops 10; do
+    _sd_n=$((_sd_n + 1))
+    [ "$_sd_n" -lt 10 ] || break
+done
 d1=$(dropped_full)
 io1=$(m fabricscope_kafka_spool_io_errors_total)
-sleep 2
-fetch_metrics
+q1=$(m fabricscope_kafka_messages_queued_total)
+check "20 more events spooled after $q1 (10 s at most)" \
+    poll_metrics 100 'ge "$(m fabricscope_kafka_messages_queued_total)" $((q1 + 20))'
 check_eq "no further drops once space returned" "$(dropped_full)" "$d1"
 check_eq "no further spool I/O errors once space returned" \
     "$(m fabricscope_kafka_spool_io_errors_total)" "$io1"

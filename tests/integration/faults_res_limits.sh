@@ -74,7 +74,7 @@ EOF
     n=0
     while kill -0 "$churn_a" 2>/dev/null && [ "$n" -lt $((CHURN_S + 30)) ]; do
         fr_rss_kib "$fsc_pid" >>"$tmp/rss"
-        sleep 1
+        sleep 1 # the sampling period of the RSS series, not synchronisation
         n=$((n + 1))
     done
     wait "$churn_a"
@@ -132,7 +132,8 @@ exporters:
 EOF
     start_fsc "$tmp/fsc.yaml"
     wait_exporter || return 1
-    sleep 1
+    # At rest: every source and sink started (the `started` line, 10 s at most).
+    wait_until 100 grep -q 'event=started ' "$tmp/fsc.log" || fail "the daemon did not start"
     rest=$(fr_fds "$fsc_pid")
     stop_pid "$fsc_pid" 100
     fsc_pid=""
@@ -147,14 +148,20 @@ EOF
         fail "no OTLP/HTTP listener"
         return 1
     }
-    sleep 1
+    wait_until 100 grep -q 'event=started ' "$tmp/fsc.log" || fail "the daemon did not start"
     fetch_metrics
     before=$(fr_sum_metric fabricscope_samples_total)
     python3 "$here/faults_res_fds.py" "$tmp/fds.state" "$tmp/release" "$mport:prom" \
         "$hport:otlp" &
     peer_pid=$!
     wait_until 300 grep -qs '^opened=' "$tmp/fds.state" || fail "the client opened nothing"
-    sleep 3
+    # The daemon reaches its limit and says so (10 s at most).
+    at_limit() {
+        [ "$(fr_fds "$fsc_pid")" -ge $((limit - 2)) ] &&
+            grep -Eq 'level=warn event=library lib=microhttpd .*([Tt]oo many open files|resource limit|[Ff]ailed to accept)' \
+                "$tmp/fsc.log"
+    }
+    wait_until 100 at_limit
     held=$(fr_fds "$fsc_pid")
     check "the daemon runs at its descriptor limit ($held of $limit)" \
         eval '[ "$held" -ge $((limit - 2)) ] && kill -0 "$fsc_pid"'
@@ -177,7 +184,8 @@ EOF
     code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -H 'Content-Type: application/json' \
         --data '{"resourceMetrics":[]}' "http://127.0.0.1:$hport/v1/metrics")
     check_eq "an OTLP request after the connections closed" "$code" 200
-    sleep 1
+    # The daemon closes the last of them a moment later (10 s at most).
+    wait_until 100 eval '[ "$(fr_fds "$fsc_pid")" -le $((rest + 4)) ]'
     after=$(fr_fds "$fsc_pid")
     check "descriptors back to rest ($after, at rest $rest)" eval '[ "$after" -le $((rest + 4)) ]'
     check "the daemon is still running" kill -0 "$fsc_pid"

@@ -136,6 +136,8 @@ if command -v openssl >/dev/null 2>&1; then
         --tls-key "$tmp/cli.key" --ports 2 --port 1 --rate 25000000000 --updates 4
     probe_check "mTLS without a client cert fails" 1 --tls-ca "$tmp/ca.pem" --ports 2 --port 1 \
         --rate 25000000000 --updates 4 --timeout-ms 3000
+else
+    skip_part "openssl (for the mutual TLS checks)"
 fi
 
 stop_sim

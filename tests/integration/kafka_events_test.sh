@@ -17,7 +17,8 @@
 #   leaf2    the gNMI simulator (tests/sim/gnmi_sim), which ends every call
 #            with UNAVAILABLE after 1 s: stream_down START and END, again and
 #            again
-# After ~6 s the daemon stops (SIGTERM: a clean stop flushes). Checks:
+# Once an event of every type is in the log (~6 s; 30 s at most) the daemon
+# stops (SIGTERM: a clean stop flushes). Checks:
 #   - every event the bus published (the stats line's events=N) is in the
 #     event log, and the exporter reports N delivered, nothing left;
 #   - kcat and kafkajs each read every one of the N events exactly once
@@ -128,7 +129,17 @@ wait_exporter || {
     exit 1
 }
 check_log "the Kafka exporter started" 'event=exporter_started exporter=kafka topic=fabric.events run_id=[0-9a-f]{16}'
-sleep 6
+# Wait (30 s at most) until an event of every type the checks below need is
+# in the log, and leaf2's stream came back once (its END line).
+types=microburst,cnp_spike,ecn_spike,reorder_spike,pfc_storm,queue_peak,buffer_threshold,uplink_imbalance
+types=$types,counter_reset,stream_down
+all_types_seen() {
+    for t in $(echo "$types" | tr , ' '); do
+        grep -q " event=detect kind=$t " "$tmp/fsc.log" || return 1
+    done
+    grep -q 'kind=stream_down phase=end source=leaf2 .* failed_calls=1$' "$tmp/fsc.log"
+}
+check "events of every type within 30 s" wait_until 300 all_types_seen
 # Events keep coming; wait (bounded) for a moment when all taken so far are
 # delivered, then compare the counters.
 poll_metrics 100 '[ -n "$(value "fabricscope_kafka_messages_queued_total")" ] &&
@@ -166,8 +177,6 @@ check_log "and came back up" \
 kcat_all "$tmp/kcat.out"
 check_eq "kcat read N messages" "$(grep -c '^{' "$tmp/kcat.out")" "$published"
 js_consume "$published" "$tmp/js.out" || fail "kafkajs: $(tail -3 "$tmp/js.out.err")"
-types=microburst,cnp_spike,ecn_spike,reorder_spike,pfc_storm,queue_peak,buffer_threshold,uplink_imbalance
-types=$types,counter_reset,stream_down
 check "kcat and kafkajs: exactly once, in order, as logged" \
     python3 "$here/kafka_check.py" --run "$tmp/fsc.log" --consumed "$tmp/kcat.out" \
     --consumed "$tmp/js.out" --types "$types"

@@ -59,9 +59,16 @@ check "events delivered before the outage" ge "$(value fabricscope_kafka_message
 before=$(value fabricscope_kafka_messages_delivered_total)
 
 mock_cmd "down all"
+down_at=$(date +%s)
 poll_metrics 150 '[ "$(value fabricscope_kafka_broker_up)" = 0 ]'
 check_eq "broker down in /metrics" "$(value fabricscope_kafka_broker_up)" 0
-sleep 27 # the rest of the 30 s outage
+# Events pile up in the spool and in librdkafka's queue (polled, 25 s at most).
+poll_metrics 250 'ge "$(value fabricscope_kafka_spool_records)" 10 &&
+    ge "$(value fabricscope_kafka_spool_bytes)" 1000 && ge "$(value fabricscope_kafka_queue_messages)" 1'
+# Not synchronisation: the outage lasts 30 s (the length is what is tested:
+# far beyond librdkafka's reconnect backoff, while events keep coming).
+rest=$((down_at + 30 - $(date +%s)))
+[ "$rest" -le 0 ] || sleep "$rest"
 fetch_metrics
 spooled=$(value fabricscope_kafka_spool_records)
 check "events wait in the spool during the outage (got '$spooled')" ge "$spooled" 10

@@ -84,8 +84,9 @@ check "run 1 delivered events before the outage" \
     ge "$(value fabricscope_kafka_messages_delivered_total)" 5
 mock_cmd "down all"
 wait_until 200 grep -q 'event=replay_done' "$tmp/fsc.log" || fail "run 1: the replay did not finish"
-sleep 1
-poll_metrics 100 '[ "$(value fabricscope_kafka_messages_queued_total)" = "$(logged)" ]'
+# All 52 events logged and taken by the exporter (10 s at most).
+poll_metrics 100 '[ "$(logged)" = 52 ] &&
+    [ "$(value fabricscope_kafka_messages_queued_total)" = "$(logged)" ]'
 n1=$(logged)
 check_eq "run 1 published 52 events" "$n1" 52
 check_eq "run 1's exporter took all of them" "$(value fabricscope_kafka_messages_queued_total)" "$n1"
@@ -111,8 +112,9 @@ wait_exporter || {
 }
 check_log "run 2 recovered the spool" "event=kafka_spool_recovered .*records=$waiting "
 wait_until 200 grep -q 'event=replay_done' "$tmp/fsc.log" || fail "run 2: the replay did not finish"
-sleep 1
-poll_metrics 200 '[ "$(value fabricscope_kafka_spool_records)" = 0 ] &&
+# All 52 events of run 2 logged, and the spool and librdkafka's queue empty
+# (20 s at most).
+poll_metrics 200 '[ "$(logged)" = 52 ] && [ "$(value fabricscope_kafka_spool_records)" = 0 ] &&
     [ "$(value fabricscope_kafka_queue_messages)" = 0 ]'
 check_eq "run 2: the spool is empty" "$(value fabricscope_kafka_spool_records)" 0
 stop_pid "$fsc_pid" 150

@@ -32,8 +32,21 @@
 # check_log DESCRIPTION EXTENDED_REGEX
 #     One check: a line of $tmp/fsc.log (the daemon's stderr) matches.
 # summary
-#     Prints "N passed, M failed"; returns 0 only when nothing failed (so it
-#     is the last command of a script).
+#     Prints "N passed, M failed"; returns 0 only when nothing failed and at
+#     least one check ran (so it is the last command of a script): a script
+#     that checked nothing fails with "FAIL: no checks ran".
+# in_ci
+#     True under CI: CI=true (any case) or CI=1 in the environment.
+# skip WHAT
+#     The test cannot run: WHAT (a tool, a peer, a capability) is missing.
+#     Prints "SKIP: WHAT is missing" and exits 77 (register the test with
+#     ctest's SKIP_RETURN_CODE 77). Under CI a skip is a failure: prints
+#     "FAIL: WHAT is missing (CI=true: nothing may be skipped)", exits 1.
+#     Needs nothing else of this file (may come before lib_init).
+# skip_part WHAT
+#     Part of the test cannot run because WHAT is missing: prints
+#     "SKIP: WHAT is missing" and the script goes on; under CI it is a
+#     failure (fail) instead. After lib_init.
 # wait_until TENTHS COMMAND...
 #     Runs COMMAND every 0.1 s until it succeeds, TENTHS tries at most;
 #     returns COMMAND's last status.
@@ -132,8 +145,37 @@ check_log() {
     grep -Eq -- "$2" "$tmp/fsc.log" || fail "$1: no log line matching /$2/"
 }
 
+in_ci() {
+    case ${CI:-} in
+    [Tt][Rr][Uu][Ee] | 1) return 0 ;;
+    esac
+    return 1
+}
+
+skip() {
+    if in_ci; then
+        echo "FAIL: $* is missing (CI=true: nothing may be skipped)"
+        exit 1
+    fi
+    echo "SKIP: $* is missing"
+    exit 77
+}
+
+skip_part() {
+    if in_ci; then
+        checks=$((checks + 1))
+        fail "$* is missing (CI=true: nothing may be skipped)"
+    else
+        echo "SKIP: $* is missing"
+    fi
+}
+
 summary() {
     echo "$((checks - fails)) passed, $fails failed"
+    if [ "$checks" -eq 0 ]; then
+        echo "FAIL: no checks ran"
+        return 1
+    fi
     [ "$fails" -eq 0 ]
 }
 

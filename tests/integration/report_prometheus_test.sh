@@ -70,7 +70,7 @@ up_now() {
 }
 check "Prometheus scrapes fabricscope" wait_until 400 up_now
 from=$(date +%s)
-sleep 25
+sleep 25 # the span of data the report covers (what is tested), not synchronisation
 to=$(($(date +%s) - 2))
 
 "$bin" report -c "$tmp/fsc.yaml" --prometheus "$purl" --from "$from" --to "$to" \

@@ -91,6 +91,15 @@ hits() {
     echo "$n"
 }
 
+# secrets_paths_used URL: the Kafka exporter (SASL refused) and remote_write
+# (closed port) have logged their failures and the spool holds an event.
+secrets_paths_used() {
+    grep -Eq 'event=kafka_(error|brokers_down) ' "$tmp/fsc.log" &&
+        grep -q 'event=remote_write_retry ' "$tmp/fsc.log" &&
+        curl -s --max-time 5 -u "prom:$LPW" "$1/metrics" |
+        grep -Eq '^fabricscope_kafka_spool_records(\{[^}]*\})? [1-9]'
+}
+
 run_case() { # NAME REMOTE_WRITE_AUTH_LINES
     config "$tmp/$1.yaml" "$2"
     "$bin" check-config "$tmp/$1.yaml" >"$tmp/$1.check" 2>&1
@@ -106,10 +115,12 @@ run_case() { # NAME REMOTE_WRITE_AUTH_LINES
     check_eq "[$1] wrong token" "$(sec_code -H "Authorization: Bearer ${TOKEN}x" "$P/metrics")" 401
     check_eq "[$1] garbage header" "$(sec_code -H "Authorization: $M" "$P/metrics")" 401
     # the failures that log: gNMI refused (UNAUTHENTICATED), Kafka SASL,
-    # remote_write to a closed port; wait for the first two to show
+    # remote_write to a closed port; wait (15 s at most) for all three to
+    # show and for an event to wait in the Kafka spool
     wait_until 150 grep -q 'gnmi_stream_retry source=leaf1' "$tmp/fsc.log" ||
         fail "[$1] no gNMI retry logged"
-    sleep 4
+    check "[$1] Kafka and remote_write failures logged, an event spooled" \
+        wait_until 150 secrets_paths_used "$P"
     for path in /metrics / /api/status /api/ports /api/events /api/mesh \
         "/api/port?device=leaf9&port=swp1" /-/healthy /-/ready; do
         curl -s --max-time 10 -u "prom:$LPW" "$P$path" >>"$tmp/$1.http"

@@ -1,7 +1,10 @@
 /* Event bus: order and sequence numbers, overflow accounting, independent
  * subscribers, waiting with a timeout. */
 #include <pthread.h>
+#include <stdio.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine/events.h"
 #include "test.h"
@@ -179,14 +182,34 @@ out:
     fsc_event_bus_destroy(bus);
 }
 
+struct publisher {
+    struct fsc_event_bus *bus;
+    char waiter[64]; /* /proc/self/task/<tid>/syscall of the waiting thread */
+};
+
+/* 1 when the thread behind `path` is blocked in futex(2) (a condition wait). */
+static int blocked_in_futex(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    long nr = -1;
+    if (f) {
+        if (fscanf(f, "%ld", &nr) != 1)
+            nr = -1;
+        fclose(f);
+    }
+    return nr == SYS_futex;
+}
+
 static void *publish_one(void *arg)
 {
-    struct fsc_event_bus *bus = arg;
+    struct publisher *p = arg;
     struct fsc_event ev = make_event(7);
-    /* Give the main thread time to block in fsc_event_wait(), so the wake-up
-     * path is what gets exercised (either way the result is the same). */
-    nanosleep(&(struct timespec){.tv_sec = 0, .tv_nsec = 100000000}, NULL);
-    fsc_event_publish(bus, &ev);
+    /* Publish once the main thread blocks in fsc_event_wait(), so the
+     * wake-up path is what gets exercised: polled, 2 s at most (then it
+     * publishes anyway; either way the result is the same). */
+    for (int i = 0; i < 2000 && !blocked_in_futex(p->waiter); i++)
+        nanosleep(&(struct timespec){.tv_sec = 0, .tv_nsec = 1000000}, NULL);
+    fsc_event_publish(p->bus, &ev);
     return NULL;
 }
 
@@ -216,7 +239,13 @@ static void wait_timeout(void)
      * a lost wake-up hangs here and ctest's timeout reports it; nothing here
      * measures time. */
     pthread_t th;
-    int rc = pthread_create(&th, NULL, publish_one, bus);
+    struct publisher pub = {bus, ""};
+    char self[32] = "";
+    ssize_t sl = readlink("/proc/thread-self", self, sizeof(self) - 1); /* "<pid>/task/<tid>" */
+    self[sl > 0 ? sl : 0] = '\0';
+    const char *task = strrchr(self, '/');
+    snprintf(pub.waiter, sizeof(pub.waiter), "/proc/self/task/%s/syscall", task ? task + 1 : "0");
+    int rc = pthread_create(&th, NULL, publish_one, &pub);
     CHECK_INT(rc, 0);
     if (rc != 0)
         goto out;

@@ -68,7 +68,7 @@ static void delivers_exactly_once_in_order(void)
         return;
     for (int i = 0; i < 20; i++) { /* 2000 events in bursts of 100 */
         kt_publish(bus, 100);
-        usleep(2000);
+        usleep(2000); /* the shape of the load (bursts), not synchronisation */
     }
     KT_WAIT(kt_stats(x).delivered == 2000, 30000);
     struct fsc_kafka_stats st = kt_stats(x);
@@ -158,7 +158,7 @@ static void outage_resend_in_order(void)
     kt_cluster_set(&c, 0);
     for (int i = 0; i < 200; i++) { /* 20 events every 20 ms, ~4 s */
         kt_publish(bus, 20);
-        usleep(20000);
+        usleep(20000); /* the outage's length is under test (beyond message.timeout.ms) */
     }
     struct fsc_kafka_stats mid = kt_stats(x);
     CHECK(mid.spool_records > 0);

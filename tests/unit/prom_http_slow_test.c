@@ -5,7 +5,9 @@
  * clients connected (even mid-render) is clean (ASan reports leaks). */
 #include "prom_http_fixture.h"
 
+#include <dirent.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 
 #define BIG_LEN ((size_t)32 << 20)
 
@@ -13,6 +15,63 @@ static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
+}
+
+/* The server's end of the connection of client_fd: the socket of this
+ * process (the server runs in it) bound to 127.0.0.1:port whose peer is
+ * client_fd's local address; -1 when there is none (not accepted yet, or
+ * closed by the server). Found through /proc/self/fd, so the tests can wait
+ * for what the server did with a connection instead of sleeping. */
+static int server_end(uint16_t port, int client_fd)
+{
+    struct sockaddr_in me, a, b;
+    socklen_t l = sizeof(me);
+    if (getsockname(client_fd, (struct sockaddr *)&me, &l) != 0)
+        return -1;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    int found = -1;
+    struct dirent *e;
+    while (found == -1 && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        int fd = atoi(e->d_name);
+        socklen_t la = sizeof(a), lb = sizeof(b);
+        if (fd == client_fd || fd == dirfd(d) || getsockname(fd, (struct sockaddr *)&a, &la) != 0 ||
+            getpeername(fd, (struct sockaddr *)&b, &lb) != 0)
+            continue;
+        if (a.sin_family == AF_INET && ntohs(a.sin_port) == port && b.sin_family == AF_INET &&
+            b.sin_port == me.sin_port && b.sin_addr.s_addr == me.sin_addr.s_addr)
+            found = fd;
+    }
+    closedir(d);
+    return found;
+}
+
+/* Polls (bounded: 10 s) until the server has accepted client_fd's
+ * connection and read everything sent on it. */
+static int wait_request_read(uint16_t port, int client_fd)
+{
+    for (int i = 0; i < 1000; i++) {
+        int fd = server_end(port, client_fd), unread = -1;
+        if (fd != -1 && ioctl(fd, FIONREAD, &unread) == 0 && unread == 0)
+            return 1;
+        sleep_ms(10);
+    }
+    return 0;
+}
+
+/* Polls (bounded: 10 s) until the server has closed its end of client_fd's
+ * connection (the client need not read anything for that). */
+static int wait_server_closed(uint16_t port, int client_fd)
+{
+    for (int i = 0; i < 1000; i++) {
+        if (server_end(port, client_fd) == -1)
+            return 1;
+        sleep_ms(10);
+    }
+    return 0;
 }
 
 /* Polls (bounded: 10 s) until the fake has seen `n` renders. */
@@ -61,6 +120,7 @@ static void *trickle_main(void *arg)
             break;
         if (t->n + 1 < sizeof(t->got))
             t->got[t->n++] = c;
+        /* Not synchronisation: the trickling client is what is under test. */
         sleep_ms(50);
     }
     return NULL;
@@ -130,18 +190,22 @@ static void render_lock_scope(void)
 {
     struct fake f;
     struct fx_resp r;
-    pthread_t t1, t2;
+    pthread_t t1;
     fake_init(&f);
     struct fsc_prom_http *h = fx_start(&f, 0, 0);
     if (!h)
         return;
     uint16_t port = fsc_prom_http_port(h);
-    struct scraper s1 = {port, "", {0}, -1},
-                   s2 = {port, "Accept: application/openmetrics-text\r\n", {0}, -1};
+    struct scraper s1 = {port, "", {0}, -1};
     fake_gate(&f, 1);
     CHECK_INT(pthread_create(&t1, NULL, scraper_main, &s1), 0);
     CHECK(fake_wait_in_render(&f));
-    CHECK_INT(pthread_create(&t2, NULL, scraper_main, &s2), 0);
+    /* The second scrape by hand, so the test can see the server take it. */
+    int s2 = fx_connect(port);
+    CHECK(s2 != -1);
+    CHECK_INT(fx_send(s2, "GET /metrics HTTP/1.1\r\nHost: x\r\n"
+                          "Accept: application/openmetrics-text\r\n\r\n"),
+              0);
 
     CHECK_INT(fx_request(port, "GET", "/-/healthy", "", &r), 0);
     CHECK_STR(r.status_line, "HTTP/1.1 200 OK");
@@ -149,19 +213,27 @@ static void render_lock_scope(void)
     CHECK_INT(fx_request(port, "GET", "/-/ready", "", &r), 0);
     CHECK_INT(r.status, 503);
     fx_resp_free(&r);
-    /* Give the second scrape time to reach the lock; it must not render. */
+    /* The server has read the second request (its handler runs next and
+     * reaches the lock). Then 200 ms is the window of a negative check: a
+     * scrape that did not wait for the lock would render in it (calls 2,
+     * and a second render parked at the gate). Not synchronisation. */
+    CHECK(wait_request_read(port, s2));
     sleep_ms(200);
     CHECK_INT(atomic_load(&f.calls), 1);
+    pthread_mutex_lock(&f.mu);
+    CHECK_INT(f.in_render, 1);
+    pthread_mutex_unlock(&f.mu);
 
     fake_gate(&f, 0);
     pthread_join(t1, NULL);
-    pthread_join(t2, NULL);
     CHECK_INT(s1.rc, 0);
-    CHECK_INT(s2.rc, 0);
     CHECK_STR(s1.r.body, FX_TEXT);
-    CHECK_STR(s2.r.body, FX_OM);
     fx_resp_free(&s1.r);
-    fx_resp_free(&s2.r);
+    CHECK_INT(s2 != -1 ? fx_read_resp(s2, 0, &r) : -1, 0);
+    CHECK_STR(r.body, FX_OM);
+    fx_resp_free(&r);
+    if (s2 != -1)
+        close(s2);
     CHECK_INT(atomic_load(&f.calls), 2);
     fsc_prom_http_stop(h);
     fake_fini(&f);
@@ -191,9 +263,11 @@ static void idle_clients_dropped(void)
     CHECK_INT(fx_send(stalled, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), 0);
     CHECK(fx_wait_closed(silent)); /* within the 10 s receive timeout */
     CHECK(fx_wait_closed(half));
-    /* Read nothing for 4x the timeout, then drain: the body must end early. */
+    /* Read nothing until the server has dropped the connection (10 s at
+     * most, 10x the timeout), then drain: the body must end early. */
     CHECK(wait_calls(&f, 1));
-    sleep_ms(4000);
+    CHECK(server_end(port, stalled) != -1); /* held while it sends, then dropped */
+    CHECK(wait_server_closed(port, stalled));
     size_t total = 0;
     char sink[65536];
     for (int i = 0; i < 100000; i++) {
@@ -235,7 +309,7 @@ static void slowloris_header_deadline(void)
     if (fd != -1 && fx_send(fd, "GET /metrics HTTP/1.1\r\nX-Slow: ") == 0) {
         /* 50 bytes at 200 ms: 10 s of header, never completed. */
         for (int i = 0; i < 50 && !cut; i++) {
-            sleep_ms(200);
+            sleep_ms(200); /* not synchronisation: the slow sender is under test */
             struct pollfd pfd = {.fd = fd, .events = POLLIN};
             char c;
             if (poll(&pfd, 1, 0) == 1 && recv(fd, &c, 1, MSG_DONTWAIT) <= 0)
@@ -302,17 +376,29 @@ static void parallel_scrapes(void)
     free(big);
 }
 
-static void *open_gate_later(void *arg)
+struct opener {
+    struct fake *f;
+    int idle; /* a client connection the stop shuts */
+    int saw_stop;
+};
+
+/* Opens the gate once the stop is under way: MHD_stop_daemon shuts every
+ * connection (the idle one's end shows EOF) before it joins their threads,
+ * the parked render's among them. Opens it after 10 s in any case, so a
+ * stop that never starts fails the check instead of hanging the test. */
+static void *open_gate_in_stop(void *arg)
 {
-    sleep_ms(300);
-    fake_gate(arg, 0);
+    struct opener *o = arg;
+    o->saw_stop = fx_wait_closed(o->idle);
+    fake_gate(o->f, 0);
     return NULL;
 }
 
 /* Stop with: an idle connection, a half-sent request, a keep-alive
  * connection after a request, a stalled 32 MB response, and a scrape parked
- * in render (opened 300 ms into the stop). stop returns, every client sees
- * its connection end, and ASan finds nothing leaked. */
+ * in render (released once the stop has shut the connections). stop
+ * returns, every client sees its connection end, and ASan finds nothing
+ * leaked. */
 static void stop_with_clients(void)
 {
     struct fake f;
@@ -344,9 +430,11 @@ static void stop_with_clients(void)
     fake_gate(&f, 1);
     CHECK_INT(pthread_create(&t1, NULL, scraper_main, &s1), 0);
     CHECK(fake_wait_in_render(&f));
-    CHECK_INT(pthread_create(&opener, NULL, open_gate_later, &f), 0);
+    struct opener o = {&f, idle, 0};
+    CHECK_INT(pthread_create(&opener, NULL, open_gate_in_stop, &o), 0);
     fsc_prom_http_stop(h);
     pthread_join(opener, NULL);
+    CHECK(o.saw_stop);
     pthread_join(t1, NULL);
     /* The parked scrape may or may not get its answer before its socket is
      * shut; what matters is that the join above returned (it would hang on

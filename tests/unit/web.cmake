@@ -12,6 +12,7 @@ fsc_unit_test(web_routes LABELS web LIBS fsc_web fsc_otlp CASES
   api_known_answers methods_and_errors route_table_checked)
 # The page's script parses (node is a test dependency already: scripts/setup.sh).
 find_program(FSC_NODE NAMES node nodejs)
+fsc_ci_require(FSC_NODE "node is missing: web.script_syntax is not registered")
 if(FSC_NODE)
   add_test(NAME web.script_syntax
            COMMAND ${FSC_NODE} --check ${PROJECT_SOURCE_DIR}/exporters/web/web_page.js)
