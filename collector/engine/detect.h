@@ -145,7 +145,7 @@ static inline unsigned fsc_hist_index(const double *le, unsigned n, double v)
 /* Fine-utilization histogram of one port-bytes series with a link speed.
  * It is updated on every fine interval, so it is one cache line of its own,
  * in a pool parallel to the microburst states (same index): an idle port
- * touches its slot and this line, and its 136-byte detector state only when
+ * touches its slot and this line, and its 160-byte detector state only when
  * a context window completes. Counts
  * are uint32 (widened in the view): at 10 intervals/s a bucket wraps after
  * 13.6 years. */
@@ -207,7 +207,7 @@ void fsc_pfc_interval(const struct fsc_det_ctx *ctx, struct fsc_spike_state *st,
 /* Context windows used by a burst's END event: levels 0 and 1. */
 #define FSC_MB_LEVELS 2
 
-/* Every 400G port-bytes series carries one, so it is packed (136 bytes):
+/* Every 400G port-bytes series carries one, so it is packed (160 bytes):
  * floats where 24 bits of mantissa are plenty (utilization, reported bytes),
  * a double only for the running byte sum, UPDATEs counted instead of timed,
  * the flags in one bit-field word. An idle interval never touches it (see
@@ -226,6 +226,12 @@ struct fsc_mb_state {
     float p_peak, p_bytes;
     float p_util[FSC_MB_LEVELS];
     uint32_t n_updates; /* UPDATEs published for the current long burst */
+    /* The edges of the current burst, to place its start and end inside the
+     * intervals that hold them (microburst.c, "Edges"): utilization of the
+     * fine interval before the first high one (-1: unknown), of the first
+     * and of the latest high interval, their spans (s), and the port's base
+     * utilization (the last level-0 window before the burst, -1 unknown). */
+    float head_u, first_u, first_span, last_u, last_span, base_u;
     /* Durations of this series' microbursts, observed when one ends (the
      * moment its START is published and counted), so the histogram's count
      * is always the series' microburst count; the END event itself may wait
@@ -260,12 +266,14 @@ static inline bool fsc_mb_idle_ignores(const struct fsc_det_ctx *ctx, const stru
 }
 
 /* FSC_SIG_PORT_BYTES with a link speed: one interval (gap intervals are
- * ignored). The engine calls it before fsc_mb_window() for the windows the
- * same sample completed, so an END finds the windows around it in order.
- * Returns st->active afterwards (a burst is in progress), for the engine's
- * mirror of it (see fsc_mb_idle_ignores). */
+ * ignored); prev_rate is the series' fine rate before it (bytes/s, the
+ * interval just before, for a burst's start edge; < 0 unknown). The engine
+ * calls it before fsc_mb_window() for the windows the same sample completed,
+ * so an END finds the windows around it in order. Returns st->active
+ * afterwards (a burst is in progress), for the engine's mirror of it (see
+ * fsc_mb_idle_ignores). */
 bool fsc_mb_interval(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,
-                     const struct fsc_traits *tr, const struct fsc_interval *iv);
+                     const struct fsc_traits *tr, const struct fsc_interval *iv, double prev_rate);
 
 /* A completed aligned window of level < FSC_MB_LEVELS, rate in bytes/s. */
 void fsc_mb_window(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,

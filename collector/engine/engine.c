@@ -33,7 +33,7 @@
  * port's utilization line; the slot caches the detector class (no traits
  * switch per sample) and mirrors the microburst detector's `active` flag, so
  * an idle port below the rise threshold - nearly every port-bytes sample -
- * never touches its 136-byte detector state, which lives in another pool and
+ * never touches its 160-byte detector state, which lives in another pool and
  * would be one more miss. */
 #include "engine/engine.h"
 
@@ -70,7 +70,7 @@ _Static_assert(sizeof(((struct fsc_rate_result *)0)->withheld) == sizeof(uint64_
 #define SER_ALIGN 64
 _Static_assert(128 % sizeof(struct fsc_eng_series) == 0,
                "slots must not straddle extra cache lines");
-_Static_assert(sizeof(struct fsc_mb_state) <= 136, "microburst state must stay <= 136 B");
+_Static_assert(sizeof(struct fsc_mb_state) <= 160, "microburst state must stay <= 160 B");
 _Static_assert(sizeof(struct fsc_util_hist) == FSC_POOL_ALIGN2,
                "the utilization histogram is exactly one cache line");
 
@@ -310,6 +310,9 @@ struct win_ctx {
     unsigned n_win[FSC_MB_LEVELS];
     int64_t first_t[FSC_MB_LEVELS], last_t[FSC_MB_LEVELS];
     double first_rate[FSC_MB_LEVELS], last_rate[FSC_MB_LEVELS];
+    /* The series' fine rate before this sample's interval (a burst's start
+     * edge, fsc_mb_interval). */
+    double prev_fine;
     /* Utilization observations deferred to a tight loop (obs_flush). */
     unsigned n_uobs;
     struct util_obs uobs[OBS_DEFER];
@@ -442,7 +445,7 @@ static void ingest_mb(struct fsc_engine *eng, struct win_ctx *w, const struct fs
         return;
     struct fsc_mb_state *mb = fsc_pool_at(&eng->pools[FSC_DET_MB], ser->det - 1);
     if (interval) {
-        if (fsc_mb_interval(ctx, mb, smp->series, tr, &res->iv))
+        if (fsc_mb_interval(ctx, mb, smp->series, tr, &res->iv, w->prev_fine))
             ser->flags |= FSC_SER_F_MB_ACTIVE;
         else
             ser->flags &= (uint8_t)~FSC_SER_F_MB_ACTIVE;
@@ -477,6 +480,7 @@ static void ingest_one(struct fsc_engine *eng, struct win_ctx *w, const struct f
     w->id = smp->series;
     w->ser = ser;
     w->tr = tr;
+    w->prev_fine = (ser->rs.flags & FSC_RATE_F_BASELINE) ? (double)ser->rs.fine_rate : -1.0;
     w->n_win[0] = 0;
     w->n_win[1] = 0;
     struct fsc_copy_grid *grid =
