@@ -180,14 +180,15 @@ static void mb_edges(const struct fsc_mb_state *st, const struct fsc_traits *tr,
         double in = f1 * span1, head = f1 > 0.999 ? f_head * span1 : 0;
         double tail = f1 > 0.999 ? f_post * span_post : 0;
         double lead = f1 > 0.999 ? 0 : (span1 - in) / 2;
-        if (f1 > 0.999) {
+        if (f1 > 0.999) { /* the interval's own bytes, measured, and the edges' */
             *start = st->t_start - ns_of(head);
             *end = post->t0_ns + ns_of(tail);
+            *bytes = st->bytes + (head + tail) * at_peak;
         } else {
             *start = st->t_start + ns_of(lead);
             *end = *start + ns_of(in);
+            *bytes = in * at_peak;
         }
-        *bytes = (head + in + tail) * at_peak;
         return;
     }
     double b = st->bytes;
