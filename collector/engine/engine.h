@@ -154,6 +154,8 @@ struct fsc_series_view {
     uint8_t has_windows;     /* windows_done != 0: some window completed */
     uint8_t windows_done;    /* bit L: a window of level L has completed (its rate and
                               * peak are real, not a placeholder 0) */
+    uint8_t rate_level;      /* the shortest level the series emits (fsc_rate_base_level): its
+                              * rate is window_rate[rate_level], once that level's bit is set */
     uint64_t link_speed_bps; /* traits; 0 = unknown */
     int64_t t_last_ns;       /* device time of the last accepted sample */
     int64_t t_value_ns;      /* device time the last value became true: t_last_ns, or for

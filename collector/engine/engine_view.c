@@ -86,6 +86,7 @@ static bool view_fill(const struct fsc_engine *eng, fsc_series_id id, struct fsc
     out->link_speed_bps = tr->link_speed_bps;
     out->t_last_ns = rs->t_last;
     out->t_value_ns = rs->t_anchor;
+    out->rate_level = (uint8_t)fsc_rate_base_level(&eng->cfg.rate, tr);
     out->value = rs->v_anchor;
     out->fine_rate = rs->fine_rate;
     for (unsigned l = 0; l < FSC_MAX_WINDOWS; l++) {

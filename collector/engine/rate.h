@@ -209,11 +209,27 @@ void fsc_rate_update_grid(struct fsc_rate_state *st, const struct fsc_traits *tr
                           const struct fsc_sample *smp, fsc_window_fn on_window, void *arg,
                           struct fsc_rate_result *res);
 
+/* The shortest window level a series emits (the first whose width is at
+ * least its update period, rule 9): the one exporters show as its rate. 0
+ * when none is that long (they are then all withheld). */
+static inline unsigned fsc_rate_base_level(const struct fsc_rate_params *p,
+                                           const struct fsc_traits *tr);
+
 /* The update period U of rule 8 (ns; 0 when the series has neither a
  * sampling interval nor a refresh period). */
 static inline int64_t fsc_rate_update_period(const struct fsc_traits *tr)
 {
     return tr->refresh_ns > tr->nominal_interval_ns ? tr->refresh_ns : tr->nominal_interval_ns;
+}
+
+static inline unsigned fsc_rate_base_level(const struct fsc_rate_params *p,
+                                           const struct fsc_traits *tr)
+{
+    const int64_t u = fsc_rate_update_period(tr);
+    for (unsigned l = 0; l < p->n_windows && l < FSC_MAX_WINDOWS; l++)
+        if (p->window_ns[l] >= u)
+            return l;
+    return 0;
 }
 
 /* Name of a verdict ("interval", "stale_repeat", ...), for logs and metrics. */

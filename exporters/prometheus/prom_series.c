@@ -60,11 +60,13 @@ static void port_record(struct fsc_prom_renderer *r, uint32_t block,
         return;
     p->block = block;
     p->dir = v->direction;
-    p->rate = v->has_value && (v->windows_done & 1u);
+    /* "The" rate: the shortest window the series emits (a 2 s copy has no
+     * 1 s window; its 10 s one stands in). */
+    p->rate = v->has_value && (v->windows_done & (1u << v->rate_level));
     p->done = v->has_value ? v->windows_done : 0;
     p->util = v->has_util;
     p->speed = (double)v->link_speed_bps;
-    p->bytes_per_s = v->window_rate[0];
+    p->bytes_per_s = v->window_rate[v->rate_level];
     for (unsigned l = 0; l < r->n_windows; l++)
         p->peak[l] = v->window_peak[l];
     p->events = v->events;
@@ -110,9 +112,9 @@ static void det_record(struct fsc_prom_renderer *r, const struct fsc_prom_family
     p->family = (uint8_t)d;
     /* Only counters have a rate (a queue peak is a gauge). */
     p->rate = v->signal != FSC_SIG_QUEUE_PEAK && v->kind == FSC_KIND_COUNTER && v->has_value &&
-              (v->windows_done & 1u);
+              (v->windows_done & (1u << v->rate_level));
     p->fam = f;
-    p->per_s = v->window_rate[0] / unit_divisor(v);
+    p->per_s = v->window_rate[v->rate_level] / unit_divisor(v);
     p->events = v->events;
 }
 

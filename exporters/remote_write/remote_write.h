@@ -39,7 +39,9 @@ struct fsc_remote_write_options {
     const struct fsc_remote_write_config *cfg; /* borrowed, outlives the exporter */
     struct fsc_registry *reg;                  /* borrowed */
     struct fsc_engine *eng;                    /* borrowed */
-    int64_t window_ns; /* width of the engine's first window (window rates' timestamps) */
+    int64_t window_ns; /* width of the engine's first window (0: no window rates) */
+    const struct fsc_rate_params *rate; /* the engine's windows (borrowed, copied at start):
+                                         * each series' rate level */
 };
 
 struct fsc_remote_write_stats {

@@ -64,8 +64,8 @@ static void rw_on_window(void *arg, fsc_series_id id, const struct fsc_traits *t
                          int64_t t_end_ns, double rate)
 {
     struct fsc_rw_reader *rd = arg;
-    if (level != 0)
-        return;
+    if (level != fsc_rate_base_level(&rd->rate, tr))
+        return; /* the series' rate level only, as /metrics shows it */
     struct fsc_rw_sample s[2];
     size_t k = 0;
     int64_t t_ms = to_ms(t_end_ns);
@@ -108,9 +108,14 @@ static void rw_on_window(void *arg, fsc_series_id id, const struct fsc_traits *t
 }
 
 int fsc_rw_reader_init(struct fsc_rw_reader *rd, struct fsc_registry *reg, struct fsc_engine *eng,
-                       uint32_t series, int64_t window_ns, size_t journal_max)
+                       uint32_t series, int64_t window_ns, const struct fsc_rate_params *rate,
+                       size_t journal_max)
 {
     memset(rd, 0, sizeof(*rd));
+    if (rate)
+        rd->rate = *rate;
+    else
+        rd->rate = (struct fsc_rate_params){.window_ns = {window_ns}, .n_windows = 1};
     rd->reg = reg;
     rd->eng = eng;
     rd->series = series;

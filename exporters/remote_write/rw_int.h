@@ -53,14 +53,17 @@ struct fsc_rw_reader {
     struct fsc_rw_journal jr;
     struct fsc_rw_sample *drain; /* the reader's side of the journal's swap */
     size_t drain_cap;
-    int listening; /* the journal's listener is installed in eng */
+    int listening;               /* the journal's listener is installed in eng */
+    struct fsc_rate_params rate; /* the engine's windows: each series' rate level */
 };
 
 /* Returns 0, or -ENOMEM (or the listener's error). With window rates
- * selected it installs the journal's engine listener; journal_max bounds the
- * journal in samples. */
+ * selected it installs the journal's engine listener, which takes each
+ * series' windows of its rate level (rate: the engine's windows, copied;
+ * NULL: level 0 only); journal_max bounds the journal in samples. */
 int fsc_rw_reader_init(struct fsc_rw_reader *rd, struct fsc_registry *reg, struct fsc_engine *eng,
-                       uint32_t series, int64_t window_ns, size_t journal_max);
+                       uint32_t series, int64_t window_ns, const struct fsc_rate_params *rate,
+                       size_t journal_max);
 /* Removes the listener, then frees. */
 void fsc_rw_reader_free(struct fsc_rw_reader *rd);
 

@@ -30,6 +30,7 @@ static void *rw_start(const void *settings, const struct fsc_sink_env *env, char
         .reg = env->reg,
         .eng = env->eng,
         .window_ns = rp->n_windows > 0 ? rp->window_ns[0] : 0,
+        .rate = rp,
     };
     char rerr[512];
     struct fsc_remote_write *rw = fsc_remote_write_start(&opt, rerr, sizeof(rerr));

@@ -228,14 +228,16 @@ static void row_from_views(const struct fsc_web *web, const struct fsc_series_vi
             row->speed_bps = s->link_speed_bps;
         row->microbursts += s->events;
         row->bursts += s->bursts;
-        /* /metrics: a rate once a window of level 0 completed, utilization
-         * with a link speed, a peak per completed window level. */
-        if (!s->has_value || !(s->windows_done & 1u))
+        /* /metrics: a rate once a window of the series' rate level
+         * completed, utilization with a link speed, a peak per completed
+         * window level. */
+        const unsigned rl = s->rate_level;
+        if (!s->has_value || !(s->windows_done & (1u << rl)))
             continue;
         double speed = (double)s->link_speed_bps;
         row->has_rate[d] = 1;
-        row->bytes_per_second[d] = fsc_round_float(s->window_rate[0]);
-        row->utilization[d] = speed > 0 ? fsc_round_float(s->window_rate[0] * 8.0 / speed) : -1;
+        row->bytes_per_second[d] = fsc_round_float(s->window_rate[rl]);
+        row->utilization[d] = speed > 0 ? fsc_round_float(s->window_rate[rl] * 8.0 / speed) : -1;
         if (speed <= 0)
             continue;
         int level = -1;

@@ -139,9 +139,9 @@ static double end_fill(struct fsc_web_mesh_end *e, const struct fsc_series_view 
     double util = -1;
     for (int d = 0; d < 2; d++) {
         const struct fsc_series_view *s = &v[d];
-        if (!s->present || !s->has_value || !(s->windows_done & 1u))
+        if (!s->present || !s->has_value || !(s->windows_done & (1u << s->rate_level)))
             continue;
-        double bps = fsc_round_float(s->window_rate[0]);
+        double bps = fsc_round_float(s->window_rate[s->rate_level]);
         e->has_rate = 1;
         if (d == 0)
             e->rx_bytes_per_second = bps;
@@ -149,7 +149,7 @@ static double end_fill(struct fsc_web_mesh_end *e, const struct fsc_series_view 
             e->tx_bytes_per_second = bps;
         uint64_t speed = s->link_speed_bps ? s->link_speed_bps : plan_speed;
         if (speed > 0) {
-            double u = fsc_round_float(s->window_rate[0] * 8.0 / (double)speed);
+            double u = fsc_round_float(s->window_rate[s->rate_level] * 8.0 / (double)speed);
             if (u > util)
                 util = u;
         }

@@ -392,7 +392,7 @@ static void reader_known_samples(void)
     CHECK_INT(fsc_rw_reader_init(&rd, reg, eng,
                                  FSC_RW_SERIES_COUNTERS | FSC_RW_SERIES_WINDOW_RATES |
                                      FSC_RW_SERIES_FINE_RATES,
-                                 1 * SEC, 64),
+                                 1 * SEC, NULL, 64),
               0);
     const int64_t base = 1700000000LL * SEC;
     for (int k = 0; k <= 5; k++) {
@@ -551,7 +551,7 @@ static void reader_all_kinds_many_ports(void)
     CHECK_INT(fsc_rw_reader_init(&rd, reg, eng,
                                  FSC_RW_SERIES_COUNTERS | FSC_RW_SERIES_WINDOW_RATES |
                                      FSC_RW_SERIES_FINE_RATES,
-                                 1 * SEC, 4096),
+                                 1 * SEC, NULL, 4096),
               0);
     for (int k = 0; k <= 8; k++) {
         for (int i = 0; i < PORTS; i++) {
