@@ -233,7 +233,11 @@ int fsc_event_field_text(const struct fsc_event_field *f, enum fsc_event_text mo
     return snprintf(buf, size, "%g", v);
 }
 
-void fsc_event_field_json(struct fsc_json *w, const struct fsc_event_field *f)
+/* Writes field f as a JSON member: "name": value (a number, a word or an
+ * address as a string, null for an absent address). A window utilization
+ * is not written here (its name needs the window widths): windows_json()
+ * groups those. */
+static void field_json(struct fsc_json *w, const struct fsc_event_field *f)
 {
     const struct fsc_event_field_desc *d = fsc_event_field_desc(f->id);
     char text[40];
@@ -264,8 +268,11 @@ void fsc_event_field_json(struct fsc_json *w, const struct fsc_event_field *f)
     }
 }
 
-void fsc_event_windows_json(struct fsc_json *w, const struct fsc_event *ev,
-                            const char *const *names, unsigned n_names)
+/* Writes ev's window utilizations as "window_utilization": {"<name>": v}
+ * with names[level] ("1s"; NULL or beyond n_names: "level<N>"); nothing
+ * when ev has none. */
+static void windows_json(struct fsc_json *w, const struct fsc_event *ev, const char *const *names,
+                         unsigned n_names)
 {
     bool open = false;
     for (unsigned i = 0; i < ev->n_fields && i < FSC_EVENT_FIELDS_MAX; i++) {
@@ -285,4 +292,19 @@ void fsc_event_windows_json(struct fsc_json *w, const struct fsc_event *ev,
     }
     if (open)
         fsc_json_end(w);
+}
+
+void fsc_event_fields_json(struct fsc_json *w, const struct fsc_event *ev,
+                           const char *const *window_names, unsigned n_names)
+{
+    bool windows = false;
+    for (unsigned i = 0; i < ev->n_fields && i < FSC_EVENT_FIELDS_MAX; i++) {
+        const struct fsc_event_field f = fsc_event_field_at(ev, i);
+        if (f.id != FSC_EF_WINDOW_UTILIZATION) {
+            field_json(w, &f);
+        } else if (!windows) {
+            windows_json(w, ev, window_names, n_names);
+            windows = true;
+        }
+    }
 }

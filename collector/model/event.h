@@ -181,17 +181,16 @@ int fsc_event_field_text(const struct fsc_event_field *f, enum fsc_event_text mo
 
 struct fsc_json; /* base/json_write.h */
 
-/* Writes field f as a JSON member: "name": value (a number, a word or an
- * address as a string, null for an absent address). A window utilization
- * is not written here (its name needs the window widths): the caller
- * groups those (fsc_event_windows_json). Thread: any. */
-void fsc_event_field_json(struct fsc_json *w, const struct fsc_event_field *f);
-
-/* Writes ev's window utilizations as "window_utilization": {"<name>": v}
- * with names[level] ("1s"; NULL or beyond n_names: "level<N>"); nothing
- * when ev has none. */
-void fsc_event_windows_json(struct fsc_json *w, const struct fsc_event *ev,
-                            const char *const *names, unsigned n_names);
+/* Writes ev's fields as members of the JSON object open in w, in the order
+ * they were added: each as "name": value (a number, a word or an address as
+ * a string, null for an absent address), except that the window
+ * utilizations go together, at the place of the first, into one member
+ * "window_utilization": {"<name>": v} named by window_names[level] ("1s";
+ * NULL or beyond n_names: "level<N>"). Writes nothing for an event without
+ * fields. The one rendering of the fields for the status page's /api/events
+ * and the Kafka document. Thread: any. */
+void fsc_event_fields_json(struct fsc_json *w, const struct fsc_event *ev,
+                           const char *const *window_names, unsigned n_names);
 
 /* "microburst", "cnp_spike", ...; "start", "update", "end", "instant". */
 const char *fsc_event_kind_name(enum fsc_event_kind kind);

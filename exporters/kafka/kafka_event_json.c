@@ -151,16 +151,7 @@ static void put_figures(struct fsc_json *w, const struct fsc_kafka_event_json *c
         duration_label(ec->rate.window_ns[n_names], names[n_names], sizeof(names[0]));
         name_of[n_names] = names[n_names];
     }
-    bool windows = false;
-    for (unsigned i = 0; i < ev->n_fields && i < FSC_EVENT_FIELDS_MAX; i++) {
-        const struct fsc_event_field f = fsc_event_field_at(ev, i);
-        if (f.id != FSC_EF_WINDOW_UTILIZATION) {
-            fsc_event_field_json(w, &f);
-        } else if (!windows) {
-            fsc_event_windows_json(w, ev, name_of, n_names);
-            windows = true;
-        }
-    }
+    fsc_event_fields_json(w, ev, name_of, n_names);
 }
 
 static const char *direction_name(unsigned dir)

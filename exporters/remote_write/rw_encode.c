@@ -7,6 +7,8 @@
 #include <snappy-c.h>
 #include <string.h>
 
+#include "base/pbwire.h"
+
 /* Field tags: (number << 3) | wire type; 0 varint, 1 fixed64, 2 bytes. */
 #define TAG_WR_TIMESERIES 0x0a /* WriteRequest.timeseries = 1, bytes */
 #define TAG_TS_LABEL      0x0a /* TimeSeries.labels = 1, bytes */
@@ -16,30 +18,10 @@
 #define TAG_SAMPLE_VALUE  0x09 /* Sample.value = 1, fixed64 */
 #define TAG_SAMPLE_TS     0x10 /* Sample.timestamp = 2, varint */
 
-static size_t varint_len(uint64_t v)
+static uint8_t *put_bytes(uint8_t *p, uint8_t tag, const char *s, size_t n)
 {
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-static char *put_varint(char *p, uint64_t v)
-{
-    while (v >= 0x80) {
-        *p++ = (char)(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (char)v;
-    return p;
-}
-
-static char *put_bytes(char *p, uint8_t tag, const char *s, size_t n)
-{
-    *p++ = (char)tag;
-    p = put_varint(p, n);
+    *p++ = tag;
+    p = fsc_pb_put_varint(p, n);
     memcpy(p, s, n);
     return p + n;
 }
@@ -53,7 +35,8 @@ static uint64_t double_bits(double v)
 
 static size_t label_len(const struct fsc_rw_label *l)
 {
-    return 1 + varint_len(l->name_len) + l->name_len + 1 + varint_len(l->value_len) + l->value_len;
+    return 1 + fsc_pb_varint_len(l->name_len) + l->name_len + 1 + fsc_pb_varint_len(l->value_len) +
+           l->value_len;
 }
 
 /* A +0.0 value or a zero timestamp is the proto3 default: left out. A
@@ -61,7 +44,7 @@ static size_t label_len(const struct fsc_rw_label *l)
 static size_t point_len(const struct fsc_rw_point *pt)
 {
     return (double_bits(pt->value) != 0 ? 9 : 0) +
-           (pt->t_ms != 0 ? 1 + varint_len((uint64_t)pt->t_ms) : 0);
+           (pt->t_ms != 0 ? 1 + fsc_pb_varint_len((uint64_t)pt->t_ms) : 0);
 }
 
 int fsc_rw_encode_series(struct fsc_buf *b, const struct fsc_rw_label *labels, size_t n_labels,
@@ -70,40 +53,40 @@ int fsc_rw_encode_series(struct fsc_buf *b, const struct fsc_rw_label *labels, s
     size_t body = 0;
     for (size_t i = 0; i < n_labels; i++) {
         size_t l = label_len(&labels[i]);
-        body += 1 + varint_len(l) + l;
+        body += 1 + fsc_pb_varint_len(l) + l;
     }
     for (size_t i = 0; i < n_pts; i++) {
         size_t l = point_len(&pts[i]);
-        body += 1 + varint_len(l) + l;
+        body += 1 + fsc_pb_varint_len(l) + l;
     }
-    size_t total = 1 + varint_len(body) + body;
+    size_t total = 1 + fsc_pb_varint_len(body) + body;
     int rc = fsc_buf_reserve(b, total);
     if (rc != 0)
         return rc;
-    char *p = b->data + b->len;
+    uint8_t *const start = (uint8_t *)b->data;
+    uint8_t *p = start + b->len;
     *p++ = TAG_WR_TIMESERIES;
-    p = put_varint(p, body);
+    p = fsc_pb_put_varint(p, body);
     for (size_t i = 0; i < n_labels; i++) {
         *p++ = TAG_TS_LABEL;
-        p = put_varint(p, label_len(&labels[i]));
+        p = fsc_pb_put_varint(p, label_len(&labels[i]));
         p = put_bytes(p, TAG_LABEL_NAME, labels[i].name, labels[i].name_len);
         p = put_bytes(p, TAG_LABEL_VALUE, labels[i].value, labels[i].value_len);
     }
     for (size_t i = 0; i < n_pts; i++) {
         *p++ = TAG_TS_SAMPLE;
-        p = put_varint(p, point_len(&pts[i]));
+        p = fsc_pb_put_varint(p, point_len(&pts[i]));
         uint64_t u = double_bits(pts[i].value);
         if (u != 0) {
             *p++ = TAG_SAMPLE_VALUE;
-            for (int k = 0; k < 8; k++) /* little-endian whatever the host */
-                *p++ = (char)(u >> (8 * k));
+            p = fsc_pb_put_le64(p, u);
         }
         if (pts[i].t_ms != 0) {
             *p++ = TAG_SAMPLE_TS;
-            p = put_varint(p, (uint64_t)pts[i].t_ms);
+            p = fsc_pb_put_varint(p, (uint64_t)pts[i].t_ms);
         }
     }
-    b->len = (size_t)(p - b->data);
+    b->len = (size_t)(p - start);
     b->data[b->len] = '\0'; /* fsc_buf's promise; reserve left room for it */
     return 0;
 }

@@ -232,16 +232,7 @@ static void event_row(struct fsc_json *w, const struct fsc_web_events *evs,
     }
     /* The kind's figures, named as in the log and the Kafka document. */
     fsc_json_object(w, "fields");
-    bool windows = false;
-    for (unsigned i = 0; i < ev->n_fields && i < FSC_EVENT_FIELDS_MAX; i++) {
-        const struct fsc_event_field f = fsc_event_field_at(ev, i);
-        if (f.id != FSC_EF_WINDOW_UTILIZATION) {
-            fsc_event_field_json(w, &f);
-        } else if (!windows) {
-            fsc_event_windows_json(w, ev, window_names, n_window_names);
-            windows = true;
-        }
-    }
+    fsc_event_fields_json(w, ev, window_names, n_window_names);
     fsc_json_end(w);
     fsc_json_str(w, "summary", fsc_web_event_summary(r, sum, sizeof(sum)));
     fsc_json_object(w, "labels");

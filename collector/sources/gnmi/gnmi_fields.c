@@ -17,8 +17,8 @@ static void wr16(uint8_t *p, size_t v)
 
 /* Appends one elem (name + sorted keys) to the key. Keys arrive in `keys`
  * as (name, value) slice pairs. */
-static int enc_elem(uint8_t *key, struct path_enc *pe, struct gw_slice name,
-                    struct gw_slice (*keys)[2], size_t nk)
+static int enc_elem(uint8_t *key, struct path_enc *pe, struct fsc_pb_slice name,
+                    struct fsc_pb_slice (*keys)[2], size_t nk)
 {
     /* A `__` elem followed by another elem is dropped; a trailing one makes
      * the update a pseudo leaf (decided by the caller). */
@@ -35,12 +35,12 @@ static int enc_elem(uint8_t *key, struct path_enc *pe, struct gw_slice name,
     /* insertion sort by key name: map order is not significant on the wire */
     for (size_t i = 1; i < nk; i++) {
         for (size_t j = i; j > 0; j--) {
-            struct gw_slice *a = keys[j - 1], *b = keys[j];
+            struct fsc_pb_slice *a = keys[j - 1], *b = keys[j];
             size_t m = a[0].n < b[0].n ? a[0].n : b[0].n;
             int c = memcmp(a[0].p, b[0].p, m);
             if (c < 0 || (c == 0 && a[0].n <= b[0].n))
                 break;
-            struct gw_slice t0 = a[0], t1 = a[1];
+            struct fsc_pb_slice t0 = a[0], t1 = a[1];
             a[0] = b[0];
             a[1] = b[1];
             b[0] = t0;
@@ -70,43 +70,35 @@ static int enc_elem(uint8_t *key, struct path_enc *pe, struct gw_slice name,
 }
 
 /* gnmi.PathElem {name = 1; map<string,string> key = 2}. */
-static int enc_path_elem(uint8_t *key, struct path_enc *pe, struct gw_slice s)
+static int enc_path_elem(uint8_t *key, struct path_enc *pe, struct fsc_pb_slice s)
 {
     const uint8_t *p = s.p, *end = s.p + s.n;
-    struct gw_slice name = GW_NONE;
-    struct gw_slice keys[FSC_GNMI_KEYS_MAX][2];
+    struct fsc_pb_slice name = FSC_PB_NONE;
+    struct fsc_pb_slice keys[FSC_GNMI_KEYS_MAX][2];
+    struct fsc_pb_field f, g;
     size_t nk = 0;
-    int too_many = 0;
-    while (p < end) {
-        uint32_t f, wt;
-        struct gw_slice t;
-        if (gw_tag(&p, end, &f, &wt) != 0)
-            return GNMI_BAD;
-        if (f != 1 && f != 2) {
-            if (gw_skip(&p, end, wt) != 0)
-                return GNMI_BAD;
+    int too_many = 0, rc;
+    while ((rc = fsc_pb_next(&p, end, &f)) > 0) {
+        if (f.num != 1 && f.num != 2)
             continue;
-        }
-        if (wt != GW_LEN || gw_len(&p, end, &t) != 0)
+        if (f.wt != FSC_PB_LEN)
             return GNMI_BAD;
-        if (f == 1) {
-            name = t;
+        if (f.num == 1) {
+            name = fsc_pb_bytes(&f);
             continue;
         }
         /* map entry {string key = 1; string value = 2} */
-        struct gw_slice kv[2] = {GW_NONE, GW_NONE};
-        const uint8_t *q = t.p, *qend = t.p + t.n;
-        while (q < qend) {
-            uint32_t g, gwt;
-            if (gw_tag(&q, qend, &g, &gwt) != 0)
+        struct fsc_pb_slice kv[2] = {FSC_PB_NONE, FSC_PB_NONE};
+        const uint8_t *q = f.p, *qend = f.p + f.n;
+        while ((rc = fsc_pb_next(&q, qend, &g)) > 0) {
+            if (g.num != 1 && g.num != 2)
+                continue;
+            if (g.wt != FSC_PB_LEN)
                 return GNMI_BAD;
-            if (g == 1 || g == 2) {
-                if (gwt != GW_LEN || gw_len(&q, qend, &kv[g - 1]) != 0)
-                    return GNMI_BAD;
-            } else if (gw_skip(&q, qend, gwt) != 0) {
-                return GNMI_BAD;
-            }
+            kv[g.num - 1] = fsc_pb_bytes(&g);
         }
+        if (rc < 0)
+            return GNMI_BAD;
         if (nk == FSC_GNMI_KEYS_MAX) {
             too_many = 1;
             continue;
@@ -115,6 +107,8 @@ static int enc_path_elem(uint8_t *key, struct path_enc *pe, struct gw_slice s)
         keys[nk][1] = kv[1];
         nk++;
     }
+    if (rc < 0)
+        return GNMI_BAD;
     if (too_many)
         return GNMI_UNSUPPORTED;
     return enc_elem(key, pe, name, keys, nk);
@@ -123,33 +117,27 @@ static int enc_path_elem(uint8_t *key, struct path_enc *pe, struct gw_slice s)
 /* gnmi.Path: elem (3) and the deprecated string `element` (1); origin (2)
  * and target (4) are not part of a series' identity. Returns 0, GNMI_BAD or
  * GNMI_UNSUPPORTED (too deep / too long / too many keys). */
-int gnmi_enc_path(uint8_t *key, struct path_enc *pe, struct gw_slice s)
+int gnmi_enc_path(uint8_t *key, struct path_enc *pe, struct fsc_pb_slice s)
 {
     const uint8_t *p = s.p, *end = s.p + s.n;
-    int rc = 0;
-    while (p < end) {
-        uint32_t f, wt;
-        struct gw_slice t;
-        if (gw_tag(&p, end, &f, &wt) != 0)
-            return GNMI_BAD;
-        if (f > 4) {
-            if (gw_skip(&p, end, wt) != 0)
-                return GNMI_BAD;
+    struct fsc_pb_field f;
+    int rc = 0, got;
+    while ((got = fsc_pb_next(&p, end, &f)) > 0) {
+        if (f.num > 4)
             continue;
-        }
-        if (wt != GW_LEN || gw_len(&p, end, &t) != 0)
+        if (f.wt != FSC_PB_LEN) /* element, origin, elem, target: all strings/messages */
             return GNMI_BAD;
         int r = 0;
-        if (f == 3)
-            r = enc_path_elem(key, pe, t);
-        else if (f == 1)
-            r = enc_elem(key, pe, t, NULL, 0);
+        if (f.num == 3)
+            r = enc_path_elem(key, pe, fsc_pb_bytes(&f));
+        else if (f.num == 1)
+            r = enc_elem(key, pe, fsc_pb_bytes(&f), NULL, 0);
         if (r == GNMI_BAD)
             return GNMI_BAD;
         if (r == GNMI_UNSUPPORTED)
             rc = GNMI_UNSUPPORTED; /* keep walking: the rest may be malformed */
     }
-    return rc;
+    return got < 0 ? GNMI_BAD : rc;
 }
 
 /* ---- values ---------------------------------------------------------------- */
@@ -207,53 +195,43 @@ static int parse_text_number(const uint8_t *s, size_t n, union fsc_value *v)
 }
 
 /* gnmi.TypedValue (a oneof: the last field wins). Returns the kind, or GNMI_BAD. */
-int gnmi_parse_typed_value(struct gw_slice s, union fsc_value *v)
+int gnmi_parse_typed_value(struct fsc_pb_slice s, union fsc_value *v)
 {
     const uint8_t *p = s.p, *end = s.p + s.n;
-    int kind = VAL_NONE;
-    while (p < end) {
-        uint32_t f, wt;
-        uint64_t x;
-        struct gw_slice t;
-        if (gw_tag(&p, end, &f, &wt) != 0)
-            return GNMI_BAD;
-        switch (f) {
+    struct fsc_pb_field f;
+    int kind = VAL_NONE, rc;
+    while ((rc = fsc_pb_next(&p, end, &f)) > 0) {
+        switch (f.num) {
         case 2: /* int_val */
         case 3: /* uint_val */
-            if (wt != GW_VARINT || gw_varint(&p, end, &x) != 0)
+            if (f.wt != FSC_PB_VARINT)
                 return GNMI_BAD;
-            kind = (f == 2 && (int64_t)x < 0) ? VAL_NONE : VAL_U;
-            v->u = x;
+            kind = (f.num == 2 && (int64_t)f.u < 0) ? VAL_NONE : VAL_U;
+            v->u = f.u;
             break;
         case 14: /* double_val */
-            if (wt != GW_I64 || gw_fixed(&p, end, 8, &x) != 0)
+            if (f.wt != FSC_PB_I64)
                 return GNMI_BAD;
-            memcpy(&v->d, &x, 8);
+            v->d = fsc_pb_double(f.u);
             kind = isfinite(v->d) ? VAL_D : VAL_NONE;
             break;
-        case 6: { /* float_val (legacy) */
-            if (wt != GW_I32 || gw_fixed(&p, end, 4, &x) != 0)
+        case 6: /* float_val (legacy) */
+            if (f.wt != FSC_PB_I32)
                 return GNMI_BAD;
-            uint32_t w = (uint32_t)x;
-            float fl;
-            memcpy(&fl, &w, 4);
-            v->d = fl;
+            v->d = fsc_pb_float((uint32_t)f.u);
             kind = isfinite(v->d) ? VAL_D : VAL_NONE;
             break;
-        }
         case 1:  /* string_val */
         case 10: /* json_val */
         case 11: /* json_ietf_val */
-            if (wt != GW_LEN || gw_len(&p, end, &t) != 0)
+            if (f.wt != FSC_PB_LEN)
                 return GNMI_BAD;
-            kind = (int)parse_text_number(t.p, t.n, v);
+            kind = (int)parse_text_number(f.p, f.n, v);
             break;
         default: /* bool, bytes, decimal, leaflist, any, ascii, proto_bytes */
-            if (gw_skip(&p, end, wt) != 0)
-                return GNMI_BAD;
             kind = VAL_NONE;
             break;
         }
     }
-    return kind;
+    return rc < 0 ? GNMI_BAD : kind;
 }

@@ -1,5 +1,6 @@
-/* Private to collector/sources/gnmi: the protobuf wire reader the decoder walks
- * messages with, the encoded path key, and the series cache.
+/* Private to collector/sources/gnmi: the path and value readers, the encoded
+ * path key, and the series cache. Messages are walked with the shared
+ * protobuf field reader (base/pbwire.h).
  *
  * Encoded path key (the series cache key, built per update without copying
  * more than the names and keys): for each path elem, in order,
@@ -14,104 +15,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/pbwire.h"
 #include "model/profile.h"
 #include "sources/gnmi/gnmi_config.h"
 #include "plugin/source.h"
-
-/* ---- protobuf wire reader ------------------------------------------------ */
-
-enum { GW_VARINT = 0, GW_I64 = 1, GW_LEN = 2, GW_I32 = 5 };
-
-/* A length-delimited slice of the input. */
-struct gw_slice {
-    const uint8_t *p;
-    size_t n;
-};
-
-/* An absent field: empty, but never a NULL pointer, because `p + n` and
- * memcpy(dst, p, 0) on NULL are undefined behaviour (found by fuzzing,
- * tests/fuzz/regressions/gnmi/). */
-#define GW_NONE ((struct gw_slice){(const uint8_t *)"", 0})
-
-/* Reads a varint at *p (< end). Returns 0 and advances *p, or -1 on a
- * truncated or over-long (> 10 bytes) varint. */
-static inline int gw_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-    const uint8_t *q = *p;
-    if (q < end && *q < 0x80) { /* the common one-byte case */
-        *v = *q;
-        *p = q + 1;
-        return 0;
-    }
-    uint64_t r = 0;
-    for (unsigned shift = 0; shift < 70; shift += 7) {
-        if (q >= end)
-            return -1;
-        uint8_t b = *q++;
-        r |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = r;
-            *p = q;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* Reads a field tag: field number (>= 1) and wire type. Returns 0 or -1. */
-static inline int gw_tag(const uint8_t **p, const uint8_t *end, uint32_t *field, uint32_t *wt)
-{
-    uint64_t t;
-    if (gw_varint(p, end, &t) != 0 || (t >> 3) == 0 || (t >> 3) > 0x1fffffff)
-        return -1;
-    *field = (uint32_t)(t >> 3);
-    *wt = (uint32_t)(t & 7);
-    return 0;
-}
-
-/* Reads the length and bounds of a GW_LEN field's payload. Returns 0 or -1. */
-static inline int gw_len(const uint8_t **p, const uint8_t *end, struct gw_slice *s)
-{
-    uint64_t n;
-    if (gw_varint(p, end, &n) != 0 || n > (uint64_t)(end - *p))
-        return -1;
-    s->p = *p;
-    s->n = (size_t)n;
-    *p += n;
-    return 0;
-}
-
-/* Reads a fixed 64-bit (GW_I64) or 32-bit (GW_I32) little-endian value. */
-static inline int gw_fixed(const uint8_t **p, const uint8_t *end, size_t size, uint64_t *v)
-{
-    if ((size_t)(end - *p) < size)
-        return -1;
-    uint64_t r = 0;
-    for (size_t i = 0; i < size; i++)
-        r |= (uint64_t)(*p)[i] << (8 * i);
-    *p += size;
-    *v = r;
-    return 0;
-}
-
-/* Skips a field of wire type wt. Groups (3, 4) are not proto3: malformed. */
-static inline int gw_skip(const uint8_t **p, const uint8_t *end, uint32_t wt)
-{
-    uint64_t v;
-    struct gw_slice s;
-    switch (wt) {
-    case GW_VARINT:
-        return gw_varint(p, end, &v);
-    case GW_I64:
-        return gw_fixed(p, end, 8, &v);
-    case GW_LEN:
-        return gw_len(p, end, &s);
-    case GW_I32:
-        return gw_fixed(p, end, 4, &v);
-    default:
-        return -1;
-    }
-}
 
 /* ---- paths and values (gnmi_fields.c) -------------------------------------- */
 
@@ -130,14 +37,14 @@ struct path_enc {
  * is dropped; a trailing one is left marked in pe->dunder_off (pseudo leaf).
  * Returns 0, GNMI_BAD (malformed) or GNMI_UNSUPPORTED (too deep / too long /
  * too many keys; the walk still validates the rest). */
-int gnmi_enc_path(uint8_t *key, struct path_enc *pe, struct gw_slice s);
+int gnmi_enc_path(uint8_t *key, struct path_enc *pe, struct fsc_pb_slice s);
 
 enum { VAL_U = 0, VAL_D = 1, VAL_NONE = 2 };
 
 /* gnmi.TypedValue -> *v: VAL_U (uint_val, int_val >= 0, integer text), VAL_D
  * (double_val, float_val, decimal text), VAL_NONE (anything else), or
  * GNMI_BAD when malformed. */
-int gnmi_parse_typed_value(struct gw_slice s, union fsc_value *v);
+int gnmi_parse_typed_value(struct fsc_pb_slice s, union fsc_value *v);
 
 /* ---- path key -------------------------------------------------------------- */
 

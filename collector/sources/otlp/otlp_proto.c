@@ -105,18 +105,18 @@ static const struct {
     const char *name;
     uint8_t wt;
 } role_info[R_COUNT_] = {
-    [R_START] = {"start_time_unix_nano", PW_I64},
-    [R_TIME] = {"time_unix_nano", PW_I64},
-    [R_COUNT] = {"count", PW_I64},
-    [R_SUM] = {"sum", PW_I64},
-    [R_AS_DOUBLE] = {"as_double", PW_I64},
-    [R_AS_INT] = {"as_int", PW_I64},
-    [R_FLAGS] = {"flags", PW_VARINT},
-    [R_EXEMPLAR] = {"exemplars", PW_LEN},
-    [R_FIXED] = {"fixed64/double", PW_I64},
-    [R_VARINT] = {"scale", PW_VARINT},
-    [R_EXP_BUCKETS] = {"positive/negative", PW_LEN},
-    [R_QUANTILE] = {"quantile_values", PW_LEN},
+    [R_START] = {"start_time_unix_nano", FSC_PB_I64},
+    [R_TIME] = {"time_unix_nano", FSC_PB_I64},
+    [R_COUNT] = {"count", FSC_PB_I64},
+    [R_SUM] = {"sum", FSC_PB_I64},
+    [R_AS_DOUBLE] = {"as_double", FSC_PB_I64},
+    [R_AS_INT] = {"as_int", FSC_PB_I64},
+    [R_FLAGS] = {"flags", FSC_PB_VARINT},
+    [R_EXEMPLAR] = {"exemplars", FSC_PB_LEN},
+    [R_FIXED] = {"fixed64/double", FSC_PB_I64},
+    [R_VARINT] = {"scale", FSC_PB_VARINT},
+    [R_EXP_BUCKETS] = {"positive/negative", FSC_PB_LEN},
+    [R_QUANTILE] = {"quantile_values", FSC_PB_LEN},
 };
 
 static const char *const point_names[4] = {"NumberDataPoint", "HistogramDataPoint",
@@ -126,14 +126,14 @@ static const char *const point_names[4] = {"NumberDataPoint", "HistogramDataPoin
  * run) to out, which holds *n of at most FSC_OTLP_BUCKETS_MAX 8-byte values.
  * Copied by bit pattern into the aligned scratch (doubles included), and only
  * in the visiting pass: the first pass needs the count alone. */
-static int add_fixed64s(struct pw_dec *d, const struct pw_where *w, const struct pw_field *f,
+static int add_fixed64s(struct pw_dec *d, const struct pw_where *w, const struct fsc_pb_field *f,
                         const char *name, void *out, uint32_t *n)
 {
     uint8_t *o = out;
     size_t k;
-    if (f->wt == PW_I64) {
+    if (f->wt == FSC_PB_I64) {
         k = 1;
-    } else if (f->wt == PW_LEN) {
+    } else if (f->wt == FSC_PB_LEN) {
         if (f->n % 8 != 0)
             return PW_FAIL(d, w, f->p, "packed %s length %zu is not a multiple of 8", name, f->n);
         k = f->n / 8;
@@ -144,11 +144,11 @@ static int add_fixed64s(struct pw_dec *d, const struct pw_where *w, const struct
     if (k > FSC_OTLP_BUCKETS_MAX - *n)
         return PW_FAIL(d, w, f->at, "more than %d %s", FSC_OTLP_BUCKETS_MAX, name);
     if (d->visit) {
-        if (f->wt == PW_I64) {
+        if (f->wt == FSC_PB_I64) {
             memcpy(o + 8 * (size_t)*n, &f->u, 8);
         } else {
             for (size_t i = 0; i < k; i++) {
-                uint64_t u = pw_le64(f->p + 8 * i);
+                uint64_t u = fsc_pb_le64(f->p + 8 * i);
                 memcpy(o + 8 * ((size_t)*n + i), &u, 8);
             }
         }
@@ -162,7 +162,7 @@ static int add_fixed64s(struct pw_dec *d, const struct pw_where *w, const struct
 static int check_exemplar(struct pw_dec *d, const struct pw_where *w, const uint8_t *p,
                           const uint8_t *end)
 {
-    struct pw_field f;
+    struct fsc_pb_field f;
     uint32_t na = 0;
     int rc;
     while ((rc = pw_get(d, w, &p, end, &f)) > 0) {
@@ -170,9 +170,9 @@ static int check_exemplar(struct pw_dec *d, const struct pw_where *w, const uint
             if ((rc = otlp_pw_check_kv(d, w, "filtered_attributes", na++, &f)) != 0)
                 return rc;
         } else if (f.num == 2 || f.num == 3 || f.num == 6) {
-            PW_WANT(d, w, &f, "time/value", PW_I64);
+            PW_WANT(d, w, &f, "time/value", FSC_PB_I64);
         } else if (f.num == 4 || f.num == 5) {
-            PW_WANT(d, w, &f, "span_id/trace_id", PW_LEN);
+            PW_WANT(d, w, &f, "span_id/trace_id", FSC_PB_LEN);
         }
     }
     return rc;
@@ -184,22 +184,22 @@ static int check_exemplar(struct pw_dec *d, const struct pw_where *w, const uint
 static int check_point_part(struct pw_dec *d, const struct pw_where *w, int role, const uint8_t *p,
                             const uint8_t *end)
 {
-    struct pw_field f;
+    struct fsc_pb_field f;
     int rc;
     while ((rc = pw_get(d, w, &p, end, &f)) > 0) {
         if (role == R_QUANTILE) {
             if (f.num == 1 || f.num == 2)
-                PW_WANT(d, w, &f, "quantile/value", PW_I64);
+                PW_WANT(d, w, &f, "quantile/value", FSC_PB_I64);
         } else if (f.num == 1) {
-            PW_WANT(d, w, &f, "offset", PW_VARINT);
-        } else if (f.num == 2 && f.wt == PW_LEN) { /* packed varints */
+            PW_WANT(d, w, &f, "offset", FSC_PB_VARINT);
+        } else if (f.num == 2 && f.wt == FSC_PB_LEN) { /* packed varints */
             const uint8_t *q = f.p, *qend = f.p + f.n;
             uint64_t u;
             while (q < qend)
-                if ((rc = pw_varint(&q, qend, &u)) != 0)
+                if ((rc = fsc_pb_varint(&q, qend, &u)) != 0)
                     return PW_FAIL(d, w, q, "bucket_counts: %s", otlp_pw_strerror(rc));
         } else if (f.num == 2) {
-            PW_WANT(d, w, &f, "bucket_counts", PW_VARINT);
+            PW_WANT(d, w, &f, "bucket_counts", FSC_PB_VARINT);
         }
     }
     return rc;
@@ -211,7 +211,7 @@ static int parse_point(struct pw_dec *d, const struct pw_where *up, uint32_t idx
 {
     struct pw_where w = {up, point_names[kind], idx, true, {NULL, 0}};
     struct fsc_otlp_point pt;
-    struct pw_field f;
+    struct fsc_pb_field f;
     uint32_t n_exemplars = 0;
     int rc;
     memset(&pt, 0, sizeof(pt));
@@ -246,11 +246,11 @@ static int parse_point(struct pw_dec *d, const struct pw_where *up, uint32_t idx
             break;
         case R_SUM:
             pt.has_sum = true; /* presence on the wire (proto3 `optional`) */
-            pt.sum = pw_double(f.u);
+            pt.sum = fsc_pb_double(f.u);
             break;
         case R_AS_DOUBLE:
             pt.value_kind = FSC_OTLP_VALUE_DOUBLE;
-            pt.as_double = pw_double(f.u);
+            pt.as_double = fsc_pb_double(f.u);
             pt.as_int = 0;
             break;
         case R_AS_INT:
@@ -334,22 +334,22 @@ static int parse_container(struct pw_dec *d, const struct pw_where *up, uint8_t 
                                                 : PK_NUMBER;
     bool has_temp =
         type == FSC_OTLP_SUM || type == FSC_OTLP_HISTOGRAM || type == FSC_OTLP_EXP_HISTOGRAM;
-    struct pw_field f;
+    struct fsc_pb_field f;
     int rc;
     while ((rc = pw_get(d, &w, &p, end, &f)) > 0) {
         if (f.num == 1) {
-            PW_WANT(d, &w, &f, "data_points", PW_LEN);
+            PW_WANT(d, &w, &f, "data_points", FSC_PB_LEN);
             if (points && (rc = parse_point(d, &w, (*points)++, kind, f.p, f.p + f.n)) != 0)
                 return rc;
         } else if (f.num == 2 && has_temp) {
-            PW_WANT(d, &w, &f, "aggregation_temporality", PW_VARINT);
+            PW_WANT(d, &w, &f, "aggregation_temporality", FSC_PB_VARINT);
             /* An open enum: a value we do not know is passed on as
              * UNSPECIFIED (never truncated into a known one), which the
              * ingest refuses like an explicit UNSPECIFIED. */
             m->temporality =
                 f.u <= FSC_OTLP_TEMP_CUMULATIVE ? (uint8_t)f.u : FSC_OTLP_TEMP_UNSPECIFIED;
         } else if (f.num == 3 && type == FSC_OTLP_SUM) {
-            PW_WANT(d, &w, &f, "is_monotonic", PW_VARINT);
+            PW_WANT(d, &w, &f, "is_monotonic", FSC_PB_VARINT);
             m->monotonic = f.u != 0;
         }
     }
@@ -367,27 +367,27 @@ static int parse_metric(struct pw_dec *d, const struct pw_where *up, uint32_t id
     struct pw_where w = {up, "Metric", idx, true, {NULL, 0}};
     struct fsc_otlp_metric m;
     const uint8_t *p = p0, *run = NULL;
-    struct pw_field f;
+    struct fsc_pb_field f;
     int rc;
     memset(&m, 0, sizeof(m));
     while ((rc = pw_get(d, &w, &p, end, &f)) > 0) {
         uint8_t type = container_type(f.num);
         if (type != FSC_OTLP_NONE) {
-            PW_WANT(d, &w, &f, container_names[type], PW_LEN);
+            PW_WANT(d, &w, &f, container_names[type], FSC_PB_LEN);
             if (type != m.type) {
                 m.type = type;
                 run = f.at;
             }
         } else if (f.num == 1) {
-            PW_WANT(d, &w, &f, "name", PW_LEN);
+            PW_WANT(d, &w, &f, "name", FSC_PB_LEN);
             m.name = pw_str(&f);
         } else if (f.num == 2) {
-            PW_WANT(d, &w, &f, "description", PW_LEN);
+            PW_WANT(d, &w, &f, "description", FSC_PB_LEN);
         } else if (f.num == 3) {
-            PW_WANT(d, &w, &f, "unit", PW_LEN);
+            PW_WANT(d, &w, &f, "unit", FSC_PB_LEN);
             m.unit = pw_str(&f);
         } else if (f.num == 12) {
-            PW_WANT(d, &w, &f, "metadata", PW_LEN);
+            PW_WANT(d, &w, &f, "metadata", FSC_PB_LEN);
         }
     }
     if (rc < 0)
@@ -438,17 +438,17 @@ static int check_scope(struct pw_dec *d, const struct pw_where *up, const uint8_
                        const uint8_t *end)
 {
     struct pw_where w = {up, "scope", 0, false, {NULL, 0}};
-    struct pw_field f;
+    struct fsc_pb_field f;
     uint32_t na = 0;
     int rc;
     while ((rc = pw_get(d, &w, &p, end, &f)) > 0) {
         if (f.num == 1 || f.num == 2) {
-            PW_WANT(d, &w, &f, f.num == 1 ? "name" : "version", PW_LEN);
+            PW_WANT(d, &w, &f, f.num == 1 ? "name" : "version", FSC_PB_LEN);
         } else if (f.num == 3) {
             if ((rc = otlp_pw_check_kv(d, &w, "attributes", na++, &f)) != 0)
                 return rc;
         } else if (f.num == 4) {
-            PW_WANT(d, &w, &f, "dropped_attributes_count", PW_VARINT);
+            PW_WANT(d, &w, &f, "dropped_attributes_count", FSC_PB_VARINT);
         }
     }
     return rc;
@@ -458,20 +458,20 @@ static int parse_scope_metrics(struct pw_dec *d, const struct pw_where *up, uint
                                const uint8_t *p, const uint8_t *end)
 {
     struct pw_where w = {up, "ScopeMetrics", idx, true, {NULL, 0}};
-    struct pw_field f;
+    struct fsc_pb_field f;
     uint32_t n_metrics = 0;
     int rc;
     while ((rc = pw_get(d, &w, &p, end, &f)) > 0) {
         if (f.num == 1) {
-            PW_WANT(d, &w, &f, "scope", PW_LEN);
+            PW_WANT(d, &w, &f, "scope", FSC_PB_LEN);
             if (!d->visit && (rc = check_scope(d, &w, f.p, f.p + f.n)) != 0)
                 return rc;
         } else if (f.num == 2) {
-            PW_WANT(d, &w, &f, "metrics", PW_LEN);
+            PW_WANT(d, &w, &f, "metrics", FSC_PB_LEN);
             if ((rc = parse_metric(d, &w, n_metrics++, f.p, f.p + f.n)) != 0)
                 return rc;
         } else if (f.num == 3) {
-            PW_WANT(d, &w, &f, "schema_url", PW_LEN);
+            PW_WANT(d, &w, &f, "schema_url", FSC_PB_LEN);
         }
     }
     return rc;
@@ -483,14 +483,14 @@ static int parse_resource(struct pw_dec *d, const struct pw_where *up, const uin
                           const uint8_t *end)
 {
     struct pw_where w = {up, "resource", 0, false, {NULL, 0}};
-    struct pw_field f;
+    struct fsc_pb_field f;
     int rc;
     while ((rc = pw_get(d, &w, &p, end, &f)) > 0) {
         if (f.num == 1) {
             if ((rc = otlp_pw_add_attr(d, &w, &f)) != 0)
                 return rc;
         } else if (f.num == 2) {
-            PW_WANT(d, &w, &f, "dropped_attributes_count", PW_VARINT);
+            PW_WANT(d, &w, &f, "dropped_attributes_count", FSC_PB_VARINT);
         }
     }
     return rc;
@@ -503,19 +503,19 @@ static int parse_resource_metrics(struct pw_dec *d, uint32_t idx, const uint8_t 
 {
     struct pw_where w = {NULL, "ResourceMetrics", idx, true, {NULL, 0}};
     const uint8_t *p = p0;
-    struct pw_field f;
+    struct fsc_pb_field f;
     uint32_t n_scopes = 0;
     int rc;
     d->n_attrs = 0;
     while ((rc = pw_get(d, &w, &p, end, &f)) > 0) {
         if (f.num == 1) {
-            PW_WANT(d, &w, &f, "resource", PW_LEN);
+            PW_WANT(d, &w, &f, "resource", FSC_PB_LEN);
             if ((rc = parse_resource(d, &w, f.p, f.p + f.n)) != 0)
                 return rc;
         } else if (f.num == 2) {
-            PW_WANT(d, &w, &f, "scope_metrics", PW_LEN);
+            PW_WANT(d, &w, &f, "scope_metrics", FSC_PB_LEN);
         } else if (f.num == 3) {
-            PW_WANT(d, &w, &f, "schema_url", PW_LEN);
+            PW_WANT(d, &w, &f, "schema_url", FSC_PB_LEN);
         }
     }
     if (rc < 0)
@@ -530,13 +530,13 @@ static int parse_resource_metrics(struct pw_dec *d, uint32_t idx, const uint8_t 
 
 static int parse_request(struct pw_dec *d, const uint8_t *p, const uint8_t *end)
 {
-    struct pw_field f;
+    struct fsc_pb_field f;
     uint32_t n_rm = 0;
     int rc;
     while ((rc = pw_get(d, NULL, &p, end, &f)) > 0) {
         if (f.num != 1)
             continue;
-        PW_WANT(d, NULL, &f, "resource_metrics", PW_LEN);
+        PW_WANT(d, NULL, &f, "resource_metrics", FSC_PB_LEN);
         if ((rc = parse_resource_metrics(d, n_rm++, f.p, f.p + f.n)) != 0)
             return rc;
     }

@@ -13,21 +13,21 @@
 const char *otlp_pw_strerror(int rc)
 {
     switch (-rc) {
-    case PW_E_VARINT_TRUNC:
+    case FSC_PB_E_VARINT_TRUNC:
         return "truncated varint";
-    case PW_E_VARINT_LONG:
+    case FSC_PB_E_VARINT_LONG:
         return "varint longer than 10 bytes";
-    case PW_E_TAG_FIELD:
+    case FSC_PB_E_TAG_FIELD:
         return "field number out of range in tag";
-    case PW_E_GROUP:
+    case FSC_PB_E_GROUP:
         return "group wire type (3/4), not valid in proto3";
-    case PW_E_WIRE_TYPE:
+    case FSC_PB_E_WIRE_TYPE:
         return "invalid wire type (6/7)";
-    case PW_E_FIXED64_TRUNC:
+    case FSC_PB_E_FIXED64_TRUNC:
         return "truncated fixed64";
-    case PW_E_FIXED32_TRUNC:
+    case FSC_PB_E_FIXED32_TRUNC:
         return "truncated fixed32";
-    case PW_E_LEN_OVERFLOW:
+    case FSC_PB_E_LEN_OVERFLOW:
         return "length runs past the end of the enclosing message";
     default:
         return "malformed field";
@@ -99,14 +99,14 @@ int otlp_pw_fail(char *err, size_t errlen, const struct pw_where *w, size_t offs
 }
 
 int otlp_pw_next_fail(struct pw_dec *d, const struct pw_where *w, const uint8_t *p,
-                      const struct pw_field *f, int rc)
+                      const struct fsc_pb_field *f, int rc)
 {
     if (p > f->at) /* the tag was read: name the field */
         return PW_FAIL(d, w, p, "field %u: %s", f->num, otlp_pw_strerror(rc));
     return PW_FAIL(d, w, p, "%s", otlp_pw_strerror(rc));
 }
 
-int otlp_pw_bad_wt(struct pw_dec *d, const struct pw_where *w, const struct pw_field *f,
+int otlp_pw_bad_wt(struct pw_dec *d, const struct pw_where *w, const struct fsc_pb_field *f,
                    const char *name, unsigned want)
 {
     return PW_FAIL(d, w, f->at, "field %u (%s) has wire type %u, expected %u", f->num, name, f->wt,
@@ -134,12 +134,12 @@ static int parse_anyvalue(struct pw_dec *d, const struct pw_where *w, const uint
 static int parse_array(struct pw_dec *d, const struct pw_where *w, const uint8_t *p,
                        const uint8_t *end, unsigned depth)
 {
-    struct pw_field f;
+    struct fsc_pb_field f;
     int rc;
     while ((rc = pw_get(d, w, &p, end, &f)) > 0) {
         if (f.num != 1)
             continue;
-        PW_WANT(d, w, &f, "values", PW_LEN);
+        PW_WANT(d, w, &f, "values", FSC_PB_LEN);
         if ((rc = parse_anyvalue(d, w, f.p, f.p + f.n, depth, NULL)) != 0)
             return rc;
     }
@@ -150,12 +150,12 @@ static int parse_array(struct pw_dec *d, const struct pw_where *w, const uint8_t
 static int parse_kvlist(struct pw_dec *d, const struct pw_where *w, const uint8_t *p,
                         const uint8_t *end, unsigned depth)
 {
-    struct pw_field f;
+    struct fsc_pb_field f;
     int rc;
     while ((rc = pw_get(d, w, &p, end, &f)) > 0) {
         if (f.num != 1)
             continue;
-        PW_WANT(d, w, &f, "values", PW_LEN);
+        PW_WANT(d, w, &f, "values", FSC_PB_LEN);
         if ((rc = parse_kv(d, w, f.p, f.p + f.n, depth, NULL)) != 0)
             return rc;
     }
@@ -171,35 +171,35 @@ static int parse_anyvalue(struct pw_dec *d, const struct pw_where *w, const uint
                           const uint8_t *end, unsigned depth, struct fsc_otlp_attr *a)
 {
     struct fsc_otlp_attr scratch;
-    struct pw_field f;
+    struct fsc_pb_field f;
     int rc;
     if (!a)
         a = &scratch;
     while ((rc = pw_get(d, w, &p, end, &f)) > 0) {
         switch (f.num) {
         case 1:
-            PW_WANT(d, w, &f, "string_value", PW_LEN);
+            PW_WANT(d, w, &f, "string_value", FSC_PB_LEN);
             set_type(a, FSC_OTLP_VAL_STRING);
             a->s = pw_str(&f);
             break;
         case 2:
-            PW_WANT(d, w, &f, "bool_value", PW_VARINT);
+            PW_WANT(d, w, &f, "bool_value", FSC_PB_VARINT);
             set_type(a, FSC_OTLP_VAL_BOOL);
             a->i = f.u != 0;
             break;
         case 3:
-            PW_WANT(d, w, &f, "int_value", PW_VARINT);
+            PW_WANT(d, w, &f, "int_value", FSC_PB_VARINT);
             set_type(a, FSC_OTLP_VAL_INT);
             a->i = (int64_t)f.u;
             break;
         case 4:
-            PW_WANT(d, w, &f, "double_value", PW_I64);
+            PW_WANT(d, w, &f, "double_value", FSC_PB_I64);
             set_type(a, FSC_OTLP_VAL_DOUBLE);
-            a->d = pw_double(f.u);
+            a->d = fsc_pb_double(f.u);
             break;
         case 5:
         case 6:
-            PW_WANT(d, w, &f, f.num == 5 ? "array_value" : "kvlist_value", PW_LEN);
+            PW_WANT(d, w, &f, f.num == 5 ? "array_value" : "kvlist_value", FSC_PB_LEN);
             if (depth >= FSC_OTLP_DEPTH_MAX)
                 return PW_FAIL(d, w, f.at, "AnyValue arrays/kvlists nested deeper than %d",
                                FSC_OTLP_DEPTH_MAX);
@@ -212,7 +212,7 @@ static int parse_anyvalue(struct pw_dec *d, const struct pw_where *w, const uint
             set_type(a, FSC_OTLP_VAL_OTHER);
             break;
         case 7:
-            PW_WANT(d, w, &f, "bytes_value", PW_LEN);
+            PW_WANT(d, w, &f, "bytes_value", FSC_PB_LEN);
             set_type(a, FSC_OTLP_VAL_OTHER);
             break;
         default:
@@ -227,15 +227,15 @@ static int parse_anyvalue(struct pw_dec *d, const struct pw_where *w, const uint
 static int parse_kv(struct pw_dec *d, const struct pw_where *w, const uint8_t *p,
                     const uint8_t *end, unsigned depth, struct fsc_otlp_attr *a)
 {
-    struct pw_field f;
+    struct fsc_pb_field f;
     int rc;
     while ((rc = pw_get(d, w, &p, end, &f)) > 0) {
         if (f.num == 1) {
-            PW_WANT(d, w, &f, "key", PW_LEN);
+            PW_WANT(d, w, &f, "key", FSC_PB_LEN);
             if (a)
                 a->key = pw_str(&f);
         } else if (f.num == 2) {
-            PW_WANT(d, w, &f, "value", PW_LEN);
+            PW_WANT(d, w, &f, "value", FSC_PB_LEN);
             if ((rc = parse_anyvalue(d, w, f.p, f.p + f.n, depth, a)) != 0)
                 return rc;
         }
@@ -269,9 +269,9 @@ static inline bool kv_fast(const uint8_t *p, size_t n, struct fsc_otlp_attr *a)
 }
 
 /* Appends one attribute (a KeyValue field) to the scratch array. */
-int otlp_pw_add_attr(struct pw_dec *d, const struct pw_where *up, const struct pw_field *f)
+int otlp_pw_add_attr(struct pw_dec *d, const struct pw_where *up, const struct fsc_pb_field *f)
 {
-    PW_WANT(d, up, f, "attributes", PW_LEN);
+    PW_WANT(d, up, f, "attributes", FSC_PB_LEN);
     if (d->n_attrs == FSC_OTLP_ATTRS_MAX)
         return PW_FAIL(d, up, f->at, "more than %d attributes", FSC_OTLP_ATTRS_MAX);
     struct fsc_otlp_attr *a = &d->attrs[d->n_attrs++];
@@ -285,9 +285,9 @@ int otlp_pw_add_attr(struct pw_dec *d, const struct pw_where *up, const struct p
 /* A repeated KeyValue we do not hand over (scope attributes, metadata,
  * exemplar attributes): validated in the first pass only. */
 int otlp_pw_check_kv(struct pw_dec *d, const struct pw_where *up, const char *what, uint32_t idx,
-                     const struct pw_field *f)
+                     const struct fsc_pb_field *f)
 {
-    PW_WANT(d, up, f, what, PW_LEN);
+    PW_WANT(d, up, f, what, FSC_PB_LEN);
     if (d->visit)
         return 0;
     struct pw_where w = {up, what, idx, true, {NULL, 0}};

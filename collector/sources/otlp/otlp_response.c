@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/json_write.h"
+#include "base/pbwire.h"
 #include "sources/otlp/otlp_gzip.h"
 #include "sources/otlp/otlp_server.h"
 
@@ -143,11 +144,10 @@ static void wr_str(struct wr *w, const char *s)
 
 static void wr_varint(struct wr *w, uint64_t v)
 {
-    while (v >= 0x80) {
-        wr_byte(w, (uint8_t)(v | 0x80));
-        v >>= 7;
-    }
-    wr_byte(w, (uint8_t)v);
+    uint8_t tmp[FSC_PB_VARINT_MAX];
+    const uint8_t *end = fsc_pb_put_varint(tmp, v);
+    for (const uint8_t *q = tmp; q < end; q++)
+        wr_byte(w, *q);
 }
 
 /* Message text as it goes on the wire: printable ASCII, at most 255 bytes. */
@@ -165,16 +165,6 @@ static size_t clean_text(const char *msg, char *out, size_t cap)
 static size_t json_body(const struct fsc_json *j, const struct fsc_buf *b)
 {
     return fsc_json_done(j) == 0 ? b->len : 0;
-}
-
-static size_t varint_len(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
 }
 
 size_t fsc_otlp_response_write(enum fsc_otlp_format fmt, const struct fsc_otlp_outcome *o,
@@ -210,7 +200,8 @@ size_t fsc_otlp_response_write(enum fsc_otlp_format fmt, const struct fsc_otlp_o
     /* ExportMetricsServiceResponse { partial_success (1) = {
      *   rejected_data_points (1, int64 varint), error_message (2, string) } } */
     uint64_t rejected = o->rejected > INT64_MAX ? INT64_MAX : o->rejected;
-    size_t inner = 1 + varint_len(rejected) + (mlen ? 1 + varint_len(mlen) + mlen : 0);
+    size_t inner =
+        1 + fsc_pb_varint_len(rejected) + (mlen ? 1 + fsc_pb_varint_len(mlen) + mlen : 0);
     wr_byte(&w, 0x0a);
     wr_varint(&w, inner);
     wr_byte(&w, 0x08);
