@@ -117,23 +117,6 @@ static void put_time(struct fsc_json *w, const char *name_ns, const char *name, 
     fsc_json_str(w, name, text);
 }
 
-/* "1s", "10s", "1m": a window width in its largest exact unit. */
-static void duration_label(int64_t ns, char *buf, size_t size)
-{
-    static const struct {
-        int64_t ns;
-        const char *unit;
-    } units[] = {{3600000000000LL, "h"}, {60000000000LL, "m"}, {1000000000LL, "s"},
-                 {1000000LL, "ms"},      {1000LL, "us"},       {1LL, "ns"}};
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        if (ns > 0 && ns % units[i].ns == 0) {
-            snprintf(buf, size, "%" PRId64 "%s", ns / units[i].ns, units[i].unit);
-            return;
-        }
-    }
-    snprintf(buf, size, "%" PRId64 "ns", ns);
-}
-
 /* The event's figures through the one field decoder (model/event.h), in
  * the order they were added; a cable mismatch first names its mismatch (the
  * series' `kind` label), and the window utilizations go into one object
@@ -148,7 +131,7 @@ static void put_figures(struct fsc_json *w, const struct fsc_kafka_event_json *c
     unsigned n_names = 0;
     const struct fsc_engine_config *ec = cx->cfg ? fsc_engine_config_of(cx->cfg) : NULL;
     for (; ec && n_names < ec->rate.n_windows && n_names < FSC_MAX_WINDOWS; n_names++) {
-        duration_label(ec->rate.window_ns[n_names], names[n_names], sizeof(names[0]));
+        fsc_duration_format(ec->rate.window_ns[n_names], names[n_names], sizeof(names[0]));
         name_of[n_names] = names[n_names];
     }
     fsc_event_fields_json(w, ev, name_of, n_names);
