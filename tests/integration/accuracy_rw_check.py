@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Checks what remote_write_lib.py `serve` logged in the Junos accuracy run
+(accuracy_junos_e2e_test.sh), stdlib only:
+
+  accuracy_rw_check.py LOG RATE WINDOW_MS COPY_MS
+
+RATE is the truth of every port's byte rate (bytes/s, from the simulator's
+formula: utilization x 400 Gb/s / 8). For each port series of
+fabric_port_bytes_per_second: every timestamp a multiple of WINDOW_MS (the
+window's own end), none twice, none missing between the first and the last,
+every value within 1 % of RATE. For fabric_port_fine_bytes_per_second: every
+timestamp once, consecutive ones COPY_MS apart within 10 %, every value
+within 2 % of RATE. Prints one FAIL line per miss and a summary line
+"ports=N windows=N fine=N misses=N"; exits 1 on a miss.
+"""
+import json
+import sys
+
+
+def main():
+    log, rate, win_ms, copy_ms = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    series = {}
+    with open(log) as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec["status"] != 200 or isinstance(rec["series"], str):
+                print("FAIL: request %d: status %s, %s" % (rec["n"], rec["status"],
+                                                           str(rec["series"])[:80]))
+                continue
+            for s in rec["series"]:
+                labels = dict(s["labels"])
+                name = labels.get("__name__")
+                if name not in ("fabric_port_bytes_per_second",
+                                "fabric_port_fine_bytes_per_second"):
+                    continue
+                key = (name, labels.get("port"), labels.get("direction"))
+                series.setdefault(key, []).extend((t, v) for v, t in s["samples"])
+    misses = 0
+    windows = fine = 0
+    ports = set()
+
+    def miss(msg):
+        nonlocal misses
+        misses += 1
+        if misses <= 20:
+            print("FAIL: " + msg)
+
+    for (name, port, direction), pts in sorted(series.items()):
+        ports.add((port, direction))
+        times = [t for t, _ in pts]
+        if len(set(times)) != len(times):
+            miss("%s %s %s: a timestamp sent twice" % (name, port, direction))
+        pts = sorted(set(pts))
+        if name == "fabric_port_bytes_per_second":
+            for t, v in pts:
+                windows += 1
+                if t % win_ms != 0:
+                    miss("%s %s window stamped %d, not a window end" % (port, direction, t))
+                if abs(v - rate) > 0.01 * rate:
+                    miss("%s %s window ending %d: %.6g B/s (truth %.6g)" % (port, direction, t, v, rate))
+            ts = [t for t, _ in pts]
+            for a, b in zip(ts, ts[1:]):
+                if b - a != win_ms:
+                    miss("%s %s windows %d -> %d: one missing or out of step" % (port, direction, a, b))
+        else:
+            for t, v in pts:
+                fine += 1
+                if abs(v - rate) > 0.02 * rate:
+                    miss("%s %s fine rate at %d: %.6g B/s (truth %.6g)" % (port, direction, t, v, rate))
+            ts = [t for t, _ in pts]
+            for a, b in zip(ts, ts[1:]):
+                if abs((b - a) - copy_ms) > 0.1 * copy_ms:
+                    miss("%s %s fine rates %d -> %d: not one copy apart" % (port, direction, a, b))
+    print("ports=%d windows=%d fine=%d misses=%d" % (len(ports), windows, fine, misses))
+    return 1 if misses or not windows or not fine else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
