@@ -52,7 +52,15 @@ struct fsc_copy_grid {
     uint8_t locked;   /* phase / half hold an estimate */
     uint8_t epoch;    /* counts the phase's jumps (lock, relock, a move beyond the slew):
                        * copies placed in different epochs are not comparable */
+    uint8_t fast;     /* changes seen closer together than copies every P allow */
+    uint8_t live;     /* latched: the device's values are live, not copied every P */
 };
+
+/* Changes of one series closer than P / FSC_GRID_FAST_DIV apart (both to
+ * the previous sample and to the previous change) that make the grid
+ * declare its device live. */
+#define FSC_GRID_FAST_DIV   4
+#define FSC_GRID_FAST_VOTES 3
 
 /* A fresh, unlocked grid for copies every period_ns (> 0). */
 void fsc_grid_init(struct fsc_copy_grid *g, int64_t period_ns);
@@ -79,6 +87,20 @@ void fsc_grid_init(struct fsc_copy_grid *g, int64_t period_ns);
  * copy-to-copy length. */
 int64_t fsc_grid_change(struct fsc_copy_grid *g, int64_t ta, int64_t tb, int64_t prev,
                         uint8_t *epoch, int64_t *unc);
+
+/* A series of the group changed at two samples less than P /
+ * FSC_GRID_FAST_DIV apart. With copies every P, and samples no sparser than
+ * 0.6 P, that cannot happen: a change at t shows a copy at least P after
+ * the one its previous value was placed at (within 1.25 sample intervals,
+ * the worst jitter of a sample that first showed it). A device whose values
+ * are live - a Junos release or a gNMI target that reads counters when it
+ * exports them, the simulator without --batch-copy - does it at every
+ * sample. After FSC_GRID_FAST_VOTES such changes the grid latches live:
+ * its series then take their samples' own timestamps (fsc_rate_update_grid
+ * bypasses the grid) and a repeat is idleness, not a stale copy. The latch
+ * stays until the engine is rebuilt: a device that starts copying on a
+ * timer after that is an upgrade, and a restart takes it. */
+void fsc_grid_note_fast(struct fsc_copy_grid *g);
 
 /* The grid's best guess of the copy a change over (ta, tb] saw, in (ta, tb]
  * (tb when unlocked), for a change fsc_grid_change() could not place but

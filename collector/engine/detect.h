@@ -382,6 +382,13 @@ static inline struct fsc_copy_grid *fsc_copy_groups_grid(const struct fsc_copy_g
     return &cg->g[group - 1].grid;
 }
 
+/* The traits to intern for a series given *tr: *tr itself, or (in
+ * *scratch) the live reading of them when tr's copy group has latched live
+ * (copy_grid.h, fsc_grid_note_fast). Reads *cg only. */
+const struct fsc_traits *fsc_copy_groups_effective(const struct fsc_copy_groups *cg,
+                                                   const struct fsc_traits *tr,
+                                                   struct fsc_traits *scratch);
+
 /* ---- Engine internals (engine.c, engine_pool.c, engine_view.c) ----
  *
  * The series slots, detector pools and the engine itself, shared by the
@@ -486,5 +493,11 @@ static inline struct fsc_eng_series *fsc_series_find(const struct fsc_engine *en
         return NULL;
     return &eng->chunks[c][id & (FSC_SER_CHUNK - 1)];
 }
+
+/* A series of a copy group that latched live (copy_grid.h) leaves the
+ * grid: its traits become the live reading (fsc_copy_groups_effective) and
+ * its rate state drops the grid's placement flags. Returns false, changing
+ * nothing, when the traits table is full. Caller holds eng->mu. */
+bool fsc_series_go_live(struct fsc_engine *eng, struct fsc_eng_series *ser);
 
 #endif

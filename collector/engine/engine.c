@@ -217,6 +217,9 @@ int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct
         rc = -ENOMEM;
         goto out;
     }
+    /* A device found live (copy_grid.h) gives its new series live traits. */
+    struct fsc_traits scratch;
+    tr = fsc_copy_groups_effective(&eng->groups, tr, &scratch);
     int idx = fsc_traits_intern(&eng->tt, tr);
     if (idx < 0) {
         rc = idx;
@@ -461,6 +464,10 @@ static void ingest_mb(struct fsc_engine *eng, struct win_ctx *w, const struct fs
 static void ingest_one(struct fsc_engine *eng, struct win_ctx *w, const struct fsc_sample *smp,
                        struct fsc_eng_series *ser)
 {
+    struct fsc_copy_grid *grid =
+        ser->rs.copy_group ? fsc_copy_groups_grid(&eng->groups, ser->rs.copy_group) : NULL;
+    if (grid && grid->live && fsc_series_go_live(eng, ser))
+        grid = NULL;
     const struct fsc_traits *tr = &eng->tt.traits[ser->traits];
     const struct fsc_traits_cut *cut = &eng->tt.cuts[ser->traits];
     /* The interval ratio's bucket is computed before the rate update, from
@@ -483,8 +490,6 @@ static void ingest_one(struct fsc_engine *eng, struct win_ctx *w, const struct f
     w->prev_fine = (ser->rs.flags & FSC_RATE_F_BASELINE) ? (double)ser->rs.fine_rate : -1.0;
     w->n_win[0] = 0;
     w->n_win[1] = 0;
-    struct fsc_copy_grid *grid =
-        ser->rs.copy_group ? fsc_copy_groups_grid(&eng->groups, ser->rs.copy_group) : NULL;
     fsc_rate_update_grid(&ser->rs, tr, &eng->cfg.rate, grid, smp, engine_on_window, w, &res);
     if ((unsigned)res.verdict < FSC_RATE__COUNT)
         eng->stats.verdicts[res.verdict]++;

@@ -132,6 +132,7 @@ struct fsc_engine_stats {
     /* copy grids (rate.h rule 5): groups in use, value changes offered to
      * them, and changes that contradicted a grid so that it started over */
     uint32_t copy_groups;
+    uint32_t copy_groups_live; /* of them, devices found live (copy_grid.h): off the grid */
     uint64_t copy_changes;
     uint64_t copy_relocks;
     /* observed interval between consecutive accepted counter samples divided

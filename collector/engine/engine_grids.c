@@ -96,6 +96,52 @@ size_t fsc_copy_groups_memory(const struct fsc_copy_groups *cg)
     return bytes;
 }
 
+/* The traits a series of a live group uses: its own, read as values true at
+ * their samples (copy_grid.h, fsc_grid_note_fast). */
+static struct fsc_traits live_traits(const struct fsc_traits *tr)
+{
+    struct fsc_traits t = *tr;
+    t.refresh = FSC_REFRESH_ON_READ;
+    t.refresh_ns = 0;
+    t.copy_group = 0;
+    return t;
+}
+
+/* Contract in detect.h. Thread: ingest, engine lock held. */
+bool fsc_series_go_live(struct fsc_engine *eng, struct fsc_eng_series *ser)
+{
+    struct fsc_traits t = live_traits(&eng->tt.traits[ser->traits]);
+    int idx = fsc_traits_intern(&eng->tt, &t);
+    if (idx < 0)
+        return false; /* the table is full: the grid path stays (rate.c bypasses it) */
+    ser->traits = (uint16_t)idx;
+    ser->rs.copy_group = 0;
+    ser->rs.flags &= (uint8_t) ~(FSC_RATE_F_PROVISIONAL | FSC_RATE_F_UNPLACED);
+    /* The last value was true at its sample, not at the copy instant the
+     * grid placed it at: an interval from that instant would stretch the
+     * next sample's delta over the time between them. */
+    if (ser->rs.t_anchor < ser->rs.t_last)
+        ser->rs.t_anchor = ser->rs.t_last;
+    /* The windows open now began under the grid, which withheld the levels
+     * shorter than its period and placed copies, not samples: none of them
+     * is emitted (the taint bits of rate.h). */
+    for (unsigned l = 0; l < FSC_MAX_WINDOWS; l++)
+        ser->rs.flags |= (uint8_t)(FSC_RATE_F_TAINT0 << l);
+    return true;
+}
+
+/* Contract in detect.h. Thread: ingest, engine lock held. */
+const struct fsc_traits *fsc_copy_groups_effective(const struct fsc_copy_groups *cg,
+                                                   const struct fsc_traits *tr,
+                                                   struct fsc_traits *scratch)
+{
+    if (tr->refresh != FSC_REFRESH_PERIODIC || tr->copy_group == 0 || tr->copy_group > cg->n ||
+        !cg->g[tr->copy_group - 1].grid.live)
+        return tr;
+    *scratch = live_traits(tr);
+    return scratch;
+}
+
 /* Contract in engine.h. Thread: any; takes eng->mu. */
 uint16_t fsc_engine_copy_group(struct fsc_engine *eng, const char *key, int64_t period_ns)
 {

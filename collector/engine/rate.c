@@ -464,6 +464,11 @@ static RATE_NOINLINE void rate_periodic(struct fsc_rate_state *st, const struct 
         return;
     }
 
+    /* Two changes closer than copies every p allow: evidence that the
+     * device's values are live (copy_grid.h, fsc_grid_note_fast). */
+    if (!provisional && t - st->t_last < p / FSC_GRID_FAST_DIV &&
+        t - st->t_anchor < p / FSC_GRID_FAST_DIV)
+        fsc_grid_note_fast(grid);
     int64_t unc;
     uint8_t epoch = st->copy_epoch;
     int64_t c = fsc_grid_change(grid, st->t_last, t, provisional ? FSC_GRID_NONE : st->t_anchor,
@@ -716,6 +721,10 @@ void fsc_rate_update_grid(struct fsc_rate_state *st, const struct fsc_traits *tr
 {
     memset(res->withheld, 0, sizeof(res->withheld));
     memset(res->unplaced, 0, sizeof(res->unplaced));
+    /* A device found live (the engine moves its series off the grid; this
+     * covers a caller that could not): samples at their own times. */
+    if (grid && grid->live)
+        grid = NULL;
     /* Hot path: an integer counter with a baseline and no copy grid, a later
      * sample, a larger value, no reset evidence. Rules 2-6 have nothing to
      * say about it. */

@@ -28,6 +28,7 @@ enum self_family {
     S_RESETS_SUPPRESSED,
     S_WITHHELD,
     S_COPY_GROUPS,
+    S_COPY_GROUPS_LIVE,
     S_COPY_CHANGES,
     S_COPY_RELOCKS,
     S_SCRAPE_DURATION,
@@ -78,6 +79,9 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
                     "next to a copy the data cannot place (placement)."},
     [S_COPY_GROUPS] = {"fabricscope_copy_groups", "fabricscope_copy_groups", "gauge",
                        "Devices whose counters are copied on a timer, each with a copy grid."},
+    [S_COPY_GROUPS_LIVE] = {"fabricscope_copy_groups_live", "fabricscope_copy_groups_live", "gauge",
+                            "Of those devices, the ones whose values changed faster than their "
+                            "profile's copy period: read as live values at their samples."},
     [S_COPY_CHANGES] = {"fabricscope_copy_changes", "fabricscope_copy_changes_total", "counter",
                         "Counter value changes that placed a device's copy instants."},
     [S_COPY_RELOCKS] = {"fabricscope_copy_relocks", "fabricscope_copy_relocks_total", "counter",
@@ -242,6 +246,8 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
     }
     header(r, out, S_COPY_GROUPS);
     line_u64(r, out, S_COPY_GROUPS, NULL, 0, st.copy_groups);
+    header(r, out, S_COPY_GROUPS_LIVE);
+    line_u64(r, out, S_COPY_GROUPS_LIVE, NULL, 0, st.copy_groups_live);
     header(r, out, S_COPY_CHANGES);
     line_u64(r, out, S_COPY_CHANGES, NULL, 0, st.copy_changes);
     header(r, out, S_COPY_RELOCKS);

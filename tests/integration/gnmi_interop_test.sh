@@ -42,15 +42,21 @@ lib_init
 # The grpc-js target: its stdout and stderr are $tmp/sim.out and sim.err.
 start_sim "$node" "$js/target.js" --listen 127.0.0.1:0 --proto-dir "$src/proto" || exit 1
 
-# sample_interval 10s: with stall_intervals 3 the daemon would resubscribe
-# only after 30 s of silence, long after the script (about 0.5 s) is done and
-# the stream has gone quiet. The rate windows do not depend on it.
+# stall_intervals 100 x sample_interval 100ms: the daemon would resubscribe
+# only after 10 s of silence, long after the script (about 0.5 s) is done and
+# the stream has gone quiet. counter_copy live: the script's values change at
+# every 100 ms tick, as no real Junos export does (its PFE copies come every
+# 2 s); read as live values from the first sample on, the first 1 s window is
+# whole (the profile's copy grid would need three samples to find the device
+# live and leave that window out).
 cat >"$tmp/fsc.yaml" <<YAML
 sources:
   - name: leaf1
     type: gnmi
     address: "127.0.0.1:$sim_port"
-    sample_interval: 10s
+    sample_interval: 100ms
+    stall_intervals: 100
+    counter_copy: live
     streams:
       - {name: interfaces, paths: ["/interfaces/interface/state/counters"]}
 exporters:
@@ -78,7 +84,7 @@ poll_metrics 200 'grep -q "^fabricscope_gnmi_updates_total{$st} 96\$" "$tmp/metr
 # What the independent implementation decoded from our SubscribeRequest.
 check_eq "subscribe calls" "$(grep -c '^subscribe ' "$tmp/sim.out")" 1
 check_eq "subscribe request" "$(sed -n 's/^subscribe call=1 //p' "$tmp/sim.out")" \
-    "mode=STREAM encoding=PROTO updates_only=0 subscriptions=/interfaces/interface/state/counters:SAMPLE:10000000000"
+    "mode=STREAM encoding=PROTO updates_only=0 subscriptions=/interfaces/interface/state/counters:SAMPLE:100000000"
 check_eq "script sent" "$(sed -n 's/^script_done call=1 //p' "$tmp/sim.out")" "responses=25"
 check_log "Capabilities answer (models=1 encodings=2 version 0.10.0)" \
     'event=gnmi_capabilities source=leaf1 device=leaf1 models=1 encodings=2 version=0\.10\.0$'

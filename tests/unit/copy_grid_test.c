@@ -191,7 +191,7 @@ static void periodic_rates_exact(void)
         int64_t t = sample_time(k);
         int64_t c = copy_at(t);
         struct fsc_sample s = {.series = 1, .t_dev_ns = t, .t_arr_ns = t};
-        s.v.u = 1000000 + (uint64_t)((double)(c - T0) * rate / 1e9);
+        s.v.u = 1000000 + (uint64_t)((double)(c - T0 + P) * rate / 1e9);
         struct fsc_rate_result res;
         fsc_rate_update_grid(&busy, &tr, &p, &g, &s, on_win, wb, &res);
         withheld += res.withheld[0];
@@ -262,7 +262,10 @@ static void periodic_wrap_and_reset(void)
         int64_t c = copy_at(t);
         struct fsc_sample s = {.series = 1, .t_dev_ns = t, .t_arr_ns = t};
         struct fsc_rate_result res;
-        s.v.u = (uint64_t)((double)(c - T0) * rate / 1e9) & UINT32_MAX;
+        /* Counted from one period before T0: the copy before the first
+         * samples (at T0 - 1.27 s) must not give a negative count (its
+         * conversion to uint64_t is undefined; UBSan builds saw a reset). */
+        s.v.u = (uint64_t)((double)(c - T0 + P) * rate / 1e9) & UINT32_MAX;
         fsc_rate_update_grid(&s32, &t32, &p, &g, &s, on_win, ws, &res);
         if (res.verdict == FSC_RATE_INTERVAL && k > 30) {
             intervals++;
@@ -270,7 +273,7 @@ static void periodic_wrap_and_reset(void)
             CHECK_REL(res.iv.rate, rate, 0.001);
         }
         s.series = 2;
-        s.v.u = (uint64_t)((double)(c >= reset_at ? c - reset_at : c - T0) * rate / 1e9);
+        s.v.u = (uint64_t)((double)(c >= reset_at ? c - reset_at : c - T0 + P) * rate / 1e9);
         fsc_rate_update_grid(&s64, &t64, &p, &g, &s, on_win, ws, &res);
         if (res.verdict == FSC_RATE_RESET) {
             resets++;

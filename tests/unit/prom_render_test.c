@@ -151,6 +151,10 @@ static void small_fixture(struct pfx *p)
     "copy grid.\n"                                                                                 \
     "# TYPE fabricscope_copy_groups gauge\n"                                                       \
     "fabricscope_copy_groups 0\n"                                                                  \
+    "# HELP fabricscope_copy_groups_live Of those devices, the ones whose values changed faster "  \
+    "than their profile's copy period: read as live values at their samples.\n"                    \
+    "# TYPE fabricscope_copy_groups_live gauge\n"                                                  \
+    "fabricscope_copy_groups_live 0\n"                                                             \
     "# HELP " COPYCH " Counter value changes that placed a device's copy instants.\n"              \
     "# TYPE " COPYCH " counter\n"                                                                  \
     "fabricscope_copy_changes_total 0\n"                                                           \

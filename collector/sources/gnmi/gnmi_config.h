@@ -21,6 +21,13 @@ enum fsc_gnmi_mode {
     FSC_GNMI_ON_CHANGE = 1,
 };
 
+/* When a value was true (rate.h rule 5). */
+enum fsc_gnmi_copy {
+    FSC_GNMI_COPY_PROFILE = 0, /* the profile's copy period (Junos: 2 s copies), or live once
+                                * the data changes faster than that (copy_grid.h) */
+    FSC_GNMI_COPY_LIVE = 1,    /* at its own timestamp: the target reads counters on export */
+};
+
 /* One subscription stream (a gNMI Subscribe RPC of its own). */
 struct fsc_gnmi_stream {
     const char *name;
@@ -42,10 +49,11 @@ struct fsc_gnmi_config {
     int64_t sample_interval_ns;      /* default 2 s */
     struct fsc_gnmi_stream *streams; /* never empty: the default plan when omitted */
     size_t n_streams;
-    uint32_t stall_intervals;   /* resubscribe after this many silent intervals; default 3 */
-    int64_t keepalive_ns;       /* gRPC keepalive; default 30 s */
-    int64_t connect_timeout_ns; /* default 10 s */
-    struct fsc_backoff backoff; /* reconnect backoff (jittered); 1 s .. 60 s */
+    uint32_t stall_intervals;        /* resubscribe after this many silent intervals; default 3 */
+    enum fsc_gnmi_copy counter_copy; /* default FSC_GNMI_COPY_PROFILE */
+    int64_t keepalive_ns;            /* gRPC keepalive; default 30 s */
+    int64_t connect_timeout_ns;      /* default 10 s */
+    struct fsc_backoff backoff;      /* reconnect backoff (jittered); 1 s .. 60 s */
 };
 
 /* The Junos profile (profile_junos.c): the type's default. */

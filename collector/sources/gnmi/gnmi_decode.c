@@ -83,6 +83,7 @@ struct fsc_gnmi_decoder *fsc_gnmi_decoder_create(const struct fsc_gnmi_decode_co
     dec->rs.profile = cfg->profile ? cfg->profile : &fsc_profile_junos;
     dec->rs.device = dec->device;
     dec->rs.interval_ns = cfg->sample_interval_ns;
+    dec->rs.live = cfg->live;
     return dec;
 nomem:
     fsc_gnmi_decoder_destroy(dec);

@@ -56,6 +56,7 @@ struct fsc_gnmi_decode_config {
     int64_t sample_interval_ns;        /* nominal interval for new series; 0 = none */
     uint32_t max_series;               /* series cache bound; 0 = 16384 */
     uint32_t max_seq_keys;             /* sequence tracking bound; 0 = 256 */
+    bool live;                         /* counter_copy: live (values true at their timestamps) */
 };
 
 /* What one message produced (fully overwritten by each decode call). */

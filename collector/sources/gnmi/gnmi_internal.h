@@ -150,6 +150,7 @@ struct gnmi_resolver {
     const struct fsc_profile *profile;
     const char *device;
     int64_t interval_ns;
+    bool live; /* counter_copy: live: the profile's periodic copies do not apply */
 };
 
 /* Cache of at most max entries; storage grows on demand. NULL on ENOMEM. */

@@ -150,6 +150,10 @@ static int check_streams(struct fsc_cctx *ctx, const struct fsc_gnmi_config *g)
 /* ---- the source ---------------------------------------------------------------- */
 
 static const char *const encoding_names[] = {"proto", "json", "json_ietf", NULL};
+/* counter_copy: "profile" (the profile's copy period, left when the data
+ * changes faster: copy_grid.h) or "live" (every value true at its own
+ * timestamp: a target that reads its counters when it exports them). */
+static const char *const counter_copy_names[] = {"profile", "live", NULL};
 
 #define X(f) offsetof(struct fsc_gnmi_config, f)
 
@@ -215,6 +219,10 @@ static const struct fsc_ckey gnmi_keys[] = {
      .min = 1,
      .max_items = 16},
     {.key = "stall_intervals", .kind = FSC_CK_U32, .off = X(stall_intervals), .min = 1, .max = 100},
+    {.key = "counter_copy",
+     .kind = FSC_CK_ENUM,
+     .off = X(counter_copy),
+     .names = counter_copy_names},
     {.key = "keepalive",
      .kind = FSC_CK_DUR,
      .off = X(keepalive_ns),

@@ -282,6 +282,10 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
 
     struct fsc_traits tr = m.traits;
     tr.nominal_interval_ns = rs->interval_ns;
+    if (rs->live && tr.refresh == FSC_REFRESH_PERIODIC) {
+        tr.refresh = FSC_REFRESH_ON_READ;
+        tr.refresh_ns = 0;
+    }
     /* Every series of a device copied on one timer shares one copy grid,
      * whichever stream delivers it. 0 (table full) falls back to on-read. */
     if (tr.refresh == FSC_REFRESH_PERIODIC && tr.refresh_ns > 0)

@@ -77,6 +77,7 @@ static int streams_create(struct gnmi_client *cl, const struct fsc_source_config
             .profile = prof,
             .sample_interval_ns =
                 st->cfg->mode == FSC_GNMI_SAMPLE ? st->cfg->sample_interval_ns : 0,
+            .live = gc->counter_copy == FSC_GNMI_COPY_LIVE,
         };
         st->dec = fsc_gnmi_decoder_create(&dc, &cl->env, perr, sizeof(perr));
         if (!st->dec) {
