@@ -4,10 +4,10 @@
  *
  *   leaf1  Junos-style: counters copied every 2 s (--batch-copy) and payload
  *          timestamps jittered by +-10 % of the interval, 20 % utilization.
- *          The rate engine must turn the 1 s exports of 2 s copies into a
- *          flat rate (DESIGN §4 rule 2) and raise nothing: 20 % keeps even
- *          the worst jittered span (2 s of bytes over 0.8 s = 2.5x) under the
- *          microburst threshold, so a false burst here would be a real bug.
+ *          The rate engine places the 2 s copies on the device's copy grid
+ *          (rate.h rule 5) and must show a flat 20 % (10 s windows, 2 s
+ *          fine rates; the 1 s windows are withheld) and raise nothing: the
+ *          demo test holds every peak within 2 points of the load.
  *   leaf2  live counters, no jitter, 30 % utilization, a 300 ms line-rate
  *          burst on et-0/0/3 every 30 s (DEMO_F_MICROBURST).
  *
