@@ -19,14 +19,24 @@ static bool has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* Metric name, extra label and traits of counter `name` of a group. The
- * netdev statistics are the kernel's generic names, not the vendor's, and
- * several of them (rx_bytes, tx_packets, ...) are also mlx5 ethtool names
- * counting something else: they get their own prefix, fabric_netdev_. */
+/* Metric name, extra label, traits and value multiplier of counter `name`
+ * of a group. The netdev statistics are the kernel's generic names, not the
+ * vendor's, and several of them (rx_bytes, tx_packets, ...) are also mlx5
+ * ethtool names counting something else: they get their own prefix,
+ * fabric_netdev_.
+ *
+ * The profile's scale (IB PMA port_*_data: 4-byte words, "Total number of
+ * data octets, divided by 4", Linux Documentation/ABI/stable/
+ * sysfs-class-infiniband; mlx5 fills them with octets >> 2,
+ * drivers/infiniband/hw/mlx5/mad.c) goes to *mult and the traits keep
+ * scale 1: the poller multiplies every value before it leaves, so the raw
+ * value every exporter shows under the metric's _bytes name is bytes, and
+ * the engine does not multiply a second time. */
 static int counter_plan(struct nic_ctx *ctx, const struct nic_port *p, int group, const char *name,
                         char *metric, size_t metric_size, struct fsc_profile_match *m,
-                        struct fsc_traits *tr)
+                        struct fsc_traits *tr, uint32_t *mult)
 {
+    *mult = 1;
     if (group == NIC_G_STAT) {
         char san[FSC_PROFILE_NAME_MAX];
         size_t l = fsc_metric_name_sanitize(name, san, sizeof(san));
@@ -53,6 +63,8 @@ static int counter_plan(struct nic_ctx *ctx, const struct nic_port *p, int group
         if (w < 0 || (size_t)w >= metric_size)
             return -1;
         *tr = m->traits;
+        *mult = tr->scale > 1 ? tr->scale : 1;
+        tr->scale = 1;
         /* hw_counters are cached by the RDMA core for `lifespan` ms: a repeat
          * inside that is a stale copy, not idleness (rate.h rule 5). */
         if (group == NIC_G_HW && p->lifespan_ms >= 0)
@@ -65,14 +77,15 @@ static int counter_plan(struct nic_ctx *ctx, const struct nic_port *p, int group
     return 0;
 }
 
-/* The series of counter `name`, or NIC_TAG_REFUSED. */
+/* The series of counter `name`, or NIC_TAG_REFUSED; *mult its value
+ * multiplier (counter_plan). */
 static uint32_t counter_series(struct nic_ctx *ctx, const struct nic_port *p, int group,
-                               const char *name)
+                               const char *name, uint32_t *mult)
 {
     char metric[FSC_PROFILE_NAME_MAX + 32];
     struct fsc_profile_match m;
     struct fsc_traits tr;
-    if (counter_plan(ctx, p, group, name, metric, sizeof(metric), &m, &tr) != 0) {
+    if (counter_plan(ctx, p, group, name, metric, sizeof(metric), &m, &tr, mult) != 0) {
         fsc_log(FSC_LOG_WARN, "nic_counter_skipped", "source=%s port=%s counter=%s reason=name",
                 ctx->name, p->name, name);
         return NIC_TAG_REFUSED;
@@ -89,7 +102,7 @@ static void cdir_resolve(struct nic_ctx *ctx, struct nic_port *p, int group)
     struct fsc_nic_counter *ctr = fsc_nic_cdir_counters(p->cd[group], &n);
     for (size_t i = 0; i < n; i++)
         if (ctr[i].tag == FSC_NIC_TAG_NONE)
-            ctr[i].tag = counter_series(ctx, p, group, ctr[i].name);
+            ctr[i].tag = counter_series(ctx, p, group, ctr[i].name, &ctr[i].scale);
 }
 
 struct id_ref {
@@ -119,9 +132,16 @@ static int et_resolve(struct nic_ctx *ctx, struct nic_port *p)
     if (!ids)
         return -ENOMEM;
     p->et_ids = ids;
+    uint32_t *mult = realloc(p->et_scale, (n ? n : 1) * sizeof(*mult));
+    if (!mult) {
+        p->et_n = 0; /* et_ids may have shrunk; need_et stays set: retried */
+        return -ENOMEM;
+    }
+    p->et_scale = mult;
     p->et_n = n;
     for (size_t i = 0; i < n; i++) {
-        uint32_t t = counter_series(ctx, p, NIC_G_ETHTOOL, fsc_nic_ethtool_name(p->et, i));
+        uint32_t t =
+            counter_series(ctx, p, NIC_G_ETHTOOL, fsc_nic_ethtool_name(p->et, i), &mult[i]);
         ids[i] = t >= NIC_TAG_REFUSED ? FSC_SERIES_NONE : t;
     }
     for (int g = 0; g < NIC_G__CDIRS; g++)
@@ -185,6 +205,7 @@ void nic_port_retrait(struct nic_ctx *ctx, struct nic_port *p)
     char metric[FSC_PROFILE_NAME_MAX + 32];
     struct fsc_profile_match m;
     struct fsc_traits tr;
+    uint32_t mult;
     for (int g = 0; g < NIC_G__CDIRS; g++) {
         if (!p->cd[g])
             continue;
@@ -192,13 +213,13 @@ void nic_port_retrait(struct nic_ctx *ctx, struct nic_port *p)
         const struct fsc_nic_counter *ctr = fsc_nic_cdir_counters(p->cd[g], &n);
         for (size_t i = 0; i < n; i++)
             if (ctr[i].tag < NIC_TAG_REFUSED &&
-                counter_plan(ctx, p, g, ctr[i].name, metric, sizeof(metric), &m, &tr) == 0)
+                counter_plan(ctx, p, g, ctr[i].name, metric, sizeof(metric), &m, &tr, &mult) == 0)
                 fsc_engine_set_traits(ctx->env.eng, ctr[i].tag, &tr);
     }
     for (size_t i = 0; p->et && !p->need_et && i < p->et_n; i++)
         if (p->et_ids[i] != FSC_SERIES_NONE &&
             counter_plan(ctx, p, NIC_G_ETHTOOL, fsc_nic_ethtool_name(p->et, i), metric,
-                         sizeof(metric), &m, &tr) == 0)
+                         sizeof(metric), &m, &tr, &mult) == 0)
             fsc_engine_set_traits(ctx->env.eng, p->et_ids[i], &tr);
 }
 
@@ -332,10 +353,12 @@ void nic_port_close(struct nic_port *p)
     fsc_nic_link_destroy(p->link);
     fsc_nic_pcie_destroy(p->pcie);
     free(p->et_ids);
+    free(p->et_scale);
     p->et = NULL;
     p->link = NULL;
     p->pcie = NULL;
     p->et_ids = NULL;
+    p->et_scale = NULL;
     p->et_n = 0;
 }
 
@@ -430,14 +453,16 @@ static uint64_t poll_port(struct nic_ctx *ctx, struct nic_port *p, size_t port_i
             const struct fsc_nic_counter *c = &ctr[i];
             if (c->err != 0 || !c->valid || c->tag >= NIC_TAG_REFUSED)
                 continue;
-            put_u(b, c->tag, t, c->value);
+            /* in the metric's unit (counter_plan); a word counter past 2^62
+             * wraps the product, which the engine reads as one reset */
+            put_u(b, c->tag, t, c->value * c->scale);
             counters++;
         }
         if (g == NIC_G_PMA && p->agg_src == NIC_AGG_PMA) {
             for (unsigned d = 0; d < FSC_NIC_AGG__DIRS; d++) {
                 long k = p->agg_idx[d];
                 if (k >= 0 && (size_t)k < n && ctr[k].err == 0 && ctr[k].valid)
-                    fsc_nic_agg_observe(&ctx->agg, port_index, d, ctr[k].value * 4u);
+                    fsc_nic_agg_observe(&ctx->agg, port_index, d, ctr[k].value * ctr[k].scale);
             }
         }
     }
@@ -453,12 +478,13 @@ static uint64_t poll_port(struct nic_ctx *ctx, struct nic_port *p, size_t port_i
             for (size_t i = 0; i < p->et_n; i++) {
                 if (p->et_ids[i] == FSC_SERIES_NONE)
                     continue;
-                put_u(b, p->et_ids[i], t, v[i]);
+                put_u(b, p->et_ids[i], t, v[i] * p->et_scale[i]);
                 counters++;
             }
             if (p->agg_src == NIC_AGG_ETHTOOL)
                 for (unsigned d = 0; d < FSC_NIC_AGG__DIRS; d++)
-                    fsc_nic_agg_observe(&ctx->agg, port_index, d, v[p->agg_idx[d]]);
+                    fsc_nic_agg_observe(&ctx->agg, port_index, d,
+                                        v[p->agg_idx[d]] * p->et_scale[p->agg_idx[d]]);
         }
     }
     if (p->link && !p->link_gone) {

@@ -73,6 +73,7 @@ struct nic_port {
     struct fsc_nic_cdir *cd[NIC_G__CDIRS]; /* NULL: not there (retried every 10 s) */
     struct fsc_nic_ethtool *et;
     fsc_series_id *et_ids; /* per ethtool index; FSC_SERIES_NONE = skipped */
+    uint32_t *et_scale;    /* per ethtool index: the profile's value multiplier */
     size_t et_n;
     struct fsc_nic_link_reader *link;
     struct fsc_nic_pcie_reader *pcie;
@@ -118,8 +119,8 @@ struct nic_ctx {
     struct fsc_source_env env;
     const struct fsc_profile *prof;
     char sysfs[FSC_NIC_PATH_MAX];      /* <root>/sys */
-    char neigh_path[FSC_NIC_PATH_MAX]; /* <root>/proc/net/arp */
-    bool fixture;                      /* sysfs_root is not "/": no ioctl, no kernel addresses */
+    char neigh_path[FSC_NIC_PATH_MAX]; /* /proc/net/arp; a fixture's <root>/proc/net/arp */
+    bool fixture; /* nic.fixture: a tree without a kernel (no ioctl, addresses from files) */
     bool ethtool, pcie;
     int sock; /* for SIOCETHTOOL; -1 when ethtool is off */
 
