@@ -51,19 +51,8 @@ done
 "$py" -c 'import yaml' 2>/dev/null || skip "PyYAML (python3 -c 'import yaml')"
 
 lib_init
-ns1="fsc-ds-$$-1"
-ns2="fsc-ds-$$-2"
-ds_cleanup() {
-    lib_cleanup
-    ip netns del "$ns1" 2>/dev/null
-    ip netns del "$ns2" 2>/dev/null
-}
-trap ds_cleanup EXIT
-
-fetch_metrics() {
-    ip netns exec "$ns1" curl -sf --max-time 10 "http://127.0.0.1:$mport/metrics" \
-        >"${1:-$tmp/metrics}" 2>/dev/null
-}
+# shellcheck source=nic_netns_lib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/nic_netns_lib.sh"
 
 # ---- the config, from the shipped ConfigMap ------------------------------------------
 printf '1-1 > 2-1\n1-2 > 2-2\n' >"$tmp/cables.txt"
@@ -106,16 +95,7 @@ done
 check "the extracted config loads" "$bin" check-config "$tmp/ds-auto.yaml" >/dev/null 2>&1
 
 # ---- the two nodes -------------------------------------------------------------------
-ip netns add "$ns1" || exit 1
-ip netns add "$ns2" || exit 1
-for ns in "$ns1" "$ns2"; do
-    ip netns exec "$ns" sh -c 'for f in all default; do
-            echo 1 >/proc/sys/net/ipv6/conf/$f/disable_ipv6 &&
-            echo 1 >/proc/sys/net/ipv4/conf/$f/arp_ignore &&
-            echo 2 >/proc/sys/net/ipv4/conf/$f/arp_announce || exit 1
-        done' || exit 1
-    ip -n "$ns" link set lo up || exit 1
-done
+nicns_init ds # the daemon runs in node 1's namespace: so do its scrapes
 # node-1 name, node-1 address, link
 while read -r ifn addr link; do
     ip link add "$ifn" netns "$ns1" type veth peer name "$ifn" netns "$ns2" || exit 1
