@@ -198,7 +198,7 @@ start_nics() {
         cat >"$d/c.yaml" <<EOF
 log: {level: warn}
 sources:
-  - {name: b300-$k, type: nic, sysfs_root: "$d/root", interval: 100ms, auto: true, ethtool: false}
+  - {name: b300-$k, type: nic, sysfs_root: "$d/root", fixture: true, interval: 100ms, auto: true}
 exporters:
   prometheus: {listen: "127.0.0.1:0"}
 state_dir: $d/state

@@ -258,6 +258,7 @@ sources:
     type: nic
     interval: ${ival}ms
     sysfs_root: $root
+    fixture: true
 exporters:
   prometheus: {listen: "127.0.0.1:0"}
 YAML

@@ -54,6 +54,7 @@ sources:
     type: nic
     interval: $interval
     sysfs_root: $root
+    fixture: true
 exporters:
   prometheus: {listen: "127.0.0.1:0"}
 YAML

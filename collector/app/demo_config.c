@@ -102,6 +102,7 @@ static void write_sources(FILE *f, const struct demo_run *run)
         put_quoted(f, run->node_root[n]);
         fprintf(f,
                 "\n"
+                "    fixture: true\n"
                 "    interval: 100ms\n"
                 "    ethtool: false\n"
                 "    node: %u\n",

@@ -42,31 +42,9 @@ for tool in ip curl; do
 done
 
 lib_init
-ns1="fsc-cab-$$-1"
-ns2="fsc-cab-$$-2"
-cab_cleanup() {
-    lib_cleanup
-    ip netns del "$ns1" 2>/dev/null
-    ip netns del "$ns2" 2>/dev/null
-}
-trap cab_cleanup EXIT
-
-# The daemon runs in node 1's namespace: so do its scrapes.
-fetch_metrics() {
-    ip netns exec "$ns1" curl -sf --max-time 10 "http://127.0.0.1:$mport/metrics" \
-        >"${1:-$tmp/metrics}" 2>/dev/null
-}
-
-ip netns add "$ns1" || exit 1
-ip netns add "$ns2" || exit 1
-for ns in "$ns1" "$ns2"; do
-    ip netns exec "$ns" sh -c 'for f in all default; do
-            echo 1 >/proc/sys/net/ipv6/conf/$f/disable_ipv6 &&
-            echo 1 >/proc/sys/net/ipv4/conf/$f/arp_ignore &&
-            echo 2 >/proc/sys/net/ipv4/conf/$f/arp_announce || exit 1
-        done' || exit 1
-    ip -n "$ns" link set lo up || exit 1
-done
+# shellcheck source=nic_netns_lib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/nic_netns_lib.sh"
+nicns_init cab # the daemon runs in node 1's namespace: so do its scrapes
 # node-1 name, node-2 name, node-1 address
 while read -r a b addr; do
     ip link add "$a" netns "$ns1" type veth peer name "$b" netns "$ns2" || exit 1

@@ -5,14 +5,14 @@
 # ens1f0np0..ens3f0np0, polled every 50 ms.
 #   nic_fixture_test.sh FABRICSCOPE PYTHON3 SOURCE_DIR
 #
-# 1. Start: ethtool is off (fixture root: no ioctl), the cable plan labels
+# 1. Start: ethtool is off (fixture: true, no ioctl), the cable plan labels
 #    the ports (node, card, link, peer, peer_node), the plan's second link
 #    (ens1f1np1) has no interface: fabric_cable_mismatch{kind="missing"} 1
 #    and one event, every other kind 0.
 # 2. One fixture step of 100 ms at 100 Gb/s, 1000 CNP/s, 2000 out_of_sequence
-#    per second: exact raw values in /metrics (hw_counters, IB PMA words,
-#    netdev statistics), link, PCIe and AER gauges, and the poll's counter
-#    count (3 x 76 files).
+#    per second: exact raw values in /metrics (hw_counters, IB PMA data in
+#    bytes: the tree's 4-byte words x 4, netdev statistics), link, PCIe and
+#    AER gauges, and the poll's counter count (3 x 76 files).
 # 3. A stepper (python, importing nic_fixture) advances the tree in real time
 #    (every ~50 ms by the elapsed ms, so fixture rates are real rates) while
 #    it scrapes /metrics, for 9 s:
@@ -44,8 +44,11 @@ lib_init
 root="$tmp/fx"
 fx() { "$py" "$fixture" "$@"; }
 fx init "$root" --devices 3 --gbps 100 --cnp-rate 1000 --oos-rate 2000 --lifespan 1000 || exit 1
-# 2^32 - 3000: the wrap comes 1.5 s into the 2000/s of phase 3
-fx step "$root" --dt-ms 0 --set 0:out_of_sequence=4294964296 || exit 1
+# 2^32 - 3000: the wrap comes 1.5 s into the 2000/s of phase 3. mlx5_2's
+# port_rcv_data starts at 1000000007 words, not a multiple of anything the
+# step adds: its byte value must be exactly 4 x the file's words.
+fx step "$root" --dt-ms 0 --set 0:out_of_sequence=4294964296 --set 2:port_rcv_data=1000000007 ||
+    exit 1
 
 # Node 1's port 5 is card 0 (default port order 7 4 6 5 0 3 1 2): links 1
 # (ens1f0np0) and 2 (ens1f1np1) to node 2.
@@ -56,6 +59,7 @@ sources:
     type: nic
     interval: 50ms
     sysfs_root: $root
+    fixture: true
     node: 1
 exporters:
   prometheus: {listen: "127.0.0.1:0"}
@@ -75,7 +79,7 @@ YAML
 start_fsc "$tmp/nic.yaml"
 wait_exporter || exit 1
 check_log "nic started" "event=nic_started source=b300-01 ports=3 interval_ms=50.000 ethtool=off pcie=on fixture=yes host_check=on node=1 planned=2"
-check_log "ethtool off in fixture mode" "event=nic_ethtool_off source=b300-01 reason=fixture_root"
+check_log "ethtool off in fixture mode" "event=nic_ethtool_off source=b300-01 reason=fixture"
 
 # ---- 1. start: labels and the host check ------------------------------------------
 P0='port=ens1f0np0'
@@ -87,6 +91,7 @@ check_eq "labels of a cabled port" \
 check_eq "labels of an uncabled port" \
     "$(grep -c '^fabric_nic_cnp_sent_total{card="2",device="b300-01",node="1",port="ens3f0np0"} ' "$tmp/metrics")" 1
 check_eq "missing interface" "$(series_value fabric_cable_mismatch port=ens1f1np1 kind=missing)" 1
+check_eq "PMA words x 4 at start" "$(series_value fabric_nic_ib_port_rx_bytes_total port=ens3f0np0)" 4000000028
 for k in missing down speed address peer; do
     check_eq "ens1f0np0 $k" "$(series_value fabric_cable_mismatch port=ens1f0np0 kind=$k)" 0
 done
@@ -106,8 +111,12 @@ check "values after the step" poll_metrics 100 \
 for p in ens1f0np0 ens2f0np0 ens3f0np0; do
     check_eq "$p np_cnp_sent" "$(series_value fabric_nic_cnp_sent_total port=$p)" 100
     check_eq "$p rp_cnp_handled" "$(series_value fabric_nic_cnp_handled_total port=$p)" 100
-    # B = 100 Gb/s x 0.1 s = 1250000000 bytes; the PMA counts 4-byte words
-    check_eq "$p port_xmit_data (words)" "$(series_value fabric_nic_ib_port_tx_bytes_total port=$p)" 312500000
+    # B = 100 Gb/s x 0.1 s = 1250000000 bytes; the tree's PMA files count
+    # 4-byte words (312500000), exposed x 4 in bytes as the name says
+    check_eq "$p port_xmit_data (bytes)" "$(series_value fabric_nic_ib_port_tx_bytes_total port=$p)" 1250000000
+    if [ "$p" != ens3f0np0 ]; then # that one has its own start value: below
+        check_eq "$p port_rcv_data (bytes)" "$(series_value fabric_nic_ib_port_rx_bytes_total port=$p)" 1250000000
+    fi
     check_eq "$p netdev tx_bytes" "$(series_value fabric_netdev_tx_bytes_total port=$p)" 1250000000
     check_eq "$p rx_write_requests" "$(series_value fabric_nic_rx_write_requests_total port=$p)" 305175
     check_eq "$p link up" "$(series_value fabric_port_link_up port=$p)" 1
@@ -117,6 +126,8 @@ for p in ens1f0np0 ens2f0np0 ens3f0np0; do
     check_eq "$p pcie degraded" "$(series_value fabric_pcie_link_degraded port=$p)" 0
     check_eq "$p aer correctable" "$(series_value fabric_pcie_aer_errors_total port=$p severity=correctable)" 0
 done
+# 4 x (1000000007 + 1250000000 / 4)
+check_eq "ens3f0np0 port_rcv_data (bytes)" "$(series_value fabric_nic_ib_port_rx_bytes_total port=ens3f0np0)" 5250000028
 check_eq "out_of_sequence mlx5_0" "$(series_value fabric_nic_out_of_sequence_total $P0)" 4294964496
 check_eq "out_of_sequence mlx5_1" "$(series_value fabric_nic_out_of_sequence_total port=ens2f0np0)" 200
 check_eq "pci label" "$(series_value fabric_pcie_link_degraded port=ens2f0np0 pci=0000:21:00.0)" 0

@@ -82,6 +82,7 @@ sources:
     type: nic
     interval: 100ms
     sysfs_root: $tmp/fx
+    fixture: true
     node: 1
 exporters:
   prometheus: {listen: "127.0.0.1:0"}

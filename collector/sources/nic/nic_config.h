@@ -19,12 +19,14 @@ struct fsc_nic_device {
 
 struct fsc_nic_config {
     const char *device;     /* host label; default the source name */
-    const char *sysfs_root; /* default "/" (tests point it at a fixture tree) */
+    const char *sysfs_root; /* default "/": where the host's /sys is mounted ("<root>/sys") */
+    bool fixture;           /* test-only: sysfs_root is a fixture tree with no kernel behind
+                             * it (ethtool off, host check from files under the root) */
     int64_t interval_ns;    /* default 100 ms, at least 10 ms */
     bool auto_devices;      /* discover every RDMA device; default true without devices */
     struct fsc_nic_device *devices;
     size_t n_devices;
-    bool ethtool;           /* read SIOCETHTOOL stats; default true */
+    bool ethtool;           /* read SIOCETHTOOL stats; default true (false with fixture) */
     bool pcie;              /* read PCIe link status and AER; default true */
     const char *cable_plan; /* path to cables.txt, or NULL */
     uint32_t node;          /* this host's node number in the cable plan; 0 = none */

@@ -27,7 +27,7 @@
  * of the table some time after the traffic stops, so an idle link can read
  * "peer" until something talks over it.
  *
- * Fixture trees (sysfs_root other than "/", docs/CABLING.md "Fixtures"):
+ * Fixture trees (nic.fixture: true, test only; docs/CABLING.md "Fixtures"):
  * no kernel stands behind the tree, so its addresses and neighbour table
  * are files under the root, in the text the real host shows:
  *   <root>/ip_addr.txt    what `ip -4 -o addr show` prints (FSC_NIC_FIXTURE_ADDRS)

@@ -102,7 +102,7 @@ int nic_hostcheck_setup(struct nic_ctx *ctx, char *err, size_t errlen)
                     ctx->name, path, ctx->neigh_path);
         else
             fsc_log(FSC_LOG_INFO, "nic_host_check_partial",
-                    "source=%s reason=fixture_root kinds=missing,down,speed "
+                    "source=%s reason=fixture kinds=missing,down,speed "
                     "hint=\"no %s in the fixture root\"",
                     ctx->name, FSC_NIC_FIXTURE_ADDRS);
     }

@@ -1,5 +1,7 @@
-/* nic sources: devices (or auto), poll interval, ethtool and PCIe
- * switches, the cable plan and node (docs/CONFIG.md, "nic"). */
+/* nic sources: devices (or auto), poll interval, the sysfs prefix and the
+ * test-only fixture switch, ethtool and PCIe switches, the cable plan and
+ * node (docs/CONFIG.md, "nic"). */
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -21,6 +23,39 @@ static int check_netdev(struct fsc_cctx *ctx, const struct fsc_ynode *val, const
     if (strlen(s) > 15)
         return fsc_cfg_fail_at(ctx, val, "%s is longer than a Linux interface name (15 bytes)",
                                fsc_cfg_quote(s, q, sizeof(q)));
+    return 0;
+}
+
+/* sysfs_root "/" (or "//"...): the running host's own /sys. */
+static bool root_is_slash(const char *root)
+{
+    if (!root || !root[0])
+        return true;
+    for (const char *p = root; *p; p++)
+        if (*p != '/')
+            return false;
+    return true;
+}
+
+/* fixture: true is the test mode, and only that: it needs a tree to read
+ * and cannot ask the running kernel (SIOCETHTOOL) about the tree's
+ * interfaces. ethtool follows it when not written, so the printed config
+ * (ethtool: false) loads back. */
+static int fixture_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                          struct fsc_config_mark mark, struct fsc_nic_config *n)
+{
+    if (!n->fixture)
+        return 0;
+    if (root_is_slash(n->sysfs_root))
+        return fsc_cfg_fail_key(ctx, node, "fixture", mark,
+                                "fixture: true needs sysfs_root pointing at a fixture tree "
+                                "(sysfs_root is \"/\", the running host)");
+    if (fsc_ymap_get(node, "ethtool") == NULL)
+        n->ethtool = false;
+    else if (n->ethtool)
+        return fsc_cfg_fail_key(ctx, node, "ethtool", mark,
+                                "ethtool: true asks the running kernel, whose interfaces are not "
+                                "the fixture tree's: drop it (fixture: true turns it off)");
     return 0;
 }
 
@@ -71,6 +106,8 @@ static int nic_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
     if (!n->auto_devices && n->n_devices == 0)
         return fsc_cfg_fail_key(ctx, node, "devices", mark,
                                 "no devices to poll: list them or set auto: true");
+    if (fixture_finish(ctx, node, mark, n) != 0)
+        return -1;
     if (n->cable_plan != NULL && n->node == 0)
         return fsc_cfg_fail_key(ctx, node, "node", mark, "required with cable_plan");
     for (size_t i = 0; i < n->n_devices; i++) {
@@ -92,6 +129,7 @@ static int nic_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 static const struct fsc_ckey nic_keys[] = {
     {.key = "device", .kind = FSC_CK_STR, .off = X(device), .check = fsc_cfg_check_name},
     {.key = "sysfs_root", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = X(sysfs_root)},
+    {.key = "fixture", .kind = FSC_CK_BOOL, .off = X(fixture)},
     {.key = "interval", .kind = FSC_CK_DUR, .off = X(interval_ns), .min = 10 * MS, .max = 60 * SEC},
     {.key = "auto", .kind = FSC_CK_BOOL, .off = X(auto_devices)},
     {.key = "devices",

@@ -13,73 +13,36 @@
 
 /* ---- series of counters ---------------------------------------------------------- */
 
-static bool has_suffix(const char *s, const char *suffix)
+/* The plan of counter `name` of port p (nic_plan.h). */
+static int counter_plan(const struct nic_ctx *ctx, const struct nic_port *p, int group,
+                        const char *name, struct fsc_nic_plan *out)
 {
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
+    const struct fsc_nic_plan_in in = {
+        .prof = ctx->prof,
+        .group = group,
+        .lifespan_ms = p->lifespan_ms,
+        .interval_ns = ctx->cfg->interval_ns,
+        .speed_bps = p->speed_bps,
+    };
+    return fsc_nic_counter_plan(&in, name, out);
 }
 
-/* Metric name, extra label and traits of counter `name` of a group. The
- * netdev statistics are the kernel's generic names, not the vendor's, and
- * several of them (rx_bytes, tx_packets, ...) are also mlx5 ethtool names
- * counting something else: they get their own prefix, fabric_netdev_. */
-static int counter_plan(struct nic_ctx *ctx, const struct nic_port *p, int group, const char *name,
-                        char *metric, size_t metric_size, struct fsc_profile_match *m,
-                        struct fsc_traits *tr)
-{
-    if (group == NIC_G_STAT) {
-        char san[FSC_PROFILE_NAME_MAX];
-        size_t l = fsc_metric_name_sanitize(name, san, sizeof(san));
-        if (l == 0 || l >= sizeof(san))
-            return -1;
-        int w = snprintf(metric, metric_size, "fabric_netdev_%s_total", san);
-        if (w < 0 || (size_t)w >= metric_size)
-            return -1;
-        memset(m, 0, sizeof(*m));
-        memset(tr, 0, sizeof(*tr));
-        tr->kind = FSC_KIND_COUNTER;
-        tr->width = 64;
-        tr->scale = 1;
-        tr->unit = has_suffix(name, "_bytes")     ? FSC_UNIT_BYTES
-                   : has_suffix(name, "_packets") ? FSC_UNIT_PACKETS
-                                                  : FSC_UNIT_NONE;
-        tr->direction = strncmp(name, "rx_", 3) == 0   ? FSC_DIR_RX
-                        : strncmp(name, "tx_", 3) == 0 ? FSC_DIR_TX
-                                                       : FSC_DIR_NONE;
-    } else {
-        if (fsc_profile_map(ctx->prof, name, m) != 0)
-            return -1;
-        int w = snprintf(metric, metric_size, "%s", m->canonical);
-        if (w < 0 || (size_t)w >= metric_size)
-            return -1;
-        *tr = m->traits;
-        /* hw_counters are cached by the RDMA core for `lifespan` ms: a repeat
-         * inside that is a stale copy, not idleness (rate.h rule 5). */
-        if (group == NIC_G_HW && p->lifespan_ms >= 0)
-            tr->refresh_ns = p->lifespan_ms * 1000000;
-    }
-    tr->nominal_interval_ns = ctx->cfg->interval_ns;
-    if (tr->unit == FSC_UNIT_BYTES || tr->unit == FSC_UNIT_PACKETS ||
-        tr->signal == FSC_SIG_PORT_BYTES)
-        tr->link_speed_bps = p->speed_bps;
-    return 0;
-}
-
-/* The series of counter `name`, or NIC_TAG_REFUSED. */
+/* The series of counter `name`, or NIC_TAG_REFUSED; *mult its value
+ * multiplier (counter_plan). */
 static uint32_t counter_series(struct nic_ctx *ctx, const struct nic_port *p, int group,
-                               const char *name)
+                               const char *name, uint32_t *mult)
 {
-    char metric[FSC_PROFILE_NAME_MAX + 32];
-    struct fsc_profile_match m;
-    struct fsc_traits tr;
-    if (counter_plan(ctx, p, group, name, metric, sizeof(metric), &m, &tr) != 0) {
+    struct fsc_nic_plan pl;
+    *mult = 1;
+    if (counter_plan(ctx, p, group, name, &pl) != 0) {
         fsc_log(FSC_LOG_WARN, "nic_counter_skipped", "source=%s port=%s counter=%s reason=name",
                 ctx->name, p->name, name);
         return NIC_TAG_REFUSED;
     }
-    struct fsc_label ex = {m.label_name, m.label_value};
-    bool extra = m.label_name[0] && m.label_value[0];
-    fsc_series_id id = nic_series(ctx, metric, &p->lab, &ex, extra ? 1 : 0, &tr);
+    *mult = pl.mult;
+    struct fsc_label ex = {pl.m.label_name, pl.m.label_value};
+    bool extra = pl.m.label_name[0] && pl.m.label_value[0];
+    fsc_series_id id = nic_series(ctx, pl.metric, &p->lab, &ex, extra ? 1 : 0, &pl.tr);
     return id == FSC_SERIES_NONE ? NIC_TAG_REFUSED : id;
 }
 
@@ -89,7 +52,7 @@ static void cdir_resolve(struct nic_ctx *ctx, struct nic_port *p, int group)
     struct fsc_nic_counter *ctr = fsc_nic_cdir_counters(p->cd[group], &n);
     for (size_t i = 0; i < n; i++)
         if (ctr[i].tag == FSC_NIC_TAG_NONE)
-            ctr[i].tag = counter_series(ctx, p, group, ctr[i].name);
+            ctr[i].tag = counter_series(ctx, p, group, ctr[i].name, &ctr[i].scale);
 }
 
 struct id_ref {
@@ -119,9 +82,16 @@ static int et_resolve(struct nic_ctx *ctx, struct nic_port *p)
     if (!ids)
         return -ENOMEM;
     p->et_ids = ids;
+    uint32_t *mult = realloc(p->et_scale, (n ? n : 1) * sizeof(*mult));
+    if (!mult) {
+        p->et_n = 0; /* et_ids may have shrunk; need_et stays set: retried */
+        return -ENOMEM;
+    }
+    p->et_scale = mult;
     p->et_n = n;
     for (size_t i = 0; i < n; i++) {
-        uint32_t t = counter_series(ctx, p, NIC_G_ETHTOOL, fsc_nic_ethtool_name(p->et, i));
+        uint32_t t =
+            counter_series(ctx, p, NIC_G_ETHTOOL, fsc_nic_ethtool_name(p->et, i), &mult[i]);
         ids[i] = t >= NIC_TAG_REFUSED ? FSC_SERIES_NONE : t;
     }
     for (int g = 0; g < NIC_G__CDIRS; g++)
@@ -182,24 +152,20 @@ static void agg_source(struct nic_port *p)
 
 void nic_port_retrait(struct nic_ctx *ctx, struct nic_port *p)
 {
-    char metric[FSC_PROFILE_NAME_MAX + 32];
-    struct fsc_profile_match m;
-    struct fsc_traits tr;
+    struct fsc_nic_plan pl;
     for (int g = 0; g < NIC_G__CDIRS; g++) {
         if (!p->cd[g])
             continue;
         size_t n;
         const struct fsc_nic_counter *ctr = fsc_nic_cdir_counters(p->cd[g], &n);
         for (size_t i = 0; i < n; i++)
-            if (ctr[i].tag < NIC_TAG_REFUSED &&
-                counter_plan(ctx, p, g, ctr[i].name, metric, sizeof(metric), &m, &tr) == 0)
-                fsc_engine_set_traits(ctx->env.eng, ctr[i].tag, &tr);
+            if (ctr[i].tag < NIC_TAG_REFUSED && counter_plan(ctx, p, g, ctr[i].name, &pl) == 0)
+                fsc_engine_set_traits(ctx->env.eng, ctr[i].tag, &pl.tr);
     }
     for (size_t i = 0; p->et && !p->need_et && i < p->et_n; i++)
         if (p->et_ids[i] != FSC_SERIES_NONE &&
-            counter_plan(ctx, p, NIC_G_ETHTOOL, fsc_nic_ethtool_name(p->et, i), metric,
-                         sizeof(metric), &m, &tr) == 0)
-            fsc_engine_set_traits(ctx->env.eng, p->et_ids[i], &tr);
+            counter_plan(ctx, p, NIC_G_ETHTOOL, fsc_nic_ethtool_name(p->et, i), &pl) == 0)
+            fsc_engine_set_traits(ctx->env.eng, p->et_ids[i], &pl.tr);
 }
 
 /* ---- readers --------------------------------------------------------------------- */
@@ -332,10 +298,12 @@ void nic_port_close(struct nic_port *p)
     fsc_nic_link_destroy(p->link);
     fsc_nic_pcie_destroy(p->pcie);
     free(p->et_ids);
+    free(p->et_scale);
     p->et = NULL;
     p->link = NULL;
     p->pcie = NULL;
     p->et_ids = NULL;
+    p->et_scale = NULL;
     p->et_n = 0;
 }
 
@@ -430,14 +398,16 @@ static uint64_t poll_port(struct nic_ctx *ctx, struct nic_port *p, size_t port_i
             const struct fsc_nic_counter *c = &ctr[i];
             if (c->err != 0 || !c->valid || c->tag >= NIC_TAG_REFUSED)
                 continue;
-            put_u(b, c->tag, t, c->value);
+            /* in the metric's unit (nic_plan.h); a word counter past 2^62
+             * wraps the product, which the engine reads as one reset */
+            put_u(b, c->tag, t, c->value * c->scale);
             counters++;
         }
         if (g == NIC_G_PMA && p->agg_src == NIC_AGG_PMA) {
             for (unsigned d = 0; d < FSC_NIC_AGG__DIRS; d++) {
                 long k = p->agg_idx[d];
                 if (k >= 0 && (size_t)k < n && ctr[k].err == 0 && ctr[k].valid)
-                    fsc_nic_agg_observe(&ctx->agg, port_index, d, ctr[k].value * 4u);
+                    fsc_nic_agg_observe(&ctx->agg, port_index, d, ctr[k].value * ctr[k].scale);
             }
         }
     }
@@ -453,12 +423,13 @@ static uint64_t poll_port(struct nic_ctx *ctx, struct nic_port *p, size_t port_i
             for (size_t i = 0; i < p->et_n; i++) {
                 if (p->et_ids[i] == FSC_SERIES_NONE)
                     continue;
-                put_u(b, p->et_ids[i], t, v[i]);
+                put_u(b, p->et_ids[i], t, v[i] * p->et_scale[i]);
                 counters++;
             }
             if (p->agg_src == NIC_AGG_ETHTOOL)
                 for (unsigned d = 0; d < FSC_NIC_AGG__DIRS; d++)
-                    fsc_nic_agg_observe(&ctx->agg, port_index, d, v[p->agg_idx[d]]);
+                    fsc_nic_agg_observe(&ctx->agg, port_index, d,
+                                        v[p->agg_idx[d]] * p->et_scale[p->agg_idx[d]]);
         }
     }
     if (p->link && !p->link_gone) {

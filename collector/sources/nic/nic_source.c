@@ -283,24 +283,24 @@ static void nic_stop(void *arg)
     nic_free(ctx);
 }
 
-/* Fixture roots are any sysfs_root but "/" (or "//"...). */
-static bool root_is_slash(const char *root)
-{
-    if (!root || !root[0])
-        return true;
-    for (const char *p = root; *p; p++)
-        if (*p != '/')
-            return false;
-    return true;
-}
-
+/* sysfs_root is where the host's /sys is mounted (a DaemonSet's hostPath
+ * at /host/sys: sysfs_root /host), nothing more: ethtool and the host check
+ * keep asking the kernel, in the network namespace the poller runs in. The
+ * neighbour table is that namespace's /proc/net/arp, never under the
+ * prefix: /proc/net is a link to self/net, so a host /proc mounted there
+ * would show the reader's own namespace all the same. Only nic.fixture (a
+ * test tree with no kernel behind it) reads the table from the tree. */
 static int paths_setup(struct nic_ctx *ctx, char *err, size_t errlen)
 {
-    const char *root = ctx->cfg->sysfs_root;
-    ctx->fixture = !root_is_slash(root);
-    const char *base = ctx->fixture ? root : "";
-    int a = snprintf(ctx->sysfs, sizeof(ctx->sysfs), "%s/sys", base);
-    int b = snprintf(ctx->neigh_path, sizeof(ctx->neigh_path), "%s/proc/net/arp", base);
+    const char *root = ctx->cfg->sysfs_root ? ctx->cfg->sysfs_root : "/";
+    ctx->fixture = ctx->cfg->fixture;
+    size_t rl = strlen(root);
+    while (rl > 0 && root[rl - 1] == '/')
+        rl--; /* "/" and "/host/" are "" and "/host" before "/sys" */
+    int a = snprintf(ctx->sysfs, sizeof(ctx->sysfs), "%.*s/sys", (int)rl, root);
+    int b = ctx->fixture ? snprintf(ctx->neigh_path, sizeof(ctx->neigh_path), "%.*s/proc/net/arp",
+                                    (int)rl, root)
+                         : snprintf(ctx->neigh_path, sizeof(ctx->neigh_path), "/proc/net/arp");
     if (a < 0 || (size_t)a >= sizeof(ctx->sysfs) || b < 0 || (size_t)b >= sizeof(ctx->neigh_path)) {
         snprintf(err, errlen, "sysfs_root is too long");
         return -1;
@@ -357,7 +357,8 @@ static void *nic_start(const struct fsc_source_config *sc, const struct fsc_sour
         goto fail;
     ctx->pcie = ctx->cfg->pcie;
     /* SIOCETHTOOL talks to the running kernel, whatever sysfs_root says: a
-     * fixture tree's interface names are not the kernel's. */
+     * fixture tree's interface names are not the kernel's (the config
+     * already turned it off with fixture; this is the guard of the mode). */
     ctx->ethtool = ctx->cfg->ethtool && !ctx->fixture;
     if (ctx->ethtool) {
         ctx->sock = fsc_nic_ethtool_socket();
@@ -366,8 +367,8 @@ static void *nic_start(const struct fsc_source_config *sc, const struct fsc_sour
                     strerror(-ctx->sock));
             ctx->ethtool = false;
         }
-    } else if (ctx->cfg->ethtool) {
-        fsc_log(FSC_LOG_INFO, "nic_ethtool_off", "source=%s reason=fixture_root", ctx->name);
+    } else if (ctx->fixture) {
+        fsc_log(FSC_LOG_INFO, "nic_ethtool_off", "source=%s reason=fixture", ctx->name);
     }
     if (nic_hostcheck_setup(ctx, err, errlen) != 0 || nic_ports_discover(ctx, err, errlen) != 0)
         goto fail;
@@ -390,12 +391,15 @@ static void *nic_start(const struct fsc_source_config *sc, const struct fsc_sour
     if (ctx->n_ports == 0)
         fsc_log(FSC_LOG_WARN, "nic_no_ports", "source=%s sysfs=%s auto=%s", ctx->name, ctx->sysfs,
                 ctx->cfg->auto_devices ? "true" : "false");
+    char qs[FSC_NIC_PATH_MAX + 8], qn[FSC_NIC_PATH_MAX + 8];
     fsc_log(FSC_LOG_INFO, "nic_started",
             "source=%s ports=%zu interval_ms=%.3f ethtool=%s pcie=%s fixture=%s host_check=%s "
-            "node=%u planned=%zu",
+            "node=%u planned=%zu sysfs=%s neighbours=%s",
             ctx->name, ctx->n_ports, (double)ctx->cfg->interval_ns / 1e6,
             ctx->ethtool ? "on" : "off", ctx->pcie ? "on" : "off", ctx->fixture ? "yes" : "no",
-            ctx->cab ? "on" : "off", ctx->node, ctx->n_planned);
+            ctx->cab ? "on" : "off", ctx->node, ctx->n_planned,
+            fsc_log_quote(ctx->sysfs, qs, sizeof(qs)),
+            fsc_log_quote(ctx->neigh_path, qn, sizeof(qn)));
     if (pthread_create(&ctx->thread, NULL, nic_main, ctx) != 0) {
         snprintf(err, errlen, "cannot start the poll thread");
         goto fail;

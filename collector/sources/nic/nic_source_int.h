@@ -2,6 +2,7 @@
  *   nic_source.c         start/stop, the poll thread and its timer, self-metrics, events
  *   nic_poll_discover.c  ports: listed, or discovered in sysfs
  *   nic_poll.c           ports: readers, series of counters, the fast poll
+ *   nic_plan.c           what one counter becomes (metric, traits, multiplier)
  *   nic_poll_slow.c      the 1 s work: PCIe link and AER, traits updates, rescans
  *   nic_hostcheck_run.c  the 10 s host check against the cable plan
  *
@@ -26,6 +27,7 @@
 #include "sources/nic/nic_ethtool.h"
 #include "sources/nic/nic_hostcheck.h"
 #include "sources/nic/nic_pcie.h"
+#include "sources/nic/nic_plan.h"
 #include "sources/nic/nic_source.h"
 #include "sources/nic/nic_sysfs.h"
 
@@ -36,15 +38,6 @@
 #define NIC_CHECK_NS      10000000000LL    /* host check, rescans, reopening readers */
 #define NIC_AGG_WINDOW_NS 1000000000LL     /* node aggregate window */
 #define NIC_PEER_MAX      (FSC_CONFIG_MAX_NAME + FSC_CABLING_IFNAME_SIZE + 2)
-
-/* The counter directories of a port. */
-enum nic_group {
-    NIC_G_HW = 0, /* .../ports/<n>/hw_counters (mlx5 driver counters, `lifespan`) */
-    NIC_G_PMA,    /* .../ports/<n>/counters (IB PMA) */
-    NIC_G_STAT,   /* /sys/class/net/<if>/statistics */
-    NIC_G__CDIRS,
-    NIC_G_ETHTOOL = NIC_G__CDIRS, /* SIOCETHTOOL stats (not a directory) */
-};
 
 /* Where a port's node-aggregate bytes come from (nic_aggregate.h). */
 enum nic_agg_src { NIC_AGG_NONE = 0, NIC_AGG_ETHTOOL, NIC_AGG_PMA };
@@ -73,6 +66,7 @@ struct nic_port {
     struct fsc_nic_cdir *cd[NIC_G__CDIRS]; /* NULL: not there (retried every 10 s) */
     struct fsc_nic_ethtool *et;
     fsc_series_id *et_ids; /* per ethtool index; FSC_SERIES_NONE = skipped */
+    uint32_t *et_scale;    /* per ethtool index: the profile's value multiplier */
     size_t et_n;
     struct fsc_nic_link_reader *link;
     struct fsc_nic_pcie_reader *pcie;
@@ -118,8 +112,8 @@ struct nic_ctx {
     struct fsc_source_env env;
     const struct fsc_profile *prof;
     char sysfs[FSC_NIC_PATH_MAX];      /* <root>/sys */
-    char neigh_path[FSC_NIC_PATH_MAX]; /* <root>/proc/net/arp */
-    bool fixture;                      /* sysfs_root is not "/": no ioctl, no kernel addresses */
+    char neigh_path[FSC_NIC_PATH_MAX]; /* /proc/net/arp; a fixture's <root>/proc/net/arp */
+    bool fixture; /* nic.fixture: a tree without a kernel (no ioctl, addresses from files) */
     bool ethtool, pcie;
     int sock; /* for SIOCETHTOOL; -1 when ethtool is off */
 

@@ -242,6 +242,7 @@ static int scan(const char *path, size_t max_files, struct cdir_set *out)
         c->err = r == 0 ? 0 : -EINVAL;
         c->valid = r == 0;
         c->tag = FSC_NIC_TAG_NONE;
+        c->scale = 1;
         out->fd[out->n++] = fd;
     }
 
@@ -365,7 +366,7 @@ int fsc_nic_cdir_rescan(struct fsc_nic_cdir *cd)
     cd->st.rescans++;
     struct cdir_set *old = &cd->set;
 
-    /* Both lists are sorted: one merge walk carries tag / valid over and
+    /* Both lists are sorted: one merge walk carries tag / scale / valid over and
      * tells whether the name set changed. */
     int changed = fresh.n != old->n;
     size_t i = 0, j = 0;
@@ -373,6 +374,7 @@ int fsc_nic_cdir_rescan(struct fsc_nic_cdir *cd)
         int c = strcmp(fresh.ctr[i].name, old->ctr[j].name);
         if (c == 0) {
             fresh.ctr[i].tag = old->ctr[j].tag;
+            fresh.ctr[i].scale = old->ctr[j].scale;
             if (!fresh.ctr[i].valid) { /* keep the last good value */
                 fresh.ctr[i].value = old->ctr[j].value;
                 fresh.ctr[i].valid = old->ctr[j].valid;

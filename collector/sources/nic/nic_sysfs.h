@@ -13,10 +13,10 @@
  *
  * Values are reported raw, exactly as the file says. In particular the IB PMA
  * `port_xmit_data` / `port_rcv_data` count 4-byte words and stay in words
- * here: the mlx5 profile gives those series `scale = 4` (profile_mlx5.c) and
- * the rate engine multiplies, so scaling here would count every byte four
- * times. Widths (32-bit Q counters that wrap, 64-bit ones that reset) are the
- * profile's business too.
+ * here: the mlx5 profile says `scale = 4` (profile_mlx5.c) and the poller
+ * multiplies before the value leaves it (nic_poll.c), using the counter's
+ * caller-owned `scale`. Widths (32-bit Q counters that wrap, 64-bit ones that
+ * reset) are the profile's business too.
  *
  * `lifespan` (hw_counters only: how many ms the RDMA core caches the values)
  * is not a counter: it is left out of the counter list and read on every poll
@@ -53,6 +53,8 @@ struct fsc_nic_counter {
     uint32_t tag;     /* the caller's slot (a series id): FSC_NIC_TAG_NONE for a new
                        * file, kept across rescans while the name exists */
     uint32_t valid;   /* 1 once a value has been read (at scan time, or later) */
+    uint32_t scale;   /* the caller's unit multiplier for value (1 for a new file), kept
+                       * with tag across rescans; the reader never applies it */
 };
 
 struct fsc_nic_cdir_stats {
@@ -110,7 +112,7 @@ int fsc_nic_cdir_read(struct fsc_nic_cdir *cd);
 int fsc_nic_cdir_rescan(struct fsc_nic_cdir *cd);
 
 /* The counter array (n entries, sorted by name), owned by the reader; the
- * caller may write `tag` only. Valid until a rescan returns 1. */
+ * caller may write `tag` and `scale` only. Valid until a rescan returns 1. */
 struct fsc_nic_counter *fsc_nic_cdir_counters(struct fsc_nic_cdir *cd, size_t *n);
 
 /* Index of the counter named `name`, or -1 (binary search). */

@@ -42,13 +42,17 @@
  * fabric_nic_local_ack_timeout_errors_total, fabric_nic_rx_write_requests_total ...
  * IB PMA counters/ (64-bit extended counters):
  * fabric_nic_ib_port_rx_bytes_total / tx port_rcv_data / port_xmit_data  scale 4
- *                                        (the PMA counts 4-byte words); no PORT_BYTES
- *                                        signal: *_bytes_phy carry utilization
+ *                                        (the PMA counts 4-byte words, Linux Documentation/
+ *                                        ABI/stable/sysfs-class-infiniband; the poller
+ *                                        multiplies, nic_plan.h: values leave in
+ *                                        bytes); no PORT_BYTES signal: *_bytes_phy
+ *                                        carry utilization
  * fabric_nic_ib_port_rx_packets_total / tx  port_rcv_packets / port_xmit_packets
  * The narrow PMA error counters saturate rather than wrap; they pass through.
  *
  * Unknown names pass through as fabric_mlx5_<name>, 64-bit. refresh_ns = 10 ms:
- * the default hw_counters `lifespan` cache. */
+ * the default hw_counters `lifespan` cache; a port's own `lifespan` file wins
+ * for its hw_counters (nic_plan.h). */
 #include "model/profile.h"
 
 /* Initializer macros read best on one line. */
