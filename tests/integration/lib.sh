@@ -336,3 +336,30 @@ num_le() {
         if (g !~ /^[-+0-9.eE]+$/) exit 1
         exit !(g + 0 <= l + 0) }' || fail "$1: got '$2', want <= $3"
 }
+
+# The expected 1 s window rate of a counter stepping STEP per collection of
+# tests/interop/otlp_js/sender.js, from the `collect n=K time_ms=T` lines it
+# printed to OUTFILE, exactly as DESIGN §4 rule 9 defines a window: the
+# counter interpolated linearly at the edges E - 1 s and E of the last window
+# completed by the last collection, divided by 1 s. NA when the run did not
+# print enough collections to cover a whole window.
+expected_rate() { # OUTFILE STEP
+    awk -v step="$2" '
+        /^collect n=[0-9]+ time_ms=[0-9]+ / {
+            split($2, a, "="); split($3, b, "=")
+            t[a[2] + 0] = b[2] + 0; if (a[2] + 0 > n) n = a[2] + 0
+        }
+        function at(x,   k) {
+            for (k = 1; k < n; k++)
+                if (t[k] <= x && x <= t[k + 1])
+                    return k * step + step * (x - t[k]) / (t[k + 1] - t[k])
+            return "NA"
+        }
+        END {
+            if (n < 2) { print "NA"; exit }
+            e = int(t[n] / 1000) * 1000
+            a0 = at(e - 1000); a1 = at(e)
+            if (a0 == "NA" || a1 == "NA") { print "NA"; exit }
+            printf "%.17g\n", (a1 - a0) / 1.0
+        }' "$1"
+}

@@ -120,30 +120,6 @@ for p in $pids; do
     echo "${p%%:*} $?" >>"$tmp/rc"
 done
 
-# The expected 1 s window rate of a gauge stepping STEP per collection, from
-# the run's printed collection times (see the header). NA when the run did
-# not print enough collections to cover a whole window.
-expected_rate() { # OUTFILE STEP
-    awk -v step="$2" '
-        /^collect n=[0-9]+ time_ms=[0-9]+ / {
-            split($2, a, "="); split($3, b, "=")
-            t[a[2] + 0] = b[2] + 0; if (a[2] + 0 > n) n = a[2] + 0
-        }
-        function at(x,   k) {
-            for (k = 1; k < n; k++)
-                if (t[k] <= x && x <= t[k + 1])
-                    return k * step + step * (x - t[k]) / (t[k + 1] - t[k])
-            return "NA"
-        }
-        END {
-            if (n < 2) { print "NA"; exit }
-            e = int(t[n] / 1000) * 1000
-            a0 = at(e - 1000); a1 = at(e)
-            if (a0 == "NA" || a1 == "NA") { print "NA"; exit }
-            printf "%.17g\n", (a1 - a0) / 1.0
-        }' "$1"
-}
-
 fetch_metrics || fail "GET /metrics"
 hist=fabric_cumulus_nvswitch_histogram_interface_egress_buffer
 # One histogram family (docs/METRICS.md), not three counter families.

@@ -42,6 +42,7 @@
 
 #include "base/hash.h"
 #include "model/shard.h"
+#include "sources/otlp/otlp_bytes.h"
 #include "sources/otlp/otlp_series.h"
 
 #define DEFAULT_MAX_SERIES  100000u
@@ -50,6 +51,9 @@
 #define FIRST_BATCH         1024u
 #define DEFAULT_INTERVAL_NS 1000000000LL
 #define DEFAULT_DEVICE_ATTR "host.name"
+/* What Cumulus itself sends (Open-Telemetry-Export.md 5.11+, "Static Label
+ * Format": resource attribute net.host.name): tried when the default is absent. */
+#define CUMULUS_DEVICE_ATTR "net.host.name"
 #define ATTR_KEY_MAX        255u /* attribute key bytes kept in the cache key */
 #define VTEXT               32   /* text of an int / bool / double attribute */
 /* class + device + name + attributes + histogram bounds, all bounded above */
@@ -82,7 +86,12 @@ struct fsc_otlp_ingest {
     uint32_t shard_index, shard_count;
     bool source_foreign; /* the fallback device is another shard's */
     bool foreign;        /* the current resource's device is */
+    bool attr_default;   /* device_attr is the default: net.host.name may stand in */
     struct otlp_series ser;
+    /* Cumulus port bytes by release (otlp_bytes.h); on with the Cumulus profile. */
+    bool bytes_on;
+    struct otlp_bytes ob;
+    uint32_t ob_dev; /* the current resource's device in ob, OTLP_BYTES_NONE = not looked up */
     struct fsc_otlp_ingest_stats st;
     uint32_t smp_allocs;
 
@@ -98,6 +107,8 @@ struct fsc_otlp_ingest {
     char mname[FSC_PROFILE_VENDOR_MAX + 1];
     uint8_t mtype, mtemp;
     bool mmono, mname_ok, plan_done;
+    bool miface;                         /* a Cumulus interface metric */
+    const struct otlp_bytes_role *mrole; /* its part in port bytes, or NULL */
     int plan_rc;
     struct otlp_plan plan;
     uint32_t prefix_len; /* key[0 .. prefix_len): class, device, metric name */
@@ -168,10 +179,9 @@ static void push(struct fsc_otlp_ingest *ing, fsc_series_id id, uint32_t flags, 
 /* Applies one value to one series and buffers its sample. v is the point's
  * value for the series (v.u when !f64); DELTA values are added to the
  * running total first. *reset is set on a cumulative start-time change. */
-static void apply(struct fsc_otlp_ingest *ing, struct otlp_state *st, uint8_t mode, uint64_t start,
-                  bool f64, union fsc_value v, int64_t t, bool *reset)
+static void apply(struct fsc_otlp_ingest *ing, struct otlp_state *st, uint32_t flags, uint8_t mode,
+                  uint64_t start, bool f64, union fsc_value v, int64_t t, bool *reset)
 {
-    uint32_t flags = 0;
     if (st->seen && (st->mode == OTLP_MODE_DELTA) != (mode == OTLP_MODE_DELTA)) {
         flags |= FSC_SMP_RESET; /* another meaning of the value: a new baseline */
         st->total.u = 0;
@@ -320,7 +330,9 @@ static const uint32_t *series_of(struct fsc_otlp_ingest *ing, const struct fsc_o
     if (idx)
         return idx;
     if (!ing->plan_done) {
-        ing->plan_rc = otlp_series_plan(&ing->ser, ing->mname, ing->mtype, ing->mmono, &ing->plan);
+        /* An alias (ether_stats_octets) maps as the name it stands for. */
+        const char *pname = ing->bytes_on ? otlp_bytes_plan_name(ing->mname) : ing->mname;
+        ing->plan_rc = otlp_series_plan(&ing->ser, pname, ing->mtype, ing->mmono, &ing->plan);
         ing->plan_done = true;
     }
     if (ing->plan_rc != 0) {
@@ -368,6 +380,67 @@ static bool number_ok(uint8_t kind, uint8_t mode, const struct fsc_otlp_point *p
     return mode != OTLP_MODE_DELTA || isfinite(d);
 }
 
+/* ---- Cumulus port bytes (otlp_bytes.h) ---------------------------------------- */
+
+static void bytes_apply(void *ctx, uint32_t st, double v, int64_t t, bool reset)
+{
+    struct fsc_otlp_ingest *ing = ctx;
+    bool r = false;
+    apply(ing, &ing->ser.st[st], reset ? FSC_SMP_RESET : 0, OTLP_MODE_GAUGE, 0, true,
+          (union fsc_value){.d = v}, t, &r);
+}
+
+/* The current point's attribute `key` (ing->kv, built by key_build), or NULL. */
+static const struct otlp_kv *kv_find(const struct fsc_otlp_ingest *ing, const char *key)
+{
+    size_t n = strlen(key);
+    for (size_t i = 0; i < ing->n_kv; i++)
+        if (ing->kv[i].klen == n && memcmp(ing->kv[i].key, key, n) == 0)
+            return &ing->kv[i];
+    return NULL;
+}
+
+static uint32_t bytes_device(struct fsc_otlp_ingest *ing)
+{
+    if (ing->ob_dev == OTLP_BYTES_NONE)
+        ing->ob_dev = otlp_bytes_device(&ing->ob, ing->device);
+    return ing->ob_dev;
+}
+
+/* A Cumulus interface point: notes the device; for a direct byte counter,
+ * whether it feeds its port's bytes (false: a better counter does) and the
+ * flags of its sample. */
+static bool bytes_direct(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p,
+                         uint32_t *flags)
+{
+    uint32_t dev = bytes_device(ing);
+    otlp_bytes_interface_seen(&ing->ob, dev);
+    if (!ing->mrole || ing->mrole->kind != OTLP_BYTES_DIRECT)
+        return true;
+    const struct otlp_kv *port = kv_find(ing, "interface");
+    if (!port)
+        return true;
+    bool reset = false;
+    bool use = otlp_bytes_direct(&ing->ob, dev, port->val, port->vlen, ing->mrole,
+                                 (int64_t)p->time_ns, &reset);
+    if (reset)
+        *flags |= FSC_SMP_RESET;
+    return use;
+}
+
+static void bytes_class(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p, double v)
+{
+    const struct otlp_kv *port = kv_find(ing, "interface");
+    if (!port)
+        return;
+    const struct otlp_kv *c = kv_find(ing, ing->mrole->attr);
+    int cls = c ? otlp_bytes_class_of(c->val, c->vlen, ing->mrole->n_class) : -1;
+    otlp_bytes_class(&ing->ob, bytes_device(ing), port->val, port->vlen, ing->mrole, cls, v,
+                     (int64_t)p->time_ns);
+}
+
+/* ---- number points ------------------------------------------------------------- */
+
 static void number_point(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p)
 {
     if (!time_ok(ing, p))
@@ -391,11 +464,17 @@ static void number_point(struct fsc_otlp_ingest *ing, const struct fsc_otlp_poin
     const uint32_t *idx = series_of(ing, p, false, number_ok, mode, &n_ser);
     if (!idx)
         return;
-    struct otlp_state *st = &ing->ser.st[idx[0]];
-    if (!number_ok(st->kind, mode, p)) {
+    uint32_t si = idx[0]; /* an index: the bytes step below may grow the state array */
+    if (!number_ok(ing->ser.st[si].kind, mode, p)) {
         reject(ing, REJ_BAD_VALUE, "negative, NaN or infinite counter value");
         return;
     }
+    uint32_t flags = 0;
+    if (ing->miface && !bytes_direct(ing, p, &flags)) {
+        ing->res.accepted++; /* valid, but a better counter of this port is counted */
+        return;
+    }
+    struct otlp_state *st = &ing->ser.st[si];
     union fsc_value v;
     bool f64 = true;
     if (p->value_kind == FSC_OTLP_VALUE_DOUBLE) {
@@ -407,9 +486,11 @@ static void number_point(struct fsc_otlp_ingest *ing, const struct fsc_otlp_poin
         v.d = (double)p->as_int;
     }
     bool reset = false;
-    apply(ing, st, mode, p->start_ns, f64, v, (int64_t)p->time_ns, &reset);
+    apply(ing, st, flags, mode, p->start_ns, f64, v, (int64_t)p->time_ns, &reset);
     ing->st.resets += reset;
     ing->res.accepted++;
+    if (ing->mrole && ing->mrole->kind == OTLP_BYTES_CLASS)
+        bytes_class(ing, p, f64 ? v.d : (double)v.u);
 }
 
 /* Shape of a histogram point; NULL when fine, else the reason. */
@@ -470,13 +551,13 @@ static void histogram_point(struct fsc_otlp_ingest *ing, const struct fsc_otlp_p
     uint64_t cum = 0;
     for (uint32_t i = 0; i < nb; i++) {
         cum = p->n_buckets ? cum + p->buckets[i] : p->count; /* Prometheus buckets are cumulative */
-        apply(ing, &ing->ser.st[idx[i]], mode, p->start_ns, false, (union fsc_value){.u = cum}, t,
-              &reset);
+        apply(ing, &ing->ser.st[idx[i]], 0, mode, p->start_ns, false, (union fsc_value){.u = cum},
+              t, &reset);
     }
-    apply(ing, &ing->ser.st[idx[nb]], mode, p->start_ns, false, (union fsc_value){.u = p->count}, t,
-          &reset);
+    apply(ing, &ing->ser.st[idx[nb]], 0, mode, p->start_ns, false, (union fsc_value){.u = p->count},
+          t, &reset);
     if (p->has_sum)
-        apply(ing, &ing->ser.st[idx[nb + 1]], mode, p->start_ns, true,
+        apply(ing, &ing->ser.st[idx[nb + 1]], 0, mode, p->start_ns, true,
               (union fsc_value){.d = p->sum}, t, &reset);
     ing->st.resets += reset;
     ing->res.accepted++;
@@ -489,10 +570,21 @@ static void on_resource(void *ctx, const struct fsc_otlp_attr *attrs, uint32_t n
     struct fsc_otlp_ingest *ing = ctx;
     memcpy(ing->device, ing->source_device, sizeof(ing->device));
     ing->foreign = ing->source_foreign;
+    ing->ob_dev = OTLP_BYTES_NONE;
+    const char *want = ing->device_attr;
+    size_t want_len = ing->device_attr_len;
+    if (ing->attr_default) {
+        bool found = false;
+        for (uint32_t i = 0; i < n_attrs && !found; i++)
+            found = attrs[i].key.len == want_len && memcmp(attrs[i].key.p, want, want_len) == 0;
+        if (!found) {
+            want = CUMULUS_DEVICE_ATTR;
+            want_len = sizeof(CUMULUS_DEVICE_ATTR) - 1;
+        }
+    }
     for (uint32_t i = 0; i < n_attrs; i++) {
         const struct fsc_otlp_attr *a = &attrs[i];
-        if (a->key.len != ing->device_attr_len ||
-            memcmp(a->key.p, ing->device_attr, ing->device_attr_len) != 0)
+        if (a->key.len != want_len || memcmp(a->key.p, want, want_len) != 0)
             continue;
         char text[FSC_OTLP_LABEL_VALUE_MAX + 1];
         size_t n;
@@ -523,6 +615,9 @@ static void on_metric(void *ctx, const struct fsc_otlp_metric *m)
     ing->mtemp = m->temporality;
     ing->mmono = m->monotonic;
     ing->plan_done = false;
+    ing->miface = ing->bytes_on && ing->mname_ok && m->type != FSC_OTLP_HISTOGRAM &&
+                  otlp_bytes_interface_metric(ing->mname);
+    ing->mrole = ing->miface ? otlp_bytes_role(ing->mname) : NULL;
 
     uint8_t *k = ing->key;
     *k++ = m->type == FSC_OTLP_HISTOGRAM ? 'h' : 'n';
@@ -589,6 +684,7 @@ struct fsc_otlp_ingest *fsc_otlp_ingest_create(const struct fsc_otlp_ingest_conf
                      ing->source_device);
     ing->device_attr = strdup(attr);
     ing->device_attr_len = strlen(attr);
+    ing->attr_default = strcmp(attr, DEFAULT_DEVICE_ATTR) == 0;
     ing->max_batch = cfg->max_batch ? cfg->max_batch : DEFAULT_MAX_BATCH;
     ing->cap_smp = ing->max_batch < FIRST_BATCH ? ing->max_batch : FIRST_BATCH;
     ing->smp = malloc((size_t)ing->cap_smp * sizeof(*ing->smp));
@@ -606,6 +702,9 @@ struct fsc_otlp_ingest *fsc_otlp_ingest_create(const struct fsc_otlp_ingest_conf
         goto nomem;
     }
     memcpy(ing->device, ing->source_device, sizeof(ing->device));
+    ing->bytes_on = prof == &fsc_profile_cumulus;
+    otlp_bytes_init(&ing->ob, &ing->ser, bytes_apply, ing);
+    ing->ob_dev = OTLP_BYTES_NONE;
     return ing;
 nomem:
     snprintf(err, errlen, "out of memory creating the OTLP ingest");
@@ -616,6 +715,7 @@ void fsc_otlp_ingest_destroy(struct fsc_otlp_ingest *ing)
 {
     if (!ing)
         return;
+    otlp_bytes_fini(&ing->ob);
     otlp_series_fini(&ing->ser);
     free(ing->smp);
     free(ing->device_attr);
@@ -636,12 +736,18 @@ void fsc_otlp_ingest_begin(struct fsc_otlp_ingest *ing, int64_t arrival_ns,
     ing->mname[0] = '\0';
     ing->mname_ok = false;
     ing->mtype = FSC_OTLP_NONE;
+    ing->miface = false;
+    ing->mrole = NULL;
+    ing->ob_dev = OTLP_BYTES_NONE;
+    otlp_bytes_begin(&ing->ob);
     *v = (struct fsc_otlp_visitor){
         .ctx = ing, .resource = on_resource, .metric = on_metric, .point = on_point};
 }
 
 int fsc_otlp_ingest_end(struct fsc_otlp_ingest *ing, struct fsc_otlp_ingest_result *res)
 {
+    if (ing->bytes_on) /* derived sums join this request's samples */
+        otlp_bytes_end(&ing->ob, ing->res.warning, sizeof(ing->res.warning));
     flush(ing);
     struct fsc_otlp_ingest_stats *st = &ing->st;
     st->requests++;
@@ -670,8 +776,21 @@ void fsc_otlp_ingest_stats(struct fsc_otlp_ingest *ing, struct fsc_otlp_ingest_s
     *out = ing->st;
     out->series = ing->ser.n_st;
     out->cache_entries = ing->ser.count;
-    out->heap_allocs = (uint64_t)ing->ser.allocs + ing->smp_allocs;
+    out->heap_allocs = (uint64_t)ing->ser.allocs + ing->smp_allocs + ing->ob.allocs;
     out->memory_bytes = sizeof(*ing) + ing->device_attr_len + 1 + ing->ser.memory +
-                        (size_t)ing->cap_smp * sizeof(*ing->smp);
+                        (size_t)ing->cap_smp * sizeof(*ing->smp) + ing->ob.memory;
+    out->bytes_derived = ing->ob.st.derived_samples;
+    out->bytes_incomplete = ing->ob.st.incomplete;
+    out->bytes_dropped = ing->ob.st.dropped;
+    out->bytes_unplaced = ing->ob.st.unplaced + ing->ob.st.no_class;
     pthread_mutex_unlock(&ing->lock);
+}
+
+size_t fsc_otlp_ingest_devices(struct fsc_otlp_ingest *ing,
+                               void (*cb)(void *arg, const char *device, int has), void *arg)
+{
+    pthread_mutex_lock(&ing->lock);
+    size_t n = otlp_bytes_devices(&ing->ob, cb, arg);
+    pthread_mutex_unlock(&ing->lock);
+    return n;
 }

@@ -75,6 +75,10 @@ struct fsc_otlp_ingest_result {
     uint64_t skipped;     /* neither accepted nor rejected: NO_RECORDED_VALUE points and */
     uint64_t other_shard; /* (of skipped) points of a device another shard owns */
     char message[256];    /* first rejection reason of the request, "" when none */
+    /* Added: a condition of the sender worth one log line, "" when none; each
+     * is returned once (today: a Cumulus device that sends no port byte
+     * counter, otlp_bytes.h). The caller logs it; the ingest prints nothing. */
+    char warning[256];
 };
 
 /* Totals since create (self-monitoring). */
@@ -93,6 +97,11 @@ struct fsc_otlp_ingest_stats {
     uint64_t heap_allocs;   /* allocations after create; a request of known series makes none */
     uint32_t cache_entries; /* (device, name, attributes[, bounds]) keys cached */
     uint64_t other_shard;   /* of skipped: points of another shard's device */
+    /* Added: Cumulus port bytes by release (otlp_bytes.h). */
+    uint64_t bytes_derived;    /* derived (per-class sum) samples emitted */
+    uint64_t bytes_incomplete; /* exports of a port that lacked a learned class: no sum */
+    uint64_t bytes_dropped;    /* points of a lower-ranked byte counter not counted */
+    uint64_t bytes_unplaced;   /* byte points past the port bound or without class */
 };
 
 struct fsc_otlp_ingest;
@@ -121,6 +130,14 @@ int fsc_otlp_ingest_end(struct fsc_otlp_ingest *ing, struct fsc_otlp_ingest_resu
 /* Ends a request whose decode failed (no callback was made): releases the
  * lock. */
 void fsc_otlp_ingest_abort(struct fsc_otlp_ingest *ing);
+
+/* Calls cb(arg, device, has) for every Cumulus device judged on port bytes:
+ * has 1 = sends a byte counter (direct or per class), 0 = sent interface
+ * metrics in 3 requests and none (otlp_bytes.h). device is borrowed for the
+ * call. Returns the count. Thread: any (takes the lock; cb must not call
+ * the ingest). */
+size_t fsc_otlp_ingest_devices(struct fsc_otlp_ingest *ing,
+                               void (*cb)(void *arg, const char *device, int has), void *arg);
 
 /* Copies the totals. Thread: any (takes the lock). */
 void fsc_otlp_ingest_stats(struct fsc_otlp_ingest *ing, struct fsc_otlp_ingest_stats *out);

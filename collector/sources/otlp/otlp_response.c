@@ -53,6 +53,7 @@ static void decode_ingest(struct fsc_otlp_ingest *ing, enum fsc_otlp_format fmt,
     out->rejected = res.rejected;
     out->skipped_other_shard = res.other_shard;
     out->skipped_no_value = res.skipped - res.other_shard;
+    memcpy(out->warning, res.warning, sizeof(out->warning));
     if (rc != 0) {
         /* The ingest took the points (its delta state moved on), the engine
          * lost the samples: not retryable (HTTP 500 / INTERNAL are not in

@@ -53,6 +53,7 @@ struct fsc_otlp_outcome {
     uint64_t rejected;                              /* points refused by the ingest */
     uint64_t skipped_other_shard, skipped_no_value; /* points skipped, neither of the above */
     char message[256]; /* decoder sentence, cap, or first rejection reason; "" */
+    char warning[256]; /* the ingest's one-time note about the sender (logged); "" */
 };
 
 /* Runs one export request: inflates body when gzip (at most

@@ -116,6 +116,12 @@ void fsc_otlp_counters_add(struct fsc_otlp_counters *c, enum fsc_otlp_verdict ve
     }
     pthread_mutex_unlock(&c->mu);
 
+    if (o && o->warning[0]) {
+        /* The ingest returns each such note once (per device): log it as is. */
+        char q[300];
+        fsc_log(FSC_LOG_WARN, "otlp_sender_warning", "source=%s transport=%s message=%s", c->source,
+                c->st.transport, fsc_log_quote(o->warning, q, sizeof(q)));
+    }
     if (log_now) {
         char q[300];
         fsc_log(kind == FSC_OTLP_ERR_INTERNAL ? FSC_LOG_ERROR : FSC_LOG_WARN, "otlp_request_error",
@@ -337,8 +343,40 @@ static const struct fsc_stat_table receiver_table = {
     .n_cols = COL__COUNT,
 };
 
-static const struct fsc_stat_table *const otlp_tables[] = {&receiver_table,
+/* Cumulus devices judged on port bytes (otlp_bytes.h, docs/vendors/cumulus.md). */
+static const struct fsc_stat_col device_cols[] = {
+    {.id = "byte_counters",
+     .family = "fabricscope_otlp_device_byte_counters",
+     .type = FSC_STAT_GAUGE,
+     .help = "1: the Cumulus device sends a port byte counter (direct or per class); 0: it "
+             "sent interface metrics in 3 requests and none, its port bytes are unknown.",
+     .title = "byte counters"},
+};
+
+static const struct fsc_stat_table device_table = {
+    .id = "otlp_devices",
+    .title = "OTLP devices (port byte counters)",
+    .empty = "no OTLP device judged yet",
+    .keys = {"source", "device", NULL},
+    .cols = device_cols,
+    .n_cols = 1,
+};
+
+static const struct fsc_stat_table *const otlp_tables[] = {&receiver_table, &device_table,
                                                            &fsc_http_sec_stat_table, NULL};
+
+struct device_rows {
+    const struct otlp_source *os;
+    const struct fsc_stats_out *out;
+};
+
+static void device_row(void *arg, const char *device, int has)
+{
+    const struct device_rows *dr = arg;
+    const char *keys[] = {dr->os->name, device};
+    double v = has;
+    fsc_stats_row(dr->out, &device_table, keys, &v, NULL);
+}
 
 /* A row per transport, and each transport's listener refusals (named as in
  * its listener_auth_failed log lines). */
@@ -366,6 +404,8 @@ static void otlp_stats(void *ctx, const struct fsc_stats_out *out)
         const char *keys[] = {os->name, t->transport};
         fsc_stats_row(out, &receiver_table, keys, v, NULL);
     }
+    struct device_rows dr = {os, out};
+    fsc_otlp_ingest_devices(os->ing, device_row, &dr);
     for (size_t k = 0; k < n && k < 2; k++) {
         char listener[96];
         snprintf(listener, sizeof(listener), "otlp/%s:%s", st[k].transport, os->name);

@@ -7,6 +7,26 @@
 //   node sender.js --protocol grpc|http-proto|http-json --endpoint URL
 //                  [--gzip] [--exports N] [--interval-ms M]
 //                  [--temporality cumulative|delta] [--host-name sw1]
+//                  [--release 5.11|5.14|5.15|5.16|none]
+//
+// --release replaces the instruments below with one Cumulus release's
+// interface name set (NVIDIA CumulusNetworks/docs, Open-Telemetry-Export.md
+// of that release; tests/integration/otlp_cumulus_releases_test.sh has the
+// known answers), all ObservableGauge doubles on interface swp1, collection
+// k = 1..N:
+//   every set: oper_state 1 (its time is the printed time_ms)
+//   5.11: no interface octets. tc_tx_octet {tc 0, 3, 7 (int)}:
+//         1e9 + 1e6 k, 2e9 + 2e6 k, 3e9 + 3e6 k; pg_rx_octet {pg 0, 3}:
+//         4e9 + 1e6 k, 5e9 + 4e6 k; sp_rx_octets / sp_tx_octets {sp 3}:
+//         7e9 + 9e6 k; performance_marked_packets {marking ecn}: k
+//   5.14: if_in_octets and its duplicate ether_stats_octets 5e9 + 7e6 k,
+//         if_out_octets 6e9 + 8e6 k, tc_tx_octet {tc 0} 1e6 k,
+//         pg_rx_octet {pg 0} 2e6 k
+//   5.15: ether_stats_octets 5e9 + 7e6 k, if_out_octets 6e9 + 8e6 k,
+//         pg_rx_octet {pg 0} 2e6 k
+//   5.16: as 5.15, plus the egress_buffer histogram below (the switch's
+//         default from 5.13 is delta: run it with --temporality delta)
+//   none: oper_state and dot3_stats_fcs_errors 0 only (no byte counter)
 //
 // --endpoint: gRPC "http://127.0.0.1:PORT"; HTTP the full URL
 // "http://127.0.0.1:PORT/v1/metrics". --gzip sets the exporter's
@@ -119,6 +139,7 @@ function parseArgs(argv) {
         intervalMs: 250,
         temporality: 'cumulative',
         hostName: 'sw1',
+        release: '',
     };
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i];
@@ -133,6 +154,7 @@ function parseArgs(argv) {
         else if (a === '--interval-ms') o.intervalMs = Number(next());
         else if (a === '--temporality') o.temporality = next();
         else if (a === '--host-name') o.hostName = next();
+        else if (a === '--release') o.release = next();
         else usage(`unknown argument ${a}`);
     }
     if (!['grpc', 'http-proto', 'http-json'].includes(o.protocol)) usage('bad --protocol');
@@ -141,6 +163,7 @@ function parseArgs(argv) {
     if (!Number.isInteger(o.intervalMs) || o.intervalMs < 10 || o.intervalMs > 60000)
         usage('bad --interval-ms');
     if (!['cumulative', 'delta'].includes(o.temporality)) usage('bad --temporality');
+    if (!['', '5.11', '5.14', '5.15', '5.16', 'none'].includes(o.release)) usage('bad --release');
     return o;
 }
 
@@ -211,6 +234,7 @@ async function main() {
     const meter = provider.getMeter('fabricscope-otlp-interop', '1.0.0');
 
     let k = 0; // the collection being made (1-based inside the callbacks)
+    if (o.release) return runRelease(o, exporter, reader, provider, meter, () => k, (v) => (k = v));
     const inOctets = meter.createObservableGauge('nvswitch_interface_if_in_octets', { unit: 'By' });
     inOctets.addCallback((r) => {
         r.observe(1e12 + k * 1e9, { interface: 'swp1' });
@@ -268,19 +292,95 @@ async function main() {
                     }
                 }
         console.log(`collect n=${k} time_ms=${time} start_ms=${start} points=${points}`);
-        const res = await exportOnce(exporter, resourceMetrics);
-        if (res.code === 0) {
-            console.log(`export n=${k} result=success`);
-        } else {
-            failures++;
-            const msg = String((res.error && res.error.message) || res.error).replace(/\s+/g, ' ');
-            console.log(`export n=${k} result=failure error=${msg}`);
-        }
+        if (!(await exportReported(exporter, resourceMetrics, k))) failures++;
     }
+    await finish(o, exporter, provider, failures);
+}
+
+// Exports one collection and prints the verdict line; true on success.
+async function exportReported(exporter, resourceMetrics, k) {
+    const res = await exportOnce(exporter, resourceMetrics);
+    if (res.code === 0) {
+        console.log(`export n=${k} result=success`);
+        return true;
+    }
+    const msg = String((res.error && res.error.message) || res.error).replace(/\s+/g, ' ');
+    console.log(`export n=${k} result=failure error=${msg}`);
+    return false;
+}
+
+async function finish(o, exporter, provider, failures) {
     await provider.shutdown();
     await exporter.shutdown();
     console.log(`done exports=${o.exports} failures=${failures}`);
     process.exitCode = failures ? 1 : 0;
+}
+
+// One Cumulus release's name set (see the header); the same schedule and
+// output lines as main().
+async function runRelease(o, exporter, reader, provider, meter, getK, setK) {
+    const NV = 'nvswitch_interface_';
+    const sw = 'swp1';
+    const gauge = (name, points) =>
+        meter
+            .createObservableGauge(NV + name)
+            .addCallback((r) => points(getK()).forEach(([v, a]) => r.observe(v, { interface: sw, ...a })));
+    gauge('oper_state', () => [[1, {}]]);
+    let egress = null;
+    if (o.release === '5.11') {
+        gauge('tc_tx_octet', (k) => [
+            [1e9 + 1e6 * k, { tc: 0 }],
+            [2e9 + 2e6 * k, { tc: 3 }],
+            [3e9 + 3e6 * k, { tc: 7 }],
+        ]);
+        gauge('pg_rx_octet', (k) => [
+            [4e9 + 1e6 * k, { pg: 0 }],
+            [5e9 + 4e6 * k, { pg: 3 }],
+        ]);
+        gauge('sp_rx_octets', (k) => [[7e9 + 9e6 * k, { sp: 3 }]]);
+        gauge('sp_tx_octets', (k) => [[7e9 + 9e6 * k, { sp: 3 }]]);
+        gauge('performance_marked_packets', (k) => [[k, { marking: 'ecn' }]]);
+    } else if (o.release === 'none') {
+        gauge('dot3_stats_fcs_errors', () => [[0, {}]]);
+    } else {
+        if (o.release === '5.14') gauge('if_in_octets', (k) => [[5e9 + 7e6 * k, {}]]);
+        gauge('ether_stats_octets', (k) => [[5e9 + 7e6 * k, {}]]);
+        gauge('if_out_octets', (k) => [[6e9 + 8e6 * k, {}]]);
+        if (o.release === '5.14') gauge('tc_tx_octet', (k) => [[1e6 * k, { tc: 0 }]]);
+        gauge('pg_rx_octet', (k) => [[2e6 * k, { pg: 0 }]]);
+        if (o.release === '5.16')
+            egress = meter.createHistogram('nvswitch_histogram_interface_egress_buffer', {
+                unit: 'bytes',
+                advice: { explicitBucketBoundaries: HIST_BOUNDS },
+            });
+    }
+    const M = o.intervalMs;
+    let deadline = (Math.floor(Date.now() / M) + 1) * M + Math.floor(M / 2);
+    let failures = 0;
+    for (let k = 1; k <= o.exports; k++) {
+        setK(k);
+        const wait = deadline - Date.now();
+        if (wait > 0) await sleep(wait);
+        deadline += M;
+        if (egress) for (const v of HIST_VALUES) egress.record(v, { interface: sw, tc: 0 });
+        const { resourceMetrics, errors } = await reader.collect();
+        if (errors.length) {
+            failures++;
+            console.log(`collect n=${k} errors=${errors.length} first=${String(errors[0])}`);
+            continue;
+        }
+        let time = -1;
+        let points = 0;
+        for (const sm of resourceMetrics.scopeMetrics)
+            for (const m of sm.metrics)
+                for (const dp of m.dataPoints) {
+                    points++;
+                    if (m.descriptor.name === NV + 'oper_state') time = hrToMs(dp.endTime);
+                }
+        console.log(`collect n=${k} time_ms=${time} points=${points}`);
+        if (!(await exportReported(exporter, resourceMetrics, k))) failures++;
+    }
+    await finish(o, exporter, provider, failures);
 }
 
 main().catch((e) => {
