@@ -43,7 +43,7 @@
 #define FSC_CONFIG_MAX_PATH     1023 /* file paths, URLs, gNMI paths */
 #define FSC_CONFIG_MAX_SECRET   4096 /* bytes of a resolved secret */
 #define FSC_CONFIG_MAX_SECTIONS 16   /* section kinds (root and exporters) in a schema */
-#define FSC_CONFIG_MAX_WARNINGS 32  /* warnings kept per load (more are counted, not kept) */
+#define FSC_CONFIG_MAX_WARNINGS 32   /* warnings kept per load (more are counted, not kept) */
 
 /* Where an item was declared in the config file (1-based), so runtime
  * messages can point back at it. */

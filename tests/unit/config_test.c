@@ -666,7 +666,6 @@ static void synthetic_and_profiles(void)
                  "cumulus, mlx5; did you mean \"junos\"?)");
 }
 
-
 /* ---- gnmi: the Junos 2 s interval grid ------------------------------------ */
 
 /* Junos reports on multiples of 2 s: 100ms (source) and 3s (stream) are

@@ -230,8 +230,7 @@ static void junos_grid_rounds_up(void)
         Gnmi__SubscribeRequest *req = buf ? gnmi__subscribe_request__unpack(NULL, len, buf) : NULL;
         CHECK(req && req->subscribe && req->subscribe->n_subscription == 1);
         if (req && req->subscribe && req->subscribe->n_subscription == 1)
-            CHECK_INT(req->subscribe->subscription[0]->sample_interval,
-                      grid ? 2 * S : 100000000);
+            CHECK_INT(req->subscribe->subscription[0]->sample_interval, grid ? 2 * S : 100000000);
         if (req)
             gnmi__subscribe_request__free_unpacked(req, NULL);
         free(buf);

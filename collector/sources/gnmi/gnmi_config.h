@@ -59,10 +59,10 @@ struct fsc_gnmi_config {
     uint32_t stall_intervals;        /* resubscribe after this many silent intervals; default 3 */
     enum fsc_gnmi_copy counter_copy; /* default FSC_GNMI_COPY_PROFILE */
     enum fsc_gnmi_grid sample_interval_grid; /* default FSC_GNMI_GRID_PROFILE */
-    int64_t interval_grid_ns; /* resolved grid: 2 s for Junos, 0 = none; intervals are on it */
-    int64_t keepalive_ns;            /* gRPC keepalive; default 30 s */
-    int64_t connect_timeout_ns;      /* default 10 s */
-    struct fsc_backoff backoff;      /* reconnect backoff (jittered); 1 s .. 60 s */
+    int64_t interval_grid_ns;   /* resolved grid: 2 s for Junos, 0 = none; intervals are on it */
+    int64_t keepalive_ns;       /* gRPC keepalive; default 30 s */
+    int64_t connect_timeout_ns; /* default 10 s */
+    struct fsc_backoff backoff; /* reconnect backoff (jittered); 1 s .. 60 s */
 };
 
 /* The Junos profile (profile_junos.c): the type's default. */

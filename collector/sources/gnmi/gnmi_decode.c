@@ -113,10 +113,10 @@ void fsc_gnmi_decoder_stats(const struct fsc_gnmi_decoder *dec, struct fsc_gnmi_
     out->cache_series = gnmi_series_cache_count(dec->paths);
     out->heap_allocs =
         gnmi_series_cache_allocs(dec->prefixes) + gnmi_series_cache_allocs(dec->paths);
-    out->memory_bytes =
-        sizeof(*dec) + strlen(dec->device) + 1 + (dec->seq_mask + 1) * sizeof(*dec->seq) +
-        gnmi_series_cache_memory(dec->prefixes) + gnmi_series_cache_memory(dec->paths) +
-        gnmi_multi_memory(dec->multi);
+    out->memory_bytes = sizeof(*dec) + strlen(dec->device) + 1 +
+                        (dec->seq_mask + 1) * sizeof(*dec->seq) +
+                        gnmi_series_cache_memory(dec->prefixes) +
+                        gnmi_series_cache_memory(dec->paths) + gnmi_multi_memory(dec->multi);
 }
 
 /* ---- Junos header extension -------------------------------------------------- */

@@ -71,24 +71,24 @@ struct fsc_gnmi_decode_config {
 
 /* What one message produced (fully overwritten by each decode call). */
 struct fsc_gnmi_result {
-    uint32_t n_samples;    /* samples appended to the caller's buffer */
-    uint32_t updates;      /* Update entries in the notification */
-    uint32_t pseudo;       /* `__`-prefixed pseudo leaves dropped */
-    uint32_t unsupported;  /* values that are not numbers, or paths too deep / empty */
-    uint32_t unknown;      /* updates that went to a passthrough (profile-unknown) series */
-    uint32_t no_series;    /* updates whose series the registry or engine refused */
-    uint32_t overflow;     /* updates dropped because the caller's buffer was full */
-    uint32_t deletes;      /* Notification.delete paths (reported, not sampled) */
-    uint32_t seq_gaps;     /* sequence gaps seen in this message (0 or 1) */
-    uint32_t multi_wait;   /* updates of a multi-producer series held until all reported */
+    uint32_t n_samples;     /* samples appended to the caller's buffer */
+    uint32_t updates;       /* Update entries in the notification */
+    uint32_t pseudo;        /* `__`-prefixed pseudo leaves dropped */
+    uint32_t unsupported;   /* values that are not numbers, or paths too deep / empty */
+    uint32_t unknown;       /* updates that went to a passthrough (profile-unknown) series */
+    uint32_t no_series;     /* updates whose series the registry or engine refused */
+    uint32_t overflow;      /* updates dropped because the caller's buffer was full */
+    uint32_t deletes;       /* Notification.delete paths (reported, not sampled) */
+    uint32_t seq_gaps;      /* sequence gaps seen in this message (0 or 1) */
+    uint32_t multi_wait;    /* updates of a multi-producer series held until all reported */
     uint32_t multi_dropped; /* updates of a multi-producer series past the bounds (dropped) */
-    uint64_t seq_lost;     /* messages missing in that gap */
-    int64_t t_dev_ns;      /* timestamp given to this message's samples */
-    uint8_t sync_response; /* SubscribeResponse.sync_response = true */
-    uint8_t error;         /* deprecated SubscribeResponse.error present */
-    uint8_t has_header;    /* a Junos telemetry header extension was decoded */
-    uint8_t header_time;   /* t_dev_ns came from the header (ms) */
-    uint8_t eom;           /* the header's eom: the last message of a batch */
+    uint64_t seq_lost;      /* messages missing in that gap */
+    int64_t t_dev_ns;       /* timestamp given to this message's samples */
+    uint8_t sync_response;  /* SubscribeResponse.sync_response = true */
+    uint8_t error;          /* deprecated SubscribeResponse.error present */
+    uint8_t has_header;     /* a Junos telemetry header extension was decoded */
+    uint8_t header_time;    /* t_dev_ns came from the header (ms) */
+    uint8_t eom;            /* the header's eom: the last message of a batch */
 };
 
 /* Totals since create (self-monitoring). */

@@ -130,8 +130,8 @@ struct gnmi_series_cache {
  * GNMI_SER_* of the entry. The tag lets one table hold keys that are only
  * unique within a context (raw path bytes under a prefix id). */
 static inline struct gnmi_slot *gnmi_series_cache_slot(const struct gnmi_series_cache *c,
-                                                       uint32_t tag, const uint8_t *key,
-                                                       size_t n, uint64_t h)
+                                                       uint32_t tag, const uint8_t *key, size_t n,
+                                                       uint64_t h)
 {
     /* Load factor <= 1/2, so a probe run ends at an empty slot quickly. */
     for (uint32_t i = (uint32_t)h & c->mask, step = 0; step <= c->mask;

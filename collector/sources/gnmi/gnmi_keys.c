@@ -223,10 +223,8 @@ static int gnmi_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
             st->sample_interval_ns = g->sample_interval_ns; /* already on the grid */
             continue;
         }
-        const struct fsc_ynode *item = sl && sl->value->kind == FSC_YNODE_SEQ &&
-                                               i < sl->value->n
-                                           ? sl->value->items[i]
-                                           : NULL;
+        const struct fsc_ynode *item =
+            sl && sl->value->kind == FSC_YNODE_SEQ && i < sl->value->n ? sl->value->items[i] : NULL;
         size_t pl = fsc_cfg_path_key(ctx, "streams");
         fsc_cfg_path_index(ctx, i);
         int rc = grid_round(ctx, item ? fsc_ymap_get(item, "sample_interval") : NULL,
