@@ -74,6 +74,7 @@ static void write_leaf(FILE *f, const struct demo_run *run, unsigned i)
             "        paths: [/interfaces/interface/ethernet/state/counters,\n"
             "                /junos/system/linecard/interface/]\n"
             "        sample_interval: %s\n"
+            "    sample_interval_grid: none\n" /* simulated leaves: 1 s and 100 ms as asked */
             "    stall_intervals: %u\n"
             "    connect_timeout: 2s\n"
             "    backoff: {initial: 200ms, max: 2s}\n",

@@ -123,6 +123,12 @@ static int cmd_check_config(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return EXIT_USAGE;
     }
+    /* Warnings first, on stderr: the printout on stdout stays a config that
+     * loads back (it shows the values as they will be used). */
+    const char *const *warnings;
+    size_t n_warnings = fsc_config_warnings(cfg, &warnings);
+    for (size_t i = 0; i < n_warnings; i++)
+        fprintf(stderr, "%s\n", warnings[i]);
     int rc = fsc_config_print(cfg, stdout);
     fsc_config_destroy(cfg);
     if (rc != 0) {
@@ -186,6 +192,13 @@ static int cmd_run(int argc, char **argv)
         return EXIT_USAGE;
     }
     fsc_log_set_level(level_arg ? level : cfg->log_level);
+    const char *const *warnings;
+    size_t n_warnings = fsc_config_warnings(cfg, &warnings);
+    for (size_t i = 0; i < n_warnings; i++) {
+        char q[800];
+        fsc_log(FSC_LOG_WARN, "config_warning", "text=%s",
+                fsc_log_quote(warnings[i], q, sizeof(q)));
+    }
     if (shard_arg) {
         struct fsc_shard_config *sh = fsc_config_section_mut(cfg, &fsc_shard_kind);
         sh->index = shard_index;

@@ -3,6 +3,7 @@
 #include "config/config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -90,7 +91,42 @@ struct fsc_config_private {
     char *exporters_block, *sections_block; /* the instances, at the tables' offsets */
     struct fsc_ckey root_keys[4];
     struct fsc_cspec root_spec;
+    /* Warnings of the load (fsc_cfg_warn), in the arena; past the bound
+     * they are counted, not kept, so a file cannot grow the config. */
+    const char *warnings[FSC_CONFIG_MAX_WARNINGS];
+    size_t n_warnings, dropped_warnings;
 };
+
+int fsc_cfg_warn(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+    struct fsc_config_private *p = ctx->cfg->priv;
+    if (p->n_warnings == FSC_CONFIG_MAX_WARNINGS) {
+        p->dropped_warnings++;
+        return 0;
+    }
+    char msg[512], full[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    const char *sep = ctx->pathlen ? ": " : "";
+    int n = snprintf(full, sizeof(full), "%s:%u:%u: %s%swarning: %s", ctx->name, (unsigned)line,
+                     (unsigned)col, ctx->pathlen ? ctx->path : "", sep, msg);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof(full) ? (size_t)n : sizeof(full) - 1;
+    char *w = fsc_cfg_arena_alloc(p->arena, len + 1);
+    if (w == NULL)
+        return fsc_cfg_fail(ctx, line, col, "out of memory");
+    memcpy(w, full, len);
+    w[len] = '\0';
+    p->warnings[p->n_warnings++] = w;
+    return 0;
+}
+
+size_t fsc_config_warnings(const struct fsc_config *cfg, const char *const **out)
+{
+    *out = cfg->priv->warnings;
+    return cfg->priv->n_warnings;
+}
 
 static int decode_exporters_key(struct fsc_cctx *ctx, const struct fsc_ckey *key,
                                 const struct fsc_ynode *val, void *obj)

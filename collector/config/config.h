@@ -43,6 +43,7 @@
 #define FSC_CONFIG_MAX_PATH     1023 /* file paths, URLs, gNMI paths */
 #define FSC_CONFIG_MAX_SECRET   4096 /* bytes of a resolved secret */
 #define FSC_CONFIG_MAX_SECTIONS 16   /* section kinds (root and exporters) in a schema */
+#define FSC_CONFIG_MAX_WARNINGS 32   /* warnings kept per load (more are counted, not kept) */
 
 /* Where an item was declared in the config file (1-based), so runtime
  * messages can point back at it. */
@@ -213,6 +214,12 @@ struct fsc_config *fsc_config_load(const char *path, const struct fsc_config_sch
 struct fsc_config *fsc_config_parse(const char *text, size_t len, const char *name,
                                     const struct fsc_config_schema *schema, char *err,
                                     size_t errlen);
+
+/* The warnings of the load ("file:line:col: path: warning: sentence": a
+ * value accepted but changed, such as a gNMI sample interval rounded up to
+ * the device's grid), at most FSC_CONFIG_MAX_WARNINGS. *out points into the
+ * config (valid until fsc_config_destroy). Returns how many. Thread: any. */
+size_t fsc_config_warnings(const struct fsc_config *cfg, const char *const **out);
 
 /* Frees the config and wipes the memory that held secrets. NULL is a no-op. */
 void fsc_config_destroy(struct fsc_config *cfg);

@@ -119,6 +119,12 @@ struct fsc_cspec {
 int fsc_cfg_fail(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Records a warning "name:line:col: path: warning: sentence" in the config
+ * being built (fsc_config_warnings()); the load goes on. Returns 0, or -1
+ * after fsc_cfg_fail() when out of memory. */
+int fsc_cfg_warn(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Writes `sentence` (already complete: "file:line:col: path: ...") as the
  * error. Returns -1. */
 int fsc_cfg_fail_raw(struct fsc_cctx *ctx, const char *sentence);

@@ -104,8 +104,17 @@ struct fsc_sim_config {
     int64_t min_interval_ms; /* below it: InvalidArgument (Junos floor is 2 s); 0 = 1 ms */
     double jitter;           /* payload timestamp jitter, +- fraction of the interval */
     int64_t batch_copy_ms;   /* counter copy period; 0 = live values */
-    double utilization;      /* 0..1 of line rate, every port */
-    int32_t burst_port;      /* -1 = none */
+    /* --junos-cadence: Junos' reporting, as Juniper documents it ("Guidelines
+     * for Specifying Data Reporting Intervals"): intervals are multiples of
+     * 2 s (a request is rounded up), each interval reports batch_ports of
+     * the ports (the next ones in turn, so one port's records come every
+     * ports / batch_ports intervals), eom on the last message of a batch,
+     * counters from the 2 s copy (batch_copy_ms 2000 unless given), the
+     * sync_response after the first full round of ports. */
+    int junos_cadence;
+    uint32_t batch_ports; /* ports per interval with junos_cadence (default 10) */
+    double utilization;   /* 0..1 of line rate, every port */
+    int32_t burst_port;   /* -1 = none */
     int64_t burst_every_ms;
     int64_t burst_length_ms;
     int64_t reset_after_ms;      /* counters restart every D; 0 = never */
@@ -181,7 +190,7 @@ struct fsc_sim_msg_meta {
     uint32_t queues;
     uint64_t sequence;
     int64_t payload_ms, epoch_ms, export_ms;
-    int eom; /* last message of one full wrap */
+    int eom; /* last message of one full wrap (--junos-cadence: of one batch) */
 };
 
 /* Serializes a SubscribeResponse with one Notification for meta->port and

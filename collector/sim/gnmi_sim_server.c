@@ -57,6 +57,8 @@ struct call {
     int in_wrap, dump_done, sync_pending, sync_sent;
     int64_t wrap_tick_ms;
     uint32_t wrap_port;
+    uint32_t batch_start, batch_end; /* ports of this tick's wrap: all, or a Junos batch */
+    uint32_t next_batch;             /* --junos-cadence: first port of the next batch */
     unsigned wrap_sensor;            /* FSC_SIM_SENSOR_* being sent */
     uint64_t seq[FSC_SIM_N_SENSORS]; /* next sequence_number, per sensor */
     uint64_t sent, overruns;
@@ -255,6 +257,8 @@ static int make_garbage(struct sim_server *srv, uint64_t k, uint8_t **buf, size_
 static void wrap_done(struct call *c)
 {
     c->in_wrap = 0;
+    if (c->next_batch != 0)
+        return; /* --junos-cadence: the first round of ports is not over */
     if (!c->dump_done) {
         c->dump_done = 1;
         c->sync_pending = 1;
@@ -276,7 +280,10 @@ static void send_wrap_message(struct call *c)
     struct fsc_sim_port_values v;
     fsc_sim_port_values(cfg, c->wrap_port, epoch, fsc_sim_value_time(cfg, epoch, payload), &v);
     int si = fsc_sim_sensor_index(c->wrap_sensor);
-    int last_port = c->wrap_port + 1 >= cfg->ports;
+    int last_port = c->wrap_port + 1 >= c->batch_end;
+    /* Junos marks the end of a batch; the default marks each sensor's wrap. */
+    int eom = last_port &&
+              (!cfg->junos_cadence || fsc_sim_next_sensor(c->req.sensors, c->wrap_sensor) == 0);
     struct fsc_sim_msg_meta meta = {
         .system_id = cfg->system_id,
         .subscribed_path = c->req.path,
@@ -287,7 +294,7 @@ static void send_wrap_message(struct call *c)
         .payload_ms = payload,
         .epoch_ms = epoch,
         .export_ms = fsc_sim_now_ms(),
-        .eom = last_port,
+        .eom = eom,
     };
     uint8_t *buf;
     size_t len;
@@ -303,7 +310,7 @@ static void send_wrap_message(struct call *c)
     if (!last_port) {
         c->wrap_port++;
     } else if ((c->wrap_sensor = fsc_sim_next_sensor(c->req.sensors, c->wrap_sensor)) != 0) {
-        c->wrap_port = 0;
+        c->wrap_port = c->batch_start;
     } else {
         wrap_done(c);
     }
@@ -365,7 +372,16 @@ static void pump(struct call *c, int64_t now)
         c->overruns += (uint64_t)behind;
         c->next_tick_ms += behind * iv;
     }
-    c->wrap_port = 0;
+    c->batch_start = 0;
+    c->batch_end = cfg->ports;
+    if (cfg->junos_cadence) { /* the next batch_ports ports, in turn */
+        c->batch_start = c->next_batch;
+        c->batch_end = c->batch_start + cfg->batch_ports < cfg->ports
+                           ? c->batch_start + cfg->batch_ports
+                           : cfg->ports;
+        c->next_batch = c->batch_end < cfg->ports ? c->batch_end : 0;
+    }
+    c->wrap_port = c->batch_start;
     c->wrap_sensor = fsc_sim_next_sensor(c->req.sensors, 0);
     if (!c->wrap_sensor) { /* only paths without data: nothing to send */
         wrap_done(c);
@@ -462,6 +478,8 @@ static void on_request(struct call *c, const uint8_t *buf, size_t len, int64_t n
         return;
     }
     c->interval_ms = c->req.interval_ms ? c->req.interval_ms : cfg->interval_ms;
+    if (cfg->junos_cadence) /* "multiples of 2 seconds": a request is rounded up */
+        c->interval_ms = c->interval_ms <= 2000 ? 2000 : (c->interval_ms + 1999) / 2000 * 2000;
     int64_t floor_ms = cfg->min_interval_ms > 0 ? cfg->min_interval_ms : 1;
     if (c->interval_ms < floor_ms) {
         snprintf(err, sizeof(err), "sample_interval %lld ms is below the minimum %lld ms",

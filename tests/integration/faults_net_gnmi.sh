@@ -88,6 +88,7 @@ simargs="--listen 127.0.0.1:0 --ports 2 --queues 0 --interval 100ms --utilizatio
     type: gnmi
     address: "$addr"
     sample_interval: 100ms
+    sample_interval_grid: none # a simulator: 100 ms as asked (Junos would get 2 s)
     connect_timeout: 1s
     stall_intervals: 30
     backoff: {initial: 200ms, max: 1s}

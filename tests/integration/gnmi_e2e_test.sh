@@ -26,6 +26,7 @@ sources:
     type: gnmi
     address: "127.0.0.1:$sim_port"
     sample_interval: 100ms
+    sample_interval_grid: none # a simulator: 100 ms as asked (Junos would get 2 s)
     streams:      # three parallel Subscribe calls, the paths the simulator serves
       - {name: interfaces, paths: ["/interfaces/interface/state/counters"]}
       - {name: queues, paths: ["/junos/system/linecard/qmon-sw/"]}

@@ -55,6 +55,7 @@ sources:
     type: gnmi
     address: "127.0.0.1:$sim_port"
     sample_interval: 100ms
+    sample_interval_grid: none # a simulator: 100 ms as asked (Junos would get 2 s)
     stall_intervals: 100
     counter_copy: live
     streams:

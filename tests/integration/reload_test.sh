@@ -36,7 +36,7 @@ YAML
     } >"$cfg.new"
     mv "$cfg.new" "$cfg" # whole files only: the daemon never reads half of one
 }
-A="{name: A, type: gnmi, address: \"127.0.0.1:$sim_port\", sample_interval: 200ms}"
+A="{name: A, type: gnmi, address: \"127.0.0.1:$sim_port\", sample_interval: 200ms, sample_interval_grid: none}"
 B="{name: B, type: synthetic, device: devB, ports: 2, interval: 100ms}"
 C="{name: C, type: synthetic, device: devC, ports: 2, interval: 100ms}"
 D="{name: D, type: synthetic, device: devD, ports: 1, interval: 100ms}"

@@ -50,6 +50,7 @@ sources:
     username: telemetry
     password: "$M-gnmi"
     sample_interval: 100ms
+    sample_interval_grid: none # a simulator: 100 ms as asked (Junos would get 2 s)
     connect_timeout: 1s
     backoff: {initial: 100ms, max: 200ms}
     streams:

@@ -28,7 +28,7 @@ start_sim "$sim" --listen 127.0.0.1:0 --ports 2 --interval 1s --duration 60s || 
         if [ "$i" -lt 24 ]; then
             echo "  - {name: $d, type: synthetic, ports: 2, interval: 200ms}"
         else
-            echo "  - {name: $d, type: gnmi, address: \"127.0.0.1:$sim_port\", sample_interval: 1s}"
+            echo "  - {name: $d, type: gnmi, address: \"127.0.0.1:$sim_port\", sample_interval: 1s, sample_interval_grid: none}"
         fi
         i=$((i + 1))
     done

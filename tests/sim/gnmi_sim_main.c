@@ -25,6 +25,10 @@ static void usage(FILE *f)
             "  --min-interval D        reject faster intervals with InvalidArgument (default 1ms)\n"
             "  --jitter F              payload timestamp jitter, +-F of the interval (default 0)\n"
             "  --batch-copy D          export the counter copy taken every D (Junos: 2s)\n"
+            "  --junos-cadence         Junos reporting: intervals rounded up to 2 s, N ports\n"
+            "                          per interval (--batch-ports, default 10), eom per\n"
+            "                          batch, 2 s counter copies\n"
+            "  --batch-ports N         ports per interval with --junos-cadence\n"
             "  --utilization F         0..1 of line rate on every port (default 0.3)\n"
             "  --burst-port K --burst-every D --burst-length D  line-rate bursts on port K\n"
             "  --reset-after D         counters restart from 0 every D (new creation ts)\n"
@@ -91,6 +95,10 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
             cfg->verbose = 1;
             continue;
         }
+        if (strcmp(a, "--junos-cadence") == 0) {
+            cfg->junos_cadence = 1;
+            continue;
+        }
         if (strcmp(a, "--close-after-sync") == 0) {
             cfg->close_after_sync = 1;
             continue;
@@ -122,6 +130,8 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
             bad = parse_u32(v, 0, FSC_SIM_MAX_QUEUES, &cfg->queues);
         } else if (strcmp(a, "--packet-size") == 0) {
             bad = parse_u32(v, 64, 65536, &cfg->packet_size);
+        } else if (strcmp(a, "--batch-ports") == 0) {
+            bad = parse_u32(v, 1, FSC_SIM_MAX_PORTS, &cfg->batch_ports);
         } else if (strcmp(a, "--garbage-every") == 0) {
             bad = parse_u32(v, 1, 1000000, &cfg->garbage_every);
         } else if (strcmp(a, "--speedup") == 0) {
@@ -171,6 +181,15 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
             fprintf(stderr, "gnmi_sim: bad value for %s: %s\n", a, v);
             return -1;
         }
+    }
+    if (cfg->junos_cadence) {
+        if (cfg->batch_ports == 0)
+            cfg->batch_ports = 10; /* Juniper's example: 10 interface records per interval */
+        if (cfg->batch_copy_ms == 0)
+            cfg->batch_copy_ms = 2000;
+    } else if (cfg->batch_ports != 0) {
+        fprintf(stderr, "gnmi_sim: --batch-ports needs --junos-cadence\n");
+        return -1;
     }
     if (cfg->interval_ms <= 0 || cfg->duration_ms <= 0) {
         fprintf(stderr, "gnmi_sim: --interval and --duration must be > 0\n");

@@ -49,6 +49,8 @@ static void example_loads(void)
         return;
     CHECK_INT(cfg->log_level, FSC_LOG_INFO);
     CHECK_INT(cfg->n_sources, 4);
+    const char *const *warnings;
+    CHECK_INT(fsc_config_warnings(cfg, &warnings), 0); /* the example is on the Junos grid */
 
     const struct fsc_source_config *leaf1 = fsc_config_source(cfg, "leaf1");
     CHECK(leaf1 != NULL && leaf1->kind == &fsc_gnmi_kind);
@@ -664,6 +666,77 @@ static void synthetic_and_profiles(void)
                  "cumulus, mlx5; did you mean \"junos\"?)");
 }
 
+/* ---- gnmi: the Junos 2 s interval grid ------------------------------------ */
+
+/* Junos reports on multiples of 2 s: 100ms (source) and 3s (stream) are
+ * rounded up to 2 s and 4 s, each warned about at its value's position; a
+ * multiple (10s) is left alone and silent; sample_interval_grid: none keeps
+ * 100ms without a word; the effective printout shows the rounded values. */
+static void gnmi_interval_grid_warns(void)
+{
+    char err[512];
+    const char *text = "sources:\n"
+                       "  - name: leaf1\n"
+                       "    type: gnmi\n"
+                       "    address: \"leaf1:50051\"\n"
+                       "    sample_interval: 100ms\n"
+                       "    streams:\n"
+                       "      - {name: a, paths: [/a]}\n"
+                       "      - {name: b, paths: [/b], sample_interval: 3s}\n"
+                       "      - {name: c, paths: [/c], sample_interval: 10s}\n"
+                       "  - {name: sim, type: gnmi, address: \"sim:1\", sample_interval: 100ms,\n"
+                       "     sample_interval_grid: none}\n";
+    struct fsc_config *cfg = parse(text, err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (cfg == NULL) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    const struct fsc_gnmi_config *g = fsc_gnmi_config_of(&cfg->sources[0]);
+    CHECK_INT(g->interval_grid_ns, 2 * SEC);
+    CHECK_INT(g->sample_interval_ns, 2 * SEC);
+    CHECK_INT(g->streams[0].sample_interval_ns, 2 * SEC);
+    CHECK_INT(g->streams[1].sample_interval_ns, 4 * SEC);
+    CHECK_INT(g->streams[2].sample_interval_ns, 10 * SEC);
+    const struct fsc_gnmi_config *sim = fsc_gnmi_config_of(&cfg->sources[1]);
+    CHECK_INT(sim->interval_grid_ns, 0);
+    CHECK_INT(sim->sample_interval_ns, 100 * MS);
+    CHECK_INT(sim->streams[0].sample_interval_ns, 100 * MS);
+    const char *const *w;
+    CHECK_INT(fsc_config_warnings(cfg, &w), 2);
+    if (fsc_config_warnings(cfg, &w) == 2) {
+        CHECK_STR(w[0], "t.yaml:5:22: sources[0].sample_interval: warning: Junos reports only on "
+                        "multiples of 2 s (Juniper, \"Guidelines for Specifying Data Reporting "
+                        "Intervals\"): \"100ms\" is subscribed as 2s; sample_interval_grid: none "
+                        "keeps it (a target that is not Junos)");
+        CHECK_STR(w[1], "t.yaml:8:49: sources[0].streams[1].sample_interval: warning: Junos "
+                        "reports only on multiples of 2 s (Juniper, \"Guidelines for Specifying "
+                        "Data Reporting Intervals\"): \"3s\" is subscribed as 4s; "
+                        "sample_interval_grid: none keeps it (a target that is not Junos)");
+    }
+    /* The printout loads back to the same intervals, without a warning. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_INT(fsc_config_print(cfg, f), 0);
+        fclose(f);
+        struct fsc_config *again = parse(buf, err, sizeof(err));
+        CHECK(again != NULL);
+        if (again) {
+            CHECK_INT(fsc_config_warnings(again, &w), 0);
+            CHECK_INT(fsc_gnmi_config_of(&again->sources[0])->streams[1].sample_interval_ns,
+                      4 * SEC);
+            CHECK_INT(fsc_gnmi_config_of(&again->sources[1])->sample_interval_ns, 100 * MS);
+        }
+        fsc_config_destroy(again);
+    }
+    free(buf);
+    fsc_config_destroy(cfg);
+}
+
 TEST_MAIN(TEST(example_loads), TEST(defaults_filled), TEST(secret_from_env_and_file_never_printed),
           TEST(roundtrip_print_parse), TEST(topology_lookup), TEST(value_syntax),
-          TEST(synthetic_and_profiles), TEST(optional_sources_and_paths))
+          TEST(synthetic_and_profiles), TEST(optional_sources_and_paths),
+          TEST(gnmi_interval_grid_warns))

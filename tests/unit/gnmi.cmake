@@ -3,12 +3,13 @@
 fsc_unit_test(gnmi_decode LABELS gnmi LIBS fsc_gnmi CASES
   openconfig_prefix_keys junos_header_timestamp pseudo_leaves_dropped qmon_queue_label
   sequence_gaps value_types malformed_bytes unknown_path_passthrough cache_no_alloc
-  sync_delete_and_fallback_time topology_labels_and_traits)
+  sync_delete_and_fallback_time topology_labels_and_traits pfc_priority_label
+  producers_combined)
 
 # Subscription planner (pure: request bytes and fields).
 fsc_unit_test(gnmi_plan LABELS gnmi LIBS fsc_gnmi CASES
   sample_proto_exact_bytes on_change_updates_only_exact_bytes streams_fields_roundtrip
-  path_keys_and_escapes path_errors)
+  path_keys_and_escapes path_errors junos_grid_rounds_up)
 
 # gNMI client end to end against an in-test gRPC server (C core).
 fsc_unit_test(gnmi_client LABELS gnmi LIBS fsc_gnmi TIMEOUT 120 CASES

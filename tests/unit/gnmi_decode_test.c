@@ -469,12 +469,18 @@ static void qmon_queue_label(void)
     env_close(&e);
 }
 
+/* in-pkts = seq * 10 of et-0/0/6 (sub-component 0) or et-0/0/7 (other
+ * sub-components: a second PFE reports other ports, so its records never
+ * meet the first's in one series; producers_combined covers that). */
 static int decode_hdr(struct env *e, const struct hdr_spec *hs, struct fsc_gnmi_result *res,
                       struct fsc_sample *smp)
 {
     uint8_t buf[4096];
     Gnmi__Update *u = mk_update("/state/counters/in-pkts", tv_uint(hs->seq * 10));
-    size_t n = pack_notif(buf, "/interfaces/interface[name=et-0/0/6]", T0_NS, &u, 1, hs);
+    size_t n = pack_notif(buf,
+                          hs->sub_component_id ? "/interfaces/interface[name=et-0/0/7]"
+                                               : "/interfaces/interface[name=et-0/0/6]",
+                          T0_NS, &u, 1, hs);
     return fsc_gnmi_decode(e->dec, buf, n, ARR, smp, 1, res);
 }
 
@@ -523,6 +529,107 @@ static void sequence_gaps(void)
     CHECK_INT(st.seq_gaps, 1);
     CHECK_INT(st.seq_lost, 3);
     CHECK_INT(st.seq_restarts, 1);
+    env_close(&e);
+}
+
+/* Junos' per-priority PFC leaves (jnx-pfc-statistics[priority]) map to the
+ * canonical PFC families with a priority label, feeding the PFC detector. */
+static void pfc_priority_label(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    uint8_t buf[4096];
+    Gnmi__Update *u[2] = {
+        mk_update("/jnx-pfc-statistics[priority=3]/in-mac-pause-frames", tv_uint(41)),
+        mk_update("/jnx-pfc-statistics[priority=3]/out-mac-pause-frames", tv_uint(7)),
+    };
+    size_t n = pack_notif(buf, "/interfaces/interface[name=et-0/0/2]/ethernet/state/counters",
+                          T0_NS, u, 2, NULL);
+    struct fsc_sample smp[2];
+    struct fsc_gnmi_result res;
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 2, &res), 0);
+    CHECK_INT(res.n_samples, 2);
+    CHECK_INT(res.unknown, 0);
+    if (res.n_samples == 2) {
+        CHECK_STR(series_text(&e, smp[0].series),
+                  "fabric_port_pfc_rx_pause_frames_total{device=\"leaf1\",port=\"et-0/0/2\","
+                  "priority=\"3\"}");
+        CHECK_STR(series_text(&e, smp[1].series),
+                  "fabric_port_pfc_tx_pause_frames_total{device=\"leaf1\",port=\"et-0/0/2\","
+                  "priority=\"3\"}");
+        CHECK_INT(smp[0].v.u, 41);
+        CHECK_INT(smp[1].v.u, 7);
+        struct fsc_series_view view;
+        CHECK_INT(fsc_engine_view(e.eng, smp[0].series, &view), 0);
+        CHECK_INT(view.signal, FSC_SIG_PFC_PAUSE_FRAMES);
+    }
+    env_close(&e);
+}
+
+/* One record of (component, sub-component) = (c, s) for et-0/0/8: in-pkts
+ * and the qmon peak of queue 0. */
+static int decode_producer(struct env *e, uint32_t c, uint32_t sc, uint64_t seq, uint64_t pkts,
+                           uint64_t peak, struct fsc_gnmi_result *res, struct fsc_sample *smp)
+{
+    uint8_t buf[4096];
+    struct hdr_spec hs = {c, sc, "/interfaces/", seq, 1764460801000LL, 1764460000000LL};
+    Gnmi__Update *u = mk_update("/state/counters/in-pkts", tv_uint(pkts));
+    size_t n = pack_notif(buf, "/interfaces/interface[name=et-0/0/8]", T0_NS, &u, 1, &hs);
+    int rc = fsc_gnmi_decode(e->dec, buf, n, ARR, smp, 1, res);
+    if (rc != 0 || res->n_samples > 1)
+        return -1;
+    Gnmi__Update *q = mk_update("/queue_monitor_element_info[if_name=et-0/0/8]/"
+                                "queue_monitor_stats_egress/queue_monitor_stats_info"
+                                "[queue_number=0]/peak_buffer_occupancy_bytes",
+                                tv_uint(peak));
+    hs.streamed_path = "/junos/system/linecard/qmon-sw/";
+    n = pack_notif(buf, "/junos/system/linecard/qmon-sw", T0_NS, &q, 1, &hs);
+    struct fsc_gnmi_result r2;
+    rc = fsc_gnmi_decode(e->dec, buf, n, ARR, smp + 1, 1, &r2);
+    res->n_samples += r2.n_samples << 4; /* peaks counted in the high nibble */
+    res->multi_wait += r2.multi_wait;
+    return rc;
+}
+
+/* A port reported by two line cards (Juniper: once per line card) is one
+ * series: the sum of the producers' last counters (max of the gauges),
+ * held until both reported, the first sum flagged RESET (a new baseline,
+ * no rate across it); never two conflicting samples. */
+static void producers_combined(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    struct fsc_gnmi_result res;
+    struct fsc_sample smp[2];
+    CHECK_INT(decode_producer(&e, 1, 0, 10, 100, 5000, &res, smp), 0); /* card 1 alone */
+    CHECK_INT(res.n_samples, 0x11);
+    CHECK_INT(smp[0].v.u, 100);
+    CHECK_INT(smp[0].flags, 0);
+    CHECK_INT(smp[1].v.u, 5000);
+    CHECK_INT(decode_producer(&e, 2, 0, 20, 50, 9000, &res, smp), 0); /* card 2 joins */
+    CHECK_INT(res.n_samples, 0);
+    CHECK_INT(res.multi_wait, 2);
+    CHECK_INT(decode_producer(&e, 1, 0, 11, 110, 4000, &res, smp), 0);
+    CHECK_INT(res.n_samples, 0x11);
+    CHECK_INT(smp[0].v.u, 160); /* 110 + 50 */
+    CHECK_INT(smp[0].flags, FSC_SMP_RESET);
+    CHECK_INT(smp[1].v.u, 9000); /* max(4000, 9000) */
+    CHECK_INT(smp[1].flags, 0);
+    CHECK_INT(decode_producer(&e, 2, 0, 21, 70, 1000, &res, smp), 0);
+    CHECK_INT(res.n_samples, 0x11);
+    CHECK_INT(smp[0].v.u, 180); /* 110 + 70 */
+    CHECK_INT(smp[0].flags, 0);
+    CHECK_INT(smp[1].v.u, 4000); /* max(4000, 1000) */
+    CHECK_INT(res.seq_gaps, 0);
+    struct fsc_gnmi_decode_stats st;
+    fsc_gnmi_decoder_stats(e.dec, &st);
+    CHECK_INT(st.multi_series, 2);
+    CHECK_INT(st.multi_wait, 2);
+    CHECK_INT(st.multi_dropped, 0);
     env_close(&e);
 }
 
@@ -840,4 +947,4 @@ static void topology_labels_and_traits(void)
 TEST_MAIN(TEST(openconfig_prefix_keys), TEST(junos_header_timestamp), TEST(pseudo_leaves_dropped),
           TEST(qmon_queue_label), TEST(sequence_gaps), TEST(value_types), TEST(malformed_bytes),
           TEST(unknown_path_passthrough), TEST(cache_no_alloc), TEST(sync_delete_and_fallback_time),
-          TEST(topology_labels_and_traits))
+          TEST(topology_labels_and_traits), TEST(pfc_priority_label), TEST(producers_combined))

@@ -196,5 +196,47 @@ static void path_errors(void)
     CHECK(strstr(err, "/bad[k") != NULL);
 }
 
+/* Junos reports on multiples of 2 s: the grid rounds UP (a device asked
+ * for less is asked for the next interval it keeps), and the request carries
+ * the rounded interval even for a config built in code. */
+static void junos_grid_rounds_up(void)
+{
+    const int64_t S = 1000000000;
+    CHECK_INT(fsc_gnmi_interval_on_grid(100000000, 2 * S), 2 * S);
+    CHECK_INT(fsc_gnmi_interval_on_grid(2 * S, 2 * S), 2 * S);
+    CHECK_INT(fsc_gnmi_interval_on_grid(2 * S + 1, 2 * S), 4 * S);
+    CHECK_INT(fsc_gnmi_interval_on_grid(3 * S, 2 * S), 4 * S);
+    CHECK_INT(fsc_gnmi_interval_on_grid(10 * S, 2 * S), 10 * S);
+    CHECK_INT(fsc_gnmi_interval_on_grid(100000000, 0), 100000000);
+    CHECK_INT(fsc_gnmi_interval_on_grid(0, 2 * S), 0);
+    CHECK_INT(fsc_gnmi_interval_grid("junos", FSC_GNMI_GRID_PROFILE), 2 * S);
+    CHECK_INT(fsc_gnmi_interval_grid(NULL, FSC_GNMI_GRID_PROFILE), 2 * S);
+    CHECK_INT(fsc_gnmi_interval_grid("junos", FSC_GNMI_GRID_NONE), 0);
+    CHECK_INT(fsc_gnmi_interval_grid("other", FSC_GNMI_GRID_PROFILE), 0);
+
+    const char *paths[] = {"/interfaces/interface/state/counters"};
+    struct fsc_gnmi_stream st = {.name = "s",
+                                 .paths = paths,
+                                 .n_paths = 1,
+                                 .mode = FSC_GNMI_SAMPLE,
+                                 .sample_interval_ns = 100000000};
+    struct fsc_gnmi_config gc = mk_config(&st, 1, FSC_GNMI_PROTO);
+    for (int grid = 0; grid < 2; grid++) {
+        gc.interval_grid_ns = grid ? 2 * S : 0;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        char err[256] = "";
+        CHECK_INT(fsc_gnmi_plan_request(&gc, 0, &buf, &len, err, sizeof(err)), 0);
+        Gnmi__SubscribeRequest *req = buf ? gnmi__subscribe_request__unpack(NULL, len, buf) : NULL;
+        CHECK(req && req->subscribe && req->subscribe->n_subscription == 1);
+        if (req && req->subscribe && req->subscribe->n_subscription == 1)
+            CHECK_INT(req->subscribe->subscription[0]->sample_interval, grid ? 2 * S : 100000000);
+        if (req)
+            gnmi__subscribe_request__free_unpacked(req, NULL);
+        free(buf);
+    }
+}
+
 TEST_MAIN(TEST(sample_proto_exact_bytes), TEST(on_change_updates_only_exact_bytes),
-          TEST(streams_fields_roundtrip), TEST(path_keys_and_escapes), TEST(path_errors))
+          TEST(streams_fields_roundtrip), TEST(path_keys_and_escapes), TEST(path_errors),
+          TEST(junos_grid_rounds_up))

@@ -28,13 +28,20 @@ enum fsc_gnmi_copy {
     FSC_GNMI_COPY_LIVE = 1,    /* at its own timestamp: the target reads counters on export */
 };
 
+/* Which grid SAMPLE intervals are put on (gnmi_plan.h). */
+enum fsc_gnmi_grid {
+    FSC_GNMI_GRID_PROFILE = 0, /* the profile's: Junos reports on multiples of 2 s */
+    FSC_GNMI_GRID_NONE = 1,    /* as configured: a simulator or lab target that is not Junos */
+};
+
 /* One subscription stream (a gNMI Subscribe RPC of its own). */
 struct fsc_gnmi_stream {
     const char *name;
     const char **paths; /* each starts with '/' */
     size_t n_paths;
     enum fsc_gnmi_mode mode;
-    int64_t sample_interval_ns; /* SAMPLE: resolved (the source's by default); ON_CHANGE: 0 */
+    int64_t sample_interval_ns; /* SAMPLE: resolved (the source's by default) and rounded up
+                                 * to the source's interval grid; ON_CHANGE: 0 */
     bool updates_only;
     struct fsc_config_mark mark; /* {0,0} for the built-in plan */
 };
@@ -51,9 +58,11 @@ struct fsc_gnmi_config {
     size_t n_streams;
     uint32_t stall_intervals;        /* resubscribe after this many silent intervals; default 3 */
     enum fsc_gnmi_copy counter_copy; /* default FSC_GNMI_COPY_PROFILE */
-    int64_t keepalive_ns;            /* gRPC keepalive; default 30 s */
-    int64_t connect_timeout_ns;      /* default 10 s */
-    struct fsc_backoff backoff;      /* reconnect backoff (jittered); 1 s .. 60 s */
+    enum fsc_gnmi_grid sample_interval_grid; /* default FSC_GNMI_GRID_PROFILE */
+    int64_t interval_grid_ns;   /* resolved grid: 2 s for Junos, 0 = none; intervals are on it */
+    int64_t keepalive_ns;       /* gRPC keepalive; default 30 s */
+    int64_t connect_timeout_ns; /* default 10 s */
+    struct fsc_backoff backoff; /* reconnect backoff (jittered); 1 s .. 60 s */
 };
 
 /* The Junos profile (profile_junos.c): the type's default. */

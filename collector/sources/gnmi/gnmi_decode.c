@@ -16,6 +16,7 @@
 #define DEFAULT_MAX_SERIES   16384u
 #define DEFAULT_MAX_SEQ_KEYS 256u
 #define MAX_SEQ_KEYS         65536u
+#define MULTI_SERIES         1024u /* series fed by several producers (gnmi_components.c) */
 
 /* Last sequence number of one Junos producer + path. */
 struct seq_slot {
@@ -38,6 +39,7 @@ struct fsc_gnmi_decoder {
     uint32_t next_prefix;
     struct seq_slot *seq;
     uint32_t seq_mask, seq_count, seq_max;
+    struct gnmi_multi *multi; /* series of several producers, combined */
     struct fsc_gnmi_decode_stats st;
     uint8_t key[FSC_GNMI_PATH_KEY_MAX]; /* the encoded path of the current update */
 };
@@ -49,6 +51,7 @@ struct junos_header {
     struct fsc_pb_slice sensor, subscribed;
     uint64_t seq;
     int64_t payload_ms, creation_ms;
+    uint8_t eom; /* the last message of a batch (wrap) of this sensor */
 };
 
 struct fsc_gnmi_decoder *fsc_gnmi_decoder_create(const struct fsc_gnmi_decode_config *cfg,
@@ -75,7 +78,8 @@ struct fsc_gnmi_decoder *fsc_gnmi_decoder_create(const struct fsc_gnmi_decode_co
     while (slots < 2 * max_seq)
         slots <<= 1;
     dec->seq = calloc(slots, sizeof(*dec->seq));
-    if (!dec->device || !dec->prefixes || !dec->paths || !dec->seq)
+    dec->multi = gnmi_multi_create(MULTI_SERIES);
+    if (!dec->device || !dec->prefixes || !dec->paths || !dec->seq || !dec->multi)
         goto nomem;
     dec->seq_mask = slots - 1;
     dec->seq_max = max_seq;
@@ -98,6 +102,7 @@ void fsc_gnmi_decoder_destroy(struct fsc_gnmi_decoder *dec)
     gnmi_series_cache_destroy(dec->prefixes);
     gnmi_series_cache_destroy(dec->paths);
     free(dec->seq);
+    gnmi_multi_destroy(dec->multi);
     free(dec->device);
     free(dec);
 }
@@ -108,9 +113,10 @@ void fsc_gnmi_decoder_stats(const struct fsc_gnmi_decoder *dec, struct fsc_gnmi_
     out->cache_series = gnmi_series_cache_count(dec->paths);
     out->heap_allocs =
         gnmi_series_cache_allocs(dec->prefixes) + gnmi_series_cache_allocs(dec->paths);
-    out->memory_bytes =
-        sizeof(*dec) + strlen(dec->device) + 1 + (dec->seq_mask + 1) * sizeof(*dec->seq) +
-        gnmi_series_cache_memory(dec->prefixes) + gnmi_series_cache_memory(dec->paths);
+    out->memory_bytes = sizeof(*dec) + strlen(dec->device) + 1 +
+                        (dec->seq_mask + 1) * sizeof(*dec->seq) +
+                        gnmi_series_cache_memory(dec->prefixes) +
+                        gnmi_series_cache_memory(dec->paths) + gnmi_multi_memory(dec->multi);
 }
 
 /* ---- Junos header extension -------------------------------------------------- */
@@ -127,7 +133,7 @@ static int parse_junos_header(struct fsc_pb_slice s, struct junos_header *jh)
          * 8..14, strings 1 and 4..7. Branching on the wire type first
          * repeats the reader's own test, so the compiler merges the two
          * (~5 % of a one-update message, bench/gnmi_decode_bench.c). */
-        int varint = f.num == 2 || f.num == 3 || (f.num >= 8 && f.num <= 14);
+        int varint = f.num == 2 || f.num == 3 || (f.num >= 8 && f.num <= 15);
         int str = f.num >= 1 && f.num <= 7 && !varint;
         if (f.wt == FSC_PB_VARINT) {
             if (str)
@@ -142,6 +148,8 @@ static int parse_junos_header(struct fsc_pb_slice s, struct junos_header *jh)
                 jh->payload_ms = (int64_t)f.u;
             else if (f.num == 10)
                 jh->creation_ms = (int64_t)f.u;
+            else if (f.num == 14)
+                jh->eom = f.u != 0;
         } else if (f.wt == FSC_PB_LEN) {
             if (varint)
                 return GNMI_BAD;
@@ -264,6 +272,7 @@ struct notif_ctx {
     int64_t t_dev_ns;
     int64_t t_arr_ns;
     uint32_t flags;
+    uint64_t comp; /* the message's producer (line card, PFE) + 1; 0 = no Junos header */
     struct fsc_sample *out;
     size_t out_cap;
     struct fsc_gnmi_result *res;
@@ -329,17 +338,21 @@ static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
 
     fsc_series_id id;
     uint32_t sflags = 0;
+    struct gnmi_slot *slot = NULL; /* NULL past the cache bound: producers not combined */
     if (nc->prefix_id != NO_PREFIX) {
         uint64_t h = gnmi_key_hash(path.p, path.n, nc->prefix_id);
-        int64_t r = gnmi_series_cache_find(dec->paths, nc->prefix_id, path.p, path.n, h, &sflags);
-        if (r >= 0) {
-            id = (fsc_series_id)r;
+        slot = gnmi_series_cache_slot(dec->paths, nc->prefix_id, path.p, path.n, h);
+        if (slot) {
+            id = slot->id;
+            sflags = slot->flags;
         } else {
             if (path_slow(nc, path, &id, &sflags) != 0)
                 return GNMI_BAD;
             if (gnmi_series_cache_add(dec->paths, nc->prefix_id, path.p, path.n, h, id, sflags) !=
                 0)
                 dec->st.cache_full++;
+            else if ((slot = gnmi_series_cache_slot(dec->paths, nc->prefix_id, path.p, path.n, h)))
+                slot->comp = nc->comp;
         }
     } else {
         if (path_slow(nc, path, &id, &sflags) != 0)
@@ -360,13 +373,32 @@ static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
         res->no_series++;
         return 0;
     }
+    uint32_t smp_flags = nc->flags | (kind == VAL_D ? FSC_SMP_F64 : 0);
+    /* One compare on the hot path: a series whose records all come from
+     * one producer is never combined (gnmi_components.c). */
+    if (slot && (slot->comp != nc->comp || (sflags & GNMI_SER_MULTI))) {
+        if (!(slot->flags & GNMI_SER_MULTI)) {
+            slot->flags |= GNMI_SER_MULTI;
+            dec->st.multi_series++;
+        }
+        int r = gnmi_multi_combine(dec->multi, id, slot->comp, nc->comp,
+                                   (sflags & GNMI_SER_GAUGE) != 0, &v, &smp_flags);
+        if (r == GNMI_MULTI_WAIT) {
+            res->multi_wait++;
+            return 0;
+        }
+        if (r == GNMI_MULTI_FULL) {
+            res->multi_dropped++;
+            return 0;
+        }
+    }
     if (res->n_samples >= nc->out_cap) {
         res->overflow++;
         return 0;
     }
     struct fsc_sample *smp = &nc->out[res->n_samples++];
     smp->series = id;
-    smp->flags = nc->flags | (kind == VAL_D ? FSC_SMP_F64 : 0);
+    smp->flags = smp_flags;
     smp->t_dev_ns = nc->t_dev_ns;
     smp->t_arr_ns = nc->t_arr_ns;
     smp->v = v;
@@ -460,6 +492,9 @@ static void stats_add(struct fsc_gnmi_decode_stats *st, const struct fsc_gnmi_re
     st->errors += res->error;
     st->seq_gaps += res->seq_gaps;
     st->seq_lost += res->seq_lost;
+    st->multi_wait += res->multi_wait;
+    st->multi_dropped += res->multi_dropped;
+    st->eoms += res->eom;
 }
 
 int fsc_gnmi_decode(struct fsc_gnmi_decoder *dec, const uint8_t *buf, size_t len,
@@ -495,8 +530,10 @@ int fsc_gnmi_decode(struct fsc_gnmi_decoder *dec, const uint8_t *buf, size_t len
                 int r = parse_extension(fsc_pb_bytes(&f), &jh);
                 if (r == GNMI_BAD)
                     goto bad;
-                if (r == 1)
+                if (r == 1) {
                     res->has_header = 1;
+                    res->eom = jh.eom;
+                }
             }
         }
     }
@@ -508,6 +545,11 @@ int fsc_gnmi_decode(struct fsc_gnmi_decoder *dec, const uint8_t *buf, size_t len
                                .out = out,
                                .out_cap = out ? out_cap : 0,
                                .res = res};
+        if (res->has_header) {
+            nc.comp = ((uint64_t)jh.component_id << 32 | jh.sub_component_id) + 1;
+            if (nc.comp == 0)
+                nc.comp = UINT64_MAX; /* (2^32-1, 2^32-1): not "no header" */
+        }
         if (do_notification(&nc, notif, res->has_header ? &jh : NULL) != 0)
             goto bad;
         if (res->has_header && seq_track(dec, &jh, res)) {

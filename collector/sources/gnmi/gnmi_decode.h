@@ -35,7 +35,17 @@
  * Sequence numbers: the last Junos header sequence_number per (component_id,
  * sub_component_id, streamed path) is kept (bounded table); a jump forward
  * counts a gap and the number of lost messages. A change of the header's
- * stream_creation_timestamp marks that message's samples FSC_SMP_RESET. */
+ * stream_creation_timestamp marks that message's samples FSC_SMP_RESET.
+ *
+ * Producers: a series whose records come from more than one (component_id,
+ * sub_component_id) - an interface reported once per line card - is
+ * combined into one sample stream (sum of the producers' last counter
+ * values, max of gauges; gnmi_components.c), never two conflicting samples
+ * of one series. Batches: Junos reports a subset of a sensor's records per
+ * interval (eom on the last message of a batch); each record carries its own
+ * payload timestamp, so a port's counters need no assembly across messages
+ * before rates: eom is counted (eoms) for the stream's health, not waited
+ * for. */
 #ifndef FSC_GNMI_DECODE_H
 #define FSC_GNMI_DECODE_H
 
@@ -61,28 +71,31 @@ struct fsc_gnmi_decode_config {
 
 /* What one message produced (fully overwritten by each decode call). */
 struct fsc_gnmi_result {
-    uint32_t n_samples;    /* samples appended to the caller's buffer */
-    uint32_t updates;      /* Update entries in the notification */
-    uint32_t pseudo;       /* `__`-prefixed pseudo leaves dropped */
-    uint32_t unsupported;  /* values that are not numbers, or paths too deep / empty */
-    uint32_t unknown;      /* updates that went to a passthrough (profile-unknown) series */
-    uint32_t no_series;    /* updates whose series the registry or engine refused */
-    uint32_t overflow;     /* updates dropped because the caller's buffer was full */
-    uint32_t deletes;      /* Notification.delete paths (reported, not sampled) */
-    uint32_t seq_gaps;     /* sequence gaps seen in this message (0 or 1) */
-    uint64_t seq_lost;     /* messages missing in that gap */
-    int64_t t_dev_ns;      /* timestamp given to this message's samples */
-    uint8_t sync_response; /* SubscribeResponse.sync_response = true */
-    uint8_t error;         /* deprecated SubscribeResponse.error present */
-    uint8_t has_header;    /* a Junos telemetry header extension was decoded */
-    uint8_t header_time;   /* t_dev_ns came from the header (ms) */
+    uint32_t n_samples;     /* samples appended to the caller's buffer */
+    uint32_t updates;       /* Update entries in the notification */
+    uint32_t pseudo;        /* `__`-prefixed pseudo leaves dropped */
+    uint32_t unsupported;   /* values that are not numbers, or paths too deep / empty */
+    uint32_t unknown;       /* updates that went to a passthrough (profile-unknown) series */
+    uint32_t no_series;     /* updates whose series the registry or engine refused */
+    uint32_t overflow;      /* updates dropped because the caller's buffer was full */
+    uint32_t deletes;       /* Notification.delete paths (reported, not sampled) */
+    uint32_t seq_gaps;      /* sequence gaps seen in this message (0 or 1) */
+    uint32_t multi_wait;    /* updates of a multi-producer series held until all reported */
+    uint32_t multi_dropped; /* updates of a multi-producer series past the bounds (dropped) */
+    uint64_t seq_lost;      /* messages missing in that gap */
+    int64_t t_dev_ns;       /* timestamp given to this message's samples */
+    uint8_t sync_response;  /* SubscribeResponse.sync_response = true */
+    uint8_t error;          /* deprecated SubscribeResponse.error present */
+    uint8_t has_header;     /* a Junos telemetry header extension was decoded */
+    uint8_t header_time;    /* t_dev_ns came from the header (ms) */
+    uint8_t eom;            /* the header's eom: the last message of a batch */
 };
 
 /* Totals since create (self-monitoring). */
 struct fsc_gnmi_decode_stats {
     uint64_t messages, malformed, updates, samples, pseudo, unsupported, unknown, no_series,
         overflow, deletes, sync_responses, errors, seq_gaps, seq_lost, seq_restarts, seq_untracked,
-        cache_full;
+        cache_full, multi_series, multi_wait, multi_dropped, eoms;
     uint32_t cache_series; /* entries in the series cache */
     uint32_t heap_allocs;  /* heap allocations made after create (cache growth, key blocks) */
     size_t memory_bytes;   /* bytes held by the decoder */

@@ -93,6 +93,8 @@ enum {
     GNMI_SER_PASSTHROUGH = 1u << 0, /* the profile did not know the path */
     GNMI_SER_PSEUDO = 1u << 1,      /* a `__` pseudo leaf: dropped */
     GNMI_SER_UNSUPPORTED = 1u << 2, /* path too deep / too long / empty */
+    GNMI_SER_GAUGE = 1u << 3,       /* a gauge: producers combine by max, not sum */
+    GNMI_SER_MULTI = 1u << 4,       /* more than one Junos producer feeds it (combined) */
 };
 
 #define GNMI_KEY_BLOCK 65536u /* key bytes per block: ~1000 paths of a typical length */
@@ -105,6 +107,7 @@ struct gnmi_slot {
     fsc_series_id id;
     uint32_t flags;
     uint32_t tag;
+    uint64_t comp; /* the Junos producer that fed it first (gnmi_multi_*), 0 = none */
 };
 
 /* Key bytes live in blocks that never move (entries point into them). */
@@ -126,23 +129,56 @@ struct gnmi_series_cache {
 /* The cached id of (tag, key) (hash h), or -1 when absent. *flags gets
  * GNMI_SER_* of the entry. The tag lets one table hold keys that are only
  * unique within a context (raw path bytes under a prefix id). */
-static inline int64_t gnmi_series_cache_find(const struct gnmi_series_cache *c, uint32_t tag,
-                                             const uint8_t *key, size_t n, uint64_t h,
-                                             uint32_t *flags)
+static inline struct gnmi_slot *gnmi_series_cache_slot(const struct gnmi_series_cache *c,
+                                                       uint32_t tag, const uint8_t *key, size_t n,
+                                                       uint64_t h)
 {
     /* Load factor <= 1/2, so a probe run ends at an empty slot quickly. */
     for (uint32_t i = (uint32_t)h & c->mask, step = 0; step <= c->mask;
          i = (i + 1) & c->mask, step++) {
-        const struct gnmi_slot *s = &c->slots[i];
+        struct gnmi_slot *s = &c->slots[i];
         if (!s->key)
-            return -1;
-        if (s->hash == h && s->n == n && s->tag == tag && (n == 0 || memcmp(s->key, key, n) == 0)) {
-            *flags = s->flags;
-            return s->id;
-        }
+            return NULL;
+        if (s->hash == h && s->n == n && s->tag == tag && (n == 0 || memcmp(s->key, key, n) == 0))
+            return s;
     }
-    return -1;
+    return NULL;
 }
+
+static inline int64_t gnmi_series_cache_find(const struct gnmi_series_cache *c, uint32_t tag,
+                                             const uint8_t *key, size_t n, uint64_t h,
+                                             uint32_t *flags)
+{
+    const struct gnmi_slot *s = gnmi_series_cache_slot(c, tag, key, n, h);
+    if (!s)
+        return -1;
+    *flags = s->flags;
+    return s->id;
+}
+
+/* ---- producers combined (gnmi_components.c) --------------------------------- */
+
+#define GNMI_MULTI_PRODUCERS 8 /* producers (line card, PFE) of one series at most */
+
+enum { GNMI_MULTI_EMIT = 0, GNMI_MULTI_WAIT = 1, GNMI_MULTI_FULL = 2 };
+
+struct gnmi_multi;
+
+/* A table of at most `max` series fed by several producers. NULL on ENOMEM.
+ * The caller owns it (gnmi_multi_destroy; NULL is a no-op there). */
+struct gnmi_multi *gnmi_multi_create(uint32_t max);
+void gnmi_multi_destroy(struct gnmi_multi *m);
+size_t gnmi_multi_memory(const struct gnmi_multi *m);
+
+/* Records producer `comp`'s value *v (FSC_SMP_F64 in *smp_flags: a double)
+ * for `series`, whose records came from first_comp alone until now. Returns
+ * GNMI_MULTI_EMIT with *v the combination (sum, or max when gauge) and
+ * *smp_flags adjusted (F64; RESET on the first sum after the producer set
+ * changed), GNMI_MULTI_WAIT while a known producer has no value yet, or
+ * GNMI_MULTI_FULL when the table or the producer bound is full (the sample
+ * is dropped: two producers must never be two conflicting samples). */
+int gnmi_multi_combine(struct gnmi_multi *m, fsc_series_id series, uint64_t first_comp,
+                       uint64_t comp, int gauge, union fsc_value *v, uint32_t *smp_flags);
 
 /* Static facts the resolver needs to intern a new series. */
 struct gnmi_resolver {

@@ -5,6 +5,7 @@
 
 #include "config/config_decode.h"
 #include "sources/gnmi/gnmi_config.h"
+#include "sources/gnmi/gnmi_plan.h"
 
 #define MS  1000000ll
 #define SEC 1000000000ll
@@ -154,6 +155,9 @@ static const char *const encoding_names[] = {"proto", "json", "json_ietf", NULL}
  * changes faster: copy_grid.h) or "live" (every value true at its own
  * timestamp: a target that reads its counters when it exports them). */
 static const char *const counter_copy_names[] = {"profile", "live", NULL};
+/* sample_interval_grid: "profile" (Junos: multiples of 2 s, gnmi_plan.h) or
+ * "none" (as written: simulators and lab targets that are not Junos). */
+static const char *const grid_names[] = {"profile", "none", NULL};
 
 #define X(f) offsetof(struct fsc_gnmi_config, f)
 
@@ -165,6 +169,31 @@ static void gnmi_defaults(void *obj)
     g->stall_intervals = 3;
     g->keepalive_ns = 30 * SEC;
     g->connect_timeout_ns = 10 * SEC;
+}
+
+/* Puts *ns on the source's interval grid; a value that moves is warned
+ * about at its key (`pair`, NULL for a built-in value: no warning). Returns
+ * 0, or -1 when the warning cannot be stored. */
+static int grid_round(struct fsc_cctx *ctx, const struct fsc_ypair *pair, const char *key,
+                      const struct fsc_gnmi_config *g, int64_t *ns)
+{
+    int64_t on = fsc_gnmi_interval_on_grid(*ns, g->interval_grid_ns);
+    if (on == *ns)
+        return 0;
+    *ns = on;
+    if (pair == NULL)
+        return 0;
+    char q[64];
+    size_t pl = fsc_cfg_path_key(ctx, key);
+    int rc = fsc_cfg_warn(ctx, pair->value->line, pair->value->col,
+                          "Junos reports only on multiples of %lld s (Juniper, \"Guidelines for "
+                          "Specifying Data Reporting Intervals\"): %s is subscribed as %llds; "
+                          "sample_interval_grid: none keeps it (a target that is not Junos)",
+                          (long long)(g->interval_grid_ns / SEC),
+                          fsc_cfg_quote(pair->value->str ? pair->value->str : "", q, sizeof(q)),
+                          (long long)(on / SEC));
+    fsc_cfg_path_pop(ctx, pl);
+    return rc;
 }
 
 static int gnmi_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
@@ -181,9 +210,28 @@ static int gnmi_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
     }
     if (g->n_streams == 0 && default_streams(ctx, node, g) != 0)
         return -1;
+    g->interval_grid_ns = fsc_gnmi_interval_grid(ctx->source->profile, g->sample_interval_grid);
+    if (grid_round(ctx, fsc_ymap_get(node, "sample_interval"), "sample_interval", g,
+                   &g->sample_interval_ns) != 0)
+        return -1;
+    const struct fsc_ypair *sl = fsc_ymap_get(node, "streams");
     for (size_t i = 0; i < g->n_streams; i++) {
-        if (g->streams[i].mode == FSC_GNMI_SAMPLE && g->streams[i].sample_interval_ns == 0)
-            g->streams[i].sample_interval_ns = g->sample_interval_ns;
+        struct fsc_gnmi_stream *st = &g->streams[i];
+        if (st->mode != FSC_GNMI_SAMPLE)
+            continue;
+        if (st->sample_interval_ns == 0) {
+            st->sample_interval_ns = g->sample_interval_ns; /* already on the grid */
+            continue;
+        }
+        const struct fsc_ynode *item =
+            sl && sl->value->kind == FSC_YNODE_SEQ && i < sl->value->n ? sl->value->items[i] : NULL;
+        size_t pl = fsc_cfg_path_key(ctx, "streams");
+        fsc_cfg_path_index(ctx, i);
+        int rc = grid_round(ctx, item ? fsc_ymap_get(item, "sample_interval") : NULL,
+                            "sample_interval", g, &st->sample_interval_ns);
+        fsc_cfg_path_pop(ctx, pl);
+        if (rc != 0)
+            return -1;
     }
     return check_streams(ctx, g);
 }
@@ -208,7 +256,7 @@ static const struct fsc_ckey gnmi_keys[] = {
     {.key = "sample_interval",
      .kind = FSC_CK_DUR,
      .off = X(sample_interval_ns),
-     .min = 10 * MS, /* real targets floor at 2 s; simulators and benchmarks go faster */
+     .min = 10 * MS, /* Junos: rounded up to 2 s (grid_round); simulators go faster */
      .max = 3600 * SEC},
     {.key = "streams",
      .kind = FSC_CK_LIST,
@@ -223,6 +271,10 @@ static const struct fsc_ckey gnmi_keys[] = {
      .kind = FSC_CK_ENUM,
      .off = X(counter_copy),
      .names = counter_copy_names},
+    {.key = "sample_interval_grid",
+     .kind = FSC_CK_ENUM,
+     .off = X(sample_interval_grid),
+     .names = grid_names},
     {.key = "keepalive",
      .kind = FSC_CK_DUR,
      .off = X(keepalive_ns),

@@ -1,6 +1,7 @@
 #include "sources/gnmi/gnmi_plan.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,23 @@ fail:
     return rc;
 }
 
+int64_t fsc_gnmi_interval_on_grid(int64_t interval_ns, int64_t grid_ns)
+{
+    if (grid_ns <= 0 || interval_ns <= 0)
+        return interval_ns;
+    if (interval_ns <= grid_ns)
+        return grid_ns;
+    int64_t steps = interval_ns / grid_ns + (interval_ns % grid_ns != 0);
+    return steps > INT64_MAX / grid_ns ? interval_ns : steps * grid_ns;
+}
+
+int64_t fsc_gnmi_interval_grid(const char *profile, enum fsc_gnmi_grid grid)
+{
+    if (grid != FSC_GNMI_GRID_PROFILE)
+        return 0;
+    return profile == NULL || strcmp(profile, "junos") == 0 ? FSC_GNMI_JUNOS_GRID_NS : 0;
+}
+
 static Gnmi__Encoding plan_encoding(enum fsc_gnmi_encoding enc)
 {
     switch (enc) {
@@ -190,8 +208,10 @@ int fsc_gnmi_plan_request(const struct fsc_gnmi_config *gc, size_t idx, uint8_t 
             sub->mode = GNMI__SUBSCRIPTION_MODE__ON_CHANGE;
         } else {
             sub->mode = GNMI__SUBSCRIPTION_MODE__SAMPLE;
-            sub->sample_interval =
-                st->sample_interval_ns > 0 ? (uint64_t)st->sample_interval_ns : 0;
+            /* Config loading already rounded it (and warned); a config
+             * built in code gets the same request. */
+            int64_t iv = fsc_gnmi_interval_on_grid(st->sample_interval_ns, gc->interval_grid_ns);
+            sub->sample_interval = iv > 0 ? (uint64_t)iv : 0;
         }
         sub_ptrs[i] = sub;
     }

@@ -18,6 +18,24 @@
 
 #define FSC_GNMI_PLAN_MAX_BYTES (256 * 1024) /* one packed SubscribeRequest */
 
+/* Junos reporting intervals: "the reporting interval can't be configured to
+ * anything but multiples of 2 seconds" (Juniper, "Guidelines for Specifying
+ * Data Reporting Intervals", https://www.juniper.net/documentation/us/en/
+ * software/junos/interfaces-telemetry/topics/concept/
+ * junos-telemetry-interface-reporting-intervals-guidelines.html). */
+#define FSC_GNMI_JUNOS_GRID_NS 2000000000LL
+
+/* The SAMPLE interval a target on `grid_ns` is asked for: interval_ns
+ * rounded UP to a multiple of grid_ns (a device that cannot report as
+ * often as asked is asked for the next interval it can keep), at least one
+ * grid step. grid_ns <= 0: interval_ns unchanged. Pure. */
+int64_t fsc_gnmi_interval_on_grid(int64_t interval_ns, int64_t grid_ns);
+
+/* The grid of a source: FSC_GNMI_JUNOS_GRID_NS for the junos profile with
+ * sample_interval_grid: profile, else 0. profile may be NULL (= junos, the
+ * type's default). Pure. */
+int64_t fsc_gnmi_interval_grid(const char *profile, enum fsc_gnmi_grid grid);
+
 /* Parses `text` into a newly allocated Gnmi__Path (elems and keys only; no
  * origin or target). Returns 0 and *out (owned by the caller, free with
  * fsc_gnmi_path_free), or -EINVAL (bad syntax) / -ENOMEM with a sentence in
@@ -28,7 +46,8 @@ int fsc_gnmi_path_parse(const char *text, Gnmi__Path **out, char *err, size_t er
 void fsc_gnmi_path_free(Gnmi__Path *path);
 
 /* Builds and packs the SubscribeRequest for gc->streams[idx]: one
- * Subscription per path (SAMPLE with the stream's sample_interval_ns, or
+ * Subscription per path (SAMPLE with the stream's sample_interval_ns put on
+ * gc->interval_grid_ns (fsc_gnmi_interval_on_grid), or
  * ON_CHANGE with none), list mode STREAM, the source's encoding, the
  * stream's updates_only. Returns 0 with *buf (malloc'ed, owned by the caller)
  * and *len, or a negative errno with a sentence in err (bad path, request

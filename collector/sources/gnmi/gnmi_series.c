@@ -240,6 +240,8 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
         return FSC_SERIES_NONE;
     if (!m.entry)
         *flags |= GNMI_SER_PASSTHROUGH;
+    if (m.traits.kind == FSC_KIND_GAUGE)
+        *flags |= GNMI_SER_GAUGE;
 
     int pk = port_key(&dp);
     const char *port = pk >= 0 ? dp.keys[pk].value : NULL;

@@ -25,6 +25,25 @@
  *                                 per-priority PFC leaf; PROTOCOLS §3.4); it
  *                                 feeds the pause-storm detector without a
  *                                 priority label
+ * pfc_rx_pause_frames_total{priority} / tx
+ *                                 ethernet/.../jnx-pfc-statistics/
+ *                                 in-mac-pause-frames / out-mac-pause-frames,
+ *                                 priority from the list key `priority`: the
+ *                                 Junos augmentation of the OpenConfig
+ *                                 ethernet counters, `jnx_pfc_statistics`
+ *                                 {priority (key), in_mac_pause_frames,
+ *                                 out_mac_pause_frames} in Juniper's render
+ *                                 proto of the OpenConfig interface sensor on
+ *                                 Junos Evolved (github.com/Juniper/telemetry,
+ *                                 23.4/23.4R2-EVO/protos/
+ *                                 oc_interface_render.proto). The gNMI names
+ *                                 are the YANG ones ('-' for the proto's '_'),
+ *                                 an assumption to confirm with a Get on the
+ *                                 device (PROTOCOLS §7). The same names as the
+ *                                 Cumulus and mlx5 profiles (docs/METRICS.md).
+ *                                 The default plan's `rest` stream covers them
+ *                                 (/interfaces/interface/ethernet/state/
+ *                                 counters).
  * ecn_marked_packets_total{queue} qos .../output/queues/queue/state/
  *                                 ecn-marked-pkts, queue from key `name`; ECN
  * ecn_marked_bytes_total{queue}   ecn-marked-octets
@@ -36,7 +55,11 @@
  *
  * qmon-sw path (an assumption to confirm with a Get on the device, PROTOCOLS
  * §7): the sensor `/junos/system/linecard/qmon-sw/` followed by the field
- * names of Juniper's QueueMonitor message, egress direction:
+ * names of Juniper's QueueMonitor message (qmon.proto: queue_monitor_element_
+ * info[if_name] / queue_monitor_stats_egress / queue_monitor_stats_info
+ * [queue_number] {peak_buffer_occupancy_bytes (a gauge, uint32),
+ * peak_buffer_occupancy_percent, packets, octets, tail_drop_packets,
+ * tail_drop_octets, red_drop_*}), egress direction:
  *   /junos/system/linecard/qmon-sw/queue_monitor_element_info/
  *     queue_monitor_stats_egress/queue_monitor_stats_info/<leaf>
  * keys `if_name` (port, the source's business) and `queue_number` (-> queue).
@@ -86,6 +109,10 @@ static const struct fsc_profile_entry junos_entries[] = {
     C64(ETH "in-crc-errors", "fabric_port_rx_crc_errors_total", P, FSC_SIG_NONE, FSC_DIR_RX),
     C64(ETH "in-mac-pause-frames", "fabric_port_rx_pause_frames_total", P, FSC_SIG_PFC_PAUSE_FRAMES,
         FSC_DIR_RX),
+    {ETH "jnx-pfc-statistics/in-mac-pause-frames", "fabric_port_pfc_rx_pause_frames_total",
+     "priority", "priority", FSC_KIND_COUNTER, 64, P, FSC_SIG_PFC_PAUSE_FRAMES, FSC_DIR_RX, 1},
+    {ETH "jnx-pfc-statistics/out-mac-pause-frames", "fabric_port_pfc_tx_pause_frames_total",
+     "priority", "priority", FSC_KIND_COUNTER, 64, P, FSC_SIG_PFC_PAUSE_FRAMES, FSC_DIR_TX, 1},
     C64(ETH "out-mac-pause-frames", "fabric_port_tx_pause_frames_total", P,
         FSC_SIG_PFC_PAUSE_FRAMES, FSC_DIR_TX),
     C64(IF "carrier-transitions", "fabric_port_carrier_transitions_total", N, FSC_SIG_NONE,
