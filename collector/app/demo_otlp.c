@@ -63,18 +63,23 @@ enum series_kind {
     K_TC_WATERMARK,
 };
 
+/* The names of Cumulus Linux 5.15 (docs/vendors/cumulus.md, from NVIDIA's
+ * content/cumulus-linux-515/Monitoring-and-Troubleshooting/Open-Telemetry-Export.md
+ * and the 5.15 release notes): rx bytes and rx multicast / broadcast come
+ * from the ether_stats_* counters, since 5.15 deprecates if_in_octets and
+ * if_in_{multicast,broadcast}_pkts as their duplicates; tx keeps if_out_*. */
 static const struct {
     const char *name;
     enum series_kind kind;
     bool per_tc;
 } metrics[] = {
-    {"nvswitch_interface_if_in_octets", K_IN_BYTES, false},
+    {"nvswitch_interface_ether_stats_octets", K_IN_BYTES, false},
     {"nvswitch_interface_if_out_octets", K_OUT_BYTES, false},
     {"nvswitch_interface_if_in_ucast_pkts", K_IN_PKTS, false},
     {"nvswitch_interface_if_out_ucast_pkts", K_OUT_PKTS, false},
-    {"nvswitch_interface_if_in_multicast_pkts", K_MCAST, false},
+    {"nvswitch_interface_ether_stats_multicast_pkts", K_MCAST, false},
     {"nvswitch_interface_if_out_multicast_pkts", K_MCAST, false},
-    {"nvswitch_interface_if_in_broadcast_pkts", K_BCAST, false},
+    {"nvswitch_interface_ether_stats_broadcast_pkts", K_BCAST, false},
     {"nvswitch_interface_if_out_broadcast_pkts", K_BCAST, false},
     {"nvswitch_interface_if_in_discards", K_ZERO, false},
     {"nvswitch_interface_if_out_discards", K_ZERO, false},
