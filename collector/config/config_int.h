@@ -1,4 +1,5 @@
-/* Internal to collector/config: what config.c needs of config_sources.c. */
+/* Internal to collector/config: what config.c needs of config_sources.c and
+ * config_check.c. */
 #ifndef FSC_CONFIG_INT_H
 #define FSC_CONFIG_INT_H
 
@@ -12,5 +13,10 @@ int fsc_cfg_decode_sources(struct fsc_cctx *ctx, const struct fsc_ynode *val);
 
 /* Prints one source as a list item whose keys start at `indent`. */
 void fsc_cfg_print_source_item(FILE *out, unsigned indent, const struct fsc_source_config *src);
+
+/* The checks that span sections (listen addresses, devices, each kind's
+ * check) over ctx->cfg, decoded from root. Returns 0 or -1 after
+ * fsc_cfg_fail(). */
+int fsc_cfg_check_whole(struct fsc_cctx *ctx, const struct fsc_ynode *root);
 
 #endif

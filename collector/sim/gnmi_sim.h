@@ -39,7 +39,9 @@
  *                      the collector's hand-written wire reader);
  *   gnmi_sim_request.c SubscribeRequest parsing and path -> sensor selection;
  *   gnmi_sim_server.c  the gRPC C core server: one thread, one completion
- *                      queue, a small state machine per call.
+ *                      queue, a small state machine per call;
+ *   gnmi_sim_stream.c  a Subscribe's stream: ticks, wraps, Junos batches,
+ *                      the sync, jitter and the fault modes.
  *
  * Model (all times in ms since the Unix epoch, as the Junos header carries
  * them): the counter epoch is the process start, moved forward by every

@@ -7,8 +7,9 @@
  * most one message in flight and builds the next one when the previous send
  * completes, so memory stays bounded whatever the client's speed: a tick that
  * comes while the previous wrap is still being sent is skipped (counted as
- * an overrun), as a busy device would. */
-#include "sim/gnmi_sim.h"
+ * an overrun), as a busy device would. This file is the call plumbing;
+ * what a stream sends and when is gnmi_sim_stream.c. */
+#include "sim/gnmi_sim_server_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,79 +20,10 @@
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
-#include <grpc/slice.h>
 #include <grpc/support/time.h>
 
-enum tag_kind { TAG_NEW, TAG_RECV, TAG_SEND, TAG_CLOSE, TAG_STATUS, TAG_SHUTDOWN };
-enum method { M_UNKNOWN, M_SUBSCRIBE, M_CAPABILITIES };
-
-struct call;
-struct tag {
-    enum tag_kind kind;
-    struct call *c;
-};
-
-struct sim_server;
-
-struct call {
-    struct sim_server *srv;
-    struct call *next;
-    grpc_call *call;
-    grpc_call_details details;
-    grpc_metadata_array md;
-    struct tag t_new, t_recv, t_send, t_close, t_status;
-    enum method method;
-    int pending;          /* batches started and not completed */
-    int client_cancelled; /* written by RECV_CLOSE_ON_SERVER */
-    int closed;           /* RECV_CLOSE_ON_SERVER completed */
-    int dead;             /* nothing more to send (status sent, cancelled, send failed) */
-    int sending;
-    grpc_byte_buffer *recv_buf;
-    grpc_byte_buffer *send_buf;
-    grpc_slice status_details;
-    int has_status_details;
-    /* stream state */
-    int streaming;
-    struct fsc_sim_request req;
-    int64_t interval_ms, start_ms, next_tick_ms;
-    int in_wrap, dump_done, sync_pending, sync_sent;
-    int64_t wrap_tick_ms;
-    uint32_t wrap_port;
-    uint32_t batch_start, batch_end; /* ports of this tick's wrap: all, or a Junos batch */
-    uint32_t next_batch;             /* --junos-cadence: first port of the next batch */
-    unsigned wrap_sensor;            /* FSC_SIM_SENSOR_* being sent */
-    uint64_t seq[FSC_SIM_N_SENSORS]; /* next sequence_number, per sensor */
-    uint64_t sent, overruns;
-    uint64_t updates_built; /* update messages built (--garbage-every counts them) */
-    uint64_t garbage;       /* of which replaced by garbage */
-    int close_due;          /* --close-after-sync: end the call once the sync is out */
-};
-
-struct sim_server {
-    const struct fsc_sim_config *cfg;
-    grpc_server *server;
-    grpc_completion_queue *cq;
-    struct call *calls;
-    struct call *waiting; /* the call slot of the outstanding request_call */
-    int64_t start_ms;
-    int64_t first_stream_ms; /* first Subscribe that streams: --fault-for counts from it */
-    uint64_t rng;
-    int shutting_down, shutdown_done;
-    struct tag t_shutdown;
-};
-
-static uint64_t rng_next(struct sim_server *srv)
-{
-    /* xorshift64*: enough for timestamp jitter, reproducible with --seed. */
-    uint64_t x = srv->rng;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    srv->rng = x;
-    return x * 2685821657736338717ULL;
-}
-
-static void vlog(const struct sim_server *srv, const char *what, const struct call *c)
+/* Logs with --verbose (gnmi_sim_server_int.h). */
+void sim_vlog(const struct sim_server *srv, const char *what, const struct call *c)
 {
     if (srv->cfg->verbose)
         fprintf(stderr, "gnmi_sim: %s call=%p sent=%llu overruns=%llu\n", what, (const void *)c,
@@ -149,7 +81,7 @@ static void call_maybe_free(struct call *c)
             break;
         }
     }
-    vlog(srv, "call done", c);
+    sim_vlog(srv, "call done", c);
     call_free(c);
 }
 
@@ -161,8 +93,9 @@ static void start_batch(struct call *c, const grpc_op *ops, size_t n, struct tag
         c->dead = 1;
 }
 
-/* Ends the call with `code`; with_md adds the initial metadata (not sent yet). */
-static void send_status(struct call *c, grpc_status_code code, const char *msg, int with_md)
+/* Ends the call with `code`; with_md adds the initial metadata (not sent yet)
+ * (gnmi_sim_server_int.h). */
+void sim_send_status(struct call *c, grpc_status_code code, const char *msg, int with_md)
 {
     if (c->dead)
         return;
@@ -183,8 +116,9 @@ static void send_status(struct call *c, grpc_status_code code, const char *msg, 
     c->dead = 1;
 }
 
-/* Sends buf (malloc'd, ownership taken) as the next message. */
-static void send_bytes(struct call *c, uint8_t *buf, size_t len)
+/* Sends buf (malloc'd, ownership taken) as the next message
+ * (gnmi_sim_server_int.h). */
+void sim_send_bytes(struct call *c, uint8_t *buf, size_t len)
 {
     grpc_slice sl = grpc_slice_new(buf, len, free);
     c->send_buf = grpc_raw_byte_buffer_create(&sl, 1);
@@ -198,198 +132,6 @@ static void send_bytes(struct call *c, uint8_t *buf, size_t len)
         c->sending = 1;
         c->sent++;
     }
-}
-
-static int64_t jittered(struct sim_server *srv, const struct call *c, int64_t tick)
-{
-    if (srv->cfg->jitter <= 0)
-        return tick;
-    double span = srv->cfg->jitter * (double)c->interval_ms;
-    double u = (double)(rng_next(srv) >> 11) / 9007199254740992.0; /* [0, 1) */
-    int64_t t = tick + (int64_t)((2.0 * u - 1.0) * span);
-    return t > srv->start_ms ? t : srv->start_ms;
-}
-
-/* 1 while the fault modes act: --fault-for from the first Subscribe that
- * streams (not from the start, so a slow client still meets the faults). */
-static int faulty(const struct sim_server *srv, int64_t now)
-{
-    const struct fsc_sim_config *cfg = srv->cfg;
-    return cfg->fault_for_ms <= 0 || srv->first_stream_ms == 0 ||
-           now - srv->first_stream_ms < cfg->fault_for_ms;
-}
-
-/* Replaces the update in *buf (malloc'd, *len bytes) by garbage of kind
- * k % 3: bytes no protobuf reader accepts (field 1 with wire type 7), a
- * CapabilityResponse (a well-formed message of the wrong type), or the
- * update cut in half (a length that runs past the end). The Junos sequence
- * number of the lost update stays used, as on a real lossy target. Returns
- * 0 or -ENOMEM (the update is then left as it was). */
-static int make_garbage(struct sim_server *srv, uint64_t k, uint8_t **buf, size_t *len)
-{
-    uint8_t *g;
-    size_t n;
-    switch (k % 3) {
-    case 0:
-        n = 64;
-        if (!(g = malloc(n)))
-            return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-            g[i] = (uint8_t)rng_next(srv);
-        g[0] = 0x0f; /* field 1, wire type 7: undecodable whatever follows */
-        break;
-    case 1:
-        if (fsc_sim_msg_capabilities(&g, &n) != 0)
-            return -ENOMEM;
-        break;
-    default:
-        *len /= 2;
-        return 0;
-    }
-    free(*buf);
-    *buf = g;
-    *len = n;
-    return 0;
-}
-
-/* The wrap is over: after the first one (the initial dump) the
- * sync_response is due. */
-static void wrap_done(struct call *c)
-{
-    c->in_wrap = 0;
-    if (c->next_batch != 0)
-        return; /* --junos-cadence: the first round of ports is not over */
-    if (!c->dump_done) {
-        c->dump_done = 1;
-        c->sync_pending = 1;
-    }
-}
-
-/* Builds and sends the next message of the wrap in progress. */
-static void send_wrap_message(struct call *c)
-{
-    struct sim_server *srv = c->srv;
-    const struct fsc_sim_config *cfg = srv->cfg;
-    /* The epoch follows the tick, not the jittered payload time, so the
-     * stream_creation_timestamp of one wrap never flips back and forth around
-     * a reset; the payload time is kept at or after the epoch. */
-    int64_t epoch = fsc_sim_epoch(cfg, srv->start_ms, c->wrap_tick_ms);
-    int64_t payload = jittered(srv, c, c->wrap_tick_ms);
-    if (payload < epoch)
-        payload = epoch;
-    struct fsc_sim_port_values v;
-    fsc_sim_port_values(cfg, c->wrap_port, epoch, fsc_sim_value_time(cfg, epoch, payload), &v);
-    int si = fsc_sim_sensor_index(c->wrap_sensor);
-    int last_port = c->wrap_port + 1 >= c->batch_end;
-    /* Junos marks the end of a batch; the default marks each sensor's wrap. */
-    int eom = last_port &&
-              (!cfg->junos_cadence || fsc_sim_next_sensor(c->req.sensors, c->wrap_sensor) == 0);
-    struct fsc_sim_msg_meta meta = {
-        .system_id = cfg->system_id,
-        .subscribed_path = c->req.path,
-        .sensor = c->wrap_sensor,
-        .port = c->wrap_port,
-        .queues = cfg->queues,
-        .sequence = c->seq[si]++,
-        .payload_ms = payload,
-        .epoch_ms = epoch,
-        .export_ms = fsc_sim_now_ms(),
-        .eom = eom,
-    };
-    uint8_t *buf;
-    size_t len;
-    if (fsc_sim_msg_update(&meta, &v, &buf, &len) != 0) {
-        send_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "simulator out of memory", 0);
-        return;
-    }
-    c->updates_built++;
-    if (cfg->garbage_every > 0 && c->updates_built % cfg->garbage_every == 0 &&
-        faulty(srv, meta.export_ms) && make_garbage(srv, c->garbage, &buf, &len) == 0)
-        c->garbage++;
-    /* Advance: next port, then the next sensor, then the wrap is over. */
-    if (!last_port) {
-        c->wrap_port++;
-    } else if ((c->wrap_sensor = fsc_sim_next_sensor(c->req.sensors, c->wrap_sensor)) != 0) {
-        c->wrap_port = c->batch_start;
-    } else {
-        wrap_done(c);
-    }
-    send_bytes(c, buf, len);
-}
-
-/* Sends whatever the stream owes now: the rest of a wrap, the sync, or a new
- * wrap when its tick is due. */
-static void pump(struct call *c, int64_t now)
-{
-    struct sim_server *srv = c->srv;
-    const struct fsc_sim_config *cfg = srv->cfg;
-    if (!c->streaming || c->dead || c->closed || c->sending)
-        return;
-    if (cfg->disconnect_after_ms > 0 && now - c->start_ms >= cfg->disconnect_after_ms) {
-        vlog(srv, "disconnect", c);
-        grpc_call_cancel_with_status(c->call, GRPC_STATUS_UNAVAILABLE, "simulated link loss", NULL);
-        c->dead = 1;
-        return;
-    }
-    if (cfg->stall_after_ms > 0 && now - c->start_ms >= cfg->stall_after_ms)
-        return; /* keep the stream open, send nothing */
-    if (c->in_wrap) {
-        send_wrap_message(c);
-        return;
-    }
-    if (c->sync_pending) {
-        uint8_t *buf;
-        size_t len;
-        c->sync_pending = 0;
-        c->sync_sent = 1;
-        c->close_due = cfg->close_after_sync && faulty(srv, now);
-        if (fsc_sim_msg_sync(&buf, &len) != 0) {
-            send_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "simulator out of memory", 0);
-            return;
-        }
-        send_bytes(c, buf, len);
-        return;
-    }
-    if (c->close_due) { /* --close-after-sync: the sync is out, end the call */
-        vlog(srv, "close after sync", c);
-        send_status(c, GRPC_STATUS_OK, "", 0);
-        return;
-    }
-    if (c->req.mode == 1 && c->sync_sent) { /* ONCE: dump, sync, close */
-        send_status(c, GRPC_STATUS_OK, "", 0);
-        return;
-    }
-    if (now < c->next_tick_ms)
-        return;
-    /* --speedup: a target that ignores the subscribed interval. */
-    int64_t iv = c->interval_ms;
-    if (cfg->speedup > 1 && faulty(srv, now))
-        iv = iv / cfg->speedup > 0 ? iv / cfg->speedup : 1;
-    c->wrap_tick_ms = c->next_tick_ms;
-    c->next_tick_ms += iv;
-    if (c->next_tick_ms <= now) { /* the client is slower than the interval */
-        int64_t behind = (now - c->next_tick_ms) / iv + 1;
-        c->overruns += (uint64_t)behind;
-        c->next_tick_ms += behind * iv;
-    }
-    c->batch_start = 0;
-    c->batch_end = cfg->ports;
-    if (cfg->junos_cadence) { /* the next batch_ports ports, in turn */
-        c->batch_start = c->next_batch;
-        c->batch_end = c->batch_start + cfg->batch_ports < cfg->ports
-                           ? c->batch_start + cfg->batch_ports
-                           : cfg->ports;
-        c->next_batch = c->batch_end < cfg->ports ? c->batch_end : 0;
-    }
-    c->wrap_port = c->batch_start;
-    c->wrap_sensor = fsc_sim_next_sensor(c->req.sensors, 0);
-    if (!c->wrap_sensor) { /* only paths without data: nothing to send */
-        wrap_done(c);
-        pump(c, now); /* the sync_response of the (empty) dump */
-        return;
-    }
-    c->in_wrap = 1;
-    send_wrap_message(c);
 }
 
 static int metadata_equals(const grpc_metadata_array *md, const char *key, const char *want)
@@ -432,14 +174,14 @@ static void on_new(struct sim_server *srv, struct call *c, int ok)
 
     const struct fsc_sim_config *cfg = srv->cfg;
     if (c->method == M_UNKNOWN) {
-        send_status(c, GRPC_STATUS_UNIMPLEMENTED, "method not served by this target", 1);
+        sim_send_status(c, GRPC_STATUS_UNIMPLEMENTED, "method not served by this target", 1);
         return;
     }
     if (cfg->username &&
         (!metadata_equals(&c->md, "username", cfg->username) ||
          !metadata_equals(&c->md, "password", cfg->password ? cfg->password : ""))) {
-        vlog(srv, "auth failed", c);
-        send_status(c, GRPC_STATUS_UNAUTHENTICATED, "bad username or password", 1);
+        sim_vlog(srv, "auth failed", c);
+        sim_send_status(c, GRPC_STATUS_UNAUTHENTICATED, "bad username or password", 1);
         return;
     }
     grpc_op ops[2];
@@ -452,53 +194,31 @@ static void on_new(struct sim_server *srv, struct call *c, int ok)
 
 static void on_request(struct call *c, const uint8_t *buf, size_t len, int64_t now)
 {
-    const struct fsc_sim_config *cfg = c->srv->cfg;
     if (c->method == M_CAPABILITIES) {
         uint8_t *out;
         size_t n;
         if (fsc_sim_msg_capabilities(&out, &n) != 0) {
-            send_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "simulator out of memory", 0);
+            sim_send_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "simulator out of memory", 0);
             return;
         }
-        send_bytes(c, out, n);
-        send_status(c, GRPC_STATUS_OK, "", 0);
+        sim_send_bytes(c, out, n);
+        sim_send_status(c, GRPC_STATUS_OK, "", 0);
         return;
     }
     char err[160];
     if (fsc_sim_request_parse(buf, len, &c->req, err, sizeof(err)) != 0) {
-        send_status(c, GRPC_STATUS_INVALID_ARGUMENT, err, 0);
+        sim_send_status(c, GRPC_STATUS_INVALID_ARGUMENT, err, 0);
         return;
     }
     if (c->req.mode == 2) {
-        send_status(c, GRPC_STATUS_UNIMPLEMENTED, "POLL mode is not simulated", 0);
+        sim_send_status(c, GRPC_STATUS_UNIMPLEMENTED, "POLL mode is not simulated", 0);
         return;
     }
     if (c->req.encoding != 2) { /* PROTO */
-        send_status(c, GRPC_STATUS_UNIMPLEMENTED, "only PROTO encoding is simulated", 0);
+        sim_send_status(c, GRPC_STATUS_UNIMPLEMENTED, "only PROTO encoding is simulated", 0);
         return;
     }
-    c->interval_ms = c->req.interval_ms ? c->req.interval_ms : cfg->interval_ms;
-    if (cfg->junos_cadence) /* "multiples of 2 seconds": a request is rounded up */
-        c->interval_ms = c->interval_ms <= 2000 ? 2000 : (c->interval_ms + 1999) / 2000 * 2000;
-    int64_t floor_ms = cfg->min_interval_ms > 0 ? cfg->min_interval_ms : 1;
-    if (c->interval_ms < floor_ms) {
-        snprintf(err, sizeof(err), "sample_interval %lld ms is below the minimum %lld ms",
-                 (long long)c->interval_ms, (long long)floor_ms);
-        send_status(c, GRPC_STATUS_INVALID_ARGUMENT, err, 0);
-        return;
-    }
-    c->streaming = 1;
-    c->start_ms = now;
-    if (c->srv->first_stream_ms == 0)
-        c->srv->first_stream_ms = now;
-    c->next_tick_ms = now;
-    if (c->req.updates_only) { /* no dump: sync first, updates from the next tick */
-        c->dump_done = 1;
-        c->sync_pending = 1;
-        c->next_tick_ms = now + c->interval_ms;
-    }
-    vlog(c->srv, "subscribe", c);
-    pump(c, now);
+    sim_stream_start(c, now);
 }
 
 static void on_recv(struct call *c, int ok)
@@ -508,13 +228,13 @@ static void on_recv(struct call *c, int ok)
     if (!ok || !bb) { /* cancelled, or half-closed without a request */
         if (bb)
             grpc_byte_buffer_destroy(bb);
-        send_status(c, GRPC_STATUS_INVALID_ARGUMENT, "no request message", 0);
+        sim_send_status(c, GRPC_STATUS_INVALID_ARGUMENT, "no request message", 0);
         return;
     }
     grpc_byte_buffer_reader reader;
     if (!grpc_byte_buffer_reader_init(&reader, bb)) {
         grpc_byte_buffer_destroy(bb);
-        send_status(c, GRPC_STATUS_INTERNAL, "cannot read the request", 0);
+        sim_send_status(c, GRPC_STATUS_INTERNAL, "cannot read the request", 0);
         return;
     }
     grpc_slice sl = grpc_byte_buffer_reader_readall(&reader);
@@ -546,7 +266,7 @@ static void dispatch(struct sim_server *srv, struct tag *t, int ok)
         if (!ok)
             c->dead = 1;
         else
-            pump(c, fsc_sim_now_ms());
+            sim_stream_pump(c, fsc_sim_now_ms());
         break;
     case TAG_STATUS:
         c->pending--;
@@ -555,7 +275,7 @@ static void dispatch(struct sim_server *srv, struct tag *t, int ok)
         c->pending--;
         c->closed = 1;
         c->dead = 1;
-        vlog(srv, c->client_cancelled ? "client cancelled" : "closed", c);
+        sim_vlog(srv, c->client_cancelled ? "client cancelled" : "closed", c);
         break;
     }
     call_maybe_free(c);
@@ -671,7 +391,7 @@ int fsc_sim_run(const struct fsc_sim_config *cfg, char *err, size_t errlen)
         now = fsc_sim_now_ms();
         for (struct call *c = srv->calls, *nx; c; c = nx) {
             nx = c->next;
-            pump(c, now);
+            sim_stream_pump(c, now);
         }
     }
     grpc_server_destroy(srv->server);

@@ -1,5 +1,6 @@
 /* OTLP points -> samples: the visitor the decoders call (otlp_ingest.h has
- * the contract; otlp_series.c the cache and the slow path).
+ * the contract, otlp_ingest_int.h the map of the ingest's files;
+ * otlp_series.c the cache and the slow path).
  *
  * Decisions worth knowing:
  * - Values. as_double gives an FSC_SMP_F64 sample. as_int gives a u64
@@ -33,17 +34,13 @@
  *   (dropping some would merge distinct series). */
 #include "sources/otlp/otlp_ingest.h"
 
-#include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/hash.h"
 #include "model/shard.h"
-#include "sources/otlp/otlp_bytes.h"
-#include "sources/otlp/otlp_series.h"
+#include "sources/otlp/otlp_ingest_int.h"
 
 #define DEFAULT_MAX_SERIES  100000u
 #define DEFAULT_MAX_BATCH   65536u
@@ -54,77 +51,11 @@
 /* What Cumulus itself sends (Open-Telemetry-Export.md 5.11+, "Static Label
  * Format": resource attribute net.host.name): tried when the default is absent. */
 #define CUMULUS_DEVICE_ATTR "net.host.name"
-#define ATTR_KEY_MAX        255u /* attribute key bytes kept in the cache key */
-#define VTEXT               32   /* text of an int / bool / double attribute */
-/* class + device + name + attributes + histogram bounds, all bounded above */
-#define KEY_MAX                                                                                    \
-    (1 + 2 + FSC_OTLP_LABEL_VALUE_MAX + 2 + FSC_PROFILE_VENDOR_MAX +                               \
-     FSC_OTLP_ATTRS_MAX * (4 + ATTR_KEY_MAX + FSC_OTLP_LABEL_VALUE_MAX) + 4 +                      \
-     8 * FSC_OTLP_BUCKETS_MAX)
-
-enum rej {
-    REJ_NO_TIME,
-    REJ_NO_VALUE,
-    REJ_UNSUPPORTED,
-    REJ_BAD_HIST,
-    REJ_LIMIT,
-    REJ_BAD_VALUE,
-    REJ_LABELS
-};
-
-struct fsc_otlp_ingest {
-    pthread_mutex_t lock;
-    char source_device[FSC_OTLP_LABEL_VALUE_MAX + 1];
-    char *device_attr;
-    size_t device_attr_len;
-    uint32_t max_batch;
-    void (*tap)(void *arg, const struct fsc_sample *smp, size_t n);
-    void *tap_arg;
-    /* Sharding (model/shard.h): points of a device another collector owns
-     * are skipped (counted as skipped, not rejected: the sender may send
-     * every device to every shard). */
-    uint32_t shard_index, shard_count;
-    bool source_foreign; /* the fallback device is another shard's */
-    bool foreign;        /* the current resource's device is */
-    bool attr_default;   /* device_attr is the default: net.host.name may stand in */
-    struct otlp_series ser;
-    /* Cumulus port bytes by release (otlp_bytes.h); on with the Cumulus profile. */
-    bool bytes_on;
-    struct otlp_bytes ob;
-    uint32_t ob_dev; /* the current resource's device in ob, OTLP_BYTES_NONE = not looked up */
-    struct fsc_otlp_ingest_stats st;
-    uint32_t smp_allocs;
-
-    /* the request in progress */
-    int64_t arrival_ns;
-    int rc;
-    struct fsc_otlp_ingest_result res;
-    struct fsc_sample *smp;
-    uint32_t n_smp, cap_smp;
-
-    /* the current resource and metric */
-    char device[FSC_OTLP_LABEL_VALUE_MAX + 1];
-    char mname[FSC_PROFILE_VENDOR_MAX + 1];
-    uint8_t mtype, mtemp;
-    bool mmono, mname_ok, plan_done;
-    bool miface;                         /* a Cumulus interface metric */
-    const struct otlp_bytes_role *mrole; /* its part in port bytes, or NULL */
-    int plan_rc;
-    struct otlp_plan plan;
-    uint32_t prefix_len; /* key[0 .. prefix_len): class, device, metric name */
-
-    /* the current point */
-    struct otlp_kv kv[FSC_OTLP_ATTRS_MAX];
-    size_t n_kv;
-    char vtext[FSC_OTLP_ATTRS_MAX][VTEXT];
-    uint32_t klen;
-    uint64_t khash;
-    uint8_t key[KEY_MAX];
-};
 
 /* ---- rejections and samples ---------------------------------------------------- */
 
-static void reject(struct fsc_otlp_ingest *ing, enum rej r, const char *why)
+/* Rejects the current point (otlp_ingest_int.h). */
+void otlp_ingest_reject(struct fsc_otlp_ingest *ing, enum otlp_ingest_rej r, const char *why)
 {
     struct fsc_otlp_ingest_stats *st = &ing->st;
     uint64_t *ctr[] = {&st->rej_no_time,       &st->rej_no_value, &st->rej_unsupported_type,
@@ -176,11 +107,10 @@ static void push(struct fsc_otlp_ingest *ing, fsc_series_id id, uint32_t flags, 
         .series = id, .flags = flags, .t_dev_ns = t, .t_arr_ns = ing->arrival_ns, .v = v};
 }
 
-/* Applies one value to one series and buffers its sample. v is the point's
- * value for the series (v.u when !f64); DELTA values are added to the
- * running total first. *reset is set on a cumulative start-time change. */
-static void apply(struct fsc_otlp_ingest *ing, struct otlp_state *st, uint32_t flags, uint8_t mode,
-                  uint64_t start, bool f64, union fsc_value v, int64_t t, bool *reset)
+/* Applies one value to one series and buffers its sample (otlp_ingest_int.h). */
+void otlp_ingest_apply(struct fsc_otlp_ingest *ing, struct otlp_state *st, uint32_t flags,
+                       uint8_t mode, uint64_t start, bool f64, union fsc_value v, int64_t t,
+                       bool *reset)
 {
     if (st->seen && (st->mode == OTLP_MODE_DELTA) != (mode == OTLP_MODE_DELTA)) {
         flags |= FSC_SMP_RESET; /* another meaning of the value: a new baseline */
@@ -211,356 +141,6 @@ static void apply(struct fsc_otlp_ingest *ing, struct otlp_state *st, uint32_t f
         v = st->total;
     }
     push(ing, st->id, flags | (f64 ? FSC_SMP_F64 : 0), v, t);
-}
-
-/* ---- series key ---------------------------------------------------------------- */
-
-static uint8_t *put16(uint8_t *k, uint32_t n)
-{
-    k[0] = (uint8_t)n;
-    k[1] = (uint8_t)(n >> 8);
-    return k + 2;
-}
-
-static uint32_t i64_text(int64_t v, char out[VTEXT])
-{
-    char tmp[24];
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    uint32_t n = 0, o = 0;
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        out[o++] = '-';
-    while (n)
-        out[o++] = tmp[--n];
-    out[o] = '\0';
-    return o;
-}
-
-static int kv_cmp(const struct otlp_kv *a, const struct otlp_kv *b)
-{
-    uint32_t n = a->klen < b->klen ? a->klen : b->klen;
-    int c = n ? memcmp(a->key, b->key, n) : 0;
-    return c ? c : (a->klen > b->klen) - (a->klen < b->klen);
-}
-
-/* Builds the cache key of point p in ing->key (after the metric's prefix):
- * label-worthy attributes as (key, text) sorted by key, so attribute order
- * does not matter and `pg` 0 and "0" are one key; for histograms the bounds'
- * bytes. Length prefixes keep the encoding injective. */
-static void key_build(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p, bool hist)
-{
-    size_t n = 0;
-    uint32_t na = p->n_attrs < FSC_OTLP_ATTRS_MAX ? p->n_attrs : FSC_OTLP_ATTRS_MAX;
-    for (uint32_t i = 0; i < na; i++) {
-        const struct fsc_otlp_attr *a = &p->attrs[i];
-        struct otlp_kv *kv = &ing->kv[n];
-        switch (a->type) {
-        case FSC_OTLP_VAL_STRING:
-            kv->val = a->s.p;
-            kv->vlen = (uint32_t)otlp_utf8_cut(a->s.p, a->s.len);
-            break;
-        case FSC_OTLP_VAL_INT:
-            kv->vlen = i64_text(a->i, ing->vtext[n]);
-            kv->val = ing->vtext[n];
-            break;
-        case FSC_OTLP_VAL_BOOL:
-            kv->val = a->i ? "true" : "false";
-            kv->vlen = a->i ? 4 : 5;
-            break;
-        case FSC_OTLP_VAL_DOUBLE:
-            kv->vlen = (uint32_t)fsc_otlp_attr_text(a, ing->vtext[n], VTEXT);
-            kv->val = ing->vtext[n];
-            break;
-        default:
-            continue; /* arrays, kvlists, bytes, empty: never a label */
-        }
-        kv->key = a->key.p;
-        kv->klen = a->key.len < ATTR_KEY_MAX ? a->key.len : ATTR_KEY_MAX;
-        /* insertion sort: points carry a handful of attributes */
-        size_t j = n++;
-        struct otlp_kv cur = *kv;
-        while (j > 0 && kv_cmp(&ing->kv[j - 1], &cur) > 0) {
-            ing->kv[j] = ing->kv[j - 1];
-            j--;
-        }
-        ing->kv[j] = cur;
-    }
-    ing->n_kv = n;
-    uint8_t *k = ing->key + ing->prefix_len;
-    for (size_t i = 0; i < n; i++) {
-        const struct otlp_kv *kv = &ing->kv[i];
-        k = put16(k, kv->klen);
-        if (kv->klen)
-            memcpy(k, kv->key, kv->klen);
-        k += kv->klen;
-        k = put16(k, kv->vlen);
-        if (kv->vlen)
-            memcpy(k, kv->val, kv->vlen);
-        k += kv->vlen;
-    }
-    if (hist) {
-        k = put16(k, p->n_bounds);
-        if (p->n_bounds) {
-            memcpy(k, p->bounds, (size_t)p->n_bounds * sizeof(double));
-            k += (size_t)p->n_bounds * sizeof(double);
-        }
-    }
-    ing->klen = (uint32_t)(k - ing->key);
-    ing->khash = fsc_hash_bytes(ing->key, ing->klen, 0);
-}
-
-/* The point's state indexes: a cache hit, or the slow path. For number
- * points `check` (the value against the series' kind) runs before anything
- * is interned, so a bad first value creates no series. Returns NULL when
- * the point was rejected. */
-static const uint32_t *series_of(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p,
-                                 bool hist,
-                                 bool (*check)(uint8_t, uint8_t, const struct fsc_otlp_point *),
-                                 uint8_t mode, uint32_t *n_ser)
-{
-    if (!ing->mname_ok) {
-        reject(ing, REJ_LABELS, "metric name empty or longer than 256 bytes");
-        return NULL;
-    }
-    key_build(ing, p, hist);
-    const uint32_t *idx = otlp_cache_find(&ing->ser, ing->key, ing->klen, ing->khash, n_ser);
-    if (idx)
-        return idx;
-    if (!ing->plan_done) {
-        /* An alias (ether_stats_octets) maps as the name it stands for. */
-        const char *pname = ing->bytes_on ? otlp_bytes_plan_name(ing->mname) : ing->mname;
-        ing->plan_rc = otlp_series_plan(&ing->ser, pname, ing->mtype, ing->mmono, &ing->plan);
-        ing->plan_done = true;
-    }
-    if (ing->plan_rc != 0) {
-        reject(ing, REJ_LABELS, "metric name does not give a valid series name");
-        return NULL;
-    }
-    if (check && !check(ing->plan.kind, mode, p)) {
-        reject(ing, REJ_BAD_VALUE, "negative, NaN or infinite counter value");
-        return NULL;
-    }
-    struct otlp_ident id = {.device = ing->device,
-                            .histogram = hist,
-                            .kv = ing->kv,
-                            .n_kv = ing->n_kv,
-                            .bounds = p->bounds,
-                            .n_bounds = p->n_bounds};
-    const char *why = NULL;
-    bool labels = false;
-    idx = otlp_series_create(&ing->ser, &id, &ing->plan, ing->key, ing->klen, ing->khash, n_ser,
-                             &why, &labels);
-    if (!idx)
-        reject(ing, labels ? REJ_LABELS : REJ_LIMIT, why);
-    return idx;
-}
-
-/* ---- points ------------------------------------------------------------------------ */
-
-/* A usable device time, else the point is rejected. */
-static bool time_ok(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p)
-{
-    if (p->time_ns == 0 || p->time_ns > (uint64_t)INT64_MAX) {
-        reject(ing, REJ_NO_TIME, "data point without a valid time_unix_nano");
-        return false;
-    }
-    return true;
-}
-
-static bool number_ok(uint8_t kind, uint8_t mode, const struct fsc_otlp_point *p)
-{
-    if (p->value_kind == FSC_OTLP_VALUE_INT)
-        return kind == FSC_KIND_GAUGE || p->as_int >= 0;
-    double d = p->as_double;
-    if (kind == FSC_KIND_COUNTER)
-        return d >= 0 && d < INFINITY; /* false for NaN too */
-    return mode != OTLP_MODE_DELTA || isfinite(d);
-}
-
-/* ---- Cumulus port bytes (otlp_bytes.h) ---------------------------------------- */
-
-static void bytes_apply(void *ctx, uint32_t st, double v, int64_t t, bool reset)
-{
-    struct fsc_otlp_ingest *ing = ctx;
-    bool r = false;
-    apply(ing, &ing->ser.st[st], reset ? FSC_SMP_RESET : 0, OTLP_MODE_GAUGE, 0, true,
-          (union fsc_value){.d = v}, t, &r);
-}
-
-/* The current point's attribute `key` (ing->kv, built by key_build), or NULL. */
-static const struct otlp_kv *kv_find(const struct fsc_otlp_ingest *ing, const char *key)
-{
-    size_t n = strlen(key);
-    for (size_t i = 0; i < ing->n_kv; i++)
-        if (ing->kv[i].klen == n && memcmp(ing->kv[i].key, key, n) == 0)
-            return &ing->kv[i];
-    return NULL;
-}
-
-static uint32_t bytes_device(struct fsc_otlp_ingest *ing)
-{
-    if (ing->ob_dev == OTLP_BYTES_NONE)
-        ing->ob_dev = otlp_bytes_device(&ing->ob, ing->device);
-    return ing->ob_dev;
-}
-
-/* A Cumulus interface point: notes the device; for a direct byte counter,
- * whether it feeds its port's bytes (false: a better counter does) and the
- * flags of its sample. */
-static bool bytes_direct(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p,
-                         uint32_t *flags)
-{
-    uint32_t dev = bytes_device(ing);
-    otlp_bytes_interface_seen(&ing->ob, dev);
-    if (!ing->mrole || ing->mrole->kind != OTLP_BYTES_DIRECT)
-        return true;
-    const struct otlp_kv *port = kv_find(ing, "interface");
-    if (!port)
-        return true;
-    bool reset = false;
-    bool use = otlp_bytes_direct(&ing->ob, dev, port->val, port->vlen, ing->mrole,
-                                 (int64_t)p->time_ns, &reset);
-    if (reset)
-        *flags |= FSC_SMP_RESET;
-    return use;
-}
-
-static void bytes_class(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p, double v)
-{
-    const struct otlp_kv *port = kv_find(ing, "interface");
-    if (!port)
-        return;
-    const struct otlp_kv *c = kv_find(ing, ing->mrole->attr);
-    int cls = c ? otlp_bytes_class_of(c->val, c->vlen, ing->mrole->n_class) : -1;
-    otlp_bytes_class(&ing->ob, bytes_device(ing), port->val, port->vlen, ing->mrole, cls, v,
-                     (int64_t)p->time_ns);
-}
-
-/* ---- number points ------------------------------------------------------------- */
-
-static void number_point(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p)
-{
-    if (!time_ok(ing, p))
-        return;
-    if (p->value_kind != FSC_OTLP_VALUE_INT && p->value_kind != FSC_OTLP_VALUE_DOUBLE) {
-        reject(ing, REJ_NO_VALUE, "data point without a value");
-        return;
-    }
-    uint8_t mode = OTLP_MODE_GAUGE;
-    if (ing->mtype == FSC_OTLP_SUM) {
-        if (ing->mtemp == FSC_OTLP_TEMP_DELTA) {
-            mode = OTLP_MODE_DELTA;
-        } else if (ing->mtemp == FSC_OTLP_TEMP_CUMULATIVE) {
-            mode = OTLP_MODE_CUMULATIVE;
-        } else {
-            reject(ing, REJ_UNSUPPORTED, "sum without aggregation temporality");
-            return;
-        }
-    }
-    uint32_t n_ser;
-    const uint32_t *idx = series_of(ing, p, false, number_ok, mode, &n_ser);
-    if (!idx)
-        return;
-    uint32_t si = idx[0]; /* an index: the bytes step below may grow the state array */
-    if (!number_ok(ing->ser.st[si].kind, mode, p)) {
-        reject(ing, REJ_BAD_VALUE, "negative, NaN or infinite counter value");
-        return;
-    }
-    uint32_t flags = 0;
-    if (ing->miface && !bytes_direct(ing, p, &flags)) {
-        ing->res.accepted++; /* valid, but a better counter of this port is counted */
-        return;
-    }
-    struct otlp_state *st = &ing->ser.st[si];
-    union fsc_value v;
-    bool f64 = true;
-    if (p->value_kind == FSC_OTLP_VALUE_DOUBLE) {
-        v.d = p->as_double;
-    } else if (st->kind == FSC_KIND_COUNTER) {
-        v.u = (uint64_t)p->as_int;
-        f64 = false;
-    } else {
-        v.d = (double)p->as_int;
-    }
-    bool reset = false;
-    apply(ing, st, flags, mode, p->start_ns, f64, v, (int64_t)p->time_ns, &reset);
-    ing->st.resets += reset;
-    ing->res.accepted++;
-    if (ing->mrole && ing->mrole->kind == OTLP_BYTES_CLASS)
-        bytes_class(ing, p, f64 ? v.d : (double)v.u);
-}
-
-/* Shape of a histogram point; NULL when fine, else the reason. */
-static const char *histogram_problem(const struct fsc_otlp_point *p)
-{
-    if (p->n_bounds >= FSC_OTLP_BUCKETS_MAX || (p->n_bounds && !p->bounds) ||
-        (p->n_buckets && !p->buckets))
-        return "histogram has too many buckets";
-    if (!(p->n_buckets == p->n_bounds + 1 || (p->n_buckets == 0 && p->n_bounds == 0)))
-        return "histogram bucket count is not bounds + 1";
-    for (uint32_t i = 0; i < p->n_bounds; i++)
-        if (!(p->bounds[i] < INFINITY) || (i > 0 && !(p->bounds[i] > p->bounds[i - 1])))
-            return "histogram bounds are not ascending finite numbers";
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < p->n_buckets; i++) {
-        if (p->buckets[i] > UINT64_MAX - sum)
-            return "histogram bucket counts overflow";
-        sum += p->buckets[i];
-    }
-    if (p->n_buckets && sum != p->count)
-        return "histogram bucket counts do not add up to count";
-    return NULL;
-}
-
-static void histogram_point(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p)
-{
-    if (!time_ok(ing, p))
-        return;
-    uint8_t mode;
-    if (ing->mtemp == FSC_OTLP_TEMP_DELTA) {
-        mode = OTLP_MODE_DELTA;
-    } else if (ing->mtemp == FSC_OTLP_TEMP_CUMULATIVE) {
-        mode = OTLP_MODE_CUMULATIVE;
-    } else {
-        reject(ing, REJ_UNSUPPORTED, "histogram without aggregation temporality");
-        return;
-    }
-    const char *why = histogram_problem(p);
-    if (why) {
-        reject(ing, REJ_BAD_HIST, why);
-        return;
-    }
-    if (p->has_sum && !(p->sum >= 0 && p->sum < INFINITY)) {
-        reject(ing, REJ_BAD_VALUE, "histogram sum is negative, NaN or infinite");
-        return;
-    }
-    uint32_t n_ser;
-    const uint32_t *idx = series_of(ing, p, true, NULL, mode, &n_ser);
-    if (!idx)
-        return;
-    uint32_t nb = p->n_bounds + 1;
-    if (n_ser != nb + 2) { /* cannot happen: the key holds the bounds */
-        reject(ing, REJ_BAD_HIST, "histogram shape does not match its series");
-        return;
-    }
-    int64_t t = (int64_t)p->time_ns;
-    bool reset = false;
-    uint64_t cum = 0;
-    for (uint32_t i = 0; i < nb; i++) {
-        cum = p->n_buckets ? cum + p->buckets[i] : p->count; /* Prometheus buckets are cumulative */
-        apply(ing, &ing->ser.st[idx[i]], 0, mode, p->start_ns, false, (union fsc_value){.u = cum},
-              t, &reset);
-    }
-    apply(ing, &ing->ser.st[idx[nb]], 0, mode, p->start_ns, false, (union fsc_value){.u = p->count},
-          t, &reset);
-    if (p->has_sum)
-        apply(ing, &ing->ser.st[idx[nb + 1]], 0, mode, p->start_ns, true,
-              (union fsc_value){.d = p->sum}, t, &reset);
-    ing->st.resets += reset;
-    ing->res.accepted++;
 }
 
 /* ---- visitor ------------------------------------------------------------------------ */
@@ -619,15 +199,7 @@ static void on_metric(void *ctx, const struct fsc_otlp_metric *m)
                   otlp_bytes_interface_metric(ing->mname);
     ing->mrole = ing->miface ? otlp_bytes_role(ing->mname) : NULL;
 
-    uint8_t *k = ing->key;
-    *k++ = m->type == FSC_OTLP_HISTOGRAM ? 'h' : 'n';
-    size_t dl = strlen(ing->device);
-    k = put16(k, (uint32_t)dl);
-    memcpy(k, ing->device, dl);
-    k += dl;
-    k = put16(k, (uint32_t)n);
-    memcpy(k, ing->mname, n);
-    ing->prefix_len = (uint32_t)(k + n - ing->key);
+    otlp_ingest_key_prefix(ing, m->type == FSC_OTLP_HISTOGRAM, n);
 }
 
 static void on_point(void *ctx, const struct fsc_otlp_point *p)
@@ -643,13 +215,14 @@ static void on_point(void *ctx, const struct fsc_otlp_point *p)
     switch (ing->mtype) {
     case FSC_OTLP_GAUGE:
     case FSC_OTLP_SUM:
-        number_point(ing, p);
+        otlp_ingest_number_point(ing, p);
         break;
     case FSC_OTLP_HISTOGRAM:
-        histogram_point(ing, p);
+        otlp_ingest_histogram_point(ing, p);
         break;
     default:
-        reject(ing, REJ_UNSUPPORTED, "exponential histograms and summaries are not supported");
+        otlp_ingest_reject(ing, REJ_UNSUPPORTED,
+                           "exponential histograms and summaries are not supported");
         break;
     }
 }
@@ -703,7 +276,7 @@ struct fsc_otlp_ingest *fsc_otlp_ingest_create(const struct fsc_otlp_ingest_conf
     }
     memcpy(ing->device, ing->source_device, sizeof(ing->device));
     ing->bytes_on = prof == &fsc_profile_cumulus;
-    otlp_bytes_init(&ing->ob, &ing->ser, bytes_apply, ing);
+    otlp_bytes_init(&ing->ob, &ing->ser, otlp_ingest_bytes_apply, ing);
     ing->ob_dev = OTLP_BYTES_NONE;
     return ing;
 nomem:
