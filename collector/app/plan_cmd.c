@@ -17,8 +17,9 @@ const char fsc_plan_usage[] =
     "Usage: fabricscope plan [-c CONFIG] [CABLES_FILE] [--node N]\n"
     "\n"
     "Reads the cable plan of a switchless DGX B300 cluster and prints, for every node\n"
-    "that has a cable (or only node N), a shell block: `ip link set IF up` and\n"
-    "`ip addr add ADDR/30 dev IF` for each cabled interface, then the expected map as\n"
+    "that has a cable (or only node N), a shell block: `ip addr flush dev IF`,\n"
+    "`ip link set IF mtu 9000 up` and `ip addr add ADDR/30 dev IF` for each cabled\n"
+    "interface (a rerun after re-cabling replaces the old addresses), then the expected map as\n"
     "comment lines: interface, card, np, physical port, peer node, peer port, peer\n"
     "interface, link number, local address/30 and peer address. Nodes are separated by\n"
     "a blank line; `fabricscope plan FILE --node 2 | sudo sh` configures node 2.\n"
@@ -37,6 +38,10 @@ const char fsc_plan_usage[] =
     "                        7 4 6 5 0 3 1 2, card c has ens<c+1>f0np0 and ens<c+1>f1np1\n"
     "  CABLES_FILE           the cables file; default: topology.cable_plan.file of CONFIG\n"
     "  --node N              print node N only (1-9; it must have a cable)\n"
+    "\n"
+    "Interface names that no config gave (no -c, or cards left out of\n"
+    "topology.cable_plan.cards) are the built-in defaults: a warning on stderr names\n"
+    "those cards; check them with `ip -br link` on the node.\n"
     "  -h, --help            show this help\n"
     "\n"
     "Exit status: 0 success; 2 usage error, unreadable or invalid CONFIG or\n"
@@ -110,6 +115,30 @@ static const char *node_device(const struct fsc_config *cfg, uint32_t n)
             return cp->nodes[i].device;
     }
     return NULL;
+}
+
+/* Warns on stderr (never stdout: the plan is piped to sh) when some cards'
+ * interface names are the built-in placeholders rather than the config's. */
+static void warn_default_names(const struct fsc_cable_layout *lay)
+{
+    if (lay->default_names == 0)
+        return;
+    fputs("fabricscope: warning: the interface names of ", stderr);
+    if (lay->default_names == (uint8_t)((1u << FSC_B300_CARDS) - 1)) {
+        fputs("every card", stderr);
+    } else {
+        const char *sep = "card ";
+        for (unsigned c = 0; c < FSC_B300_CARDS; c++) {
+            if (lay->default_names & (1u << c)) {
+                fprintf(stderr, "%s%u", sep, c);
+                sep = ", ";
+            }
+        }
+    }
+    fputs(" are the built-in defaults (card c: ens<c+1>f0np0, ens<c+1>f1np1), not named "
+          "by a config: check them with `ip -br link` on the node and name them in "
+          "topology.cable_plan.cards (docs/CABLING.md)\n",
+          stderr);
 }
 
 /* Renders node `only` (0: every node) and writes it to stdout. */
@@ -192,6 +221,7 @@ int fsc_plan_main(int argc, char **argv)
         fprintf(stderr, "fabricscope: node %u has no cable in %s\n", (unsigned)only, a.cables);
         goto out;
     }
+    warn_default_names(&lay);
     status = print_plan(cab, cfg, only);
 out:
     fsc_cabling_destroy(cab);

@@ -51,6 +51,7 @@ void fsc_cable_layout_default(struct fsc_cable_layout *lay)
                      fsc_cable_default_ifnames[c][np]);
     }
     lay->speed_bps = FSC_CABLE_DEFAULT_SPEED_BPS;
+    lay->default_names = (uint8_t)((1u << FSC_B300_CARDS) - 1);
 }
 
 int fsc_cable_layout_from_config(struct fsc_cable_layout *lay, const struct fsc_cable_plan *cp,
@@ -89,6 +90,9 @@ int fsc_cable_layout_from_config(struct fsc_cable_layout *lay, const struct fsc_
             }
             memcpy(lay->ifname[card->card][np], names[np], strlen(names[np]) + 1);
         }
+        /* The config loader completes cards with defaults marked 0:0. */
+        if (card->mark.line != 0)
+            lay->default_names &= (uint8_t) ~(1u << card->card);
     }
     lay->speed_bps = cp->speed_bps ? cp->speed_bps : FSC_CABLE_DEFAULT_SPEED_BPS;
     return 0;

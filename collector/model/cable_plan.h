@@ -51,6 +51,10 @@
 #define FSC_CABLING_MAX_LINE    255       /* bytes of one line, without its newline */
 #define FSC_CABLING_MAX_FILE    (1 << 20) /* bytes of cables.txt */
 #define FSC_CABLING_PREFIX_LEN  30
+/* The MTU the plan sets on every cabled interface: jumbo frames, the step the
+ * field report's bring-up took on every back-to-back B300 link (RoCE traffic
+ * with 4 KiB payloads does not fit the default 1500). */
+#define FSC_CABLING_MTU 9000
 
 /* The hardware layout the plan is read against (a copy, so a plan does not
  * borrow from the config). */
@@ -58,6 +62,8 @@ struct fsc_cable_layout {
     uint8_t port_card[FSC_B300_PORTS]; /* physical port p (1-based) -> card port_card[p - 1] */
     char ifname[FSC_B300_CARDS][2][FSC_CABLING_IFNAME_SIZE]; /* [card][np] */
     uint64_t speed_bps;                                      /* per interface */
+    uint8_t default_names; /* bit c: card c's interface names are the built-in defaults
+                            * (no config named them): placeholders to check on the node */
 };
 
 /* Fills *lay with the built-in defaults (model/topology.h). Thread: any. */
@@ -133,8 +139,10 @@ const struct fsc_cabling_iface *fsc_cabling_find(const struct fsc_cabling *cab, 
                                                  const char *ifname);
 
 /* Appends node's block to out: a "# node N" header (with " (device)" when
- * device is not NULL), `ip link set IF up` and `ip addr add A/30 dev IF`
- * for each cabled interface in map order, then the expected map as a table
+ * device is not NULL), then for each cabled interface in map order `ip addr
+ * flush dev IF` (a rerun after re-cabling must not leave the old link's
+ * address), `ip link set IF mtu FSC_CABLING_MTU up` and `ip addr add A/30
+ * dev IF`, then the expected map as a table
  * of "# " comment lines, so the whole block is a valid shell script.
  * Returns 0, -ENOENT when the node has no cable, or the fsc_buf error
  * (-ENOMEM, -E2BIG). Thread: any (out is the caller's). */

@@ -4,7 +4,8 @@
  * should face). The layout is fixed so it can be diffed and checked by eye:
  *
  *   # node 1 (b300-01): 8 of 8 ports cabled, peers 2, 3, 4
- *   ip link set ens8f0np0 up
+ *   ip addr flush dev ens8f0np0
+ *   ip link set ens8f0np0 mtu 9000 up
  *   ip addr add 10.112.1.1/30 dev ens8f0np0
  *   ...
  *   #
@@ -112,8 +113,11 @@ int fsc_cabling_render_node(const struct fsc_cabling *cab, uint32_t node, const 
     for (size_t i = 0; rc == 0 && i < FSC_CABLING_IFACES; i++) {
         if (!ifc[i].cabled)
             continue;
-        rc = fsc_buf_printf(out, "ip link set %s up\nip addr add %s/%d dev %s\n", ifc[i].ifname,
-                            ifc[i].addr_text, FSC_CABLING_PREFIX_LEN, ifc[i].ifname);
+        rc = fsc_buf_printf(out,
+                            "ip addr flush dev %s\nip link set %s mtu %d up\n"
+                            "ip addr add %s/%d dev %s\n",
+                            ifc[i].ifname, ifc[i].ifname, FSC_CABLING_MTU, ifc[i].addr_text,
+                            FSC_CABLING_PREFIX_LEN, ifc[i].ifname);
     }
     if (rc == 0)
         rc = fsc_buf_puts(out, "#\n");

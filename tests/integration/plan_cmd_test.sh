@@ -38,7 +38,13 @@ run_plan 0 "plan example" plan "$cables"
 check "plan output equals tests/fixtures/b300/plan.txt" cmp -s "$tmp/out" "$golden"
 check_eq "four node blocks" "$(grep -c '^# node ' "$tmp/out")" 4
 check_eq "64 ip addr commands" "$(grep -c '^ip addr add ' "$tmp/out")" 64
-check_eq "nothing on stderr" "$(wc -c <"$tmp/err" | tr -d ' ')" 0
+check_eq "64 flushes before them" "$(grep -c '^ip addr flush dev ' "$tmp/out")" 64
+check_eq "64 links up at mtu 9000" "$(grep -Ec '^ip link set [a-z0-9]+ mtu 9000 up$' "$tmp/out")" 64
+# No config: the names are the built-in placeholders, and stderr says so
+# (one line; stdout stays a clean script).
+check_eq "one warning on stderr" "$(wc -l <"$tmp/err" | tr -d ' ')" 1
+check "the warning names every card as a placeholder" \
+    grep -q '^fabricscope: warning: the interface names of every card are the built-in defaults' "$tmp/err"
 
 # The output is a shell script: run it with `ip` stubbed, it issues exactly
 # its own ip lines, in order.
@@ -59,6 +65,7 @@ sed -n '2,/^$/p' "$golden" | sed '/^$/d' >"$tmp/node1_body"
 tail -n +2 "$tmp/out" >"$tmp/node1_out"
 check "node 1 body equals the golden one" cmp -s "$tmp/node1_out" "$tmp/node1_body"
 check "node 1 has 10.112.1.1 on ens8f0np0" grep -qx "ip addr add 10.112.1.1/30 dev ens8f0np0" "$tmp/out"
+check_eq "the config names every card: no warning" "$(wc -c <"$tmp/err" | tr -d ' ')" 0
 run_plan 0 "plan --config=FILE --node=4 CABLES" plan "--config=$src/examples/b300.yaml" --node=4 "$cables"
 check "node 4 holds .2 towards node 3" grep -qx "ip addr add 10.134.6.2/30 dev ens2f1np1" "$tmp/out"
 check_eq "only node 4" "$(grep -c '^# node ' "$tmp/out")" 1

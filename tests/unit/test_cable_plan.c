@@ -265,6 +265,7 @@ static void default_port_order(void)
     char err[128];
     CHECK_INT(fsc_cable_layout_from_config(&from_null, NULL, err, sizeof(err)), 0);
     CHECK(memcmp(&from_null, &lay, sizeof(lay)) == 0);
+    CHECK_INT(lay.default_names, 0xff); /* every name a placeholder */
 
     /* Every port of node 1 cabled to the same port of node 2: port p's
      * entries carry card order[p - 1] and its names. */
@@ -345,7 +346,8 @@ static void example_golden(void)
     fsc_buf_reset(&out);
     CHECK_INT(fsc_cabling_render_node(cab, 2, "b300-02", &out), 0);
     const char *head = "# node 2 (b300-02): 8 of 8 ports cabled, peers 1, 3, 4\n"
-                       "ip link set ens8f0np0 up\n"
+                       "ip addr flush dev ens8f0np0\n"
+                       "ip link set ens8f0np0 mtu 9000 up\n"
                        "ip addr add 10.112.1.2/30 dev ens8f0np0\n";
     CHECK(out.data != NULL && strncmp(out.data, head, strlen(head)) == 0);
     fsc_buf_free(&out);
@@ -430,6 +432,7 @@ static void layout_from_config(void)
     CHECK_INT(lay.port_card[3], 3);
     CHECK_STR(lay.ifname[3][1], "enp170s0f1np1");
     CHECK_INT(lay.speed_bps, 200000000000ll);
+    CHECK_INT(lay.default_names, 0xf7); /* only card 3 was named by the config */
 
     /* Port 4 now leads to card 3. The interface columns widen to the
      * longest name (13 bytes; the peer column keeps its 14-byte header). */
@@ -444,9 +447,11 @@ static void layout_from_config(void)
     CHECK_INT(fsc_cabling_render_node(cab, 1, NULL, &out), 0);
     const char *want =
         "# node 1: 1 of 8 ports cabled, peers 2\n"
-        "ip link set enp170s0f0np0 up\n"
+        "ip addr flush dev enp170s0f0np0\n"
+        "ip link set enp170s0f0np0 mtu 9000 up\n"
         "ip addr add 10.112.1.1/30 dev enp170s0f0np0\n"
-        "ip link set enp170s0f1np1 up\n"
+        "ip addr flush dev enp170s0f1np1\n"
+        "ip link set enp170s0f1np1 mtu 9000 up\n"
         "ip addr add 10.112.2.1/30 dev enp170s0f1np1\n"
         "#\n"
         "# interface      card  np  port  peer node  peer port  peer interface  link  local "
