@@ -24,10 +24,12 @@
 #include "base/hash.h"
 #include "engine/detect.h"
 
-#define XSRC_EPISODES 4 /* per port and direction: a few bursts back is enough for
-                         * a peer that reports every 2 s */
-#define XSRC_REPORTERS 4 /* series per port and direction whose sample times say
-                          * how far the port has reported (more are linked, not read) */
+#define XSRC_EPISODES                                                                              \
+    4 /* per port and direction: a few bursts back is enough for                                   \
+       * a peer that reports every 2 s */
+#define XSRC_REPORTERS                                                                             \
+    4 /* series per port and direction whose sample times say                                      \
+       * how far the port has reported (more are linked, not read) */
 
 struct xs_episode {
     int64_t t0, t1;
@@ -244,8 +246,7 @@ int fsc_xsrc_link(struct fsc_xsrc *xs, fsc_series_id id, uint8_t direction, cons
                   const char *peer)
 {
     char a[FSC_EVENT_SUBJECT_MAX], b[FSC_EVENT_SUBJECT_MAX];
-    if ((direction != FSC_DIR_RX && direction != FSC_DIR_TX) || !self || !peer || !*self ||
-        !*peer)
+    if ((direction != FSC_DIR_RX && direction != FSC_DIR_TX) || !self || !peer || !*self || !*peer)
         return -EINVAL;
     /* Names are kept cut, so compare them cut. */
     snprintf(a, sizeof(a), "%s", self);
