@@ -297,11 +297,11 @@ int fsc_engine_peer_add(struct fsc_engine *eng, fsc_series_id id, const char *se
     int rc;
 
     pthread_mutex_lock(&eng->mu);
-    const struct fsc_eng_series *ser = id < eng->cfg.max_series ? fsc_series_find(eng, id) : NULL;
     if (id >= eng->cfg.max_series) {
         rc = -ERANGE;
         goto out;
     }
+    const struct fsc_eng_series *ser = fsc_series_find(eng, id);
     if (!eng->xs)
         eng->xs = fsc_xsrc_create(eng);
     if (!eng->xs) {
