@@ -21,6 +21,7 @@
 #include "engine/events.h"
 #include "engine/copy_grid.h"
 #include "engine/rate.h"
+#include "engine/xsrc.h"
 
 /* ---- Interned series traits (engine_config.c) ----
  *
@@ -90,6 +91,7 @@ struct fsc_det_ctx {
     const struct fsc_engine_config *cfg;
     struct fsc_event_bus *bus; /* NULL: events are only counted */
     uint64_t *events;          /* stats.events[FSC_EV__COUNT] of the engine */
+    struct fsc_xsrc *xs;       /* links between ports (xsrc.h); NULL: none */
 };
 
 /* Counts the event (START and INSTANT phases, so that a counter means "how
@@ -474,6 +476,7 @@ struct fsc_engine {
 
     struct fsc_pool pools[FSC_DET__COUNT];
     struct fsc_imb *imb;           /* created on the first fsc_engine_group_add() */
+    struct fsc_xsrc *xs;           /* created on the first fsc_engine_peer_add() */
     struct fsc_reset_slot *resets; /* FSC_RESET_SLOTS, the counter-reset event limiter */
 
     struct fsc_copy_groups groups; /* device copy grids (engine_grids.c) */

@@ -193,6 +193,7 @@ void fsc_engine_destroy(struct fsc_engine *eng)
     for (unsigned k = 0; k < FSC_DET__COUNT; k++)
         fsc_pool_free(&eng->pools[k]);
     fsc_imb_destroy(eng->imb);
+    fsc_xsrc_destroy(eng->xs);
     free(eng->resets);
     fsc_copy_groups_free(&eng->groups);
     pthread_mutex_destroy(&eng->mu);
@@ -284,6 +285,32 @@ int fsc_engine_group_add(struct fsc_engine *eng, uint32_t group, fsc_series_id i
     rc = fsc_imb_add(eng->imb, group, id);
     if (rc == 0)
         ser->flags |= FSC_SER_F_GROUPED;
+out:
+    pthread_mutex_unlock(&eng->mu);
+    return rc;
+}
+
+/* Contract in engine.h. */
+int fsc_engine_peer_add(struct fsc_engine *eng, fsc_series_id id, const char *self,
+                        const char *peer)
+{
+    int rc;
+
+    pthread_mutex_lock(&eng->mu);
+    if (id >= eng->cfg.max_series) {
+        rc = -ERANGE;
+        goto out;
+    }
+    const struct fsc_eng_series *ser = fsc_series_find(eng, id);
+    if (!eng->xs)
+        eng->xs = fsc_xsrc_create(eng);
+    if (!eng->xs) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    /* Without a slot the series has no traits yet, so no direction. */
+    rc = fsc_xsrc_link(eng->xs, id, ser ? eng->tt.traits[ser->traits].direction : FSC_DIR_NONE,
+                       self, peer);
 out:
     pthread_mutex_unlock(&eng->mu);
     return rc;
@@ -550,7 +577,8 @@ int fsc_engine_ingest(struct fsc_engine *eng, const struct fsc_sample *smp, size
     int rc = 0;
 
     pthread_mutex_lock(&eng->mu);
-    const struct fsc_det_ctx ctx = {.cfg = &eng->cfg, .bus = eng->bus, .events = eng->stats.events};
+    const struct fsc_det_ctx ctx = {
+        .cfg = &eng->cfg, .bus = eng->bus, .events = eng->stats.events, .xs = eng->xs};
     struct win_ctx w; /* not zeroed as a whole: the observation buffers are large */
     w.eng = eng;
     w.ctx = &ctx;

@@ -184,6 +184,7 @@ size_t fsc_engine_memory_bytes(struct fsc_engine *eng)
     for (unsigned k = 0; k < FSC_DET__COUNT; k++)
         bytes += fsc_pool_memory(&eng->pools[k]);
     bytes += fsc_imb_memory(eng->imb);
+    bytes += fsc_xsrc_memory(eng->xs);
     if (eng->resets)
         bytes += FSC_RESET_SLOTS * sizeof(*eng->resets);
     pthread_mutex_unlock(&eng->mu);

@@ -62,6 +62,8 @@ static void mb_publish_end(const struct fsc_det_ctx *ctx, struct fsc_mb_state *s
     for (unsigned l = 0; l < FSC_MB_LEVELS; l++)
         if (st->p_util[l] >= 0) /* -1: that window was never emitted */
             fsc_event_add_aux(&ev, FSC_EF_WINDOW_UTILIZATION, l, st->p_util[l]);
+    /* Late on purpose: a 2 s peer has usually reported the burst by now. */
+    fsc_xsrc_annotate(ctx, &ev, tr, st->p_start, st->p_end);
     fsc_det_publish(ctx, &ev);
     st->pending = 0;
 }
@@ -89,14 +91,17 @@ static void mb_maybe_flush(const struct fsc_det_ctx *ctx, struct fsc_mb_state *s
         mb_publish_end(ctx, st, id, tr);
 }
 
+/* START or UPDATE of the burst known to last until t_known. */
 static void mb_publish_progress(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st,
                                 fsc_series_id id, const struct fsc_traits *tr,
-                                enum fsc_event_kind kind, enum fsc_event_phase phase)
+                                enum fsc_event_kind kind, enum fsc_event_phase phase,
+                                int64_t t_known)
 {
     struct fsc_event ev = fsc_det_event(kind, phase, id, tr->direction);
     ev.t_start_ns = st->t_start;
     fsc_event_add(&ev, FSC_EF_PEAK_UTILIZATION, st->peak);
     fsc_event_add(&ev, FSC_EF_BYTES, st->bytes);
+    fsc_xsrc_annotate(ctx, &ev, tr, st->t_start, t_known);
     fsc_det_publish(ctx, &ev);
 }
 
@@ -108,10 +113,12 @@ static void mb_progress(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, 
     const struct fsc_microburst_config *mc = &ctx->cfg->microburst;
     int64_t age = t_now - st->t_start;
 
+    /* The burst lasts at least until t_now, for the peer's events. */
+    fsc_xsrc_note(ctx, id, FSC_PEER_BURST, st->t_start, t_now, true);
     if (age < mc->micro_max_ns)
         return;
     if (!st->started) {
-        mb_publish_progress(ctx, st, id, tr, FSC_EV_BURST, FSC_EV_START);
+        mb_publish_progress(ctx, st, id, tr, FSC_EV_BURST, FSC_EV_START, t_now);
         st->n_bursts++;
         st->started = 1;
         st->n_updates = 0;
@@ -125,7 +132,7 @@ static void mb_progress(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, 
     uint64_t due = (uint64_t)(age - mc->micro_max_ns) / (uint64_t)mc->update_every_ns;
     if (due > st->n_updates) {
         st->n_updates = due > UINT32_MAX ? UINT32_MAX : (uint32_t)due;
-        mb_publish_progress(ctx, st, id, tr, FSC_EV_BURST, FSC_EV_UPDATE);
+        mb_publish_progress(ctx, st, id, tr, FSC_EV_BURST, FSC_EV_UPDATE, t_now);
     }
 }
 
@@ -229,12 +236,13 @@ static void mb_end(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_s
                                    : FSC_EV_BURST;
 
     st->active = 0;
+    fsc_xsrc_note(ctx, id, FSC_PEER_BURST, st->t_start, t_end, false);
     /* The previous burst's context windows never came in time: flush it so
      * its END is not overwritten, with -1 for what is still unknown. */
     if (st->pending)
         mb_publish_end(ctx, st, id, tr);
     if (!st->started)
-        mb_publish_progress(ctx, st, id, tr, kind, FSC_EV_START);
+        mb_publish_progress(ctx, st, id, tr, kind, FSC_EV_START, t_end);
     if (kind == FSC_EV_MICROBURST) {
         /* Its duration is final now, the moment its START is counted: the
          * histogram's count stays equal to the microburst count even while
@@ -331,9 +339,14 @@ void fsc_evid_queue_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *s
         return;
     double bar = ctx->cfg->microburst.queue_peak_share * (double)tr->buffer_bytes;
     if (value <= bar) {
+        if (st->above)
+            fsc_xsrc_close(ctx, id, FSC_PEER_QUEUE_PEAK);
         st->above = 0; /* re-armed */
         return;
     }
+    /* Every sample above extends the episode a peer's burst is compared
+     * with; only the crossing is an event. */
+    fsc_xsrc_note(ctx, id, FSC_PEER_QUEUE_PEAK, t_ns, t_ns, true);
     if (st->above)
         return;
     st->above = 1;
@@ -342,6 +355,7 @@ void fsc_evid_queue_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *s
     ev.t_end_ns = t_ns;
     fsc_event_add(&ev, FSC_EF_QUEUE_PEAK_BYTES, value);
     fsc_event_add(&ev, FSC_EF_BUFFER_SHARE, value / (double)tr->buffer_bytes);
+    fsc_xsrc_annotate(ctx, &ev, tr, t_ns, t_ns);
     st->t_last = t_ns;
     st->n_events++;
     fsc_det_publish(ctx, &ev);
@@ -360,6 +374,7 @@ void fsc_evid_buffer_threshold(const struct fsc_det_ctx *ctx, struct fsc_evid_st
 
     if (!(iv->delta > 0))
         return;
+    fsc_xsrc_note(ctx, id, FSC_PEER_BUFFER_THRESHOLD, iv->t0_ns, iv->t1_ns, false);
     if (st->carry == 0)
         st->t_carry = iv->t0_ns;
     st->carry += iv->delta;
@@ -370,6 +385,7 @@ void fsc_evid_buffer_threshold(const struct fsc_det_ctx *ctx, struct fsc_evid_st
     ev.t_end_ns = iv->t1_ns;
     fsc_event_add(&ev, FSC_EF_CROSSINGS, st->carry);
     fsc_event_add(&ev, FSC_EF_CROSSINGS_PER_SECOND, iv->rate);
+    fsc_xsrc_annotate(ctx, &ev, tr, st->t_carry, iv->t1_ns);
     st->n_events++;
     fsc_det_publish(ctx, &ev);
     st->carry = 0;

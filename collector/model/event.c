@@ -2,6 +2,7 @@
 #include "model/event.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "base/json_write.h"
 #include "base/numfmt.h"
@@ -294,6 +295,39 @@ static void windows_json(struct fsc_json *w, const struct fsc_event *ev, const c
         fsc_json_end(w);
 }
 
+const char *fsc_event_peer(const struct fsc_event *ev, char *buf, size_t size)
+{
+    if (!(ev->peer_saw & FSC_PEER_LINKED) || size == 0)
+        return NULL;
+    snprintf(buf, size, "%.*s", (int)strnlen(ev->subject, sizeof(ev->subject)), ev->subject);
+    return buf;
+}
+
+const char *fsc_event_peer_saw_text(unsigned peer_saw, char *buf, size_t size)
+{
+    static const struct {
+        unsigned bit;
+        const char *word;
+    } seen[] = {{FSC_PEER_BURST, "burst"},
+                {FSC_PEER_QUEUE_PEAK, "queue_peak"},
+                {FSC_PEER_BUFFER_THRESHOLD, "buffer_threshold"}};
+    size_t len = 0;
+    if (size == 0)
+        return buf;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(seen) / sizeof(seen[0]); i++) {
+        if (!(peer_saw & seen[i].bit))
+            continue;
+        int n = snprintf(buf + len, size - len, "%s%s", len ? "+" : "", seen[i].word);
+        if (n < 0 || (size_t)n >= size - len)
+            break;
+        len += (size_t)n;
+    }
+    if (len == 0)
+        snprintf(buf, size, "%s", (peer_saw & FSC_PEER_REPORTED) ? "none" : "unknown");
+    return buf;
+}
+
 void fsc_event_fields_json(struct fsc_json *w, const struct fsc_event *ev,
                            const char *const *window_names, unsigned n_names)
 {
@@ -306,5 +340,10 @@ void fsc_event_fields_json(struct fsc_json *w, const struct fsc_event *ev,
             windows_json(w, ev, window_names, n_names);
             windows = true;
         }
+    }
+    char peer[FSC_EVENT_SUBJECT_MAX], saw[40];
+    if (fsc_event_peer(ev, peer, sizeof(peer))) {
+        fsc_json_str(w, "peer", peer);
+        fsc_json_str(w, "peer_saw", fsc_event_peer_saw_text(ev->peer_saw, saw, sizeof(saw)));
     }
 }

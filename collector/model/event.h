@@ -49,9 +49,24 @@ enum fsc_stream_down_reason {
     FSC_STREAM_DOWN__COUNT
 };
 
-/* Room for FSC_EV_STREAM_DOWN's "source/stream" (NUL included); longer
- * names are cut. A fixed array, so that publishing stays a copy. */
+/* Room for FSC_EV_STREAM_DOWN's "source/stream", or a port event's peer
+ * "device:port" (NUL included); longer names are cut. A fixed array, so
+ * that publishing stays a copy. */
 #define FSC_EVENT_SUBJECT_MAX 48
+
+/* Cross-source evidence (engine/xsrc.h): what the port at the other end of
+ * the link showed around a microburst, burst, queue-peak or
+ * buffer-threshold event (struct fsc_event.peer_saw, bits). 0: the event's
+ * port has no peer the engine knows, and `subject` is empty. */
+enum fsc_peer_saw {
+    FSC_PEER_LINKED = 1u << 0,   /* the port has a peer: `subject` names it "device:port" */
+    FSC_PEER_REPORTED = 1u << 1, /* the peer reported past the event's end: no bit below
+                                  * means it showed nothing (else: not known yet) */
+    FSC_PEER_BURST = 1u << 2,    /* a microburst or burst on the peer */
+    FSC_PEER_QUEUE_PEAK = 1u << 3,
+    FSC_PEER_BUFFER_THRESHOLD = 1u << 4,
+};
+#define FSC_PEER_SEEN_MASK (FSC_PEER_BURST | FSC_PEER_QUEUE_PEAK | FSC_PEER_BUFFER_THRESHOLD)
 
 enum fsc_event_phase {
     FSC_EV_START = 0,
@@ -145,6 +160,8 @@ struct fsc_event {
     uint8_t n_fields;
     fsc_series_id series; /* the series it was detected on (FSC_SERIES_NONE for groups) */
     uint32_t group;       /* port group index for FSC_EV_UPLINK_IMBALANCE */
+    uint8_t peer_saw;     /* enum fsc_peer_saw bits; in what was padding, so the event
+                           * stays two cache lines */
     int64_t t_start_ns;   /* device time the condition started */
     int64_t t_end_ns;     /* device time it ended; 0 while ongoing */
     /* The fields in the order they were added, as parallel arrays so that
@@ -152,10 +169,23 @@ struct fsc_event {
     double field_value[FSC_EVENT_FIELDS_MAX];
     uint8_t field_id[FSC_EVENT_FIELDS_MAX];
     uint8_t field_aux[FSC_EVENT_FIELDS_MAX];
-    char subject[FSC_EVENT_SUBJECT_MAX]; /* "source/stream" for FSC_EV_STREAM_DOWN (cut to
-                                          * FSC_EVENT_SUBJECT_MAX - 1 bytes); empty
-                                          * (all zero) for every other kind */
+    char subject[FSC_EVENT_SUBJECT_MAX]; /* "source/stream" for FSC_EV_STREAM_DOWN; the
+                                          * peer's "device:port" when peer_saw has
+                                          * FSC_PEER_LINKED (both cut to
+                                          * FSC_EVENT_SUBJECT_MAX - 1 bytes); else empty
+                                          * (all zero) */
 };
+
+/* The peer ev names ("device:port", NUL-terminated in buf of size bytes),
+ * or NULL when ev has none (peer_saw lacks FSC_PEER_LINKED). Thread: any. */
+const char *fsc_event_peer(const struct fsc_event *ev, char *buf, size_t size);
+
+/* What the peer showed, as one word: "burst", "queue_peak",
+ * "buffer_threshold" or several joined by '+' ("burst+queue_peak"); "none"
+ * when it reported past the event and showed nothing; "unknown" when it has
+ * not reported that far yet. Writes into buf (32 bytes suffice) and
+ * returns it. Thread: any. */
+const char *fsc_event_peer_saw_text(unsigned peer_saw, char *buf, size_t size);
 
 /* Appends field id = v (aux 0 / aux) to ev; beyond FSC_EVENT_FIELDS_MAX
  * fields the call is ignored (a kind never needs more). */
@@ -186,9 +216,11 @@ struct fsc_json; /* base/json_write.h */
  * a string, null for an absent address), except that the window
  * utilizations go together, at the place of the first, into one member
  * "window_utilization": {"<name>": v} named by window_names[level] ("1s";
- * NULL or beyond n_names: "level<N>"). Writes nothing for an event without
- * fields. The one rendering of the fields for the status page's /api/events
- * and the Kafka document. Thread: any. */
+ * NULL or beyond n_names: "level<N>"); then, for an event with a peer,
+ * "peer": "device:port" and "peer_saw": fsc_event_peer_saw_text(). Writes
+ * nothing for an event without fields or peer. The one rendering of the
+ * fields for the status page's /api/events and the Kafka document.
+ * Thread: any. */
 void fsc_event_fields_json(struct fsc_json *w, const struct fsc_event *ev,
                            const char *const *window_names, unsigned n_names);
 

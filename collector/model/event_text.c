@@ -101,5 +101,10 @@ size_t fsc_event_format(const struct fsc_event *ev, const struct fsc_registry *r
         else
             put(&o, " %s=%s", d->name, v);
     }
+    /* Cross-source evidence: the port at the other end and what it showed. */
+    char peer[FSC_EVENT_SUBJECT_MAX], saw[40];
+    if (fsc_event_peer(ev, peer, sizeof(peer)))
+        put(&o, " peer=%s peer_saw=%s", fsc_log_quote(peer, q, sizeof(q)),
+            fsc_event_peer_saw_text(ev->peer_saw, saw, sizeof(saw)));
     return o.len;
 }

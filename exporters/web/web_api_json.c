@@ -214,8 +214,9 @@ static void event_row(struct fsc_json *w, const struct fsc_web_events *evs,
     fsc_json_str(w, "phase", fsc_event_phase_name((enum fsc_event_phase)ev->phase));
     fsc_json_str(w, "device", r->device);
     fsc_json_str(w, "port", r->port);
-    /* Events without a series name their subject ("source/stream"). */
-    if (ev->subject[0])
+    /* Events without a series name their subject ("source/stream"); a
+     * port event's subject is its peer, which the fields carry. */
+    if (ev->subject[0] && !(ev->peer_saw & FSC_PEER_LINKED))
         fsc_json_strn(w, "subject", ev->subject, strnlen(ev->subject, sizeof(ev->subject)));
     fsc_json_str(w, "direction", dir_name(ev->direction));
     if (ev->kind == FSC_EV_CABLE_MISMATCH)

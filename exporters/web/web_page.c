@@ -286,7 +286,9 @@ static void section_events(struct fsc_html *h, const struct fsc_web_events *evs)
         td_text(h, "phase", fsc_event_phase_name((enum fsc_event_phase)r->ev.phase));
         /* Events without a series (a gNMI stream down) name a subject. */
         char subject[sizeof(r->ev.subject) + 1];
-        snprintf(subject, sizeof(subject), "%.*s", (int)sizeof(r->ev.subject), r->ev.subject);
+        snprintf(subject, sizeof(subject), "%.*s",
+                 (r->ev.peer_saw & FSC_PEER_LINKED) ? 0 : (int)sizeof(r->ev.subject),
+                 r->ev.subject); /* a peer is not the event's own device */
         td_text(h, "device", r->device ? r->device : subject);
         td_text(h, "port", r->port);
         td_text(h, "dir", dir_name(r->ev.direction));

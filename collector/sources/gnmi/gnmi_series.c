@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/topo_groups.h"
+#include "engine/topo_peers.h"
 #include "model/topo_labels.h"
 #include "sources/gnmi/gnmi_decode.h"
 
@@ -303,7 +304,8 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
             tr.buffer_bytes = td->buffer_bytes;
     }
     if (fsc_engine_set_traits(env->eng, id, &tr) != 0 ||
-        fsc_topo_groups_join(env->topo, env->eng, rs->device, port, &tr, id) < 0)
+        fsc_topo_groups_join(env->topo, env->eng, rs->device, port, &tr, id) < 0 ||
+        fsc_topo_peer_join(env->topo, env->eng, rs->device, port, NULL, &tr, id) < 0)
         return FSC_SERIES_NONE;
     return id;
 }

@@ -96,7 +96,11 @@ fsc_series_id nic_series(struct nic_ctx *ctx, const char *metric, const struct n
     if (id == FSC_SERIES_NONE)
         why = "registry";
     else if (fsc_engine_set_traits(ctx->env.eng, id, tr) != 0 ||
-             fsc_topo_groups_join(ctx->env.topo, ctx->env.eng, ctx->cfg->device, port, tr, id) < 0)
+             fsc_topo_groups_join(ctx->env.topo, ctx->env.eng, ctx->cfg->device, port, tr, id) <
+                 0 ||
+             /* the cable plan's peer when it has one, as the `peer` label */
+             fsc_topo_peer_join(ctx->env.topo, ctx->env.eng, ctx->cfg->device, port, lab->peer, tr,
+                                id) < 0)
         why = "engine";
     if (why) {
         fsc_log(FSC_LOG_WARN, "nic_series_refused", "source=%s metric=%s port=%s refused_by=%s",

@@ -21,6 +21,7 @@
 #include "model/profile.h"
 #include "plugin/source.h"
 #include "engine/topo_groups.h"
+#include "engine/topo_peers.h"
 #include "model/topo_labels.h"
 #include "model/cable_plan.h"
 #include "sources/nic/nic_aggregate.h"

@@ -12,6 +12,7 @@
 #include "base/hash.h"
 #include "base/utf8.h"
 #include "engine/topo_groups.h"
+#include "engine/topo_peers.h"
 #include "model/topo_labels.h"
 
 #define SLOTS_MIN      256u
@@ -534,7 +535,8 @@ const uint32_t *otlp_series_create(struct otlp_series *s, const struct otlp_iden
         }
         if (env->eng &&
             (fsc_engine_set_traits(env->eng, sid, &tr) != 0 ||
-             fsc_topo_groups_join(env->topo, env->eng, id->device, ls.port, &tr, sid) < 0)) {
+             fsc_topo_groups_join(env->topo, env->eng, id->device, ls.port, &tr, sid) < 0 ||
+             fsc_topo_peer_join(env->topo, env->eng, id->device, ls.port, NULL, &tr, sid) < 0)) {
             *why = "series refused by the engine (limit)";
             return NULL;
         }

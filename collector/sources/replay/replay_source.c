@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "model/profile.h"
 #include "engine/topo_groups.h"
+#include "engine/topo_peers.h"
 #include "model/topo_labels.h"
 #include "sources/replay/replay_file.h"
 
@@ -117,6 +118,10 @@ int fsc_replay_load(const char *path, const struct fsc_source_env *env, uint64_t
             if (trc == 0)
                 trc = fsc_topo_groups_join(env->topo, env->eng, label_value(&ln, "device"),
                                            label_value(&ln, "port"), &tr, id);
+            if (trc >= 0) /* the recorded `peer` label, else the topology's */
+                trc =
+                    fsc_topo_peer_join(env->topo, env->eng, label_value(&ln, "device"),
+                                       label_value(&ln, "port"), label_value(&ln, "peer"), &tr, id);
             if (trc < 0) {
                 snprintf(err, errlen, "%s:%zu: engine refused the series: %s", path, lineno,
                          strerror(-trc));

@@ -11,6 +11,7 @@
 
 #include "base/log.h"
 #include "engine/topo_groups.h"
+#include "engine/topo_peers.h"
 #include "model/topo_labels.h"
 
 /* Counters generated per port, in this order. */
@@ -93,6 +94,9 @@ static int intern_ports(struct synth_ctx *ctx, char *err, size_t errlen)
             if (rc == 0)
                 rc = fsc_topo_groups_join(ctx->env.topo, ctx->env.eng, cfg->device, port->name, &tr,
                                           id);
+            if (rc >= 0)
+                rc = fsc_topo_peer_join(ctx->env.topo, ctx->env.eng, cfg->device, port->name, NULL,
+                                        &tr, id);
             if (rc < 0) {
                 snprintf(err, errlen, "engine refused series %u: %s", id, strerror(-rc));
                 return -1;
