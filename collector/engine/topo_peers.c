@@ -23,5 +23,10 @@ int fsc_topo_peer_join(const struct fsc_topology *topo, struct fsc_engine *eng, 
     int rc = fsc_engine_peer_add(eng, id, self, peer);
     /* A port named its own peer: a topology mistake, not a reason to
      * refuse the series. */
-    return rc == -EINVAL ? 0 : rc < 0 ? rc : 1;
+    /* The link only annotates events: a full table (-ENOSPC) must not cost
+     * the series its data, so it is "nothing linked". Out of memory is
+     * still an error, as for every other allocation of a new series. */
+    if (rc == -EINVAL || rc == -ENOSPC)
+        return 0;
+    return rc < 0 ? rc : 1;
 }

@@ -15,8 +15,9 @@
  * join: port bytes with a link speed (microbursts), queue peaks and buffer
  * thresholds, each with a direction; its traits must be set already.
  * Returns 1 when linked, 0 when there is nothing to link (no peer known,
- * another signal, no direction), or a negative errno from the engine
- * (-ENOSPC, -ENOMEM, -ERANGE). Thread: any source thread. */
+ * another signal, no direction) or the engine's link table is full (the
+ * series is collected all the same, only unlinked), or a negative errno
+ * from the engine (-ENOMEM, -ERANGE). Thread: any source thread. */
 int fsc_topo_peer_join(const struct fsc_topology *topo, struct fsc_engine *eng, const char *device,
                        const char *port, const char *peer, const struct fsc_traits *tr,
                        fsc_series_id id);
