@@ -5,20 +5,30 @@
   accuracy_rw_check.py LOG RATE WINDOW_MS COPY_MS
 
 RATE is the truth of every port's byte rate (bytes/s, from the simulator's
-formula: utilization x 400 Gb/s / 8). For each port series of
+formula: utilization x 400 Gb/s / 8), or @FILE: a truth per series, one
+line "PORT DIRECTION RATE" each (a series without a line is a miss;
+gnmi_interop_junos_test.sh, whose ports run at different rates). For each
+port series of
 fabric_port_bytes_per_second: every timestamp a multiple of WINDOW_MS (the
 window's own end), none twice, none missing between the first and the last,
 every value within 1 % of RATE. For fabric_port_fine_bytes_per_second: every
 timestamp once, consecutive ones COPY_MS apart within 10 %, every value
 within 2 % of RATE. Prints one FAIL line per miss and a summary line
-"ports=N windows=N fine=N misses=N"; exits 1 on a miss.
+"ports=N windows=N fine=N misses=N max_window_err=E max_fine_err=E" (the
+largest relative errors); exits 1 on a miss.
 """
 import json
 import sys
 
 
 def main():
-    log, rate, win_ms, copy_ms = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    log, rate_arg, win_ms, copy_ms = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    truth = {}
+    if rate_arg.startswith("@"):
+        with open(rate_arg[1:]) as f:
+            for line in f:
+                port, direction, r = line.split()
+                truth[(port, direction)] = float(r)
     series = {}
     with open(log) as f:
         for line in f:
@@ -37,6 +47,7 @@ def main():
                 series.setdefault(key, []).extend((t, v) for v, t in s["samples"])
     misses = 0
     windows = fine = 0
+    max_win = max_fine = 0.0
     ports = set()
 
     def miss(msg):
@@ -47,6 +58,13 @@ def main():
 
     for (name, port, direction), pts in sorted(series.items()):
         ports.add((port, direction))
+        if not truth:
+            rate = float(rate_arg)
+        elif (port, direction) in truth:
+            rate = truth[(port, direction)]
+        else:
+            miss("%s %s %s: no truth for the series" % (name, port, direction))
+            continue
         times = [t for t, _ in pts]
         if len(set(times)) != len(times):
             miss("%s %s %s: a timestamp sent twice" % (name, port, direction))
@@ -54,6 +72,7 @@ def main():
         if name == "fabric_port_bytes_per_second":
             for t, v in pts:
                 windows += 1
+                max_win = max(max_win, abs(v - rate) / rate)
                 if t % win_ms != 0:
                     miss("%s %s window stamped %d, not a window end" % (port, direction, t))
                 if abs(v - rate) > 0.01 * rate:
@@ -65,13 +84,15 @@ def main():
         else:
             for t, v in pts:
                 fine += 1
+                max_fine = max(max_fine, abs(v - rate) / rate)
                 if abs(v - rate) > 0.02 * rate:
                     miss("%s %s fine rate at %d: %.6g B/s (truth %.6g)" % (port, direction, t, v, rate))
             ts = [t for t, _ in pts]
             for a, b in zip(ts, ts[1:]):
                 if abs((b - a) - copy_ms) > 0.1 * copy_ms:
                     miss("%s %s fine rates %d -> %d: not one copy apart" % (port, direction, a, b))
-    print("ports=%d windows=%d fine=%d misses=%d" % (len(ports), windows, fine, misses))
+    print("ports=%d windows=%d fine=%d misses=%d max_window_err=%.6f max_fine_err=%.6f" %
+          (len(ports), windows, fine, misses, max_win, max_fine))
     return 1 if misses or not windows or not fine else 0
 
 
