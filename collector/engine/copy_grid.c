@@ -226,7 +226,8 @@ static int64_t uncertainty(const struct fsc_copy_grid *g)
 /* Contract in copy_grid.h. */
 void fsc_grid_init(struct fsc_copy_grid *g, int64_t period_ns)
 {
-    *g = (struct fsc_copy_grid){.period_ns = period_ns > 0 ? period_ns : 1};
+    *g = (struct fsc_copy_grid){.period_ns = period_ns > 0 ? period_ns : 1,
+                                .calm_from = FSC_GRID_NONE};
     seen_clear(g);
 }
 
@@ -366,4 +367,66 @@ void fsc_grid_note_fast(struct fsc_copy_grid *g)
         g->fast++;
     if (g->fast >= FSC_GRID_FAST_VOTES)
         g->live = 1;
+}
+
+/* Contracts in copy_grid.h. */
+void fsc_grid_note_calm(struct fsc_copy_grid *g, int64_t t)
+{
+    if (g->calm_from == FSC_GRID_NONE)
+        g->calm_from = t;
+    if (g->calm < UINT32_MAX)
+        g->calm++;
+}
+
+void fsc_grid_note_straddle(struct fsc_copy_grid *g, int64_t t)
+{
+    g->calm = 0;
+    g->calm_from = t;
+}
+
+bool fsc_grid_lattice_ok(const struct fsc_copy_grid *g, int64_t t)
+{
+    return g->calm >= FSC_GRID_CALM_CHANGES && g->calm_from != FSC_GRID_NONE &&
+           t - g->calm_from >= FSC_GRID_CALM_PERIODS * g->period_ns;
+}
+
+/* Contract in copy_grid.h. */
+void fsc_grid_note_sample(struct fsc_copy_grid *g, int64_t t)
+{
+    const int64_t p = g->period_ns;
+    int64_t ph = t - floor_div(t, p) * p; /* t mod p in [0, p) */
+    if (g->samples >= 64) {
+        int64_t off = ph - g->sample_phase;
+        off -= floor_div(off + p / 2, p) * p;
+        g->far = (off < 0 ? -off : off) > p / 4 ? (uint8_t)(g->far + 1) : 0;
+        if (g->far >= 4) {
+            g->samples = 0; /* the samples moved: learn the lattice again */
+            g->far = 0;
+            g->calm = 0;
+            g->calm_from = t;
+        } else {
+            return;
+        }
+    }
+    if (g->samples == 0) {
+        g->sample_phase = ph;
+        g->samples = 1;
+        return;
+    }
+    /* The difference folded into [-p/2, p/2), moved by 1/n of it. */
+    int64_t d = ph - g->sample_phase;
+    d -= floor_div(d + p / 2, p) * p;
+    int64_t n = g->samples < 64 ? (int64_t)g->samples + 1 : 64;
+    int64_t np = g->sample_phase + d / n;
+    g->sample_phase = np - floor_div(np, p) * p;
+    if (g->samples < UINT32_MAX)
+        g->samples++;
+}
+
+int64_t fsc_grid_sample_lattice(const struct fsc_copy_grid *g, int64_t t)
+{
+    if (g->samples < 64)
+        return FSC_GRID_NONE;
+    const int64_t p = g->period_ns;
+    return g->sample_phase + floor_div(t - g->sample_phase + p / 2, p) * p;
 }

@@ -54,7 +54,20 @@ struct fsc_copy_grid {
                        * copies placed in different epochs are not comparable */
     uint8_t fast;     /* changes seen closer together than copies every P allow */
     uint8_t live;     /* latched: the device's values are live, not copied every P */
+    /* Sampled no faster than the copies (rate.c, rate_periodic_coarse): changes
+     * one period on since the last straddle (a busy series repeating a period
+     * on: a sample just before its copy), and since when. */
+    uint32_t calm;
+    int64_t calm_from;    /* FSC_GRID_NONE before the first change */
+    int64_t sample_phase; /* the device's mean sample instant modulo P (coarse mode) */
+    uint32_t samples;     /* samples folded into sample_phase (saturates) */
+    uint8_t far;          /* consecutive samples beyond P/4 of the learned lattice */
 };
+
+/* Calm changes, and periods, before a coarse device's copies are placed on
+ * the lattice of whole periods (fsc_grid_lattice_ok). */
+#define FSC_GRID_CALM_CHANGES 64
+#define FSC_GRID_CALM_PERIODS 8
 
 /* Changes of one series closer than P / FSC_GRID_FAST_DIV apart (both to
  * the previous sample and to the previous change) that make the grid
@@ -101,6 +114,33 @@ int64_t fsc_grid_change(struct fsc_copy_grid *g, int64_t ta, int64_t tb, int64_t
  * stays until the engine is rebuilt: a device that starts copying on a
  * timer after that is an upgrade, and a restart takes it. */
 void fsc_grid_note_fast(struct fsc_copy_grid *g);
+
+/* Sampled no faster than the copies (nominal interval >= P), a sample shows
+ * the copy before it, and jitter decides which one when the copies fall
+ * within the jitter of the samples: a busy series then repeats (its sample
+ * came just before its copy) and shows two copies at the next sample. When
+ * the copies fall well between the samples, every sample of a busy series
+ * shows exactly one new copy, and an interval of k periods give or take the
+ * jitter is exactly k copy-to-copy periods. fsc_grid_note_calm() counts a
+ * change one period (give or take P/4) on, fsc_grid_note_straddle() a busy
+ * series' repeat one period on (the calm starts over), and
+ * fsc_grid_lattice_ok() says whether FSC_GRID_CALM_CHANGES changes over
+ * FSC_GRID_CALM_PERIODS periods have passed since without a straddle: only
+ * then are jittered spans placed as whole periods. A straddle-free device
+ * cannot turn a copy into two (every double follows a repeat, except from
+ * the first sample: the calm's periods cover that). */
+void fsc_grid_note_calm(struct fsc_copy_grid *g, int64_t t);
+/* Folds a coarse sample at t into the device's mean sample phase (a running
+ * circular mean of its first 64 samples, then held: a lattice that moved
+ * would move the placed intervals' ends; four samples in a row beyond P/4
+ * of it start the learning over). fsc_grid_sample_lattice() returns the
+ * lattice point phase + kP nearest to t, or FSC_GRID_NONE before 64 samples
+ * (the lattice the copies are placed on: each sample shows the copies of
+ * the period before its own lattice point, its jitter aside). */
+void fsc_grid_note_sample(struct fsc_copy_grid *g, int64_t t);
+int64_t fsc_grid_sample_lattice(const struct fsc_copy_grid *g, int64_t t);
+void fsc_grid_note_straddle(struct fsc_copy_grid *g, int64_t t);
+bool fsc_grid_lattice_ok(const struct fsc_copy_grid *g, int64_t t);
 
 /* The grid's best guess of the copy a change over (ta, tb] saw, in (ta, tb]
  * (tb when unlocked), for a change fsc_grid_change() could not place but

@@ -523,44 +523,90 @@ static bool rate_whole_periods(int64_t span, int64_t p)
 
 /* Rule 5 for a periodic series sampled no faster than its copies (nominal
  * interval >= refresh). Samples that sparse cannot tell which copy each one
- * saw once their timestamps jitter: a sample near a copy may or may not have
- * seen it, one copy's delta shows up a sample late and two arrive in one
- * span (measured with the copy grid: 10 s windows 5-20 % off, fine rates
- * 50-100 % off, tests/scenarios junos_2s_sampled). So the copies are placed
- * at the samples that show them: an interval whose span is a whole number of
- * periods (to 0.1 %) covers whole copy intervals and is placed; any other is
- * unplaced - no fine evidence, and the windows near its end are withheld.
- * Without jitter every interval is placed. */
+ * saw when the copies fall within the samples' jitter: a sample near a copy
+ * may or may not have seen it, one copy's delta shows up a sample late and
+ * two arrive in one span (measured with the copy grid: 10 s windows 5-20 %
+ * off, fine rates 50-100 % off, tests/scenarios junos_2s_sampled). So the
+ * copies are placed at the samples that show them: an interval whose span
+ * is a whole number of periods (to 0.1 %) covers whole copy intervals and
+ * is placed. A device whose copies fall well between its samples shows it:
+ * no busy series ever repeats one lattice step on (copy_grid.h,
+ * fsc_grid_lattice_ok); then each sample shows the copies up to its own
+ * point of the device's sample lattice (its mean sample phase + kP, the
+ * sample within P/4 of it), and the interval is placed between lattice
+ * points: k copy-to-copy periods, whatever the jitter. Any other interval is unplaced - no fine
+ * evidence, and the windows near its end are withheld. Without jitter every interval is placed. In
+ * this mode st->copy_epoch (the grid's epoch only where copies are placed by the grid) says whether
+ * the last sample changed value: a busy series' repeat one period on is a straddle. */
 static RATE_NOINLINE void
 rate_periodic_coarse(struct fsc_rate_state *st, const struct fsc_traits *tr,
-                     const struct fsc_rate_params *params, const struct fsc_sample *smp, double raw,
-                     bool wrapped, fsc_window_fn on_window, void *arg, struct fsc_rate_result *res)
+                     const struct fsc_rate_params *params, struct fsc_copy_grid *grid,
+                     const struct fsc_sample *smp, double raw, bool wrapped,
+                     fsc_window_fn on_window, void *arg, struct fsc_rate_result *res)
 {
     const int64_t t = smp->t_dev_ns;
     const int64_t p = tr->refresh_ns;
     const int64_t span = t - st->t_anchor;
     const bool from_uncertain = (st->flags & FSC_RATE_F_UNPLACED) != 0;
+    const bool changed = raw != 0.0 || wrapped;
+    const bool busy = st->copy_epoch != 0;
+    int64_t lt = FSC_GRID_NONE, steps = -1;
+    if (grid) {
+        fsc_grid_note_sample(grid, t);
+        lt = fsc_grid_sample_lattice(grid, t);
+        int64_t lp = fsc_grid_sample_lattice(grid, st->t_last);
+        if (lt != FSC_GRID_NONE && (t - lt < 0 ? lt - t : t - lt) > p / 4)
+            lt = FSC_GRID_NONE; /* this sample is far off its lattice point */
+        if (lt != FSC_GRID_NONE && lp != FSC_GRID_NONE)
+            steps = (lt - lp) / p;
+    }
+    const bool lattice = lt != FSC_GRID_NONE && lt > st->t_anchor && fsc_grid_lattice_ok(grid, t);
     int64_t end = t, unc = 0;
-    if (raw == 0.0 && !wrapped) {
+    if (!changed) {
         /* A repeat a period or more on surely saw a newer copy; at a whole
-         * number of periods it keeps the placement. Else idle is only
-         * assumed after stale_factor periods, up to a guessed copy. */
+         * number of periods it keeps the placement. A busy series that
+         * repeats one lattice step on straddles its copy (or stopped: the
+         * next sample tells). Else idle is only assumed after stale_factor
+         * periods, up to a guessed copy. */
         if (span >= p && rate_whole_periods(span, p)) {
             end = t;
+        } else if (steps == 1 && busy) {
+            fsc_grid_note_straddle(grid, t);
+            st->copy_epoch = 0;
+            st->t_last = t;
+            res->verdict = FSC_RATE_STALE_REPEAT;
+            return;
+        } else if (lattice) {
+            end = lt;
         } else if ((double)span >= params->stale_factor * (double)p) {
             end = t - p / 2;
             unc = p / 2;
         } else {
+            st->copy_epoch = 0;
             st->t_last = t;
             res->verdict = FSC_RATE_STALE_REPEAT;
             return;
         }
-    } else if (!rate_whole_periods(span, p)) {
+    } else if (rate_whole_periods(span, p)) {
+        end = t;
+    } else if (lattice) {
+        end = lt;
+    } else {
         unc = p;
     }
-    rate_interval(st, tr, params, smp, end, raw, wrapped, from_uncertain || unc > 0, unc, on_window,
+    if (changed && steps == 1)
+        fsc_grid_note_calm(grid, t);
+    /* Between two lattice points the interval is k copy-to-copy periods;
+     * from an anchor off the lattice (a sample, an older lattice) it holds
+     * the right copies over the wrong span: unplaced, but it ends on the
+     * lattice, so the next one is placed. */
+    const bool on_grid = lattice && end == lt;
+    if (on_grid && !rate_whole_periods(end - st->t_anchor, p))
+        unc = unc > 0 ? unc : p / 4;
+    rate_interval(st, tr, params, smp, end, raw, wrapped, unc > 0 || from_uncertain, unc, on_window,
                   arg, res);
-    rate_mark_uncertain(st, unc > 0);
+    rate_mark_uncertain(st, unc > 0 && !on_grid);
+    st->copy_epoch = changed ? 1 : 0;
 }
 
 /* Every sample the hot path does not take: first sample, gauges, order
@@ -687,7 +733,7 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
     }
 
     if (coarse) {
-        rate_periodic_coarse(st, tr, params, smp, raw, wrapped, on_window, arg, res);
+        rate_periodic_coarse(st, tr, params, grid, smp, raw, wrapped, on_window, arg, res);
         return;
     }
     if (grid) {

@@ -125,7 +125,9 @@ struct fsc_rate_state {
     float last_window_rate[FSC_MAX_WINDOWS]; /* units/s of the last completed window */
     float fine_rate;                         /* units/s of the last fine (non-gap) interval */
     uint8_t flags;                           /* FSC_RATE_F_* */
-    uint8_t copy_epoch;                      /* the copy grid's epoch at t_anchor */
+    uint8_t copy_epoch;                      /* the copy grid's epoch at t_anchor; sampled no
+                                              * faster than its copies (rate.c coarse mode):
+                                              * 1 when the last sample changed value */
     uint16_t copy_group;                     /* the engine's copy grid of this series + 1 (0: none);
                                               * kept here by the engine, unused by the rate math */
 };
