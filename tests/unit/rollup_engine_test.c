@@ -228,7 +228,10 @@ static void one_minute_known_answers(void)
     CHECK_INT(read_back(&p1, &p2, &grp, &node, gname), 4);
 
     const struct fsc_rr_dir *tx = &p1.port.dir[FSC_RR_TX];
-    CHECK_INT(p1.flags, FSC_RR_F_TX | FSC_RR_F_RX | FSC_RR_F_CNP | FSC_RR_F_PFC);
+    CHECK_INT(p1.flags, FSC_RR_F_TX | FSC_RR_F_RX | FSC_RR_F_CNP | FSC_RR_F_PFC | FSC_RR_F_COVERED);
+    /* 600 increases of 100 ms: the whole minute, both directions */
+    CHECK_INT(p1.port.dir[FSC_RR_TX].covered_ms, 60000);
+    CHECK_INT(p1.port.dir[FSC_RR_RX].covered_ms, 60000);
     /* 599 fine intervals at 0.25 (bucket le 0.3) and one at 1.0 (le 1.0) */
     CHECK_INT(tx->util[2], 599);
     CHECK_INT(tx->util[FSC_UTIL_BUCKETS - 1], 1);
@@ -258,7 +261,8 @@ static void one_minute_known_answers(void)
     CHECK_NEAR(p1.port.cnp, 60000, 1e-9);
     CHECK_NEAR(p1.port.pfc_pause_s, 12.0, 1e-9);
 
-    CHECK_INT(p2.flags, FSC_RR_F_TX);
+    CHECK_INT(p2.flags, FSC_RR_F_TX | FSC_RR_F_COVERED);
+    CHECK_INT(p2.port.dir[FSC_RR_TX].covered_ms, 60000);
     CHECK_INT(p2.port.dir[FSC_RR_TX].util[1], 600); /* 12.5 %: le 0.2 */
     CHECK_NEAR(p2.port.dir[FSC_RR_TX].bytes, 600 * 0.625e9, 0.5);
 
@@ -298,6 +302,9 @@ static void flush_partial_and_restart(void)
     CHECK_INT(read_back(&p1, &p2, &grp, &node, gname), 3);
     CHECK_INT(p1.port.dir[FSC_RR_TX].util[2], 200);
     CHECK_NEAR(p1.port.dir[FSC_RR_TX].bytes, 200 * 1.25e9, 0.5);
+    /* the partial minute says so: 200 increases of 100 ms */
+    CHECK(p1.flags & FSC_RR_F_COVERED);
+    CHECK_INT(p1.port.dir[FSC_RR_TX].covered_ms, 20000);
 
     /* a second rollup on the same store (a restart) appends, same minute */
     char err[128];
