@@ -580,6 +580,18 @@ int fsc_report_load_prometheus(struct fsc_report *rep, const char *url, FILE *pr
     size_t present = 0;
     for (size_t i = 0; i < rep->n_links; i++)
         present += rep->links[i].dir[0].present || rep->links[i].dir[1].present;
+    /* The queries aggregate with increase() / *_over_time(), which already
+     * extrapolate over the range; the time the series cover is not queried,
+     * so rates here are over the whole range (said in a note). */
+    for (size_t i = 0; i < rep->n_links; i++) {
+        rep->links[i].covered_s = (double)span;
+        for (unsigned d = 0; d < FSC_RPT_DIRS; d++)
+            rep->links[i].dir[d].covered_s = (double)span;
+    }
+    rep->covered_s = (double)span;
+    if (present)
+        fsc_report_note(rep, "Prometheus source: rates are over the whole range; the time each "
+                             "series covers is known to the rollup source only");
     if (present == 0) {
         char a[32], b[32];
         snprintf(err, errlen, "Prometheus at %s has no fabric_port_* series between %s and %s", url,

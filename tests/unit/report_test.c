@@ -220,25 +220,26 @@ static void csv_tables_exact(void)
          * 0.8 + 0.1 x (142560 - 141600) / 2400 = 0.84; 1.2e12 B per minute
          * on 400G = 0.4 for every 5 min block and the mean */
         check_line(csv, "table,device,port,direction,role,rail,speed_bps,intervals,p50,p99,"
-                        "max_fine,max_1s_avg,max_5m_avg,mean,bytes");
+                        "max_fine,max_1s_avg,max_5m_avg,mean,bytes,covered_s");
         check_line(csv, "links,leaf1,up1,tx,uplink,,400000000000,144000,0.250847,0.84,0.875,0.5,"
-                        "0.4,0.4,288000000000000");
+                        "0.4,0.4,288000000000000,14400");
         /* up2: p50 at the edge of (0.5, 0.6] = 0.6; p99 = 0.6 + 0.1 x 0.98 */
         check_line(csv, "links,leaf1,up2,tx,uplink,,400000000000,144000,0.6,0.698,0.75,0.625,"
-                        "0.2,0.2,144000000000000");
+                        "0.2,0.2,144000000000000,14400");
         /* line rate: all in (0.99, 1.0], p50 = 0.99 + 0.01 x 0.5 */
         check_line(csv, "links,leaf1,down1,rx,downlink,,400000000000,144000,0.995,0.9999,1,1,1,1,"
-                        "720000000000000");
+                        "720000000000000,14400");
         check_line(csv, "links,b300-1,ens1f0np0,rx,nic,,400000000000,144000,0.45,0.499,0.5,0.45,"
-                        "0.5,0.5,360000000000000");
+                        "0.5,0.5,360000000000000,14400");
         /* 480 microbursts in 4 h; mean (0.5 + 80) ms / 2 */
-        check_line(csv, "bursts,leaf1,up1,tx,480,0,120,40.25,240,0,0,0,0,240,0,0,0,0");
-        check_line(csv, "bursts,leaf1,up2,tx,0,0,0,,0,0,0,0,0,0,0,0,0,0");
+        check_line(csv, "bursts,leaf1,up1,tx,480,0,120,40.25,240,0,0,0,0,240,0,0,0,0,14400");
+        check_line(csv, "bursts,leaf1,up2,tx,0,0,0,,0,0,0,0,0,0,0,0,0,0,14400");
         /* 360000 CNPs over 360 TB received; 144 s of 14400 s paused */
-        check_line(csv, "congestion,b300-1,ens1f0np0,360000000000000,360000,1000,144,0.01");
+        check_line(csv,
+                   "congestion,b300-1,ens1f0np0,360000000000000,360000,1000,144,0.01,port,14400");
         /* uplinks 2.88e14 and 1.44e14 bytes: max/mean 4/3; 4.32e14 B x 8 over
          * 800G x 14400 s = 0.3 */
-        check_line(csv, "imbalance,leaf1,2,432000000000000,1.33333,0.3");
+        check_line(csv, "imbalance,leaf1,2,432000000000000,1.33333,0.3,14400");
         check_line(csv, "oversubscription,leaf1,4,1600000000000,2,800000000000,2");
         check_line(csv, "spine_share,leaf1,1440000000000000,432000000000000,0.3");
         check_line(csv, "spine_share,(fabric),1440000000000000,432000000000000,0.3");
@@ -278,14 +279,17 @@ static void json_tables_exact(void)
         CHECK(strstr(json, "\"from\": \"2023-11-15T00:00:00Z\",\n  \"to\": "
                            "\"2023-11-15T04:00:00Z\"") != NULL);
         CHECK(strstr(json, "\"threshold\": 0.6,\n  \"bin_seconds\": 480,") != NULL);
-        CHECK(strstr(json, "{\"device\": \"leaf1\", \"port\": \"up1\", \"direction\": \"tx\", "
-                           "\"role\": \"uplink\", \"rail\": null, \"speed_bps\": 400000000000, "
-                           "\"intervals\": 144000, \"p50\": 0.250847, \"p99\": 0.84, "
-                           "\"max_fine\": 0.875, \"max_1s_avg\": 0.5, \"max_5m_avg\": 0.4, "
-                           "\"mean\": 0.4, \"bytes\": 288000000000000}") != NULL);
-        CHECK(strstr(json, "{\"device\": \"b300-1\", \"port\": \"ens1f0np0\", \"rx_bytes\": "
-                           "360000000000000, \"cnp\": 360000, \"cnp_per_tb\": 1000, "
-                           "\"pfc_paused_s\": 144, \"pfc_paused_fraction\": 0.01}") != NULL);
+        CHECK(strstr(json,
+                     "{\"device\": \"leaf1\", \"port\": \"up1\", \"direction\": \"tx\", "
+                     "\"role\": \"uplink\", \"rail\": null, \"speed_bps\": 400000000000, "
+                     "\"intervals\": 144000, \"p50\": 0.250847, \"p99\": 0.84, "
+                     "\"max_fine\": 0.875, \"max_1s_avg\": 0.5, \"max_5m_avg\": 0.4, "
+                     "\"mean\": 0.4, \"bytes\": 288000000000000, \"covered_s\": 14400}") != NULL);
+        CHECK(strstr(json,
+                     "{\"device\": \"b300-1\", \"port\": \"ens1f0np0\", \"rx_bytes\": "
+                     "360000000000000, \"cnp\": 360000, \"cnp_per_tb\": 1000, "
+                     "\"pfc_paused_s\": 144, \"pfc_paused_fraction\": 0.01, \"rx_bytes_from\": "
+                     "\"port\", \"covered_s\": 14400}") != NULL);
         CHECK(strstr(json, "\"slope_per_day\": 0.901001, \"trend\": \"rising\", \"saturation\": "
                            "\"2023-11-15T11:20:58Z\"}") != NULL);
         CHECK(strstr(json, "\"slope_per_day\": 0, \"trend\": \"flat\", \"saturation\": null}") !=
