@@ -9,5 +9,6 @@ fsc_unit_test(rollup_engine LABELS report rollup LIBS fsc_rollup CASES
 # it exits 77 (skipped) where chromium is not installed, and fails under CI
 # (CI=true: tests/test.h, test_skip).
 fsc_unit_test(report LABELS report LIBS fsc_rollup TIMEOUT 120 CASES
-  csv_tables_exact json_tables_exact quantile_rules empty_range_and_no_store html_chromium)
+  csv_tables_exact json_tables_exact quantile_rules empty_range_and_no_store html_chromium
+  short_range_covered_time speed_and_duration_text)
 set_tests_properties(report.html_chromium PROPERTIES SKIP_RETURN_CODE 77)
