@@ -40,7 +40,7 @@ static void rm_tmp(void)
     rmdir(dir);
 }
 
-enum { TX1, RX1, TX2, CNP, PFC, NODE, N_SER };
+enum { TX1, RX1, TX2, CNP, PFC, IBRX, NODE, N_SER };
 
 struct fixture {
     struct fsc_registry *reg;
@@ -103,6 +103,14 @@ static int setup(struct fixture *f)
                              .nominal_interval_ns = 100 * MS};
     f->id[PFC] =
         intern(f, src, "fabric_port_pfc_rx_pause_seconds_total", "leaf1", "et-0/0/1", &pfc);
+    /* the IB PMA bytes: a plain byte counter (no utilization), CNP per TB's
+     * denominator on NIC ports */
+    struct fsc_traits ib = {.kind = FSC_KIND_COUNTER,
+                            .width = 64,
+                            .unit = FSC_UNIT_BYTES,
+                            .direction = FSC_DIR_RX,
+                            .nominal_interval_ns = 100 * MS};
+    f->id[IBRX] = intern(f, src, "fabric_nic_ib_port_rx_bytes_total", "leaf1", "et-0/0/1", &ib);
     struct fsc_traits gauge = {.kind = FSC_KIND_GAUGE, .width = 64};
     f->id[NODE] = intern(f, src, "fabric_node_rdma_bits_per_second", "b300-1", NULL, &gauge);
     CHECK_INT(fsc_engine_group_add(f->eng, 0, f->id[TX1]), 0);
@@ -136,6 +144,7 @@ static void step(struct fixture *f, int64_t t, int64_t burst)
     f->value[TX2] += 0.125 * line;
     f->value[CNP] += 100;
     f->value[PFC] += 20000;
+    f->value[IBRX] += 0.10 * line;
     struct fsc_sample smp[N_SER];
     size_t n = 0;
     for (int k = 0; k < N_SER; k++) {
@@ -228,7 +237,9 @@ static void one_minute_known_answers(void)
     CHECK_INT(read_back(&p1, &p2, &grp, &node, gname), 4);
 
     const struct fsc_rr_dir *tx = &p1.port.dir[FSC_RR_TX];
-    CHECK_INT(p1.flags, FSC_RR_F_TX | FSC_RR_F_RX | FSC_RR_F_CNP | FSC_RR_F_PFC | FSC_RR_F_COVERED);
+    CHECK_INT(p1.flags, FSC_RR_F_TX | FSC_RR_F_RX | FSC_RR_F_CNP | FSC_RR_F_PFC | FSC_RR_F_IB_RX |
+                            FSC_RR_F_COVERED);
+    CHECK_NEAR(p1.port.ib_rx_bytes, 600 * 0.5e9, 0.5);
     /* 600 increases of 100 ms: the whole minute, both directions */
     CHECK_INT(p1.port.dir[FSC_RR_TX].covered_ms, 60000);
     CHECK_INT(p1.port.dir[FSC_RR_RX].covered_ms, 60000);
