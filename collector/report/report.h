@@ -79,8 +79,7 @@ struct fsc_rpt_link {
     double cnp, pfc_s;
     double ib_rx_bytes; /* IB PMA received bytes: CNP per TB without port rx bytes */
     /* seconds with data of the port's records (per minute the longest of
-     * its directions, a whole minute for CNP / PFC only): PFC's paused
-     * fraction divides by it */
+     * its directions and its counters): PFC's paused fraction divides by it */
     double covered_s;
     int64_t last_minute; /* loader: minute of the last record added */
 };

@@ -338,10 +338,11 @@ static int add_port(struct fsc_report *rep, const struct fsc_rr_record *rec,
         l->has_ib_rx = true;
         l->ib_rx_bytes += rec->port.ib_rx_bytes;
     }
-    /* CNP / PFC / IB counters alone have no measured span: their counters
-     * were read through the minute */
-    if (!any_dir)
-        rec_ms = FSC_RR_MINUTE_S * 1000;
+    /* a port's counters (CNP, PFC, IB bytes) say how long they ran too: a
+     * NIC port with no byte series is covered by them */
+    if (rec->flags & (FSC_RR_F_CNP | FSC_RR_F_PFC | FSC_RR_F_IB_RX) &&
+        rec->port.counters_ms > rec_ms)
+        rec_ms = rec->port.counters_ms;
     if (rec_ms > FSC_RR_MINUTE_S * 1000)
         rec_ms = FSC_RR_MINUTE_S * 1000;
     if (rec->minute_s != l->last_minute)

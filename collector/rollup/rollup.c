@@ -214,6 +214,9 @@ static void poll_entry(struct fsc_rollup *ru, struct ru_entry *e, const struct f
             return;
         if (e->have_prev) {
             double d = value_inc(e, v);
+            int64_t *span = &p->counter_ns[e->what == RU_CNP ? 0 : e->what == RU_PFC ? 1 : 2];
+            if (v->t_value_ns > e->prev_t_ns)
+                *span += v->t_value_ns - e->prev_t_ns;
             if (e->what == RU_CNP)
                 p->acc.cnp += d;
             else if (e->what == RU_IB_RX)
@@ -223,6 +226,7 @@ static void poll_entry(struct fsc_rollup *ru, struct ru_entry *e, const struct f
         }
         e->prev.value = v->value;
         e->prev_f64 = v->is_f64;
+        e->prev_t_ns = v->t_value_ns;
         e->have_prev = 1;
         return;
     }
@@ -346,10 +350,17 @@ static int write_minute(struct fsc_rollup *ru, int64_t minute_s, int64_t now_s)
                 rec.port.dir[d].covered_ms =
                     (uint32_t)(ms < FSC_RR_MINUTE_S * 1000 ? ms : FSC_RR_MINUTE_S * 1000);
             }
+            int64_t cn = 0; /* the longest-running counter's span */
+            for (unsigned k = 0; k < 3; k++)
+                cn = p->counter_ns[k] > cn ? p->counter_ns[k] : cn;
+            cn = (cn + 500000) / 1000000;
+            rec.port.counters_ms =
+                (uint32_t)(cn < FSC_RR_MINUTE_S * 1000 ? cn : FSC_RR_MINUTE_S * 1000);
             batch_push(ru, bp, &rec, now_s);
         }
         memset(&p->acc, 0, sizeof(p->acc));
         memset(p->covered_ns, 0, sizeof(p->covered_ns));
+        memset(p->counter_ns, 0, sizeof(p->counter_ns));
         p->flags = 0;
     }
     for (size_t g = 0; g < ru->n_groups; g++) {

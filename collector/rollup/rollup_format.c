@@ -189,10 +189,11 @@ void fsc_rr_encode(const struct fsc_rr_record *rec, uint8_t out[FSC_RR_RECORD_SI
             put_dir(&c, &rec->port.dir[d]);
         put_f64(&c, rec->port.cnp);
         put_f64(&c, rec->port.pfc_pause_s);
-        /* version 2 tail, bytes [296, 312): zeroes in version 1 records */
+        /* version 2 tail, bytes [296, 316): zeroes in version 1 records */
         for (unsigned d = 0; d < FSC_RR_DIRS; d++)
             put_u32(&c, rec->port.dir[d].covered_ms);
         put_f64(&c, rec->port.ib_rx_bytes);
+        put_u32(&c, rec->port.counters_ms);
         break;
     case FSC_RR_GROUP:
         put_f64(&c, rec->group.ratio_mean);
@@ -249,11 +250,14 @@ int fsc_rr_decode(const uint8_t in[FSC_RR_RECORD_SIZE], struct fsc_rr_record *re
         for (unsigned d = 0; d < FSC_RR_DIRS; d++)
             rec->port.dir[d].covered_ms = get_u32(&c);
         rec->port.ib_rx_bytes = get_f64(&c);
+        rec->port.counters_ms = get_u32(&c);
         /* a record that does not say how much of its minute had data (version
          * 1) meant the whole minute */
-        if (!(rec->flags & FSC_RR_F_COVERED))
+        if (!(rec->flags & FSC_RR_F_COVERED)) {
             for (unsigned d = 0; d < FSC_RR_DIRS; d++)
                 rec->port.dir[d].covered_ms = FSC_RR_MINUTE_S * 1000;
+            rec->port.counters_ms = FSC_RR_MINUTE_S * 1000;
+        }
         if (!(rec->flags & FSC_RR_F_IB_RX))
             rec->port.ib_rx_bytes = 0;
         return 0;

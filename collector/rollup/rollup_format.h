@@ -35,9 +35,9 @@
 
 #define FSC_RR_MAGIC "FSCROLUP" /* 8 bytes, no NUL on disk */
 /* Version 2 added, at the end of a PORT record's payload, the seconds of
- * the minute each direction had data (covered_ms) and the IB PMA received
- * bytes (ib_rx_bytes); version 1 files stay readable: their PORT records
- * carry neither flag and read as whole minutes. A day file created by
+ * the minute each direction had data (covered_ms), the IB PMA received
+ * bytes (ib_rx_bytes) and the seconds its counters cover (counters_ms); version 1 files stay
+ * readable: their PORT records carry neither flag and read as whole minutes. A day file created by
  * version 1 and appended to after an upgrade keeps its version 1 header:
  * records describe themselves by their flags, not by the file's version. */
 #define FSC_RR_VERSION     2u
@@ -119,6 +119,10 @@ struct fsc_rr_port {
     /* bytes received by the IB PMA counters (fabric_nic_ib_port_rx_bytes_total):
      * NIC ports whose netdev bytes are not collected still get CNP per TB */
     double ib_rx_bytes;
+    /* ms of the minute the port's CNP / PFC / IB counters cover (the
+     * longest of them; version 2, with FSC_RR_F_COVERED, else 60000): the
+     * time PFC's paused fraction divides by on a port without byte series */
+    uint32_t counters_ms;
 };
 
 struct fsc_rr_group {

@@ -48,6 +48,7 @@ struct ru_port {
     struct fsc_rr_name name;
     struct fsc_rr_port acc;          /* the minute in progress */
     int64_t covered_ns[FSC_RR_DIRS]; /* spans of the increases in acc, until written */
+    int64_t counter_ns[3];           /* the same for CNP, PFC, IB rx (counters_ms) */
     uint16_t flags;
 };
 

@@ -471,6 +471,7 @@ static struct fsc_rr_record short_rec(uint32_t key, int m)
         r.port.cnp = 1000;
         r.port.pfc_pause_s = 0.6;
         r.port.ib_rx_bytes = 1e12;
+        r.port.counters_ms = ms;
         break;
     }
     return r;
@@ -582,8 +583,9 @@ static void short_range_covered_time(void)
                         "1500000000000,150");
         /* 5 bursts in 150 s = 120 per hour; mean 10 ms */
         check_line(csv, "bursts,leaf1,up1,tx,5,0,120,10,0,0,5,0,0,0,0,0,0,0,150");
-        /* CNP per TB from the IB bytes: 3000 / 3 TB; PFC 1.8 s of 180 s */
-        check_line(csv, "congestion,b300-1,mlx5_0,3000000000000,3000,1000,1.8,0.01,ib,180");
+        /* CNP per TB from the IB bytes: 3000 / 3 TB; PFC 1.8 s of the
+         * counters' 150 s */
+        check_line(csv, "congestion,b300-1,mlx5_0,3000000000000,3000,1000,1.8,0.012,ib,150");
         /* uplink mean over the uplinks' covered time: 3e12 x 8 / (2 x 400G
          * x 150 s) = 0.2 */
         check_line(csv, "imbalance,leaf1,2,3000000000000,1,0.2,150");

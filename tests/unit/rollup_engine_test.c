@@ -240,6 +240,8 @@ static void one_minute_known_answers(void)
     CHECK_INT(p1.flags, FSC_RR_F_TX | FSC_RR_F_RX | FSC_RR_F_CNP | FSC_RR_F_PFC | FSC_RR_F_IB_RX |
                             FSC_RR_F_COVERED);
     CHECK_NEAR(p1.port.ib_rx_bytes, 600 * 0.5e9, 0.5);
+    CHECK_INT(p1.port.counters_ms, 60000);
+    CHECK_INT(p2.port.counters_ms, 0); /* no counters */
     /* 600 increases of 100 ms: the whole minute, both directions */
     CHECK_INT(p1.port.dir[FSC_RR_TX].covered_ms, 60000);
     CHECK_INT(p1.port.dir[FSC_RR_RX].covered_ms, 60000);
@@ -316,6 +318,7 @@ static void flush_partial_and_restart(void)
     /* the partial minute says so: 200 increases of 100 ms */
     CHECK(p1.flags & FSC_RR_F_COVERED);
     CHECK_INT(p1.port.dir[FSC_RR_TX].covered_ms, 20000);
+    CHECK_INT(p1.port.counters_ms, 20000);
 
     /* a second rollup on the same store (a restart) appends, same minute */
     char err[128];

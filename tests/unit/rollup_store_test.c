@@ -432,15 +432,18 @@ static void version1_reads_whole_minutes(void)
     CHECK_INT(fsc_rr_decode(buf, &back), 0);
     CHECK_INT(back.port.dir[FSC_RR_TX].covered_ms, 60000);
     CHECK_INT(back.port.dir[FSC_RR_RX].covered_ms, 60000);
+    CHECK_INT(back.port.counters_ms, 60000);
     r.flags = FSC_RR_F_TX | FSC_RR_F_COVERED | FSC_RR_F_IB_RX;
     r.port.dir[FSC_RR_TX].covered_ms = 12345;
     r.port.ib_rx_bytes = 7e12;
+    r.port.counters_ms = 54321;
     r.port.pfc_pause_s = 0.5;
     fsc_rr_encode(&r, buf);
     CHECK_INT(fsc_rr_decode(buf, &back), 0);
     CHECK_INT(back.port.dir[FSC_RR_TX].covered_ms, 12345);
     CHECK_INT(back.port.dir[FSC_RR_RX].covered_ms, 0);
     CHECK_NEAR(back.port.ib_rx_bytes, 7e12, 0);
+    CHECK_INT(back.port.counters_ms, 54321);
     CHECK_NEAR(back.port.pfc_pause_s, 0.5, 0);
     CHECK_NEAR(back.port.dir[FSC_RR_TX].bytes, 1e9, 0);
 }
