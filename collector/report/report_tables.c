@@ -249,7 +249,6 @@ static void congestion_row(const struct fsc_report *rep, size_t i, struct fsc_rp
     c[6] = N(l->has_pfc && l->covered_s > 0 ? l->pfc_s / l->covered_s : NAN);
     c[7] = S(l->dir[FSC_RPT_RX].present ? "port" : l->has_ib_rx ? "ib" : "");
     c[8] = N(l->covered_s);
-    (void)rep;
 }
 
 /* ---- leaves ----------------------------------------------------------------------------- */
