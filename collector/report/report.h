@@ -61,6 +61,10 @@ struct fsc_rpt_dir {
     int64_t block;
     double block_bytes;
     uint8_t block_minutes; /* bit m: minute m of the block seen */
+    double block_s;        /* seconds of the open block with data */
+    /* seconds of the range this direction has data for: the sum of its
+     * records' covered_ms (whole minutes for version 1 records); every
+     * per-direction figure (mean, bursts per hour) divides by it */
     double covered_s;
     uint32_t *bin_hist; /* FSC_RPT_BINS x (FSC_UTIL_BUCKETS + 1), or NULL */
 };
@@ -71,8 +75,13 @@ struct fsc_rpt_link {
     int rail;     /* -1 none */
     uint64_t speed_bps;
     struct fsc_rpt_dir dir[FSC_RPT_DIRS];
-    bool has_cnp, has_pfc;
+    bool has_cnp, has_pfc, has_ib_rx;
     double cnp, pfc_s;
+    double ib_rx_bytes; /* IB PMA received bytes: CNP per TB without port rx bytes */
+    /* seconds with data of the port's records (per minute the longest of
+     * its directions and its counters): PFC's paused fraction divides by it */
+    double covered_s;
+    int64_t last_minute; /* loader: minute of the last record added */
 };
 
 struct fsc_rpt_group {
@@ -95,9 +104,11 @@ struct fsc_rpt_leaf {
     double up_capacity_bps, down_capacity_bps;
     double oversubscription; /* down / up capacity; NaN when up is 0 */
     double up_tx_bytes, down_rx_bytes;
-    double up_mean_util; /* uplink tx bytes over the uplinks' capacity and the range */
-    double imbalance;    /* max / mean of the uplinks' tx bytes; NaN with < 2 uplinks */
-    double spine_share;  /* uplink tx bytes / downlink rx bytes; NaN when the latter is 0 */
+    double up_capacity_s; /* sum over uplinks of speed x tx covered seconds (bits) */
+    double up_covered_s;  /* up_capacity_s / capacity of the uplinks with data */
+    double up_mean_util;  /* uplink tx bytes x 8 over up_capacity_s */
+    double imbalance;     /* max / mean of the uplinks' tx bytes; NaN with < 2 uplinks */
+    double spine_share;   /* uplink tx bytes / downlink rx bytes; NaN when the latter is 0 */
 };
 
 struct fsc_report {
@@ -119,6 +130,13 @@ struct fsc_report {
     struct fsc_rpt_node *nodes;
     size_t n_nodes;
     uint64_t dropped; /* links, groups, nodes beyond the bounds */
+    /* Seconds of the range any port had data: per minute the longest
+     * covered time of any record of that minute (the union of the ports'
+     * minutes; within a minute, which seconds are not known). Fabric-wide
+     * rates divide by it. */
+    double covered_s;
+    uint16_t *minute_ms; /* loader: per minute of the range, ms covered */
+    size_t n_minutes;
 
     /* derived */
     uint32_t *dir_rows; /* link index x 2 + direction of every present direction, sorted */
@@ -178,6 +196,11 @@ int fsc_report_sort(struct fsc_report *rep);
  * has data. */
 int fsc_report_compute(struct fsc_report *rep);
 
+/* The bytes CNP per TB divides by: the port's rx bytes, else (NIC ports
+ * whose netdev bytes are not collected) the IB PMA rx bytes; NaN when
+ * neither was measured. */
+double fsc_report_cnp_rx_bytes(const struct fsc_rpt_link *l);
+
 /* Prometheus' histogram_quantile() over per-bucket counts (bounds
  * fsc_util_bucket_le, the last bucket +Inf): NaN when empty. */
 double fsc_report_quantile(double q, const double *bucket, size_t n_finite, const double *le);
@@ -192,6 +215,11 @@ int fsc_report_write_html(const struct fsc_report *rep, FILE *out);
 /* Number formatting shared by the writers: "%.6g", "" (CSV) / null (JSON)
  * for NaN; bytes and counts as integers. */
 const char *fsc_report_num(double v, char *buf, size_t size);
+/* A link speed as operators write it: "400G", "1.6T", "25G", "100M";
+ * "" for 0 or NaN. Returns buf. */
+const char *fsc_report_speed(double bps, char *buf, size_t size);
+/* A duration of seconds as "2m30s", "4h", "1d2h": the covered time. */
+const char *fsc_report_duration(double s, char *buf, size_t size);
 /* t_s as "YYYY-MM-DDTHH:MM:SSZ" (base/timefmt.h) into buf; returns buf. */
 const char *fsc_report_time(int64_t t_s, char *buf, size_t size);
 const char *fsc_report_dir_name(unsigned dir);

@@ -47,6 +47,13 @@ double fsc_report_quantile(double q, const double *bucket, size_t n_finite, cons
     return start + (le[b] - start) * (rank / count);
 }
 
+double fsc_report_cnp_rx_bytes(const struct fsc_rpt_link *l)
+{
+    if (l->dir[FSC_RPT_RX].present)
+        return l->dir[FSC_RPT_RX].bytes;
+    return l->has_ib_rx ? l->ib_rx_bytes : NAN;
+}
+
 /* Least squares over the bins with data: p99 = a + b x (days from `from`). */
 static void trend(const struct fsc_report *rep, struct fsc_rpt_dir *d)
 {
@@ -121,16 +128,23 @@ static void port_facts(const struct fsc_report *rep, const struct fsc_topo_port 
 
 static void leaf_add_port(const struct fsc_report *rep, struct fsc_rpt_leaf *lf,
                           const struct fsc_topo_port *tp, const struct fsc_rpt_link *l,
-                          double *up_bytes, size_t *n_up, size_t max_up)
+                          double *up_bytes, size_t *n_up, size_t max_up, double *up_speed_seen)
 {
     int role;
     double speed;
     port_facts(rep, tp, l, &role, &speed);
     if (role == FSC_PORT_UPLINK) {
-        double tx = l && l->dir[FSC_RPT_TX].present ? l->dir[FSC_RPT_TX].bytes : 0;
+        bool has = l && l->dir[FSC_RPT_TX].present;
+        double tx = has ? l->dir[FSC_RPT_TX].bytes : 0;
         lf->uplinks++;
         lf->up_capacity_bps += speed;
         lf->up_tx_bytes += tx;
+        /* the mean is over what each uplink could have carried while it was
+         * measured: an uplink without data adds neither bytes nor time */
+        if (has && l->dir[FSC_RPT_TX].covered_s > 0) {
+            lf->up_capacity_s += speed * l->dir[FSC_RPT_TX].covered_s;
+            *up_speed_seen += speed;
+        }
         if (*n_up < max_up)
             up_bytes[(*n_up)++] = tx;
     } else if (role == FSC_PORT_DOWNLINK) {
@@ -150,14 +164,13 @@ static bool leaf_known(const struct fsc_report *rep, size_t n, const char *devic
 
 #define MAX_UPLINKS 1024
 
-static void leaf_finish(const struct fsc_report *rep, struct fsc_rpt_leaf *lf,
-                        const double *up_bytes, size_t n_up)
+static void leaf_finish(struct fsc_rpt_leaf *lf, const double *up_bytes, size_t n_up,
+                        double up_speed_seen)
 {
-    double range = (double)(rep->to_s - rep->from_s);
     lf->oversubscription =
         lf->up_capacity_bps > 0 ? lf->down_capacity_bps / lf->up_capacity_bps : NAN;
-    lf->up_mean_util =
-        lf->up_capacity_bps > 0 ? lf->up_tx_bytes * 8.0 / (lf->up_capacity_bps * range) : NAN;
+    lf->up_mean_util = lf->up_capacity_s > 0 ? lf->up_tx_bytes * 8.0 / lf->up_capacity_s : NAN;
+    lf->up_covered_s = up_speed_seen > 0 ? lf->up_capacity_s / up_speed_seen : NAN;
     lf->spine_share = lf->down_rx_bytes > 0 ? lf->up_tx_bytes / lf->down_rx_bytes : NAN;
     lf->imbalance = NAN;
     if (n_up >= 2) {
@@ -190,12 +203,13 @@ static int compute_leaves(struct fsc_report *rep)
                 continue;
             struct fsc_rpt_leaf *lf = &rep->leaves[n++];
             size_t n_up = 0;
+            double seen = 0;
             snprintf(lf->device, sizeof(lf->device), "%s", dev->name);
             for (size_t p = 0; p < dev->n_ports; p++)
                 leaf_add_port(rep, lf, &dev->ports[p],
                               fsc_report_find_link(rep, dev->name, dev->ports[p].name), up_bytes,
-                              &n_up, MAX_UPLINKS);
-            leaf_finish(rep, lf, up_bytes, n_up);
+                              &n_up, MAX_UPLINKS, &seen);
+            leaf_finish(lf, up_bytes, n_up, seen);
         }
     } else {
         for (size_t i = 0; i < rep->n_links; i++) {
@@ -205,11 +219,13 @@ static int compute_leaves(struct fsc_report *rep)
                 continue;
             struct fsc_rpt_leaf *lf = &rep->leaves[n++];
             size_t n_up = 0;
+            double seen = 0;
             snprintf(lf->device, sizeof(lf->device), "%s", l->device);
             for (size_t k = i; k < rep->n_links; k++)
                 if (strcmp(rep->links[k].device, l->device) == 0)
-                    leaf_add_port(rep, lf, NULL, &rep->links[k], up_bytes, &n_up, MAX_UPLINKS);
-            leaf_finish(rep, lf, up_bytes, n_up);
+                    leaf_add_port(rep, lf, NULL, &rep->links[k], up_bytes, &n_up, MAX_UPLINKS,
+                                  &seen);
+            leaf_finish(lf, up_bytes, n_up, seen);
         }
     }
     rep->n_leaves = n;
@@ -277,10 +293,15 @@ static void summarize(struct fsc_report *rep, size_t n_dirs)
             }
         }
     }
-    char from[32], to[32];
-    say(rep, "%zu link directions on %zu ports between %s and %s (source: %s).", n_dirs,
-        rep->n_links, fsc_report_time(rep->from_s, from, sizeof(from)),
-        fsc_report_time(rep->to_s, to, sizeof(to)), rep->source ? rep->source : "?");
+    char from[32], to[32], cov[32], span[32];
+    double range_s = (double)(rep->to_s - rep->from_s);
+    say(rep,
+        "%zu link directions on %zu ports between %s and %s (source: %s); the data covers %s "
+        "of the %s range (%.3g%%), and every rate below is over the time covered.",
+        n_dirs, rep->n_links, fsc_report_time(rep->from_s, from, sizeof(from)),
+        fsc_report_time(rep->to_s, to, sizeof(to)), rep->source ? rep->source : "?",
+        fsc_report_duration(rep->covered_s, cov, sizeof(cov)),
+        fsc_report_duration(range_s, span, sizeof(span)), rep->covered_s / range_s * 100);
     if (top) {
         const struct fsc_rpt_dir *x = &top->dir[top_d];
         say(rep,
@@ -301,9 +322,9 @@ static void summarize(struct fsc_report *rep, size_t n_dirs)
     else
         say(rep, "%zu link directions reached %.0f%%, none with a rising trend.", crossed,
             rep->threshold * 100);
-    double hours = (double)(rep->to_s - rep->from_s) / 3600.0;
+    double hours = rep->covered_s / 3600.0; /* the fabric's: union of the ports' time */
     say(rep,
-        "%.0f microbursts (%.1f per hour); %.0f CNPs sent, %s per TB received; %.3g s of PFC "
+        "%.0f microbursts (%.3g per hour); %.0f CNPs sent, %s per TB received; %.3g s of PFC "
         "pause.",
         rep->total_bursts, hours > 0 ? rep->total_bursts / hours : 0.0, rep->total_cnp,
         rep->total_cnp_rx_bytes > 0
@@ -366,7 +387,8 @@ int fsc_report_compute(struct fsc_report *rep)
         }
         if (l->has_cnp) {
             rep->total_cnp += l->cnp;
-            rep->total_cnp_rx_bytes += l->dir[FSC_RPT_RX].present ? l->dir[FSC_RPT_RX].bytes : 0;
+            double rx = fsc_report_cnp_rx_bytes(l);
+            rep->total_cnp_rx_bytes += isnan(rx) ? 0 : rx;
         }
         if (l->has_pfc)
             rep->total_pfc_s += l->pfc_s;

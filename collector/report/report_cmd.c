@@ -14,6 +14,7 @@
 #include "config/config.h"
 #include "model/topology_keys.h"
 #include "report/report.h"
+#include "report/report_tables.h"
 #include "rollup/rollup_dir.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -29,7 +30,9 @@ const char fsc_report_usage[] =
     "and 5 min averages, microburst frequency and durations, CNP per TB, PFC paused\n"
     "time, uplink imbalance, oversubscription and spine traffic share per leaf, B300\n"
     "node throughput against 6.4 Tb/s, and the links that reached the threshold with\n"
-    "the trend of their p99 and an estimated saturation date. See docs/REPORT.md.\n"
+    "the trend of their p99 and an estimated saturation date. Every rate is over the\n"
+    "time the data covers (shown in each file), not the requested range. On success\n"
+    "one line on stdout says what was written where. See docs/REPORT.md.\n"
     "\n"
     "Options:\n"
     "  -c, --config CONFIG   the collector's configuration: state_dir (where the rollups\n"
@@ -161,9 +164,10 @@ static int parse_args(int argc, char **argv, struct report_args *a, int *status)
 }
 
 /* Writes one output file through a temporary name, so a reader never sees
- * half a report. */
+ * half a report; *size gets its bytes (for the line saying what was
+ * written). */
 static int write_file(const char *dir, const char *name, const struct fsc_report *rep,
-                      int (*fn)(const struct fsc_report *, FILE *))
+                      int (*fn)(const struct fsc_report *, FILE *), long *size)
 {
     char path[4200], tmp[4300];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -174,6 +178,7 @@ static int write_file(const char *dir, const char *name, const struct fsc_report
         return -1;
     }
     int rc = fn(rep, f);
+    *size = ftell(f);
     if (fclose(f) != 0 || rc != 0 || rename(tmp, path) != 0) {
         fprintf(stderr, "fabricscope: cannot write %s: %s\n", path, strerror(errno ? errno : EIO));
         unlink(tmp);
@@ -263,13 +268,27 @@ int fsc_report_main(int argc, char **argv, const struct fsc_config_schema *schem
         return EXIT_RUNTIME;
     }
     status = EXIT_OK;
-    if (write_file(out_dir, "report.csv", &rep, fsc_report_write_csv) != 0 ||
-        write_file(out_dir, "report.json", &rep, fsc_report_write_json) != 0 ||
-        write_file(out_dir, "report.html", &rep, fsc_report_write_html) != 0)
+    long csv = 0, json = 0, html = 0;
+    if (write_file(out_dir, "report.csv", &rep, fsc_report_write_csv, &csv) != 0 ||
+        write_file(out_dir, "report.json", &rep, fsc_report_write_json, &json) != 0 ||
+        write_file(out_dir, "report.html", &rep, fsc_report_write_html, &html) != 0) {
         status = EXIT_RUNTIME;
-    else if (progress)
-        fprintf(progress, "fabricscope report: wrote %s/report.html, report.csv, report.json\n",
-                out_dir);
+    } else {
+        /* Success says what was written where, on stdout: the files are
+         * never written to stdout, so it is the command's only output. */
+        size_t rows = 0;
+        for (size_t t = 0; t < fsc_rpt_n_tables; t++)
+            rows += fsc_rpt_tables[t].rows(&rep);
+        char cov[32], span[32];
+        printf("fabricscope report: wrote %s/report.html (%ld bytes), %s/report.csv (%ld bytes, "
+               "%zu rows in %zu tables), %s/report.json (%ld bytes); %zu link directions, data "
+               "covering %s of the %s range\n",
+               out_dir, html, out_dir, csv, rows, fsc_rpt_n_tables, out_dir, json, rep.n_dir_rows,
+               fsc_report_duration(rep.covered_s, cov, sizeof(cov)),
+               fsc_report_duration((double)(to - from), span, sizeof(span)));
+        if (fflush(stdout) != 0)
+            status = EXIT_RUNTIME;
+    }
     fsc_report_fini(&rep);
     fsc_config_destroy(cfg);
     return status;

@@ -45,6 +45,8 @@ void fsc_report_fini(struct fsc_report *rep)
     free(rep->nodes);
     free(rep->leaves);
     free(rep->dir_rows);
+    free(rep->minute_ms);
+    rep->minute_ms = NULL;
     rep->dir_rows = NULL;
     rep->links = NULL;
     rep->hash = NULL;
@@ -131,6 +133,7 @@ struct fsc_rpt_link *fsc_report_link(struct fsc_report *rep, const char *device,
     snprintf(l->device, sizeof(l->device), "%s", device);
     snprintf(l->port, sizeof(l->port), "%s", port);
     l->rail = -1;
+    l->last_minute = INT64_MIN;
     for (unsigned d = 0; d < FSC_RPT_DIRS; d++)
         dir_init(&l->dir[d]);
     rep->hash[s] = (uint32_t)++rep->n_links;
@@ -238,25 +241,16 @@ static int64_t floor_div(int64_t a, int64_t b)
     return a / b - (a % b != 0 && (a < 0) != (b < 0));
 }
 
-static unsigned popcount5(uint8_t m)
-{
-    unsigned n = 0;
-    for (unsigned i = 0; i < 5; i++)
-        n += (m >> i) & 1u;
-    return n;
-}
-
-/* Ends d's open 5-minute block: its average counts towards max_5m, its
- * minutes towards the time the mean divides by. */
+/* Ends d's open 5-minute block: its average - over the seconds of the
+ * block that had data, not 300 - counts towards max_5m. */
 static void block_close(struct fsc_rpt_dir *d, uint64_t speed_bps)
 {
     if (d->block == INT64_MIN || !d->block_minutes)
         return;
-    double secs = 60.0 * popcount5(d->block_minutes);
-    d->covered_s += secs;
-    if (speed_bps)
-        d->max_5m = nanmax(d->max_5m, d->block_bytes * 8.0 / (secs * (double)speed_bps));
+    if (speed_bps && d->block_s > 0)
+        d->max_5m = nanmax(d->max_5m, d->block_bytes * 8.0 / (d->block_s * (double)speed_bps));
     d->block_bytes = 0;
+    d->block_s = 0;
     d->block_minutes = 0;
 }
 
@@ -282,7 +276,15 @@ static int add_dir(struct fsc_report *rep, struct fsc_rpt_dir *d, const struct f
         d->block = block;
     }
     d->block_bytes += r->bytes;
-    d->block_minutes |= (uint8_t)(1u << (floor_div(minute_s, 60) - block * 5));
+    /* a minute seen twice (two collectors, a replayed file) adds its bytes
+     * but not its time twice */
+    uint8_t bit = (uint8_t)(1u << (floor_div(minute_s, 60) - block * 5));
+    if (!(d->block_minutes & bit)) {
+        double secs = r->covered_ms / 1000.0;
+        d->block_s += secs;
+        d->covered_s += secs;
+    }
+    d->block_minutes |= bit;
 
     int64_t bin = (minute_s - rep->from_s) / rep->bin_s;
     if (bin >= 0 && bin < rep->n_bins) {
@@ -312,9 +314,14 @@ static int add_port(struct fsc_report *rep, const struct fsc_rr_record *rec,
         l->rail = name->rail;
     if (name->peer[0])
         snprintf(l->peer, sizeof(l->peer), "%s", name->peer);
+    uint32_t rec_ms = 0;
+    bool any_dir = false;
     for (unsigned d = 0; d < FSC_RPT_DIRS; d++) {
         if (!(rec->flags & (d == FSC_RPT_TX ? FSC_RR_F_TX : FSC_RR_F_RX)))
             continue;
+        any_dir = true;
+        if (rec->port.dir[d].covered_ms > rec_ms)
+            rec_ms = rec->port.dir[d].covered_ms;
         int rc = add_dir(rep, &l->dir[d], &rec->port.dir[d], rec->minute_s, l->speed_bps);
         if (rc != 0)
             return rc;
@@ -327,6 +334,26 @@ static int add_port(struct fsc_report *rep, const struct fsc_rr_record *rec,
         l->has_pfc = true;
         l->pfc_s += rec->port.pfc_pause_s;
     }
+    if (rec->flags & FSC_RR_F_IB_RX) {
+        l->has_ib_rx = true;
+        l->ib_rx_bytes += rec->port.ib_rx_bytes;
+    }
+    /* a port's counters (CNP, PFC, IB bytes) say how long they ran too: a
+     * NIC port with no byte series is covered by them */
+    if (rec->flags & (FSC_RR_F_CNP | FSC_RR_F_PFC | FSC_RR_F_IB_RX) &&
+        rec->port.counters_ms > rec_ms)
+        rec_ms = rec->port.counters_ms;
+    if (rec_ms > FSC_RR_MINUTE_S * 1000)
+        rec_ms = FSC_RR_MINUTE_S * 1000;
+    if (rec->minute_s != l->last_minute)
+        l->covered_s += rec_ms / 1000.0;
+    l->last_minute = rec->minute_s;
+    /* the union is the time byte data covers (bursts per hour divide by
+     * it): a record of counters only says nothing about that */
+    int64_t m = floor_div(rec->minute_s - rep->from_s, 60);
+    if (any_dir && rep->minute_ms && m >= 0 && (size_t)m < rep->n_minutes &&
+        rep->minute_ms[m] < rec_ms)
+        rep->minute_ms[m] = (uint16_t)rec_ms;
     return 0;
 }
 
@@ -396,6 +423,15 @@ int fsc_report_load_rollup(struct fsc_report *rep, const char *dir, char *err, s
         return oerr ? oerr : -ENOMEM;
     rep->source = "rollup";
     rep->origin = dir;
+    /* the union of covered time, a minute at a time: 2 bytes per minute
+     * (10 years of range: 10 MB) */
+    rep->n_minutes = (size_t)((rep->to_s - rep->from_s + 59) / 60);
+    rep->minute_ms = calloc(rep->n_minutes ? rep->n_minutes : 1, sizeof(*rep->minute_ms));
+    if (!rep->minute_ms) {
+        fsc_rollup_reader_close(rd);
+        snprintf(err, errlen, "out of memory for a range of %zu minutes", rep->n_minutes);
+        return -ENOMEM;
+    }
     struct fsc_rr_record rec;
     const struct fsc_rr_name *name;
     int rc;
@@ -425,6 +461,11 @@ int fsc_report_load_rollup(struct fsc_report *rep, const char *dir, char *err, s
                         (unsigned long long)st.crc_errors, st.bad_files,
                         (unsigned long long)st.unnamed);
     finish_dirs(rep);
+    rep->covered_s = 0;
+    for (size_t m = 0; m < rep->n_minutes; m++)
+        rep->covered_s += rep->minute_ms[m] / 1000.0;
+    free(rep->minute_ms);
+    rep->minute_ms = NULL;
     if (n == 0) {
         snprintf(err, errlen, "the rollup store at %s has no record in the range", dir);
         return -ENODATA;

@@ -301,7 +301,10 @@ static void table(const struct fsc_report *rep, const struct fsc_rpt_table *tb, 
         fputs("<tr>", out);
         for (size_t c = 0; c < tb->n_cols; c++) {
             fputs(cells[c].kind == FSC_RPT_STR ? "<td class=\"s\">" : "<td>", out);
-            esc(out, fsc_rpt_cell_text(&cells[c], buf, sizeof(buf)));
+            if (cells[c].kind == FSC_RPT_BPS)
+                esc(out, fsc_report_speed(cells[c].v, buf, sizeof(buf)));
+            else
+                esc(out, fsc_rpt_cell_text(&cells[c], buf, sizeof(buf)));
             fputs("</td>", out);
         }
         fputs("</tr>\n", out);
@@ -324,8 +327,11 @@ int fsc_report_write_html(const struct fsc_report *rep, FILE *out)
     esc(out, rep->source ? rep->source : "");
     fputc(' ', out);
     esc(out, rep->origin ? rep->origin : "");
-    fprintf(out, " &middot; threshold %s</p>\n<ul class=\"summary\" id=\"summary\">\n",
-            fsc_report_num(rep->threshold, buf, sizeof(buf)));
+    fprintf(out, " &middot; threshold %s", fsc_report_num(rep->threshold, buf, sizeof(buf)));
+    fprintf(out, " &middot; <span id=\"covered\">data covers %s",
+            fsc_report_duration(rep->covered_s, a, sizeof(a)));
+    fprintf(out, " of %s</span></p>\n<ul class=\"summary\" id=\"summary\">\n",
+            fsc_report_duration((double)(rep->to_s - rep->from_s), b, sizeof(b)));
     for (size_t i = 0; i < rep->n_summary; i++) {
         fputs("<li>", out);
         esc(out, rep->summary[i]);

@@ -81,6 +81,7 @@ enum {
     F_DUR,
     F_DUR_SUM,
     F_CNP,
+    F_IB_RX,
     F_PFC,
     F_G_MAX,
     F_G_AVG,
@@ -184,6 +185,10 @@ static void on_port(struct fsc_report *rep, const struct pq *q, const struct pla
         l->has_cnp = true;
         l->cnp = v;
         break;
+    case F_IB_RX:
+        l->has_ib_rx = true;
+        l->ib_rx_bytes = v;
+        break;
     case F_PFC:
         l->has_pfc = true;
         l->pfc_s = v;
@@ -277,6 +282,8 @@ static const struct pq queries[] = {
      on_dir, F_DUR},
     {BY_DIR " (increase(fabric_microburst_duration_seconds_sum[%1$s]))", on_dir, F_DUR_SUM},
     {"sum by (device,port) (increase(fabric_nic_cnp_sent_total[%1$s]))", on_port, F_CNP},
+    /* CNP per TB's denominator on NIC ports without fabric_port_rx_bytes_total */
+    {"sum by (device,port) (increase(fabric_nic_ib_port_rx_bytes_total[%1$s]))", on_port, F_IB_RX},
     {"sum by (device,port) (increase({__name__=~\"fabric_port_pfc_rx_pause_seconds_total|"
      "fabric_port_rx_pause_seconds_total\"}[%1$s]))",
      on_port, F_PFC},
@@ -580,6 +587,18 @@ int fsc_report_load_prometheus(struct fsc_report *rep, const char *url, FILE *pr
     size_t present = 0;
     for (size_t i = 0; i < rep->n_links; i++)
         present += rep->links[i].dir[0].present || rep->links[i].dir[1].present;
+    /* The queries aggregate with increase() / *_over_time(), which already
+     * extrapolate over the range; the time the series cover is not queried,
+     * so rates here are over the whole range (said in a note). */
+    for (size_t i = 0; i < rep->n_links; i++) {
+        rep->links[i].covered_s = (double)span;
+        for (unsigned d = 0; d < FSC_RPT_DIRS; d++)
+            rep->links[i].dir[d].covered_s = (double)span;
+    }
+    rep->covered_s = (double)span;
+    if (present)
+        fsc_report_note(rep, "Prometheus source: rates are over the whole range; the time each "
+                             "series covers is known to the rollup source only");
     if (present == 0) {
         char a[32], b[32];
         snprintf(err, errlen, "Prometheus at %s has no fabric_port_* series between %s and %s", url,

@@ -18,6 +18,46 @@ const char *fsc_report_num(double v, char *buf, size_t size)
     return buf;
 }
 
+const char *fsc_report_speed(double bps, char *buf, size_t size)
+{
+    static const struct {
+        double unit;
+        const char *suffix;
+    } units[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "K"}};
+    if (!isfinite(bps) || !(bps > 0)) {
+        snprintf(buf, size, "%s", "");
+        return buf;
+    }
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (bps >= units[i].unit) {
+            snprintf(buf, size, "%.4g%s", bps / units[i].unit, units[i].suffix);
+            return buf;
+        }
+    snprintf(buf, size, "%.0f", bps);
+    return buf;
+}
+
+const char *fsc_report_duration(double s, char *buf, size_t size)
+{
+    if (!isfinite(s) || s < 0) {
+        snprintf(buf, size, "%s", "?");
+        return buf;
+    }
+    long long t = (long long)(s + 0.5);
+    long long d = t / 86400, h = t / 3600 % 24, m = t / 60 % 60, sec = t % 60;
+    /* the two largest units: "1d2h", "2m30s"; a fraction of a second is
+     * kept below a minute (a partial minute's 12.3 s) */
+    if (d)
+        snprintf(buf, size, h ? "%lldd%lldh" : "%lldd", d, h);
+    else if (h)
+        snprintf(buf, size, m ? "%lldh%lldm" : "%lldh", h, m);
+    else if (m)
+        snprintf(buf, size, sec ? "%lldm%llds" : "%lldm", m, sec);
+    else
+        snprintf(buf, size, "%.3gs", s);
+    return buf;
+}
+
 const char *fsc_report_time(int64_t t_s, char *buf, size_t size)
 {
     return fsc_time_rfc3339(t_s, 0, 0, buf, size);
@@ -38,6 +78,7 @@ const char *fsc_rpt_cell_text(const struct fsc_rpt_cell *c, char *buf, size_t si
         fsc_report_num(c->v, buf, size);
         break;
     case FSC_RPT_INT:
+    case FSC_RPT_BPS:
         if (isfinite(c->v))
             snprintf(buf, size, "%.0f", c->v);
         else
@@ -72,6 +113,11 @@ T(double v) {
     return (struct fsc_rpt_cell){.kind = FSC_RPT_TIME, .v = v};
 }
 
+static struct fsc_rpt_cell
+B(double v) {
+    return (struct fsc_rpt_cell){.kind = FSC_RPT_BPS, .v = v};
+}
+
 static const char *
 role_name(uint8_t role)
 {
@@ -102,8 +148,8 @@ static size_t dir_rows(const struct fsc_report *rep)
 /* ---- links -------------------------------------------------------------------------- */
 
 static const char *const links_cols[] = {
-    "device", "port", "direction", "role",       "rail",       "speed_bps", "intervals",
-    "p50",    "p99",  "max_fine",  "max_1s_avg", "max_5m_avg", "mean",      "bytes",
+    "device", "port",     "direction",  "role",       "rail", "speed_bps", "intervals", "p50",
+    "p99",    "max_fine", "max_1s_avg", "max_5m_avg", "mean", "bytes",     "covered_s",
 };
 
 static void links_row(const struct fsc_report *rep, size_t i, struct fsc_rpt_cell *c)
@@ -116,7 +162,7 @@ static void links_row(const struct fsc_report *rep, size_t i, struct fsc_rpt_cel
     c[2] = S(fsc_report_dir_name(d));
     c[3] = S(role_name(l->role));
     c[4] = I(l->rail >= 0 ? l->rail : NAN);
-    c[5] = I(l->speed_bps ? (double)l->speed_bps : NAN);
+    c[5] = B(l->speed_bps ? (double)l->speed_bps : NAN);
     c[6] = I(x->count);
     c[7] = N(x->p50);
     c[8] = N(x->p99);
@@ -125,6 +171,7 @@ static void links_row(const struct fsc_report *rep, size_t i, struct fsc_rpt_cel
     c[11] = N(x->max_5m);
     c[12] = N(x->mean);
     c[13] = I(x->bytes);
+    c[14] = N(x->covered_s);
 }
 
 /* ---- bursts ------------------------------------------------------------------------- */
@@ -132,7 +179,7 @@ static void links_row(const struct fsc_report *rep, size_t i, struct fsc_rpt_cel
 static const char *const bursts_cols[] = {
     "device",   "port",     "direction", "microbursts", "long_bursts", "per_hour",
     "mean_ms",  "le_1ms",   "le_5ms",    "le_10ms",     "le_25ms",     "le_50ms",
-    "le_100ms", "le_250ms", "le_500ms",  "le_1s",       "gt_1s",
+    "le_100ms", "le_250ms", "le_500ms",  "le_1s",       "gt_1s",       "covered_s",
 };
 
 static void bursts_row(const struct fsc_report *rep, size_t i, struct fsc_rpt_cell *c)
@@ -140,7 +187,7 @@ static void bursts_row(const struct fsc_report *rep, size_t i, struct fsc_rpt_ce
     unsigned d;
     const struct fsc_rpt_link *l = dir_row(rep, i, &d);
     const struct fsc_rpt_dir *x = &l->dir[d];
-    double hours = (double)(rep->to_s - rep->from_s) / 3600.0;
+    double hours = x->covered_s / 3600.0; /* this direction's time with data */
     c[0] = S(l->device);
     c[1] = S(l->port);
     c[2] = S(fsc_report_dir_name(d));
@@ -150,12 +197,21 @@ static void bursts_row(const struct fsc_report *rep, size_t i, struct fsc_rpt_ce
     c[6] = N(x->bursts > 0 ? x->dur_sum / x->bursts * 1e3 : NAN);
     for (unsigned b = 0; b <= FSC_DURATION_BUCKETS; b++)
         c[7 + b] = I(x->dur[b]);
+    c[8 + FSC_DURATION_BUCKETS] = N(x->covered_s);
 }
 
 /* ---- congestion ---------------------------------------------------------------------- */
 
 static const char *const congestion_cols[] = {
-    "device", "port", "rx_bytes", "cnp", "cnp_per_tb", "pfc_paused_s", "pfc_paused_fraction",
+    "device",
+    "port",
+    "rx_bytes",
+    "cnp",
+    "cnp_per_tb",
+    "pfc_paused_s",
+    "pfc_paused_fraction",
+    "rx_bytes_from",
+    "covered_s",
 };
 
 static const struct fsc_rpt_link *nth_link(const struct fsc_report *rep, size_t i,
@@ -183,15 +239,16 @@ static size_t congestion_rows(const struct fsc_report *rep)
 static void congestion_row(const struct fsc_report *rep, size_t i, struct fsc_rpt_cell *c)
 {
     const struct fsc_rpt_link *l = nth_link(rep, i, congested);
-    const struct fsc_rpt_dir *rx = &l->dir[FSC_RPT_RX];
-    double rx_bytes = rx->present ? rx->bytes : NAN;
+    double rx_bytes = fsc_report_cnp_rx_bytes(l);
     c[0] = S(l->device);
     c[1] = S(l->port);
     c[2] = I(rx_bytes);
     c[3] = I(l->has_cnp ? l->cnp : NAN);
     c[4] = N(l->has_cnp && rx_bytes > 0 ? l->cnp / (rx_bytes / 1e12) : NAN);
     c[5] = N(l->has_pfc ? l->pfc_s : NAN);
-    c[6] = N(l->has_pfc ? l->pfc_s / (double)(rep->to_s - rep->from_s) : NAN);
+    c[6] = N(l->has_pfc && l->covered_s > 0 ? l->pfc_s / l->covered_s : NAN);
+    c[7] = S(l->dir[FSC_RPT_RX].present ? "port" : l->has_ib_rx ? "ib" : "");
+    c[8] = N(l->covered_s);
 }
 
 /* ---- leaves ----------------------------------------------------------------------------- */
@@ -202,7 +259,7 @@ static size_t leaf_rows(const struct fsc_report *rep)
 }
 
 static const char *const imbalance_cols[] = {
-    "leaf", "uplinks", "uplink_tx_bytes", "imbalance", "uplink_mean_util",
+    "leaf", "uplinks", "uplink_tx_bytes", "imbalance", "uplink_mean_util", "uplink_covered_s",
 };
 
 static void imbalance_row(const struct fsc_report *rep, size_t i, struct fsc_rpt_cell *c)
@@ -213,6 +270,7 @@ static void imbalance_row(const struct fsc_report *rep, size_t i, struct fsc_rpt
     c[2] = I(lf->up_tx_bytes);
     c[3] = N(lf->imbalance);
     c[4] = N(lf->up_mean_util);
+    c[5] = N(lf->up_covered_s);
 }
 
 static const char *const oversub_cols[] = {
@@ -225,9 +283,9 @@ static void oversub_row(const struct fsc_report *rep, size_t i, struct fsc_rpt_c
     const struct fsc_rpt_leaf *lf = &rep->leaves[i];
     c[0] = S(lf->device);
     c[1] = I(lf->downlinks);
-    c[2] = I(lf->down_capacity_bps);
+    c[2] = B(lf->down_capacity_bps);
     c[3] = I(lf->uplinks);
-    c[4] = I(lf->up_capacity_bps);
+    c[4] = B(lf->up_capacity_bps);
     c[5] = N(lf->oversubscription);
 }
 
@@ -303,7 +361,7 @@ static void nodes_row(const struct fsc_report *rep, size_t i, struct fsc_rpt_cel
     c[2] = S(fsc_report_dir_name(d));
     c[3] = I(mean);
     c[4] = I(n->bps_max[d]);
-    c[5] = I(n->capacity_bps);
+    c[5] = B(n->capacity_bps);
     c[6] = N(mean / n->capacity_bps);
     c[7] = N(n->bps_max[d] / n->capacity_bps);
 }
@@ -365,18 +423,23 @@ static void saturation_row(const struct fsc_report *rep, size_t i, struct fsc_rp
 const struct fsc_rpt_table fsc_rpt_tables[] = {
     {"links", "Utilization per link",
      "Fine-interval utilization (p50, p99, max) next to the largest 1 s and 5 min averages and "
-     "the mean over the range: the gap is what coarse monitoring hides.",
+     "the mean over the time the direction has data (covered_s, seconds): the gap is what "
+     "coarse monitoring hides.",
      COLS(links_cols), dir_rows, links_row},
     {"bursts", "Microbursts",
      "Bursts shorter than micro_max per link and direction, their rate and their durations "
-     "(counts per duration bucket); long_bursts lasted micro_max or longer.",
+     "(counts per duration bucket); per_hour is over the direction's covered_s; long_bursts "
+     "lasted micro_max or longer.",
      COLS(bursts_cols), dir_rows, bursts_row},
     {"congestion", "CNP and PFC",
-     "CNPs sent per TB received (the figure to compare configurations by) and the time the port "
-     "was paused by PFC.",
+     "CNPs sent per TB received (the figure to compare configurations by; rx_bytes_from says "
+     "whether the port's or the NIC's IB counters) and the time the port was paused by PFC, "
+     "as a fraction of the port's covered_s.",
      COLS(congestion_cols), congestion_rows, congestion_row},
     {"imbalance", "Uplink imbalance per leaf",
-     "Busiest uplink's transmitted bytes over the uplinks' mean: 1.0 is a perfect spread.",
+     "Busiest uplink's transmitted bytes over the uplinks' mean: 1.0 is a perfect spread; the "
+     "mean utilization is over the uplinks' covered time (uplink_covered_s, weighted by "
+     "speed).",
      COLS(imbalance_cols), leaf_rows, imbalance_row},
     {"oversubscription", "Oversubscription per leaf",
      "Downlink capacity over uplink capacity, from the topology.", COLS(oversub_cols), leaf_rows,

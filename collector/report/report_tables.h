@@ -13,6 +13,8 @@ enum fsc_rpt_cell_kind {
     FSC_RPT_NUM,     /* a ratio or rate: 6 significant digits */
     FSC_RPT_INT,     /* bytes, counts, bits/s: a whole number */
     FSC_RPT_TIME,    /* Unix seconds as YYYY-MM-DDTHH:MM:SSZ; 0 = none */
+    FSC_RPT_BPS,     /* a link speed or capacity: an integer in CSV / JSON (machines
+                      * compute with it), "400G" in HTML (people read it) */
 };
 
 struct fsc_rpt_cell {

@@ -37,6 +37,8 @@ int fsc_report_write_csv(const struct fsc_report *rep, FILE *out)
     fprintf(out, "# range: %s .. %s, threshold %s\n", fsc_report_time(rep->from_s, a, sizeof(a)),
             fsc_report_time(rep->to_s, b, sizeof(b)),
             fsc_report_num(rep->threshold, buf, sizeof(buf)));
+    fprintf(out, "# covered: %s s of the range's %lld s had data\n",
+            fsc_report_num(rep->covered_s, buf, sizeof(buf)), (long long)(rep->to_s - rep->from_s));
     for (size_t i = 0; i < rep->n_summary; i++)
         fprintf(out, "# summary: %s\n", rep->summary[i]);
     for (size_t i = 0; i < rep->n_notes; i++)
@@ -86,6 +88,7 @@ static void json_cell(struct fsc_json *w, const char *key, const struct fsc_rpt_
             fsc_json_null(w, key);
         break;
     case FSC_RPT_INT:
+    case FSC_RPT_BPS:
         /* whole numbers in full (%.0f's digits), beyond 2^53 too */
         if (fabs(c->v) < 9223372036854775808.0)
             fsc_json_int(w, key, (int64_t)nearbyint(c->v));
@@ -114,6 +117,7 @@ int fsc_report_write_json(const struct fsc_report *rep, FILE *out)
     fsc_json_str(&w, "generated", fsc_report_time(rep->generated_s, t, sizeof(t)));
     json_num6(&w, "threshold", rep->threshold);
     fsc_json_int(&w, "bin_seconds", rep->bin_s);
+    json_num6(&w, "covered_seconds", rep->covered_s);
     fsc_json_array(&w, "summary");
     for (size_t i = 0; i < rep->n_summary; i++)
         fsc_json_str(&w, NULL, rep->summary[i]);

@@ -171,6 +171,10 @@ static void poll_bytes(struct fsc_rollup *ru, struct ru_entry *e, const struct f
     cum_of(v, &cur);
     if (e->have_prev && v->has_value) {
         acc->bytes += value_inc(e, v);
+        /* the increase spans the samples' times: that is the time these
+         * bytes are spread over, whatever the poll cadence */
+        if (v->t_value_ns > e->prev_t_ns)
+            p->covered_ns[e->dir] += v->t_value_ns - e->prev_t_ns;
         for (unsigned b = 0; b <= FSC_UTIL_BUCKETS; b++)
             acc->util[b] += inc_u32(cur.util[b], e->prev.util[b]);
         acc->util_sum += inc_f64(cur.util_sum, e->prev.util_sum);
@@ -185,6 +189,7 @@ static void poll_bytes(struct fsc_rollup *ru, struct ru_entry *e, const struct f
     if (v->has_value) {
         e->prev = cur;
         e->prev_f64 = v->is_f64;
+        e->prev_t_ns = v->t_value_ns;
         e->have_prev = 1;
     }
 }
@@ -199,20 +204,29 @@ static void poll_entry(struct fsc_rollup *ru, struct ru_entry *e, const struct f
         poll_bytes(ru, e, v);
         return;
     case RU_CNP:
-    case RU_PFC: {
+    case RU_PFC:
+    case RU_IB_RX: {
         struct ru_port *p = &ru->ports[e->owner];
-        p->flags |= e->what == RU_CNP ? FSC_RR_F_CNP : FSC_RR_F_PFC;
+        p->flags |= e->what == RU_CNP   ? FSC_RR_F_CNP
+                    : e->what == RU_PFC ? FSC_RR_F_PFC
+                                        : FSC_RR_F_IB_RX;
         if (!v->has_value)
             return;
         if (e->have_prev) {
             double d = value_inc(e, v);
+            int64_t *span = &p->counter_ns[e->what == RU_CNP ? 0 : e->what == RU_PFC ? 1 : 2];
+            if (v->t_value_ns > e->prev_t_ns)
+                *span += v->t_value_ns - e->prev_t_ns;
             if (e->what == RU_CNP)
                 p->acc.cnp += d;
+            else if (e->what == RU_IB_RX)
+                p->acc.ib_rx_bytes += d;
             else
                 p->acc.pfc_pause_s += v->unit == FSC_UNIT_MICROSECONDS ? d * 1e-6 : d;
         }
         e->prev.value = v->value;
         e->prev_f64 = v->is_f64;
+        e->prev_t_ns = v->t_value_ns;
         e->have_prev = 1;
         return;
     }
@@ -325,13 +339,28 @@ static int write_minute(struct fsc_rollup *ru, int64_t minute_s, int64_t now_s)
             define(ru, p->key, &p->name, &p->defined);
             memset(&rec, 0, sizeof(rec));
             rec.type = FSC_RR_PORT;
-            rec.flags = p->flags;
+            rec.flags = p->flags | FSC_RR_F_COVERED;
             rec.key = p->key;
             rec.minute_s = minute_s;
             rec.port = p->acc;
+            for (unsigned d = 0; d < FSC_RR_DIRS; d++) {
+                /* a span longer than the minute (a series back from a gap)
+                 * is capped: the record says how much of *its* minute */
+                int64_t ms = (p->covered_ns[d] + 500000) / 1000000;
+                rec.port.dir[d].covered_ms =
+                    (uint32_t)(ms < FSC_RR_MINUTE_S * 1000 ? ms : FSC_RR_MINUTE_S * 1000);
+            }
+            int64_t cn = 0; /* the longest-running counter's span */
+            for (unsigned k = 0; k < 3; k++)
+                cn = p->counter_ns[k] > cn ? p->counter_ns[k] : cn;
+            cn = (cn + 500000) / 1000000;
+            rec.port.counters_ms =
+                (uint32_t)(cn < FSC_RR_MINUTE_S * 1000 ? cn : FSC_RR_MINUTE_S * 1000);
             batch_push(ru, bp, &rec, now_s);
         }
         memset(&p->acc, 0, sizeof(p->acc));
+        memset(p->covered_ns, 0, sizeof(p->covered_ns));
+        memset(p->counter_ns, 0, sizeof(p->counter_ns));
         p->flags = 0;
     }
     for (size_t g = 0; g < ru->n_groups; g++) {

@@ -189,6 +189,11 @@ void fsc_rr_encode(const struct fsc_rr_record *rec, uint8_t out[FSC_RR_RECORD_SI
             put_dir(&c, &rec->port.dir[d]);
         put_f64(&c, rec->port.cnp);
         put_f64(&c, rec->port.pfc_pause_s);
+        /* version 2 tail, bytes [296, 316): zeroes in version 1 records */
+        for (unsigned d = 0; d < FSC_RR_DIRS; d++)
+            put_u32(&c, rec->port.dir[d].covered_ms);
+        put_f64(&c, rec->port.ib_rx_bytes);
+        put_u32(&c, rec->port.counters_ms);
         break;
     case FSC_RR_GROUP:
         put_f64(&c, rec->group.ratio_mean);
@@ -242,6 +247,19 @@ int fsc_rr_decode(const uint8_t in[FSC_RR_RECORD_SIZE], struct fsc_rr_record *re
             get_dir(&c, &rec->port.dir[d]);
         rec->port.cnp = get_f64(&c);
         rec->port.pfc_pause_s = get_f64(&c);
+        for (unsigned d = 0; d < FSC_RR_DIRS; d++)
+            rec->port.dir[d].covered_ms = get_u32(&c);
+        rec->port.ib_rx_bytes = get_f64(&c);
+        rec->port.counters_ms = get_u32(&c);
+        /* a record that does not say how much of its minute had data (version
+         * 1) meant the whole minute */
+        if (!(rec->flags & FSC_RR_F_COVERED)) {
+            for (unsigned d = 0; d < FSC_RR_DIRS; d++)
+                rec->port.dir[d].covered_ms = FSC_RR_MINUTE_S * 1000;
+            rec->port.counters_ms = FSC_RR_MINUTE_S * 1000;
+        }
+        if (!(rec->flags & FSC_RR_F_IB_RX))
+            rec->port.ib_rx_bytes = 0;
         return 0;
     case FSC_RR_GROUP:
         rec->group.ratio_mean = get_f64(&c);
@@ -287,7 +305,7 @@ int fsc_rr_header_decode(const uint8_t in[FSC_RR_HEADER_SIZE], int64_t *day_s)
     c.off = 8;
     uint32_t version = get_u32(&c);
     uint32_t rsize = get_u32(&c);
-    if (version != FSC_RR_VERSION || rsize != FSC_RR_RECORD_SIZE)
+    if (version < FSC_RR_VERSION_MIN || version > FSC_RR_VERSION || rsize != FSC_RR_RECORD_SIZE)
         return -EPROTO;
     *day_s = (int64_t)get_u64(&c);
     return 0;

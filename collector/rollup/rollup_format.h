@@ -33,8 +33,15 @@
 
 #include "engine/engine.h"
 
-#define FSC_RR_MAGIC       "FSCROLUP" /* 8 bytes, no NUL on disk */
-#define FSC_RR_VERSION     1u
+#define FSC_RR_MAGIC "FSCROLUP" /* 8 bytes, no NUL on disk */
+/* Version 2 added, at the end of a PORT record's payload, the seconds of
+ * the minute each direction had data (covered_ms), the IB PMA received
+ * bytes (ib_rx_bytes) and the seconds its counters cover (counters_ms); version 1 files stay
+ * readable: their PORT records carry neither flag and read as whole minutes. A day file created by
+ * version 1 and appended to after an upgrade keeps its version 1 header:
+ * records describe themselves by their flags, not by the file's version. */
+#define FSC_RR_VERSION     2u
+#define FSC_RR_VERSION_MIN 1u /* oldest version this build reads */
 #define FSC_RR_HEADER_SIZE 64u
 #define FSC_RR_RECORD_SIZE 320u
 #define FSC_RR_NAME_MAX    63 /* bytes of a device, port, peer or group name */
@@ -60,6 +67,10 @@ enum {
     FSC_RR_F_TX = 1u << 1,  /* tx bytes series present */
     FSC_RR_F_CNP = 1u << 2, /* a CNP-sent series present */
     FSC_RR_F_PFC = 1u << 3, /* a PFC rx pause-duration series present */
+    /* covered_ms of the directions is what was measured (version 2); without
+     * it the decoder sets both to a whole minute, as version 1 meant */
+    FSC_RR_F_COVERED = 1u << 4,
+    FSC_RR_F_IB_RX = 1u << 5, /* ib_rx_bytes present (NIC ports, version 2) */
 };
 /* Flags of a NODE record. */
 enum {
@@ -93,12 +104,25 @@ struct fsc_rr_dir {
     uint32_t long_bursts; /* bursts lasting micro_max or longer */
     uint32_t dur[FSC_DURATION_BUCKETS + 1]; /* microburst durations, fsc_duration_bucket_le */
     float dur_sum;                          /* seconds */
+    /* Milliseconds of the minute the bytes above cover: the sum of the
+     * sample-time spans of the counter increases added this minute, at
+     * most 60000 (a span longer than the minute - a series back from a
+     * gap - counts as the whole minute). On disk after the port's CNP and
+     * PFC fields, not here, so version 1 records keep their layout. */
+    uint32_t covered_ms;
 };
 
 struct fsc_rr_port {
     struct fsc_rr_dir dir[FSC_RR_DIRS];
     double cnp;         /* CNPs sent (np_cnp_sent) over the minute */
     double pfc_pause_s; /* rx pause duration (all priorities), seconds */
+    /* bytes received by the IB PMA counters (fabric_nic_ib_port_rx_bytes_total):
+     * NIC ports whose netdev bytes are not collected still get CNP per TB */
+    double ib_rx_bytes;
+    /* ms of the minute the port's CNP / PFC / IB counters cover (the
+     * longest of them; version 2, with FSC_RR_F_COVERED, else 60000): the
+     * time PFC's paused fraction divides by on a port without byte series */
+    uint32_t counters_ms;
 };
 
 struct fsc_rr_group {
@@ -144,7 +168,8 @@ int fsc_rr_decode(const uint8_t in[FSC_RR_RECORD_SIZE], struct fsc_rr_record *re
 /* File header of the day starting at day_s (Unix seconds, 00:00 UTC). */
 void fsc_rr_header_encode(int64_t day_s, int64_t created_ns, uint8_t out[FSC_RR_HEADER_SIZE]);
 
-/* Checks magic, CRC, version and record size; *day_s gets the day.
+/* Checks magic, CRC, version (FSC_RR_VERSION_MIN..FSC_RR_VERSION) and
+ * record size; *day_s gets the day.
  * Returns 0, -EBADMSG (not a rollup file or damaged header) or -EPROTO (a
  * version or record size this build does not read). */
 int fsc_rr_header_decode(const uint8_t in[FSC_RR_HEADER_SIZE], int64_t *day_s);

@@ -17,6 +17,7 @@ enum ru_what {
     RU_PFC,
     RU_NODE_BPS, /* dir from the direction label */
     RU_NODE_EFF,
+    RU_IB_RX, /* IB PMA received bytes of a NIC port: CNP per TB's denominator */
 };
 
 /* Cumulative engine state of a byte series at the previous poll. */
@@ -37,6 +38,7 @@ struct ru_entry {
     uint8_t have_prev;
     uint8_t prev_f64;
     struct ru_cum prev;
+    int64_t prev_t_ns;                 /* t_value_ns of prev: the increase's span starts there */
     int64_t last_end[FSC_MAX_WINDOWS]; /* end of the last window seen per level */
 };
 
@@ -44,7 +46,9 @@ struct ru_port {
     uint32_t key;
     bool defined; /* the store has its current name */
     struct fsc_rr_name name;
-    struct fsc_rr_port acc; /* the minute in progress */
+    struct fsc_rr_port acc;          /* the minute in progress */
+    int64_t covered_ns[FSC_RR_DIRS]; /* spans of the increases in acc, until written */
+    int64_t counter_ns[3];           /* the same for CNP, PFC, IB rx (counters_ms) */
     uint16_t flags;
 };
 

@@ -17,6 +17,9 @@ static const struct {
     {"fabric_port_rx_bytes_total", RU_RX_BYTES},
     {"fabric_port_tx_bytes_total", RU_TX_BYTES},
     {"fabric_nic_cnp_sent_total", RU_CNP},
+    /* the NIC's own received bytes (docs/METRICS.md): mlx5 ports often have
+     * no fabric_port_rx_bytes_total, and CNP per TB needs a denominator */
+    {"fabric_nic_ib_port_rx_bytes_total", RU_IB_RX},
     /* pause time the peer imposed on this port, per priority (Cumulus, mlx5)
      * and global (mlx5): the time the port could not transmit */
     {"fabric_port_pfc_rx_pause_seconds_total", RU_PFC},

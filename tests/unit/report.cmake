@@ -1,12 +1,14 @@
 # --- report: rollup store, rollups from a real engine, the capacity report ---
 # (collector/rollup; `ctest -L report`)
 fsc_unit_test(rollup_store LABELS report rollup LIBS fsc_rollup CASES
-  crc_and_names write_read_days torn_record retention_and_bound keys_rebound_after_restart)
+  crc_and_names write_read_days torn_record retention_and_bound keys_rebound_after_restart
+  version1_reads_whole_minutes)
 fsc_unit_test(rollup_engine LABELS report rollup LIBS fsc_rollup CASES
   one_minute_known_answers flush_partial_and_restart start_stop_from_config)
 # html_chromium renders report.html in headless Chromium (Debian package);
 # it exits 77 (skipped) where chromium is not installed, and fails under CI
 # (CI=true: tests/test.h, test_skip).
 fsc_unit_test(report LABELS report LIBS fsc_rollup TIMEOUT 120 CASES
-  csv_tables_exact json_tables_exact quantile_rules empty_range_and_no_store html_chromium)
+  csv_tables_exact json_tables_exact quantile_rules empty_range_and_no_store html_chromium
+  short_range_covered_time speed_and_duration_text)
 set_tests_properties(report.html_chromium PROPERTIES SKIP_RETURN_CODE 77)

@@ -40,7 +40,7 @@ static void rm_tmp(void)
     rmdir(dir);
 }
 
-enum { TX1, RX1, TX2, CNP, PFC, NODE, N_SER };
+enum { TX1, RX1, TX2, CNP, PFC, IBRX, NODE, N_SER };
 
 struct fixture {
     struct fsc_registry *reg;
@@ -103,6 +103,14 @@ static int setup(struct fixture *f)
                              .nominal_interval_ns = 100 * MS};
     f->id[PFC] =
         intern(f, src, "fabric_port_pfc_rx_pause_seconds_total", "leaf1", "et-0/0/1", &pfc);
+    /* the IB PMA bytes: a plain byte counter (no utilization), CNP per TB's
+     * denominator on NIC ports */
+    struct fsc_traits ib = {.kind = FSC_KIND_COUNTER,
+                            .width = 64,
+                            .unit = FSC_UNIT_BYTES,
+                            .direction = FSC_DIR_RX,
+                            .nominal_interval_ns = 100 * MS};
+    f->id[IBRX] = intern(f, src, "fabric_nic_ib_port_rx_bytes_total", "leaf1", "et-0/0/1", &ib);
     struct fsc_traits gauge = {.kind = FSC_KIND_GAUGE, .width = 64};
     f->id[NODE] = intern(f, src, "fabric_node_rdma_bits_per_second", "b300-1", NULL, &gauge);
     CHECK_INT(fsc_engine_group_add(f->eng, 0, f->id[TX1]), 0);
@@ -136,6 +144,7 @@ static void step(struct fixture *f, int64_t t, int64_t burst)
     f->value[TX2] += 0.125 * line;
     f->value[CNP] += 100;
     f->value[PFC] += 20000;
+    f->value[IBRX] += 0.10 * line;
     struct fsc_sample smp[N_SER];
     size_t n = 0;
     for (int k = 0; k < N_SER; k++) {
@@ -228,7 +237,14 @@ static void one_minute_known_answers(void)
     CHECK_INT(read_back(&p1, &p2, &grp, &node, gname), 4);
 
     const struct fsc_rr_dir *tx = &p1.port.dir[FSC_RR_TX];
-    CHECK_INT(p1.flags, FSC_RR_F_TX | FSC_RR_F_RX | FSC_RR_F_CNP | FSC_RR_F_PFC);
+    CHECK_INT(p1.flags, FSC_RR_F_TX | FSC_RR_F_RX | FSC_RR_F_CNP | FSC_RR_F_PFC | FSC_RR_F_IB_RX |
+                            FSC_RR_F_COVERED);
+    CHECK_NEAR(p1.port.ib_rx_bytes, 600 * 0.5e9, 0.5);
+    CHECK_INT(p1.port.counters_ms, 60000);
+    CHECK_INT(p2.port.counters_ms, 0); /* no counters */
+    /* 600 increases of 100 ms: the whole minute, both directions */
+    CHECK_INT(p1.port.dir[FSC_RR_TX].covered_ms, 60000);
+    CHECK_INT(p1.port.dir[FSC_RR_RX].covered_ms, 60000);
     /* 599 fine intervals at 0.25 (bucket le 0.3) and one at 1.0 (le 1.0) */
     CHECK_INT(tx->util[2], 599);
     CHECK_INT(tx->util[FSC_UTIL_BUCKETS - 1], 1);
@@ -258,7 +274,8 @@ static void one_minute_known_answers(void)
     CHECK_NEAR(p1.port.cnp, 60000, 1e-9);
     CHECK_NEAR(p1.port.pfc_pause_s, 12.0, 1e-9);
 
-    CHECK_INT(p2.flags, FSC_RR_F_TX);
+    CHECK_INT(p2.flags, FSC_RR_F_TX | FSC_RR_F_COVERED);
+    CHECK_INT(p2.port.dir[FSC_RR_TX].covered_ms, 60000);
     CHECK_INT(p2.port.dir[FSC_RR_TX].util[1], 600); /* 12.5 %: le 0.2 */
     CHECK_NEAR(p2.port.dir[FSC_RR_TX].bytes, 600 * 0.625e9, 0.5);
 
@@ -298,6 +315,10 @@ static void flush_partial_and_restart(void)
     CHECK_INT(read_back(&p1, &p2, &grp, &node, gname), 3);
     CHECK_INT(p1.port.dir[FSC_RR_TX].util[2], 200);
     CHECK_NEAR(p1.port.dir[FSC_RR_TX].bytes, 200 * 1.25e9, 0.5);
+    /* the partial minute says so: 200 increases of 100 ms */
+    CHECK(p1.flags & FSC_RR_F_COVERED);
+    CHECK_INT(p1.port.dir[FSC_RR_TX].covered_ms, 20000);
+    CHECK_INT(p1.port.counters_ms, 20000);
 
     /* a second rollup on the same store (a restart) appends, same minute */
     char err[128];

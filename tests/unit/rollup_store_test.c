@@ -402,5 +402,51 @@ static void keys_rebound_after_restart(void)
     rm_tmp();
 }
 
+/* Format version 2 reads version 1: a version 1 header is accepted (an
+ * unknown later one is not), and a PORT record without FSC_RR_F_COVERED -
+ * as every version 1 writer wrote them, the tail bytes zero - reads as
+ * whole minutes; one with the flag keeps its partial minute and IB bytes. */
+static void version1_reads_whole_minutes(void)
+{
+    uint8_t h[FSC_RR_HEADER_SIZE];
+    int64_t day = 0;
+    for (uint32_t v = 0; v <= FSC_RR_VERSION + 1; v++) {
+        fsc_rr_header_encode(86400 * 19000, 0, h);
+        h[8] = (uint8_t)v; /* the version, little-endian at byte 8 */
+        uint32_t crc = fsc_rr_crc32(0, h, FSC_RR_HEADER_SIZE - 4);
+        for (int b = 0; b < 4; b++)
+            h[FSC_RR_HEADER_SIZE - 4 + b] = (uint8_t)(crc >> (8 * b));
+        int want = v >= 1 && v <= FSC_RR_VERSION ? 0 : -EPROTO;
+        CHECK_INT(fsc_rr_header_decode(h, &day), want);
+    }
+    CHECK_INT(FSC_RR_VERSION, 2);
+    struct fsc_rr_record r, back;
+    memset(&r, 0, sizeof(r));
+    r.type = FSC_RR_PORT;
+    r.flags = FSC_RR_F_TX;
+    r.minute_s = 86400 * 19000;
+    r.port.dir[FSC_RR_TX].bytes = 1e9;
+    r.port.dir[FSC_RR_TX].covered_ms = 0; /* what a version 1 record holds there */
+    uint8_t buf[FSC_RR_RECORD_SIZE];
+    fsc_rr_encode(&r, buf);
+    CHECK_INT(fsc_rr_decode(buf, &back), 0);
+    CHECK_INT(back.port.dir[FSC_RR_TX].covered_ms, 60000);
+    CHECK_INT(back.port.dir[FSC_RR_RX].covered_ms, 60000);
+    CHECK_INT(back.port.counters_ms, 60000);
+    r.flags = FSC_RR_F_TX | FSC_RR_F_COVERED | FSC_RR_F_IB_RX;
+    r.port.dir[FSC_RR_TX].covered_ms = 12345;
+    r.port.ib_rx_bytes = 7e12;
+    r.port.counters_ms = 54321;
+    r.port.pfc_pause_s = 0.5;
+    fsc_rr_encode(&r, buf);
+    CHECK_INT(fsc_rr_decode(buf, &back), 0);
+    CHECK_INT(back.port.dir[FSC_RR_TX].covered_ms, 12345);
+    CHECK_INT(back.port.dir[FSC_RR_RX].covered_ms, 0);
+    CHECK_NEAR(back.port.ib_rx_bytes, 7e12, 0);
+    CHECK_INT(back.port.counters_ms, 54321);
+    CHECK_NEAR(back.port.pfc_pause_s, 0.5, 0);
+    CHECK_NEAR(back.port.dir[FSC_RR_TX].bytes, 1e9, 0);
+}
+
 TEST_MAIN(TEST(crc_and_names), TEST(write_read_days), TEST(torn_record), TEST(retention_and_bound),
-          TEST(keys_rebound_after_restart))
+          TEST(keys_rebound_after_restart), TEST(version1_reads_whole_minutes))
