@@ -108,12 +108,19 @@ DEADLINE = 60          # s after the first injection
 END = 30 + DEADLINE + 5  # poll until then (s after the zero)
 FAULT_PORTS = {e[3] for e in EXPECT}
 
-# Alerts the demo produces besides those above, with the reason. Keyed by
-# (alertname, device, port). Empty: every alert that fires in the demo is
-# one of EXPECT. (FabricNicCnpRateHigh / FabricSwitchQueueEcnMarksHigh would
-# fire on the CNP / ECN fault ports at ~135 s and ~128 s, the storms crossing
-# 10k/s and 100k/s in every minute for 3 minutes; the poll ends before.)
-ALLOWED = {}
+# Alerts the demo produces besides those above, with the reason, keyed by
+# (alertname, device, port): the rate rules of the same fault on its own
+# port. Each storm crosses the rule's absolute level in its 1 s windows
+# (CNP 100k/s > 10k/s, ECN 250k/s > 100k/s, reordering 20k/s > 1000/s), so
+# the rule is pending from the first storm on; it would fire at ~3 minutes
+# (the storms recur every 30 s, so every minute has a second above the
+# level), after this poll ends: allowed while pending only. Anything else,
+# pending or firing, fails.
+ALLOWED = {
+    ("FabricSwitchQueueEcnMarksHigh", "spine1", "swp3"): "ECN storm crosses 100k/s",
+    ("FabricNicCnpRateHigh", "b300-02", "ens3f0np0"): "CNP storm crosses 10k/s",
+    ("FabricReorderRateHigh", "b300-03", "ens5f1np1"): "reorder burst crosses 1000/s",
+}
 
 def alerts():
     with urllib.request.urlopen(base + "/api/v1/alerts", timeout=5) as r:
@@ -147,7 +154,7 @@ while time.time() - t0 < END:
                 if a["state"] == "firing" and i not in first:
                     first[i] = t
         key = (l.get("alertname"), dp[0], dp[1])
-        if not hit and key not in ALLOWED:
+        if not hit and (key not in ALLOWED or a["state"] != "pending"):
             unexpected.setdefault(key + (a["state"],), (round(t, 1), l))
     time.sleep(1)
 
@@ -188,6 +195,27 @@ rc=$?
 cat "$tmp/check.out"
 [ "$rc" -eq 0 ] || fail "alerts against the fault schedule (see above)"
 [ -n "$table_out" ] && cp "$tmp/table.md" "$table_out"
+
+# The names the rules read that the demo produces (pending_metrics.txt lists
+# them because the replay of dashboards.live_metrics does not): present in
+# the demo's live /metrics, so a misspelt rule would fail here, not stay
+# silent. Written from the demo's sources (B300 nic fixtures, gNMI leaves,
+# Cumulus spine), not from its output.
+check "GET the demo's /metrics" fetch_metrics "$tmp/demo.metrics"
+for n in fabric_cable_mismatch fabric_port_link_up fabric_mlx5_link_downed_total \
+    fabric_netdev_rx_crc_errors_total fabric_port_carrier_transitions_total \
+    fabric_port_fec_corrected_blocks_total fabric_port_fec_uncorrectable_blocks_total \
+    fabric_port_rx_crc_errors_total fabric_port_rx_fcs_errors_total \
+    fabric_port_queue_dropped_packets_total fabric_port_queue_tail_drop_packets_total \
+    fabric_port_rx_pause_frames_total fabric_port_tx_pause_frames_total fabric_pcie_link_degraded \
+    fabric_cnp_spikes_total fabric_ecn_spikes_total fabric_reorder_spikes_total \
+    fabric_pfc_storms_total fabric_microbursts_total fabric_uplink_imbalance_events_total; do
+    check "$n in the demo's /metrics" grep -q "^$n{" "$tmp/demo.metrics"
+done
+ok
+"$py" "$src/scripts/check_dashboards.py" --only metrics --metrics "$tmp/demo.metrics" \
+    >"$tmp/names.out" 2>&1 || fail "check_dashboards.py --only metrics on the demo's /metrics:
+$(cat "$tmp/names.out")"
 
 # Prometheus loaded the rules (a rule file it refused would leave no alerts
 # and fail above; this names the reason).
