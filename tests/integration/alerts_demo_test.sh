@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2016 # single-quoted conditions are expanded by eval
 # The shipped alerting rules against the demo's injected faults (issue 18):
 # `fabricscope demo` scraped by Debian's Prometheus 2.42 every second,
 # evaluating dashboards/alerts.yml and dashboards/recording.yml every second;
