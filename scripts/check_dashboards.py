@@ -6,7 +6,8 @@ Steps (all by default; --only picks one group):
                   conventions promtool does not check: every alert has `for:`,
                   labels.severity and summary + description annotations;
                2. `promtool test rules` on dashboards/tests/*_test.yml, and every
-                  alert has a test case where it fires and one where it is silent.
+                  alert has a test case where it fires and one where it is silent;
+                  every alertname the tests name is an alert of alerts.yml.
   expressions  3. every PromQL expression of the rule files and of the Grafana
                   JSON (panel targets and variable queries, Grafana variables
                   replaced by stand-ins) parses: they are written into one
@@ -473,6 +474,11 @@ def step_rules(args, report):
             missing.append(f"{name} has no test case where it fires")
         if not silent:
             missing.append(f"{name} has no test case where it stays silent")
+    # A case for a name that is no alert (a typo, a renamed rule) is vacuous:
+    # promtool finds no such alert and an `exp_alerts: []` case passes.
+    names = {n for n, _ in alert_blocks(rule_files[0])}
+    for name in sorted(set(cov) - names):
+        missing.append(f"tests name {name}, which is no alert in alerts.yml")
     for msg in missing:
         report.fail(msg)
     if not missing:
