@@ -28,6 +28,18 @@ PORT_SEL_NODIR = 'device=~"$device", port=~"$port"'
 
 # ---- the four dashboards ----
 
+# Device and port variables over every source type: leaves and spines expose
+# fabric_port_* series, B300 NICs fabric_nic_* (CNP, reorder, PCIe) as well; a
+# variable read from fabric_port_utilization_ratio alone could not pick a NIC.
+# query_result over a union of the two (each name checkable by
+# scripts/check_dashboards.py), the label taken by regex.
+DEVICE_Q = ("query_result(group by (device) (fabric_port_utilization_ratio) "
+            "or group by (device) (fabric_nic_cnp_sent_total))")
+PORT_Q = ('query_result(group by (port) (fabric_port_utilization_ratio{device=~"$device"}) '
+          'or group by (port) (fabric_nic_cnp_sent_total{device=~"$device"}))')
+DEVICE_RE = '/device="([^"]+)"/'
+PORT_RE = '/port="([^"]+)"/'
+
 DRILL = "/d/fabricscope-port/fabricscope-port-drill-down?var-device=${__data.fields.device}" \
         "&var-port=${__data.fields.port}&${__url_time_range}"
 
@@ -40,7 +52,7 @@ def overview():
     d.variables.append(query_var("rail", "Rail",
                                  'label_values(fabric_port_utilization_ratio{rail!=""}, rail)'))
     d.variables.append(query_var("device", "Device",
-                                 "label_values(fabric_port_utilization_ratio, device)"))
+                                 DEVICE_Q, regex=DEVICE_RE))
 
     d.row("Now")
     d.add(stat("Sources down", "Sources whose fabricscope_up is 0 (not running or unhealthy).",
@@ -134,11 +146,10 @@ def port_drilldown():
                   "per window, the fine-utilization distribution, microbursts, queues.",
                   ["fabricscope", "port"])
     d.variables.append(query_var("device", "Device",
-                                 "label_values(fabric_port_utilization_ratio, device)",
+                                 DEVICE_Q, regex=DEVICE_RE,
                                  multi=False, include_all=False))
     d.variables.append(query_var("port", "Port",
-                                 'label_values(fabric_port_utilization_ratio{device=~"$device"}, '
-                                 "port)", multi=True, include_all=True))
+                                 PORT_Q, regex=PORT_RE, multi=True, include_all=True))
     d.variables.append(custom_var("direction", "Direction", ["rx", "tx"]))
 
     d.row("Utilization")
@@ -223,10 +234,9 @@ def congestion():
                   "PFC pauses, and packet reordering, with the engine's spike and storm "
                   "detectors.", ["fabricscope", "congestion"])
     d.variables.append(query_var("device", "Device",
-                                 "label_values(fabric_port_utilization_ratio, device)"))
+                                 DEVICE_Q, regex=DEVICE_RE))
     d.variables.append(query_var("port", "Port",
-                                 'label_values(fabric_port_utilization_ratio{device=~"$device"}, '
-                                 "port)"))
+                                 PORT_Q, regex=PORT_RE))
     sel = PORT_SEL_NODIR
 
     d.row("ECN")

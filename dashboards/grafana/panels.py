@@ -117,7 +117,7 @@ def datasource_var():
     }
 
 
-def query_var(name, label, query, multi=True, include_all=True):
+def query_var(name, label, query, multi=True, include_all=True, regex=""):
     return {
         "allValue": ".*" if include_all else None,
         "current": {},
@@ -131,7 +131,7 @@ def query_var(name, label, query, multi=True, include_all=True):
         "options": [],
         "query": query,  # the string form: every Grafana since 7 reads it
         "refresh": 2,
-        "regex": "",
+        "regex": regex,
         "skipUrlSync": False,
         "sort": 1,
         "type": "query",
