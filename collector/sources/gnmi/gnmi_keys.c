@@ -5,7 +5,7 @@
 
 #include "config/config_decode.h"
 #include "sources/gnmi/gnmi_config.h"
-#include "sources/gnmi/gnmi_plan.h"
+#include "sources/gnmi/gnmi_grid.h"
 
 #define MS  1000000ll
 #define SEC 1000000000ll
