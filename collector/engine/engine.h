@@ -163,7 +163,8 @@ struct fsc_series_view {
                               * periodic copies the copy instant (rate.h rule 5); the end of
                               * the last interval, so of the fine rate */
     union fsc_value value;   /* last accepted raw value */
-    double fine_rate;        /* units/s of the last fine interval */
+    double fine_rate;        /* units/s of the latest interval, -1 when it was no fine
+                              * evidence (a gap, an unplaced copy): nothing to show */
     double window_rate[FSC_MAX_WINDOWS]; /* last completed aligned window, units/s */
     double window_peak[FSC_MAX_WINDOWS]; /* max fine rate in that window, units/s */
     /* Detector counters since the series got its detector (0 when it has

@@ -336,8 +336,9 @@ static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fs
             st->flags |= (uint8_t)(FSC_RATE_F_TAINT0 << l);
     }
 
-    if (!gap)
-        st->fine_rate = frate;
+    /* -1: the latest interval is no fine evidence (a gap, an unplaced copy):
+     * readers must not show the one before it as if it were current. */
+    st->fine_rate = gap ? -1.0f : frate;
     st->t_anchor = t;
     st->t_last = smp->t_dev_ns;
     st->v_anchor = smp->v;

@@ -123,7 +123,8 @@ struct fsc_rate_state {
     double win_acc[FSC_MAX_WINDOWS];         /* units accumulated in the window holding t_anchor */
     float win_peak[FSC_MAX_WINDOWS];         /* max fine rate (units/s) inside that window */
     float last_window_rate[FSC_MAX_WINDOWS]; /* units/s of the last completed window */
-    float fine_rate;                         /* units/s of the last fine (non-gap) interval */
+    float fine_rate;                         /* units/s of the latest interval; -1 when it was
+                                              * no fine evidence (a gap, unplaced) */
     uint8_t flags;                           /* FSC_RATE_F_* */
     uint8_t copy_epoch;                      /* the copy grid's epoch at t_anchor; sampled no
                                               * faster than its copies (rate.c coarse mode):

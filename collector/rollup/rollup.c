@@ -143,7 +143,8 @@ static void poll_windows(struct fsc_rollup *ru, struct ru_entry *e, const struct
                          struct fsc_rr_dir *acc)
 {
     double to_util = 8.0 / (double)v->link_speed_bps;
-    fmax_to(&acc->max_fine, v->fine_rate * to_util);
+    if (v->fine_rate >= 0) /* -1: the latest interval was no fine evidence */
+        fmax_to(&acc->max_fine, v->fine_rate * to_util);
     for (unsigned l = 0; l < ru->ecfg.rate.n_windows && l < FSC_MAX_WINDOWS; l++) {
         if (!(v->windows_done & (1u << l)))
             continue;

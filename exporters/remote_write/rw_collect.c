@@ -230,7 +230,7 @@ static void read_series(struct fsc_rw_reader *rd, fsc_series_id id, const struct
     if ((rd->series & FSC_RW_SERIES_FINE_RATES) && v->t_value_ns != sn->t_fine) {
         /* The first reading of a series may see only its baseline (no
          * interval yet): it sets the mark and sends nothing. */
-        if (sn->t_fine != INT64_MIN)
+        if (sn->t_fine != INT64_MIN && v->fine_rate >= 0)
             put(rd, n, id, port ? FSC_RW_FINE_PORT_RATE : FSC_RW_FINE_RATE, v, v->t_value_ns,
                 v->fine_rate / (port ? 1.0 : unit_divisor(v)));
         sn->t_fine = v->t_value_ns;

@@ -428,7 +428,7 @@ void fsc_web_track_sample(struct fsc_web *web)
             const struct fsc_series_view *v = &views[2 * k + d];
             struct web_ring *r = &t->ring[d];
             if (!v->present || !v->has_value || v->link_speed_bps == 0 ||
-                v->signal != FSC_SIG_PORT_BYTES || v->t_last_ns <= r->last_t_ns)
+                v->signal != FSC_SIG_PORT_BYTES || v->t_last_ns <= r->last_t_ns || v->fine_rate < 0)
                 continue;
             r->pts[r->head] = (struct fsc_web_point){
                 v->t_last_ns, (float)(v->fine_rate * 8.0 / (double)v->link_speed_bps)};
