@@ -62,6 +62,13 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
+/* d moved by whole periods p into [-p/2, p/2): the signed distance to the
+ * nearest instant of a lattice whose step is p. */
+static int64_t fold_half(int64_t d, int64_t p)
+{
+    return d - floor_div(d + p / 2, p) * p;
+}
+
 static int64_t clamp_into(int64_t v, int64_t ta, int64_t tb)
 {
     if (v <= ta)
@@ -135,8 +142,7 @@ static void slew(struct fsc_copy_grid *g, bool was_locked)
 {
     const int64_t p = g->period_ns;
     /* The target expressed as the copy nearest the current phase. */
-    int64_t d = g->target - g->phase;
-    d -= floor_div(d + p / 2, p) * p;
+    int64_t d = fold_half(g->target - g->phase, p);
     int64_t step = p / GRID_SLEW_DIV;
     if (!was_locked || d > p / 8 || d < -p / 8) {
         g->phase = g->target;
@@ -218,8 +224,7 @@ static void estimate(struct fsc_copy_grid *g, int64_t ref)
  * slewing phase still is from its centre. */
 static int64_t uncertainty(const struct fsc_copy_grid *g)
 {
-    int64_t d = g->target - g->phase;
-    d -= floor_div(d + g->period_ns / 2, g->period_ns) * g->period_ns;
+    int64_t d = fold_half(g->target - g->phase, g->period_ns);
     return g->half + (d < 0 ? -d : d);
 }
 
@@ -396,8 +401,7 @@ void fsc_grid_note_sample(struct fsc_copy_grid *g, int64_t t)
     const int64_t p = g->period_ns;
     int64_t ph = t - floor_div(t, p) * p; /* t mod p in [0, p) */
     if (g->samples >= 64) {
-        int64_t off = ph - g->sample_phase;
-        off -= floor_div(off + p / 2, p) * p;
+        int64_t off = fold_half(ph - g->sample_phase, p);
         g->far = (off < 0 ? -off : off) > p / 4 ? (uint8_t)(g->far + 1) : 0;
         if (g->far >= 4) {
             g->samples = 0; /* the samples moved: learn the lattice again */
@@ -414,8 +418,7 @@ void fsc_grid_note_sample(struct fsc_copy_grid *g, int64_t t)
         return;
     }
     /* The difference folded into [-p/2, p/2), moved by 1/n of it. */
-    int64_t d = ph - g->sample_phase;
-    d -= floor_div(d + p / 2, p) * p;
+    int64_t d = fold_half(ph - g->sample_phase, p);
     int64_t n = g->samples < 64 ? (int64_t)g->samples + 1 : 64;
     int64_t np = g->sample_phase + d / n;
     g->sample_phase = np - floor_div(np, p) * p;
