@@ -1,4 +1,6 @@
 #!/bin/sh
+# lib.sh reads $bin and sets $tmp, $fsc_pid, $sim_pid, $peer_pid (shared globals).
+# shellcheck disable=SC2034,SC2154
 # gNMI soak: two simulated QFX5240 targets (128 ports each; one at 100 ms with
 # ±20 % timestamp jitter and a 100 ms burst every 10 s on et-0/0/5, one at 1 s
 # with Junos-style 2 s batch copies), each subscribed with the default plan
@@ -21,6 +23,7 @@ while getopts b:s: opt; do
 done
 shift $((OPTIND - 1))
 duration=${1:-75}
+# shellcheck source=../tests/integration/lib.sh
 . "$(dirname "$0")/../tests/integration/lib.sh"
 lib_init
 

@@ -1,4 +1,6 @@
 #!/bin/sh
+# lib.sh reads $bin and sets $tmp, $fsc_pid, $sim_pid, $peer_pid (shared globals).
+# shellcheck disable=SC2034,SC2154
 # OTLP receiver throughput and memory: the real daemon with one otlp source
 # (gRPC and HTTP on loopback) fed by bench/otlp_load (Cumulus-shaped gauge
 # doubles with an `interface` attribute, 4 devices x 64 interfaces x 16
@@ -19,6 +21,7 @@ while getopts b:l:w: opt; do
     *) echo "usage: $0 [-b FABRICSCOPE] [-l OTLP_LOAD] [-w SECONDS]" >&2; exit 2 ;;
     esac
 done
+# shellcheck source=../tests/integration/lib.sh
 . "$(dirname "$0")/../tests/integration/lib.sh"
 lib_init
 

@@ -23,7 +23,18 @@
  *    more than the maximum on a shared 2-core machine, where the scheduler
  *    alone can stall a thread for milliseconds.
  *
- *   prom_bench [SERIES ...]             e.g. prom_bench 10000 100000 1000000
+ * With --gzip it also measures what a gzip scrape costs (render plus
+ * compression, CPU time of the scraping thread, median of GZ_SCRAPES
+ * scrapes), the body compressed in one piece (fsc_prom_gzip) and by the
+ * exporter's chunk-reusing compressor (prom_gzip_chunks.h), for three
+ * amounts of change between two scrapes:
+ *  - "static": no sample in between (what back-to-back scrapes of a replay
+ *    see, as bench/scrape_compare.sh does);
+ *  - "bytes": a new round in which only the ports' rx/tx bytes moved, the
+ *    plain counters (errors, discards, pauses on a healthy port) did not;
+ *  - "all": every counter moved (the worst case).
+ *
+ *   prom_bench [--gzip] [SERIES ...]    e.g. prom_bench 10000 100000 1000000
  *
  * Numbers, not pass/fail: record them in docs/PERFORMANCE.md.
  */
@@ -38,15 +49,18 @@
 #include "config/config.h"
 #include "model/registry.h"
 #include "engine/engine.h"
+#include "prometheus/prom_gzip_chunks.h"
+#include "prometheus/prom_http_body.h"
 #include "prometheus/prom_render.h"
 #include "../tests/config_all.h"
 
-#define PER_PORT  20
-#define BATCH     1024
-#define RENDERS   5
-#define T_START   1700000000000000000LL
-#define NS        1000000000LL
-#define SPEED_BPS 400000000000ULL
+#define PER_PORT   20
+#define BATCH      1024
+#define RENDERS    5
+#define GZ_SCRAPES 7
+#define T_START    1700000000000000000LL
+#define NS         1000000000LL
+#define SPEED_BPS  400000000000ULL
 
 static int64_t mono_ns(void)
 {
@@ -147,6 +161,130 @@ static void feed_round(struct bench *b, int64_t t, int64_t dt_ns)
     b->t = t;
 }
 
+/* One round at device time t in which only the port byte counters move
+ * (all_move: every counter), by amounts that vary per series and round as
+ * real traffic does (20-40 % of line rate; plain counters 1..64): constant
+ * steps would give constant rates and flatter the reuse of unchanged lines. */
+static void feed_change(struct bench *b, int64_t t, int all_move)
+{
+    struct fsc_sample smp[BATCH];
+    size_t m = 0;
+    static uint64_t lcg = 88172645463325252ull;
+    for (uint32_t i = 0; i < b->n; i++) {
+        uint32_t k = i % PER_PORT;
+        lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(lcg >> 33);
+        if (k < b->port_bytes)
+            b->value[i] += (uint64_t)((0.2 + 0.2 * (double)(r & 0xffff) / 65536.0) * 50e9);
+        else if (all_move)
+            b->value[i] += 1 + (r & 63);
+        smp[m++] =
+            (struct fsc_sample){.series = i, .t_dev_ns = t, .t_arr_ns = t, .v.u = b->value[i]};
+        if (m == BATCH || i + 1 == b->n) {
+            fsc_engine_ingest(b->eng, smp, m);
+            m = 0;
+        }
+    }
+    b->t = t;
+}
+
+static int64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+}
+
+static int cmp_i64(const void *a, const void *b);
+
+static double median_ns(int64_t *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_i64);
+    return (double)v[n / 2];
+}
+
+/* gzip scrapes (see the header): for each kind of change, GZ_SCRAPES scrapes
+ * each preceded by that change; CPU of render, of one-piece gzip and of
+ * chunked gzip, per series, and the chunks reused. */
+static int gzip_section(struct bench *b)
+{
+    static const char *const kinds[] = {"static", "bytes", "all"};
+    struct fsc_prom_gzchunks *gz;
+    struct fsc_buf one = {0}, chunked = {0};
+    struct fsc_buf *body = calloc(1, sizeof(*body));
+    if (!body || fsc_prom_gzchunks_new(1, &gz) != 0) {
+        free(body);
+        return -1;
+    }
+    for (int kind = 0; kind < 3; kind++) {
+        int64_t t_render[GZ_SCRAPES], t_one[GZ_SCRAPES], t_chunk[GZ_SCRAPES];
+        size_t reused = 0, chunks = 0, bytes = 0, exposed = 0, bytes_reused = 0, bytes_all = 0;
+        for (int i = -1; i < GZ_SCRAPES; i++) { /* scrape -1 primes the compressor */
+            if (kind > 0)
+                feed_change(b, b->t + NS, kind == 2);
+            if (!body) {
+                body = calloc(1, sizeof(*body));
+                if (!body)
+                    goto fail;
+            }
+            fsc_buf_reset(body);
+            int64_t c0 = thread_cpu_ns();
+            if (fsc_prom_render(b->r, FSC_PROM_TEXT, b->t, body) != 0)
+                goto fail;
+            int64_t c1 = thread_cpu_ns();
+            if (fsc_prom_gzip(body, 1, &one) != 0)
+                goto fail;
+            int64_t c2 = thread_cpu_ns();
+            struct fsc_prom_gz_stats st;
+            bytes = body->len;
+            exposed = 0; /* sample lines, as bench/scrape_compare.sh counts series */
+            for (const char *p = body->data, *e = body->data + body->len; p < e;) {
+                const char *nl = memchr(p, '\n', (size_t)(e - p));
+                exposed += *p != '#';
+                p = nl ? nl + 1 : e;
+            }
+            if (fsc_prom_gzchunks_compress(gz, &body, &chunked, &st) != 0)
+                goto fail;
+            int64_t c3 = thread_cpu_ns();
+            if (i < 0)
+                continue;
+            t_render[i] = c1 - c0;
+            t_one[i] = c2 - c1;
+            t_chunk[i] = c3 - c2;
+            reused += st.chunks_reused;
+            chunks += st.chunks;
+            bytes_reused += st.bytes_reused;
+            bytes_all += bytes;
+        }
+        double ns = (double)exposed;
+        double r = median_ns(t_render, GZ_SCRAPES) / ns, o = median_ns(t_one, GZ_SCRAPES) / ns,
+               c = median_ns(t_chunk, GZ_SCRAPES) / ns;
+        if (kind == 0)
+            printf("%8s         gzip, CPU per exposed series (%zu exposed, %.0f bytes each):\n", "",
+                   exposed, (double)bytes / ns);
+        printf("%8s         gzip %-6s: render %5.1f + one piece %6.1f = %6.1f ns/series "
+               "(%.1fx smaller); chunked %6.1f = %6.1f ns/series (%.1fx smaller, %.0f %% of "
+               "chunks, %.0f %% of bytes reused)\n",
+               "", kinds[kind], r, o, r + o, (double)bytes / (double)one.len, c, r + c,
+               (double)bytes / (double)chunked.len,
+               chunks ? 100.0 * (double)reused / (double)chunks : 0.0,
+               bytes_all ? 100.0 * (double)bytes_reused / (double)bytes_all : 0.0);
+    }
+    int rc = 0;
+    if (0) {
+    fail:
+        rc = -1;
+    }
+    if (body) {
+        fsc_buf_free(body);
+        free(body);
+    }
+    fsc_buf_free(&one);
+    fsc_buf_free(&chunked);
+    fsc_prom_gzchunks_free(gz);
+    return rc;
+}
+
 static void destroy(struct bench *b)
 {
     fsc_prom_renderer_destroy(b->r);
@@ -220,6 +358,8 @@ static void sleep_ns(int64_t ns)
     struct timespec ts = {(time_t)(ns / NS), (long)(ns % NS)};
     nanosleep(&ts, NULL);
 }
+
+static int want_gzip;
 
 static int run(uint32_t n, unsigned port_bytes)
 {
@@ -327,6 +467,8 @@ static int run(uint32_t n, unsigned port_bytes)
                "p99.9 %.0f us, max %.0f us (%zu batches)\n",
                "", ph == 1 ? "without render" : "during renders", BATCH, p50, p99, p999, max, cnt);
     }
+    if (want_gzip && gzip_section(&b) != 0)
+        fprintf(stderr, "prom_bench: the gzip measurement failed\n");
     fflush(stdout);
     for (int i = 0; i < 3; i++)
         free(in.obs[i]);
@@ -340,9 +482,14 @@ int main(int argc, char **argv)
     uint32_t counts[16];
     int n = 0;
     for (int i = 1; i < argc && n < 16; i++) {
+        if (strcmp(argv[i], "--gzip") == 0) {
+            want_gzip = 1;
+            continue;
+        }
         long v = strtol(argv[i], NULL, 10);
         if (v < PER_PORT || v > 16000000) {
-            fprintf(stderr, "usage: prom_bench [SERIES ...] (each %d..16000000)\n", PER_PORT);
+            fprintf(stderr, "usage: prom_bench [--gzip] [SERIES ...] (each %d..16000000)\n",
+                    PER_PORT);
             return 2;
         }
         counts[n++] = (uint32_t)v;

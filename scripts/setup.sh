@@ -7,16 +7,33 @@
 # Last, it installs the pinned npm packages of the grpc-js interop target
 # (tests/interop/gnmi_js) and of the OpenTelemetry JS SDK sender
 # (tests/interop/otlp_js) with `npm ci` from their lockfiles (rerunning is
-# safe).
+# safe), and makes the base images the container test builds the
+# Containerfile from (scripts/container_bases.sh: mmdebstrap, podman import;
+# skipped when they exist and are current).
+#   setup.sh [--bench | --build-only | --list-build-only]
 set -eu
+
+# What configuring and building the fabricscope binary needs (the
+# Containerfile's builder stage runs `setup.sh --build-only`; the container
+# test's builder base holds `setup.sh --list-build-only`).
+build_packages="build-essential cmake pkg-config libyaml-dev libmicrohttpd-dev zlib1g-dev
+                protobuf-c-compiler libprotobuf-c-dev libgrpc-dev librdkafka-dev
+                libcurl4-openssl-dev libsnappy-dev libgnutls28-dev nettle-dev libjansson-dev"
+if [ "${1:-}" = "--list-build-only" ]; then
+    # shellcheck disable=SC2086 # one line, one space between the words
+    echo $build_packages
+    exit 0
+fi
 
 packages="build-essential cmake pkg-config libyaml-dev clang-format libmicrohttpd-dev zlib1g-dev
           curl prometheus python3 python3-prometheus-client protobuf-c-compiler libprotobuf-c-dev
           libgrpc-dev librdkafka-dev kcat iproute2 chromium libcurl4-openssl-dev
           libsnappy-dev victoria-metrics clang libclang-rt-14-dev libgnutls28-dev nettle-dev
-          python3-yaml libjansson-dev systemd openssl"
+          python3-yaml libjansson-dev systemd openssl podman mmdebstrap shellcheck"
 # (systemd for deploy.*'s systemd-analyze, openssl for gnmi.sim_smoke's mutual
-# TLS: without them those parts are skipped locally and fail under CI.)
+# TLS: without them those parts are skipped locally and fail under CI;
+# podman and mmdebstrap for container.image and its base images; shellcheck
+# for lint.shellcheck.)
 
 # `setup.sh --bench` also installs the peers bench/scrape_compare.sh measures
 # against; the tests do not need them.
@@ -32,9 +49,7 @@ fi
 build_only=0
 if [ "${1:-}" = "--build-only" ]; then
     build_only=1
-    packages="build-essential cmake pkg-config libyaml-dev libmicrohttpd-dev zlib1g-dev
-              protobuf-c-compiler libprotobuf-c-dev libgrpc-dev librdkafka-dev
-              libcurl4-openssl-dev libsnappy-dev libgnutls28-dev nettle-dev libjansson-dev"
+    packages=$build_packages
 fi
 
 missing=""
@@ -84,3 +99,6 @@ npm ci --prefix "$(dirname "$0")/../tests/interop/otlp_js" --no-audit --no-fund 
 echo "setup: npm ci tests/interop/kafka_js"
 npm ci --prefix "$(dirname "$0")/../tests/interop/kafka_js" --no-audit --no-fund --ignore-scripts \
     --loglevel=error
+# The container test's base images (Debian packages only, fetched here so
+# that the test's image build needs no network).
+"$(dirname "$0")/container_bases.sh"

@@ -19,6 +19,7 @@
 #include "config/config_decode.h"
 #include "base/log.h"
 #include "app/plugins.h"
+#include "app/run_listen.h"
 #include "model/shard.h"
 #include "model/topology_keys.h"
 
@@ -387,19 +388,32 @@ static const char *stop_reason(const struct fsc_drun *rs, const struct fsc_confi
     return NULL;
 }
 
+/* What ran before a reload stopped it: its settings and their generation
+ * (a reference held until the reload ends, so the settings stay alive). */
+struct prev_run {
+    const struct fsc_source_config *cfg;
+    struct fsc_dgen *gen;
+};
+
 /* A changed source whose new settings fail to start (a port in use, a
- * certificate that does not load) runs on with the settings it had, from
- * the previous config (alive until the reload ends; run_start takes its own
- * reference). Returns "previous" when that worked, else "none". */
-static const char *restart_previous(struct fsc_dsources *s, struct fsc_dgen *old,
-                                    const struct fsc_source_config *sc)
+ * certificate that does not load) runs on with the settings it was running
+ * with when this reload stopped it: the last *running* settings, whatever
+ * number of failed reloads came between (those made their config current
+ * but never ran it; issue 20). Returns "previous" when that worked, else
+ * "none" (it was not running, or its settings are the new ones, or they
+ * fail to start again). */
+static const char *restart_previous(struct fsc_dsources *s, const struct prev_run *prev,
+                                    size_t n_prev, const struct fsc_source_config *sc)
 {
-    const struct fsc_source_config *osc = fsc_config_source(old->cfg, sc->name);
+    const struct prev_run *p = NULL;
+    for (size_t i = 0; i < n_prev && !p; i++)
+        if (strcmp(prev[i].cfg->name, sc->name) == 0)
+            p = &prev[i];
     struct fsc_drun *rs;
     char err[1024];
-    if (!osc || !osc->enabled || !in_shard(old->cfg, osc) || fsc_config_source_equal(osc, sc))
+    if (!p || fsc_config_source_equal(p->cfg, sc))
         return "none";
-    if (run_start(s, old, osc, &rs, err, sizeof(err)) <= 0) {
+    if (run_start(s, p->gen, p->cfg, &rs, err, sizeof(err)) <= 0) {
         char q[1100];
         fsc_log(FSC_LOG_ERROR, "source_failed", "source=%s reason=%s settings=previous", sc->name,
                 fsc_log_quote(err, q, sizeof(q)));
@@ -421,16 +435,19 @@ void fsc_dsources_reload(struct fsc_dsources *s, const char *path)
     struct fsc_shard_config *next_shard = fsc_config_section_mut(next, &fsc_shard_kind);
     if (shard_of(s->first)->from_cli)
         *next_shard = *shard_of(s->first);
+    fsc_run_listen_carry(s->first, next);
     struct fsc_dgen *old = s->cur;
     struct fsc_dgen *g = gen_create(s, next, next);
     size_t cap = s->n_run + next->n_sources + 1;
     struct fsc_drun **run = calloc(cap, sizeof(*run));
     struct fsc_drun **gone = calloc(s->n_run + 1, sizeof(*gone));
     const char **why = calloc(s->n_run + 1, sizeof(*why));
-    if (!g || !run || !gone || !why) {
+    struct prev_run *was = calloc(s->n_run + 1, sizeof(*was));
+    if (!g || !run || !gone || !why || !was) {
         free(run);
         free(gone);
         free(why);
+        free(was);
         if (g)
             gen_release(s, g); /* frees next too */
         else
@@ -462,6 +479,8 @@ void fsc_dsources_reload(struct fsc_dsources *s, const char *path)
     size_t removed = 0;
     for (size_t i = 0; i < n_gone; i++) {
         removed += strcmp(why[i], "removed") == 0;
+        was[i] = (struct prev_run){gone[i]->cfg, gone[i]->gen};
+        was[i].gen->users++; /* its settings outlive the instance until the reload ends */
         run_stop(s, gone[i], why[i]);
     }
 
@@ -486,7 +505,7 @@ void fsc_dsources_reload(struct fsc_dsources *s, const char *path)
             char q[1100];
             failed++;
             fsc_log(FSC_LOG_ERROR, "source_failed", "source=%s reason=%s kept=%s", sc->name,
-                    fsc_log_quote(err, q, sizeof(q)), restart_previous(s, old, sc));
+                    fsc_log_quote(err, q, sizeof(q)), restart_previous(s, was, n_gone, sc));
         }
     }
 
@@ -498,8 +517,11 @@ void fsc_dsources_reload(struct fsc_dsources *s, const char *path)
     s->last_ok_s = (double)fsc_now_ns() / 1e9;
     pthread_rwlock_unlock(&s->lock);
     gen_release(s, old);
+    for (size_t i = 0; i < n_gone; i++)
+        gen_release(s, was[i].gen);
     free(gone);
     free(why);
+    free(was);
     fsc_log(failed ? FSC_LOG_WARN : FSC_LOG_INFO, "reloaded",
             "config=%s shard=%u/%u sources=%zu running=%zu unchanged=%zu stopped=%zu "
             "removed=%zu started=%zu failed=%zu",

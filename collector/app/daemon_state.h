@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "app/daemon_int.h"
+#include "app/state_lock.h"
 #include "config/config.h"
 #include "engine/engine.h"
 #include "engine/events.h"
@@ -33,7 +34,8 @@ struct daemon {
     pthread_t event_thread;
     int event_thread_started;
     atomic_int stopping;
-    atomic_int ready; /* config loaded, sources and sinks started */
+    atomic_int ready;           /* config loaded, sources and sinks started */
+    struct fsc_state_lock lock; /* on cfg->state_dir (state_lock.h); fd -1 when not held */
     /* Running sinks in start order. n_sinks is stored (release) after a
      * sink has started, so readers on other threads see only started ones. */
     struct daemon_sink sinks[DAEMON_SINKS_MAX];

@@ -1,15 +1,23 @@
 /* The demo's two QFX5240 leaves: the gNMI target simulator of tests/sim
  * (fsc_sim_run, gnmi_sim.h) on its own thread each, listening on the port
- * the demo reserved for it.
+ * the demo reserved for it. Both report at Junos cadence, as Juniper
+ * documents it ("Guidelines for Specifying Data Reporting Intervals"):
+ * intervals on the 2 s grid, a subset of the interfaces per interval
+ * (DEMO_LEAF_BATCH_PORTS of 8, so each port every 4 s), eom per batch,
+ * sequence numbers per sensor and component, counters from the 2 s ASIC
+ * copy, and qmon queue peaks (the peak since the port's previous report).
  *
- *   leaf1  Junos-style: counters copied every 2 s (--batch-copy) and payload
- *          timestamps jittered by +-10 % of the interval, 20 % utilization.
- *          The rate engine places the 2 s copies on the device's copy grid
- *          (rate.h rule 5) and must show a flat 20 % (10 s windows, 2 s
- *          fine rates; the 1 s windows are withheld) and raise nothing: the
- *          demo test holds every peak within 2 points of the load.
- *   leaf2  live counters, no jitter, 30 % utilization, a 300 ms line-rate
- *          burst on et-0/0/3 every 30 s (DEMO_F_MICROBURST).
+ *   leaf1  20 % utilization, payload timestamps jittered by +-5 % of the
+ *          2 s interval (+-100 ms). The rate engine places the 2 s copies on the device's
+ *          copy grid (rate.h rule 5) and must show a flat 20 % and raise
+ *          nothing.
+ *   leaf2  no jitter, 30 % utilization, a 300 ms line-rate burst on
+ *          et-0/0/3 every 30 s (DEMO_F_MICROBURST). In a 4 s rate it moves
+ *          the port by 5 points, far under the microburst threshold; the
+ *          qmon report whose interval holds it shows queue 3 at
+ *          DEMO_LEAF_BURST_PEAK, which the collector reports as a
+ *          queue_peak event (the only microburst evidence a Junos leaf
+ *          gives).
  *
  * The simulator prints `listening port=N` on stdout when it is up (it is a
  * test tool's contract); the demo's own banner follows those two lines. */
@@ -38,21 +46,25 @@ int demo_leaf_start(struct demo_leaf *lf, struct demo_run *run, unsigned i, char
     c->system_id = lf->system_id;
     c->ports = DEMO_LEAF_PORTS;
     c->queues = 4;
-    c->interval_ms = 1000;
+    c->interval_ms = 2000;
+    c->junos_cadence = 1;
+    c->batch_ports = DEMO_LEAF_BATCH_PORTS;
+    c->batch_copy_ms = 2000;
     c->seed = run->opt.seed * 2 + i + 1;
     /* Bounded like every simulator run; the demo ends it through `stop`. */
     c->duration_ms = 10LL * 365 * 24 * 3600 * 1000;
     c->stop = &run->sim_stop;
     if (i == 0) {
         c->utilization = 0.2;
-        c->jitter = 0.1;
-        c->batch_copy_ms = 2000;
+        c->jitter = 0.05; /* +-100 ms: what the demo had at 1 s, now on a 2 s interval */
     } else {
         const struct demo_fault *f = &demo_faults[DEMO_F_MICROBURST];
         c->utilization = 0.3;
         c->burst_port = DEMO_LEAF_BURST_PORT;
         c->burst_every_ms = DEMO_CYCLE_NS / DEMO_MS;
         c->burst_length_ms = f->length_ns / DEMO_MS;
+        c->burst_queue = DEMO_LEAF_BURST_QUEUE;
+        c->burst_peak_bytes = DEMO_LEAF_BURST_PEAK;
     }
     if (pthread_create(&lf->thread, NULL, leaf_main, lf) != 0) {
         snprintf(err, errlen, "cannot start the %s simulator thread", demo_leaf_names[i]);
@@ -60,10 +72,10 @@ int demo_leaf_start(struct demo_leaf *lf, struct demo_run *run, unsigned i, char
     }
     lf->started = true;
     fsc_log(FSC_LOG_INFO, "demo_leaf_started",
-            "device=%s listen=%s ports=%u utilization=%.2f jitter=%.2f batch_copy_ms=%lld "
-            "burst_port=%d",
-            demo_leaf_names[i], lf->listen, c->ports, c->utilization, c->jitter,
-            (long long)c->batch_copy_ms, (int)c->burst_port);
+            "device=%s listen=%s ports=%u batch_ports=%u utilization=%.2f jitter=%.2f "
+            "batch_copy_ms=%lld burst_port=%d burst_queue=%d",
+            demo_leaf_names[i], lf->listen, c->ports, c->batch_ports, c->utilization, c->jitter,
+            (long long)c->batch_copy_ms, (int)c->burst_port, (int)c->burst_queue);
     return 0;
 }
 

@@ -37,8 +37,8 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 #define READY_WARN_S  30
 
 const char fsc_demo_usage[] =
-    "Usage: fabricscope demo [--duration D] [--listen HOST:PORT] [--state-dir DIR]\n"
-    "                        [--seed N]\n"
+    "Usage: fabricscope demo [--duration D] [--listen HOST:PORT] [--gnmi-ports P1,P2]\n"
+    "                        [--otlp-port P] [--state-dir DIR] [--seed N]\n"
     "\n"
     "Runs a simulated fabric and the real collector against it, in this process, on\n"
     "loopback: two QFX5240 leaves over gNMI (one with Junos-style 2 s batched counters\n"
@@ -54,6 +54,11 @@ const char fsc_demo_usage[] =
     "  --duration D          stop after D (\"60s\", \"2m\", or seconds: \"60\")\n"
     "  --listen HOST:PORT    status page and /metrics (default 127.0.0.1:9464; port 0\n"
     "                        picks a free one, named in the exporter_started log line)\n"
+    "  --gnmi-ports P1,P2    the two leaves' gNMI targets on 127.0.0.1:P1 and :P2\n"
+    "                        (default: free ports, printed in the banner)\n"
+    "  --otlp-port P         the collector's OTLP/gRPC receiver on 127.0.0.1:P, where the\n"
+    "                        spine posts (default: a free port). A port in use stops the\n"
+    "                        demo with exit status 1 and names the port\n"
     "  --state-dir DIR       where the generated config, cables.txt and the B300 trees go\n"
     "                        (default: a temporary directory, removed at exit; in DIR\n"
     "                        only the trees are removed)\n"
@@ -78,6 +83,33 @@ static int parse_duration(const char *s, int64_t *ns)
         return 0;
     }
     return fsc_duration_parse(s, ns) == 0 && *ns > 0 ? 0 : -1;
+}
+
+/* A TCP port 1..65535. */
+static int parse_port(const char *s, const char *end, uint16_t *port)
+{
+    unsigned long p = 0;
+    if (s == end || end - s > 5)
+        return -1;
+    for (const char *c = s; c < end; c++) {
+        if (*c < '0' || *c > '9')
+            return -1;
+        p = p * 10 + (unsigned long)(*c - '0');
+    }
+    if (p < 1 || p > 65535)
+        return -1;
+    *port = (uint16_t)p;
+    return 0;
+}
+
+/* --gnmi-ports P1,P2: one port per leaf, distinct. */
+static int parse_gnmi_ports(const char *s, uint16_t port[DEMO_LEAVES])
+{
+    const char *comma = strchr(s, ',');
+    if (!comma || parse_port(s, comma, &port[0]) != 0 ||
+        parse_port(comma + 1, comma + 1 + strlen(comma + 1), &port[1]) != 0 || port[0] == port[1])
+        return -1;
+    return 0;
 }
 
 /* Splits HOST:PORT ("[::1]:9464" keeps its brackets in host). */
@@ -111,7 +143,7 @@ static int parse_args(int argc, char **argv, struct demo_opts *o, char *host, si
         }
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--duration") && strcmp(a, "--listen") && strcmp(a, "--state-dir") &&
-            strcmp(a, "--seed"))
+            strcmp(a, "--seed") && strcmp(a, "--gnmi-ports") && strcmp(a, "--otlp-port"))
             return usage_error("unexpected argument", a);
         if (!v)
             return usage_error("missing value after", a);
@@ -123,6 +155,12 @@ static int parse_args(int argc, char **argv, struct demo_opts *o, char *host, si
             o->listen = v;
         } else if (strcmp(a, "--state-dir") == 0) {
             o->state_dir = v;
+        } else if (strcmp(a, "--gnmi-ports") == 0) {
+            if (parse_gnmi_ports(v, o->gnmi_port) != 0)
+                return usage_error("--gnmi-ports wants two distinct ports P1,P2 (1..65535):", v);
+        } else if (strcmp(a, "--otlp-port") == 0) {
+            if (parse_port(v, v + strlen(v), &o->otlp_port) != 0)
+                return usage_error("--otlp-port wants a port 1..65535:", v);
         } else {
             char *end;
             o->seed = strtoull(v, &end, 10);
@@ -132,6 +170,18 @@ static int parse_args(int argc, char **argv, struct demo_opts *o, char *host, si
     }
     if (parse_listen(o->listen, host, hostlen, port) != 0)
         return usage_error("--listen is not HOST:PORT:", o->listen);
+    /* The leaves and the receiver all listen on 127.0.0.1: one port each. */
+    uint16_t fixed[DEMO_LEAVES + 2] = {o->gnmi_port[0], o->gnmi_port[1], o->otlp_port, *port};
+    for (unsigned i = 0; i < DEMO_LEAVES + 2; i++) {
+        for (unsigned j = i + 1; j < DEMO_LEAVES + 2; j++) {
+            if (fixed[i] && fixed[i] == fixed[j]) {
+                char p[8];
+                snprintf(p, sizeof(p), "%u", (unsigned)fixed[i]);
+                return usage_error("--listen, --gnmi-ports and --otlp-port name one port twice:",
+                                   p);
+            }
+        }
+    }
     return EXIT_OK;
 }
 
@@ -247,16 +297,20 @@ static void start_clock(struct demo_run *run)
     run->t0_mono_ns = (int64_t)ts.tv_sec * DEMO_S + ts.tv_nsec;
 }
 
-static int reserve(const char *host, uint16_t *port, int *fd, const char *what, char *err,
-                   size_t errlen)
+/* Reserves *port on host (0: a free one, written back). A fixed port that
+ * is taken fails with a sentence naming it and the option that chose it. */
+static int reserve(const char *host, uint16_t *port, int *fd, const char *what, const char *option,
+                   char *err, size_t errlen)
 {
+    uint16_t asked = *port;
     *fd = demo_port_reserve(host, port);
-    if (*fd < 0) {
+    if (*fd < 0 && asked)
+        snprintf(err, errlen, "port %u on %s for the %s (%s) is not free: %s", (unsigned)asked,
+                 host, what, option, strerror(-*fd));
+    else if (*fd < 0)
         snprintf(err, errlen, "cannot reserve a port on %s for the %s: %s", host, what,
                  strerror(-*fd));
-        return -1;
-    }
-    return 0;
+    return *fd < 0 ? -1 : 0;
 }
 
 /* Everything up to the collector: returns 0 or -1 with err. */
@@ -267,15 +321,19 @@ static int start_fabric(struct demo_main *m, struct fsc_config **cfg, struct dem
     if (demo_state_prepare(run, err, errlen) != 0)
         return -1;
     /* A fixed --listen port is the exporter's to bind (and to report busy). */
-    if (run->prom_port == 0 &&
-        reserve(run->prom_host, &run->prom_port, &m->prom_fd, "status page", err, errlen) != 0)
+    if (run->prom_port == 0 && reserve(run->prom_host, &run->prom_port, &m->prom_fd, "status page",
+                                       "--listen", err, errlen) != 0)
         return -1;
-    if (reserve("127.0.0.1", &run->otlp_port, &m->otlp_fd, "OTLP receiver", err, errlen) != 0)
+    run->otlp_port = run->opt.otlp_port;
+    if (reserve("127.0.0.1", &run->otlp_port, &m->otlp_fd, "OTLP receiver", "--otlp-port", err,
+                errlen) != 0)
         return -1;
-    for (unsigned i = 0; i < DEMO_LEAVES; i++)
-        if (reserve("127.0.0.1", &run->leaf_port[i], &m->leaf_fd[i], demo_leaf_names[i], err,
-                    errlen) != 0)
+    for (unsigned i = 0; i < DEMO_LEAVES; i++) {
+        run->leaf_port[i] = run->opt.gnmi_port[i];
+        if (reserve("127.0.0.1", &run->leaf_port[i], &m->leaf_fd[i], demo_leaf_names[i],
+                    "--gnmi-ports", err, errlen) != 0)
             return -1;
+    }
     if (demo_config_write(run, err, errlen) != 0)
         return -1;
     *cfg = fsc_app_config_load(run->config_path, err, errlen);

@@ -47,7 +47,8 @@ typedef Opentelemetry__Proto__Metrics__V1__NumberDataPoint Point;
 typedef Opentelemetry__Proto__Metrics__V1__Gauge Gauge;
 typedef Opentelemetry__Proto__Metrics__V1__Metric Metric;
 
-/* What one metric counts, per port (and per tc for the tc_* ones). */
+/* What one metric counts, per port (and per tc for the tc_* ones, per
+ * switch priority for the sp_* ones). */
 enum series_kind {
     K_IN_BYTES,
     K_OUT_BYTES,
@@ -63,37 +64,48 @@ enum series_kind {
     K_TC_WATERMARK,
 };
 
+/* The attribute beside `interface`: none, `tc` (traffic class) or `sp`
+ * (switch priority; Cumulus documents no key for it, the receiver reads `sp`,
+ * docs/vendors/cumulus.md). Both run 0 .. DEMO_SPINE_TCS - 1. */
+enum sub_attr { SUB_NONE, SUB_TC, SUB_SP };
+
 /* The names of Cumulus Linux 5.15 (docs/vendors/cumulus.md, from NVIDIA's
  * content/cumulus-linux-515/Monitoring-and-Troubleshooting/Open-Telemetry-Export.md
  * and the 5.15 release notes): rx bytes and rx multicast / broadcast come
  * from the ether_stats_* counters, since 5.15 deprecates if_in_octets and
- * if_in_{multicast,broadcast}_pkts as their duplicates; tx keeps if_out_*. */
+ * if_in_{multicast,broadcast}_pkts as their duplicates; tx keeps if_out_*.
+ * PFC per switch priority (sp_*_pause, 5.11+) stays 0: no fault pauses the
+ * spine, and the congestion dashboard's PFC panels show the zeros. */
 static const struct {
     const char *name;
     enum series_kind kind;
-    bool per_tc;
+    enum sub_attr sub;
 } metrics[] = {
-    {"nvswitch_interface_ether_stats_octets", K_IN_BYTES, false},
-    {"nvswitch_interface_if_out_octets", K_OUT_BYTES, false},
-    {"nvswitch_interface_if_in_ucast_pkts", K_IN_PKTS, false},
-    {"nvswitch_interface_if_out_ucast_pkts", K_OUT_PKTS, false},
-    {"nvswitch_interface_ether_stats_multicast_pkts", K_MCAST, false},
-    {"nvswitch_interface_if_out_multicast_pkts", K_MCAST, false},
-    {"nvswitch_interface_ether_stats_broadcast_pkts", K_BCAST, false},
-    {"nvswitch_interface_if_out_broadcast_pkts", K_BCAST, false},
-    {"nvswitch_interface_if_in_discards", K_ZERO, false},
-    {"nvswitch_interface_if_out_discards", K_ZERO, false},
-    {"nvswitch_interface_if_in_errors", K_ZERO, false},
-    {"nvswitch_interface_if_out_errors", K_ZERO, false},
-    {"nvswitch_interface_dot3_in_pause_frames", K_ZERO, false},
-    {"nvswitch_interface_dot3_out_pause_frames", K_ZERO, false},
-    {"nvswitch_interface_carrier_changes_total", K_CARRIER, false},
-    {"nvswitch_interface_tc_tx_frames", K_TC_FRAMES, true},
-    {"nvswitch_interface_tc_tx_octet", K_TC_OCTETS, true},
-    {"nvswitch_interface_tc_tx_ecn_marked_tc", K_TC_ECN, true},
-    {"nvswitch_interface_tc_tx_no_buffer_discard_uc", K_ZERO, true},
-    {"nvswitch_interface_tc_tx_wred_discard", K_ZERO, true},
-    {"nvswitch_interface_shared_buffer_port_tc_watermark", K_TC_WATERMARK, true},
+    {"nvswitch_interface_ether_stats_octets", K_IN_BYTES, SUB_NONE},
+    {"nvswitch_interface_if_out_octets", K_OUT_BYTES, SUB_NONE},
+    {"nvswitch_interface_if_in_ucast_pkts", K_IN_PKTS, SUB_NONE},
+    {"nvswitch_interface_if_out_ucast_pkts", K_OUT_PKTS, SUB_NONE},
+    {"nvswitch_interface_ether_stats_multicast_pkts", K_MCAST, SUB_NONE},
+    {"nvswitch_interface_if_out_multicast_pkts", K_MCAST, SUB_NONE},
+    {"nvswitch_interface_ether_stats_broadcast_pkts", K_BCAST, SUB_NONE},
+    {"nvswitch_interface_if_out_broadcast_pkts", K_BCAST, SUB_NONE},
+    {"nvswitch_interface_if_in_discards", K_ZERO, SUB_NONE},
+    {"nvswitch_interface_if_out_discards", K_ZERO, SUB_NONE},
+    {"nvswitch_interface_if_in_errors", K_ZERO, SUB_NONE},
+    {"nvswitch_interface_if_out_errors", K_ZERO, SUB_NONE},
+    {"nvswitch_interface_dot3_in_pause_frames", K_ZERO, SUB_NONE},
+    {"nvswitch_interface_dot3_out_pause_frames", K_ZERO, SUB_NONE},
+    {"nvswitch_interface_carrier_changes_total", K_CARRIER, SUB_NONE},
+    {"nvswitch_interface_tc_tx_frames", K_TC_FRAMES, SUB_TC},
+    {"nvswitch_interface_tc_tx_octet", K_TC_OCTETS, SUB_TC},
+    {"nvswitch_interface_tc_tx_ecn_marked_tc", K_TC_ECN, SUB_TC},
+    {"nvswitch_interface_tc_tx_no_buffer_discard_uc", K_ZERO, SUB_TC},
+    {"nvswitch_interface_tc_tx_wred_discard", K_ZERO, SUB_TC},
+    {"nvswitch_interface_shared_buffer_port_tc_watermark", K_TC_WATERMARK, SUB_TC},
+    {"nvswitch_interface_sp_rx_pause", K_ZERO, SUB_SP},
+    {"nvswitch_interface_sp_tx_pause", K_ZERO, SUB_SP},
+    {"nvswitch_interface_sp_rx_pause_duration", K_ZERO, SUB_SP},
+    {"nvswitch_interface_sp_tx_pause_duration", K_ZERO, SUB_SP},
 };
 #define N_METRICS  (sizeof(metrics) / sizeof(metrics[0]))
 #define MAX_POINTS (N_METRICS * DEMO_SPINE_PORTS * DEMO_SPINE_TCS)
@@ -108,7 +120,7 @@ struct demo_spine {
     /* the message, built once */
     char port_name[DEMO_SPINE_PORTS][8];
     AnyValue host_v, port_v[DEMO_SPINE_PORTS], tc_v[DEMO_SPINE_TCS];
-    KeyValue host_kv, port_kv[DEMO_SPINE_PORTS], tc_kv[DEMO_SPINE_TCS];
+    KeyValue host_kv, port_kv[DEMO_SPINE_PORTS], tc_kv[DEMO_SPINE_TCS], sp_kv[DEMO_SPINE_TCS];
     KeyValue *host_kvp[1];
     KeyValue *attrs[MAX_POINTS][2];
     Point pts[MAX_POINTS];
@@ -216,19 +228,22 @@ static void build(struct demo_spine *sp)
         opentelemetry__proto__common__v1__key_value__init(&sp->tc_kv[t]);
         sp->tc_kv[t].key = "tc";
         sp->tc_kv[t].value = &sp->tc_v[t];
+        opentelemetry__proto__common__v1__key_value__init(&sp->sp_kv[t]);
+        sp->sp_kv[t].key = "sp";
+        sp->sp_kv[t].value = &sp->tc_v[t];
     }
     size_t k = 0;
     for (size_t m = 0; m < N_METRICS; m++) {
         size_t first = k;
-        unsigned ntc = metrics[m].per_tc ? DEMO_SPINE_TCS : 1;
+        unsigned ntc = metrics[m].sub != SUB_NONE ? DEMO_SPINE_TCS : 1;
         for (unsigned p = 0; p < DEMO_SPINE_PORTS; p++)
             for (unsigned t = 0; t < ntc; t++, k++) {
                 Point *pt = &sp->pts[k];
                 opentelemetry__proto__metrics__v1__number_data_point__init(pt);
                 sp->attrs[k][0] = &sp->port_kv[p];
-                sp->attrs[k][1] = &sp->tc_kv[t];
+                sp->attrs[k][1] = metrics[m].sub == SUB_SP ? &sp->sp_kv[t] : &sp->tc_kv[t];
                 pt->attributes = sp->attrs[k];
-                pt->n_attributes = metrics[m].per_tc ? 2 : 1;
+                pt->n_attributes = metrics[m].sub != SUB_NONE ? 2 : 1;
                 pt->value_case =
                     OPENTELEMETRY__PROTO__METRICS__V1__NUMBER_DATA_POINT__VALUE_AS_DOUBLE;
                 sp->ptsp[k] = pt;
@@ -266,7 +281,7 @@ static size_t fill(struct demo_spine *sp, int64_t e_ns)
     uint64_t t = (uint64_t)demo_wall_ns(sp->run, e_ns);
     size_t k = 0;
     for (size_t m = 0; m < N_METRICS; m++) {
-        unsigned ntc = metrics[m].per_tc ? DEMO_SPINE_TCS : 1;
+        unsigned ntc = metrics[m].sub != SUB_NONE ? DEMO_SPINE_TCS : 1;
         for (unsigned p = 0; p < DEMO_SPINE_PORTS; p++)
             for (unsigned tc = 0; tc < ntc; tc++, k++) {
                 sp->pts[k].time_unix_nano = t;

@@ -1,6 +1,6 @@
 /* fabricscope: command-line entry point.
  *
- * Commands: run, check-config, plan, report, version, help. Exit codes: 0 success,
+ * Commands: run, check-config, probe, plan, report, demo, version, help. Exit codes: 0 success,
  * 1 runtime failure, 2 usage or configuration error. This is the only file
  * that calls exit()/returns process status; everything below returns errors. */
 #include <errno.h>
@@ -12,6 +12,8 @@
 #include "app/daemon.h"
 #include "base/log.h"
 #include "app/plugins.h"
+#include "app/probe.h"
+#include "app/run_listen.h"
 #include "model/shard.h"
 #include "app/demo.h"
 #include "model/cable_plan.h"
@@ -30,7 +32,10 @@ static const char usage_main[] =
     "  demo                  run a simulated fabric and the collector against it\n"
     "  run -c FILE           run the collector with configuration FILE\n"
     "  check-config FILE     validate FILE and print the effective configuration\n"
-    "  plan CABLES_FILE      print the B300 cable plan: ip commands and expected map\n"
+    "  probe -c FILE         start one source of FILE for a few seconds and print what\n"
+    "                        arrives as canonical series, mapped and unmapped names\n"
+    "  plan CABLES_FILE      the B300 cable plan: print its ip commands and expected map\n"
+    "                        (--dry-run, the default), or --apply one node's on this host\n"
     "  report [OPTIONS]      write a capacity-planning report (HTML, CSV, JSON)\n"
     "  version               print the version\n"
     "  help [COMMAND]        show help for COMMAND\n"
@@ -42,7 +47,7 @@ static const char usage_main[] =
     "Configuration reference: docs/CONFIG.md.\n";
 
 static const char usage_run[] =
-    "Usage: fabricscope run -c FILE [--shard I/N] [--log-level LEVEL]\n"
+    "Usage: fabricscope run -c FILE [--listen HOST:PORT] [--shard I/N] [--log-level LEVEL]\n"
     "\n"
     "Runs the collector until SIGINT or SIGTERM: loads and validates FILE, starts the\n"
     "configured sources, feeds the rate engine and detectors, and logs every event\n"
@@ -56,6 +61,10 @@ static const char usage_run[] =
     "\n"
     "Options:\n"
     "  -c, --config FILE     configuration file (YAML, see docs/CONFIG.md); required\n"
+    "  --listen HOST:PORT    where the Prometheus exporter (/metrics, /-/healthy, /-/ready)\n"
+    "                        and the status page listen: overrides exporters.prometheus.listen\n"
+    "                        in FILE (default 0.0.0.0:9464), also across reloads. IPv6 in\n"
+    "                        brackets ([::1]:9464); port 0 picks a free one (logged)\n"
     "  --shard I/N           take shard I of N (0 <= I < N): only the gnmi, synthetic\n"
     "                        and replay sources and OTLP devices whose name hashes to I\n"
     "                        (md5, like Prometheus' hashmod); nic sources always run.\n"
@@ -150,6 +159,7 @@ static int cmd_run(int argc, char **argv)
     const char *path = NULL;
     const char *level_arg = NULL;
     const char *shard_arg = NULL;
+    const char *listen_arg = NULL;
     char err[1024];
 
     for (int i = 1; i < argc; i++) {
@@ -168,6 +178,12 @@ static int cmd_run(int argc, char **argv)
             path = argv[i];
         } else if (strncmp(argv[i], "--config=", 9) == 0) {
             path = argv[i] + 9;
+        } else if (strcmp(argv[i], "--listen") == 0) {
+            if (++i >= argc)
+                return usage_error(usage_run, "missing HOST:PORT after", argv[i - 1]);
+            listen_arg = argv[i];
+        } else if (strncmp(argv[i], "--listen=", 9) == 0) {
+            listen_arg = argv[i] + 9;
         } else if (strcmp(argv[i], "--log-level") == 0) {
             if (++i >= argc)
                 return usage_error(usage_run, "missing LEVEL after", argv[i - 1]);
@@ -185,10 +201,18 @@ static int cmd_run(int argc, char **argv)
     uint32_t shard_index = 0, shard_count = 1;
     if (shard_arg && fsc_shard_parse(shard_arg, &shard_index, &shard_count) != 0)
         return usage_error(usage_run, "--shard wants I/N with 0 <= I < N <= 4096, not", shard_arg);
+    if (listen_arg && !fsc_config_listen_valid(listen_arg))
+        return usage_error(usage_run, "--listen wants HOST:PORT (127.0.0.1:9464, [::1]:9464), not",
+                           listen_arg);
 
     struct fsc_config *cfg = fsc_app_config_load(path, err, sizeof(err));
     if (!cfg) {
         fprintf(stderr, "%s\n", err);
+        return EXIT_USAGE;
+    }
+    if (listen_arg && fsc_run_listen_apply(cfg, listen_arg, err, sizeof(err)) != 0) {
+        fprintf(stderr, "fabricscope: %s\n", err);
+        fsc_config_destroy(cfg);
         return EXIT_USAGE;
     }
     fsc_log_set_level(level_arg ? level : cfg->log_level);
@@ -227,6 +251,7 @@ static const struct command {
     {"plan", fsc_plan_main, fsc_plan_usage},
     {"report", report_main, fsc_report_usage},
     {"demo", fsc_demo_main, fsc_demo_usage},
+    {"probe", fsc_probe_main, fsc_probe_usage},
     {"version", cmd_version, usage_version},
     {"help", cmd_help, usage_main},
 };

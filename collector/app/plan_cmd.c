@@ -1,11 +1,14 @@
 /* `fabricscope plan`: prints, from one cables.txt, what every B300 node must
  * be configured with and what each interface must face, so operators wire,
- * configure and verify from one source of truth. Command code: it prints and
- * returns the exit status; the plan itself comes from cable_plan.c. */
+ * configure and verify from one source of truth (--dry-run, the default), or
+ * applies one node's commands on this host (--apply, plan_apply.c). Command
+ * code: it prints and returns the exit status; the plan itself comes from
+ * cable_plan.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "app/plan_apply.h"
 #include "app/plugins.h"
 #include "config/config.h"
 #include "model/topology_keys.h"
@@ -14,7 +17,7 @@
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 const char fsc_plan_usage[] =
-    "Usage: fabricscope plan [-c CONFIG] [CABLES_FILE] [--node N]\n"
+    "Usage: fabricscope plan [--dry-run | --apply] [-c CONFIG] [CABLES_FILE] [--node N]\n"
     "\n"
     "Reads the cable plan of a switchless DGX B300 cluster and prints, for every node\n"
     "that has a cable (or only node N), a shell block: `ip addr flush dev IF`,\n"
@@ -22,7 +25,8 @@ const char fsc_plan_usage[] =
     "interface (a rerun after re-cabling replaces the old addresses), then the expected map as\n"
     "comment lines: interface, card, np, physical port, peer node, peer port, peer\n"
     "interface, link number, local address/30 and peer address. Nodes are separated by\n"
-    "a blank line; `fabricscope plan FILE --node 2 | sudo sh` configures node 2.\n"
+    "a blank line; `fabricscope plan FILE --node 2 | sudo sh` configures node 2, as\n"
+    "does `sudo fabricscope plan --apply FILE --node 2` run on node 2.\n"
     "\n"
     "CABLES_FILE has one cable per line, `A-P > B-Q` (node A physical port P to node B\n"
     "port Q, e.g. `1-3 > 2-3`); blank lines and # comments are allowed. Nodes are 1-9,\n"
@@ -32,21 +36,28 @@ const char fsc_plan_usage[] =
     "See docs/CABLING.md.\n"
     "\n"
     "Options:\n"
+    "  --dry-run             print the commands and the map, change nothing (the default)\n"
+    "  --apply               run node N's commands on this host instead (needs --node N and\n"
+    "                        root): first checks that every planned interface of node N\n"
+    "                        exists here (else changes nothing), then runs the `ip` lines\n"
+    "                        --dry-run prints, in order, each echoed as `+ LINE`, and\n"
+    "                        stops at the first that fails; a rerun is safe (flush first)\n"
     "  -c, --config CONFIG   take the hardware layout (topology.cable_plan: port_cards,\n"
     "                        cards, speed) and node names (nodes) from CONFIG; without\n"
     "                        it the defaults apply: ports 1-8 lead to cards\n"
     "                        7 4 6 5 0 3 1 2, card c has ens<c+1>f0np0 and ens<c+1>f1np1\n"
     "  CABLES_FILE           the cables file; default: topology.cable_plan.file of CONFIG\n"
-    "  --node N              print node N only (1-9; it must have a cable)\n"
+    "  --node N              print (or apply) node N only (1-9; it must have a cable)\n"
+    "  -h, --help            show this help\n"
     "\n"
     "Interface names that no config gave (no -c, or cards left out of\n"
     "topology.cable_plan.cards) are the built-in defaults: a warning on stderr names\n"
     "those cards; check them with `ip -br link` on the node.\n"
-    "  -h, --help            show this help\n"
     "\n"
     "Exit status: 0 success; 2 usage error, unreadable or invalid CONFIG or\n"
     "CABLES_FILE (printed as FILE:LINE:COLUMN: what is wrong), or N without cables;\n"
-    "1 when the output cannot be written.\n";
+    "1 when the output cannot be written, or with --apply when an interface is\n"
+    "missing or a command fails.\n";
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -66,6 +77,7 @@ struct plan_args {
     const char *config;
     const char *cables;
     const char *node; /* as given */
+    bool dry_run, apply;
 };
 
 /* Returns -1 when done (help printed or usage error: *status set). */
@@ -93,6 +105,10 @@ static int parse_args(int argc, char **argv, struct plan_args *a, int *status)
             a->node = argv[i];
         } else if (strncmp(arg, "--node=", 7) == 0) {
             a->node = arg + 7;
+        } else if (strcmp(arg, "--dry-run") == 0) {
+            a->dry_run = true;
+        } else if (strcmp(arg, "--apply") == 0) {
+            a->apply = true;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             *status = usage_error("unknown option", arg);
             return -1;
@@ -102,6 +118,14 @@ static int parse_args(int argc, char **argv, struct plan_args *a, int *status)
         } else {
             a->cables = arg;
         }
+    }
+    if (a->apply && a->dry_run) {
+        *status = usage_error("--apply and --dry-run exclude each other", NULL);
+        return -1;
+    }
+    if (a->apply && a->node == NULL) {
+        *status = usage_error("--apply needs --node N: the node this host is", NULL);
+        return -1;
     }
     return 0;
 }
@@ -141,8 +165,10 @@ static void warn_default_names(const struct fsc_cable_layout *lay)
           stderr);
 }
 
-/* Renders node `only` (0: every node) and writes it to stdout. */
-static int print_plan(const struct fsc_cabling *cab, const struct fsc_config *cfg, uint32_t only)
+/* Renders node `only` (0: every node) and writes it to stdout, or with
+ * apply runs node `only`'s commands (fsc_plan_apply). */
+static int print_plan(const struct fsc_cabling *cab, const struct fsc_config *cfg, uint32_t only,
+                      bool apply)
 {
     struct fsc_buf out = {.limit = 1 << 20};
     int rc = 0;
@@ -160,6 +186,11 @@ static int print_plan(const struct fsc_cabling *cab, const struct fsc_config *cf
         fprintf(stderr, "fabricscope: cannot render the plan: %s\n", strerror(-rc));
         fsc_buf_free(&out);
         return EXIT_RUNTIME;
+    }
+    if (apply) {
+        rc = fsc_plan_apply(out.data, out.len, cab, only);
+        fsc_buf_free(&out);
+        return rc == 0 ? EXIT_OK : EXIT_RUNTIME;
     }
     size_t w = out.len ? fwrite(out.data, 1, out.len, stdout) : 0;
     bool ok = w == out.len && fflush(stdout) == 0;
@@ -222,7 +253,7 @@ int fsc_plan_main(int argc, char **argv)
         goto out;
     }
     warn_default_names(&lay);
-    status = print_plan(cab, cfg, only);
+    status = print_plan(cab, cfg, only, a.apply);
 out:
     fsc_cabling_destroy(cab);
     fsc_config_destroy(cfg);

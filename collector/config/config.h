@@ -38,7 +38,7 @@
 
 /* Bounds; each is an error when exceeded. */
 #define FSC_CONFIG_MAX_FILE     (4u << 20) /* bytes of the config file */
-#define FSC_CONFIG_MAX_SOURCES  256
+#define FSC_CONFIG_MAX_SOURCES  1024
 #define FSC_CONFIG_MAX_NAME     63   /* source, stream, device, port, group names */
 #define FSC_CONFIG_MAX_PATH     1023 /* file paths, URLs, gNMI paths */
 #define FSC_CONFIG_MAX_SECRET   4096 /* bytes of a resolved secret */
@@ -94,6 +94,30 @@ struct fsc_listener_auth {
     const char *bearer_tokens_file; /* path: one token a line; NULL = none */
 };
 
+/* Connection admission of a listener (Prometheus/status page, OTLP HTTP and
+ * gRPC; docs/CONFIG.md "limits", docs/SECURITY.md). Always filled in (an
+ * absent `limits:` gets the defaults). */
+struct fsc_listener_limits {
+    uint32_t max_connections;        /* HTTP: open connections; default 256 */
+    uint32_t max_connections_per_ip; /* HTTP: per client address; default 32 */
+    uint32_t reserve;                /* HTTP: kept free by closing idle connections; default 16 */
+    int64_t header_timeout_ns;       /* HTTP: connect (or TLS) to a complete header; default 5 s */
+    int64_t idle_timeout_ns;         /* HTTP: keep-alive between requests, stalled I/O; 30 s */
+    uint64_t body_min_rate;          /* HTTP: body bytes per second, at least; default 1024 */
+    int64_t body_rate_window_ns;     /* HTTP: over every window this long; default 5 s */
+    int64_t message_timeout_ns;      /* gRPC: call arrival to its message; default 5 s */
+    uint32_t max_calls;              /* gRPC: calls served at once; default 256 */
+    uint32_t max_calls_per_ip;       /* gRPC: of them per client address; default 32 */
+};
+
+/* Fills l with the defaults above. Thread: any. */
+void fsc_listener_limits_defaults(struct fsc_listener_limits *l);
+
+/* *out = *in, or the defaults when in is NULL or was never filled in
+ * (max_connections 0: a struct built by hand, as in tests). */
+void fsc_listener_limits_resolve(const struct fsc_listener_limits *in,
+                                 struct fsc_listener_limits *out);
+
 /* Reconnect / retry backoff (jittered exponential). */
 struct fsc_backoff {
     int64_t initial_ns; /* default 1 s */
@@ -113,6 +137,15 @@ struct fsc_config_listen {
     const char *addr; /* "host:port"; NULL or "" = none */
     const char *key;  /* the key that set it ("grpc_listen"), for the message's position */
 };
+
+/* Whether s is a listen address as the loader accepts one: "host:port",
+ * "[v6]:port", the port 0..65535 (0: any free one). Thread: any. */
+bool fsc_config_listen_valid(const char *s);
+
+/* Whether two listen addresses collide as the loader judges them: the same
+ * port (not 0) and the same host, or either host a wildcard (0.0.0.0,
+ * [::]). Thread: any. */
+bool fsc_config_listen_clash(const char *a, const char *b);
 
 /* How the daemon shares sources of a kind between collectors (model/shard.h). */
 enum fsc_shard_by {

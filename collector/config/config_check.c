@@ -4,6 +4,7 @@
  * section kind's own check. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/config.h"
@@ -31,6 +32,14 @@ static bool listen_clash(const char *a, const char *b)
         return false;
     size_t la = (size_t)(ca - a), lb = (size_t)(cb - b);
     return (la == lb && memcmp(a, b, la) == 0) || wildcard_host(a, la) || wildcard_host(b, lb);
+}
+
+bool fsc_config_listen_clash(const char *a, const char *b)
+{
+    const char *ca = a ? strrchr(a, ':') : NULL, *cb = b ? strrchr(b, ':') : NULL;
+    if (!ca || !cb || strcmp(ca, ":0") == 0 || strcmp(cb, ":0") == 0)
+        return false; /* ephemeral: the kernel hands out distinct ports */
+    return listen_clash(a, b);
 }
 
 static int add_listener(struct fsc_cctx *ctx, struct listener *ls, size_t *n, size_t cap,
@@ -87,11 +96,11 @@ static const struct fsc_ynode *exporter_node(const struct fsc_ynode *root, const
 
 #define MAX_LISTENERS (4 * FSC_CONFIG_MAX_SOURCES + 4 * FSC_CONFIG_MAX_SECTIONS)
 
-static int check_listeners(struct fsc_cctx *ctx, const struct fsc_ynode *root)
+static int check_listeners_in(struct fsc_cctx *ctx, const struct fsc_ynode *root,
+                              struct listener *ls)
 {
     const struct fsc_config *cfg = ctx->cfg;
     const struct fsc_config_schema *schema = cfg->schema;
-    static _Thread_local struct listener ls[MAX_LISTENERS]; /* 100 KiB: not on the stack */
     struct fsc_config_listen got[8];
     size_t n = 0;
     char path[96];
@@ -122,6 +131,19 @@ static int check_listeners(struct fsc_cctx *ctx, const struct fsc_ynode *root)
         }
     }
     return 0;
+}
+
+/* The table is ~500 KiB: on the heap for the check only. A static
+ * _Thread_local array would be zeroed into every thread the daemon starts
+ * (glibc initialises each thread's static TLS block), one per source. */
+static int check_listeners(struct fsc_cctx *ctx, const struct fsc_ynode *root)
+{
+    struct listener *ls = calloc(MAX_LISTENERS, sizeof(*ls));
+    if (!ls)
+        return fsc_cfg_fail(ctx, 0, 0, "out of memory");
+    int rc = check_listeners_in(ctx, root, ls);
+    free(ls);
+    return rc;
 }
 
 static const char *source_device(const struct fsc_source_config *src)

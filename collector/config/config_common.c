@@ -266,3 +266,103 @@ const struct fsc_cspec fsc_cspec_backoff = {
     .defaults = backoff_defaults,
     .finish = backoff_finish,
 };
+
+/* ---- listener limits ---------------------------------------------------------- */
+
+#define LIM(field) offsetof(struct fsc_listener_limits, field)
+
+void fsc_listener_limits_defaults(struct fsc_listener_limits *l)
+{
+    l->max_connections = 256;
+    l->max_connections_per_ip = 32;
+    l->reserve = 16;
+    l->header_timeout_ns = 5 * SEC;
+    l->idle_timeout_ns = 30 * SEC;
+    l->body_min_rate = 1024;
+    l->body_rate_window_ns = 5 * SEC;
+    l->message_timeout_ns = 5 * SEC;
+    l->max_calls = 256;
+    l->max_calls_per_ip = 32;
+}
+
+void fsc_listener_limits_resolve(const struct fsc_listener_limits *in,
+                                 struct fsc_listener_limits *out)
+{
+    if (in && in->max_connections > 0)
+        *out = *in;
+    else
+        fsc_listener_limits_defaults(out);
+}
+
+static void limits_defaults(void *obj)
+{
+    fsc_listener_limits_defaults(obj);
+}
+
+static int limits_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
+                         struct fsc_config_mark mark, void *obj)
+{
+    const struct fsc_listener_limits *l = obj;
+    if (l->max_connections_per_ip > l->max_connections)
+        return fsc_cfg_fail_key(ctx, node, "max_connections_per_ip", mark,
+                                "must not be larger than max_connections");
+    if (l->reserve >= l->max_connections)
+        return fsc_cfg_fail_key(ctx, node, "reserve", mark, "must be smaller than max_connections");
+    if (l->max_calls_per_ip > l->max_calls)
+        return fsc_cfg_fail_key(ctx, node, "max_calls_per_ip", mark,
+                                "must not be larger than max_calls");
+    return 0;
+}
+
+static const struct fsc_ckey limits_keys[] = {
+    {.key = "max_connections",
+     .kind = FSC_CK_U32,
+     .off = LIM(max_connections),
+     .min = 8,
+     .max = 65536},
+    {.key = "max_connections_per_ip",
+     .kind = FSC_CK_U32,
+     .off = LIM(max_connections_per_ip),
+     .min = 1,
+     .max = 65536},
+    {.key = "reserve", .kind = FSC_CK_U32, .off = LIM(reserve), .min = 0, .max = 65535},
+    {.key = "header_timeout",
+     .kind = FSC_CK_DUR,
+     .off = LIM(header_timeout_ns),
+     .min = 1 * SEC,
+     .max = 600 * SEC},
+    {.key = "idle_timeout",
+     .kind = FSC_CK_DUR,
+     .off = LIM(idle_timeout_ns),
+     .min = 1 * SEC,
+     .max = 3600 * SEC},
+    {.key = "body_min_rate",
+     .kind = FSC_CK_BYTES,
+     .off = LIM(body_min_rate),
+     .min = 0,
+     .max = 1ll << 30},
+    {.key = "body_rate_window",
+     .kind = FSC_CK_DUR,
+     .off = LIM(body_rate_window_ns),
+     .min = 1 * SEC,
+     .max = 600 * SEC},
+    {.key = "message_timeout",
+     .kind = FSC_CK_DUR,
+     .off = LIM(message_timeout_ns),
+     .min = 1 * SEC,
+     .max = 600 * SEC},
+    {.key = "max_calls", .kind = FSC_CK_U32, .off = LIM(max_calls), .min = 8, .max = 65536},
+    {.key = "max_calls_per_ip",
+     .kind = FSC_CK_U32,
+     .off = LIM(max_calls_per_ip),
+     .min = 1,
+     .max = 65536},
+};
+
+const struct fsc_cspec fsc_cspec_listener_limits = {
+    .what = "a listener limits section",
+    .keys = limits_keys,
+    .n_keys = FSC_NELEM(limits_keys),
+    .defaults = limits_defaults,
+    .finish = limits_finish,
+};

@@ -229,10 +229,11 @@ const char *fsc_cfg_format_f64(double v, char *buf, size_t size);
 
 /* ---- tables shared by several kinds (config_auth.c) --------------------------- */
 
-extern const struct fsc_cspec fsc_cspec_tls_client;    /* struct fsc_tls_config */
-extern const struct fsc_cspec fsc_cspec_tls_server;    /* struct fsc_tls_config */
-extern const struct fsc_cspec fsc_cspec_listener_auth; /* struct fsc_listener_auth */
-extern const struct fsc_cspec fsc_cspec_backoff;       /* struct fsc_backoff */
+extern const struct fsc_cspec fsc_cspec_tls_client;      /* struct fsc_tls_config */
+extern const struct fsc_cspec fsc_cspec_tls_server;      /* struct fsc_tls_config */
+extern const struct fsc_cspec fsc_cspec_listener_auth;   /* struct fsc_listener_auth */
+extern const struct fsc_cspec fsc_cspec_backoff;         /* struct fsc_backoff */
+extern const struct fsc_cspec fsc_cspec_listener_limits; /* struct fsc_listener_limits */
 
 /* The position of `key` (or `key2` when key is not written) in the i-th
  * `sources:` item of the document root; dflt when neither is written. For

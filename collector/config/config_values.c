@@ -433,10 +433,8 @@ int fsc_cfg_check_port_name(struct fsc_cctx *ctx, const struct fsc_ynode *val, c
 }
 
 /* host:port with the port in [min_port, 65535]. */
-static int check_hostport(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s,
-                          int64_t min_port)
+static bool hostport_ok(const char *s, int64_t min_port)
 {
-    char q[96];
     const char *colon, *host = s;
     size_t hlen;
     bool ok = true;
@@ -459,12 +457,24 @@ static int check_hostport(struct fsc_cctx *ctx, const struct fsc_ynode *val, con
     if (ok)
         ok = parse_int(colon + 1, &port) == 0 && colon[1] != '-' && port >= min_port &&
              port <= 65535 && strchr(colon + 1, '_') == NULL;
-    if (!ok)
+    return ok;
+}
+
+static int check_hostport(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s,
+                          int64_t min_port)
+{
+    char q[96];
+    if (!hostport_ok(s, min_port))
         return fsc_cfg_fail_at(ctx, val,
                                "%s is not host:port (e.g. \"10.0.0.1:32767\", \"leaf1:50051\" or "
                                "\"[::1]:4317\")",
                                fsc_cfg_quote(s, q, sizeof(q)));
     return 0;
+}
+
+bool fsc_config_listen_valid(const char *s)
+{
+    return s != NULL && hostport_ok(s, 0);
 }
 
 int fsc_cfg_check_hostport(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *s)

@@ -294,6 +294,12 @@ struct fsc_evid_state {
 void fsc_evid_queue_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *st, fsc_series_id id,
                          const struct fsc_traits *tr, int64_t t_ns, double value);
 
+/* FSC_SIG_LATENCY_PEAK gauge sample (seconds): the same one-event-per-crossing
+ * rule, the bar being microburst.latency_peak. */
+void fsc_evid_latency_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *st,
+                           fsc_series_id id, const struct fsc_traits *tr, int64_t t_ns,
+                           double value);
+
 /* FSC_SIG_BUFFER_THRESHOLD counter interval. */
 void fsc_evid_buffer_threshold(const struct fsc_det_ctx *ctx, struct fsc_evid_state *st,
                                fsc_series_id id, const struct fsc_traits *tr,

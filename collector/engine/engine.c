@@ -87,6 +87,7 @@ static enum fsc_det_class det_class_of(const struct fsc_traits *tr)
     case FSC_SIG_PFC_PAUSE_FRAMES:
         return FSC_DET_PFC;
     case FSC_SIG_QUEUE_PEAK:
+    case FSC_SIG_LATENCY_PEAK:
     case FSC_SIG_BUFFER_THRESHOLD:
         return FSC_DET_EVID;
     default:
@@ -442,6 +443,9 @@ static void ingest_detect(struct fsc_engine *eng, const struct fsc_det_ctx *ctx,
     } else if (res->verdict == FSC_RATE_GAUGE && ser->dc == FSC_DET_EVID &&
                tr->signal == FSC_SIG_QUEUE_PEAK) {
         fsc_evid_queue_peak(ctx, det, smp->series, tr, smp->t_dev_ns, sample_value(smp, tr));
+    } else if (res->verdict == FSC_RATE_GAUGE && ser->dc == FSC_DET_EVID &&
+               tr->signal == FSC_SIG_LATENCY_PEAK) {
+        fsc_evid_latency_peak(ctx, det, smp->series, tr, smp->t_dev_ns, sample_value(smp, tr));
     }
 }
 
@@ -584,6 +588,8 @@ int fsc_engine_ingest(struct fsc_engine *eng, const struct fsc_sample *smp, size
     w.ctx = &ctx;
     w.n_uobs = 0;
     eng->stats.samples += n;
+    if (eng->obs.on_samples)
+        eng->obs.on_samples(eng->obs.arg, smp, n);
     for (size_t i = 0; i < n && i < INGEST_PREFETCH; i++)
         ahead[i % INGEST_RING] = slot_ahead(eng, smp[i].series);
     for (size_t i = 0; i < n; i++) {

@@ -31,6 +31,8 @@ struct fsc_microburst_config {
                               * imbalance; default 10 s */
     double queue_peak_share; /* queue peak above this share of the buffer is
                               * switch-side evidence; default 0.5 */
+    int64_t latency_peak_ns; /* queueing latency above this is switch-side
+                              * evidence (FSC_SIG_LATENCY_PEAK); default 10 us */
 };
 
 /* CNP / ECN / reorder spike: rate > max(floor, factor x EWMA baseline) for
@@ -206,6 +208,10 @@ void fsc_engine_remove_window_listener(struct fsc_engine *eng, fsc_window_listen
 
 /* Observer hooks (tests, rollups, histograms). Any member may be NULL. */
 struct fsc_engine_observer {
+    /* Every batch as it arrives, before any sample of it is applied
+     * (`fabricscope probe` counts what a source delivers): smp[0..n) is
+     * borrowed for the call. */
+    void (*on_samples)(void *arg, const struct fsc_sample *smp, size_t n);
     void (*on_interval)(void *arg, fsc_series_id id, const struct fsc_interval *iv);
     void (*on_window)(void *arg, fsc_series_id id, unsigned level, int64_t t_end_ns, double rate,
                       double peak);

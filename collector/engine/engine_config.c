@@ -24,7 +24,8 @@ void fsc_engine_config_defaults(struct fsc_engine_config *cfg)
                                                      .fall = 0.5,
                                                      .micro_max_ns = 1000000000LL,
                                                      .update_every_ns = 10000000000LL,
-                                                     .queue_peak_share = 0.5};
+                                                     .queue_peak_share = 0.5,
+                                                     .latency_peak_ns = 10000};
     cfg->cnp = spike;
     cfg->ecn = spike;
     cfg->reorder = spike;
@@ -121,6 +122,9 @@ int fsc_engine_config_validate(const struct fsc_engine_config *cfg, char *err, s
             (long long)mc->update_every_ns);
     if (!(mc->queue_peak_share > 0 && mc->queue_peak_share <= 1))
         BAD("engine.microburst.queue_peak_share (%g) must be in (0, 1]", mc->queue_peak_share);
+    if (mc->latency_peak_ns <= 0)
+        BAD("engine.microburst.latency_peak (%lld ns) must be above 0",
+            (long long)mc->latency_peak_ns);
     if ((rc = validate_spike("cnp", &cfg->cnp, err, errlen)) != 0 ||
         (rc = validate_spike("ecn", &cfg->ecn, err, errlen)) != 0 ||
         (rc = validate_spike("reorder", &cfg->reorder, err, errlen)) != 0)

@@ -139,6 +139,7 @@ static const struct fsc_ckey microburst_keys[] = {
     DUR("micro_max", struct fsc_microburst_config, micro_max_ns, 1 * MS, 3600 * SEC),
     DUR("update_every", struct fsc_microburst_config, update_every_ns, 100 * MS, 3600 * SEC),
     F64("queue_peak_share", struct fsc_microburst_config, queue_peak_share, 0.0, 1.0),
+    DUR("latency_peak", struct fsc_microburst_config, latency_peak_ns, 1, 3600 * SEC),
 };
 
 static const struct fsc_cspec microburst_spec = {

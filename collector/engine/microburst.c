@@ -330,15 +330,17 @@ void fsc_mb_window(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_s
     }
 }
 
-/* One event per crossing of queue_peak_share x buffer: a watermark that stays
- * high is one congestion episode, not one per sample. Thread: ingest. */
-void fsc_evid_queue_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *st, fsc_series_id id,
-                         const struct fsc_traits *tr, int64_t t_ns, double value)
+/* One event per crossing of the bar: a peak that stays high is one
+ * congestion episode, not one per sample. Both kinds of queue peak (a
+ * watermark or histogram occupancy in bytes, a histogram latency in
+ * seconds) are FSC_EV_QUEUE_PEAK events; `field` says which figure the
+ * event carries, and the series (the exporter's `counter` label) which
+ * counter showed it. Thread: ingest. */
+static void evid_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *st, fsc_series_id id,
+                      const struct fsc_traits *tr, int64_t t_ns, double value, double bar,
+                      enum fsc_event_field_id field)
 {
-    if (tr->buffer_bytes == 0)
-        return;
-    double bar = ctx->cfg->microburst.queue_peak_share * (double)tr->buffer_bytes;
-    if (value <= bar) {
+    if (!(value > bar)) { /* NaN re-arms too: it shows no peak */
         if (st->above)
             fsc_xsrc_close(ctx, id, FSC_PEER_QUEUE_PEAK);
         st->above = 0; /* re-armed */
@@ -353,12 +355,33 @@ void fsc_evid_queue_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *s
     struct fsc_event ev = fsc_det_event(FSC_EV_QUEUE_PEAK, FSC_EV_INSTANT, id, tr->direction);
     ev.t_start_ns = t_ns;
     ev.t_end_ns = t_ns;
-    fsc_event_add(&ev, FSC_EF_QUEUE_PEAK_BYTES, value);
-    fsc_event_add(&ev, FSC_EF_BUFFER_SHARE, value / (double)tr->buffer_bytes);
+    fsc_event_add(&ev, field, value);
+    if (field == FSC_EF_QUEUE_PEAK_BYTES)
+        fsc_event_add(&ev, FSC_EF_BUFFER_SHARE, value / (double)tr->buffer_bytes);
     fsc_xsrc_annotate(ctx, &ev, tr, t_ns, t_ns);
     st->t_last = t_ns;
     st->n_events++;
     fsc_det_publish(ctx, &ev);
+}
+
+/* Bar: queue_peak_share x the device's buffer; none when the buffer is
+ * unknown. Thread: ingest. */
+void fsc_evid_queue_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *st, fsc_series_id id,
+                         const struct fsc_traits *tr, int64_t t_ns, double value)
+{
+    if (tr->buffer_bytes == 0)
+        return;
+    double bar = ctx->cfg->microburst.queue_peak_share * (double)tr->buffer_bytes;
+    evid_peak(ctx, st, id, tr, t_ns, value, bar, FSC_EF_QUEUE_PEAK_BYTES);
+}
+
+/* Bar: microburst.latency_peak. Thread: ingest. */
+void fsc_evid_latency_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *st,
+                           fsc_series_id id, const struct fsc_traits *tr, int64_t t_ns,
+                           double value)
+{
+    double bar = (double)ctx->cfg->microburst.latency_peak_ns / 1e9;
+    evid_peak(ctx, st, id, tr, t_ns, value, bar, FSC_EF_QUEUE_LATENCY);
 }
 
 /* rx_buffer_passed_thres_phy moved: the NIC's buffer crossed its threshold,

@@ -8,7 +8,8 @@ int fsc_topo_peer_join(const struct fsc_topology *topo, struct fsc_engine *eng, 
                        fsc_series_id id)
 {
     bool reads = (tr->signal == FSC_SIG_PORT_BYTES && tr->link_speed_bps > 0) ||
-                 tr->signal == FSC_SIG_QUEUE_PEAK || tr->signal == FSC_SIG_BUFFER_THRESHOLD;
+                 tr->signal == FSC_SIG_QUEUE_PEAK || tr->signal == FSC_SIG_LATENCY_PEAK ||
+                 tr->signal == FSC_SIG_BUFFER_THRESHOLD;
     if (!eng || !device || !port || !reads ||
         (tr->direction != FSC_DIR_RX && tr->direction != FSC_DIR_TX))
         return 0;

@@ -109,6 +109,7 @@ static const struct fsc_event_field_desc descs[FSC_EF__COUNT] = {
     [FSC_EF_REASON] = {"reason", FSC_EU_WORD, "", reason_word},
     [FSC_EF_GRPC_STATUS] = {"grpc_status", FSC_EU_COUNT, "gRPC status", NULL},
     [FSC_EF_FAILED_CALLS] = {"failed_calls", FSC_EU_COUNT, "failed calls", NULL},
+    [FSC_EF_QUEUE_LATENCY] = {"queue_latency_seconds", FSC_EU_SECONDS, "latency", NULL},
 };
 
 const struct fsc_event_field_desc *fsc_event_field_desc(unsigned id)

@@ -115,6 +115,7 @@ enum fsc_event_field_id {
     FSC_EF_REASON,      /* stream down: enum fsc_stream_down_reason */
     FSC_EF_GRPC_STATUS, /* stream down: the failed call's status */
     FSC_EF_FAILED_CALLS,
+    FSC_EF_QUEUE_LATENCY, /* queue peak from a latency histogram: the latency bound reached */
     FSC_EF__COUNT
 };
 

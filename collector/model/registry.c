@@ -267,6 +267,14 @@ out:
     return id;
 }
 
+void fsc_registry_note_dropped(struct fsc_registry *reg, uint16_t source, uint64_t n)
+{
+    pthread_mutex_lock(&reg->lock);
+    if (source < reg->nsources)
+        reg->sources[source].dropped += n;
+    pthread_mutex_unlock(&reg->lock);
+}
+
 fsc_series_id fsc_registry_lookup(struct fsc_registry *reg, uint16_t source, const char *metric,
                                   const struct fsc_label *labels, size_t n_labels)
 {

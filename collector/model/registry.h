@@ -90,6 +90,12 @@ fsc_series_id fsc_registry_intern(struct fsc_registry *reg, uint16_t source, con
 fsc_series_id fsc_registry_lookup(struct fsc_registry *reg, uint16_t source, const char *metric,
                                   const struct fsc_label *labels, size_t n_labels);
 
+/* Counts n series of `source` refused by its limit before the registry was
+ * asked (a source that keeps its own count, as the OTLP cache does), so
+ * that `dropped` is every series the limit refused (issue 20). Unknown
+ * sources are ignored. Thread: any; takes the lock. */
+void fsc_registry_note_dropped(struct fsc_registry *reg, uint16_t source, uint64_t n);
+
 /* Number of series published so far; ids 0 .. count-1 are valid. Lock-free
  * (acquire): every entry below the returned count is complete. */
 uint32_t fsc_registry_count(const struct fsc_registry *reg);

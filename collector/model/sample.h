@@ -71,6 +71,7 @@ enum fsc_signal {
     FSC_SIG_PFC_PAUSE_FRAMES,   /* pause frames: PFC storm (frame rate) */
     FSC_SIG_QUEUE_PEAK,         /* gauge: queue peak occupancy / watermark, bytes */
     FSC_SIG_BUFFER_THRESHOLD,   /* rx_buffer_passed_thres_phy: NIC-side burst evidence */
+    FSC_SIG_LATENCY_PEAK,       /* gauge: queueing latency reached in the interval, seconds */
     FSC_SIG__COUNT
 };
 

@@ -25,6 +25,20 @@
 #include "model/registry.h"
 #include "model/topology.h"
 
+/* An observer of the names a source maps (`fabricscope probe`; NULL in
+ * `run`). */
+struct fsc_source_tap {
+    /* Called when the source resolves series id from the native (vendor)
+     * name `native` (borrowed for the call): at least once per series, maybe
+     * again (a cache refilled, another stream of the device); NULL native
+     * for a series the source derives itself. `mapped`: the profile has an
+     * entry for the name (false: passed through under a sanitized name).
+     * From the source's threads, possibly several at once; must be quick and
+     * must not call into the source. */
+    void (*series)(void *arg, fsc_series_id id, const char *native, bool mapped);
+    void *arg;
+};
+
 /* What a running source may use; all borrowed, all outlive the instance. */
 struct fsc_source_env {
     struct fsc_registry *reg;
@@ -40,7 +54,18 @@ struct fsc_source_env {
     /* Every profile the application knows, NULL-terminated (a replay file
      * names canonical metrics of any of them). */
     const struct fsc_profile *const *profiles;
+    /* NULL but under `fabricscope probe` (struct fsc_source_tap). */
+    const struct fsc_source_tap *tap;
 };
+
+/* Tells env's tap, if any, that series id came from `native` (mapped by
+ * the profile or not). */
+static inline void fsc_source_tap_series(const struct fsc_source_env *env, fsc_series_id id,
+                                         const char *native, bool mapped)
+{
+    if (env->tap && env->tap->series && id != FSC_SERIES_NONE)
+        env->tap->series(env->tap->arg, id, native, mapped);
+}
 
 struct fsc_source_ops {
     const struct fsc_config_kind *config; /* type name, key table, config hooks */

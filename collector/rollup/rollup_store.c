@@ -133,17 +133,26 @@ static int last_record_ok(int fd, uint64_t size)
 static int file_open(struct fsc_rollup_store *st, int64_t day_s)
 {
     char path[4200];
-    if (st->fd >= 0 && st->day_s == day_s)
-        return 0;
-    file_close(st);
+    struct stat sb, ps;
     if (fsc_rr_day_path(st->dir, day_s, path, sizeof(path)) != 0)
         return -ENAMETOOLONG;
+    /* The open file must still be the one at its path: when the state_dir
+     * was deleted or replaced under the daemon (issue 20), writes to it
+     * would go where nobody reads them. Then it is started again. */
+    if (st->fd >= 0 && st->day_s == day_s) {
+        if (fstat(st->fd, &sb) == 0 && stat(path, &ps) == 0 && sb.st_dev == ps.st_dev &&
+            sb.st_ino == ps.st_ino)
+            return 0;
+        st->stats.reopened++;
+    }
+    file_close(st);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == ENOENT && fsc_rr_mkdir_p(st->dir) == 0)
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644); /* the directory went too */
     if (fd < 0) {
         st->stats.write_errors++;
         return -errno;
     }
-    struct stat sb;
     if (fstat(fd, &sb) != 0) {
         int e = errno;
         close(fd);

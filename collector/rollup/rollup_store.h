@@ -41,6 +41,8 @@ struct fsc_rollup_store_stats {
     uint64_t files_deleted; /* by retention or max_bytes */
     uint64_t torn_cut;      /* torn tails cut when a file was reopened */
     uint64_t disk_bytes;    /* bytes the store's files hold now */
+    uint64_t reopened;      /* open day files no longer at their path (state_dir
+                             * deleted or replaced) and started again */
 };
 
 /* Opens (creating it and its parents) the store in `dir` (copied). Files

@@ -38,8 +38,10 @@
  *                      generated code from proto/, an encoder independent of
  *                      the collector's hand-written wire reader);
  *   gnmi_sim_request.c SubscribeRequest parsing and path -> sensor selection;
- *   gnmi_sim_server.c  the gRPC C core server: one thread, one completion
- *                      queue, a small state machine per call;
+ *   gnmi_sim_run.c     binds the targets (--targets N: N gRPC servers on N
+ *                      ports, one process) and runs the one loop: one
+ *                      thread, one completion queue for all of them;
+ *   gnmi_sim_server.c  the gRPC call plumbing: a small state machine per call;
  *   gnmi_sim_stream.c  a Subscribe's stream: ticks, wraps, Junos batches,
  *                      the sync, jitter and the fault modes.
  *
@@ -69,8 +71,16 @@
  *   dropped-pkts = transmit-pkts / 1e6, dropped-octets = dropped-pkts * size
  *   ecn-marked-pkts = transmit-pkts / 1000 + 100 * B (marks pile up while
  *                     the port bursts), ecn-marked-octets = ecn-pkts * size
- *   qmon peak_buffer_occupancy_bytes = (bursting now ? 12e6 :
- *                     utilization * 1e6) >> q; tail_drop_* = dropped-*;
+ *   qmon peak_buffer_occupancy_bytes: the peak within the interval since
+ *                     the port's previous qmon report (value times [prev,
+ *                     now); the first report looks one interval back; a
+ *                     repeated value time repeats its window): with a burst
+ *                     on the port overlapping it, --burst-peak P (12e6) on
+ *                     --burst-queue Q alone, or P >> q on every queue when
+ *                     no queue is chosen; else utilization * 1e6 >> q. So
+ *                     a 300 ms burst anywhere in a 2 s interval shows once,
+ *                     in the report whose interval holds it, as Junos' qmon
+ *                     does (fsc_sim_queue_peaks); tail_drop_* = dropped-*;
  *   qmon packets / octets = transmit-pkts / transmit-octets. */
 #ifndef FSC_GNMI_SIM_H
 #define FSC_GNMI_SIM_H
@@ -82,14 +92,15 @@
 #define FSC_SIM_LINE_BPS         400000000000ULL /* 400G */
 #define FSC_SIM_MAX_PORTS        1024
 #define FSC_SIM_MAX_QUEUES       8
-#define FSC_SIM_IF_LEAVES        16  /* OpenConfig interface counters per port message */
-#define FSC_SIM_ETH_LEAVES       5   /* OpenConfig ethernet counters per port message */
-#define FSC_SIM_QOS_LEAVES       6   /* OpenConfig qos leaves per queue */
-#define FSC_SIM_QMON_LEAVES      5   /* qmon-sw leaves per queue */
-#define FSC_SIM_PAUSE_IN_PER_MS  10  /* in-mac-pause-frames per ms spent in bursts */
-#define FSC_SIM_PAUSE_OUT_PER_MS 4   /* out-mac-pause-frames per ms spent in bursts */
-#define FSC_SIM_ECN_BURST_PER_MS 100 /* extra ecn-marked-pkts per queue per burst ms */
-#define FSC_SIM_MSG_UPDATES      64  /* upper bound of updates in one message */
+#define FSC_SIM_IF_LEAVES        16   /* OpenConfig interface counters per port message */
+#define FSC_SIM_ETH_LEAVES       5    /* OpenConfig ethernet counters per port message */
+#define FSC_SIM_QOS_LEAVES       6    /* OpenConfig qos leaves per queue */
+#define FSC_SIM_QMON_LEAVES      5    /* qmon-sw leaves per queue */
+#define FSC_SIM_PAUSE_IN_PER_MS  10   /* in-mac-pause-frames per ms spent in bursts */
+#define FSC_SIM_PAUSE_OUT_PER_MS 4    /* out-mac-pause-frames per ms spent in bursts */
+#define FSC_SIM_ECN_BURST_PER_MS 100  /* extra ecn-marked-pkts per queue per burst ms */
+#define FSC_SIM_MSG_UPDATES      64   /* upper bound of updates in one message */
+#define FSC_SIM_MAX_TARGETS      1024 /* targets served by one process */
 
 struct fsc_sim_config {
     const char *listen;   /* host:port */
@@ -119,6 +130,8 @@ struct fsc_sim_config {
     int32_t burst_port;   /* -1 = none */
     int64_t burst_every_ms;
     int64_t burst_length_ms;
+    int32_t burst_queue;         /* qmon queue whose peak the burst fills; -1 = every queue */
+    uint64_t burst_peak_bytes;   /* that queue's peak while bursting (default 12e6) */
     int64_t reset_after_ms;      /* counters restart every D; 0 = never */
     int64_t stall_after_ms;      /* per stream: stop sending after D; 0 = never */
     int64_t disconnect_after_ms; /* per stream: cancel after D; 0 = never */
@@ -129,7 +142,18 @@ struct fsc_sim_config {
     uint32_t speedup;       /* ticks N times as often as subscribed; 0, 1 = no */
     int close_after_sync;   /* ends each call with OK right after its sync_response */
     int64_t fault_for_ms;
+    /* Every time the target sends (payload, creation, export) is this far
+     * ahead of the host's clock: a device with a wrong clock (issue 20). */
+    int64_t clock_ahead_ms;
     int64_t duration_ms; /* process lifetime (always bounded) */
+    /* --targets N: N independent targets in this process, each its own gRPC
+     * server and port (listen's port + k, or a free port each when it is
+     * 0), its own calls, counter epoch and jitter seed (seed + k). Target k
+     * has system_id "<system_id>-k" and utilization utilization + k *
+     * utilization_step, so each one's counters are known apart; with one
+     * target (the default) nothing changes. */
+    uint32_t targets;
+    double utilization_step;
     uint64_t seed;
     int verbose;
     /* Set (by a signal handler) to end the run early, as --duration does. */
@@ -164,6 +188,20 @@ int64_t fsc_sim_value_time(const struct fsc_sim_config *cfg, int64_t epoch_ms, i
 void fsc_sim_port_values(const struct fsc_sim_config *cfg, uint32_t port, int64_t epoch_ms,
                          int64_t t_ms, struct fsc_sim_port_values *out);
 
+/* Fills peaks[q] with the qmon peak_buffer_occupancy_bytes of each queue
+ * of `port` within the value times [from_ms, to_ms) (the formula above;
+ * queues past cfg->queues are 0). Thread: any. */
+void fsc_sim_queue_peaks(const struct fsc_sim_config *cfg, uint32_t port, int64_t epoch_ms,
+                         int64_t from_ms, int64_t to_ms, uint64_t peaks[FSC_SIM_MAX_QUEUES]);
+
+/* Moves one port's qmon report window [*from, *to) (both 0 before its first
+ * report) to the report at value time vt_ms: [previous to, vt_ms); the first
+ * report, and the first after a counter reset (the previous window is before
+ * epoch_ms), look back interval_ms; a value time that did not move (a
+ * stale copy exported again) keeps the window. Never before epoch_ms. */
+void fsc_sim_qmon_window(int64_t *from, int64_t *to, int64_t epoch_ms, int64_t vt_ms,
+                         int64_t interval_ms);
+
 /* Sensors a subscription asks for; the bit order is the order of a wrap. */
 enum {
     FSC_SIM_SENSOR_IF = 1u << 0,   /* /interfaces/interface/state/counters */
@@ -192,7 +230,8 @@ struct fsc_sim_msg_meta {
     uint32_t queues;
     uint64_t sequence;
     int64_t payload_ms, epoch_ms, export_ms;
-    int eom; /* last message of one full wrap (--junos-cadence: of one batch) */
+    int64_t clock_ahead_ms; /* added to the three times above as sent */
+    int eom;                /* last message of one full wrap (--junos-cadence: of one batch) */
 };
 
 /* Serializes a SubscribeResponse with one Notification for meta->port and
@@ -222,8 +261,10 @@ struct fsc_sim_request {
 int fsc_sim_request_parse(const uint8_t *buf, size_t len, struct fsc_sim_request *req, char *err,
                           size_t errlen);
 
-/* Runs the server until the duration ends. Prints `listening port=N` on
- * stdout once bound. Returns 0, or -1 with a sentence in err. */
+/* Runs the targets until the duration ends. Prints `listening port=N` on
+ * stdout once bound (with several targets, one line per target:
+ * `listening port=N target=K system_id=S`, all of them bound and started
+ * before the first line). Returns 0, or -1 with a sentence in err. */
 int fsc_sim_run(const struct fsc_sim_config *cfg, char *err, size_t errlen);
 
 /* Wall clock, ms since the Unix epoch. */

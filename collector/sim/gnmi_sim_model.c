@@ -17,8 +17,11 @@ void fsc_sim_config_defaults(struct fsc_sim_config *cfg)
     cfg->interval_ms = 1000;
     cfg->utilization = 0.3;
     cfg->burst_port = -1;
+    cfg->burst_queue = -1;
+    cfg->burst_peak_bytes = 12000000;
     cfg->duration_ms = 30000;
     cfg->seed = 1;
+    cfg->targets = 1;
 }
 
 int64_t fsc_sim_now_ms(void)
@@ -71,12 +74,47 @@ static uint64_t burst_overlap(const struct fsc_sim_config *cfg, uint64_t e)
     return (n - 1) * len + (r < len ? r : len);
 }
 
-static int in_burst(const struct fsc_sim_config *cfg, uint64_t e)
+/* 1 when a burst overlaps the epoch offsets [a, b): the last burst that
+ * starts before b is the one that ends latest (bursts are disjoint and in
+ * order), so it alone decides. */
+static int burst_within(const struct fsc_sim_config *cfg, uint64_t a, uint64_t b)
 {
-    if (cfg->burst_every_ms <= 0 || cfg->burst_length_ms <= 0)
+    if (cfg->burst_every_ms <= 0 || cfg->burst_length_ms <= 0 || b == 0 || b <= a)
         return 0;
-    return e >= (uint64_t)cfg->burst_every_ms &&
-           e % (uint64_t)cfg->burst_every_ms < (uint64_t)cfg->burst_length_ms;
+    uint64_t every = (uint64_t)cfg->burst_every_ms, len = (uint64_t)cfg->burst_length_ms;
+    uint64_t k = (b - 1) / every;
+    return k >= 1 && k * every + len > a;
+}
+
+void fsc_sim_queue_peaks(const struct fsc_sim_config *cfg, uint32_t port, int64_t epoch_ms,
+                         int64_t from_ms, int64_t to_ms, uint64_t peaks[FSC_SIM_MAX_QUEUES])
+{
+    uint64_t a = from_ms > epoch_ms ? (uint64_t)(from_ms - epoch_ms) : 0;
+    uint64_t b = to_ms > epoch_ms ? (uint64_t)(to_ms - epoch_ms) : 0;
+    int burst =
+        cfg->burst_port >= 0 && (uint32_t)cfg->burst_port == port && burst_within(cfg, a, b);
+    uint64_t base = (uint64_t)(cfg->utilization * 1000000.0);
+    uint32_t nq = cfg->queues < FSC_SIM_MAX_QUEUES ? cfg->queues : FSC_SIM_MAX_QUEUES;
+    for (uint32_t q = 0; q < FSC_SIM_MAX_QUEUES; q++) {
+        uint64_t v = base >> q;
+        if (q >= nq)
+            v = 0;
+        else if (burst && cfg->burst_queue < 0)
+            v = cfg->burst_peak_bytes >> q; /* every queue fills, the lower ones most */
+        else if (burst && (uint32_t)cfg->burst_queue == q)
+            v = cfg->burst_peak_bytes; /* the burst's traffic class alone */
+        peaks[q] = v;
+    }
+}
+
+void fsc_sim_qmon_window(int64_t *from, int64_t *to, int64_t epoch_ms, int64_t vt_ms,
+                         int64_t interval_ms)
+{
+    if (*to != 0 && vt_ms <= *to && *from >= epoch_ms)
+        return; /* the same copy again: the same window, the same peak */
+    int64_t f = *to != 0 && *to >= epoch_ms ? *to : vt_ms - interval_ms;
+    *from = f > epoch_ms ? f : epoch_ms;
+    *to = vt_ms;
 }
 
 void fsc_sim_port_values(const struct fsc_sim_config *cfg, uint32_t port, int64_t epoch_ms,
@@ -86,13 +124,11 @@ void fsc_sim_port_values(const struct fsc_sim_config *cfg, uint32_t port, int64_
     uint64_t e = t_ms > epoch_ms ? (uint64_t)(t_ms - epoch_ms) : 0;
     uint64_t base = fsc_sim_base_rate(cfg);
     uint64_t octets = integral(base, e);
-    int bursting = 0;
     uint64_t burst_ms = 0; /* B of the formulas in gnmi_sim.h */
     if (cfg->burst_port >= 0 && (uint32_t)cfg->burst_port == port) {
         uint64_t line = FSC_SIM_LINE_BPS / 8;
         burst_ms = burst_overlap(cfg, e);
         octets += integral(line > base ? line - base : 0, burst_ms);
-        bursting = in_burst(cfg, e);
     }
     uint64_t psize = cfg->packet_size ? cfg->packet_size : 1;
     out->in_octets = out->out_octets = octets;
@@ -118,7 +154,8 @@ void fsc_sim_port_values(const struct fsc_sim_config *cfg, uint32_t port, int64_
         out->q_drop_octets[q] = out->q_drop_pkts[q] * psize;
         out->q_ecn_pkts[q] = out->q_pkts[q] / 1000 + FSC_SIM_ECN_BURST_PER_MS * burst_ms;
         out->q_ecn_octets[q] = out->q_ecn_pkts[q] * psize;
-        uint64_t peak = bursting ? 12000000u : (uint64_t)(cfg->utilization * 1000000.0);
-        out->q_peak_bytes[q] = peak >> q;
     }
+    /* The peak of the instant [t, t + 1 ms); a stream reports the peak of
+     * its interval instead (fsc_sim_queue_peaks). */
+    fsc_sim_queue_peaks(cfg, port, epoch_ms, t_ms, t_ms + 1, out->q_peak_bytes);
 }

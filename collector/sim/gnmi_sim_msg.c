@@ -293,7 +293,8 @@ int fsc_sim_msg_update(const struct fsc_sim_msg_meta *meta, const struct fsc_sim
     s->prefix.n_elem = s->np;
 
     Gnmi__Notification notif = GNMI__NOTIFICATION__INIT;
-    notif.timestamp = meta->payload_ms * 1000000;
+    const int64_t ahead = meta->clock_ahead_ms;
+    notif.timestamp = (meta->payload_ms + ahead) * 1000000;
     notif.prefix = &s->prefix;
     notif.update = s->upd_ptr;
     notif.n_update = s->nu;
@@ -307,9 +308,9 @@ int fsc_sim_msg_update(const struct fsc_sim_msg_meta *meta, const struct fsc_sim
     hdr.streamed_path = (char *)sd->streamed;
     hdr.component = (char *)sd->component;
     hdr.sequence_number = meta->sequence;
-    hdr.payload_get_timestamp = meta->payload_ms;
-    hdr.stream_creation_timestamp = meta->epoch_ms;
-    hdr.export_timestamp = meta->export_ms;
+    hdr.payload_get_timestamp = meta->payload_ms + ahead;
+    hdr.stream_creation_timestamp = meta->epoch_ms + ahead;
+    hdr.export_timestamp = meta->export_ms + ahead;
     hdr.eom = meta->eom ? 1 : 0;
     uint8_t hbuf[512];
     size_t hlen = junos_telemetry__gnmi_juniper_telemetry_header_extension__get_packed_size(&hdr);

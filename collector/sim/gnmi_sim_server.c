@@ -1,17 +1,13 @@
-/* gRPC C core server of the simulator.
+/* gRPC C core call plumbing of the simulator (gnmi_sim_run.c runs the loop).
  *
- * One thread, one completion queue. Every call is a small state machine
- * whose tags are `struct tag` members of the call; the loop waits on the
- * queue with a deadline of at most 20 ms so stream ticks, stalls, disconnects
- * and the end of --duration are checked without timers. A stream keeps at
- * most one message in flight and builds the next one when the previous send
- * completes, so memory stays bounded whatever the client's speed: a tick that
- * comes while the previous wrap is still being sent is skipped (counted as
- * an overrun), as a busy device would. This file is the call plumbing;
- * what a stream sends and when is gnmi_sim_stream.c. */
+ * Every call is a small state machine whose tags are `struct tag` members of
+ * the call; each call belongs to one target (c->srv). This file accepts
+ * calls, starts batches, sends statuses and reads the request; what a stream
+ * sends and when is gnmi_sim_stream.c. */
 #include "sim/gnmi_sim_server_int.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,18 +15,24 @@
 #include <grpc/byte_buffer.h>
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/grpc.h>
-#include <grpc/grpc_security.h>
-#include <grpc/support/time.h>
 
 /* Logs with --verbose (gnmi_sim_server_int.h). */
 void sim_vlog(const struct sim_server *srv, const char *what, const struct call *c)
 {
-    if (srv->cfg->verbose)
-        fprintf(stderr, "gnmi_sim: %s call=%p sent=%llu overruns=%llu\n", what, (const void *)c,
-                c ? (unsigned long long)c->sent : 0ULL, c ? (unsigned long long)c->overruns : 0ULL);
+    if (!srv->cfg->verbose)
+        return;
+    /* The one-target form is what tests grep (reload_test.sh); the target
+     * index is appended only when there are several. */
+    char tgt[32] = "";
+    if (srv->cfg->targets > 1)
+        snprintf(tgt, sizeof(tgt), " target=%u", srv->index);
+    fprintf(stderr, "gnmi_sim: %s call=%p sent=%llu overruns=%llu%s\n", what, (const void *)c,
+            c ? (unsigned long long)c->sent : 0ULL, c ? (unsigned long long)c->overruns : 0ULL,
+            tgt);
 }
 
-static int request_next(struct sim_server *srv)
+/* Posts the next request_call of srv (gnmi_sim_server_int.h). */
+int sim_request_next(struct sim_server *srv)
 {
     struct call *c = calloc(1, sizeof(*c));
     if (!c)
@@ -54,7 +56,8 @@ static int request_next(struct sim_server *srv)
     return 0;
 }
 
-static void call_free(struct call *c)
+/* Frees a call (gnmi_sim_server_int.h). */
+void sim_call_free(struct call *c)
 {
     if (c->recv_buf)
         grpc_byte_buffer_destroy(c->recv_buf);
@@ -82,7 +85,7 @@ static void call_maybe_free(struct call *c)
         }
     }
     sim_vlog(srv, "call done", c);
-    call_free(c);
+    sim_call_free(c);
 }
 
 static void start_batch(struct call *c, const grpc_op *ops, size_t n, struct tag *t)
@@ -147,12 +150,12 @@ static void on_new(struct sim_server *srv, struct call *c, int ok)
 {
     srv->waiting = NULL;
     if (!ok) { /* server shutting down */
-        call_free(c);
+        sim_call_free(c);
         return;
     }
     c->next = srv->calls;
     srv->calls = c;
-    if (!srv->shutting_down && request_next(srv) != 0)
+    if (!srv->shutting_down && sim_request_next(srv) != 0)
         fprintf(stderr, "gnmi_sim: cannot request the next call\n");
 
     if (grpc_slice_str_cmp(c->details.method, "/gnmi.gNMI/Subscribe") == 0)
@@ -244,15 +247,17 @@ static void on_recv(struct call *c, int ok)
     grpc_slice_unref(sl);
 }
 
-static void dispatch(struct sim_server *srv, struct tag *t, int ok)
+/* Handles one completion (gnmi_sim_server_int.h). */
+void sim_dispatch(struct tag *t, int ok)
 {
     struct call *c = t->c;
     switch (t->kind) {
-    case TAG_SHUTDOWN:
-        srv->shutdown_done = 1;
+    case TAG_SHUTDOWN: /* the tag is the t_shutdown member of its server */
+        ((struct sim_server *)(void *)((char *)t - offsetof(struct sim_server, t_shutdown)))
+            ->shutdown_done = 1;
         return;
     case TAG_NEW:
-        on_new(srv, c, ok);
+        on_new(c->srv, c, ok);
         return;
     case TAG_RECV:
         c->pending--;
@@ -275,137 +280,8 @@ static void dispatch(struct sim_server *srv, struct tag *t, int ok)
         c->pending--;
         c->closed = 1;
         c->dead = 1;
-        sim_vlog(srv, c->client_cancelled ? "client cancelled" : "closed", c);
+        sim_vlog(c->srv, c->client_cancelled ? "client cancelled" : "closed", c);
         break;
     }
     call_maybe_free(c);
-}
-
-static char *read_file(const char *path, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *buf = malloc(65537);
-    size_t n = buf ? fread(buf, 1, 65536, f) : 0;
-    fclose(f);
-    if (!buf) {
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
-static grpc_server_credentials *make_creds(const struct fsc_sim_config *cfg, char *err,
-                                           size_t errlen)
-{
-    if (!cfg->tls_cert)
-        return grpc_insecure_server_credentials_create();
-    char *cert = read_file(cfg->tls_cert, err, errlen);
-    char *key = cert && cfg->tls_key ? read_file(cfg->tls_key, err, errlen) : NULL;
-    char *ca = key && cfg->tls_ca ? read_file(cfg->tls_ca, err, errlen) : NULL;
-    grpc_server_credentials *creds = NULL;
-    if (cert && key && (!cfg->tls_ca || ca)) {
-        grpc_ssl_pem_key_cert_pair pair = {key, cert};
-        creds = grpc_ssl_server_credentials_create_ex(
-            ca, &pair, 1,
-            ca ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
-               : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE,
-            NULL);
-        if (!creds)
-            snprintf(err, errlen, "TLS credentials rejected");
-    } else if (cert && !cfg->tls_key) {
-        snprintf(err, errlen, "--tls-cert needs --tls-key");
-    }
-    free(cert);
-    free(key);
-    free(ca);
-    return creds;
-}
-
-static gpr_timespec deadline_ms(int64_t ms)
-{
-    return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(ms, GPR_TIMESPAN));
-}
-
-int fsc_sim_run(const struct fsc_sim_config *cfg, char *err, size_t errlen)
-{
-    struct sim_server srv_s;
-    struct sim_server *srv = &srv_s;
-    memset(srv, 0, sizeof(*srv));
-    srv->cfg = cfg;
-    srv->rng = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ULL;
-    srv->t_shutdown = (struct tag){TAG_SHUTDOWN, NULL};
-    grpc_server_credentials *creds = make_creds(cfg, err, errlen);
-    if (!creds)
-        return -1;
-    srv->cq = grpc_completion_queue_create_for_next(NULL);
-    srv->server = grpc_server_create(NULL, NULL);
-    grpc_server_register_completion_queue(srv->server, srv->cq, NULL);
-    int port = grpc_server_add_http2_port(srv->server, cfg->listen, creds);
-    grpc_server_credentials_release(creds);
-    int rc = -1;
-    if (port <= 0) {
-        snprintf(err, errlen, "cannot listen on %s", cfg->listen);
-        grpc_server_destroy(srv->server);
-        goto drain_cq;
-    }
-    grpc_server_start(srv->server);
-    srv->start_ms = fsc_sim_now_ms();
-    printf("listening port=%d\n", port);
-    fflush(stdout);
-    if (request_next(srv) != 0) {
-        snprintf(err, errlen, "cannot request calls");
-        srv->shutting_down = 1;
-    } else {
-        rc = 0;
-    }
-
-    /* Main loop. Bounded: after the duration, shutdown gets 5 s to drain. */
-    int64_t end_ms = srv->start_ms + cfg->duration_ms;
-    for (;;) {
-        int64_t now = fsc_sim_now_ms();
-        if (!srv->shutting_down && (now >= end_ms || (cfg->stop && *cfg->stop))) {
-            srv->shutting_down = 1;
-            end_ms = now; /* the 5 s drain bound starts now */
-        }
-        if (srv->shutting_down && !srv->t_shutdown.c) {
-            /* t_shutdown.c doubles as "shutdown requested" (any non-NULL). */
-            srv->t_shutdown.c = (struct call *)srv;
-            grpc_server_shutdown_and_notify(srv->server, srv->cq, &srv->t_shutdown);
-            grpc_server_cancel_all_calls(srv->server);
-        }
-        if (srv->shutting_down && srv->shutdown_done && !srv->calls && !srv->waiting)
-            break;
-        if (srv->shutting_down && now >= end_ms + 5000) {
-            snprintf(err, errlen, "shutdown did not drain in 5 s");
-            rc = -1;
-            break;
-        }
-        grpc_event ev = grpc_completion_queue_next(srv->cq, deadline_ms(20), NULL);
-        if (ev.type == GRPC_OP_COMPLETE)
-            dispatch(srv, ev.tag, ev.success);
-        now = fsc_sim_now_ms();
-        for (struct call *c = srv->calls, *nx; c; c = nx) {
-            nx = c->next;
-            sim_stream_pump(c, now);
-        }
-    }
-    grpc_server_destroy(srv->server);
-    for (struct call *c = srv->calls, *nx; c; c = nx) { /* only after a failed drain */
-        nx = c->next;
-        call_free(c);
-    }
-drain_cq:
-    grpc_completion_queue_shutdown(srv->cq);
-    for (int i = 0; i < 1000; i++) {
-        grpc_event ev = grpc_completion_queue_next(srv->cq, deadline_ms(10), NULL);
-        if (ev.type == GRPC_QUEUE_SHUTDOWN)
-            break;
-    }
-    grpc_completion_queue_destroy(srv->cq);
-    return rc;
 }

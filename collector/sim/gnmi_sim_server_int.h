@@ -1,8 +1,9 @@
-/* Private to the simulator's server (gnmi_sim_server.c, gnmi_sim_stream.c):
- * a call, the server, and what the two files share. gnmi_sim_server.c is the
- * gRPC call plumbing (accepting calls, batches, status, the request, the
- * main loop); gnmi_sim_stream.c the stream of a Subscribe (ticks, wraps,
- * Junos batches, the sync, the fault modes). */
+/* Private to the simulator's server (gnmi_sim_run.c, gnmi_sim_server.c,
+ * gnmi_sim_stream.c): a call, a target's server, and what the files share.
+ * gnmi_sim_run.c binds the targets and runs the one loop that serves them
+ * all; gnmi_sim_server.c is the gRPC call plumbing (accepting calls,
+ * batches, status, the request); gnmi_sim_stream.c the stream of a
+ * Subscribe (ticks, wraps, Junos batches, the sync, the fault modes). */
 #ifndef FSC_GNMI_SIM_SERVER_INT_H
 #define FSC_GNMI_SIM_SERVER_INT_H
 
@@ -53,26 +54,47 @@ struct call {
     uint32_t next_batch;             /* --junos-cadence: first port of the next batch */
     unsigned wrap_sensor;            /* FSC_SIM_SENSOR_* being sent */
     uint64_t seq[FSC_SIM_N_SENSORS]; /* next sequence_number, per sensor */
+    /* Per port: the value-time window [from, to) of its last qmon report
+     * (to 0 = none yet), so each report's peak covers the time since the
+     * previous one, however many intervals a batch cadence put between. */
+    int64_t qmon_from[FSC_SIM_MAX_PORTS], qmon_to[FSC_SIM_MAX_PORTS];
     uint64_t sent, overruns;
     uint64_t updates_built; /* update messages built (--garbage-every counts them) */
     uint64_t garbage;       /* of which replaced by garbage */
     int close_due;          /* --close-after-sync: end the call once the sync is out */
 };
 
+/* One simulated target: its own gRPC server (listening port), calls,
+ * counter epoch and random state. Every target of a process shares the one
+ * completion queue and the one thread of fsc_sim_run. */
 struct sim_server {
-    const struct fsc_sim_config *cfg;
+    const struct fsc_sim_config *cfg; /* &own */
+    struct fsc_sim_config own; /* the run's config with this target's system_id, utilization */
+    char system_id[128];
+    uint32_t index; /* 0 .. targets-1 */
     grpc_server *server;
-    grpc_completion_queue *cq;
+    grpc_completion_queue *cq; /* shared by every target */
     struct call *calls;
     struct call *waiting; /* the call slot of the outstanding request_call */
     int64_t start_ms;
     int64_t first_stream_ms; /* first Subscribe that streams: --fault-for counts from it */
     uint64_t rng;
-    int shutting_down, shutdown_done;
+    int shutting_down, shutdown_requested, shutdown_done;
     struct tag t_shutdown;
 };
 
 /* ---- gnmi_sim_server.c ---- */
+
+/* Posts the next grpc_server_request_call of srv (the call slot becomes
+ * srv->waiting). Returns 0, -ENOMEM or -EIO. */
+int sim_request_next(struct sim_server *srv);
+
+/* Frees a call that is over (or, after a failed drain, still listed). */
+void sim_call_free(struct call *c);
+
+/* Handles one completion of the shared queue: `t` is a tag of a call or the
+ * t_shutdown of a server; the call is freed once it is over. */
+void sim_dispatch(struct tag *t, int ok);
 
 /* With --verbose, logs `what` about call c (NULL: none) with its counts. */
 void sim_vlog(const struct sim_server *srv, const char *what, const struct call *c);

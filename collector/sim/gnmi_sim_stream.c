@@ -99,7 +99,13 @@ static void send_wrap_message(struct call *c)
     if (payload < epoch)
         payload = epoch;
     struct fsc_sim_port_values v;
-    fsc_sim_port_values(cfg, c->wrap_port, epoch, fsc_sim_value_time(cfg, epoch, payload), &v);
+    int64_t vt = fsc_sim_value_time(cfg, epoch, payload);
+    fsc_sim_port_values(cfg, c->wrap_port, epoch, vt, &v);
+    if (c->wrap_sensor == FSC_SIM_SENSOR_QMON) { /* the peak since the port's last report */
+        uint32_t p = c->wrap_port;
+        fsc_sim_qmon_window(&c->qmon_from[p], &c->qmon_to[p], epoch, vt, c->interval_ms);
+        fsc_sim_queue_peaks(cfg, p, epoch, c->qmon_from[p], c->qmon_to[p], v.q_peak_bytes);
+    }
     int si = fsc_sim_sensor_index(c->wrap_sensor);
     int last_port = c->wrap_port + 1 >= c->batch_end;
     /* Junos marks the end of a batch; the default marks each sensor's wrap. */
@@ -115,6 +121,7 @@ static void send_wrap_message(struct call *c)
         .payload_ms = payload,
         .epoch_ms = epoch,
         .export_ms = fsc_sim_now_ms(),
+        .clock_ahead_ms = cfg->clock_ahead_ms,
         .eom = eom,
     };
     uint8_t *buf;

@@ -40,6 +40,15 @@ PORT_Q = ('query_result(group by (port) (fabric_port_utilization_ratio{device=~"
 DEVICE_RE = '/device="([^"]+)"/'
 PORT_RE = '/port="([^"]+)"/'
 
+
+def pause_or_link(pfc, link, sel):
+    """Per-priority PFC series, and the port's link-level PAUSE counter with
+    priority="link" beside them: a Junos leaf or a NIC without PFC counts only
+    the latter, which a per-priority selector alone would never show."""
+    return (f"rate({pfc}{{{sel}}}[$__rate_interval]) or label_replace(rate({link}"
+            f'{{{sel}}}[$__rate_interval]), "priority", "link", "", "")')
+
+
 DRILL = "/d/fabricscope-port/fabricscope-port-drill-down?var-device=${__data.fields.device}" \
         "&var-port=${__data.fields.port}&${__url_time_range}"
 
@@ -154,9 +163,15 @@ def port_drilldown():
 
     d.row("Utilization")
     d.add(timeseries("Throughput (1 s windows)",
-                     "Rate of the last completed aligned 1 s window, device timestamps.",
+                     "Rate of the last completed aligned 1 s window, device timestamps. NIC "
+                     "ports also (and without ethtool, only) show their RDMA traffic from the "
+                     "IB PMA byte counters, rate over the step.",
                      targets((f"fabric_port_bytes_per_second{{{PORT_SEL}}} * 8",
-                              "{{port}} {{direction}}")),
+                              "{{port}} {{direction}}"),
+                             (f"rate(fabric_nic_ib_port_rx_bytes_total{{{PORT_SEL_NODIR}}}"
+                              "[$__rate_interval]) * 8", "{{port}} rx RDMA (IB PMA)"),
+                             (f"rate(fabric_nic_ib_port_tx_bytes_total{{{PORT_SEL_NODIR}}}"
+                              "[$__rate_interval]) * 8", "{{port}} tx RDMA (IB PMA)")),
                      unit="bps", vmin=0), 12, 8)
     d.add(timeseries("Utilization: 1 s window, fine p50 / p99",
                      "The 1 s utilization next to the median and 99th percentile of the fine "
@@ -268,7 +283,8 @@ def congestion():
                      unit="ops", vmin=0), 12, 8)
     d.add(timeseries("CNP per TB received",
                      "CNPs sent per 10^12 bytes received, per NIC port and fabric-wide "
-                     "(5 min).",
+                     "(5 min). Bytes: the port's rx bytes (ethtool), else its IB PMA rx "
+                     "bytes (RoCE traffic, every RDMA port).",
                      targets(("device_port:fabric_nic_cnp_sent_per_rx_terabyte:ratio_rate5m"
                               f"{{{sel}}}", "{{device}} {{port}}"),
                              ("fabric:fabric_nic_cnp_sent_per_rx_terabyte:ratio_rate5m",
@@ -284,20 +300,23 @@ def congestion():
 
     d.row("PFC")
     d.add(timeseries("Paused fraction of time (rx)",
-                     "Share of time the port was held by received PFC pause frames, per "
-                     "priority. Alert: 20 % for 3 min.",
-                     targets(("rate(fabric_port_pfc_rx_pause_seconds_total"
-                              f"{{{sel}}}[$__rate_interval])",
+                     "Share of time the port was held by received pause frames: PFC per "
+                     "priority, and link-level PAUSE as priority \"link\" (profiles map "
+                     "each to its own counter). Alert: 20 % for 3 min.",
+                     targets((pause_or_link("fabric_port_pfc_rx_pause_seconds_total",
+                                            "fabric_port_rx_pause_seconds_total", sel),
                               "{{device}} {{port}} prio {{priority}}")),
                      unit="percentunit", vmin=0, steps=((0.2, "red"),), threshold_line=True),
           12, 8)
     d.add(timeseries("PFC pause frames",
-                     "Pause frames received and sent per second, per priority.",
-                     targets(("rate(fabric_port_pfc_rx_pause_frames_total"
-                              f"{{{sel}}}[$__rate_interval])",
+                     "Pause frames received and sent per second: PFC per priority, and "
+                     "link-level PAUSE as priority \"link\" (Junos and Cumulus "
+                     "in/out-mac-pause-frames, dot3 pause frames; mlx5 global pause).",
+                     targets((pause_or_link("fabric_port_pfc_rx_pause_frames_total",
+                                            "fabric_port_rx_pause_frames_total", sel),
                               "{{device}} {{port}} prio {{priority}} rx"),
-                             ("rate(fabric_port_pfc_tx_pause_frames_total"
-                              f"{{{sel}}}[$__rate_interval])",
+                             (pause_or_link("fabric_port_pfc_tx_pause_frames_total",
+                                            "fabric_port_tx_pause_frames_total", sel),
                               "{{device}} {{port}} prio {{priority}} tx")),
                      unit="ops", vmin=0), 12, 8)
     d.add(timeseries("PFC storms", "Storms found by the engine per priority.",

@@ -9,13 +9,15 @@
 #include "config/config.h"
 
 struct fsc_prometheus_config {
-    bool present;                  /* always true: the exporter defaults to on */
-    bool enabled;                  /* default true */
-    const char *listen;            /* default "0.0.0.0:9464" */
-    int64_t stale_after_ns;        /* series not updated this long are dropped; default 5 m */
-    uint32_t max_series;           /* default 2000000 */
-    struct fsc_tls_config tls;     /* server side; absent = plain HTTP */
-    struct fsc_listener_auth auth; /* absent = no authentication */
+    bool present;                      /* always true: the exporter defaults to on */
+    bool enabled;                      /* default true */
+    const char *listen;                /* default "0.0.0.0:9464" */
+    bool listen_from_cli;              /* `run --listen` set listen (kept across reloads) */
+    int64_t stale_after_ns;            /* series not updated this long are dropped; default 5 m */
+    uint32_t max_series;               /* default 2000000 */
+    struct fsc_tls_config tls;         /* server side; absent = plain HTTP */
+    struct fsc_listener_auth auth;     /* absent = no authentication */
+    struct fsc_listener_limits limits; /* connection admission; absent = defaults */
 };
 
 /* The kind of exporters.prometheus (prom_keys.c). */

@@ -57,7 +57,7 @@ static void hist_values(struct fsc_prom_renderer *r, const struct fsc_prom_famil
         for (size_t k = 0; k < n; k++) {
             const struct fsc_series_view *v = &r->views[k];
             struct fsc_prom_hval *h = &val[i + k];
-            h->ok = v->present && !fsc_prom_stale(r, r->ix.ser[ids[k]].source, v) && v->has_value;
+            h->ok = v->present && !fsc_prom_stale(r, ids[k], v) && v->has_value;
             h->f64 = v->is_f64;
             h->v = v->value;
         }

@@ -8,13 +8,14 @@
  * event-loop threads would instead park every connection of a thread behind
  * a render (or need suspend/resume plus a worker, more moving parts). Scrape
  * clients are few (a couple of Prometheus servers with keep-alive), so the
- * thread count stays tiny; HTTP_CONN_LIMIT caps it, and the idle timeout
- * (client_timeout_ns) drops clients that stop reading or never send; the
- * same time bounds a request header (net/http_watch.h: slowloris).
+ * thread count stays tiny; limits.max_connections caps it, the idle timeout
+ * drops clients that stop reading, and net/http_watch.h bounds the time to a
+ * complete request header (slowloris) and the body rate.
  *
  * A scrape: negotiate the format and encoding, take a buffer from the pool,
  * render into it under render_mu (only the render itself is serialised), gzip
- * it outside the lock if asked, and hand the buffer to MHD as the response
+ * it outside the lock if asked (reusing the compressed bytes of the chunks
+ * equal to the previous scrape's: prom_gzip_chunks.h), and hand the buffer to MHD as the response
  * body. MHD sends straight from that buffer and gives it back to the pool
  * when the response is destroyed, so a slow reader holds only its own buffer
  * and its own thread, never the renderer.
@@ -50,26 +51,27 @@
 #include "base/log.h"
 #include "prometheus/prom_http.h"
 
+#include "net/http_frame.h"
 #include "net/http_watch.h"
 #include "net/listen.h"
 #include "prometheus/prom_http_body.h"
 #include "prometheus/prom_negotiate.h"
 
-/* Concurrent connections (each one thread). Past the limit MHD (poll mode)
- * accepts and at once closes a connection: a burst of scrapes or a few
- * dozen slow clients (a byte a second keeps MHD's idle timeout from firing)
- * got resets at 32 (tests/integration/faults_net_prom.sh). 256 threads cost
- * little; each connection holds at most one body buffer while it sends. */
-#define HTTP_CONN_LIMIT 256u
+/* Concurrent connections (each one thread) come from limits.max_connections
+ * (default 256: threads cost little; each connection holds at most one body
+ * buffer while it sends), per address from max_connections_per_ip; the
+ * watch (net/http_watch.h) keeps `reserve` of them free by closing idle
+ * ones, and cuts slow headers and bodies (issue 20). */
 /* Requests have no business carrying a body; up to this much is read and
  * discarded so the connection stays usable, more is refused. */
 #define HTTP_REQ_BODY_MAX ((size_t)64 * 1024)
 /* zlib level for gzip bodies; level 1 measured fastest for a small ratio cost
  * on exposition text (see the exporter's report). */
-#define HTTP_GZIP_LEVEL         1
-#define HTTP_DEFAULT_TIMEOUT_NS ((int64_t)30 * 1000000000)
-#define HTTP_DEFAULT_MAX_BODY   ((size_t)1 << 30)
-#define HTTP_BACKLOG            64
+#define HTTP_GZIP_LEVEL       1
+#define HTTP_DEFAULT_MAX_BODY ((size_t)1 << 30)
+/* Room for a burst of connections while the accept loop closes the ones
+ * over a per-address cap (2 000 at once in tests/integration/faults_admit.sh). */
+#define HTTP_BACKLOG 1024
 
 #define TEXT_PLAIN "text/plain; charset=utf-8"
 
@@ -82,7 +84,8 @@ struct fsc_prom_http {
     uint16_t port;
     pthread_mutex_t render_mu; /* held only around render() */
     struct fsc_prom_bufpool pool;
-    char listen[128]; /* as configured, quoted for log lines */
+    struct fsc_prom_gzshare gz; /* gzip reusing unchanged chunks of the last scrape */
+    char listen[128];           /* as configured, quoted for log lines */
     struct fsc_http_route routes[FSC_PROM_HTTP_ROUTES_MAX]; /* extra routes; immutable */
     size_t n_routes;
     struct fsc_http_sec *sec;     /* TLS material and credential check; NULL = plain, open */
@@ -203,6 +206,7 @@ static enum MHD_Result serve_metrics(struct fsc_prom_http *h, struct MHD_Connect
     enum fsc_prom_format fmt = fsc_prom_negotiate_format(accept);
     int gzip = fsc_prom_negotiate_gzip(ae);
     struct fsc_buf *raw, *zbuf;
+    struct fsc_prom_gz_stats gz_st = {0};
     int64_t t0, t1, t2;
     int rc;
 
@@ -227,9 +231,9 @@ static enum MHD_Result serve_metrics(struct fsc_prom_http *h, struct MHD_Connect
     size_t plain_len = raw->len;
     if (gzip) {
         zbuf = fsc_prom_bufpool_get(&h->pool, 0);
-        rc = zbuf ? fsc_prom_gzip(raw, HTTP_GZIP_LEVEL, zbuf) : -ENOMEM;
+        rc = zbuf ? fsc_prom_gzip_scrape(&h->gz, HTTP_GZIP_LEVEL, &raw, zbuf, &gz_st) : -ENOMEM;
         if (rc == 0) {
-            fsc_prom_bufpool_put(&h->pool, raw);
+            fsc_prom_bufpool_put(&h->pool, raw); /* NULL or the body the compressor let go */
             raw = zbuf;
         } else {
             /* Identity is always acceptable unless the client said
@@ -242,9 +246,11 @@ static enum MHD_Result serve_metrics(struct fsc_prom_http *h, struct MHD_Connect
     }
     t2 = fsc_mono_ns();
     fsc_log(FSC_LOG_DEBUG, "prom_scrape",
-            "listen=%s format=%s gzip=%d bytes=%zu wire_bytes=%zu render_us=%lld gzip_us=%lld",
+            "listen=%s format=%s gzip=%d bytes=%zu wire_bytes=%zu render_us=%lld gzip_us=%lld "
+            "gzip_chunks=%zu gzip_chunks_reused=%zu",
             h->listen, fmt == FSC_PROM_OPENMETRICS ? "openmetrics" : "text", gzip, plain_len,
-            raw->len, (long long)((t1 - t0) / 1000), (long long)((t2 - t1) / 1000));
+            raw->len, (long long)((t1 - t0) / 1000), (long long)((t2 - t1) / 1000), gz_st.chunks,
+            gz_st.chunks_reused);
     return reply_body(h, conn, raw, fmt, gzip);
 }
 
@@ -370,7 +376,6 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 {
     struct fsc_prom_http *h = cls;
     struct http_req *req = *con_cls;
-    (void)version;
     (void)upload_data;
 
     if (!req) {
@@ -379,12 +384,20 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
             return MHD_NO; /* MHD closes the connection */
         *con_cls = req;
         fsc_http_watch_request_begin(conn);
+        /* Ambiguous framing first (net/http_frame.h): refused at once, the
+         * connection closed after the answer. This listener takes no body,
+         * so a chunked one is refused here too. */
+        const char *why;
+        unsigned bad = fsc_http_frame_check(conn, version, 0, &why);
+        if (bad)
+            return fsc_http_frame_refuse(conn, bad, why);
         /* Client certificate and credentials before anything else: an
          * unauthenticated client learns nothing, not even which paths exist,
          * and its refusal (queued now) closes the connection. */
         enum MHD_Result gate_ret;
         if (!fsc_http_sec_gate(h->sec, conn, &gate_ret))
             return gate_ret;
+        fsc_http_watch_admitted(conn);
         /* A large declared body is refused before any of it is read; the
          * response queued now makes MHD close the connection after it, so
          * the unread body never has to be drained. */
@@ -407,6 +420,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         /* Discard. A chunked body that outgrows the bound cannot be answered
          * (MHD 0.9.75 refuses to queue a response mid-body): drop it. */
         req->body_bytes += *upload_data_size;
+        fsc_http_watch_body(conn, *upload_data_size);
         *upload_data_size = 0;
         if (req->body_bytes > HTTP_REQ_BODY_MAX) {
             fsc_log(FSC_LOG_INFO, "prom_http_body_refused", "listen=%s bytes=%zu", h->listen,
@@ -415,6 +429,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         }
         return MHD_YES;
     }
+    fsc_http_watch_body_done(conn);
     return http_route(h, conn, url, method);
 }
 
@@ -482,6 +497,7 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
     const union MHD_DaemonInfo *info;
     int64_t timeout_ns;
     unsigned int timeout_s, flags;
+    struct fsc_listener_limits lim;
     int fd, family = AF_INET;
 
     if (!cfg || !cfg->listen || !render) {
@@ -517,8 +533,10 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
     h->n_routes = n_routes;
     h->max_body = cfg->max_body ? cfg->max_body : HTTP_DEFAULT_MAX_BODY;
     fsc_log_quote(cfg->listen, h->listen, sizeof(h->listen));
+    fsc_listener_limits_resolve(cfg->limits, &lim);
     /* MHD counts whole seconds: round up so a timeout is never shortened. */
-    timeout_ns = cfg->client_timeout_ns ? cfg->client_timeout_ns : HTTP_DEFAULT_TIMEOUT_NS;
+    timeout_ns = cfg->client_timeout_ns ? cfg->client_timeout_ns : lim.idle_timeout_ns;
+    lim.idle_timeout_ns = timeout_ns;
     timeout_s = timeout_ns / 1000000000 >= UINT_MAX
                     ? UINT_MAX
                     : (unsigned int)((timeout_ns + 999999999) / 1000000000);
@@ -531,11 +549,15 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
         snprintf(err, errlen, "prometheus http: cannot create a mutex");
         goto fail_pool;
     }
+    if (fsc_prom_gzshare_init(&h->gz, HTTP_GZIP_LEVEL) != 0) {
+        snprintf(err, errlen, "prometheus http: out of memory");
+        fsc_prom_bufpool_fini(&h->pool);
+        goto fail_pool;
+    }
     h->sec = fsc_http_sec_create(cfg->tls, cfg->auth, "prometheus", err, errlen);
     if (!h->sec)
         goto fail_listen;
-    /* The idle timeout also bounds how long a request header may take. */
-    h->watch = fsc_http_watch_create(timeout_ns, "prometheus", err, errlen);
+    h->watch = fsc_http_watch_create(&lim, "prometheus", err, errlen);
     if (!h->watch)
         goto fail_listen;
     fd = fsc_listen_tcp(cfg->listen, HTTP_BACKLOG, &family, err, errlen);
@@ -549,10 +571,12 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
     fsc_http_sec_mhd_options(h->sec, sec_opts);
     h->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, http_access, h, MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, h,
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
-        MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_NOTIFY_COMPLETED, http_completed, h,
-        MHD_OPTION_NOTIFY_CONNECTION, fsc_http_watch_notify, h->watch, MHD_OPTION_ARRAY, sec_opts,
-        MHD_OPTION_END);
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT,
+        fsc_http_watch_mhd_limit(&lim), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned int)lim.max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
+        MHD_OPTION_UNESCAPE_CALLBACK, fsc_http_frame_unescape, NULL, MHD_OPTION_NOTIFY_COMPLETED,
+        http_completed, h, MHD_OPTION_NOTIFY_CONNECTION, fsc_http_watch_notify, h->watch,
+        MHD_OPTION_ARRAY, sec_opts, MHD_OPTION_END);
     if (!h->daemon) {
         /* fd is not closed here: MHD 0.9.75 closes a listen socket it was
          * given when it fails after adopting it (thread creation), and
@@ -565,14 +589,19 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
     info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
     h->port = info ? info->port : 0;
     fsc_log(FSC_LOG_INFO, "prom_http_listening",
-            "listen=%s port=%u timeout_s=%u max_body=%zu tls=%s client_auth=%s auth=%s", h->listen,
-            (unsigned)h->port, timeout_s, h->max_body, fsc_http_sec_tls(h->sec) ? "on" : "off",
-            fsc_http_sec_client_auth(h->sec), fsc_http_sec_auth(h->sec) ? "on" : "off");
+            "listen=%s port=%u timeout_s=%u max_body=%zu max_connections=%u "
+            "max_connections_per_ip=%u reserve=%u header_timeout_ms=%lld tls=%s client_auth=%s "
+            "auth=%s",
+            h->listen, (unsigned)h->port, timeout_s, h->max_body, lim.max_connections,
+            lim.max_connections_per_ip, lim.reserve, (long long)(lim.header_timeout_ns / 1000000),
+            fsc_http_sec_tls(h->sec) ? "on" : "off", fsc_http_sec_client_auth(h->sec),
+            fsc_http_sec_auth(h->sec) ? "on" : "off");
     return h;
 
 fail_listen:
     fsc_http_watch_destroy(h->watch);
     fsc_http_sec_destroy(h->sec);
+    fsc_prom_gzshare_fini(&h->gz);
     fsc_prom_bufpool_fini(&h->pool);
 fail_pool:
     pthread_mutex_destroy(&h->render_mu);
@@ -600,6 +629,7 @@ void fsc_prom_http_stop(struct fsc_prom_http *h)
     MHD_stop_daemon(h->daemon);
     fsc_http_watch_destroy(h->watch); /* after the daemon: every connection reported closed */
     fsc_http_sec_destroy(h->sec);     /* after the daemon: MHD holds its PEM strings */
+    fsc_prom_gzshare_fini(&h->gz);
     fsc_prom_bufpool_fini(&h->pool);
     pthread_mutex_destroy(&h->render_mu);
     free(h);

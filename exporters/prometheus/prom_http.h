@@ -43,6 +43,10 @@ struct fsc_prom_http_config {
      * only. NULL (or tls !enabled, auth !present) = plain HTTP, open. */
     const struct fsc_tls_config *tls;
     const struct fsc_listener_auth *auth;
+    /* Connection admission (net/http_watch.h); borrowed, read at start.
+     * NULL = fsc_listener_limits_defaults. client_timeout_ns, when set,
+     * replaces limits->idle_timeout_ns. */
+    const struct fsc_listener_limits *limits;
 };
 
 struct fsc_prom_http;

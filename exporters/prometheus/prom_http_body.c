@@ -119,3 +119,36 @@ done:
         fsc_buf_reset(out);
     return rc;
 }
+
+int fsc_prom_gzshare_init(struct fsc_prom_gzshare *s, int level)
+{
+    memset(s, 0, sizeof(*s));
+    if (pthread_mutex_init(&s->mu, NULL) != 0)
+        return -ENOMEM;
+    int rc = fsc_prom_gzchunks_new(level, &s->chunks);
+    if (rc != 0) {
+        pthread_mutex_destroy(&s->mu);
+        return rc;
+    }
+    return 0;
+}
+
+void fsc_prom_gzshare_fini(struct fsc_prom_gzshare *s)
+{
+    fsc_prom_gzchunks_free(s->chunks);
+    s->chunks = NULL;
+    pthread_mutex_destroy(&s->mu);
+}
+
+int fsc_prom_gzip_scrape(struct fsc_prom_gzshare *s, int level, struct fsc_buf **raw,
+                         struct fsc_buf *out, struct fsc_prom_gz_stats *st)
+{
+    if (st)
+        memset(st, 0, sizeof(*st));
+    if (pthread_mutex_trylock(&s->mu) == 0) {
+        int rc = fsc_prom_gzchunks_compress(s->chunks, raw, out, st);
+        pthread_mutex_unlock(&s->mu);
+        return rc;
+    }
+    return fsc_prom_gzip(*raw, level, out);
+}

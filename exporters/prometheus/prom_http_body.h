@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "prometheus/prom_gzip_chunks.h"
 
 #define FSC_PROM_BUFPOOL_IDLE 2
 
@@ -43,5 +44,30 @@ void fsc_prom_bufpool_put(struct fsc_prom_bufpool *pool, struct fsc_buf *b);
  * (RFC 1952) at zlib `level`. Returns 0, -ENOMEM, -E2BIG (out's limit) or
  * -EIO (zlib failure). Thread: any; uses no shared state. */
 int fsc_prom_gzip(const struct fsc_buf *in, int level, struct fsc_buf *out);
+
+/* The chunk-reusing compressor (prom_gzip_chunks.h) shared by a server's
+ * scrape threads: one scrape at a time uses it, a scrape that finds it busy
+ * compresses its body in one piece instead (parallel scrapes are rare; they
+ * must not wait for each other). */
+struct fsc_prom_gzshare {
+    pthread_mutex_t mu;
+    struct fsc_prom_gzchunks *chunks;
+};
+
+/* Owns: s's mutex and compressor at zlib `level`, until
+ * fsc_prom_gzshare_fini(). Returns 0 or -ENOMEM. Thread: one. */
+int fsc_prom_gzshare_init(struct fsc_prom_gzshare *s, int level);
+
+/* Frees what s holds. No scrape may be running. Thread: one. */
+void fsc_prom_gzshare_fini(struct fsc_prom_gzshare *s);
+
+/* Compresses (*raw) into out (reset first) as one gzip member, through the
+ * shared compressor when it is free: then on success *raw is swapped for the
+ * body it kept from the scrape before (NULL at first), which the caller owns
+ * and gives back to the pool. Otherwise, and on failure, *raw is unchanged.
+ * st (may be NULL) says what was reused; zero when compressed in one piece.
+ * Returns 0, -ENOMEM, -E2BIG or -EIO. Thread: any. */
+int fsc_prom_gzip_scrape(struct fsc_prom_gzshare *s, int level, struct fsc_buf **raw,
+                         struct fsc_buf *out, struct fsc_prom_gz_stats *st);
 
 #endif

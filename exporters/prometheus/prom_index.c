@@ -409,7 +409,10 @@ int fsc_prom_index_update(struct fsc_prom_index *ix, const struct fsc_registry *
         f->ids[f->n_ids++] = id;
         ix->ser[id].block = block;
         ix->ser[id].source = fsc_registry_source_of(reg, id);
+        ix->ser[id].seen = 0;
         ix->ser[id].pad_ = 0;
+        ix->ser[id].t_fold = 0;
+        ix->ser[id].moved_at = 0;
         ix->indexed = id + 1;
     }
     return 0;

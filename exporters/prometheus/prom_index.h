@@ -87,7 +87,10 @@ struct fsc_prom_family {
 struct fsc_prom_series {
     uint32_t block;  /* into blocks[] */
     uint16_t source; /* registry source */
-    uint16_t pad_;
+    uint8_t seen;    /* t_fold and moved_at are set (the renderer's staleness) */
+    uint8_t pad_;
+    uint32_t t_fold;  /* the series' last device time t_last, folded to 32 bits */
+    int64_t moved_at; /* local time (render now_ns) t_fold last changed */
 };
 
 struct fsc_prom_index {

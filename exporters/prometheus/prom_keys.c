@@ -40,6 +40,7 @@ static const struct fsc_ckey prometheus_keys[] = {
      .flags = FSC_CF_PRESENCE,
      .off = PROM(auth),
      .spec = &fsc_cspec_listener_auth},
+    {.key = "limits", .kind = FSC_CK_MAP, .off = PROM(limits), .spec = &fsc_cspec_listener_limits},
 };
 
 static const struct fsc_cspec prometheus_spec = {

@@ -22,21 +22,21 @@
  * during the same pass (prom_series.c) and written after the raw families
  * (prom_derived.c), also straight into `out`. Nothing is written twice.
  *
- * Staleness (decided here, per series):
+ * Staleness (decided here, per series), on the local clock only:
  * - value lines need an accepted sample (has_value);
- * - a series whose device time t_last is older than the newest device time
- *   of its own source by more than stale_after is left out entirely. The
- *   newest time is the larger of the previous render's newest and the
- *   newest seen so far in this one, so device clocks may be off by any
- *   amount: device times are never compared with the local clock. (A
- *   series rendered before the fresher series of its source may therefore
- *   show once more: staleness lags by at most one scrape.);
- * - a source whose newest device time has not moved for stale_after of
- *   local time (now_ns, compared only with earlier now_ns) is gone: all its
- *   series are left out until one of them shows a newer time;
+ * - a series whose device time t_last has not moved for stale_after of
+ *   local time (now_ns, compared only with earlier now_ns: the renderer
+ *   notes when it saw each series' t_last change) is left out entirely,
+ *   until its time moves again. Device times are never compared with
+ *   anything but the same series' earlier ones, so no series can hide
+ *   another: neither a device clock off by any amount nor one point dated
+ *   2200 (issue 20: once the source's newest device time was the
+ *   reference, and one future point hid every other series of its source);
  * - a series with engine state but no accepted sample yet (traits set by
  *   its source) shows only its detector counters and histograms, at 0, so
- *   rate() sees a port's first microburst as an increase. */
+ *   rate() sees a port's first microburst as an increase; it is left out
+ *   once no series of its source has moved for stale_after (the source is
+ *   gone). */
 #include "base/clock.h"
 #include "prometheus/prom_render_int.h"
 
@@ -180,39 +180,44 @@ static int sources_grow(struct fsc_prom_renderer *r)
     return 0;
 }
 
-int fsc_prom_stale(struct fsc_prom_renderer *r, uint16_t source, const struct fsc_series_view *v)
+/* t_last folded to 32 bits: a change of t_last keeps the fold unless it is
+ * a multiple of 2^32 ns in the low word that the high word's change
+ * cancels, which no device clock moving forward in real steps does. */
+static uint32_t fold_time(int64_t t)
 {
-    if (source >= r->n_src)
-        return 0; /* a source registered during this render: nothing known yet */
-    struct fsc_prom_src *s = &r->src[source];
-    int newer = 0;
-    if (v->has_value) {
-        if (v->t_last_ns > s->newest_cur)
-            s->newest_cur = v->t_last_ns;
-        int64_t newest = s->newest_cur > s->newest_prev ? s->newest_cur : s->newest_prev;
-        /* Overflow-safe: both are device times; a difference beyond int64
-         * is stale anyway. */
-        if (v->t_last_ns < newest &&
-            (uint64_t)newest - (uint64_t)v->t_last_ns > (uint64_t)r->stale_after_ns)
-            return 1;
-        newer = v->t_last_ns > s->newest_prev;
-    }
-    if (s->seen && !newer && r->now_ns - s->moved_at > r->stale_after_ns)
-        return 1; /* the whole source has been silent for stale_after */
-    return 0;
+    uint64_t u = (uint64_t)t;
+    return (uint32_t)u ^ (uint32_t)(u >> 32) * 0x9e3779b1u;
 }
 
-/* After a render: a source whose newest time changed has moved now. */
+int fsc_prom_stale(struct fsc_prom_renderer *r, fsc_series_id id, const struct fsc_series_view *v)
+{
+    struct fsc_prom_series *ps = &r->ix.ser[id];
+    struct fsc_prom_src *s = ps->source < r->n_src ? &r->src[ps->source] : NULL;
+    if (!v->has_value) /* no time of its own: it goes with its source */
+        return s && s->seen && r->now_ns - s->moved_at > r->stale_after_ns;
+    uint32_t f = fold_time(v->t_last_ns);
+    if (!ps->seen || ps->t_fold != f) {
+        ps->seen = 1;
+        ps->t_fold = f;
+        ps->moved_at = r->now_ns;
+        if (s) {
+            s->moved_at = r->now_ns;
+            s->seen = 1;
+        }
+        return 0;
+    }
+    return r->now_ns - ps->moved_at > r->stale_after_ns;
+}
+
+/* After a render: a source seen for the first time counts as moved now. */
 static void sources_settle(struct fsc_prom_renderer *r)
 {
     for (size_t i = 0; i < r->n_src; i++) {
         struct fsc_prom_src *s = &r->src[i];
-        if (!s->seen || s->newest_cur != s->newest_prev) {
+        if (!s->seen) {
             s->moved_at = r->now_ns;
             s->seen = 1;
         }
-        s->newest_prev = s->newest_cur;
-        s->newest_cur = INT64_MIN;
     }
 }
 
@@ -228,7 +233,7 @@ static void render_family(struct fsc_prom_renderer *r, struct fsc_prom_family *f
             const struct fsc_series_view *v = &r->views[k];
             if (!v->present)
                 continue;
-            if (fsc_prom_stale(r, r->ix.ser[ids[k]].source, v))
+            if (fsc_prom_stale(r, ids[k], v))
                 continue;
             fsc_prom_series(r, f, ids[k], v, raw, out);
         }
@@ -289,8 +294,6 @@ int fsc_prom_render(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64
     if ((rc = resolve_histograms(r)) != 0 || (rc = fsc_prom_index_sort(&r->ix)) != 0 ||
         (rc = sources_grow(r)) != 0)
         return rc;
-    for (size_t i = 0; i < r->n_src; i++)
-        r->src[i].newest_cur = INT64_MIN;
 
     /* 1. Raw families; families sharing one exposition name share one
      * header (prom_index.c sorts them next to each other). The parts of a

@@ -6,8 +6,9 @@
  * Rendering never holds the engine lock for long: it copies series views in
  * chunks (fsc_engine_view_ids) and formats outside the lock. Families are
  * contiguous, each with HELP and TYPE, and their order and the order of their
- * series are stable from scrape to scrape. Series whose source has moved on
- * for longer than stale_after are left out, so a removed port disappears.
+ * series are stable from scrape to scrape. Series whose device time has not
+ * moved for stale_after (local time) are left out, so a removed port
+ * disappears; no series' time is compared with another's.
  *
  * Thread: a renderer is used by one thread at a time (the HTTP layer
  * serialises renders); it reads the registry and engine, which are safe to

@@ -59,10 +59,9 @@ extern const struct fsc_prom_fdesc fsc_prom_derived_desc[FSC_PD__COUNT];
  * compared with device times of the same source; the local clock (now_ns)
  * only with the local clock. */
 struct fsc_prom_src {
-    int64_t newest_prev; /* newest device time seen in the previous render */
-    int64_t newest_cur;  /* newest seen so far in this render */
-    int64_t moved_at;    /* local time newest last changed (or the source appeared) */
-    uint8_t seen;        /* moved_at is set */
+    int64_t moved_at; /* local time one of its series' device time last moved (or the
+                       * source appeared) */
+    uint8_t seen;     /* moved_at is set */
 };
 
 /* What a port-bytes series' derived lines need, copied from its view during
@@ -152,10 +151,10 @@ void fsc_prom_series(struct fsc_prom_renderer *r, struct fsc_prom_family *f, fsc
                      const struct fsc_series_view *v, struct fsc_prom_rawctx *raw,
                      struct fsc_buf *out);
 
-/* 1 when series v of registry source `source` is to be left out as stale
- * (prom_render.c's top comment); also feeds the source's newest device time,
- * so it is called once for every present series of a render. */
-int fsc_prom_stale(struct fsc_prom_renderer *r, uint16_t source, const struct fsc_series_view *v);
+/* 1 when present series `id` (view v) is to be left out as stale
+ * (prom_render.c's top comment); also notes whether its device time moved,
+ * so it is called for every present series of a render. */
+int fsc_prom_stale(struct fsc_prom_renderer *r, fsc_series_id id, const struct fsc_series_view *v);
 
 /* Writes one histogram family from the n (1..3) raw families of its parts,
  * fams[] in ix.order (adjacent, one per part): for each label set its

@@ -91,6 +91,7 @@ static int detector_family(uint8_t signal)
     case FSC_SIG_PFC_PAUSE_FRAMES:
         return FSC_PD_PFC;
     case FSC_SIG_QUEUE_PEAK:
+    case FSC_SIG_LATENCY_PEAK:
     case FSC_SIG_BUFFER_THRESHOLD:
         return FSC_PD_EVIDENCE;
     default:

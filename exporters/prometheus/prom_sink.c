@@ -74,6 +74,7 @@ static void *prom_start(const void *settings, const struct fsc_sink_env *env, ch
         .listen = pc->listen,
         .tls = pc->tls.present ? &pc->tls : NULL,
         .auth = pc->auth.present ? &pc->auth : NULL,
+        .limits = &pc->limits,
     };
     ps->http = fsc_prom_http_start_routes(&hc, routes, n_routes, render_cb, ready_cb, ps, perr,
                                           sizeof(perr));

@@ -13,7 +13,8 @@
 # peer); then every 30 s (DEMO_CYCLE_NS) an ECN storm on spine1 swp3 queue 3
 # at 8 s, a CNP storm on b300-02 ens3f0np0 at 15 s, a reordering burst on
 # b300-03 ens5f1np1 at 20 s and a 300 ms line-rate microburst on leaf2
-# et-0/0/3 at 30 s (rx and tx).
+# et-0/0/3 at 30 s, which a leaf at Junos cadence (2 s reports) shows only
+# as its egress queue 3's peak (FabricQueuePeak).
 #
 # Asserted:
 # 1. every fault has a firing alert of the rule written for it, with the
@@ -100,10 +101,8 @@ EXPECT = [
      ("b300-02", "ens3f0np0"), {"counter": "fabric_nic_cnp_sent_total"}),
     ("reorder burst b300-03 (2 s at 20k/s every 30 s)", 20, "FabricReorderSpike",
      ("b300-03", "ens5f1np1"), {"counter": "fabric_nic_out_of_sequence_total"}),
-    ("microburst leaf2 et-0/0/3 rx (300 ms at 30 s)", 30, "FabricMicroburst",
-     ("leaf2", "et-0/0/3"), {"direction": "rx"}),
-    ("microburst leaf2 et-0/0/3 tx (300 ms at 30 s)", 30, "FabricMicroburst",
-     ("leaf2", "et-0/0/3"), {"direction": "tx"}),
+    ("microburst leaf2 et-0/0/3 (300 ms at 30 s), queue 3 peak", 30, "FabricQueuePeak",
+     ("leaf2", "et-0/0/3"), {"queue": "3"}),
 ]
 DEADLINE = 60          # s after the first injection
 END = 30 + DEADLINE + 5  # poll until then (s after the zero)
@@ -210,7 +209,8 @@ for n in fabric_cable_mismatch fabric_port_link_up fabric_mlx5_link_downed_total
     fabric_port_queue_dropped_packets_total fabric_port_queue_tail_drop_packets_total \
     fabric_port_rx_pause_frames_total fabric_port_tx_pause_frames_total fabric_pcie_link_degraded \
     fabric_cnp_spikes_total fabric_ecn_spikes_total fabric_reorder_spikes_total \
-    fabric_pfc_storms_total fabric_microbursts_total fabric_uplink_imbalance_events_total; do
+    fabric_pfc_storms_total fabric_microbursts_total fabric_congestion_evidence_total \
+    fabric_uplink_imbalance_events_total; do
     check "$n in the demo's /metrics" grep -q "^$n{" "$tmp/demo.metrics"
 done
 # (The whole check_dashboards.py --only metrics cannot pass on the demo: it has
@@ -219,6 +219,35 @@ done
 # Prometheus loaded the rules (a rule file it refused would leave no alerts
 # and fail above; this names the reason).
 check "Prometheus loaded the rule files" eval '! grep -q "err=\"error loading\|Failed to apply configuration" "$tmp/prom.log"'
+
+# ---- every dashboard target against this Prometheus (issue 18) ---------------------
+# While the demo still runs (the poll ended 95 s after the zero, the demo runs
+# 105 s): every Grafana variable query and panel target, variables set to
+# `.*`, range queries over the last 60 s at a 5 s step (--at fixes the end,
+# so a demo stopping meanwhile changes nothing), must return a series;
+# scripts/check_dashboards.py step 5. Listed below, each with its reason, the
+# targets of parts the demo does not run; a listed target that returns data
+# fails too (the list must stay true).
+absent_kafka="no Kafka exporter in the demo"
+absent_rail="the demo fabric is not rail-optimized (no topology.rails, no rail label); its leaves send 20-30 % over the spine"
+absent_ethtool="mlx5 ethtool counter; the demo NICs are sysfs fixtures (ethtool off)"
+absent_microburst="no microburst in the demo: its leaves report at Junos cadence (each port every 4 s), where leaf2's burst is a queue peak (FabricQueuePeak)"
+check "every dashboard target returns data from the demo's Prometheus" \
+    "$py" "$src/scripts/check_dashboards.py" --only targets \
+    --prometheus-url "http://127.0.0.1:$prom_port" --at "$(date +%s)" --range 60 --step 5 \
+    --scrape-interval 1 \
+    --absent "collector-health.json/Kafka delivery failures/A=$absent_kafka" \
+    --absent "collector-health.json/Kafka producer queue/A=$absent_kafka" \
+    --absent "collector-health.json/Kafka spool/A=$absent_kafka" \
+    --absent "fabric-overview.json/variable rail=$absent_rail" \
+    --absent "fabric-overview.json/Utilization per rail (average and busiest port)/A=$absent_rail" \
+    --absent "fabric-overview.json/Utilization per rail (average and busiest port)/B=$absent_rail" \
+    --absent "fabric-overview.json/Spine traffic: rail leaf uplinks/A=$absent_rail" \
+    --absent "fabric-overview.json/Spine traffic: spine ports/A=$absent_rail" \
+    --absent "congestion.json/Congestion evidence/B=$absent_ethtool (rx_buffer_passed_thres_phy)" \
+    --absent "fabric-overview.json/Top ports by microbursts (1 h)/A=$absent_microburst"
+# (remote_write has no dashboard panel: its alerts read
+# fabricscope_remote_write_* only; nothing to list.)
 
 if [ "$fails" -ne 0 ]; then
     echo "--- prometheus log ---"; tail -20 "$tmp/prom.log"

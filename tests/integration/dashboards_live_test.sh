@@ -99,7 +99,9 @@ want = [
      {"device": "spine1", "port": "swp1", "direction": "tx", "role": "downlink",
       "peer": "leaf1:et-0/0/32"}, "0.2"),
     ("fabric_rate_per_second", dict(nic, counter="fabric_nic_cnp_sent_total"), "1000"),
-    ("fabricscope_samples_total", {}, "1020"),
+    # the IB PMA bytes CNP per TB falls back to: 50 x 2.4e9
+    ("fabric_nic_ib_port_rx_bytes_total", nic, "120000000000"),
+    ("fabricscope_samples_total", {}, "1122"),
     ("fabricscope_events_total", {"kind": "pfc_storm"}, "2"),
 ]
 bad = 0

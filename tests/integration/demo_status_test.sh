@@ -22,10 +22,12 @@
 #    console message; a screenshot is kept as BUILD_DIR/demo_status.png.
 # 4. After the demo stopped by itself (exit 0): `fabricscope report
 #    --state-dir DIR --out DIR/report` (the documented command), and in
-#    report.csv and report.json the numbers the schedule determines: leaf2
-#    et-0/0/3's microburst once each way and no other, the CNP storms'
-#    2 x 300 000 CNPs on b300-02 ens3f0np0, the busiest link (largest peak
-#    and 1 s average) leaf2 et-0/0/3, the B300 nodes' transmit throughput;
+#    report.csv and report.json the numbers the schedule determines: no
+#    microburst (the leaves report at Junos cadence; leaf2 et-0/0/3's burst
+#    is a queue_peak event, checked in /api/events), the CNP storms'
+#    2 x 300 000 CNPs on b300-02 ens3f0np0, the busiest link (largest fine
+#    peak, over its 4 s report intervals) leaf2 et-0/0/3, no 1 s averages
+#    for the leaves, the B300 nodes' transmit throughput;
 #    report.html renders in Chromium with its tables and no console message.
 set -u
 bin=$1
@@ -80,8 +82,7 @@ FAULTS = [("pcie_degraded", "b300-01", "ens7f0np0", None),
           ("ecn_spike", "spine1", "swp3", "tx"),
           ("cnp_spike", "b300-02", "ens3f0np0", "tx"),
           ("reorder_spike", "b300-03", "ens5f1np1", "rx"),
-          ("microburst", "leaf2", "et-0/0/3", "rx"),
-          ("microburst", "leaf2", "et-0/0/3", "tx")] + \
+          ("queue_peak", "leaf2", "et-0/0/3", "tx")] + \
          [("cable_mismatch", DEVICE[n], p, None) for n, p in sorted(SWAPPED)]
 
 def tx_ratio(node, port):
@@ -125,20 +126,22 @@ def phase_api(base):
                 if e["phase"] in ("start", "instant")}
         missing = [f for f in FAULTS if not any(
             h[:3] == f[:3] and (f[3] is None or h[3] == f[3]) for h in have)]
-        ends = {(e["kind"], e["direction"]) for e in ev if e["phase"] == "end" and
-                e["kind"] == "microburst" and e["device"] == "leaf2"}
-        return missing, ends, ev
-    missing = ends = ev = None
+        # the leaf burst: its queue and peak (queue 3 at 62.5 % of 165 MiB)
+        qp = [e for e in ev if e["kind"] == "queue_peak" and e["device"] == "leaf2"]
+        return missing, qp, ev
+    missing = qp = ev = None
     for _ in range(900):  # 90 s: the burst comes 30 s after the start
         try:
-            missing, ends, ev = seen()
-            if not missing and len(ends) == 2:
+            missing, qp, ev = seen()
+            if not missing:
                 break
         except (OSError, ValueError, KeyError):
             pass
         time.sleep(0.1)
-    check(missing == [] and ends is not None and len(ends) == 2,
-          "faults not in /api/events: %r (microburst ends %r)" % (missing, ends))
+    check(missing == [], "faults not in /api/events: %r" % (missing,))
+    check(qp is not None and len(qp) == 1 and qp[0]["port"] == "et-0/0/3" and
+          qp[0]["fields"].get("queue_peak_bytes") == 108134400,
+          "leaf2 queue_peak events %r" % (qp,))
     if ev is not None:
         cm = [e for e in ev if e["kind"] == "cable_mismatch"]
         check(len(cm) == 8 and all(e["mismatch"] == "peer" for e in cm),
@@ -263,18 +266,18 @@ def phase_report(out):
             elif r and r[0] == name and head:
                 out.append(dict(zip(head[1:], r[1:])))
         return out
-    # microbursts: leaf2 et-0/0/3 once each way, nothing else (JSON and CSV)
+    # microbursts: none anywhere. The leaves report at Junos cadence (each
+    # port every 4 s), where leaf2 et-0/0/3's 300 ms burst is a queue peak
+    # (phase_api), not a microburst; its rows are there, at 0 (JSON and CSV)
     b = {(r["device"], r["port"], r["direction"]): r for r in T["bursts"]}
     for d in ("rx", "tx"):
         r = b.get(("leaf2", "et-0/0/3", d))
-        check(r is not None and r["microbursts"] == 1 and r["long_bursts"] == 0 and
-              r["le_500ms"] == 1, "json bursts leaf2 et-0/0/3 %s: %r" % (d, r))
-    check(sum(r["microbursts"] for r in T["bursts"]) == 2 and
-          sum(r["long_bursts"] for r in T["bursts"]) == 0, "json: two microbursts in all")
+        check(r is not None and r["microbursts"] == 0 and r["long_bursts"] == 0,
+              "json bursts leaf2 et-0/0/3 %s: %r" % (d, r))
+    check(sum(r["microbursts"] for r in T["bursts"]) == 0 and
+          sum(r["long_bursts"] for r in T["bursts"]) == 0, "json: no microburst in all")
     cb = csv_table("bursts")
-    check(sorted((r["device"], r["port"], r["direction"]) for r in cb
-                 if r["microbursts"] not in ("", "0")) ==
-          [("leaf2", "et-0/0/3", "rx"), ("leaf2", "et-0/0/3", "tx")], "csv bursts rows")
+    check([r for r in cb if r["microbursts"] not in ("", "0")] == [], "csv bursts rows")
     # the CNP storms: 2 x (3 s x 100 000/s) plus 20/s background
     cg = {(r["device"], r["port"]): r for r in T["congestion"]}
     c = cg.get(("b300-02", "ens3f0np0"))
@@ -283,33 +286,44 @@ def phase_report(out):
     check(others and max(others) <= 2000, "background CNPs elsewhere: max %r" % max(others or [0]))
     cc = [r for r in csv_table("congestion") if (r["device"], r["port"]) == ("b300-02", "ens3f0np0")]
     check(len(cc) == 1 and c is not None and int(cc[0]["cnp"]) == c["cnp"], "csv cnp %r" % cc)
-    # the busiest link: leaf2 et-0/0/3 has the largest peak and 1 s average
+    # the busiest link: leaf2 et-0/0/3 has the largest fine peak, its 4 s
+    # report interval holding the burst: 0.3 + 0.7 x 0.3 / 4 = 0.3525 when the
+    # burst falls into one interval, no less than 0.3 + 0.7 x 0.15 / 4 when
+    # it is split over two
     L = T["links"]
     top_fine = sorted(L, key=lambda r: -(r["max_fine"] or 0))[:2]
-    top_1s = sorted(L, key=lambda r: -(r["max_1s_avg"] or 0))[:2]
     key = lambda r: (r["device"], r["port"], r["direction"])
     want = [("leaf2", "et-0/0/3", "rx"), ("leaf2", "et-0/0/3", "tx")]
-    check(sorted(map(key, top_fine)) == want and all(r["max_fine"] >= 0.95 for r in top_fine),
+    check(sorted(map(key, top_fine)) == want and
+          all(0.326 <= r["max_fine"] <= 0.3526 for r in top_fine),
           "largest peaks %r" % [(key(r), r["max_fine"]) for r in top_fine])
-    # a 300 ms line-rate burst over a 30 % port: 0.3 + 0.7 x 0.3 = 0.51 in
-    # one aligned second, at least half of the excess when split over two
-    check(sorted(map(key, top_1s)) == want and
-          all(0.40 <= r["max_1s_avg"] <= 0.52 for r in top_1s),
-          "largest 1 s averages %r" % [(key(r), r["max_1s_avg"]) for r in top_1s])
+    # a series updated every 4 s has no 1 s windows (rate.h rule 9): the
+    # leaves have no 1 s average (the rollup's maximum starts at 0 and no
+    # window raises it, so the report reads 0 for unknown: docs/REPORT.md),
+    # the spine's (1 s exports) are there
+    leaf_1s = [(key(r), r["max_1s_avg"]) for r in L if r["device"] in ("leaf1", "leaf2")
+               and r["max_1s_avg"] not in (None, 0)]
+    check(leaf_1s == [], "leaf 1 s averages %r" % leaf_1s[:4])
+    check(any(r["device"] == "spine1" and (r["max_1s_avg"] or 0) > 0.05 for r in L),
+          "spine 1 s averages")
     rest = [r["max_fine"] for r in L if key(r) not in want and r["max_fine"] is not None]
     check(rest and max(rest) < 0.7, "no other link reaches the microburst threshold: %r" %
           max(rest or [0]))
     # Constant-load leaf ports (collector/app/demo_leaf.c: leaf1 at 0.20 with
-    # 2 s batched copies and +-10 % jitter, leaf2 at 0.30 live) show peaks
-    # within 2 points of their load: a copy's bytes spread over the wrong
-    # span (issue 15) showed 0.43 on a 0.20 port.
+    # payload times jittered +-5 % of 2 s, leaf2 at 0.30 without, both from
+    # 2 s copies in Junos batches) peak at most 1.25 x their load: a 2 s
+    # copy interval stamped +-100 ms at each end spans no less than 1.8 s
+    # (2 / 1.8 = 1.11 x), and the copy grid, sampling at the copy period,
+    # places some copies a little off (measured up to 1.144 x: 0.2287 on
+    # leaf1; ACCURACY.md known limits). What this guards against, a copy's
+    # bytes spread over the wrong span (issue 15), showed 0.43 (2.15 x).
     load = {"leaf1": 0.20, "leaf2": 0.30}
     flat = [r for r in L if r["device"] in load and key(r) not in want]
     high = [(key(r), r["max_fine"], r["max_1s_avg"]) for r in flat
-            if (r["max_fine"] or 0) > load[r["device"]] + 0.02 or
-            (r["max_1s_avg"] or 0) > load[r["device"]] + 0.02]
+            if (r["max_fine"] or 0) > load[r["device"]] * 1.25 or
+            (r["max_1s_avg"] or 0) > load[r["device"]] * 1.25]
     check(len(flat) >= 14 and not high,
-          "constant-load leaf ports peak within 2 points of their load: %d rows, above: %r" %
+          "constant-load leaf ports peak within 1.25 x their load: %d rows, above: %r" %
           (len(flat), high[:4]))
     # B300 nodes: transmit = the sum of DEMO_B300_GBPS over the node's 16
     # interfaces (2200 Gb/s) less its mis-cabled ones
@@ -324,7 +338,7 @@ def phase_report(out):
     tx = sum(r["mean_bps"] for (d, di), r in nodes.items() if di == "tx")
     check(abs(rx - tx) <= 0.02 * tx, "the closed mesh receives what it sends: %r %r" % (rx, tx))
     s = " ".join(rep["summary"])
-    check("2 microbursts" in s and "No link reached 80%" in s, "summary %r" % s)
+    check("0 microbursts" in s and "No link reached 80%" in s, "summary %r" % s)
 
 def phase_report_dom(path):
     root = parse(path)

@@ -13,13 +13,18 @@
 # b300-02); then, repeating every 30 s, an ECN
 # storm on spine1 swp3 tc 3 at 8-14 s, a CNP storm on b300-02 ens3f0np0 at
 # 15-18 s, a reordering burst on b300-03 ens5f1np1 at 20-22 s and a 300 ms
-# line-rate burst on leaf2 et-0/0/3 at 30 s (seen rx and tx: the simulator's
-# port carries the same bytes both ways).
+# line-rate burst on leaf2 et-0/0/3 at 30 s. Both leaves report at Junos
+# cadence (2 s grid, 4 of their 8 ports per interval, so each port every
+# 4 s): the burst moves the port's rate by 5 points, no microburst; it is
+# found through its egress queue 3's qmon peak (108134400 B of a 165 MiB
+# buffer) in the report whose interval holds it, one queue_peak event. The
+# port is a downlink without a peer in the demo (the B300 mesh is
+# switchless), so the event carries no peer evidence.
 #
 # Why --duration 36 rather than 60: the schedule's cycle is 30 s and its
 # last fault, the leaf's burst, starts at 30 s (the gNMI simulator places its
 # first burst one period after its start). 36 s gives that burst 5.7 s to be
-# reported and ends before the second cycle's first storm (38 s), so in this
+# reported (its port's next qmon report comes at most 4 s after it) and ends before the second cycle's first storm (38 s), so in this
 # run every fault happens exactly once; at 60 s the storms would come twice.
 #
 # 1. Usage: `help demo`, a bad option (status 2).
@@ -28,8 +33,9 @@
 #    seven sources up.
 # 3. /metrics once the burst is counted: each fault's detector counter is 1
 #    on its series and the family totals say nothing else fired; events per
-#    kind; the jitter and batching of leaf1 are visible (stale repeats, a
-#    larger observed jitter than leaf2's); the spine's OTLP exports all ok.
+#    kind; the leaves' Junos cadence is visible (each port every 4 s, no
+#    sequence gap, leaf1's jitter above leaf2's); the spine's OTLP exports
+#    all ok.
 # 4. After the demo stopped by itself: exit status 0, clean shutdown lines,
 #    the temporary state directory removed, and the event log's START and
 #    INSTANT lines of fault kinds are exactly the expected set (kind, device,
@@ -69,17 +75,20 @@ check "state directory under TMPDIR ($state)" under_tmp "$state"
 check "banner: status page" wait_until 50 grep -q "^  status page  http://127.0.0.1:$mport/\$" "$tmp/fsc.out"
 check "banner: metrics" grep -q "^  metrics      http://127.0.0.1:$mport/metrics\$" "$tmp/fsc.out"
 check "banner: config" grep -q "^  config     $config\$" "$tmp/fsc.out"
-check "banner: schedule" grep -q "^  30-30.3 s   leaf2    et-0/0/3   microburst " "$tmp/fsc.out"
-check "generated config is valid" eval '"$bin" check-config "$config" >/dev/null 2>&1'
+check "banner: schedule" grep -q "^  30-30.3 s   leaf2    et-0/0/3   queue_peak " "$tmp/fsc.out"
+check "generated config is valid" eval '"$bin" check-config "$config" >/dev/null 2>"$tmp/check.err"'
+# 2 s streams on the Junos grid: nothing for check-config to round or warn
+check_eq "check-config warnings" "$(grep -c 'warning' "$tmp/check.err")" 0
 check_eq "host checks read the fixtures' addresses and neighbours" \
     "$(grep -c 'event=nic_host_check_fixture ' "$tmp/fsc.log")" 4
 
 # ---- 3. /metrics once the last fault of the cycle is counted ---------------------------
 check "leaf burst counted" poll_metrics 450 \
-    '[ "$(series_value fabric_microbursts_total device=leaf2 port=et-0/0/3 direction=tx)" = 1 ]'
+    '[ "$(series_value fabric_congestion_evidence_total device=leaf2 port=et-0/0/3 queue=3 counter=fabric_port_queue_peak_bytes)" = 1 ]'
 sum() { awk -v n="$1" 'index($0, n "{") == 1 || index($0, n " ") == 1 { s += $NF } END { print s + 0 }' "$tmp/metrics"; }
-check_eq "microburst rx" "$(series_value fabric_microbursts_total device=leaf2 port=et-0/0/3 direction=rx)" 1
-check_eq "microburst tx" "$(series_value fabric_microbursts_total device=leaf2 port=et-0/0/3 direction=tx)" 1
+check_eq "no microburst in 4 s rates rx" "$(series_value fabric_microbursts_total device=leaf2 port=et-0/0/3 direction=rx)" 0
+check_eq "no microburst in 4 s rates tx" "$(series_value fabric_microbursts_total device=leaf2 port=et-0/0/3 direction=tx)" 0
+check_eq "the burst port's other queue" "$(series_value fabric_congestion_evidence_total device=leaf2 port=et-0/0/3 queue=2 counter=fabric_port_queue_peak_bytes)" 0
 check_eq "spine ECN spike" "$(series_value fabric_ecn_spikes_total device=spine1 port=swp3 queue=3)" 1
 check_eq "B300 CNP spike" "$(series_value fabric_cnp_spikes_total device=b300-02 port=ens3f0np0 counter=fabric_nic_cnp_sent_total)" 1
 check_eq "B300 reorder spike" "$(series_value fabric_reorder_spikes_total device=b300-03 port=ens5f1np1 counter=fabric_nic_out_of_sequence_total)" 1
@@ -101,17 +110,17 @@ check "a well-cabled B300 port carries traffic" awk -v v="$(series_value \
 check_eq "a swapped port carries nothing" \
     "$(series_value fabric_nic_ib_port_tx_bytes_total device=b300-04 port=ens6f1np1)" 0
 # nothing else, anywhere
-check_eq "all microbursts" "$(sum fabric_microbursts_total)" 2
+check_eq "all microbursts" "$(sum fabric_microbursts_total)" 0
 check_eq "all bursts" "$(sum fabric_bursts_total)" 0
 check_eq "all ECN spikes" "$(sum fabric_ecn_spikes_total)" 1
 check_eq "all CNP spikes" "$(sum fabric_cnp_spikes_total)" 1
 check_eq "all reorder spikes" "$(sum fabric_reorder_spikes_total)" 1
 check_eq "all PFC storms" "$(sum fabric_pfc_storms_total)" 0
-check_eq "all congestion evidence" "$(sum fabric_congestion_evidence_total)" 0
+check_eq "all congestion evidence" "$(sum fabric_congestion_evidence_total)" 1
 check_eq "all imbalance events" "$(sum fabric_uplink_imbalance_events_total)" 0
 check_eq "all cable mismatches" "$(sum fabric_cable_mismatch)" 8
 check_eq "all degraded PCIe links" "$(sum fabric_pcie_link_degraded)" 1
-for kv in microburst=2 burst=0 queue_peak=0 buffer_threshold=0 cnp_spike=1 ecn_spike=1 \
+for kv in microburst=0 burst=0 queue_peak=1 buffer_threshold=0 cnp_spike=1 ecn_spike=1 \
     reorder_spike=1 pfc_storm=0 uplink_imbalance=0 cable_mismatch=8 pcie_degraded=1; do
     check_eq "events ${kv%=*}" "$(series_value fabricscope_events_total kind="${kv%=*}")" "${kv#*=}"
 done
@@ -122,9 +131,17 @@ for n in 1 2 3 4; do
     check_eq "b300-0$n ports" "$(series_value fabricscope_nic_ports source=b300-0$n)" 16
 done
 check_eq "B300 read errors" "$(sum fabricscope_nic_read_errors_total)" 0
-# leaf1 exports 2 s copies every 1 s with jittered timestamps, leaf2 live values
-check "batched copies seen as stale repeats" \
-    ge "$(series_value fabricscope_sample_verdicts_total verdict=stale_repeat)" 1000
+# Junos cadence: 2 s intervals, half the ports each, so every port's
+# records come every 4 s (the observed cadence), in order (no sequence gap);
+# leaf1 jitters its timestamps, leaf2 does not
+for s in leaf1 leaf2; do
+    for st in interfaces queues; do
+        c=$(series_value fabricscope_gnmi_stream_cadence_seconds source=$s stream=$st)
+        check "$s $st cadence $c s is 4 s" awk -v c="$c" 'BEGIN { exit !(c > 3.9 && c < 4.1) }'
+        check_eq "$s $st sequence gaps" \
+            "$(series_value fabricscope_gnmi_sequence_gaps_total source=$s stream=$st)" 0
+    done
+done
 j1=$(series_value fabricscope_gnmi_stream_jitter_seconds source=leaf1 stream=interfaces)
 j2=$(series_value fabricscope_gnmi_stream_jitter_seconds source=leaf2 stream=interfaces)
 check "leaf1 jitter ($j1 s) above leaf2's ($j2 s)" awk -v a="$j1" -v b="$j2" 'BEGIN { exit !(a > 0.01 && a > 10 * b) }'
@@ -172,8 +189,7 @@ cable_mismatch b300-02 ens1f1np1 mismatch=peer
 ecn_spike spine1 swp3 tx queue=3
 cnp_spike b300-02 ens3f0np0 tx
 reorder_spike b300-03 ens5f1np1 rx
-microburst leaf2 et-0/0/3 rx
-microburst leaf2 et-0/0/3 tx
+queue_peak leaf2 et-0/0/3 tx queue=3
 EOF
 if cmp -s "$tmp/got.txt" "$tmp/want.txt"; then
     ok
@@ -181,6 +197,7 @@ else
     fail "the event log's START/INSTANT lines differ from the fault schedule (got < > want):"
     diff "$tmp/got.txt" "$tmp/want.txt"
 fi
+check_log "queue peak numbers" "kind=queue_peak phase=instant device=leaf2 port=et-0/0/3 queue=3 .*queue_peak_bytes=108134400 buffer_share=0.6250"
 check_log "PCIe numbers" "kind=pcie_degraded phase=start .*port=ens7f0np0 .*speed_gts=32 max_speed_gts=64 width=8 max_width=16"
 for k in ecn_spike cnp_spike reorder_spike; do
     check_eq "$k ended once" "$(grep -c "event=detect kind=$k phase=end " "$tmp/fsc.log")" 1

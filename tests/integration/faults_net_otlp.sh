@@ -112,6 +112,7 @@ points_before=$(($(pts http) + $(pts grpc)))
 # Open descriptors of the daemon now: back to at most this once every
 # connection of the aborting senders below has been torn down.
 sockets() { find "/proc/$fsc_pid/fd" -mindepth 1 -maxdepth 1 -lname 'socket:*' 2>/dev/null | wc -l; }
+# shellcheck disable=SC2034 # read in the eval string below
 sockets_before=$(sockets)
 
 # ---- 2. senders that go away mid-request --------------------------------------------

@@ -12,8 +12,9 @@
 #     ca holds 1000 series, cb the remaining 2000; every point beyond is
 #     refused and counted exactly (otlp_rejected_points_total = points sent
 #     - series held); cb's refusals (total limit) also in
-#     fabricscope_series_dropped_total, ca's (source limit, refused by the
-#     OTLP cache before the registry) not; the refusal logged
+#     fabricscope_series_dropped_total, and ca's too (source limit, refused
+#     by the OTLP cache before the registry, which it tells: issue 20; before,
+#     that counter stayed 0); the refusal logged
 #     (otlp_request_error ... series limit reached) about once a second;
 #     a known series is still accepted after; RSS grew by less than
 #     RSS_BOUND_KIB between the middle and the end (printed); no error line.
@@ -95,9 +96,11 @@ EOF
     check_eq "cb: the registry counts each refused series" \
         "$(series_value fabricscope_series_dropped_total source=cb)" "$((${b:-0} - 2000))"
     # The OTLP cache refuses past its own source's limit before the
-    # registry is asked: that drop shows in rejected points only.
-    check_eq "ca: the source limit does not reach the registry's counter" \
-        "$(series_value fabricscope_series_dropped_total source=ca)" 0
+    # registry is asked, and tells the registry (issue 20: this counter
+    # stayed 0 while points were refused).
+    echo "ca: points $a, series_dropped_total $(series_value fabricscope_series_dropped_total source=ca)"
+    check_eq "ca: every series the source limit refused in series_dropped_total" \
+        "$(series_value fabricscope_series_dropped_total source=ca)" "$((${a:-0} - 1000))"
     check_log "the refusal is logged" \
         'event=otlp_request_error source=ca .*series limit reached'
     lines=$(fr_log_count 'event=otlp_request_error')

@@ -46,8 +46,10 @@ lib_init
 
 cat >"$tmp/fsc.yaml" <<'YAML'
 sources:
+  # The fixtures' points carry fixed times of 2023: the time guard's lower
+  # bound (max_time_behind, 24 h by default) is off here.
   - {name: spine1, type: otlp, grpc_listen: "127.0.0.1:0", http_listen: "127.0.0.1:0",
-     max_body: 64KiB, max_decompressed: 1MiB}
+     max_body: 64KiB, max_decompressed: 1MiB, max_time_behind: 0s}
 exporters:
   prometheus:
     listen: "127.0.0.1:0"

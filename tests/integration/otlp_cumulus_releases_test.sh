@@ -18,7 +18,11 @@
 #        fabric_port_marked_packets_total{marking=ecn} 12
 #   r514 rx = 5e9 + 7e6 k -> 5084000000 (counted once, not 2x), tx = 6e9 +
 #        8e6 k -> 6096000000, no derived gauge
-#   r515, r516: the same values; r516 histogram _count 6 * 12 = 72
+#   r515, r516: the same values; r516 histogram _count 6 * 12 = 72; every
+#        delta export has a sample past the last bound (300000 > 245760), so
+#        the peak gauge fabric_port_queue_histogram_peak_bytes{queue=0} is
+#        245760, above 0.5 x the topology's buffer 400000: one queue-peak
+#        episode, fabric_congestion_evidence_total{counter=<that gauge>} 1
 #   rnone: fabricscope_otlp_device_byte_counters{device=rnone} 0 (the others
 #        1), one otlp_sender_warning log line naming it, no byte series
 # Rates (fabric_port_bytes_per_second, last completed 1 s window) within 1 %
@@ -59,6 +63,13 @@ exporters:
     listen: "127.0.0.1:0"
 engine:
   windows: [1s]
+topology:
+  devices:
+    - name: r516
+      role: spine
+      buffer: 400000
+      ports:
+        - {name: swp1}
 YAML
 start_fsc "$tmp/fsc.yaml"
 wait_exporter || exit 1
@@ -133,6 +144,11 @@ for h in r514 r515 r516; do
 done
 num_eq "5.16 delta histogram count" \
     "$(series_value fabric_cumulus_nvswitch_histogram_interface_egress_buffer_count device=r516 port=swp1 tc=0)" 72
+
+num_eq "5.16 histogram peak gauge (last bound reached)" \
+    "$(series_value fabric_port_queue_histogram_peak_bytes device=r516 port=swp1 queue=0)" 245760
+num_eq "5.16 histogram evidence: one episode" \
+    "$(series_value fabric_congestion_evidence_total counter=fabric_port_queue_histogram_peak_bytes device=r516 port=swp1 queue=0)" 1
 
 num_eq "no-byte device gauge" \
     "$(series_value fabricscope_otlp_device_byte_counters source=spine1 device=rnone)" 0

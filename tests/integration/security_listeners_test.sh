@@ -181,6 +181,7 @@ else
     check "bad-token points did not" eval '! grep -q "device=\"sdk-bad\"" "$tmp/metrics"'
     # The SDK's bad-token exports were refused by the gRPC credential check:
     # counted as bad_token only (the SDK does not retry UNAUTHENTICATED).
+    # shellcheck disable=SC2046 # the six counts, split into $1..$6
     set -- $(auth_failures otlp/grpc:sw)
     check_eq "otlp/grpc refusals other than bad_token" "$1 $2 $3 $4 $6" "0 0 0 0 0"
     check "otlp/grpc bad_token refusals counted ($5)" [ "${5:-0}" -ge 1 ]

@@ -5,8 +5,9 @@
 # start_fsc_at N CONFIG ARGS...
 #     Starts `$bin run -c CONFIG ARGS...` with stderr in $tmp/fsc$N.log; the
 #     first one started becomes $fsc_pid, later ones join $peer_pid (a
-#     space-separated list lib_cleanup stops one PID at a time). Sets
-#     last_pid.
+#     space-separated list lib_cleanup stops one PID at a time). Each gets
+#     its own default state_dir, $tmp/stateN (STATE_DIRECTORY): two daemons
+#     must not share one (its lock refuses the second). Sets last_pid.
 # port_of N
 #     Waits (10 s) for daemon N's exporter port and prints it.
 # devices_of FILE
@@ -19,7 +20,8 @@ start_fsc_at() {
     _sf_cfg=$2
     shift 2
     : >"$tmp/fsc$_sf_n.log"
-    "$bin" run -c "$_sf_cfg" "$@" >/dev/null 2>"$tmp/fsc$_sf_n.log" &
+    STATE_DIRECTORY=$tmp/state$_sf_n "$bin" run -c "$_sf_cfg" "$@" >/dev/null \
+        2>"$tmp/fsc$_sf_n.log" &
     last_pid=$!
     if [ -z "$fsc_pid" ]; then fsc_pid=$last_pid; else peer_pid="$peer_pid $last_pid"; fi
 }

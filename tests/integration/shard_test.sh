@@ -36,7 +36,6 @@ start_sim "$sim" --listen 127.0.0.1:0 --ports 2 --interval 1s --duration 60s || 
 exporters:
   prometheus:
     listen: "127.0.0.1:0"
-state_dir: $tmp/state
 rollup: {enabled: false}
 YAML
 } >"$tmp/fabric.yaml"

@@ -16,6 +16,11 @@ static void usage(FILE *f)
             "A gNMI target playing a Juniper QFX5240 (Junos OS Evolved) for tests.\n"
             "  --listen HOST:PORT      address (default 127.0.0.1:0 = free port; prints\n"
             "                          'listening port=N' on stdout)\n"
+            "  --targets N             N independent targets in this process (max 1024), one\n"
+            "                          port each: PORT+k, or a free port each with PORT 0;\n"
+            "                          prints 'listening port=P target=K system_id=S' per\n"
+            "                          target; system_id S-K, utilization F + K x step\n"
+            "  --utilization-step F    with --targets: target K runs at --utilization + K x F\n"
             "  --tls-cert F --tls-key F  serve TLS; --tls-ca F requires client certs (mTLS)\n"
             "  --username U --password P  required gRPC metadata, else UNAUTHENTICATED\n"
             "  --ports N               400G ports et-0/0/0.. (default 128, max 1024)\n"
@@ -31,6 +36,10 @@ static void usage(FILE *f)
             "  --batch-ports N         ports per interval with --junos-cadence\n"
             "  --utilization F         0..1 of line rate on every port (default 0.3)\n"
             "  --burst-port K --burst-every D --burst-length D  line-rate bursts on port K\n"
+            "  --burst-queue Q         the burst fills qmon queue Q's peak alone (default:\n"
+            "                          every queue, --burst-peak >> queue)\n"
+            "  --burst-peak B          qmon peak bytes of an interval holding a burst\n"
+            "                          (default 12000000)\n"
             "  --reset-after D         counters restart from 0 every D (new creation ts)\n"
             "  --stall-after D         per stream: stop sending after D, keep it open\n"
             "  --disconnect-after D    per stream: cancel it (UNAVAILABLE) after D\n"
@@ -40,6 +49,7 @@ static void usage(FILE *f)
             "  --close-after-sync      end each call (status OK) right after its sync_response\n"
             "  --fault-for D           the three faults above only for D after the first\n"
             "                          Subscribe that streams\n"
+            "  --clock-ahead D         every time sent is D ahead of the host's clock\n"
             "  --duration D            exit after D (default 30s)\n"
             "  --seed N                jitter random seed (default 1)\n"
             "  --system-id S           Junos header system_id\n"
@@ -130,6 +140,10 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
             bad = parse_u32(v, 0, FSC_SIM_MAX_QUEUES, &cfg->queues);
         } else if (strcmp(a, "--packet-size") == 0) {
             bad = parse_u32(v, 64, 65536, &cfg->packet_size);
+        } else if (strcmp(a, "--targets") == 0) {
+            bad = parse_u32(v, 1, FSC_SIM_MAX_TARGETS, &cfg->targets);
+        } else if (strcmp(a, "--utilization-step") == 0) {
+            bad = parse_frac(v, &cfg->utilization_step);
         } else if (strcmp(a, "--batch-ports") == 0) {
             bad = parse_u32(v, 1, FSC_SIM_MAX_PORTS, &cfg->batch_ports);
         } else if (strcmp(a, "--garbage-every") == 0) {
@@ -139,6 +153,14 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
         } else if (strcmp(a, "--burst-port") == 0) {
             bad = parse_u32(v, 0, FSC_SIM_MAX_PORTS - 1, &u);
             cfg->burst_port = (int32_t)u;
+        } else if (strcmp(a, "--burst-queue") == 0) {
+            bad = parse_u32(v, 0, FSC_SIM_MAX_QUEUES - 1, &u);
+            cfg->burst_queue = (int32_t)u;
+        } else if (strcmp(a, "--burst-peak") == 0) {
+            char *end; /* peak_buffer_occupancy_bytes is a uint32 on Junos */
+            unsigned long long b = strtoull(v, &end, 10);
+            bad = end == v || *end != '\0' || b > UINT32_MAX;
+            cfg->burst_peak_bytes = b;
         } else if (strcmp(a, "--seed") == 0) {
             char *end;
             cfg->seed = strtoull(v, &end, 10);
@@ -162,6 +184,7 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
                 {"--disconnect-after", offsetof(struct fsc_sim_config, disconnect_after_ms)},
                 {"--fault-for", offsetof(struct fsc_sim_config, fault_for_ms)},
                 {"--duration", offsetof(struct fsc_sim_config, duration_ms)},
+                {"--clock-ahead", offsetof(struct fsc_sim_config, clock_ahead_ms)},
             };
             size_t k;
             for (k = 0; k < sizeof(durs) / sizeof(durs[0]); k++) {
@@ -191,12 +214,20 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
         fprintf(stderr, "gnmi_sim: --batch-ports needs --junos-cadence\n");
         return -1;
     }
+    if (cfg->utilization + (double)(cfg->targets - 1) * cfg->utilization_step > 1.0) {
+        fprintf(stderr, "gnmi_sim: --utilization + (targets-1) x --utilization-step is above 1\n");
+        return -1;
+    }
     if (cfg->interval_ms <= 0 || cfg->duration_ms <= 0) {
         fprintf(stderr, "gnmi_sim: --interval and --duration must be > 0\n");
         return -1;
     }
     if ((uint32_t)cfg->burst_port >= cfg->ports && cfg->burst_port >= 0) {
         fprintf(stderr, "gnmi_sim: --burst-port is not below --ports\n");
+        return -1;
+    }
+    if (cfg->burst_queue >= 0 && (uint32_t)cfg->burst_queue >= cfg->queues) {
+        fprintf(stderr, "gnmi_sim: --burst-queue is not below --queues\n");
         return -1;
     }
     if (!cfg->tls_cert && (cfg->tls_key || cfg->tls_ca)) {

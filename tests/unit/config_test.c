@@ -736,7 +736,38 @@ static void gnmi_interval_grid_warns(void)
     fsc_config_destroy(cfg);
 }
 
+/* The listen-address rules `run --listen` shares with the loader. */
+static void listen_address_rules(void)
+{
+    static const char *const good[] = {"127.0.0.1:9464", "[::1]:9464", "0.0.0.0:0", "host-1:65535",
+                                       "[fe80::1%eth0]:1"};
+    static const char *const bad[] = {"",
+                                      "nope",
+                                      "127.0.0.1",
+                                      ":9464",
+                                      "::1:9464",
+                                      "127.0.0.1:65536",
+                                      "127.0.0.1:-1",
+                                      "[::1]9464",
+                                      "a b:1",
+                                      "127.0.0.1:1_0",
+                                      "[]:1"};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        CHECK(fsc_config_listen_valid(good[i]));
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        CHECK(!fsc_config_listen_valid(bad[i]));
+    CHECK(!fsc_config_listen_valid(NULL));
+    CHECK(fsc_config_listen_clash("127.0.0.1:9464", "127.0.0.1:9464"));
+    CHECK(fsc_config_listen_clash("0.0.0.0:4317", "127.0.0.1:4317")); /* a wildcard covers all */
+    CHECK(fsc_config_listen_clash("127.0.0.1:4317", "[::]:4317"));
+    CHECK(!fsc_config_listen_clash("127.0.0.1:4317", "127.0.0.2:4317"));
+    CHECK(!fsc_config_listen_clash("127.0.0.1:4317", "127.0.0.1:4318"));
+    CHECK(!fsc_config_listen_clash("0.0.0.0:0", "0.0.0.0:0")); /* ephemeral: distinct ports */
+    CHECK(!fsc_config_listen_clash("", "127.0.0.1:1"));
+    CHECK(!fsc_config_listen_clash(NULL, "127.0.0.1:1"));
+}
+
 TEST_MAIN(TEST(example_loads), TEST(defaults_filled), TEST(secret_from_env_and_file_never_printed),
           TEST(roundtrip_print_parse), TEST(topology_lookup), TEST(value_syntax),
           TEST(synthetic_and_profiles), TEST(optional_sources_and_paths),
-          TEST(gnmi_interval_grid_warns))
+          TEST(gnmi_interval_grid_warns), TEST(listen_address_rules))

@@ -256,6 +256,17 @@ static void count_interval(void *arg, fsc_series_id id, const struct fsc_interva
     intervals_seen++;
 }
 
+/* on_samples sees every sample of a batch as it came, whatever its verdict. */
+static size_t batches_seen, samples_seen;
+static uint64_t last_seen_value;
+static void count_samples(void *arg, const struct fsc_sample *smp, size_t n)
+{
+    (void)arg;
+    batches_seen++;
+    samples_seen += n;
+    last_seen_value = n ? smp[n - 1].v.u : 0;
+}
+
 static void view_and_stats(void)
 {
     struct fsc_engine_config cfg;
@@ -264,8 +275,9 @@ static void view_and_stats(void)
     cfg.max_series = 8;
     if (harness_open(&h, &cfg) != 0)
         return;
-    struct fsc_engine_observer obs = {.on_interval = count_interval};
+    struct fsc_engine_observer obs = {.on_interval = count_interval, .on_samples = count_samples};
     intervals_seen = 0;
+    batches_seen = samples_seen = 0;
     fsc_engine_set_observer(h.eng, &obs);
     struct fsc_traits gauge = {.kind = FSC_KIND_GAUGE, .width = 64, .unit = FSC_UNIT_RATIO};
     CHECK_INT(fsc_engine_set_traits(h.eng, 1, &gauge), 0);
@@ -284,11 +296,15 @@ static void view_and_stats(void)
     };
     CHECK_INT(fsc_engine_ingest(h.eng, smp, sizeof(smp) / sizeof(smp[0])), 0);
     CHECK_INT(intervals_seen, 2);
+    CHECK_INT(batches_seen, 1);
+    CHECK_INT(samples_seen, 8); /* the duplicate, the late and the unknown ones too */
+    CHECK_INT(last_seen_value, smp[7].v.u);
     fsc_engine_set_observer(h.eng, NULL);
     CHECK_INT(fsc_engine_ingest(
                   h.eng, &(struct fsc_sample){.series = 0, .t_dev_ns = T0 + 3 * NS, .v.u = 900}, 1),
               0);
     CHECK_INT(intervals_seen, 2); /* observer removed */
+    CHECK_INT(samples_seen, 8);
 
     struct fsc_engine_stats st;
     fsc_engine_stats_get(h.eng, &st);

@@ -4,7 +4,7 @@ fsc_unit_test(gnmi_decode LABELS gnmi LIBS fsc_gnmi CASES
   openconfig_prefix_keys junos_header_timestamp pseudo_leaves_dropped qmon_queue_label
   sequence_gaps value_types malformed_bytes unknown_path_passthrough cache_no_alloc
   sync_delete_and_fallback_time topology_labels_and_traits pfc_priority_label
-  producers_combined)
+  producers_combined producers_many)
 
 # Subscription planner (pure: request bytes and fields).
 fsc_unit_test(gnmi_plan LABELS gnmi LIBS fsc_gnmi CASES
@@ -14,9 +14,14 @@ fsc_unit_test(gnmi_plan LABELS gnmi LIBS fsc_gnmi CASES
 # gNMI client end to end against an in-test gRPC server (C core).
 fsc_unit_test(gnmi_client LABELS gnmi LIBS fsc_gnmi TIMEOUT 120 CASES
   subscribe_ingest_and_credentials failed_call_retried silent_stream_resubscribed
-  unreachable_target_backs_off stream_cadence_per_series)
+  unreachable_target_backs_off stream_cadence_per_series late_thread_not_stalled)
 
 # Observed stream cadence and jitter: the estimator's known answers and the
 # exact exposition of the stream families.
 fsc_unit_test(gnmi_cadence LABELS gnmi prometheus LIBS fsc_gnmi CASES
   cadence_known_answer stream_families_exposition)
+
+# The gNMI simulator's qmon peak model (collector/sim): each report's peak
+# covers the time since the port's previous report.
+fsc_unit_test(gnmi_sim_model LABELS gnmi sim LIBS fsc_sim CASES
+  burst_inside_interval_once no_burst_baseline edges_and_repeats every_queue_and_instant)

@@ -15,8 +15,8 @@
 /* The estimator alone (formulas in gnmi_client.h). */
 static void cadence_known_answer(void)
 {
-    static struct fsc_gnmi_cadence cd; /* 32 KB: not on the stack */
-    memset(&cd, 0, sizeof(cd));
+    struct fsc_gnmi_cadence cd;
+    memset(&cd, 0, sizeof(cd)); /* an empty estimate, no table yet */
     /* The first message of a prefix is no interval; the second sets the
      * cadence exactly, with no deviation yet. */
     fsc_gnmi_cadence_observe(&cd, 7, T0_NS);
@@ -36,15 +36,21 @@ static void cadence_known_answer(void)
     for (uint32_t k = 0; k < FSC_GNMI_CADENCE_SLOTS; k++)
         fsc_gnmi_cadence_observe(&cd, 1000 + k, T0_NS);
     CHECK_INT(cd.used, FSC_GNMI_CADENCE_SLOTS / 2);
+    CHECK_INT(cd.mask + 1, FSC_GNMI_CADENCE_SLOTS); /* grown from the minimum */
     fsc_gnmi_cadence_observe(&cd, 1000 + FSC_GNMI_CADENCE_SLOTS - 1, T0_NS + 100 * MS_NS);
     CHECK_INT(cd.intervals, 1);
     fsc_gnmi_cadence_observe(&cd, 7, T0_NS + 210 * MS_NS); /* still followed */
     CHECK_INT(cd.intervals, 2);
+    /* The series met before the table grew kept their last times. */
+    for (uint32_t k = 0; k < 100; k++)
+        fsc_gnmi_cadence_observe(&cd, 1000 + k, T0_NS + 100 * MS_NS);
+    CHECK_INT(cd.intervals, 102);
 
     /* Messages every 100 ms of device time with +-10 ms alternating jitter of
      * the interval (110, 90, 110, ...), 2000 intervals of series 3. With weight
      * w = 1/64: cadence = 0.1 +- 0.01*w/(2-w) = +-7.9e-5 s, jitter =
      * 2*0.01/(2-w) = 0.01*128/127 s (the warm-up has decayed by e^-30). */
+    fsc_gnmi_cadence_free(&cd);
     memset(&cd, 0, sizeof(cd));
     int64_t t = T0_NS;
     fsc_gnmi_cadence_observe(&cd, 3, t);
@@ -61,6 +67,7 @@ static void cadence_known_answer(void)
     fsc_gnmi_cadence_observe(&cd, 3, t + 60000 * MS_NS);
     CHECK_INT(cd.intervals, 2000);
     CHECK_NEAR(cd.jitter_s, 0.01 * 128.0 / 127.0, 1e-9);
+    fsc_gnmi_cadence_free(&cd);
 }
 
 /* Two gNMI streams as the gnmi source's table reports them: one with a

@@ -520,6 +520,41 @@ static void silent_stream_resubscribed(void)
     fx_stop(&f);
 }
 
+/* The device thread itself is late (here: blocked for 1 s in its log write,
+ * the test holding the log FILE's lock; in the field a starved host or a
+ * slow ingest) while the target keeps streaming: that is no silence of the
+ * target, and the stream (stall after 2 x 100 ms) is not resubscribed. */
+static void late_thread_not_stalled(void)
+{
+    struct fx f;
+    uint8_t buf[4096];
+    CHECK_INT(fx_start(&f, 100000000, 2), 0);
+    struct srv_call *c = f.ctx ? srv_accept(&f.s, "/gnmi.gNMI/Subscribe", NULL, 0) : NULL;
+    CHECK(c != NULL);
+    if (c) {
+        CHECK(srv_read_request(&f.s, c, buf, sizeof(buf)) > 0);
+        flockfile(f.log); /* the first message's gnmi_stream_up log line waits for it */
+        CHECK_INT(srv_send(&f.s, c, buf, pack_update(buf, 5)), 0);
+        nanosleep(&(struct timespec){1, 0}, NULL);
+        CHECK_INT(srv_send(&f.s, c, buf, pack_update(buf, 6)), 0);
+        funlockfile(f.log);
+        for (uint64_t v = 7; v < 17; v++) { /* every 20 ms: well inside 200 ms */
+            CHECK_INT(srv_send(&f.s, c, buf, pack_update(buf, v)), 0);
+            nanosleep(&(struct timespec){0, 20000000}, NULL);
+        }
+        struct fsc_gnmi_stream_stats ss = wait_messages(&f, 12);
+        CHECK_INT(ss.messages, 12);
+        CHECK_INT(ss.resubscribes, 0);
+        CHECK_INT(ss.reconnects, 0);
+        CHECK(!log_has(&f, "event=gnmi_stream_resubscribe"));
+    }
+    fsc_gnmi_source_ops.stop(f.ctx);
+    f.ctx = NULL;
+    if (c)
+        srv_end(&f.s, c, GRPC_STATUS_OK);
+    fx_stop(&f);
+}
+
 /* Nobody listens: the stream backs off and counts reconnects; stop() still
  * returns and frees everything. */
 static void unreachable_target_backs_off(void)
@@ -583,4 +618,4 @@ static void stream_cadence_per_series(void)
 
 TEST_MAIN(TEST(subscribe_ingest_and_credentials), TEST(failed_call_retried),
           TEST(silent_stream_resubscribed), TEST(unreachable_target_backs_off),
-          TEST(stream_cadence_per_series))
+          TEST(stream_cadence_per_series), TEST(late_thread_not_stalled))

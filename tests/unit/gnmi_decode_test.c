@@ -633,6 +633,51 @@ static void producers_combined(void)
     env_close(&e);
 }
 
+/* One in-pkts record of et-0/0/`port` from line card `c`; the sample count
+ * (0 or 1), or -1 when the decode fails. */
+static int decode_port_record(struct env *e, uint32_t c, uint32_t port, uint64_t seq, uint64_t pkts,
+                              struct fsc_sample *smp)
+{
+    uint8_t buf[4096];
+    char prefix[64];
+    snprintf(prefix, sizeof(prefix), "/interfaces/interface[name=et-0/0/%u]", port);
+    struct hdr_spec hs = {c, 0, "/interfaces/", seq, 1764460801000LL, 1764460000000LL};
+    Gnmi__Update *u = mk_update("/state/counters/in-pkts", tv_uint(pkts));
+    size_t n = pack_notif(buf, prefix, T0_NS, &u, 1, &hs);
+    tb_reset(); /* the message is packed: its builder allocations can go */
+    struct fsc_gnmi_result res;
+    if (fsc_gnmi_decode(e->dec, buf, n, ARR, smp, 1, &res) != 0)
+        return -1;
+    return (int)res.n_samples;
+}
+
+/* 40 ports, each reported by two line cards: the table of combined series
+ * starts small and grows (16 slots, load <= 1/2) without losing an entry;
+ * every port's sum is its own. */
+static void producers_many(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    struct fsc_sample smp[1];
+    for (uint32_t k = 0; k < 40; k++) {
+        CHECK_INT(decode_port_record(&e, 1, k, 10, 100 + k, smp), 1);  /* card 1 alone */
+        CHECK_INT(decode_port_record(&e, 2, k, 10, 1000 * k, smp), 0); /* card 2 joins */
+    }
+    for (uint32_t k = 0; k < 40; k++) {
+        CHECK_INT(decode_port_record(&e, 1, k, 11, 200 + k, smp), 1);
+        CHECK_INT(smp[0].v.u, 200 + k + 1000 * k);
+        CHECK_INT(decode_port_record(&e, 2, k, 11, 1000 * k + 7, smp), 1);
+        CHECK_INT(smp[0].v.u, 200 + k + 1000 * k + 7);
+    }
+    struct fsc_gnmi_decode_stats st;
+    fsc_gnmi_decoder_stats(e.dec, &st);
+    CHECK_INT(st.multi_series, 40);
+    CHECK_INT(st.multi_dropped, 0);
+    env_close(&e);
+}
+
 /* Every numeric value form, and the unsupported ones. */
 static void value_types(void)
 {
@@ -947,4 +992,5 @@ static void topology_labels_and_traits(void)
 TEST_MAIN(TEST(openconfig_prefix_keys), TEST(junos_header_timestamp), TEST(pseudo_leaves_dropped),
           TEST(qmon_queue_label), TEST(sequence_gaps), TEST(value_types), TEST(malformed_bytes),
           TEST(unknown_path_passthrough), TEST(cache_no_alloc), TEST(sync_delete_and_fallback_time),
-          TEST(topology_labels_and_traits), TEST(pfc_priority_label), TEST(producers_combined))
+          TEST(topology_labels_and_traits), TEST(pfc_priority_label), TEST(producers_combined),
+          TEST(producers_many))

@@ -575,13 +575,18 @@ static void histogram_cumulative(void)
     p.time_ns = (uint64_t)(T0 + 3 * NS);
     p.sum = 0.75;
     one(&f, &m, &p);
-    CHECK_INT(f.n_smp, 7);
+    /* and, with an interval known at last (the same totals: nothing in it),
+     * the queue's peak gauge at 0 (otlp_hist_evid.c) */
+    CHECK_INT(f.n_smp, 8);
     for (size_t i = 0; i < f.n_smp; i++)
         CHECK_INT(f.smp[i].flags & FSC_SMP_RESET, 0);
+    CHECK_STR(series_text(&f, f.smp[7].series),
+              "fabric_port_queue_histogram_peak_bytes{device=\"leaf1\",port=\"swp1\",queue=\"2\"}");
+    CHECK(f.smp[7].v.d == 0);
     struct fsc_otlp_ingest_stats st;
     fsc_otlp_ingest_stats(f.ing, &st);
     CHECK_INT(st.resets, 1);
-    CHECK_INT(st.series, 7);
+    CHECK_INT(st.series, 8);
     fx_close(&f);
 }
 
@@ -905,7 +910,9 @@ static void known_request_no_alloc(void)
     send_known(&f, T0, 1e6);
     struct fsc_otlp_ingest_stats st1, st2;
     fsc_otlp_ingest_stats(f.ing, &st1);
-    CHECK_INT(st1.series, 64 + 6);
+    /* 64 ports, the histogram's 4 buckets + _count + _sum, and its peak
+     * gauge (fabric_port_pg_histogram_peak_bytes, otlp_hist_evid.c) */
+    CHECK_INT(st1.series, 64 + 6 + 1);
     uint32_t count = fsc_registry_count(f.reg);
     size_t reg_mem = fsc_registry_memory_bytes(f.reg);
     struct timespec a, b;
@@ -1004,6 +1011,72 @@ static void batch_chunks(void)
 
 /* Label bounds: values cut at 128 bytes on a character boundary, invalid
  * UTF-8 bytes become '?', more attributes than 16 labels hold are refused. */
+/* FNV-1a 64 of s[0..n): the hash suffix's formula (otlp_series.h). */
+static uint64_t fnv1a(const char *s, size_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Issue 20: two interfaces whose names differ only after byte 128 were cut
+ * to one label value, hence one series (and a spurious counter reset).
+ * They are two series now, each value ending in its own hash; a value of
+ * exactly 128 bytes is kept as it is; the hashed values are counted. */
+static void long_values_never_merge(void)
+{
+    struct fx f;
+    if (fx_open(&f, NULL) != 0)
+        return;
+    char v1[201], v2[201], v128[129];
+    memset(v1, 'p', 200);
+    v1[200] = '\0';
+    memcpy(v2, v1, sizeof(v1));
+    v2[150] = 'q';
+    memset(v128, 'r', 128);
+    v128[128] = '\0';
+    struct fsc_otlp_attr a1[] = {as("interface", v1)}, a2[] = {as("interface", v2)},
+                         a3[] = {as("interface", v128)};
+    struct fsc_otlp_metric m = metric("nvswitch_long", FSC_OTLP_GAUGE, 0, 0);
+    struct fsc_otlp_point p1 = pd(a1, 1, T0, 1), p2 = pd(a2, 1, T0, 2), p3 = pd(a3, 1, T0, 3);
+    begin(&f, "leaf1");
+    visit_metric(&f, &m);
+    visit(&f, &p1);
+    visit(&f, &p2);
+    visit(&f, &p3);
+    visit(&f, &p1);
+    struct fsc_otlp_ingest_result res = end(&f);
+    CHECK_INT(res.accepted, 4);
+    CHECK_INT(f.n_smp, 4);
+    if (f.n_smp == 4) {
+        CHECK(f.smp[0].series != f.smp[1].series);
+        CHECK(f.smp[0].series == f.smp[3].series);
+        CHECK(f.smp[2].series != f.smp[0].series && f.smp[2].series != f.smp[1].series);
+        struct fsc_label lb[FSC_REGISTRY_MAX_LABELS];
+        char want[140];
+        const char *src[] = {v1, v2};
+        for (int k = 0; k < 2; k++) {
+            size_t n = fsc_registry_labels(f.reg, f.smp[k].series, lb, FSC_REGISTRY_MAX_LABELS);
+            memset(want, 'p', 110);
+            snprintf(want + 110, sizeof(want) - 110, "~h%016llx",
+                     (unsigned long long)fnv1a(src[k], 200));
+            CHECK_INT(n, 2);
+            if (n == 2)
+                CHECK_STR(lb[1].value, want); /* device, port */
+        }
+        size_t n = fsc_registry_labels(f.reg, f.smp[2].series, lb, FSC_REGISTRY_MAX_LABELS);
+        CHECK_INT(n, 2);
+        if (n == 2)
+            CHECK_STR(lb[1].value, v128);
+    }
+    struct fsc_otlp_ingest_stats st;
+    fsc_otlp_ingest_stats(f.ing, &st);
+    CHECK_INT(st.values_hashed, 3);
+    CHECK_INT(st.series, 3);
+    fx_close(&f);
+}
+
 static void label_bounds(void)
 {
     struct fx f;
@@ -1012,10 +1085,13 @@ static void label_bounds(void)
     char longv[201], utf[140], want_utf[140];
     memset(longv, 'x', 200);
     longv[200] = '\0';
-    memset(utf, 'a', 127);
-    memcpy(utf + 127, "\xc3\xa9zz", 5); /* an e-acute straddles byte 128 */
-    memcpy(want_utf, utf, 127);
-    want_utf[127] = '\0';
+    memset(utf, 'a', 109);
+    memcpy(utf + 109, "\xc3\xa9zz", 5); /* an e-acute straddles byte 110, the cut */
+    memset(utf + 113, 'b', 20);         /* 133 bytes: over the bound */
+    utf[133] = '\0';
+    memcpy(want_utf, utf, 109);
+    snprintf(want_utf + 109, sizeof(want_utf) - 109, "~h%016llx",
+             (unsigned long long)fnv1a(utf, 133));
     struct fsc_otlp_attr a[] = {as("long", longv), as("utf", utf),
                                 as("bad", "a\xff"
                                           "b")};
@@ -1031,6 +1107,11 @@ static void label_bounds(void)
         CHECK_STR(lb[0].name, "bad");
         CHECK_STR(lb[0].value, "a?b");
         CHECK_STR(lb[2].name, "long");
+        char want_long[140];
+        memset(want_long, 'x', 110);
+        snprintf(want_long + 110, sizeof(want_long) - 110, "~h%016llx",
+                 (unsigned long long)fnv1a(longv, 200));
+        CHECK_STR(lb[2].value, want_long);
         CHECK_INT(strlen(lb[2].value), FSC_OTLP_LABEL_VALUE_MAX);
         CHECK_STR(lb[3].name, "utf");
         CHECK_STR(lb[3].value, want_utf);
@@ -1159,5 +1240,5 @@ TEST_MAIN(TEST(cumulus_gauge_counter), TEST(profile_labels_queue_priority),
           TEST(delta_sum_accumulates), TEST(histogram_cumulative), TEST(histogram_delta),
           TEST(attribute_order_independent), TEST(series_limit), TEST(skipped_and_rejected),
           TEST(devices_from_resource), TEST(known_request_no_alloc), TEST(rates_through_engine),
-          TEST(batch_chunks), TEST(label_bounds), TEST(le_format), TEST(topology_labels_and_speed),
-          TEST(abort_releases))
+          TEST(batch_chunks), TEST(label_bounds), TEST(long_values_never_merge), TEST(le_format),
+          TEST(topology_labels_and_speed), TEST(abort_releases))

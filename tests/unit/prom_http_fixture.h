@@ -140,7 +140,7 @@ static inline char *fx_big_text(size_t n)
  * when it cannot. */
 static inline struct fsc_prom_http *fx_start(struct fake *f, size_t max_body, int64_t timeout_ns)
 {
-    struct fsc_prom_http_config cfg = {"127.0.0.1:0", max_body, timeout_ns, NULL, NULL};
+    struct fsc_prom_http_config cfg = {"127.0.0.1:0", max_body, timeout_ns, NULL, NULL, NULL};
     char err[256] = "";
     struct fsc_prom_http *h =
         fsc_prom_http_start(&cfg, fake_render, fake_ready, f, err, sizeof(err));

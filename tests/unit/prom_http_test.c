@@ -397,7 +397,7 @@ static void listen_errors(void)
     snprintf(addr, sizeof(addr), "127.0.0.1:%u", (unsigned)ntohs(sa.sin_port));
     snprintf(want, sizeof(want), "cannot listen on %s: Address already in use", addr);
 
-    struct fsc_prom_http_config cfg = {addr, 0, 0, NULL, NULL};
+    struct fsc_prom_http_config cfg = {addr, 0, 0, NULL, NULL, NULL};
     err[0] = '\0';
     struct fsc_prom_http *h =
         fsc_prom_http_start(&cfg, fake_render, fake_ready, &f, err, sizeof(err));

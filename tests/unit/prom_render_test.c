@@ -342,6 +342,57 @@ static void stale_series_disappear(void)
     pfx_close(&p);
 }
 
+/* Issue 20: devA now, devB dated 2200, devC now, devA again, all of one
+ * source. Staleness once compared each series with its source's newest
+ * device time, so devB's hid devA and devC (only devB was exposed). Each
+ * series is now judged on its own time alone: all three are shown, and
+ * stay shown while they move. */
+static void future_time_hides_nothing(void)
+{
+    struct pfx p;
+    if (pfx_open(&p) != 0) {
+        pfx_close(&p);
+        return;
+    }
+    const struct fsc_traits rx =
+        pfx_traits(FSC_KIND_COUNTER, 64, FSC_UNIT_BYTES, FSC_SIG_PORT_BYTES, FSC_DIR_RX, 0);
+    const char *la[] = {"device", "devA", "port", "p", NULL};
+    const char *lb[] = {"device", "devB", "port", "p", NULL};
+    const char *lc[] = {"device", "devC", "port", "p", NULL};
+    fsc_series_id a = pfx_series(&p, 0, "fabric_port_rx_bytes_total", &rx, la);
+    fsc_series_id b = pfx_series(&p, 0, "fabric_port_rx_bytes_total", &rx, lb);
+    fsc_series_id c = pfx_series(&p, 0, "fabric_port_rx_bytes_total", &rx, lc);
+    const int64_t y2200 = 7258118400LL * NS; /* 2200-01-01T00:00:00Z */
+    int64_t now = T0 + 500 * MS;
+    pfx_feed_u(&p, a, T0, 1);
+    pfx_feed_u(&p, b, y2200, 7);
+    pfx_feed_u(&p, c, T0, 3);
+    pfx_feed_u(&p, a, T0 + NS, 2);
+    for (int i = 0; i < 2; i++) {
+        pfx_render(&p, FSC_PROM_TEXT, now);
+        CHECK(pfx_line_at(p.out.data, "fabric_port_rx_bytes_total{device=\"devA\",port=\"p\"} 2") >=
+              0);
+        CHECK(pfx_line_at(p.out.data, "fabric_port_rx_bytes_total{device=\"devB\",port=\"p\"} 7") >=
+              0);
+        CHECK(pfx_line_at(p.out.data, "fabric_port_rx_bytes_total{device=\"devC\",port=\"p\"} 3") >=
+              0);
+        CHECK_INT(pfx_count(p.out.data, "fabric_port_rx_bytes_total{"), 3);
+    }
+    /* 40 s on (stale_after 30 s): A and C moved, B did not: B goes, A and C stay. */
+    for (int k = 2; k <= 41; k++) {
+        now += NS;
+        pfx_feed_u(&p, a, T0 + k * NS, 2 + (uint64_t)k);
+        pfx_feed_u(&p, c, T0 + k * NS, 3 + (uint64_t)k);
+        pfx_render(&p, FSC_PROM_TEXT, now);
+    }
+    CHECK(pfx_line_at(p.out.data, "fabric_port_rx_bytes_total{device=\"devA\",port=\"p\"} 43") >=
+          0);
+    CHECK(pfx_line_at(p.out.data, "fabric_port_rx_bytes_total{device=\"devC\",port=\"p\"} 44") >=
+          0);
+    CHECK_INT(pfx_count(p.out.data, "device=\"devB\""), 0);
+    pfx_close(&p);
+}
+
 /* ---- order ---------------------------------------------------------------- */
 
 static void new_series_at_end_of_family(void)
@@ -685,5 +736,6 @@ static void otlp_histogram_family(void)
 }
 
 TEST_MAIN(TEST(text_exact), TEST(openmetrics_exact), TEST(stale_series_disappear),
-          TEST(new_series_at_end_of_family), TEST(buffer_limit_e2big), TEST(histograms_cumulative),
-          TEST(derived_detector_families), TEST(otlp_histogram_family))
+          TEST(future_time_hides_nothing), TEST(new_series_at_end_of_family),
+          TEST(buffer_limit_e2big), TEST(histograms_cumulative), TEST(derived_detector_families),
+          TEST(otlp_histogram_family))

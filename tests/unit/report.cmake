@@ -2,7 +2,7 @@
 # (collector/rollup; `ctest -L report`)
 fsc_unit_test(rollup_store LABELS report rollup LIBS fsc_rollup CASES
   crc_and_names write_read_days torn_record retention_and_bound keys_rebound_after_restart
-  version1_reads_whole_minutes)
+  version1_reads_whole_minutes dir_deleted_or_replaced)
 fsc_unit_test(rollup_engine LABELS report rollup LIBS fsc_rollup CASES
   one_minute_known_answers flush_partial_and_restart start_stop_from_config)
 # html_chromium renders report.html in headless Chromium (Debian package);

@@ -448,5 +448,47 @@ static void version1_reads_whole_minutes(void)
     CHECK_NEAR(back.port.dir[FSC_RR_TX].bytes, 1e9, 0);
 }
 
+/* Issue 20: the directory deleted under an open store (rm -rf), then
+ * replaced (moved away, an empty one put there). Before, the store kept
+ * writing into its open file, gone or elsewhere; now the next append finds
+ * the file no longer at its path and starts it again where it belongs. */
+static void dir_deleted_or_replaced(void)
+{
+    mkdir_tmp();
+    struct fsc_rollup_store *st = open_store(30 * DAY, 1ull << 30, D0 + 600);
+    if (!st)
+        return;
+    struct fsc_rr_name a = port_name("leaf1", "et-0/0/1");
+    CHECK_INT(fsc_rollup_store_define(st, 0, &a), 0);
+    struct fsc_rr_record r = port_rec(0, D0);
+    CHECK_INT(fsc_rollup_store_append(st, &r, 1, D0 + 60), 0);
+    uint32_t keys[4];
+    int64_t mins[4];
+    CHECK_INT(read_all(D0, D0 + DAY, keys, mins, 4, NULL), 1);
+
+    rm_tmp(); /* the day file and the directory */
+    r = port_rec(0, D0 + 60);
+    CHECK_INT(fsc_rollup_store_append(st, &r, 1, D0 + 120), 0);
+    CHECK_INT(read_all(D0, D0 + DAY, keys, mins, 4, NULL), 1);
+    CHECK_INT(mins[0], D0 + 60);
+
+    char old[80];
+    snprintf(old, sizeof(old), "%s.old", dir);
+    CHECK_INT(rename(dir, old), 0);
+    CHECK_INT(mkdir(dir, 0755), 0);
+    r = port_rec(0, D0 + 120);
+    CHECK_INT(fsc_rollup_store_append(st, &r, 1, D0 + 180), 0);
+    CHECK_INT(read_all(D0, D0 + DAY, keys, mins, 4, NULL), 1);
+    CHECK_INT(mins[0], D0 + 120);
+    struct fsc_rollup_store_stats ss;
+    fsc_rollup_store_stats(st, &ss);
+    CHECK_INT(ss.reopened, 2);
+    fsc_rollup_store_close(st);
+    rm_tmp();
+    memcpy(dir, old, strlen(old) + 1);
+    rm_tmp();
+}
+
 TEST_MAIN(TEST(crc_and_names), TEST(write_read_days), TEST(torn_record), TEST(retention_and_bound),
-          TEST(keys_rebound_after_restart), TEST(version1_reads_whole_minutes))
+          TEST(keys_rebound_after_restart), TEST(version1_reads_whole_minutes),
+          TEST(dir_deleted_or_replaced))

@@ -24,6 +24,7 @@
 #define NS_PER_MS        1000000LL
 #define NS_PER_S         1000000000LL
 #define TICK_NS          (100 * NS_PER_MS)
+#define DRAIN_MAX        256 /* completions taken between two ticks at most */
 #define STOP_DRAIN_TICKS 100 /* 10 s for cancelled calls to report back */
 
 static gpr_timespec deadline_in(int64_t ns)
@@ -56,33 +57,79 @@ static int64_t backoff_next(struct gnmi_stream *st)
 
 void fsc_gnmi_cadence_restart(struct fsc_gnmi_cadence *cd)
 {
-    memset(cd->slot, 0, sizeof(cd->slot));
+    if (cd->slot)
+        memset(cd->slot, 0, (size_t)(cd->mask + 1) * sizeof(*cd->slot));
     cd->used = 0;
 }
 
-/* The slot of `ser`, added when new; NULL when the table is half full. */
+void fsc_gnmi_cadence_free(struct fsc_gnmi_cadence *cd)
+{
+    free(cd->slot);
+    cd->slot = NULL;
+    cd->mask = 0;
+    cd->used = 0;
+}
+
+/* Slot of `key` in a table of mask + 1 slots: the match or the first empty
+ * slot (the table is at most half full, so there is one). */
+static struct fsc_gnmi_cadence_slot *cadence_find(struct fsc_gnmi_cadence_slot *slot, uint32_t mask,
+                                                  uint32_t key)
+{
+    /* Series ids are small dense integers: a multiplicative hash spreads them. */
+    uint32_t i = (uint32_t)(key * 2654435761u) & mask;
+    while (slot[i].key != 0 && slot[i].key != key)
+        i = (i + 1) & mask;
+    return &slot[i];
+}
+
+/* Doubles the table (from FSC_GNMI_CADENCE_SLOTS_MIN; the first call
+ * allocates it). Returns 0, or -1 at FSC_GNMI_CADENCE_SLOTS or out of
+ * memory (the table is unchanged). */
+static int cadence_grow(struct fsc_gnmi_cadence *cd)
+{
+    uint32_t n = cd->slot ? (cd->mask + 1) * 2 : FSC_GNMI_CADENCE_SLOTS_MIN;
+    if (n > FSC_GNMI_CADENCE_SLOTS)
+        return -1;
+    struct fsc_gnmi_cadence_slot *slot = calloc(n, sizeof(*slot));
+    if (!slot)
+        return -1;
+    for (uint32_t i = 0; cd->slot && i <= cd->mask; i++) {
+        if (cd->slot[i].key != 0)
+            *cadence_find(slot, n - 1, cd->slot[i].key) = cd->slot[i];
+    }
+    free(cd->slot);
+    cd->slot = slot;
+    cd->mask = n - 1;
+    return 0;
+}
+
+/* The slot of `ser`, added when new; NULL when FSC_GNMI_CADENCE_SLOTS / 2
+ * series are followed already (or no memory to follow more). The table
+ * grows as series come: a stream follows one series per sensor and port,
+ * and hundreds of streams per collector made a table of the largest size
+ * per stream (64 KiB, all of it written at every new call) a fixed cost
+ * that mattered. */
 static struct fsc_gnmi_cadence_slot *cadence_slot(struct fsc_gnmi_cadence *cd, fsc_series_id ser,
                                                   bool *fresh)
 {
-    const uint32_t mask = FSC_GNMI_CADENCE_SLOTS - 1, key = ser + 1;
-    /* Series ids are small dense integers: a multiplicative hash spreads them. */
-    uint32_t i = (uint32_t)(key * 2654435761u) & mask;
-    for (uint32_t step = 0; step <= mask; step++, i = (i + 1) & mask) {
-        struct fsc_gnmi_cadence_slot *sl = &cd->slot[i];
-        if (sl->key == key) {
-            *fresh = false;
-            return sl;
-        }
-        if (sl->key == 0) {
-            if (cd->used >= FSC_GNMI_CADENCE_SLOTS / 2)
-                return NULL;
-            cd->used++;
-            sl->key = key;
-            *fresh = true;
-            return sl;
-        }
+    const uint32_t key = ser + 1;
+    struct fsc_gnmi_cadence_slot *sl = cd->slot ? cadence_find(cd->slot, cd->mask, key) : NULL;
+    if (sl && sl->key == key) {
+        *fresh = false;
+        return sl;
     }
-    return NULL; /* not reached: the table is at most half full */
+    if (cd->used >= FSC_GNMI_CADENCE_SLOTS / 2)
+        return NULL;
+    if (!cd->slot || 2 * (cd->used + 1) > cd->mask + 1) {
+        if (cadence_grow(cd) != 0)
+            return NULL;
+        sl = cadence_find(cd->slot, cd->mask, key);
+    }
+    cd->used++;
+    sl->key = key;
+    sl->last_ns = 0;
+    *fresh = true;
+    return sl;
 }
 
 void fsc_gnmi_cadence_observe(struct fsc_gnmi_cadence *cd, fsc_series_id ser, int64_t t_dev_ns)
@@ -270,6 +317,46 @@ static void call_start(struct gnmi_stream *st, int64_t now)
     recv_start(st, true);
 }
 
+/* Drops the samples whose device time the time guard refuses (arrival-time
+ * samples always pass) and logs the first refusal, then at most one line
+ * per 10 s with the count suppressed. Returns the samples kept, compacted
+ * at the front of smp. Device thread. */
+static size_t time_filter(struct gnmi_client *cl, struct fsc_sample *smp, size_t n, int64_t arrival,
+                          int64_t now)
+{
+    size_t k = 0, bad = 0;
+    int64_t off = 0;
+    enum fsc_time_verdict why = FSC_TIME_OK;
+    pthread_mutex_lock(&cl->mu);
+    for (size_t i = 0; i < n; i++) {
+        enum fsc_time_verdict v = FSC_TIME_OK;
+        if (!(smp[i].flags & FSC_SMP_ARRIVAL_TIME))
+            v = fsc_time_guard_check(&cl->tg, cl->tg_dev, smp[i].t_dev_ns, arrival);
+        if (v == FSC_TIME_OK) {
+            smp[k++] = smp[i];
+            continue;
+        }
+        bad++;
+        why = v;
+        off = smp[i].t_dev_ns - arrival; /* |off| > a bound, both int64 ns of real dates */
+    }
+    bool log = bad && (cl->time_logged_mono == 0 || now - cl->time_logged_mono >= 10 * NS_PER_S);
+    uint64_t suppressed = cl->time_log_suppressed;
+    if (log) {
+        cl->time_logged_mono = now;
+        cl->time_log_suppressed = 0;
+    } else if (bad) {
+        cl->time_log_suppressed += bad;
+    }
+    pthread_mutex_unlock(&cl->mu);
+    if (log)
+        fsc_log(FSC_LOG_WARN, "gnmi_time_rejected",
+                "source=%s device=%s reason=%s offset_s=%.0f samples=%zu suppressed=%llu", cl->name,
+                cl->gc->device, why == FSC_TIME_FUTURE ? "future" : "past", (double)off * 1e-9, bad,
+                (unsigned long long)suppressed);
+    return k;
+}
+
 static void on_message(struct gnmi_stream *st, int64_t now)
 {
     struct gnmi_client *cl = st->cl;
@@ -287,6 +374,8 @@ static void on_message(struct gnmi_stream *st, int64_t now)
     grpc_byte_buffer_destroy(st->recv_buf);
     st->recv_buf = NULL;
     st->last_msg_mono = now;
+    if (rc == 0 && res.n_samples)
+        res.n_samples = time_filter(cl, st->smp, res.n_samples, arrival, now);
     if (rc == 0 && res.n_samples && cl->env.eng) {
         int irc = fsc_engine_ingest(cl->env.eng, st->smp, res.n_samples);
         if (irc != 0)
@@ -393,6 +482,9 @@ static void on_event(struct gnmi_client *cl, const grpc_event *ev, int64_t now)
             on_message(st, now);
             if (!st->cancelled && !atomic_load(&cl->stop))
                 recv_start(st, false);
+            /* Silence counts from when the stream can receive again: a slow
+             * ingest or log write of this message is not the target's. */
+            st->last_msg_mono = fsc_mono_ns();
         } else if (st->recv_buf) {
             grpc_byte_buffer_destroy(st->recv_buf);
             st->recv_buf = NULL;
@@ -550,7 +642,16 @@ void *fsc_gnmi_client_main(void *arg)
         int64_t now = fsc_mono_ns();
         tick(cl, now);
         grpc_event ev = grpc_completion_queue_next(cl->cq, deadline_in(TICK_NS), NULL);
-        if (ev.type == GRPC_OP_COMPLETE)
+        /* Take whatever else is ready before the next tick judges silence:
+         * when this thread ran late (a starved host, a slow ingest), the
+         * responses waiting in the queue are not a silent target, and a
+         * tick between two of them cancelled healthy streams. Bounded, so
+         * the tick still runs under a steady flow. */
+        for (int k = 0; ev.type == GRPC_OP_COMPLETE && k < DRAIN_MAX; k++) {
+            on_event(cl, &ev, fsc_mono_ns());
+            ev = grpc_completion_queue_next(cl->cq, gpr_inf_past(GPR_CLOCK_MONOTONIC), NULL);
+        }
+        if (ev.type == GRPC_OP_COMPLETE) /* DRAIN_MAX reached: this one too */
             on_event(cl, &ev, fsc_mono_ns());
     }
     /* Stop: cancel everything, then wait (bounded) for each call to report

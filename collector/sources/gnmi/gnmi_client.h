@@ -7,12 +7,14 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "model/time_guard.h"
 #include "sources/gnmi/gnmi_decode.h"
 #include "sources/gnmi/gnmi_source.h"
 
-#define FSC_GNMI_SAMPLES_CAP   8192 /* samples decoded from one response at most */
-#define FSC_GNMI_CADENCE_SLOTS 4096 /* reference series a stream follows: half of it */
-#define FSC_GNMI_CADENCE_SPAN  64   /* EWMA weight 1/64 (after the first 64 intervals) */
+#define FSC_GNMI_SAMPLES_CAP       8192 /* samples decoded from one response at most */
+#define FSC_GNMI_CADENCE_SLOTS     4096 /* reference series a stream follows: half of it */
+#define FSC_GNMI_CADENCE_SLOTS_MIN 64   /* the table's first size (it doubles as it fills) */
+#define FSC_GNMI_CADENCE_SPAN      64   /* EWMA weight 1/64 (after the first 64 intervals) */
 
 /* Observed cadence of one stream (DESIGN §6 "observed cadence", issue 4
  * "cadence and jitter (exported)").
@@ -34,24 +36,30 @@
  * give cadence c +- j*w/(2-w) and jitter 2j/(2-w) = j*128/127.
  * Intervals <= 0 (duplicates, clock steps back) are not counted. A new call
  * forgets the last times (restart), so a reconnect gap is no interval.
- * Bounded: an open-addressing table of FSC_GNMI_CADENCE_SLOTS, filled to at
- * most half; series met after that are not followed. Thread: the stream's
- * device thread only. */
+ * Bounded: an open-addressing table growing from FSC_GNMI_CADENCE_SLOTS_MIN
+ * to FSC_GNMI_CADENCE_SLOTS slots, filled to at most half; series met after
+ * that are not followed. A zeroed struct is an empty estimate; the owner
+ * frees the table with fsc_gnmi_cadence_free. Thread: the stream's device
+ * thread only. */
 struct fsc_gnmi_cadence_slot {
     uint32_t key; /* series id + 1; 0 = empty */
     int64_t last_ns;
 };
 
 struct fsc_gnmi_cadence {
-    struct fsc_gnmi_cadence_slot slot[FSC_GNMI_CADENCE_SLOTS];
+    struct fsc_gnmi_cadence_slot *slot; /* mask + 1 slots; NULL until the first series */
+    uint32_t mask;
     uint32_t used;      /* slots in use */
     uint64_t intervals; /* intervals counted */
     double cadence_s, jitter_s;
 };
 
-/* Forgets every reference series and its last time; the estimate stays.
- * Thread: the stream's thread. */
+/* Forgets every reference series and its last time; the estimate stays
+ * (and the table keeps its size). Thread: the stream's thread. */
 void fsc_gnmi_cadence_restart(struct fsc_gnmi_cadence *cd);
+
+/* Frees the table; *cd is an empty table again (the estimate stays). */
+void fsc_gnmi_cadence_free(struct fsc_gnmi_cadence *cd);
 
 /* One message whose first sample is of series `ser`, stamped t_dev_ns:
  * counts the interval since the previous message of that series.
@@ -76,7 +84,7 @@ struct gnmi_stream {
     uint8_t *req; /* packed SubscribeRequest (gnmi_plan) */
     size_t req_len;
     struct fsc_gnmi_decoder *dec;
-    struct fsc_sample *smp; /* FSC_GNMI_SAMPLES_CAP */
+    struct fsc_sample *smp; /* the client's smp (FSC_GNMI_SAMPLES_CAP), shared by its streams */
 
     /* the current call; all of it lives until its last batch completes */
     grpc_call *call;
@@ -120,13 +128,20 @@ struct gnmi_client {
     size_t n_md;
     struct gnmi_stream *streams;
     size_t n_streams;
+    struct fsc_sample *smp; /* FSC_GNMI_SAMPLES_CAP decoded samples, owned; device thread only */
     uint64_t rng;
     pthread_t thread;
     bool thread_started;
     bool grpc_inited;
     atomic_int stop;
     bool stuck;         /* calls did not report back at stop: their memory is leaked, not freed */
-    pthread_mutex_t mu; /* guards every stream's stats */
+    pthread_mutex_t mu; /* guards every stream's stats, and tg */
+    /* Device times against the collector's clock (model/time_guard.h):
+     * written on the device thread under mu, read by stats under mu. */
+    struct fsc_time_guard tg;
+    uint32_t tg_dev;          /* gc->device in tg */
+    int64_t time_logged_mono; /* last gnmi_time_rejected line; 0 = none yet */
+    uint64_t time_log_suppressed;
 
     /* Capabilities at start (optional, logged only) */
     grpc_call *caps_call;

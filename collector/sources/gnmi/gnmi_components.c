@@ -35,29 +35,67 @@ struct gnmi_multi_entry {
     union fsc_value v[GNMI_MULTI_PRODUCERS];
 };
 
+/* The table starts at MULTI_SLOTS_MIN slots and doubles while it fills,
+ * up to the first power of two >= 2 x max: most targets have no series with
+ * a second producer, and a decoder per stream and hundreds of targets per
+ * collector made a table sized for `max` up front (2048 x 152 B, every slot
+ * written) the largest fixed cost of a gNMI stream. */
+#define MULTI_SLOTS_MIN 16u
+
 struct gnmi_multi {
     struct gnmi_multi_entry *e;
-    uint32_t mask, count, max;
+    uint32_t mask, count, max, cap; /* cap: slots at most */
 };
+
+static struct gnmi_multi_entry *slots_new(uint32_t n)
+{
+    struct gnmi_multi_entry *e = calloc(n, sizeof(*e));
+    for (uint32_t i = 0; e && i < n; i++)
+        e[i].series = FSC_SERIES_NONE;
+    return e;
+}
 
 struct gnmi_multi *gnmi_multi_create(uint32_t max)
 {
     struct gnmi_multi *m = calloc(1, sizeof(*m));
     if (!m)
         return NULL;
-    uint32_t slots = 16;
-    while (slots < 2 * max)
-        slots <<= 1;
-    m->e = calloc(slots, sizeof(*m->e));
+    uint32_t cap = MULTI_SLOTS_MIN;
+    while (cap < 2 * max)
+        cap <<= 1;
+    m->e = slots_new(MULTI_SLOTS_MIN);
     if (!m->e) {
         free(m);
         return NULL;
     }
-    for (uint32_t i = 0; i < slots; i++)
-        m->e[i].series = FSC_SERIES_NONE;
-    m->mask = slots - 1;
+    m->mask = MULTI_SLOTS_MIN - 1;
     m->max = max;
+    m->cap = cap;
     return m;
+}
+
+/* Doubles the table (rehashing every entry). Returns 0, or -1 at the cap or
+ * out of memory (the table is unchanged). */
+static int multi_grow(struct gnmi_multi *m)
+{
+    uint32_t n = (m->mask + 1) * 2;
+    if (n > m->cap)
+        return -1;
+    struct gnmi_multi_entry *e = slots_new(n);
+    if (!e)
+        return -1;
+    for (uint32_t i = 0; i <= m->mask; i++) {
+        if (m->e[i].series == FSC_SERIES_NONE)
+            continue;
+        uint32_t j = (uint32_t)(m->e[i].series * 0x9e3779b97f4a7c15ULL >> 32) & (n - 1);
+        while (e[j].series != FSC_SERIES_NONE)
+            j = (j + 1) & (n - 1);
+        e[j] = m->e[i];
+    }
+    free(m->e);
+    m->e = e;
+    m->mask = n - 1;
+    return 0;
 }
 
 void gnmi_multi_destroy(struct gnmi_multi *m)
@@ -85,6 +123,11 @@ static struct gnmi_multi_entry *entry_of(struct gnmi_multi *m, fsc_series_id ser
         return e;
     if (m->count >= m->max)
         return NULL;
+    if (2 * (m->count + 1) > m->mask + 1) { /* keep the load <= 1/2 */
+        if (multi_grow(m) != 0)
+            return NULL;
+        return entry_of(m, series, first_comp);
+    }
     m->count++;
     memset(e, 0, sizeof(*e));
     e->series = series;

@@ -63,6 +63,9 @@ struct fsc_gnmi_config {
     int64_t keepalive_ns;       /* gRPC keepalive; default 30 s */
     int64_t connect_timeout_ns; /* default 10 s */
     struct fsc_backoff backoff; /* reconnect backoff (jittered); 1 s .. 60 s */
+    /* Time sanity (model/time_guard.h): updates whose time is further ahead
+     * of / behind the collector's clock are dropped; 0 = unchecked; 5 m / 24 h. */
+    int64_t max_time_ahead_ns, max_time_behind_ns;
 };
 
 /* The Junos profile (profile_junos.c): the type's default. */

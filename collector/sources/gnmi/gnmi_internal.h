@@ -97,7 +97,8 @@ enum {
     GNMI_SER_MULTI = 1u << 4,       /* more than one Junos producer feeds it (combined) */
 };
 
-#define GNMI_KEY_BLOCK 65536u /* key bytes per block: ~1000 paths of a typical length */
+#define GNMI_KEY_BLOCK     65536u /* key bytes per block at most: ~1000 paths of a typical length */
+#define GNMI_KEY_BLOCK_MIN 4096u  /* the first block; each next one doubles up to GNMI_KEY_BLOCK */
 
 /* Open addressing, load <= 1/2; defined here so the hot lookup inlines. */
 struct gnmi_slot {
@@ -110,11 +111,14 @@ struct gnmi_slot {
     uint64_t comp; /* the Junos producer that fed it first (gnmi_multi_*), 0 = none */
 };
 
-/* Key bytes live in blocks that never move (entries point into them). */
+/* Key bytes live in blocks that never move (entries point into them). The
+ * blocks grow from GNMI_KEY_BLOCK_MIN: a prefix cache holds a few dozen
+ * keys, and two caches per stream at hundreds of streams made 64 KiB
+ * first blocks a fixed cost that mattered. */
 struct gnmi_key_block {
     struct gnmi_key_block *next;
-    size_t used;
-    uint8_t data[GNMI_KEY_BLOCK];
+    size_t used, cap;
+    uint8_t data[];
 };
 
 struct gnmi_series_cache {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "config/config_decode.h"
+#include "model/time_guard.h"
 #include "sources/gnmi/gnmi_config.h"
 #include "sources/gnmi/gnmi_grid.h"
 
@@ -169,6 +170,8 @@ static void gnmi_defaults(void *obj)
     g->stall_intervals = 3;
     g->keepalive_ns = 30 * SEC;
     g->connect_timeout_ns = 10 * SEC;
+    g->max_time_ahead_ns = FSC_TIME_AHEAD_DEFAULT_NS;
+    g->max_time_behind_ns = FSC_TIME_BEHIND_DEFAULT_NS;
 }
 
 /* Puts *ns on the source's interval grid; a value that moves is warned
@@ -286,6 +289,16 @@ static const struct fsc_ckey gnmi_keys[] = {
      .min = 100 * MS,
      .max = 300 * SEC},
     {.key = "backoff", .kind = FSC_CK_MAP, .off = X(backoff), .spec = &fsc_cspec_backoff},
+    {.key = "max_time_ahead",
+     .kind = FSC_CK_DUR,
+     .off = X(max_time_ahead_ns),
+     .min = 0,
+     .max = FSC_TIME_LIMIT_MAX_NS},
+    {.key = "max_time_behind",
+     .kind = FSC_CK_DUR,
+     .off = X(max_time_behind_ns),
+     .min = 0,
+     .max = FSC_TIME_LIMIT_MAX_NS},
 };
 
 static const struct fsc_cspec gnmi_spec = {

@@ -12,8 +12,8 @@
 #include "model/topo_labels.h"
 #include "sources/gnmi/gnmi_decode.h"
 
-#define SLOTS_MIN   1024u
-#define LABEL_BYTES 64 /* one sanitized key name */
+#define SLOTS_MIN   64u /* grows by doubling: a prefix cache holds a few dozen keys */
+#define LABEL_BYTES 64  /* one sanitized key name */
 
 struct gnmi_series_cache *gnmi_series_cache_create(uint32_t max)
 {
@@ -74,15 +74,21 @@ static int grow(struct gnmi_series_cache *c)
 static const uint8_t *key_store(struct gnmi_series_cache *c, const uint8_t *key, size_t n)
 {
     struct gnmi_key_block *b = c->blocks;
-    if (!b || GNMI_KEY_BLOCK - b->used < n) {
-        b = malloc(sizeof(*b));
+    if (!b || b->cap - b->used < n) {
+        size_t cap = !b                             ? GNMI_KEY_BLOCK_MIN
+                     : b->cap >= GNMI_KEY_BLOCK / 2 ? GNMI_KEY_BLOCK
+                                                    : 2 * b->cap;
+        if (cap < n)
+            cap = n; /* n <= FSC_GNMI_PATH_KEY_MAX < GNMI_KEY_BLOCK_MIN: not reached */
+        b = malloc(sizeof(*b) + cap);
         if (!b)
             return NULL;
         b->next = c->blocks;
         b->used = 0;
+        b->cap = cap;
         c->blocks = b;
         c->allocs++;
-        c->memory += sizeof(*b);
+        c->memory += sizeof(*b) + cap;
     }
     uint8_t *dst = b->data + b->used;
     if (n)
@@ -277,9 +283,12 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
 
     const struct fsc_source_env *env = &rs->env;
     fsc_series_id id = fsc_registry_lookup(env->reg, env->source_id, m.canonical, labels, nl);
-    if (id != FSC_SERIES_NONE)
+    if (id != FSC_SERIES_NONE) {
+        fsc_source_tap_series(env, id, dp.vendor, m.entry != NULL);
         return id; /* another stream of this device interned it and set its traits */
+    }
     id = fsc_registry_intern(env->reg, env->source_id, m.canonical, labels, nl);
+    fsc_source_tap_series(env, id, dp.vendor, m.entry != NULL);
     if (id == FSC_SERIES_NONE || !env->eng)
         return id;
 

@@ -37,14 +37,16 @@ static void client_destroy(struct gnmi_client *cl)
         struct gnmi_stream *st = &cl->streams[i];
         free(st->req);
         fsc_gnmi_decoder_destroy(st->dec);
-        free(st->smp);
+        fsc_gnmi_cadence_free(&st->cad);
     }
+    free(cl->smp);
     free(cl->streams);
     for (size_t i = 0; i < cl->n_md; i++)
         grpc_slice_unref(cl->md[i].value);
     if (cl->grpc_inited)
         grpc_shutdown();
     pthread_mutex_destroy(&cl->mu);
+    fsc_time_guard_fini(&cl->tg);
     free(cl);
 }
 
@@ -84,12 +86,16 @@ static int streams_create(struct gnmi_client *cl, const struct fsc_source_config
             snprintf(err, errlen, "source %s: %s", sc->name, perr);
             return -EINVAL;
         }
-        st->smp = calloc(FSC_GNMI_SAMPLES_CAP, sizeof(*st->smp));
-        if (!st->smp) {
-            snprintf(err, errlen, "out of memory");
-            return -ENOMEM;
-        }
     }
+    /* One sample buffer for all streams: the device thread decodes one
+     * response at a time. */
+    cl->smp = malloc(FSC_GNMI_SAMPLES_CAP * sizeof(*cl->smp));
+    if (!cl->smp) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < gc->n_streams; i++)
+        cl->streams[i].smp = cl->smp;
     return 0;
 }
 
@@ -113,6 +119,8 @@ static void *gnmi_start(const struct fsc_source_config *sc, const struct fsc_sou
     snprintf(cl->name, sizeof(cl->name), "%s", sc->name);
     cl->gc = gc;
     cl->env = *env;
+    fsc_time_guard_init(&cl->tg, gc->max_time_ahead_ns, gc->max_time_behind_ns);
+    cl->tg_dev = fsc_time_guard_device(&cl->tg, gc->device); /* NONE without memory: no gauge */
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     cl->rng = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)(uintptr_t)cl ^ 0x9e3779b97f4a7c15ULL;
@@ -270,7 +278,8 @@ static const struct fsc_stat_table stream_table = {
     .n_cols = COL__COUNT,
 };
 
-static const struct fsc_stat_table *const gnmi_tables[] = {&stream_table, NULL};
+static const struct fsc_stat_table *const gnmi_tables[] = {
+    &stream_table, &fsc_time_guard_source_table, &fsc_time_guard_device_table, NULL};
 
 static void gnmi_stats(void *ctx, const struct fsc_stats_out *out)
 {
@@ -299,6 +308,9 @@ static void gnmi_stats(void *ctx, const struct fsc_stats_out *out)
         const char *keys[] = {cl->name, s->name};
         fsc_stats_row(out, &stream_table, keys, v, NULL);
     }
+    pthread_mutex_lock(&cl->mu);
+    fsc_time_guard_stats(&cl->tg, cl->name, out);
+    pthread_mutex_unlock(&cl->mu);
 }
 
 static const struct fsc_profile *const gnmi_profiles[] = {&fsc_profile_junos, NULL};

@@ -43,6 +43,7 @@ static uint32_t counter_series(struct nic_ctx *ctx, const struct nic_port *p, in
     struct fsc_label ex = {pl.m.label_name, pl.m.label_value};
     bool extra = pl.m.label_name[0] && pl.m.label_value[0];
     fsc_series_id id = nic_series(ctx, pl.metric, &p->lab, &ex, extra ? 1 : 0, &pl.tr);
+    fsc_source_tap_series(&ctx->env, id, name, pl.m.entry != NULL);
     return id == FSC_SERIES_NONE ? NIC_TAG_REFUSED : id;
 }
 

@@ -267,6 +267,7 @@ static uint32_t state_of(struct otlp_bytes *ob, struct ob_port *p, int d, bool f
                0) {
         return OTLP_BYTES_NONE;
     }
+    plan.native = NULL; /* derived from other counters, not a name that arrived */
     /* A key no wire point can have: wire keys start with 'n' or 'h'. */
     uint8_t key[KEY_MAX], *k = key;
     size_t dl = strlen(dev);

@@ -1,20 +1,30 @@
 /* OTLP/gRPC transport on the gRPC C core (otlp_grpc.h).
  *
  * Threading. One thread drives one completion queue; every call is a slot
- * whose tags say which step completed. CALLS_EXPORT slots are requested in
- * advance for the registered Export method, so that many clients (a fabric
- * of switches exporting every second) are each answered without waiting for
- * a request to be re-armed; CALLS_OTHER slots catch every other method and
- * answer UNIMPLEMENTED (an unregistered call with no request outstanding
- * would otherwise wait in the core until shutdown). Decoding runs on this
+ * whose tags say which step completed. limits.max_calls slots serve the
+ * registered Export method; CALLS_ARMED of the idle ones are always
+ * requested in advance (re-armed as soon as a call takes one), so that many
+ * clients (a fabric of switches exporting every second) are each answered
+ * without waiting for a request to be re-armed; CALLS_OTHER slots catch
+ * every other method and answer UNIMPLEMENTED (an unregistered call with no
+ * request outstanding would otherwise wait in the core until shutdown). Decoding runs on this
  * thread: the ingest serialises requests under one lock anyway, so more
  * threads would only queue on it; the core reads the sockets meanwhile.
  *
  * A slot: request -> NEW -> RECV_MESSAGE -> decode, ingest -> one batch
  * {initial metadata, response message, status, RECV_CLOSE_ON_SERVER} ->
- * REPLY -> unref and request again. A client that opens a call and never
- * sends its message would hold a slot for ever: a slot that waits longer
- * than RECV_TIMEOUT_NS for the message is cancelled.
+ * REPLY -> unref and request again.
+ *
+ * Admission (issue 20: eight calls that never sent their message used to
+ * hold all eight slots, and the ninth legitimate Export waited until its
+ * deadline). A call whose message has not come limits.message_timeout after
+ * it arrived is cancelled (DEADLINE_EXCEEDED). A client address with
+ * max_calls_per_ip calls in progress gets RESOURCE_EXHAUSTED for the next
+ * one at once; the same number caps concurrent streams per connection
+ * (GRPC_ARG_MAX_CONCURRENT_STREAMS). When every slot is taken, the call
+ * waiting longest for its message is cancelled, so that a new call always
+ * finds an armed slot: callers that send their message promptly are never
+ * starved by ones that do not.
  *
  * Sizes and compression. The core is told not to decompress
  * (GRPC_ARG_ENABLE_PER_MESSAGE_DECOMPRESSION = 0): gRPC 1.51 checks the
@@ -53,6 +63,7 @@
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <grpc/slice.h>
+#include <grpc/support/alloc.h>
 #include <grpc/support/log.h>
 #include <grpc/support/time.h>
 #include <gnutls/gnutls.h>
@@ -61,17 +72,16 @@
 #include "net/http_auth.h"
 #include "base/log.h"
 
-#define CALLS_EXPORT 8 /* Export calls requested in advance */
-#define CALLS_OTHER  2 /* calls of unknown methods requested in advance */
-#define CALLS        (CALLS_EXPORT + CALLS_OTHER)
+#define CALLS_ARMED 8 /* idle Export slots requested in advance */
+#define CALLS_OTHER 2 /* calls of unknown methods requested in advance */
+#define PEER_MAX    64
 /* Memory the gRPC core may hold for this receiver's connections, and how
  * long an idle connection is kept (docs/SECURITY.md, input bounds). */
-#define GRPC_MEMORY_QUOTA ((size_t)256 << 20)
-#define GRPC_IDLE_MS      (5 * 60 * 1000)
-#define MAX_STREAMS       64 /* concurrent calls per client connection */
-#define TICK_MS           1000
-#define RECV_TIMEOUT_NS   ((int64_t)30 * 1000000000)
-#define DRAIN_NS          ((int64_t)10 * 1000000000)
+#define GRPC_MEMORY_QUOTA_MIN ((size_t)32 << 20)
+#define GRPC_MEMORY_QUOTA_MAX ((size_t)256 << 20)
+#define GRPC_IDLE_MS          (5 * 60 * 1000)
+#define TICK_MS               250
+#define DRAIN_NS              ((int64_t)10 * 1000000000)
 
 enum tag_kind { TAG_NEW, TAG_RECV, TAG_REPLY, TAG_SHUTDOWN };
 
@@ -83,11 +93,13 @@ struct gtag {
 
 struct gslot {
     struct fsc_otlp_grpc *g;
-    int export;         /* Export slot (registered) or catch-all slot */
-    int busy;           /* a request or batch is outstanding */
-    int receiving;      /* RECV_MESSAGE outstanding */
-    int reaped;         /* cancelled by us: the message did not come in time */
-    int64_t started_ns; /* monotonic, when the call arrived */
+    int export;          /* Export slot (registered) or catch-all slot */
+    int busy;            /* a request or batch is outstanding */
+    int receiving;       /* RECV_MESSAGE outstanding */
+    int reaped;          /* cancelled by us: the message did not come in time */
+    int armed;           /* Export slot requested, no call yet */
+    char peer[PEER_MAX]; /* the client's address without port ("" until the call) */
+    int64_t started_ns;  /* monotonic, when the call arrived */
     grpc_call *call;
     grpc_call_details details; /* catch-all slots */
     gpr_timespec deadline;     /* Export slots */
@@ -115,7 +127,11 @@ struct fsc_otlp_grpc {
     uint16_t port;
     struct fsc_otlp_counters ctr;
     struct fsc_http_auth *auth; /* NULL = open */
-    struct gslot slots[CALLS];
+    struct fsc_listener_limits lim;
+    size_t n_slots; /* CALLS_OTHER catch-all slots, then lim.max_calls Export slots */
+    size_t armed;   /* Export slots requested and not yet taken by a call */
+    uint64_t peer_refused, reaped, shed; /* admission counters (logged) */
+    struct gslot *slots;
 };
 
 /* ---- slots ---------------------------------------------------------------------- */
@@ -139,12 +155,38 @@ static void slot_request(struct fsc_otlp_grpc *g, struct gslot *s)
     }
     if (ce == GRPC_CALL_OK) {
         s->busy = 1;
+        if (s->export) {
+            s->armed = 1;
+            g->armed++;
+        }
         return;
     }
     /* Only after shutdown (or on a bug): the slot stays idle for good. */
     grpc_metadata_array_destroy(&s->md);
     if (!s->export)
         grpc_call_details_destroy(&s->details);
+}
+
+/* Keeps CALLS_ARMED idle Export slots requested (fewer when the others are
+ * all in use). */
+static void arm_exports(struct fsc_otlp_grpc *g)
+{
+    for (size_t i = CALLS_OTHER; i < g->n_slots && g->armed < CALLS_ARMED; i++) {
+        if (!g->slots[i].busy)
+            slot_request(g, &g->slots[i]);
+    }
+}
+
+/* A finished slot serves again: a catch-all one is requested at once, an
+ * Export one when fewer than CALLS_ARMED are. */
+static void slot_recycle(struct fsc_otlp_grpc *g, struct gslot *s)
+{
+    if (atomic_load(&g->stopping))
+        return;
+    if (s->export)
+        arm_exports(g);
+    else
+        slot_request(g, s);
 }
 
 /* Releases what one call used; the slot can be requested again. */
@@ -196,8 +238,7 @@ static void slot_reply(struct gslot *s, grpc_status_code code, const char *msg, 
          * leak it. */
         grpc_call_cancel(s->call, NULL);
         slot_release(s);
-        if (!atomic_load(&s->g->stopping))
-            slot_request(s->g, s);
+        slot_recycle(s->g, s);
     }
 }
 
@@ -248,14 +289,22 @@ static void on_recv(struct gslot *s, int ok)
     s->receiving = 0;
     memset(&o, 0, sizeof(o));
     if (!ok) {
-        /* The core failed the receive: the message was over max_body (the
-         * core has already sent RESOURCE_EXHAUSTED), or the client went
+        /* The core failed the receive: we cancelled the call (no message in
+         * time, or shed for a newer call), the message was over max_body
+         * (the core has already sent RESOURCE_EXHAUSTED), or the client went
          * away. The status below is then ignored by the core. */
-        o.verdict = FSC_OTLP_TOO_LARGE;
-        snprintf(o.message, sizeof(o.message),
-                 "request message not received (over max_body %zu "
-                 "bytes, or the client cancelled)",
-                 g->cfg->max_body);
+        if (s->reaped) {
+            o.verdict = FSC_OTLP_BAD_REQUEST;
+            snprintf(o.message, sizeof(o.message),
+                     "no request message within message_timeout (%lld ms): call cancelled",
+                     (long long)(g->lim.message_timeout_ns / 1000000));
+        } else {
+            o.verdict = FSC_OTLP_TOO_LARGE;
+            snprintf(o.message, sizeof(o.message),
+                     "request message not received (over max_body %zu "
+                     "bytes, or the client cancelled)",
+                     g->cfg->max_body);
+        }
         slot_finish(s, &o, 0);
         return;
     }
@@ -327,14 +376,80 @@ static int call_authorized(struct fsc_otlp_grpc *g, const grpc_metadata_array *m
     return ok;
 }
 
+/* The call's peer ("ipv4:10.0.0.1:5555", "ipv6:[::1]:5555") without its
+ * port into out. */
+static void peer_of(grpc_call *call, char out[PEER_MAX])
+{
+    char *p = grpc_call_get_peer(call);
+    out[0] = '\0';
+    if (!p)
+        return;
+    const char *a = strchr(p, ':');
+    a = a ? a + 1 : p;
+    const char *e = strrchr(a, ':');
+    size_t n = e && e > a ? (size_t)(e - a) : strlen(a);
+    if (n >= PEER_MAX)
+        n = PEER_MAX - 1;
+    memcpy(out, a, n);
+    out[n] = '\0';
+    gpr_free(p);
+}
+
+/* Export calls of s's peer in progress, s included. */
+static unsigned peer_calls(const struct fsc_otlp_grpc *g, const struct gslot *s)
+{
+    unsigned n = 0;
+    for (size_t i = CALLS_OTHER; i < g->n_slots; i++) {
+        const struct gslot *o = &g->slots[i];
+        n += o->busy && !o->armed && strcmp(o->peer, s->peer) == 0;
+    }
+    return n;
+}
+
+/* Every Export slot has a call: cancels the one waiting longest for its
+ * message (not `keep`), so that the next call finds a slot. */
+static void shed_oldest(struct fsc_otlp_grpc *g, const struct gslot *keep)
+{
+    struct gslot *victim = NULL;
+    for (size_t i = CALLS_OTHER; i < g->n_slots; i++) {
+        struct gslot *o = &g->slots[i];
+        if (o != keep && o->receiving && !o->reaped &&
+            (!victim || o->started_ns < victim->started_ns))
+            victim = o;
+    }
+    if (!victim)
+        return;
+    grpc_call_cancel_with_status(victim->call, GRPC_STATUS_RESOURCE_EXHAUSTED,
+                                 "server busy: call without a message closed for a newer one",
+                                 NULL);
+    victim->reaped = 1;
+    g->shed++;
+}
+
 static void on_new(struct gslot *s, int ok)
 {
     struct fsc_otlp_grpc *g = s->g;
+    if (s->armed) {
+        s->armed = 0;
+        g->armed--;
+    }
     if (!ok) { /* shutting down: the request is cancelled, the slot retires */
         slot_release(s);
         return;
     }
     s->started_ns = fsc_mono_ns();
+    peer_of(s->call, s->peer);
+    if (s->export && !atomic_load(&g->stopping)) {
+        arm_exports(g);
+        if (g->armed == 0)
+            shed_oldest(g, s);
+        if (peer_calls(g, s) > g->lim.max_calls_per_ip) {
+            g->peer_refused++;
+            slot_reply(s, GRPC_STATUS_RESOURCE_EXHAUSTED,
+                       "too many calls in progress from this address (max_calls_per_ip)", NULL, 0);
+            return;
+        }
+    }
     if (!call_authorized(g, &s->md)) {
         /* Counted and logged by http_auth, not as a request error. */
         slot_reply(s, GRPC_STATUS_UNAUTHENTICATED, "unauthenticated", NULL, 0);
@@ -362,8 +477,7 @@ static void on_new(struct gslot *s, int ok)
     if (grpc_call_start_batch(s->call, &op, 1, &s->t_recv, NULL) != GRPC_CALL_OK) {
         grpc_call_cancel(s->call, NULL);
         slot_release(s);
-        if (!atomic_load(&g->stopping))
-            slot_request(g, s);
+        slot_recycle(g, s);
         return;
     }
     s->receiving = 1;
@@ -384,15 +498,15 @@ static void dispatch(struct fsc_otlp_grpc *g, struct gtag *t, int ok)
         return;
     case TAG_REPLY:
         slot_release(s);
-        if (!atomic_load(&g->stopping))
-            slot_request(g, s);
+        s->peer[0] = '\0';
+        slot_recycle(g, s);
         return;
     }
 }
 
 static int slots_busy(const struct fsc_otlp_grpc *g)
 {
-    for (size_t i = 0; i < CALLS; i++) {
+    for (size_t i = 0; i < g->n_slots; i++) {
         if (g->slots[i].busy)
             return 1;
     }
@@ -404,21 +518,38 @@ static int slots_busy(const struct fsc_otlp_grpc *g)
 static void reap_stalled(struct fsc_otlp_grpc *g)
 {
     int64_t now = fsc_mono_ns();
-    for (size_t i = 0; i < CALLS; i++) {
+    for (size_t i = 0; i < g->n_slots; i++) {
         struct gslot *s = &g->slots[i];
-        if (s->receiving && now - s->started_ns > RECV_TIMEOUT_NS) {
+        if (s->receiving && !s->reaped && now - s->started_ns > g->lim.message_timeout_ns) {
             grpc_call_cancel_with_status(s->call, GRPC_STATUS_DEADLINE_EXCEEDED,
-                                         "no request message within 30 s", NULL);
+                                         "no request message within message_timeout", NULL);
             s->reaped = 1;
-            s->started_ns = now; /* the RECV tag comes back failed soon */
+            g->reaped++;
         }
     }
+}
+
+/* Logs the admission counters when they moved, at most once a second. */
+static void log_admission(struct fsc_otlp_grpc *g, int64_t now, int64_t *last_ns,
+                          uint64_t *last_sum)
+{
+    uint64_t sum = g->peer_refused + g->reaped + g->shed;
+    if (sum == *last_sum || now - *last_ns < 1000000000)
+        return;
+    *last_sum = sum;
+    *last_ns = now;
+    fsc_log(FSC_LOG_INFO, "otlp_grpc_admission",
+            "source=%s refused_per_ip=%llu message_timeout=%llu shed=%llu max_calls=%u "
+            "max_calls_per_ip=%u",
+            g->cfg->source, (unsigned long long)g->peer_refused, (unsigned long long)g->reaped,
+            (unsigned long long)g->shed, g->lim.max_calls, g->lim.max_calls_per_ip);
 }
 
 static void *grpc_thread(void *arg)
 {
     struct fsc_otlp_grpc *g = arg;
-    int64_t drain_end = 0;
+    int64_t drain_end = 0, last_log = 0;
+    uint64_t last_sum = 0;
     for (;;) {
         gpr_timespec until =
             gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(TICK_MS, GPR_TIMESPAN));
@@ -441,6 +572,7 @@ static void *grpc_thread(void *arg)
             }
         } else {
             reap_stalled(g);
+            log_admission(g, fsc_mono_ns(), &last_log, &last_sum);
         }
     }
     return NULL;
@@ -492,6 +624,19 @@ static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, c
     return creds;
 }
 
+/* The core's memory quota: 8 x max_body, within [32, 256] MiB. gRPC 1.51
+ * checks GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH only once a message is
+ * complete, and opens the stream's flow-control window to the length the
+ * message announces, so one 100 MiB message was buffered whole (+100 MB
+ * peak RSS, issue 20). The quota bounds what all connections may buffer:
+ * when it runs out the core closes the connection that needs more
+ * (measured: +17 MB at 16 MiB, the 100 MiB sender cut after 17 MiB). */
+static size_t memory_quota(size_t max_body)
+{
+    size_t q = max_body > GRPC_MEMORY_QUOTA_MAX / 8 ? GRPC_MEMORY_QUOTA_MAX : 8 * max_body;
+    return q < GRPC_MEMORY_QUOTA_MIN ? GRPC_MEMORY_QUOTA_MIN : q;
+}
+
 static int clamp_int(size_t v)
 {
     return v > (size_t)INT_MAX ? INT_MAX : (int)v;
@@ -534,6 +679,7 @@ static void grpc_free(struct fsc_otlp_grpc *g)
     fsc_http_auth_destroy(g->auth);
     if (g->grpc_inited)
         grpc_shutdown();
+    free(g->slots);
     free(g);
 }
 
@@ -553,10 +699,19 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
         snprintf(err, errlen, "cannot create a mutex");
         return NULL;
     }
-    for (size_t i = 0; i < CALLS; i++) {
+    fsc_listener_limits_resolve(cfg->limits, &g->lim);
+    g->n_slots = CALLS_OTHER + (size_t)g->lim.max_calls;
+    g->slots = calloc(g->n_slots, sizeof(*g->slots));
+    if (!g->slots) {
+        fsc_otlp_counters_fini(&g->ctr);
+        free(g);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < g->n_slots; i++) {
         struct gslot *s = &g->slots[i];
         s->g = g;
-        s->export = i < CALLS_EXPORT;
+        s->export = i >= CALLS_OTHER;
         s->t_new = (struct gtag){TAG_NEW, s};
         s->t_recv = (struct gtag){TAG_RECV, s};
         s->t_reply = (struct gtag){TAG_REPLY, s};
@@ -567,6 +722,7 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
         g->auth = fsc_http_auth_create(cfg->auth, lname, err, errlen);
         if (!g->auth) {
             fsc_otlp_counters_fini(&g->ctr);
+            free(g->slots);
             free(g);
             return NULL;
         }
@@ -587,7 +743,7 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
         snprintf(err, errlen, "out of memory creating the gRPC resource quota");
         goto fail;
     }
-    grpc_resource_quota_resize(quota, GRPC_MEMORY_QUOTA);
+    grpc_resource_quota_resize(quota, memory_quota(cfg->max_body));
     /* No SO_REUSEPORT (gRPC's default is on): a second collector on the
      * same port must fail to start, not silently take half the exports. */
     grpc_arg args[] = {
@@ -602,7 +758,7 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
          .value.integer = (1 << GRPC_COMPRESS_NONE) | (1 << GRPC_COMPRESS_GZIP)},
         {.type = GRPC_ARG_INTEGER,
          .key = GRPC_ARG_MAX_CONCURRENT_STREAMS,
-         .value.integer = MAX_STREAMS},
+         .value.integer = clamp_int(g->lim.max_calls_per_ip)},
         {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_ALLOW_REUSEPORT, .value.integer = 0},
         {.type = GRPC_ARG_INTEGER,
          .key = GRPC_ARG_MAX_CONNECTION_IDLE_MS,
@@ -635,8 +791,9 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
     g->port = (uint16_t)port;
     fsc_otlp_counters_set_port(&g->ctr, g->port);
     grpc_server_start(g->server);
-    for (size_t i = 0; i < CALLS; i++)
+    for (size_t i = 0; i < CALLS_OTHER; i++)
         slot_request(g, &g->slots[i]);
+    arm_exports(g);
     if (pthread_create(&g->thread, NULL, grpc_thread, g) != 0) {
         snprintf(err, errlen, "cannot start the gRPC server thread");
         /* The requested slots come back failed during the shutdown below;
@@ -652,14 +809,16 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
     char q[160];
     fsc_log(FSC_LOG_INFO, "otlp_listening",
             "transport=grpc port=%u source=%s listen=%s tls=%s client_cert=%s auth=%s "
-            "max_body=%zu max_decompressed=%zu",
+            "max_body=%zu max_decompressed=%zu max_calls=%u max_calls_per_ip=%u "
+            "message_timeout_ms=%lld",
             (unsigned)g->port, cfg->source, fsc_log_quote(listen, q, sizeof(q)),
             cfg->tls ? "on" : "off",
             !cfg->tls                                          ? "no"
             : cfg->tls->client_auth == FSC_CLIENT_AUTH_REQUEST ? "requested"
             : cfg->tls->ca_file                                ? "required"
                                                                : "no",
-            g->auth ? "on" : "off", cfg->max_body, cfg->max_decompressed);
+            g->auth ? "on" : "off", cfg->max_body, cfg->max_decompressed, g->lim.max_calls,
+            g->lim.max_calls_per_ip, (long long)(g->lim.message_timeout_ns / 1000000));
     return g;
 fail:
     grpc_free(g);

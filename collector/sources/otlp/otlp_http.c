@@ -53,16 +53,21 @@
 #include <microhttpd.h>
 
 #include "base/clock.h"
+#include "net/http_frame.h"
 #include "net/http_sec.h"
 #include "net/http_watch.h"
 #include "base/log.h"
 #include "net/listen.h"
 #include "sources/otlp/otlp_http.h"
 
-#define HTTP_THREADS      2
-#define HTTP_CONN_LIMIT   64u
-#define HTTP_TIMEOUT_S    30u /* idle or stalled connections are dropped */
-#define HTTP_BACKLOG      128
+/* Connections: limits.max_connections in all, max_connections_per_ip per
+ * address; net/http_watch.h keeps `reserve` of them free by closing idle
+ * ones and cuts slow headers (header_timeout) and slow bodies
+ * (body_min_rate); idle_timeout is MHD's connection timeout (issue 20). */
+#define HTTP_THREADS 2
+/* Room for a burst of connections while the accept loop closes the ones
+ * over a per-address cap (2 000 at once in tests/integration/faults_admit.sh). */
+#define HTTP_BACKLOG      1024
 #define HTTP_FIRST_ALLOC  ((size_t)64 * 1024)
 #define CT_PROTOBUF       "application/x-protobuf"
 #define CT_JSON           "application/json"
@@ -323,7 +328,6 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 {
     struct fsc_otlp_http *h = cls;
     struct hreq *r = *con_cls;
-    (void)version;
 
     if (!r) {
         r = calloc(1, sizeof(*r));
@@ -332,11 +336,20 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         *con_cls = r;
         fsc_http_watch_request_begin(conn);
         r->arrival_ns = fsc_now_ns();
+        /* Ambiguous framing (net/http_frame.h): refused at once, the
+         * connection closed after the answer, nothing of the body read. */
+        const char *why;
+        unsigned bad = fsc_http_frame_check(conn, version, 1, &why);
+        if (bad) {
+            fsc_otlp_counters_add(&h->ctr, FSC_OTLP_BAD_REQUEST, 0, NULL, "400 framing");
+            return fsc_http_frame_refuse(conn, bad, why);
+        }
         /* Refused here, the answer closes the connection unread. Not counted
          * as a request error: http_auth counts and logs it. */
         enum MHD_Result gate_ret;
         if (!fsc_http_sec_gate(h->sec, conn, &gate_ret))
             return gate_ret;
+        fsc_http_watch_admitted(conn);
         classify(h, conn, url, method, r);
         /* Refused with a body on its way: answer now, so MHD closes the
          * connection after the answer and the body is never read. */
@@ -347,6 +360,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
     if (*upload_data_size > 0) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
+        fsc_http_watch_body(conn, n);
         if (r->refuse) /* no body was announced, yet one came: drop it */
             return MHD_YES;
         if (body_add(h, conn, r, upload_data, n) != 0) {
@@ -361,6 +375,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         }
         return MHD_YES;
     }
+    fsc_http_watch_body_done(conn);
     if (r->refuse)
         return reply_refusal(h, conn, r);
     struct fsc_otlp_outcome o;
@@ -457,8 +472,9 @@ struct fsc_otlp_http *fsc_otlp_http_start(const struct fsc_otlp_server_config *c
         http_free(h);
         return NULL;
     }
-    /* The idle timeout also bounds how long a request header may take. */
-    h->watch = fsc_http_watch_create((int64_t)HTTP_TIMEOUT_S * 1000000000, lname, err, errlen);
+    struct fsc_listener_limits lim;
+    fsc_listener_limits_resolve(cfg->limits, &lim);
+    h->watch = fsc_http_watch_create(&lim, lname, err, errlen);
     if (!h->watch) {
         http_free(h);
         return NULL;
@@ -477,10 +493,12 @@ struct fsc_otlp_http *fsc_otlp_http_start(const struct fsc_otlp_server_config *c
     h->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, http_access, h, MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, h,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned)HTTP_THREADS, MHD_OPTION_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
-        MHD_OPTION_CONNECTION_TIMEOUT, HTTP_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED, http_completed,
-        h, MHD_OPTION_NOTIFY_CONNECTION, fsc_http_watch_notify, h->watch, MHD_OPTION_ARRAY,
-        tls_opts, MHD_OPTION_END);
+        (unsigned)HTTP_THREADS, MHD_OPTION_CONNECTION_LIMIT, fsc_http_watch_mhd_limit(&lim),
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)lim.max_connections_per_ip,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)((lim.idle_timeout_ns + 999999999) / 1000000000),
+        MHD_OPTION_UNESCAPE_CALLBACK, fsc_http_frame_unescape, NULL, MHD_OPTION_NOTIFY_COMPLETED,
+        http_completed, h, MHD_OPTION_NOTIFY_CONNECTION, fsc_http_watch_notify, h->watch,
+        MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
     if (!h->daemon) {
         /* fd is not closed here: MHD 0.9.75 closes a listen socket it had
          * adopted when it fails later (threads, TLS), and a second close
@@ -496,10 +514,13 @@ struct fsc_otlp_http *fsc_otlp_http_start(const struct fsc_otlp_server_config *c
     char q[160];
     fsc_log(FSC_LOG_INFO, "otlp_listening",
             "transport=http port=%u source=%s listen=%s tls=%s client_auth=%s auth=%s "
-            "max_body=%zu max_decompressed=%zu",
+            "max_body=%zu max_decompressed=%zu max_connections=%u max_connections_per_ip=%u "
+            "header_timeout_ms=%lld body_min_rate=%llu",
             (unsigned)h->port, cfg->source, fsc_log_quote(listen, q, sizeof(q)),
             fsc_http_sec_tls(h->sec) ? "on" : "off", fsc_http_sec_client_auth(h->sec),
-            fsc_http_sec_auth(h->sec) ? "on" : "off", cfg->max_body, cfg->max_decompressed);
+            fsc_http_sec_auth(h->sec) ? "on" : "off", cfg->max_body, cfg->max_decompressed,
+            lim.max_connections, lim.max_connections_per_ip,
+            (long long)(lim.header_timeout_ns / 1000000), (unsigned long long)lim.body_min_rate);
     return h;
 }
 

@@ -3,6 +3,10 @@
  * otlp_series.c the cache and the slow path).
  *
  * Decisions worth knowing:
+ * - Times. time_unix_nano must be set and within the time guard's bounds
+ *   of the request's arrival (model/time_guard.h: max_time_ahead /
+ *   max_time_behind, off when 0), else the point is rejected; the device's
+ *   offset is noted either way.
  * - Values. as_double gives an FSC_SMP_F64 sample. as_int gives a u64
  *   sample on a counter, a double on a gauge. A counter value that is
  *   negative, NaN or +Inf is rejected ("bad value"); a gauge takes any
@@ -27,9 +31,12 @@
  * - Labels (otlp_series.c): device, port (`interface`), the profile's label
  *   (`tc` -> queue, `sp` -> priority), role/rail/peer from the topology,
  *   then every other point attribute whose value is a string, int, bool or
- *   double, under its sanitized name (exported_<name> on a clash). Values
- *   are cut at FSC_OTLP_LABEL_VALUE_MAX bytes on a character boundary and
- *   invalid UTF-8 bytes become '?'; empty values are no label. More
+ *   double, under its sanitized name (exported_<name> on a clash). A value
+ *   longer than FSC_OTLP_LABEL_VALUE_MAX bytes (the device name too) keeps
+ *   its first bytes and ends in "~h" + 16 hex digits of its FNV-1a hash
+ *   (otlp_value_fit; counted in stats.values_hashed), so distinct values
+ *   are never merged; invalid UTF-8 bytes become '?'; empty values are no
+ *   label. More
  *   attributes than the registry's 16 labels hold: the point is rejected
  *   (dropping some would merge distinct series). */
 #include "sources/otlp/otlp_ingest.h"
@@ -60,7 +67,7 @@ void otlp_ingest_reject(struct fsc_otlp_ingest *ing, enum otlp_ingest_rej r, con
     struct fsc_otlp_ingest_stats *st = &ing->st;
     uint64_t *ctr[] = {&st->rej_no_time,       &st->rej_no_value, &st->rej_unsupported_type,
                        &st->rej_bad_histogram, &st->rej_limit,    &st->rej_bad_value,
-                       &st->rej_labels};
+                       &st->rej_labels,        &st->rej_time};
     (*ctr[r])++;
     ing->res.rejected++;
     if (!ing->res.message[0])
@@ -151,6 +158,7 @@ static void on_resource(void *ctx, const struct fsc_otlp_attr *attrs, uint32_t n
     memcpy(ing->device, ing->source_device, sizeof(ing->device));
     ing->foreign = ing->source_foreign;
     ing->ob_dev = OTLP_BYTES_NONE;
+    ing->tg_dev_set = false;
     const char *want = ing->device_attr;
     size_t want_len = ing->device_attr_len;
     if (ing->attr_default) {
@@ -169,8 +177,11 @@ static void on_resource(void *ctx, const struct fsc_otlp_attr *attrs, uint32_t n
         char text[FSC_OTLP_LABEL_VALUE_MAX + 1];
         size_t n;
         if (a->type == FSC_OTLP_VAL_STRING) {
-            n = otlp_utf8_cut(a->s.p, a->s.len);
-            memcpy(text, a->s.p, n);
+            const char *v = otlp_value_fit(a->s.p, a->s.len, text, &n);
+            if (v == a->s.p)
+                memcpy(text, a->s.p, n);
+            else
+                ing->st.values_hashed++;
         } else {
             n = fsc_otlp_attr_text(a, text, sizeof(text));
         }
@@ -198,6 +209,9 @@ static void on_metric(void *ctx, const struct fsc_otlp_metric *m)
     ing->miface = ing->bytes_on && ing->mname_ok && m->type != FSC_OTLP_HISTOGRAM &&
                   otlp_bytes_interface_metric(ing->mname);
     ing->mrole = ing->miface ? otlp_bytes_role(ing->mname) : NULL;
+    ing->mhev = ing->bytes_on && ing->mname_ok && m->type == FSC_OTLP_HISTOGRAM
+                    ? otlp_hist_evid_role(ing->mname)
+                    : NULL;
 
     otlp_ingest_key_prefix(ing, m->type == FSC_OTLP_HISTOGRAM, n);
 }
@@ -275,6 +289,7 @@ struct fsc_otlp_ingest *fsc_otlp_ingest_create(const struct fsc_otlp_ingest_conf
         goto nomem;
     }
     memcpy(ing->device, ing->source_device, sizeof(ing->device));
+    fsc_time_guard_init(&ing->tg, cfg->max_time_ahead_ns, cfg->max_time_behind_ns);
     ing->bytes_on = prof == &fsc_profile_cumulus;
     otlp_bytes_init(&ing->ob, &ing->ser, otlp_ingest_bytes_apply, ing);
     ing->ob_dev = OTLP_BYTES_NONE;
@@ -290,6 +305,7 @@ void fsc_otlp_ingest_destroy(struct fsc_otlp_ingest *ing)
         return;
     otlp_bytes_fini(&ing->ob);
     otlp_series_fini(&ing->ser);
+    fsc_time_guard_fini(&ing->tg);
     free(ing->smp);
     free(ing->device_attr);
     pthread_mutex_destroy(&ing->lock);
@@ -312,6 +328,7 @@ void fsc_otlp_ingest_begin(struct fsc_otlp_ingest *ing, int64_t arrival_ns,
     ing->miface = false;
     ing->mrole = NULL;
     ing->ob_dev = OTLP_BYTES_NONE;
+    ing->tg_dev_set = false;
     otlp_bytes_begin(&ing->ob);
     *v = (struct fsc_otlp_visitor){
         .ctx = ing, .resource = on_resource, .metric = on_metric, .point = on_point};
@@ -353,9 +370,19 @@ void fsc_otlp_ingest_stats(struct fsc_otlp_ingest *ing, struct fsc_otlp_ingest_s
     out->memory_bytes = sizeof(*ing) + ing->device_attr_len + 1 + ing->ser.memory +
                         (size_t)ing->cap_smp * sizeof(*ing->smp) + ing->ob.memory;
     out->bytes_derived = ing->ob.st.derived_samples;
+    out->hist_evid_samples = ing->st.hist_evid_samples;
+    out->hist_evid_unplaced = ing->st.hist_evid_unplaced;
     out->bytes_incomplete = ing->ob.st.incomplete;
     out->bytes_dropped = ing->ob.st.dropped;
     out->bytes_unplaced = ing->ob.st.unplaced + ing->ob.st.no_class;
+    pthread_mutex_unlock(&ing->lock);
+}
+
+void fsc_otlp_ingest_time_stats(struct fsc_otlp_ingest *ing, const char *source,
+                                const struct fsc_stats_out *out)
+{
+    pthread_mutex_lock(&ing->lock);
+    fsc_time_guard_stats(&ing->tg, source, out);
     pthread_mutex_unlock(&ing->lock);
 }
 

@@ -59,11 +59,17 @@ struct fsc_otlp_ingest_config {
      * lock. NULL = none. */
     void (*sample_tap)(void *arg, const struct fsc_sample *smp, size_t n);
     void *sample_tap_arg;
+    /* Added (issue 20, model/time_guard.h): a point whose time is more than
+     * max_time_ahead_ns ahead of its request's arrival time, or more than
+     * max_time_behind_ns behind it, is rejected; 0 = that side unchecked
+     * (the ingest's default; the source passes its keys' 5 m / 24 h). */
+    int64_t max_time_ahead_ns, max_time_behind_ns;
 };
 
 /* Added: label bounds (see "Labels" in otlp_ingest.c). Longer attribute
- * values and device names are truncated (at a UTF-8 boundary); label names
- * are sanitized and cut to FSC_OTLP_LABEL_NAME_MAX - 1 bytes. */
+ * values and device names keep their first bytes and end in a hash of the
+ * whole value (otlp_series.h, otlp_value_fit); label names are sanitized
+ * and cut to FSC_OTLP_LABEL_NAME_MAX - 1 bytes. */
 #define FSC_OTLP_LABEL_VALUE_MAX 128
 #define FSC_OTLP_LABEL_NAME_MAX  64
 
@@ -97,11 +103,17 @@ struct fsc_otlp_ingest_stats {
     uint64_t heap_allocs;   /* allocations after create; a request of known series makes none */
     uint32_t cache_entries; /* (device, name, attributes[, bounds]) keys cached */
     uint64_t other_shard;   /* of skipped: points of another shard's device */
+    uint64_t rej_time;      /* of rejected: time too far ahead or behind (issue 20) */
+    uint64_t values_hashed; /* label values over FSC_OTLP_LABEL_VALUE_MAX given a hash
+                             * suffix (per point and device name seen) */
     /* Added: Cumulus port bytes by release (otlp_bytes.h). */
     uint64_t bytes_derived;    /* derived (per-class sum) samples emitted */
     uint64_t bytes_incomplete; /* exports of a port that lacked a learned class: no sum */
     uint64_t bytes_dropped;    /* points of a lower-ranked byte counter not counted */
     uint64_t bytes_unplaced;   /* byte points past the port bound or without class */
+    /* Added: Cumulus histograms as queue-peak evidence (otlp_hist_evid.c). */
+    uint64_t hist_evid_samples;  /* peak gauge samples derived from histogram points */
+    uint64_t hist_evid_unplaced; /* histogram points whose peak gauge could not be made */
 };
 
 struct fsc_otlp_ingest;
@@ -138,6 +150,12 @@ void fsc_otlp_ingest_abort(struct fsc_otlp_ingest *ing);
  * the ingest). */
 size_t fsc_otlp_ingest_devices(struct fsc_otlp_ingest *ing,
                                void (*cb)(void *arg, const char *device, int has), void *arg);
+
+/* Writes the time guard's rows (model/time_guard.h) of source `source`
+ * into out. Thread: any (takes the lock; out's callback must not call the
+ * ingest). */
+void fsc_otlp_ingest_time_stats(struct fsc_otlp_ingest *ing, const char *source,
+                                const struct fsc_stats_out *out);
 
 /* Copies the totals. Thread: any (takes the lock). */
 void fsc_otlp_ingest_stats(struct fsc_otlp_ingest *ing, struct fsc_otlp_ingest_stats *out);

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/time_guard.h"
 #include "sources/otlp/otlp_bytes.h"
 #include "sources/otlp/otlp_ingest.h"
 #include "sources/otlp/otlp_series.h"
@@ -37,7 +38,21 @@ enum otlp_ingest_rej {
     REJ_BAD_HIST,
     REJ_LIMIT,
     REJ_BAD_VALUE,
-    REJ_LABELS
+    REJ_LABELS,
+    REJ_TIME
+};
+
+/* A Cumulus histogram read as queue-peak evidence (otlp_hist_evid.c): the
+ * peak gauge it gives, per port and class. Static data. */
+struct otlp_hist_evid {
+    const char *name;      /* vendor histogram name */
+    const char *canonical; /* the peak gauge */
+    const char *label;     /* its class label ("queue") */
+    const char *attr;      /* from this attribute ("tc") */
+    uint8_t signal;        /* FSC_SIG_QUEUE_PEAK / FSC_SIG_LATENCY_PEAK */
+    uint8_t unit;          /* enum fsc_unit of the gauge */
+    uint8_t dir;           /* enum fsc_direction */
+    double to_unit;        /* bound x to_unit = gauge value (latency: ns -> s) */
 };
 
 struct fsc_otlp_ingest {
@@ -60,6 +75,10 @@ struct fsc_otlp_ingest {
     bool bytes_on;
     struct otlp_bytes ob;
     uint32_t ob_dev; /* the current resource's device in ob, OTLP_BYTES_NONE = not looked up */
+    /* Device times against the collector's clock (model/time_guard.h). */
+    struct fsc_time_guard tg;
+    uint32_t tg_dev; /* the current resource's device in tg */
+    bool tg_dev_set; /* tg_dev was looked up for the current resource */
     struct fsc_otlp_ingest_stats st;
     uint32_t smp_allocs;
 
@@ -77,6 +96,7 @@ struct fsc_otlp_ingest {
     bool mmono, mname_ok, plan_done;
     bool miface;                         /* a Cumulus interface metric */
     const struct otlp_bytes_role *mrole; /* its part in port bytes, or NULL */
+    const struct otlp_hist_evid *mhev;   /* its part in queue-peak evidence, or NULL */
     int plan_rc;
     struct otlp_plan plan;
     uint32_t prefix_len; /* key[0 .. prefix_len): class, device, metric name */
@@ -85,6 +105,7 @@ struct fsc_otlp_ingest {
     struct otlp_kv kv[FSC_OTLP_ATTRS_MAX];
     size_t n_kv;
     char vtext[FSC_OTLP_ATTRS_MAX][VTEXT];
+    char ltext[FSC_OTLP_ATTRS_MAX][FSC_OTLP_LABEL_VALUE_MAX + 1]; /* hashed long values */
     uint32_t klen;
     uint64_t khash;
     uint8_t key[KEY_MAX];
@@ -129,6 +150,23 @@ const uint32_t *
 otlp_ingest_series_of(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p, bool hist,
                       bool (*check)(uint8_t, uint8_t, const struct fsc_otlp_point *), uint8_t mode,
                       uint32_t *n_ser);
+
+/* ---- otlp_hist_evid.c ---- */
+
+/* The evidence role of histogram metric name, or NULL. Thread: any. */
+const struct otlp_hist_evid *otlp_hist_evid_role(const char *metric);
+
+/* The lower bound of the highest non-empty bucket of one interval: d[0..nb)
+ * are its counts cumulative over buckets (le), bounds the nb - 1 explicit
+ * bounds. 0 when the interval is empty or every sample is in bucket 0. */
+double otlp_hist_evid_reached(const uint64_t *d, const double *bounds, uint32_t nb);
+
+/* The interval d[0..nb) (as above) of the current histogram point p of an
+ * evidence metric (ing->mhev set, ing->kv built): applies its reached bound
+ * to the port's and class's peak gauge, made on first use (counted in
+ * stats when it cannot be). */
+void otlp_ingest_hist_evid(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p,
+                           const uint64_t *d, uint32_t nb);
 
 /* ---- otlp_ingest_bytes.c ---- */
 

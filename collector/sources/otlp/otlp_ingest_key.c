@@ -66,10 +66,13 @@ static void key_build(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *
         const struct fsc_otlp_attr *a = &p->attrs[i];
         struct otlp_kv *kv = &ing->kv[n];
         switch (a->type) {
-        case FSC_OTLP_VAL_STRING:
-            kv->val = a->s.p;
-            kv->vlen = (uint32_t)otlp_utf8_cut(a->s.p, a->s.len);
+        case FSC_OTLP_VAL_STRING: {
+            size_t vl;
+            kv->val = otlp_value_fit(a->s.p, a->s.len, ing->ltext[n], &vl);
+            kv->vlen = (uint32_t)vl;
+            ing->st.values_hashed += kv->val != a->s.p;
             break;
+        }
         case FSC_OTLP_VAL_INT:
             kv->vlen = i64_text(a->i, ing->vtext[n]);
             kv->val = ing->vtext[n];
@@ -138,6 +141,7 @@ otlp_ingest_series_of(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *
         /* An alias (ether_stats_octets) maps as the name it stands for. */
         const char *pname = ing->bytes_on ? otlp_bytes_plan_name(ing->mname) : ing->mname;
         ing->plan_rc = otlp_series_plan(&ing->ser, pname, ing->mtype, ing->mmono, &ing->plan);
+        ing->plan.native = ing->mname; /* the name as sent, alias or not */
         ing->plan_done = true;
     }
     if (ing->plan_rc != 0) {

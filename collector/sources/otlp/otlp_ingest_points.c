@@ -2,19 +2,40 @@
  * (the rules are in the comment of otlp_ingest.c) and the values they give
  * their series. */
 #include <math.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "sources/otlp/otlp_ingest_int.h"
 
-/* A usable device time, else the point is rejected. */
+/* A usable device time, else the point is rejected: present, and within
+ * the time guard's bounds of the request's arrival (model/time_guard.h). */
 static bool time_ok(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p)
 {
     if (p->time_ns == 0 || p->time_ns > (uint64_t)INT64_MAX) {
         otlp_ingest_reject(ing, REJ_NO_TIME, "data point without a valid time_unix_nano");
         return false;
     }
-    return true;
+    if (!ing->tg_dev_set) {
+        ing->tg_dev = fsc_time_guard_device(&ing->tg, ing->device);
+        ing->tg_dev_set = true;
+    }
+    int64_t t = (int64_t)p->time_ns;
+    enum fsc_time_verdict v = fsc_time_guard_check(&ing->tg, ing->tg_dev, t, ing->arrival_ns);
+    if (v == FSC_TIME_OK)
+        return true;
+    char why[160];
+    double off = ((double)t - (double)ing->arrival_ns) * 1e-9;
+    if (v == FSC_TIME_FUTURE)
+        snprintf(why, sizeof(why),
+                 "time_unix_nano is %.0f s ahead of the collector's clock (max_time_ahead %.0f s)",
+                 off, (double)ing->tg.ahead_ns * 1e-9);
+    else
+        snprintf(why, sizeof(why),
+                 "time_unix_nano is %.0f s behind the collector's clock (max_time_behind %.0f s)",
+                 -off, (double)ing->tg.behind_ns * 1e-9);
+    otlp_ingest_reject(ing, REJ_TIME, why);
+    return false;
 }
 
 static bool number_ok(uint8_t kind, uint8_t mode, const struct fsc_otlp_point *p)
@@ -137,16 +158,34 @@ void otlp_ingest_histogram_point(struct fsc_otlp_ingest *ing, const struct fsc_o
     int64_t t = (int64_t)p->time_ns;
     bool reset = false;
     uint64_t cum = 0;
+    /* Evidence (otlp_hist_evid.c): the interval's counts cumulative over
+     * buckets, from a delta point as sent, from a cumulative one as the
+     * difference to the bucket's last value (kept in its state's total,
+     * which only DELTA uses otherwise). */
+    static _Thread_local uint64_t d[FSC_OTLP_BUCKETS_MAX];
+    bool evid = ing->mhev && p->n_buckets;
     for (uint32_t i = 0; i < nb; i++) {
         cum = p->n_buckets ? cum + p->buckets[i] : p->count; /* Prometheus buckets are cumulative */
-        otlp_ingest_apply(ing, &ing->ser.st[idx[i]], 0, mode, p->start_ns, false,
-                          (union fsc_value){.u = cum}, t, &reset);
+        struct otlp_state *st = &ing->ser.st[idx[i]];
+        if (evid && mode == OTLP_MODE_CUMULATIVE) {
+            bool base = st->seen && st->mode == OTLP_MODE_CUMULATIVE && st->total.u <= cum;
+            d[i] = base ? cum - st->total.u : 0;
+            evid = base;
+        } else if (evid) {
+            d[i] = cum;
+        }
+        otlp_ingest_apply(ing, st, 0, mode, p->start_ns, false, (union fsc_value){.u = cum}, t,
+                          &reset);
+        if (mode == OTLP_MODE_CUMULATIVE)
+            st->total.u = cum;
     }
     otlp_ingest_apply(ing, &ing->ser.st[idx[nb]], 0, mode, p->start_ns, false,
                       (union fsc_value){.u = p->count}, t, &reset);
     if (p->has_sum)
         otlp_ingest_apply(ing, &ing->ser.st[idx[nb + 1]], 0, mode, p->start_ns, true,
                           (union fsc_value){.d = p->sum}, t, &reset);
+    if (evid && !reset) /* after the histogram's own series, as its summary */
+        otlp_ingest_hist_evid(ing, p, d, nb);
     ing->st.resets += reset;
     ing->res.accepted++;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "config/config_decode.h"
+#include "model/time_guard.h"
 #include "sources/otlp/otlp_config.h"
 
 #define MS  1000000ll
@@ -19,6 +20,8 @@ static void otlp_defaults(void *obj)
     o->max_body = 4u << 20;
     o->max_decompressed = 32u << 20;
     o->device_attribute = "host.name";
+    o->max_time_ahead_ns = FSC_TIME_AHEAD_DEFAULT_NS;
+    o->max_time_behind_ns = FSC_TIME_BEHIND_DEFAULT_NS;
 }
 
 static int otlp_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
@@ -54,6 +57,16 @@ static const struct fsc_ckey otlp_keys[] = {
      .min = 1024,
      .max = 1ll << 30},
     {.key = "device_attribute", .kind = FSC_CK_STR, .off = X(device_attribute)},
+    {.key = "max_time_ahead",
+     .kind = FSC_CK_DUR,
+     .off = X(max_time_ahead_ns),
+     .min = 0,
+     .max = FSC_TIME_LIMIT_MAX_NS},
+    {.key = "max_time_behind",
+     .kind = FSC_CK_DUR,
+     .off = X(max_time_behind_ns),
+     .min = 0,
+     .max = FSC_TIME_LIMIT_MAX_NS},
     {.key = "tls",
      .kind = FSC_CK_MAP,
      .flags = FSC_CF_PRESENCE,
@@ -64,6 +77,7 @@ static const struct fsc_ckey otlp_keys[] = {
      .flags = FSC_CF_PRESENCE,
      .off = X(auth),
      .spec = &fsc_cspec_listener_auth},
+    {.key = "limits", .kind = FSC_CK_MAP, .off = X(limits), .spec = &fsc_cspec_listener_limits},
 };
 
 static const struct fsc_cspec otlp_spec = {

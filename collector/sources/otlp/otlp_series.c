@@ -228,6 +228,7 @@ int otlp_series_plan(const struct otlp_series *s, const char *metric, uint8_t ty
     int rc = fsc_profile_map(s->profile, metric, &plan->m);
     if (rc != 0)
         return rc;
+    plan->native = metric;
     if (type == FSC_OTLP_GAUGE)
         plan->kind = plan->m.entry && plan->m.entry->kind == FSC_KIND_COUNTER ? FSC_KIND_COUNTER
                                                                               : FSC_KIND_GAUGE;
@@ -275,6 +276,30 @@ size_t otlp_utf8_cut(const char *s, size_t n)
     while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
         cut--;
     return cut;
+}
+
+const char *otlp_value_fit(const char *s, size_t n, char out[FSC_OTLP_LABEL_VALUE_MAX + 1],
+                           size_t *len)
+{
+    if (n <= FSC_OTLP_LABEL_VALUE_MAX) {
+        *len = n;
+        return s;
+    }
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    size_t keep = FSC_OTLP_LABEL_VALUE_MAX - OTLP_HASH_SUFFIX_LEN;
+    while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
+        keep--; /* not inside a character */
+    memcpy(out, s, keep);
+    static const char hex[] = "0123456789abcdef";
+    out[keep] = '~';
+    out[keep + 1] = 'h';
+    for (int i = 0; i < 16; i++)
+        out[keep + 2 + (size_t)i] = hex[(h >> (60 - 4 * i)) & 0xf];
+    *len = keep + OTLP_HASH_SUFFIX_LEN;
+    out[*len] = '\0';
+    return out;
 }
 
 const char *otlp_label_value(const char *v, size_t n, char out[FSC_OTLP_LABEL_VALUE_MAX + 1])
@@ -507,6 +532,9 @@ const uint32_t *otlp_series_create(struct otlp_series *s, const struct otlp_iden
         fresh += s->tmp[k] == UINT32_MAX;
     }
     if (s->n_st + fresh > s->max_series) {
+        /* max_series refused them: fabricscope_series_dropped_total says so,
+         * as it does when the registry's own limits refuse. */
+        fsc_registry_note_dropped(env->reg, env->source_id, fresh);
         *why = "series limit reached";
         return NULL;
     }
@@ -533,6 +561,7 @@ const uint32_t *otlp_series_create(struct otlp_series *s, const struct otlp_iden
             *why = "series refused by the registry (limit)";
             return NULL;
         }
+        fsc_source_tap_series(env, sid, plan->native, plan->m.entry != NULL);
         if (env->eng &&
             (fsc_engine_set_traits(env->eng, sid, &tr) != 0 ||
              fsc_topo_groups_join(env->topo, env->eng, id->device, ls.port, &tr, sid) < 0 ||

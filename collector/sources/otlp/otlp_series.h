@@ -115,7 +115,9 @@ struct otlp_kv {
 /* What the miss path knows about a metric: computed once per metric. */
 struct otlp_plan {
     struct fsc_profile_match m;
-    uint8_t kind; /* number points: the series' kind (histograms: counters) */
+    const char *native; /* the metric name mapped (borrowed: valid for the request);
+                         * NULL for a series the receiver derives */
+    uint8_t kind;       /* number points: the series' kind (histograms: counters) */
 };
 
 /* A point's series identity, as the miss path needs it. */
@@ -154,6 +156,18 @@ const uint32_t *otlp_series_create(struct otlp_series *s, const struct otlp_iden
 /* Length of s[0..n) cut to at most FSC_OTLP_LABEL_VALUE_MAX bytes without
  * splitting a UTF-8 character. */
 size_t otlp_utf8_cut(const char *s, size_t n);
+
+/* A label value that fits (issue 20: values over the bound were cut, and
+ * two interfaces differing after byte 128 became one series). When n <=
+ * FSC_OTLP_LABEL_VALUE_MAX, returns s itself and *len = n. Else writes
+ * into out the value's first bytes (cut on a character boundary) followed
+ * by OTLP_HASH_SUFFIX_LEN bytes "~h" + 16 hex digits of the FNV-1a 64-bit
+ * hash of all n bytes (stable across runs and versions: it is part of the
+ * series' identity), NUL-terminated, at most FSC_OTLP_LABEL_VALUE_MAX
+ * bytes, and returns out. Distinct long values stay distinct series. */
+#define OTLP_HASH_SUFFIX_LEN 18
+const char *otlp_value_fit(const char *s, size_t n, char out[FSC_OTLP_LABEL_VALUE_MAX + 1],
+                           size_t *len);
 
 /* Copies v[0..n) (already cut) as a NUL-terminated label value: bytes that
  * are not valid UTF-8 (and NUL) become '?', so a sender's bad byte costs a

@@ -21,12 +21,13 @@
 
 /* What a transport needs from its instance; borrowed, outlives the transport. */
 struct fsc_otlp_server_config {
-    const char *source;                   /* instance name, for log lines */
-    struct fsc_otlp_ingest *ing;          /* shared by both transports */
-    size_t max_body;                      /* bytes on the wire */
-    size_t max_decompressed;              /* bytes after gzip */
-    const struct fsc_tls_config *tls;     /* server side; NULL or !enabled = plaintext */
-    const struct fsc_listener_auth *auth; /* basic/bearer; NULL = open (docs/SECURITY.md) */
+    const char *source;                       /* instance name, for log lines */
+    struct fsc_otlp_ingest *ing;              /* shared by both transports */
+    size_t max_body;                          /* bytes on the wire */
+    size_t max_decompressed;                  /* bytes after gzip */
+    const struct fsc_tls_config *tls;         /* server side; NULL or !enabled = plaintext */
+    const struct fsc_listener_auth *auth;     /* basic/bearer; NULL = open (docs/SECURITY.md) */
+    const struct fsc_listener_limits *limits; /* admission; NULL = fsc_listener_limits_defaults */
 };
 
 /* ---- request pipeline (otlp_response.c) ----------------------------------- */

@@ -12,6 +12,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "model/profile.h"
+#include "model/time_guard.h"
 #include "sources/otlp/otlp_grpc.h"
 #include "sources/otlp/otlp_http.h"
 #include "sources/otlp/otlp_server.h"
@@ -195,6 +196,8 @@ static void *otlp_start(const struct fsc_source_config *sc, const struct fsc_sou
         .profile = prof,
         .nominal_interval_ns = 0,
         .max_series = sc->max_series,
+        .max_time_ahead_ns = oc->max_time_ahead_ns,
+        .max_time_behind_ns = oc->max_time_behind_ns,
     };
     os->ing = fsc_otlp_ingest_create(&ic, env, serr, sizeof(serr));
     if (!os->ing) {
@@ -208,6 +211,7 @@ static void *otlp_start(const struct fsc_source_config *sc, const struct fsc_sou
         .max_decompressed = (size_t)oc->max_decompressed,
         .tls = oc->tls.present && oc->tls.enabled ? &oc->tls : NULL,
         .auth = oc->auth.present ? &oc->auth : NULL,
+        .limits = &oc->limits,
     };
     if (grpc_on &&
         !(os->grpc = fsc_otlp_grpc_start(&os->scfg, oc->grpc_listen, serr, sizeof(serr)))) {
@@ -362,8 +366,33 @@ static const struct fsc_stat_table device_table = {
     .n_cols = 1,
 };
 
-static const struct fsc_stat_table *const otlp_tables[] = {&receiver_table, &device_table,
-                                                           &fsc_http_sec_stat_table, NULL};
+/* What the ingest did to points beyond the receivers' counts. */
+static const struct fsc_stat_col ingest_cols[] = {
+    {.id = "label_values_hashed",
+     .family = "fabricscope_otlp_label_values_hashed",
+     .type = FSC_STAT_COUNTER,
+     .help = "OTLP attribute values (and device names) longer than 128 bytes, kept as their "
+             "first bytes and a hash suffix ~h<16 hex> so that distinct values stay distinct "
+             "series; counted per point.",
+     .title = "long values hashed"},
+};
+
+static const struct fsc_stat_table ingest_table = {
+    .id = "otlp_ingest",
+    .title = "OTLP ingest",
+    .empty = "no OTLP source",
+    .keys = {"source", NULL},
+    .cols = ingest_cols,
+    .n_cols = 1,
+};
+
+static const struct fsc_stat_table *const otlp_tables[] = {&receiver_table,
+                                                           &device_table,
+                                                           &ingest_table,
+                                                           &fsc_time_guard_source_table,
+                                                           &fsc_time_guard_device_table,
+                                                           &fsc_http_sec_stat_table,
+                                                           NULL};
 
 struct device_rows {
     const struct otlp_source *os;
@@ -406,6 +435,12 @@ static void otlp_stats(void *ctx, const struct fsc_stats_out *out)
     }
     struct device_rows dr = {os, out};
     fsc_otlp_ingest_devices(os->ing, device_row, &dr);
+    fsc_otlp_ingest_time_stats(os->ing, os->name, out);
+    struct fsc_otlp_ingest_stats is;
+    fsc_otlp_ingest_stats(os->ing, &is);
+    const char *ik[] = {os->name, NULL};
+    double iv = (double)is.values_hashed;
+    fsc_stats_row(out, &ingest_table, ik, &iv, NULL);
     for (size_t k = 0; k < n && k < 2; k++) {
         char listener[96];
         snprintf(listener, sizeof(listener), "otlp/%s:%s", st[k].transport, os->name);

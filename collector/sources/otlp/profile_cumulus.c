@@ -12,7 +12,9 @@
  * they are cumulative ("gauge streams ... value reported in the asDouble",
  * every release's "Interface Statistic Format"). Every counter below is
  * therefore reclassified as a COUNTER of width 53: a double is exact up to
- * 2^53, and a decrease is a reset, never a wrap.
+ * 2^53, and a decrease is a reset, never a wrap. Above 2^53 values are still
+ * taken (docs/ACCURACY.md, "Known limits"): the sender rounds, the engine's
+ * deltas of neighbouring doubles are exact.
  *
  * Release-dependent names the table cannot express alone (one canonical
  * name, several vendor names) are resolved per port by otlp_bytes.c:
@@ -45,7 +47,9 @@
  * the buffer occupancies, and the histograms (nvswitch_histogram_interface_
  * egress_buffer {tc}, ingress_buffer {pg}, latency {tc}, counter {type}:
  * 5.11+, the two buffer ones in 5.10; delta temporality by default from
- * 5.13) as fabric_cumulus_nvswitch_histogram_interface_<x>_bucket/_count/_sum.
+ * 5.13) as fabric_cumulus_nvswitch_histogram_interface_<x>_bucket/_count/_sum;
+ * the buffer and latency ones also give queue-peak evidence gauges
+ * (otlp_hist_evid.c).
  * refresh_ns = 0: each export reads the ASIC. */
 #include "model/profile.h"
 

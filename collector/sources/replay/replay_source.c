@@ -113,6 +113,11 @@ int fsc_replay_load(const char *path, const struct fsc_source_env *env, uint64_t
                 goto fail;
             }
             struct fsc_traits tr;
+            /* A replay file names canonical metrics: mapped when a profile makes the name. */
+            if (env->tap)
+                fsc_source_tap_series(env, id, ln.name,
+                                      fsc_profile_canonical_traits(env->profiles, ln.name, &tr) ==
+                                          0);
             replay_traits(&ln, env, speed_bps, interval_ns, &tr);
             int trc = fsc_engine_set_traits(env->eng, id, &tr);
             if (trc == 0)

@@ -90,6 +90,7 @@ static int intern_ports(struct synth_ctx *ctx, char *err, size_t errlen)
                          port->name);
                 return -1;
             }
+            fsc_source_tap_series(&ctx->env, id, kinds[k].metric, true); /* canonical already */
             int rc = fsc_engine_set_traits(ctx->env.eng, id, &tr);
             if (rc == 0)
                 rc = fsc_topo_groups_join(ctx->env.topo, ctx->env.eng, cfg->device, port->name, &tr,

@@ -1,0 +1,327 @@
+/* Chunked gzip with reuse of unchanged chunks (prom_gzip_chunks.h). */
+#include "prometheus/prom_gzip_chunks.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "base/hash.h"
+
+/* Cut rule: a chunk is at least CHUNK_MIN bytes, then ends before the first
+ * line that starts a family ('#') or whose series (the bytes before the
+ * value) hashes to 0 mod CUT_ONE_IN: about CUT_ONE_IN lines later (~5 KiB of
+ * 80-byte lines), whatever the values. 16 KiB keeps the ratio within a few
+ * percent of one deflate stream (each chunk starts with an empty window and
+ * its own Huffman tables) while a changed value recompresses ~20 KiB only.
+ * CHUNK_HARD bounds a chunk whatever the lines (zlib counts in 32 bits). */
+#define CHUNK_MIN  ((size_t)16 << 10)
+#define CHUNK_HARD ((size_t)256 << 10)
+#define CUT_ONE_IN 64u
+/* The key a chunk is looked up by: its length and up to this many bytes at
+ * each end; equality is then decided by memcmp. */
+#define KEY_EDGE 64u
+
+/* RFC 1952 member header: ID1 ID2, CM 8 (deflate), no flags, MTIME 0
+ * (none), XFL 4 (fastest), OS 3 (Unix). */
+static const unsigned char gzip_member_head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3};
+/* An empty final block with fixed codes: BFINAL 1, BTYPE 01, end-of-block
+ * code 0000000 (RFC 1951 3.2.6), padded to the byte. */
+static const unsigned char deflate_last[2] = {0x03, 0x00};
+
+struct gz_chunk {
+    size_t off, len;   /* in the identity body */
+    uint64_t key;      /* chunk_key() */
+    uint32_t crc;      /* CRC-32 of the identity bytes */
+    size_t zoff, zlen; /* in the generation's compressed bytes */
+};
+
+/* One body and its compressed chunks. */
+struct gz_gen {
+    struct gz_chunk *v;
+    size_t n, cap;
+    struct fsc_buf *body; /* identity bytes; owned */
+    unsigned char *z;     /* the chunks' deflate bytes, back to back */
+    size_t zlen, zcap;
+};
+
+struct fsc_prom_gzchunks {
+    z_stream zs; /* raw deflate, reset per chunk */
+    struct gz_gen prev;
+    struct gz_chunk *cur; /* this call's chunks (zoff into out, from its deflate start) */
+    size_t ncur, capcur;
+    uint32_t *slot; /* open addressing over prev.v: index + 1, 0 = empty */
+    size_t nslot;   /* in use: a power of two >= 2 * prev.n, or 0 (no index) */
+    size_t capslot; /* allocated */
+};
+
+int fsc_prom_gzchunks_new(int level, struct fsc_prom_gzchunks **out)
+{
+    struct fsc_prom_gzchunks *c;
+
+    *out = NULL;
+    if (level < 1 || level > 9)
+        return -EINVAL;
+    c = calloc(1, sizeof(*c));
+    if (!c)
+        return -ENOMEM;
+    /* windowBits -15: raw deflate, the gzip framing is ours. */
+    int zrc = deflateInit2(&c->zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+    if (zrc != Z_OK) {
+        free(c);
+        return zrc == Z_MEM_ERROR ? -ENOMEM : -EIO;
+    }
+    *out = c;
+    return 0;
+}
+
+static void gen_forget(struct gz_gen *g)
+{
+    if (g->body) {
+        fsc_buf_free(g->body);
+        free(g->body);
+        g->body = NULL;
+    }
+    g->n = 0;
+    g->zlen = 0;
+}
+
+void fsc_prom_gzchunks_free(struct fsc_prom_gzchunks *c)
+{
+    if (!c)
+        return;
+    deflateEnd(&c->zs);
+    gen_forget(&c->prev);
+    free(c->prev.v);
+    free(c->prev.z);
+    free(c->cur);
+    free(c->slot);
+    free(c);
+}
+
+/* Where the chunk that starts at `start` ends (see the cut rule above). */
+static size_t chunk_end(const unsigned char *d, size_t len, size_t start)
+{
+    if (len - start <= CHUNK_MIN)
+        return len;
+    size_t hard = len - start > CHUNK_HARD ? start + CHUNK_HARD : len;
+    /* The first line start at or after start + CHUNK_MIN. */
+    const unsigned char *nl =
+        memchr(d + start + CHUNK_MIN - 1, '\n', hard - (start + CHUNK_MIN - 1));
+    size_t ls = nl ? (size_t)(nl - d) + 1 : hard;
+    while (ls < hard) {
+        if (d[ls] == '#')
+            return ls;
+        nl = memchr(d + ls, '\n', hard - ls);
+        size_t le = nl ? (size_t)(nl - d) : hard;
+        /* The series: what precedes the line's last space (the value). */
+        size_t sp = le;
+        while (sp > ls && d[sp - 1] != ' ')
+            sp--;
+        if (sp > ls) {
+            size_t n = sp - 1 - ls < 8 ? sp - 1 - ls : 8;
+            uint64_t w = 0;
+            memcpy(&w, d + sp - 1 - n, n);
+            if (fsc_hash_mix64(w ^ n) % CUT_ONE_IN == 0)
+                return ls;
+        }
+        ls = le + 1;
+    }
+    return hard;
+}
+
+static uint64_t chunk_key(const unsigned char *p, size_t n)
+{
+    size_t e = n < KEY_EDGE ? n : KEY_EDGE;
+    return fsc_hash_bytes(p + n - e, e, fsc_hash_bytes(p, e, (uint64_t)n));
+}
+
+/* The previous body's chunk equal to p[0..n), or NULL. */
+static const struct gz_chunk *find_prev(const struct fsc_prom_gzchunks *c, const unsigned char *p,
+                                        size_t n, uint64_t key)
+{
+    if (c->nslot == 0)
+        return NULL;
+    const unsigned char *old = (const unsigned char *)c->prev.body->data;
+    for (size_t i = (size_t)key & (c->nslot - 1);; i = (i + 1) & (c->nslot - 1)) {
+        uint32_t s = c->slot[i];
+        if (s == 0)
+            return NULL;
+        const struct gz_chunk *k = &c->prev.v[s - 1];
+        if (k->key == key && k->len == n && memcmp(old + k->off, p, n) == 0)
+            return k;
+    }
+}
+
+/* Makes room in c->slot for an index of n chunks. Returns 0 or -ENOMEM. */
+static int reserve_index(struct fsc_prom_gzchunks *c, size_t n, size_t *nslot)
+{
+    size_t want = 16;
+    while (want < 2 * n)
+        want *= 2;
+    if (want > c->capslot) {
+        uint32_t *s = realloc(c->slot, want * sizeof(*s));
+        if (!s)
+            return -ENOMEM;
+        c->slot = s;
+        c->capslot = want;
+    }
+    *nslot = want;
+    return 0;
+}
+
+/* Indexes c->prev's chunks (room made by reserve_index). */
+static void index_prev(struct fsc_prom_gzchunks *c, size_t nslot)
+{
+    c->nslot = nslot;
+    memset(c->slot, 0, c->nslot * sizeof(*c->slot));
+    for (size_t j = 0; j < c->prev.n; j++) {
+        size_t i = (size_t)c->prev.v[j].key & (c->nslot - 1);
+        while (c->slot[i] != 0)
+            i = (i + 1) & (c->nslot - 1);
+        c->slot[i] = (uint32_t)(j + 1);
+    }
+}
+
+/* Appends p[0..n) to out as raw deflate ending in a sync flush. */
+static int deflate_chunk(struct fsc_prom_gzchunks *c, const unsigned char *p, size_t n,
+                         struct fsc_buf *out)
+{
+    if (deflateReset(&c->zs) != Z_OK)
+        return -EIO;
+    /* deflateBound assumes one Z_FINISH; a sync flush adds an empty stored
+     * block (5 bytes at most) and the bits pending before it. */
+    size_t room = (size_t)deflateBound(&c->zs, (uLong)n) + 16;
+    int rc = fsc_buf_reserve(out, room);
+    if (rc != 0)
+        return rc;
+    c->zs.next_in = (Bytef *)(uintptr_t)p;
+    c->zs.avail_in = (uInt)n;
+    c->zs.next_out = (Bytef *)out->data + out->len;
+    c->zs.avail_out = (uInt)room;
+    int zrc = deflate(&c->zs, Z_SYNC_FLUSH);
+    if (zrc != Z_OK || c->zs.avail_in != 0 || c->zs.avail_out == 0)
+        return -EIO;
+    out->len += room - c->zs.avail_out;
+    return 0;
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Makes this call's chunks the previous generation: their deflate bytes
+ * (out[zbase..zbase + zlen)) copied, the body swapped in. Returns 0, or
+ * -ENOMEM with nothing changed. */
+static int keep_generation(struct fsc_prom_gzchunks *c, struct fsc_buf **body,
+                           const struct fsc_buf *out, size_t zbase, size_t zlen)
+{
+    struct gz_gen *g = &c->prev;
+    size_t nslot;
+    if (zlen > g->zcap) {
+        unsigned char *z = realloc(g->z, zlen);
+        if (!z)
+            return -ENOMEM;
+        g->z = z;
+        g->zcap = zlen;
+    }
+    if (reserve_index(c, c->ncur, &nslot) != 0)
+        return -ENOMEM;
+    if (zlen > 0)
+        memcpy(g->z, out->data + zbase, zlen);
+    g->zlen = zlen;
+    struct gz_chunk *v = g->v; /* the arrays trade places */
+    size_t cap = g->cap;
+    g->v = c->cur;
+    g->cap = c->capcur;
+    g->n = c->ncur;
+    c->cur = v;
+    c->capcur = cap;
+    c->ncur = 0;
+    struct fsc_buf *old = g->body;
+    g->body = *body;
+    *body = old;
+    index_prev(c, nslot);
+    return 0;
+}
+
+static int push_chunk(struct fsc_prom_gzchunks *c, const struct gz_chunk *k)
+{
+    if (c->ncur == c->capcur) {
+        size_t cap = c->capcur ? c->capcur * 2 : 64;
+        struct gz_chunk *v = realloc(c->cur, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        c->cur = v;
+        c->capcur = cap;
+    }
+    c->cur[c->ncur++] = *k;
+    return 0;
+}
+
+static int compress_body(struct fsc_prom_gzchunks *c, const struct fsc_buf *in, struct fsc_buf *out,
+                         struct fsc_prom_gz_stats *st)
+{
+    const unsigned char *d = (const unsigned char *)(in->data ? in->data : "");
+    uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
+    int rc;
+
+    fsc_buf_reset(out);
+    if ((rc = fsc_buf_append(out, gzip_member_head, sizeof(gzip_member_head))) != 0)
+        return rc;
+    c->ncur = 0;
+    for (size_t off = 0; off < in->len;) {
+        size_t end = chunk_end(d, in->len, off);
+        struct gz_chunk k = {
+            .off = off, .len = end - off, .zoff = out->len - sizeof(gzip_member_head)};
+        k.key = chunk_key(d + off, k.len);
+        const struct gz_chunk *old = find_prev(c, d + off, k.len, k.key);
+        if (old) {
+            rc = fsc_buf_append(out, c->prev.z + old->zoff, old->zlen);
+            k.crc = old->crc;
+            st->chunks_reused++;
+            st->bytes_reused += k.len;
+        } else {
+            rc = deflate_chunk(c, d + off, k.len, out);
+            k.crc = (uint32_t)crc32(0L, d + off, (uInt)k.len);
+        }
+        if (rc != 0)
+            return rc;
+        k.zlen = out->len - sizeof(gzip_member_head) - k.zoff;
+        if ((rc = push_chunk(c, &k)) != 0)
+            return rc;
+        crc = (uint32_t)crc32_combine(crc, k.crc, (z_off_t)k.len);
+        st->chunks++;
+        off = end;
+    }
+    unsigned char trailer[sizeof(deflate_last) + 8];
+    memcpy(trailer, deflate_last, sizeof(deflate_last));
+    put_le32(trailer + 2, crc);
+    put_le32(trailer + 6, (uint32_t)in->len); /* ISIZE: the length mod 2^32 */
+    return fsc_buf_append(out, trailer, sizeof(trailer));
+}
+
+int fsc_prom_gzchunks_compress(struct fsc_prom_gzchunks *c, struct fsc_buf **body,
+                               struct fsc_buf *out, struct fsc_prom_gz_stats *st)
+{
+    struct fsc_prom_gz_stats local;
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof(*st));
+    int rc = compress_body(c, *body, out, st);
+    if (rc == 0) {
+        size_t zlen = out->len - sizeof(gzip_member_head) - sizeof(deflate_last) - 8;
+        rc = keep_generation(c, body, out, sizeof(gzip_member_head), zlen);
+    }
+    if (rc != 0) {
+        /* Nothing half-kept: the next call starts from scratch; *body is
+         * still the caller's. */
+        c->nslot = 0;
+        gen_forget(&c->prev);
+        c->ncur = 0;
+    }
+    return rc;
+}
