@@ -137,7 +137,7 @@ int main(int argc, char **argv)
      * queues one raw value per series (and window rates for port bytes). */
     struct fsc_rw_reader rd;
     fsc_rw_reader_init(&rd, reg, eng, FSC_RW_SERIES_COUNTERS | FSC_RW_SERIES_WINDOW_RATES,
-                       1000000000LL, NULL, 1u << 22);
+                       1000000000LL, NULL, 1000000000LL, 1u << 22);
     double rtime = 0;
     unsigned rounds = 0;
     for (unsigned r = 0; r < 20; r++) {

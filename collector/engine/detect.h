@@ -491,6 +491,11 @@ struct fsc_engine {
         void *arg;
     } listeners[FSC_WINDOW_LISTENERS_MAX];
     unsigned n_listeners;
+    struct {
+        fsc_fine_listener_fn fn;
+        void *arg;
+    } fine_listeners[FSC_WINDOW_LISTENERS_MAX];
+    unsigned n_fine_listeners;
 };
 
 /* The slot of id when its chunk exists, else NULL (the hot path). Caller

@@ -549,6 +549,10 @@ static void ingest_one(struct fsc_engine *eng, struct win_ctx *w, const struct f
             eng->stats.gaps++;
         if (eng->obs.on_interval)
             eng->obs.on_interval(eng->obs.arg, smp->series, &res.iv);
+        if (ser->rs.fine_rate >= 0)
+            for (unsigned k = 0; k < eng->n_fine_listeners; k++)
+                eng->fine_listeners[k].fn(eng->fine_listeners[k].arg, smp->series, tr,
+                                          ser->rs.t_anchor, ser->rs.fine_rate);
     }
     if (ser->dc == FSC_DET_MB)
         ingest_mb(eng, w, smp, ser, tr, &res);

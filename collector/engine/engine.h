@@ -150,23 +150,25 @@ struct fsc_series_view {
     uint8_t kind;      /* enum fsc_kind; FSC_KIND_COUNTER also when never seen */
     uint8_t has_value; /* a sample was accepted */
     uint8_t is_f64;
-    uint8_t signal;          /* traits: enum fsc_signal */
-    uint8_t direction;       /* traits: enum fsc_direction */
-    uint8_t unit;            /* traits: enum fsc_unit */
-    uint8_t expo;            /* traits: enum fsc_expo (exporters only) */
-    uint8_t has_windows;     /* windows_done != 0: some window completed */
-    uint8_t windows_done;    /* bit L: a window of level L has completed (its rate and
-                              * peak are real, not a placeholder 0) */
-    uint8_t rate_level;      /* the shortest level the series emits (fsc_rate_base_level): its
-                              * rate is window_rate[rate_level], once that level's bit is set */
-    uint64_t link_speed_bps; /* traits; 0 = unknown */
-    int64_t t_last_ns;       /* device time of the last accepted sample */
-    int64_t t_value_ns;      /* device time the last value became true: t_last_ns, or for
-                              * periodic copies the copy instant (rate.h rule 5); the end of
-                              * the last interval, so of the fine rate */
-    union fsc_value value;   /* last accepted raw value */
-    double fine_rate;        /* units/s of the latest interval, -1 when it was no fine
-                              * evidence (a gap, an unplaced copy): nothing to show */
+    uint8_t signal;           /* traits: enum fsc_signal */
+    uint8_t direction;        /* traits: enum fsc_direction */
+    uint8_t unit;             /* traits: enum fsc_unit */
+    uint8_t expo;             /* traits: enum fsc_expo (exporters only) */
+    uint8_t has_windows;      /* windows_done != 0: some window completed */
+    uint8_t windows_done;     /* bit L: a window of level L has completed (its rate and
+                               * peak are real, not a placeholder 0) */
+    uint8_t rate_level;       /* the shortest level the series emits (fsc_rate_base_level): its
+                               * rate is window_rate[rate_level], once that level's bit is set */
+    uint64_t link_speed_bps;  /* traits; 0 = unknown */
+    int64_t t_last_ns;        /* device time of the last accepted sample */
+    int64_t t_value_ns;       /* device time the last value became true: t_last_ns, or for
+                               * periodic copies the copy instant (rate.h rule 5); the end of
+                               * the last interval, so of the fine rate */
+    union fsc_value value;    /* last accepted raw value */
+    double fine_rate;         /* units/s of the latest interval, -1 when it was no fine
+                               * evidence (a gap, an unplaced copy): nothing to show */
+    int64_t update_period_ns; /* traits: how often the value can change (rate.h rule 8:
+                               * the larger of sampling interval and refresh); 0 unknown */
     double window_rate[FSC_MAX_WINDOWS]; /* last completed aligned window, units/s */
     double window_peak[FSC_MAX_WINDOWS]; /* max fine rate in that window, units/s */
     /* Detector counters since the series got its detector (0 when it has
@@ -205,6 +207,20 @@ int fsc_engine_add_window_listener(struct fsc_engine *eng, fsc_window_listener_f
  * running and will not be called again. Thread: any; takes the lock. */
 void fsc_engine_remove_window_listener(struct fsc_engine *eng, fsc_window_listener_fn fn,
                                        void *arg);
+
+/* A listener of fine intervals (remote_write's fine rates: each sent once
+ * even when a backlog of samples is applied between two of its readings).
+ * Called like a window listener, for every interval that is fine evidence
+ * (not a gap, not an unplaced copy), with the device time its value became
+ * true (the view's t_value_ns: for periodic copies the copy instant) and its
+ * rate in the series' units per second (the view's fine_rate). */
+typedef void (*fsc_fine_listener_fn)(void *arg, fsc_series_id id, const struct fsc_traits *tr,
+                                     int64_t t_ns, double rate);
+
+/* Adds / removes a fine listener, as fsc_engine_add_window_listener /
+ * fsc_engine_remove_window_listener (the same limit, in a table of its own). */
+int fsc_engine_add_fine_listener(struct fsc_engine *eng, fsc_fine_listener_fn fn, void *arg);
+void fsc_engine_remove_fine_listener(struct fsc_engine *eng, fsc_fine_listener_fn fn, void *arg);
 
 /* Observer hooks (tests, rollups, histograms). Any member may be NULL. */
 struct fsc_engine_observer {

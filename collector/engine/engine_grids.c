@@ -166,6 +166,36 @@ int fsc_engine_add_window_listener(struct fsc_engine *eng, fsc_window_listener_f
     return rc;
 }
 
+/* Contract in engine.h. Thread: any; takes eng->mu. */
+int fsc_engine_add_fine_listener(struct fsc_engine *eng, fsc_fine_listener_fn fn, void *arg)
+{
+    int rc = -ENOSPC;
+    pthread_mutex_lock(&eng->mu);
+    if (eng->n_fine_listeners < FSC_WINDOW_LISTENERS_MAX) {
+        eng->fine_listeners[eng->n_fine_listeners].fn = fn;
+        eng->fine_listeners[eng->n_fine_listeners].arg = arg;
+        eng->n_fine_listeners++;
+        rc = 0;
+    }
+    pthread_mutex_unlock(&eng->mu);
+    return rc;
+}
+
+/* Contract in engine.h. Thread: any; takes eng->mu. */
+void fsc_engine_remove_fine_listener(struct fsc_engine *eng, fsc_fine_listener_fn fn, void *arg)
+{
+    pthread_mutex_lock(&eng->mu);
+    for (unsigned i = 0; i < eng->n_fine_listeners; i++) {
+        if (eng->fine_listeners[i].fn == fn && eng->fine_listeners[i].arg == arg) {
+            memmove(&eng->fine_listeners[i], &eng->fine_listeners[i + 1],
+                    (eng->n_fine_listeners - i - 1) * sizeof(eng->fine_listeners[0]));
+            eng->n_fine_listeners--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&eng->mu);
+}
+
 /* Contract in engine.h. Thread: any; takes eng->mu, so no call of fn is in
  * progress once it returns (listeners run under the lock). */
 void fsc_engine_remove_window_listener(struct fsc_engine *eng, fsc_window_listener_fn fn, void *arg)

@@ -89,6 +89,7 @@ static bool view_fill(const struct fsc_engine *eng, fsc_series_id id, struct fsc
     out->rate_level = (uint8_t)fsc_rate_base_level(&eng->cfg.rate, tr);
     out->value = rs->v_anchor;
     out->fine_rate = rs->fine_rate;
+    out->update_period_ns = fsc_rate_update_period(tr);
     for (unsigned l = 0; l < FSC_MAX_WINDOWS; l++) {
         out->window_rate[l] = rs->last_window_rate[l];
         out->window_peak[l] = ser->last_peak[l];

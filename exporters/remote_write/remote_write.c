@@ -385,8 +385,9 @@ struct fsc_remote_write *fsc_remote_write_start(const struct fsc_remote_write_op
     fsc_rw_queue_init(&rw->q, rw->cfg.queue_max);
     fsc_rw_encoder_init(&rw->enc, opt->reg);
     rw->batch = malloc(rw->cfg.max_samples_per_send * sizeof(*rw->batch));
-    if (!rw->batch || fsc_rw_reader_init(&rw->rd, opt->reg, opt->eng, rw->cfg.series,
-                                         opt->window_ns, opt->rate, rw->cfg.queue_max) != 0) {
+    if (!rw->batch ||
+        fsc_rw_reader_init(&rw->rd, opt->reg, opt->eng, rw->cfg.series, opt->window_ns, opt->rate,
+                           rw->cfg.resolution_ns, rw->cfg.queue_max) != 0) {
         snprintf(err, errlen, "out of memory starting the remote_write exporter");
         destroy(rw);
         return NULL;

@@ -10,13 +10,19 @@
  *   detector -> fabric_rate_per_second{counter}: every window of the first
  *   width the engine emits, once, stamped with that window's end (the
  *   journal, below; a window the engine withholds is not sent either);
- * - fine_rates: the same series' last fine-interval rate, stamped with the
+ * - fine_rates: the same series' fine-interval rates, stamped with each
  *   interval's end (when its value became true: for periodic copies the
  *   copy instant), under fabric_port_fine_bytes_per_second /
- *   fabric_fine_rate_per_second.
- * A series queues a raw or fine sample only when its time moved since the
- * previous reading, so a reading period at or below the sampling period sees
- * every sample once, and an idle collector sends nothing. */
+ *   fabric_fine_rate_per_second. A series that updates no faster than the
+ *   reading period (its update period >= resolution: 2 s copies read every
+ *   second) sends every fine interval once, through the journal (below):
+ *   after a stall the engine applies seconds of buffered samples between
+ *   two readings, and a reading of the views would see only the newest of
+ *   them (CI lost two fine rates of a 2 s Junos copy that way). A faster
+ *   series sends the newest fine rate of each reading, read from its view.
+ * A series queues a raw or polled fine sample only when its time moved since
+ * the previous reading, so a reading period at or below the sampling period
+ * sees every sample once, and an idle collector sends nothing. */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -58,8 +64,57 @@ static double unit_divisor_of(uint8_t unit)
 /* Milliseconds of a device time, rounded down. */
 static int64_t to_ms(int64_t t_ns);
 
+/* Appends k samples to the journal (growing by doubling up to jr->max;
+ * beyond it they are dropped and counted). Thread: any. */
+static void journal_put(struct fsc_rw_journal *jr, const struct fsc_rw_sample *s, size_t k)
+{
+    pthread_mutex_lock(&jr->mu);
+    if (jr->n + k > jr->cap && jr->cap < jr->max) {
+        size_t cap = jr->cap ? jr->cap * 2 : JOURNAL_MIN_CAP;
+        cap = cap > jr->max ? jr->max : cap;
+        struct fsc_rw_sample *p = realloc(jr->pend, cap * sizeof(*p));
+        if (p) {
+            jr->pend = p;
+            jr->cap = cap;
+        }
+    }
+    if (jr->n + k <= jr->cap) {
+        memcpy(jr->pend + jr->n, s, k * sizeof(*s));
+        jr->n += k;
+    } else {
+        jr->dropped += k;
+    }
+    pthread_mutex_unlock(&jr->mu);
+}
+
+/* Whether a series' fine rates go through the journal (every interval)
+ * rather than the views (the newest per reading): see the top comment. */
+static int fine_journaled(const struct fsc_rw_reader *rd, int64_t update_period_ns)
+{
+    return rd->resolution_ns > 0 && update_period_ns >= rd->resolution_ns;
+}
+
+/* The engine's fine listener: runs on an ingest thread under the engine
+ * lock, so it only appends. */
+static void rw_on_fine(void *arg, fsc_series_id id, const struct fsc_traits *tr, int64_t t_ns,
+                       double rate)
+{
+    struct fsc_rw_reader *rd = arg;
+    int port = port_signal(tr->signal, tr->direction);
+    if (!port && !detector_signal(tr->signal, tr->kind))
+        return;
+    if (!fine_journaled(rd, fsc_rate_update_period(tr)))
+        return;
+    struct fsc_rw_sample s = {.id = id,
+                              .what = port ? FSC_RW_FINE_PORT_RATE : FSC_RW_FINE_RATE,
+                              .dir = tr->direction,
+                              .t_ms = to_ms(t_ns),
+                              .value = port ? rate : rate / unit_divisor_of(tr->unit)};
+    journal_put(&rd->jr, &s, 1);
+}
+
 /* The engine's window listener: runs on an ingest thread under the engine
- * lock, so it only appends (growing by doubling up to jr->max). */
+ * lock, so it only appends. */
 static void rw_on_window(void *arg, fsc_series_id id, const struct fsc_traits *tr, unsigned level,
                          int64_t t_end_ns, double rate)
 {
@@ -87,29 +142,12 @@ static void rw_on_window(void *arg, fsc_series_id id, const struct fsc_traits *t
     } else {
         return;
     }
-    struct fsc_rw_journal *jr = &rd->jr;
-    pthread_mutex_lock(&jr->mu);
-    if (jr->n + k > jr->cap && jr->cap < jr->max) {
-        size_t cap = jr->cap ? jr->cap * 2 : JOURNAL_MIN_CAP;
-        cap = cap > jr->max ? jr->max : cap;
-        struct fsc_rw_sample *p = realloc(jr->pend, cap * sizeof(*p));
-        if (p) {
-            jr->pend = p;
-            jr->cap = cap;
-        }
-    }
-    if (jr->n + k <= jr->cap) {
-        memcpy(jr->pend + jr->n, s, k * sizeof(*s));
-        jr->n += k;
-    } else {
-        jr->dropped += k;
-    }
-    pthread_mutex_unlock(&jr->mu);
+    journal_put(&rd->jr, s, k);
 }
 
 int fsc_rw_reader_init(struct fsc_rw_reader *rd, struct fsc_registry *reg, struct fsc_engine *eng,
                        uint32_t series, int64_t window_ns, const struct fsc_rate_params *rate,
-                       size_t journal_max)
+                       int64_t resolution_ns, size_t journal_max)
 {
     memset(rd, 0, sizeof(*rd));
     if (rate)
@@ -120,6 +158,7 @@ int fsc_rw_reader_init(struct fsc_rw_reader *rd, struct fsc_registry *reg, struc
     rd->eng = eng;
     rd->series = series;
     rd->window_ns = window_ns;
+    rd->resolution_ns = resolution_ns;
     rd->jr.max = journal_max > 2 ? journal_max : 2;
     if (pthread_mutex_init(&rd->jr.mu, NULL) != 0)
         return -ENOMEM;
@@ -138,6 +177,14 @@ int fsc_rw_reader_init(struct fsc_rw_reader *rd, struct fsc_registry *reg, struc
         }
         rd->listening = 1;
     }
+    if ((series & FSC_RW_SERIES_FINE_RATES) && resolution_ns > 0) {
+        int rc = fsc_engine_add_fine_listener(eng, rw_on_fine, rd);
+        if (rc != 0) {
+            fsc_rw_reader_free(rd);
+            return rc;
+        }
+        rd->listening_fine = 1;
+    }
     return 0;
 }
 
@@ -145,6 +192,8 @@ void fsc_rw_reader_free(struct fsc_rw_reader *rd)
 {
     if (rd->listening)
         fsc_engine_remove_window_listener(rd->eng, rw_on_window, rd);
+    if (rd->listening_fine)
+        fsc_engine_remove_fine_listener(rd->eng, rw_on_fine, rd);
     free(rd->seen);
     free(rd->ids);
     free(rd->views);
@@ -227,7 +276,8 @@ static void read_series(struct fsc_rw_reader *rd, fsc_series_id id, const struct
     int det = !port && detector_signal(v->signal, v->kind);
     if (!port && !det)
         return;
-    if ((rd->series & FSC_RW_SERIES_FINE_RATES) && v->t_value_ns != sn->t_fine) {
+    if ((rd->series & FSC_RW_SERIES_FINE_RATES) && v->t_value_ns != sn->t_fine &&
+        !fine_journaled(rd, v->update_period_ns)) {
         /* The first reading of a series may see only its baseline (no
          * interval yet): it sets the mark and sends nothing. */
         if (sn->t_fine != INT64_MIN && v->fine_rate >= 0)

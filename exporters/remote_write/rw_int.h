@@ -54,20 +54,26 @@ struct fsc_rw_reader {
     struct fsc_rw_sample *drain; /* the reader's side of the journal's swap */
     size_t drain_cap;
     int listening;               /* the journal's listener is installed in eng */
+    int listening_fine;          /* so is its fine listener */
+    int64_t resolution_ns;       /* the reading period (fine_rates: journal or views) */
     struct fsc_rate_params rate; /* the engine's windows: each series' rate level */
 };
 
 /* Returns 0, or -ENOMEM (or the listener's error). With window rates
  * selected it installs the journal's engine listener, which takes each
  * series' windows of its rate level (rate: the engine's windows, copied;
- * NULL: level 0 only); journal_max bounds the journal in samples. */
+ * NULL: level 0 only); with fine rates and resolution_ns > 0 (the reading
+ * period) also its fine listener, which takes every fine interval of the
+ * series that update no faster than that (rw_collect.c); journal_max
+ * bounds the journal in samples. */
 int fsc_rw_reader_init(struct fsc_rw_reader *rd, struct fsc_registry *reg, struct fsc_engine *eng,
                        uint32_t series, int64_t window_ns, const struct fsc_rate_params *rate,
-                       size_t journal_max);
+                       int64_t resolution_ns, size_t journal_max);
 /* Removes the listener, then frees. */
 void fsc_rw_reader_free(struct fsc_rw_reader *rd);
 
-/* Window samples the journal dropped (full), since init. Thread: any. */
+/* Window and journaled fine samples the journal dropped (full), since init.
+ * Thread: any. */
 uint64_t fsc_rw_reader_dropped(struct fsc_rw_reader *rd);
 
 /* One reading: the journal's window samples, then every series the

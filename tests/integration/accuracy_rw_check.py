@@ -2,7 +2,7 @@
 """Checks what remote_write_lib.py `serve` logged in the Junos accuracy run
 (accuracy_junos_e2e_test.sh), stdlib only:
 
-  accuracy_rw_check.py LOG RATE WINDOW_MS COPY_MS [LEARN_MS]
+  accuracy_rw_check.py LOG RATE WINDOW_MS COPY_MS [LEARN_MS [OVERRUNS]]
 
 RATE is the truth of every port's byte rate (bytes/s, from the simulator's
 formula: utilization x 400 Gb/s / 8), or @FILE: a truth per series, one
@@ -16,10 +16,15 @@ timestamp once, consecutive ones COPY_MS apart within 10 %, every value
 within 2 % of RATE; with LEARN_MS, a longer step that ends within LEARN_MS
 of the first fine rate on the log is allowed and counted as a learning hole
 (the copy grid is still learning the copy instants: intervals it cannot
-place are no fine evidence, DESIGN rule 5, so no fine rate is sent for them). Prints one FAIL line per miss and a summary line
-"ports=N windows=N fine=N misses=N learning_holes=N max_window_err=E
-max_fine_err=E" (the
-largest relative errors); exits 1 on a miss.
+place are no fine evidence, DESIGN rule 5, so no fine rate is sent for them).
+OVERRUNS is a file of the simulator's skipped ticks, one line "TICK_MS
+NEXT_MS" each (gnmi_sim --verbose logs them when its client reads too slowly
+to take every tick): a longer step that overlaps one is allowed and counted
+as an overrun hole (no sample was taken there, so the interval holds copies
+nobody can place). Prints one FAIL line per miss and a summary line
+"ports=N windows=N fine=N misses=N learning_holes=N overrun_holes=N
+max_window_err=E max_fine_err=E" (the largest relative errors); exits 1 on a
+miss.
 """
 import json
 import sys
@@ -28,6 +33,10 @@ import sys
 def main():
     log, rate_arg, win_ms, copy_ms = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     learn_ms = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+    overruns = []
+    if len(sys.argv) > 6:
+        with open(sys.argv[6]) as f:
+            overruns = [tuple(int(x) for x in line.split()) for line in f if line.strip()]
     truth = {}
     if rate_arg.startswith("@"):
         with open(rate_arg[1:]) as f:
@@ -51,7 +60,7 @@ def main():
                 key = (name, labels.get("port"), labels.get("direction"))
                 series.setdefault(key, []).extend((t, v) for v, t in s["samples"])
     misses = 0
-    windows = fine = holes = 0
+    windows = fine = holes = overrun_holes = 0
     fine_times = [t for (name, _, _), pts in series.items()
                   if name == "fabric_port_fine_bytes_per_second" for t, _ in pts]
     first_fine = min(fine_times) if fine_times else 0
@@ -101,10 +110,13 @@ def main():
                     continue
                 if b - a > copy_ms and b <= first_fine + learn_ms:
                     holes += 1
+                elif b - a > copy_ms and any(t < b and n > a for t, n in overruns):
+                    overrun_holes += 1
                 else:
                     miss("%s %s fine rates %d -> %d: not one copy apart" % (port, direction, a, b))
-    print("ports=%d windows=%d fine=%d misses=%d learning_holes=%d max_window_err=%.6f "
-          "max_fine_err=%.6f" % (len(ports), windows, fine, misses, holes, max_win, max_fine))
+    print("ports=%d windows=%d fine=%d misses=%d learning_holes=%d overrun_holes=%d "
+          "max_window_err=%.6f max_fine_err=%.6f" % (len(ports), windows, fine, misses, holes,
+                                                     overrun_holes, max_win, max_fine))
     return 1 if misses or not windows or not fine else 0
 
 

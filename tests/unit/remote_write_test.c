@@ -392,7 +392,7 @@ static void reader_known_samples(void)
     CHECK_INT(fsc_rw_reader_init(&rd, reg, eng,
                                  FSC_RW_SERIES_COUNTERS | FSC_RW_SERIES_WINDOW_RATES |
                                      FSC_RW_SERIES_FINE_RATES,
-                                 1 * SEC, NULL, 64),
+                                 1 * SEC, NULL, 1 * SEC, 64),
               0);
     const int64_t base = 1700000000LL * SEC;
     for (int k = 0; k <= 5; k++) {
@@ -514,6 +514,83 @@ static void count_samples(void *arg, const struct fsc_rw_sample *s, size_t n)
             count_by_what[s[i].what]++;
 }
 
+/* A backlog applied between two readings (the daemon stalled, then took 8 s
+ * of buffered samples at once): a port updated every 2 s (>= the 1 s reading
+ * period) sends each of its fine rates once, stamped with its own interval
+ * end; a port sampled every 250 ms (< 1 s) sends only the newest, as before.
+ * Truth: port A counts 5e9 B per 2 s (2.5e9 B/s) for the first two intervals,
+ * then 1e10 B per 2 s (5e9 B/s); port B 1.25e9 B/s throughout. */
+static void reader_fine_backlog(void)
+{
+    char err[256];
+    struct fsc_engine_config ec;
+    fsc_engine_config_defaults(&ec);
+    struct fsc_engine *eng = fsc_engine_create(&ec, NULL, err, sizeof(err));
+    struct fsc_registry *reg = fsc_registry_create(100);
+    CHECK(eng && reg);
+    if (!eng || !reg)
+        goto out;
+    uint16_t src;
+    fsc_registry_source_add(reg, "s", 0, &src);
+    struct fsc_label la[] = {{"device", "leaf1"}, {"port", "a"}};
+    struct fsc_label lb[] = {{"device", "leaf1"}, {"port", "b"}};
+    fsc_series_id a = fsc_registry_intern(reg, src, "fabric_port_tx_bytes_total", la, 2);
+    fsc_series_id b = fsc_registry_intern(reg, src, "fabric_port_tx_bytes_total", lb, 2);
+    struct fsc_traits ta = {.kind = FSC_KIND_COUNTER,
+                            .width = 64,
+                            .unit = FSC_UNIT_BYTES,
+                            .signal = FSC_SIG_PORT_BYTES,
+                            .direction = FSC_DIR_TX,
+                            .link_speed_bps = 400000000000ULL,
+                            .nominal_interval_ns = 2 * SEC};
+    struct fsc_traits tb = ta;
+    tb.nominal_interval_ns = 250 * MS;
+    CHECK_INT(fsc_engine_set_traits(eng, a, &ta), 0);
+    CHECK_INT(fsc_engine_set_traits(eng, b, &tb), 0);
+    struct fsc_rw_reader rd;
+    CHECK_INT(
+        fsc_rw_reader_init(&rd, reg, eng, FSC_RW_SERIES_FINE_RATES, 1 * SEC, NULL, 1 * SEC, 64), 0);
+    const int64_t base = 1700000000LL * SEC;
+    const uint64_t va[] = {0, 5000000000ULL, 10000000000ULL, 20000000000ULL, 30000000000ULL};
+    for (int k = 0; k <= 32; k++) { /* 8 s of samples, no reading in between */
+        int64_t t = base + k * 250 * MS;
+        struct fsc_sample sb = {.series = b, .t_dev_ns = t, .v.u = (uint64_t)k * 312500000ULL};
+        CHECK_INT(fsc_engine_ingest(eng, &sb, 1), 0);
+        if (k % 8 == 0) {
+            struct fsc_sample sa = {.series = a, .t_dev_ns = t, .v.u = va[k / 8]};
+            CHECK_INT(fsc_engine_ingest(eng, &sa, 1), 0);
+        }
+    }
+    n_got = 0;
+    fsc_rw_read(&rd, collect, NULL);
+    static const double want_a[] = {2.5e9, 2.5e9, 5e9, 5e9};
+    unsigned na = 0, nb = 0;
+    for (size_t i = 0; i < n_got; i++) {
+        const struct fsc_rw_sample *s = &got_s[i];
+        CHECK_INT(s->what, FSC_RW_FINE_PORT_RATE);
+        if (s->id == a && na < 4) {
+            CHECK(s->t_ms == 1700000000000LL + 2000LL * (na + 1) && s->value == want_a[na]);
+            na++;
+        } else if (s->id == b) {
+            nb++;
+        }
+    }
+    CHECK_INT(na, 4);
+    /* B: its first reading only sets the mark (the polled path's rule). */
+    CHECK_INT(nb, 0);
+    n_got = 0;
+    struct fsc_sample sb = {
+        .series = b, .t_dev_ns = base + 33 * 250 * MS, .v.u = 33 * 312500000ULL};
+    CHECK_INT(fsc_engine_ingest(eng, &sb, 1), 0);
+    CHECK_INT(fsc_rw_read(&rd, collect, NULL), 1);
+    CHECK(got_s[0].id == b && got_s[0].t_ms == 1700000008250LL && got_s[0].value == 1.25e9);
+    CHECK_INT(fsc_rw_reader_dropped(&rd), 0);
+    fsc_rw_reader_free(&rd);
+out:
+    fsc_engine_destroy(eng);
+    fsc_registry_destroy(reg);
+}
+
 /* 600 400G port-bytes series (more than one chunk of FSC_RW_CHUNK) with all
  * three kinds selected: the reading after a window closed that also has fine
  * rates yields 4 samples per series — raw, window rate, utilization, fine
@@ -551,7 +628,7 @@ static void reader_all_kinds_many_ports(void)
     CHECK_INT(fsc_rw_reader_init(&rd, reg, eng,
                                  FSC_RW_SERIES_COUNTERS | FSC_RW_SERIES_WINDOW_RATES |
                                      FSC_RW_SERIES_FINE_RATES,
-                                 1 * SEC, NULL, 4096),
+                                 1 * SEC, NULL, 1 * SEC, 4096),
               0);
     for (int k = 0; k <= 8; k++) {
         for (int i = 0; i < PORTS; i++) {
@@ -616,4 +693,4 @@ done:
 TEST_MAIN(TEST(encode_known_bytes), TEST(snappy_round_trip), TEST(queue_bound_drops),
           TEST(retry_after_parse), TEST(backoff_bounds), TEST(labels_named_and_sorted),
           TEST(batch_groups_series), TEST(reader_known_samples), TEST(reader_all_kinds_many_ports),
-          TEST(prom_families_exact))
+          TEST(reader_fine_backlog), TEST(prom_families_exact))
