@@ -165,6 +165,9 @@ def attack(a, kind):
               flush=True)
 
 
+last_connect_s = -1.0  # the connect's share of the latest one_request
+
+
 def one_request(port, kind):
     if kind == "scrape":
         req = b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
@@ -172,8 +175,10 @@ def one_request(port, kind):
         req = (b"POST /v1/metrics HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
                b"Content-Length: 0\r\nConnection: close\r\n\r\n")
     t0 = time.monotonic()
+    global last_connect_s
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            last_connect_s = time.monotonic() - t0
             s.settimeout(max(0.1, 5 - (time.monotonic() - t0)))
             s.sendall(req)
             data = b""
@@ -195,7 +200,7 @@ def probe(a):
     for k in range(a.count):
         t0 = time.monotonic()
         status, dt = one_request(a.port, a.kind)
-        print(f"probe {k} status={status} s={dt:.3f}", flush=True)
+        print(f"probe {k} status={status} s={dt:.3f} connect_s={last_connect_s:.3f}", flush=True)
         if status == "200":
             ok += 1
         worst = max(worst, dt)
