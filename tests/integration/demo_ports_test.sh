@@ -68,9 +68,12 @@ stop_pid "$fsc_pid" 100
 fsc_pid=""
 check_eq "demo exits 0 on SIGTERM" "$stop_rc" 0
 
-# A fixed port in use: exit 1, the port named.
+# A fixed port in use: exit 1, the port named. SO_REUSEADDR: the demo just
+# closed connections on P3, and a TIME_WAIT left on it made a plain bind fail
+# (seen under load); a listening socket still holds the port against the demo.
 "$py" -c 'import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1)
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1)
 print("listening", flush=True); time.sleep(30)' "$p3" >"$tmp/busy.out" &
 peer_pid=$!
 check "busy listener up" wait_until 50 grep -q listening "$tmp/busy.out"
