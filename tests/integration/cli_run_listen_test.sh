@@ -106,8 +106,10 @@ YAML
 expect 2 "--listen on a source's port" "--listen '0.0.0.0:$otlp_port' is already used by source spine1 (grpc_listen)" \
     -c "$tmp/clash.yaml" --listen "0.0.0.0:$otlp_port"
 # A port somebody listens on: the exporter cannot bind it (runtime, exit 1).
+# SO_REUSEADDR: a TIME_WAIT of an earlier run's connection must not fail it.
 "$py" -c 'import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1)
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1)
 print("listening", flush=True); time.sleep(30)' "$cli_port" >"$tmp/busy.out" &
 peer_pid=$!
 check "busy listener up" wait_until 50 grep -q listening "$tmp/busy.out"
