@@ -1,5 +1,6 @@
 #include "net/http_watch.h"
 
+#include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -57,7 +58,7 @@ struct fsc_http_watch {
     size_t n_addrs, used_addrs;
     uint64_t open;
     struct fsc_http_watch_stats st;
-    uint64_t logged_header, logged_rate, logged_shed; /* totals at the last log line */
+    uint64_t logged_header, logged_rate, logged_shed, logged_refused; /* at the last log line */
     char listener[64];
 };
 
@@ -194,9 +195,15 @@ static void log_cuts(struct fsc_http_watch *w, const struct fsc_http_watch_stats
                 w->listener, (unsigned long long)(st->shed - w->logged_shed),
                 (unsigned long long)st->shed, (unsigned long long)st->open, w->lim.max_connections,
                 w->lim.reserve);
+    if (st->refused_per_address != w->logged_refused)
+        fsc_log(FSC_LOG_WARN, "http_address_cap",
+                "listener=%s refused=%llu total=%llu max_connections_per_ip=%u", w->listener,
+                (unsigned long long)(st->refused_per_address - w->logged_refused),
+                (unsigned long long)st->refused_per_address, w->lim.max_connections_per_ip);
     w->logged_header = st->header_timeout;
     w->logged_rate = st->body_rate;
     w->logged_shed = st->shed;
+    w->logged_refused = st->refused_per_address;
 }
 
 static void *watch_main(void *arg)
@@ -344,6 +351,36 @@ static void shed_idle(struct fsc_http_watch *w, const struct watch_conn *fresh)
     }
 }
 
+/* Over the per-address cap (more than max_connections_per_ip live
+ * connections of fresh's address): shuts down that address's connection
+ * waiting for a request header (shed_before says which), so a client that
+ * shares its address (NAT) with one holding idle connections still gets
+ * in; when every other one is busy with a request, fresh itself goes
+ * (refused_per_address). Caller holds mu. */
+static void shed_same_address(struct fsc_http_watch *w, struct watch_conn *fresh)
+{
+    if (!fresh->has_key)
+        return;
+    uint64_t live = 0;
+    struct watch_conn *victim = NULL;
+    for (struct watch_conn *c = w->head.next; c != &w->head; c = c->next) {
+        if (c->cut || !c->has_key || memcmp(c->key, fresh->key, 16) != 0)
+            continue;
+        live++;
+        if (c != fresh && c->phase == PH_WAIT && (!victim || shed_before(c, victim)))
+            victim = c;
+    }
+    if (live <= w->lim.max_connections_per_ip)
+        return;
+    if (victim) {
+        cut_conn(victim);
+        w->st.shed++;
+    } else {
+        cut_conn(fresh);
+        w->st.refused_per_address++;
+    }
+}
+
 void fsc_http_watch_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
                            enum MHD_ConnectionNotificationCode toe)
 {
@@ -368,6 +405,7 @@ void fsc_http_watch_notify(void *cls, struct MHD_Connection *conn, void **socket
         w->head.prev = c;
         w->open++;
         addr_add(w, c);
+        shed_same_address(w, c);
         shed_idle(w, c);
         pthread_mutex_unlock(&w->mu);
         *socket_context = c;
@@ -492,4 +530,10 @@ void fsc_http_watch_stats(struct fsc_http_watch *w, struct fsc_http_watch_stats 
 unsigned fsc_http_watch_mhd_limit(const struct fsc_listener_limits *lim)
 {
     return lim->max_connections + lim->max_connections / 4;
+}
+
+unsigned fsc_http_watch_mhd_per_ip_limit(const struct fsc_listener_limits *lim)
+{
+    unsigned per_ip = lim->max_connections_per_ip;
+    return per_ip > UINT_MAX / 2 ? UINT_MAX : 2 * per_ip;
 }

@@ -21,8 +21,15 @@
  *     admitted ones first): idle connections give way, so a scrape or an
  *     export always finds a slot while the busy ones are bounded by the
  *     deadlines above.
- * The per-address cap is MHD's (MHD_OPTION_PER_IP_CONNECTION_LIMIT, set by
- * the listener).
+ *   - Per address: past max_connections_per_ip live connections from one
+ *     client address, that address's connection waiting longest for a
+ *     request header (never admitted ones first) is shut down, so a client
+ *     behind the same address (NAT) as one holding idle connections still
+ *     gets in; when all of them are busy with requests, the new one is
+ *     shut down instead. MHD's own per-address cap
+ *     (MHD_OPTION_PER_IP_CONNECTION_LIMIT) is set to twice that
+ *     (fsc_http_watch_mhd_per_ip_limit) so it does not refuse first: a
+ *     shut-down connection counts until MHD has closed it.
  *
  * It also carries one request flag for the framing check (net/http_frame.h):
  * a target that decoded to a NUL byte.
@@ -49,10 +56,12 @@ struct fsc_http_watch;
 
 /* What the watch closed so far. */
 struct fsc_http_watch_stats {
-    uint64_t header_timeout; /* no complete request header in time */
-    uint64_t body_rate;      /* a body slower than body_min_rate */
-    uint64_t shed;           /* idle connections closed to keep the reserve free */
-    uint64_t open;           /* connections open now */
+    uint64_t header_timeout;      /* no complete request header in time */
+    uint64_t body_rate;           /* a body slower than body_min_rate */
+    uint64_t shed;                /* idle connections closed to keep the reserve free, or for a
+                                   * newer connection of their address */
+    uint64_t refused_per_address; /* new connections over the per-address cap shut down */
+    uint64_t open;                /* connections open now */
 };
 
 /* Starts the watch thread (it wakes every 250 ms). lim is copied (NULL:
@@ -92,6 +101,10 @@ int fsc_http_watch_bad_target(struct MHD_Connection *conn);
  * thread has ended it, so under churn (an attacker reconnecting at once)
  * the headroom keeps MHD from refusing new connections itself. */
 unsigned fsc_http_watch_mhd_limit(const struct fsc_listener_limits *lim);
+
+/* The per-address limit to give MHD: twice max_connections_per_ip (the
+ * watch enforces the cap itself, see above). */
+unsigned fsc_http_watch_mhd_per_ip_limit(const struct fsc_listener_limits *lim);
 
 /* Copies the counters (zeros for NULL). Thread: any. */
 void fsc_http_watch_stats(struct fsc_http_watch *w, struct fsc_http_watch_stats *out);

@@ -51,6 +51,7 @@
 #include "base/log.h"
 #include "prometheus/prom_http.h"
 
+#include "net/admit_stats.h"
 #include "net/http_frame.h"
 #include "net/http_watch.h"
 #include "net/listen.h"
@@ -580,7 +581,7 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
         flags, 0, NULL, NULL, http_access, h, MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, h,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT,
         fsc_http_watch_mhd_limit(&lim), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned int)lim.max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
+        fsc_http_watch_mhd_per_ip_limit(&lim), MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
         MHD_OPTION_UNESCAPE_CALLBACK, fsc_http_frame_unescape, NULL, MHD_OPTION_NOTIFY_COMPLETED,
         http_completed, h, MHD_OPTION_NOTIFY_CONNECTION, fsc_http_watch_notify, h->watch,
         MHD_OPTION_ARRAY, sec_opts, MHD_OPTION_END);
@@ -624,6 +625,22 @@ uint16_t fsc_prom_http_port(const struct fsc_prom_http *h)
 void fsc_prom_http_sec_stats(struct fsc_prom_http *h, struct fsc_http_sec_stats *out)
 {
     fsc_http_sec_stats(h ? h->sec : NULL, out);
+}
+
+void fsc_prom_http_admit_stats(struct fsc_prom_http *h, struct fsc_admit_stats *out)
+{
+    if (!h) {
+        *out = (struct fsc_admit_stats){0};
+        return;
+    }
+    struct fsc_http_watch_stats ws;
+    fsc_http_watch_stats(h->watch, &ws);
+    fsc_admit_stats_init(out);
+    out->header_timeout = ws.header_timeout;
+    out->body_too_slow = ws.body_rate;
+    out->shed = ws.shed;
+    out->refused_per_address = ws.refused_per_address;
+    out->open = ws.open;
 }
 
 void fsc_prom_http_stop(struct fsc_prom_http *h)

@@ -80,11 +80,16 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
 uint16_t fsc_prom_http_port(const struct fsc_prom_http *h);
 
 struct fsc_http_sec_stats; /* net/http_sec.h */
+struct fsc_admit_stats;    /* net/admit_stats.h */
 
 /* The listener's refusals (net/http_sec.h; zeros for NULL), for
  * fabricscope_listener_auth_failures_total{listener="prometheus"}.
  * Thread: any, also from inside a render. */
 void fsc_prom_http_sec_stats(struct fsc_prom_http *h, struct fsc_http_sec_stats *out);
+
+/* What the listener's admission closed, and its open connections
+ * (present 0 for NULL). Thread: any. */
+void fsc_prom_http_admit_stats(struct fsc_prom_http *h, struct fsc_admit_stats *out);
 
 /* Stops serving, waits for the threads, frees. NULL is a no-op. */
 void fsc_prom_http_stop(struct fsc_prom_http *h);

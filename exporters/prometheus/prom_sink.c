@@ -9,6 +9,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "net/admit_stats.h"
 #include "net/http_sec.h"
 #include "prometheus/prom_config.h"
 #include "prometheus/prom_http.h"
@@ -90,7 +91,8 @@ fail:
     return NULL;
 }
 
-static const struct fsc_stat_table *const prom_tables[] = {&fsc_http_sec_stat_table, NULL};
+static const struct fsc_stat_table *const prom_tables[] = {&fsc_http_sec_stat_table,
+                                                           &fsc_admit_stat_table, NULL};
 
 static void prom_stats(void *ctx, const struct fsc_stats_out *out)
 {
@@ -98,6 +100,9 @@ static void prom_stats(void *ctx, const struct fsc_stats_out *out)
     struct fsc_http_sec_stats sec;
     fsc_prom_http_sec_stats(atomic_load(&ps->serving) ? ps->http : NULL, &sec);
     fsc_http_sec_stat_row(out, "prometheus", &sec);
+    struct fsc_admit_stats adm;
+    fsc_prom_http_admit_stats(atomic_load(&ps->serving) ? ps->http : NULL, &adm);
+    fsc_admit_stat_row(out, "prometheus", &adm);
 }
 
 const struct fsc_sink_ops fsc_prometheus_sink_ops = {

@@ -20,8 +20,8 @@ cap can be told apart from a global one; the legitimate client uses
         closed_by_server=X held_at_end=H first_close_s=F last_close_s=L`.
     faults_admit.py slowheader --port P --conns N --seconds S
         The same with a request header sent one byte every 2 s.
-    faults_admit.py probe --port P --kind scrape|otlp --count N --gap G
-        N requests from 127.0.0.1, one every G seconds, each on a new
+    faults_admit.py probe --port P --kind scrape|otlp --count N --gap G [--src A]
+        N requests from A (default 127.0.0.1), one every G seconds, each on a new
         connection (GET /metrics, or POST /v1/metrics with an empty
         protobuf body); each must be answered 200. Prints one line per
         request and `probe kind=K count=N ok=O max_s=T` (T: the slowest
@@ -168,7 +168,7 @@ def attack(a, kind):
 last_connect_s = -1.0  # the connect's share of the latest one_request
 
 
-def one_request(port, kind):
+def one_request(port, kind, src="127.0.0.1"):
     if kind == "scrape":
         req = b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
     else:
@@ -177,7 +177,8 @@ def one_request(port, kind):
     t0 = time.monotonic()
     global last_connect_s
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        with socket.create_connection(("127.0.0.1", port), timeout=5,
+                                      source_address=(src, 0)) as s:
             last_connect_s = time.monotonic() - t0
             s.settimeout(max(0.1, 5 - (time.monotonic() - t0)))
             s.sendall(req)
@@ -199,7 +200,7 @@ def probe(a):
     ok, worst = 0, 0.0
     for k in range(a.count):
         t0 = time.monotonic()
-        status, dt = one_request(a.port, a.kind)
+        status, dt = one_request(a.port, a.kind, a.src)
         print(f"probe {k} status={status} s={dt:.3f} connect_s={last_connect_s:.3f}", flush=True)
         if status == "200":
             ok += 1
@@ -241,6 +242,7 @@ def main():
     p.add_argument("--seconds", type=float, default=10)
     p.add_argument("--path", default="/v1/metrics")
     p.add_argument("--kind", default="scrape", choices=["scrape", "otlp"])
+    p.add_argument("--src", default="127.0.0.1")
     p.add_argument("--count", type=int, default=5)
     p.add_argument("--gap", type=float, default=1.0)
     a = p.parse_args()

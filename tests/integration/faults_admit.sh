@@ -21,10 +21,16 @@
 #   5. gRPC: 8 Export calls that never send their message (127.0.0.2):
 #      4 legitimate Exports meanwhile all OK within 2 s; the 8 are
 #      cancelled (DEADLINE_EXCEEDED) within 8 s. 40 such calls from one
-#      address: 8 over max_calls_per_ip (32) refused at once
-#      (RESOURCE_EXHAUSTED).
+#      address, then 2 Exports from it: each call over max_calls_per_ip
+#      (32) makes that address's oldest silent call give way
+#      (RESOURCE_EXHAUSTED at once): 10 closed, both Exports OK in 2 s.
 #   6. One 100 MiB gRPC message: refused, and peak RSS grows by less than
 #      64 MB (the core's memory quota is 32 MiB at max_body 4 MiB).
+#   7. What admission closed is exported: fabricscope_listener_closed_total
+#      {listener, reason} grows by exactly what each phase's attack must
+#      cause (70 slow bodies, 70 slow headers per listener, the 2^64-1
+#      chunk, 8 message timeouts, 10 calls shed, none refused), and
+#      fabricscope_listener_open returns to 0 on OTLP/HTTP.
 # Every number is printed.
 #   faults_admit.sh FABRICSCOPE PYTHON3 NODE
 set -u
@@ -77,10 +83,27 @@ check "peak RSS grew by less than 64 MB" [ $((h1 - h0)) -lt 65536 ]
 "$node" "$gtool" export --grpc "127.0.0.1:$gport" --count 1 --gap 0 >"$tmp/ex2.out" 2>&1
 check "gRPC still serving after it" grep -q '^export count=1 ok=1 ' "$tmp/ex2.out"
 
-# probes NAME: a scrape and an OTLP post every second, 5 each, in parallel
+# closed LISTENER REASON: fabricscope_listener_closed_total of the last
+# fetch_metrics (empty when the series is not exposed).
+closed() { series_value fabricscope_listener_closed_total "listener=$1" "reason=$2"; }
+# closed_delta NAME LISTENER REASON WANT: the counter grew by exactly WANT
+# since the snapshot $tmp/NAME.prom (what the attack of that phase must add).
+closed_delta() {
+    _cd_now=$(closed "$2" "$3")
+    _cd_then=$(awk -v n="fabricscope_listener_closed_total{listener=\"$2\",reason=\"$3\"}" \
+        'index($0, n " ") == 1 { print $NF }' "$tmp/$1.prom")
+    check_eq "fabricscope_listener_closed_total{listener=$2,reason=$3} grew by $4 (now ${_cd_now:-absent})" \
+        "$(awk -v a="$_cd_now" -v b="${_cd_then:-0}" 'BEGIN { if (a == "") print "absent"; else print a - b }')" "$4"
+}
+snapshot() { fetch_metrics && cp "$tmp/metrics" "$tmp/$1.prom"; }
+
+# probes NAME [SRC]: a scrape and an OTLP post every second, 5 each, in
+# parallel, from SRC (default 127.0.0.1)
 probes() {
-    fn_spawn "$1.ps" "$py" "$tool" probe --port "$mport" --kind scrape --count 5 --gap 1
-    fn_spawn "$1.po" "$py" "$tool" probe --port "$hport" --kind otlp --count 5 --gap 1
+    fn_spawn "$1.ps" "$py" "$tool" probe --port "$mport" --kind scrape --count 5 --gap 1 \
+        --src "${2:-127.0.0.1}"
+    fn_spawn "$1.po" "$py" "$tool" probe --port "$hport" --kind otlp --count 5 --gap 1 \
+        --src "${2:-127.0.0.1}"
     wait_until 200 grep -q '^probe kind' "$tmp/$1.ps.out"
     wait_until 200 grep -q '^probe kind' "$tmp/$1.po.out"
     grep '^probe kind' "$tmp/$1.ps.out" "$tmp/$1.po.out"
@@ -93,7 +116,9 @@ probes_ok() {
         _f=$fails
         check "$2: $_line" eval 'echo "$_line" | grep -q " ok=5 " &&
             awk -v m="$_max" "BEGIN { exit !(m != \"\" && m < 2.0) }"'
-        [ "$_f" = "$fails" ] && [ -z "${ADMIT_DEBUG:-}" ] || grep '^probe [0-9]' "$tmp/$1.$_k.out"
+        if [ "$_f" != "$fails" ] || [ -n "${ADMIT_DEBUG:-}" ]; then
+            grep '^probe [0-9]' "$tmp/$1.$_k.out"
+        fi
     done
 }
 
@@ -104,7 +129,18 @@ for addrs in 1 100; do
     fn_spawn "$n.h" "$py" "$tool" idle --port "$hport" --conns 2000 --addrs "$addrs" --seconds 9
     wait_until 100 grep -q '^opened=2000' "$tmp/$n.m.out" || fail "$n: attacker (prometheus) did not open"
     wait_until 100 grep -q '^opened=2000' "$tmp/$n.h.out" || fail "$n: attacker (otlp) did not open"
-    probes "$n"
+    if [ "$addrs" = 1 ]; then
+        # Meanwhile a client behind the attacker's own address (NAT): the
+        # attacker's idle connections give way to it.
+        probes "$n.nat" 127.0.0.2 &
+        nat_pid=$!
+        fn_procs="$fn_procs $n.nat.ps $n.nat.po" # spawned in that subshell: cleaned up here
+        probes "$n"
+        wait "$nat_pid"
+        probes_ok "$n.nat" "the same, probes from the attacker's address 127.0.0.2"
+    else
+        probes "$n"
+    fi
     probes_ok "$n" "2 000 idle connections from $addrs address(es) on each listener"
     wait_until 150 grep -q '^idle ' "$tmp/$n.m.out"
     wait_until 150 grep -q '^idle ' "$tmp/$n.h.out"
@@ -118,6 +154,12 @@ for addrs in 1 100; do
 done
 check_log "idle connections shed to keep the reserve" 'event=http_connections_shed listener=prometheus'
 check_log "idle connections shed on OTLP/HTTP" 'event=http_connections_shed listener=otlp/http:spine1'
+fetch_metrics
+for l in prometheus otlp/http:spine1; do
+    check "fabricscope_listener_closed_total{listener=$l,reason=shed} counts the shedding ($(closed "$l" shed))" \
+        ge "$(closed "$l" shed)" 1
+done
+snapshot slow0
 
 # ---- 3. slow bodies and slow headers ----------------------------------------------------
 fn_spawn sb "$py" "$tool" slowbody --port "$hport" --conns 70 --seconds 9
@@ -138,6 +180,12 @@ for a in sb shh shm; do
          awk -v l="$last" "BEGIN { exit !(l >= 0 && l < 8.0) }"'
 done
 check_log "slow bodies logged" 'event=http_body_too_slow listener=otlp/http:spine1 closed=[0-9]+'
+# Each slow client is closed once, for its own reason.
+fetch_metrics
+closed_delta slow0 otlp/http:spine1 body_too_slow 70
+closed_delta slow0 otlp/http:spine1 header_timeout 70
+closed_delta slow0 prometheus header_timeout 70
+snapshot frame0
 
 # ---- 4. framing --------------------------------------------------------------------------
 raw() { # PORT DATA [SECONDS] -> the raw line
@@ -170,6 +218,11 @@ for port in "$mport" "$hport"; do
 done
 check_eq "still serving after the framing cases" "$(curl -s -o /dev/null -w '%{http_code}' \
     --max-time 5 "http://127.0.0.1:$mport/metrics")" 200
+# The 2^64-1 chunk was cut by the body rate; the 400s are no admission closure.
+fetch_metrics
+closed_delta frame0 otlp/http:spine1 body_too_slow 1
+closed_delta frame0 otlp/http:spine1 header_timeout 0
+snapshot grpc0
 
 # ---- 5. gRPC calls without a message ------------------------------------------------------
 fn_spawn st8 "$node" "$gtool" stall --grpc "127.0.0.1:$gport" --calls 8 --src 127.0.0.2 --seconds 10
@@ -187,13 +240,37 @@ last=$(echo "$line" | sed -n 's/.* last_close_s=\([0-9.-]*\).*/\1/p')
 check "$line: the 8 cancelled (DEADLINE_EXCEEDED) within 8 s" eval \
     'echo "$line" | grep -q "closed_by_server=8 held_at_end=0 .*statuses=4:8$" &&
      awk -v l="$last" "BEGIN { exit !(l >= 0 && l < 8.0) }"'
-fn_spawn st40 "$node" "$gtool" stall --grpc "127.0.0.1:$gport" --calls 40 --src 127.0.0.3 --seconds 2
-wait_until 100 grep -q '^stall ' "$tmp/st40.out"
+fetch_metrics
+closed_delta grpc0 otlp/grpc:spine1 message_timeout 8
+snapshot grpc1
+# 40 silent calls from one address, then 2 Exports from that same address
+# (a sender behind the attacker's NAT): each call over the cap (32) makes
+# its address's oldest silent call give way (RESOURCE_EXHAUSTED at once),
+# 8 for the attacker's own and 2 for the Exports, which both succeed.
+fn_spawn st40 "$node" "$gtool" stall --grpc "127.0.0.1:$gport" --calls 40 --src 127.0.0.3 --seconds 4
+wait_until 100 grep -q '^opened=40' "$tmp/st40.out" || fail "40 stalled gRPC calls not opened"
+"$node" "$gtool" export --grpc "127.0.0.1:$gport" --count 2 --gap 1 --src 127.0.0.3 >"$tmp/ex3.out" 2>&1
+grep '^export' "$tmp/ex3.out"
+line=$(grep '^export count' "$tmp/ex3.out")
+max=$(echo "$line" | sed -n 's/.* max_s=\([0-9.]*\)$/\1/p')
+check "32 silent calls from 127.0.0.3: 2 Exports from it OK within 2 s ($line)" eval \
+    'echo "$line" | grep -q " ok=2 " && awk -v m="$max" "BEGIN { exit !(m != \"\" && m < 2.0) }"'
+wait_until 150 grep -q '^stall ' "$tmp/st40.out"
 line=$(grep '^stall ' "$tmp/st40.out")
 echo "$line"
-check "$line: 8 over max_calls_per_ip refused at once" \
-    eval 'echo "$line" | grep -q "closed_by_server=8 held_at_end=32 .*statuses=8:8$"'
-check_log "gRPC admission logged" 'event=otlp_grpc_admission source=spine1 refused_per_ip=[1-9]'
+check "$line: the oldest 10 gave way (8 + 2), 30 held" \
+    eval 'echo "$line" | grep -q "closed_by_server=10 held_at_end=30 .*statuses=8:10$"'
+check_log "gRPC admission logged" 'event=otlp_grpc_admission source=spine1 .* shed=[1-9]'
+fetch_metrics
+closed_delta grpc1 otlp/grpc:spine1 shed 10
+closed_delta grpc1 otlp/grpc:spine1 refused_per_address 0
+check_eq "an HTTP reason is not exposed for gRPC" "$(closed otlp/grpc:spine1 header_timeout)" ""
+# Every attacker is gone: OTLP/HTTP holds no connection (closes are
+# asynchronous: polled, 10 s at most); the scrape that reads it holds one.
+otlp_idle() { [ "$(series_value fabricscope_listener_open listener=otlp/http:spine1)" = 0 ]; }
+check "fabricscope_listener_open{listener=otlp/http:spine1} back to 0" poll_metrics 100 otlp_idle
+check "fabricscope_listener_open{listener=prometheus} counts the scrape itself" \
+    ge "$(series_value fabricscope_listener_open listener=prometheus)" 1
 
 fn_stop_fsc
 fn_sanitizer_check "$tmp/fsc.log"

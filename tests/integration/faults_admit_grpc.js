@@ -9,8 +9,8 @@
 //     Prints `opened=N` once all were sent, then `stall calls=N
 //     closed_by_server=X held_at_end=H first_close_s=F last_close_s=L
 //     statuses=...` (grpc-status of the closed calls).
-//   node faults_admit_grpc.js export --grpc HOST:PORT --count N --gap G
-//     N Export calls from 127.0.0.1 (an empty message, a new connection each),
+//   node faults_admit_grpc.js export --grpc HOST:PORT --count N --gap G [--src ADDR]
+//     N Export calls from ADDR (default 127.0.0.1; an empty message, a new connection each),
 //     one every G seconds, 5 s deadline each. Prints one line per call and
 //     `export count=N ok=O max_s=T` (T: the slowest; a failed one counts 5).
 //   node faults_admit_grpc.js big --grpc HOST:PORT --mib M
@@ -97,10 +97,10 @@ async function stall(o) {
     process.exit(0);
 }
 
-function oneExport(hostport) {
+function oneExport(hostport, src) {
     return new Promise((resolve) => {
         const t0 = Date.now();
-        const s = session(hostport, '127.0.0.1');
+        const s = session(hostport, src || '127.0.0.1');
         s.on('error', () => {});
         const timer = setTimeout(() => { s.destroy(); resolve({ status: 'timeout', s: 5 }); }, 5000);
         const req = s.request(headers());
@@ -118,7 +118,7 @@ async function exportMany(o) {
     let worst = 0;
     for (let k = 0; k < Number(o.count); k++) {
         const t0 = Date.now();
-        const r = await oneExport(o.grpc);
+        const r = await oneExport(o.grpc, o.src);
         console.log(`export ${k} status=${r.status} s=${r.s.toFixed(3)}`);
         if (r.status === 0) ok++;
         worst = Math.max(worst, r.status === 0 ? r.s : 5);

@@ -18,9 +18,12 @@
  * Admission (issue 20: eight calls that never sent their message used to
  * hold all eight slots, and the ninth legitimate Export waited until its
  * deadline). A call whose message has not come limits.message_timeout after
- * it arrived is cancelled (DEADLINE_EXCEEDED). A client address with
- * max_calls_per_ip calls in progress gets RESOURCE_EXHAUSTED for the next
- * one at once; the same number caps concurrent streams per connection
+ * it arrived is cancelled (DEADLINE_EXCEEDED). When a client address has
+ * max_calls_per_ip calls in progress, its own call waiting longest for a
+ * message is cancelled for the next one (RESOURCE_EXHAUSTED), so a sender
+ * behind the same address (NAT) as a client holding silent calls still
+ * gets through; with none waiting, the next call is refused at once
+ * (RESOURCE_EXHAUSTED). The same number caps concurrent streams per connection
  * (GRPC_ARG_MAX_CONCURRENT_STREAMS). When every slot is taken, the call
  * waiting longest for its message is cancelled, so that a new call always
  * finds an armed slot: callers that send their message promptly are never
@@ -130,7 +133,9 @@ struct fsc_otlp_grpc {
     struct fsc_listener_limits lim;
     size_t n_slots; /* CALLS_OTHER catch-all slots, then lim.max_calls Export slots */
     size_t armed;   /* Export slots requested and not yet taken by a call */
-    uint64_t peer_refused, reaped, shed; /* admission counters (logged) */
+    /* Admission counters: written by the call thread, read by stats
+     * (fabricscope_listener_closed_total) and logged. */
+    _Atomic uint64_t peer_refused, reaped, shed;
     struct gslot *slots;
 };
 
@@ -395,35 +400,38 @@ static void peer_of(grpc_call *call, char out[PEER_MAX])
     gpr_free(p);
 }
 
-/* Export calls of s's peer in progress, s included. */
+/* Export calls of s's peer in progress, s included (a call already
+ * cancelled by us no longer counts: it only waits for its completion). */
 static unsigned peer_calls(const struct fsc_otlp_grpc *g, const struct gslot *s)
 {
     unsigned n = 0;
     for (size_t i = CALLS_OTHER; i < g->n_slots; i++) {
         const struct gslot *o = &g->slots[i];
-        n += o->busy && !o->armed && strcmp(o->peer, s->peer) == 0;
+        n += o->busy && !o->armed && !o->reaped && strcmp(o->peer, s->peer) == 0;
     }
     return n;
 }
 
-/* Every Export slot has a call: cancels the one waiting longest for its
- * message (not `keep`), so that the next call finds a slot. */
-static void shed_oldest(struct fsc_otlp_grpc *g, const struct gslot *keep)
+/* Cancels the call waiting longest for its message (not `keep`; with
+ * `peer`, only one of that address). Returns 1, or 0 when none waits. */
+static int shed_oldest(struct fsc_otlp_grpc *g, const struct gslot *keep, const char *peer)
 {
     struct gslot *victim = NULL;
     for (size_t i = CALLS_OTHER; i < g->n_slots; i++) {
         struct gslot *o = &g->slots[i];
-        if (o != keep && o->receiving && !o->reaped &&
+        if (o != keep && o->busy && o->receiving && !o->reaped &&
+            (!peer || strcmp(o->peer, peer) == 0) &&
             (!victim || o->started_ns < victim->started_ns))
             victim = o;
     }
     if (!victim)
-        return;
+        return 0;
     grpc_call_cancel_with_status(victim->call, GRPC_STATUS_RESOURCE_EXHAUSTED,
                                  "server busy: call without a message closed for a newer one",
                                  NULL);
     victim->reaped = 1;
     g->shed++;
+    return 1;
 }
 
 static void on_new(struct gslot *s, int ok)
@@ -441,9 +449,15 @@ static void on_new(struct gslot *s, int ok)
     peer_of(s->call, s->peer);
     if (s->export && !atomic_load(&g->stopping)) {
         arm_exports(g);
+        /* Every Export slot has a call: the one waiting longest for its
+         * message makes room for the next. */
         if (g->armed == 0)
-            shed_oldest(g, s);
-        if (peer_calls(g, s) > g->lim.max_calls_per_ip) {
+            shed_oldest(g, s, NULL);
+        /* The address is at its cap: its own call waiting longest for a
+         * message makes room, so a sender that shares an address with a
+         * client holding silent calls still gets through (the silent ones
+         * go first); only when none of them waits is the new call refused. */
+        if (peer_calls(g, s) > g->lim.max_calls_per_ip && !shed_oldest(g, s, s->peer)) {
             g->peer_refused++;
             slot_reply(s, GRPC_STATUS_RESOURCE_EXHAUSTED,
                        "too many calls in progress from this address (max_calls_per_ip)", NULL, 0);
@@ -533,7 +547,9 @@ static void reap_stalled(struct fsc_otlp_grpc *g)
 static void log_admission(struct fsc_otlp_grpc *g, int64_t now, int64_t *last_ns,
                           uint64_t *last_sum)
 {
-    uint64_t sum = g->peer_refused + g->reaped + g->shed;
+    uint64_t refused = atomic_load(&g->peer_refused), reaped = atomic_load(&g->reaped),
+             shed = atomic_load(&g->shed);
+    uint64_t sum = refused + reaped + shed;
     if (sum == *last_sum || now - *last_ns < 1000000000)
         return;
     *last_sum = sum;
@@ -541,8 +557,8 @@ static void log_admission(struct fsc_otlp_grpc *g, int64_t now, int64_t *last_ns
     fsc_log(FSC_LOG_INFO, "otlp_grpc_admission",
             "source=%s refused_per_ip=%llu message_timeout=%llu shed=%llu max_calls=%u "
             "max_calls_per_ip=%u",
-            g->cfg->source, (unsigned long long)g->peer_refused, (unsigned long long)g->reaped,
-            (unsigned long long)g->shed, g->lim.max_calls, g->lim.max_calls_per_ip);
+            g->cfg->source, (unsigned long long)refused, (unsigned long long)reaped,
+            (unsigned long long)shed, g->lim.max_calls, g->lim.max_calls_per_ip);
 }
 
 static void *grpc_thread(void *arg)
@@ -855,4 +871,8 @@ void fsc_otlp_grpc_stats(struct fsc_otlp_grpc *g, struct fsc_otlp_transport_stat
         out->sec.gated = 1;
         fsc_http_auth_stats(g->auth, &out->sec.auth);
     }
+    fsc_admit_stats_init(&out->admit);
+    out->admit.shed = atomic_load(&g->shed);
+    out->admit.message_timeout = atomic_load(&g->reaped);
+    out->admit.refused_per_address = atomic_load(&g->peer_refused);
 }

@@ -494,7 +494,7 @@ struct fsc_otlp_http *fsc_otlp_http_start(const struct fsc_otlp_server_config *c
         flags, 0, NULL, NULL, http_access, h, MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, h,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned)HTTP_THREADS, MHD_OPTION_CONNECTION_LIMIT, fsc_http_watch_mhd_limit(&lim),
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)lim.max_connections_per_ip,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, fsc_http_watch_mhd_per_ip_limit(&lim),
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)((lim.idle_timeout_ns + 999999999) / 1000000000),
         MHD_OPTION_UNESCAPE_CALLBACK, fsc_http_frame_unescape, NULL, MHD_OPTION_NOTIFY_COMPLETED,
         http_completed, h, MHD_OPTION_NOTIFY_CONNECTION, fsc_http_watch_notify, h->watch,
@@ -548,4 +548,12 @@ void fsc_otlp_http_stats(struct fsc_otlp_http *h, struct fsc_otlp_transport_stat
     }
     fsc_otlp_counters_get(&h->ctr, out);
     fsc_http_sec_stats(h->sec, &out->sec);
+    struct fsc_http_watch_stats ws;
+    fsc_http_watch_stats(h->watch, &ws);
+    fsc_admit_stats_init(&out->admit);
+    out->admit.header_timeout = ws.header_timeout;
+    out->admit.body_too_slow = ws.body_rate;
+    out->admit.shed = ws.shed;
+    out->admit.refused_per_address = ws.refused_per_address;
+    out->admit.open = ws.open;
 }

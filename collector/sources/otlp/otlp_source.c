@@ -392,6 +392,7 @@ static const struct fsc_stat_table *const otlp_tables[] = {&receiver_table,
                                                            &fsc_time_guard_source_table,
                                                            &fsc_time_guard_device_table,
                                                            &fsc_http_sec_stat_table,
+                                                           &fsc_admit_stat_table,
                                                            NULL};
 
 struct device_rows {
@@ -407,8 +408,8 @@ static void device_row(void *arg, const char *device, int has)
     fsc_stats_row(dr->out, &device_table, keys, &v, NULL);
 }
 
-/* A row per transport, and each transport's listener refusals (named as in
- * its listener_auth_failed log lines). */
+/* A row per transport, and each transport's listener refusals and
+ * admission closures (named as in its listener_auth_failed log lines). */
 static void otlp_stats(void *ctx, const struct fsc_stats_out *out)
 {
     struct otlp_source *os = ctx;
@@ -445,6 +446,7 @@ static void otlp_stats(void *ctx, const struct fsc_stats_out *out)
         char listener[96];
         snprintf(listener, sizeof(listener), "otlp/%s:%s", st[k].transport, os->name);
         fsc_http_sec_stat_row(out, listener, &st[k].sec);
+        fsc_admit_stat_row(out, listener, &st[k].admit);
     }
 }
 

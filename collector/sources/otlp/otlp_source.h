@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/admit_stats.h"
 #include "net/http_sec.h"
 #include "plugin/source.h"
 #include "sources/otlp/otlp_config.h"
@@ -38,6 +39,7 @@ struct fsc_otlp_transport_stats {
      * shard owns, or NO_RECORDED_VALUE staleness markers */
     uint64_t skipped_other_shard, skipped_no_value;
     struct fsc_http_sec_stats sec; /* listener refusals (HTTP only; gated 0 otherwise) */
+    struct fsc_admit_stats admit;  /* what admission closed or refused (present 0: none) */
 };
 
 /* Copies the stats of a running otlp instance (the ctx returned by start) for
