@@ -433,11 +433,11 @@ static struct watch_conn *conn_record(struct MHD_Connection *conn)
     return ci ? ci->socket_context : NULL;
 }
 
-void fsc_http_watch_request_begin(struct MHD_Connection *conn)
+int fsc_http_watch_request_begin(struct MHD_Connection *conn)
 {
     struct watch_conn *c = conn_record(conn);
     if (!c)
-        return;
+        return 1;
     int64_t now = fsc_mono_ns();
     pthread_mutex_lock(&c->w->mu);
     c->phase = PH_BODY;
@@ -446,7 +446,9 @@ void fsc_http_watch_request_begin(struct MHD_Connection *conn)
     c->body = 0;
     c->win_start = now;
     c->win_body = 0;
+    int live = !c->cut;
     pthread_mutex_unlock(&c->w->mu);
+    return live;
 }
 
 void fsc_http_watch_admitted(struct MHD_Connection *conn)
@@ -469,14 +471,16 @@ void fsc_http_watch_body(struct MHD_Connection *conn, size_t n)
     pthread_mutex_unlock(&c->w->mu);
 }
 
-void fsc_http_watch_body_done(struct MHD_Connection *conn)
+int fsc_http_watch_body_done(struct MHD_Connection *conn)
 {
     struct watch_conn *c = conn_record(conn);
     if (!c)
-        return;
+        return 1;
     pthread_mutex_lock(&c->w->mu);
     c->phase = PH_SEND;
+    int live = !c->cut;
     pthread_mutex_unlock(&c->w->mu);
+    return live;
 }
 
 void fsc_http_watch_request_end(struct MHD_Connection *conn)

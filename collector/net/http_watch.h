@@ -82,11 +82,16 @@ void fsc_http_watch_notify(void *cls, struct MHD_Connection *conn, void **socket
 
 /* A request's header is complete / it passed the credentials gate / n more
  * body bytes arrived / its body is complete / it completed. Thread: the
- * connection's. No-ops when the connection is not watched. */
-void fsc_http_watch_request_begin(struct MHD_Connection *conn);
+ * connection's. No-ops when the connection is not watched.
+ * request_begin and body_done return 0 when the watch has shut the
+ * connection down (shed, or a deadline): its request may have been read
+ * from the socket buffer, but no answer can reach the client, which will
+ * send it again - the caller must drop it unprocessed (return MHD_NO), or
+ * an OTLP post would be ingested twice. 1 otherwise. */
+int fsc_http_watch_request_begin(struct MHD_Connection *conn);
 void fsc_http_watch_admitted(struct MHD_Connection *conn);
 void fsc_http_watch_body(struct MHD_Connection *conn, size_t n);
-void fsc_http_watch_body_done(struct MHD_Connection *conn);
+int fsc_http_watch_body_done(struct MHD_Connection *conn);
 void fsc_http_watch_request_end(struct MHD_Connection *conn);
 
 /* The framing flag of the request being parsed: set by the URI unescape

@@ -391,7 +391,8 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         if (!req)
             return MHD_NO; /* MHD closes the connection */
         *con_cls = req;
-        fsc_http_watch_request_begin(conn);
+        if (!fsc_http_watch_request_begin(conn))
+            return MHD_NO; /* shut down by the watch: no answer could arrive */
         /* Ambiguous framing first (net/http_frame.h): refused at once, the
          * connection closed after the answer. This listener takes no body,
          * so a chunked one is refused here too. */
@@ -437,7 +438,8 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         }
         return MHD_YES;
     }
-    fsc_http_watch_body_done(conn);
+    if (!fsc_http_watch_body_done(conn))
+        return MHD_NO;
     return http_route(h, conn, url, method);
 }
 

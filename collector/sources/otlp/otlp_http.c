@@ -334,7 +334,8 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         if (!r)
             return MHD_NO; /* MHD closes the connection */
         *con_cls = r;
-        fsc_http_watch_request_begin(conn);
+        if (!fsc_http_watch_request_begin(conn))
+            return MHD_NO; /* shut down by the watch: no answer could arrive */
         r->arrival_ns = fsc_now_ns();
         /* Ambiguous framing (net/http_frame.h): refused at once, the
          * connection closed after the answer, nothing of the body read. */
@@ -375,7 +376,8 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         }
         return MHD_YES;
     }
-    fsc_http_watch_body_done(conn);
+    if (!fsc_http_watch_body_done(conn))
+        return MHD_NO; /* shut down meanwhile: the client sends it again */
     if (r->refuse)
         return reply_refusal(h, conn, r);
     struct fsc_otlp_outcome o;
