@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "base/name_hash.h"
 #include "base/utf8.h"
 #include "engine/topo_groups.h"
 #include "engine/topo_peers.h"
@@ -285,18 +286,13 @@ const char *otlp_value_fit(const char *s, size_t n, char out[FSC_OTLP_LABEL_VALU
         *len = n;
         return s;
     }
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
     size_t keep = FSC_OTLP_LABEL_VALUE_MAX - OTLP_HASH_SUFFIX_LEN;
     while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
         keep--; /* not inside a character */
     memcpy(out, s, keep);
-    static const char hex[] = "0123456789abcdef";
     out[keep] = '~';
     out[keep + 1] = 'h';
-    for (int i = 0; i < 16; i++)
-        out[keep + 2 + (size_t)i] = hex[(h >> (60 - 4 * i)) & 0xf];
+    fsc_hex16(fsc_fnv1a64(s, n), out + keep + 2);
     *len = keep + OTLP_HASH_SUFFIX_LEN;
     out[*len] = '\0';
     return out;
