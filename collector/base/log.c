@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "base/name_hash.h"
 #include "base/timefmt.h"
 
 /* Process-wide by design (see log.h). */
@@ -111,15 +112,15 @@ static struct {
  * left out since the text was last written. */
 static bool lib_flood(const char *lib, const char *msg, uint64_t *suppressed)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    uint64_t h = FSC_FNV1A64_OFFSET;
     for (const char *p = lib; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    h = (h ^ 0xff) * 1099511628211ULL;
+        h = fsc_fnv1a64_step(h, (unsigned char)*p);
+    h = fsc_fnv1a64_step(h, 0xff);
     /* Digits are left out: "limit at 19 connections" and "at 5 connections"
      * are one text (faults.fd_exhaustion saw ~1300 such variants). */
     for (const char *p = msg; *p; p++)
         if (*p < '0' || *p > '9')
-            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+            h = fsc_fnv1a64_step(h, (unsigned char)*p);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     int64_t now = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;

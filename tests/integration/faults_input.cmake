@@ -8,11 +8,13 @@
 #   port held by another process) keep the last running settings;
 # - labels: two interfaces differing after byte 128 stay two series (hash
 #   suffix), no counter reset, counted;
+# - label_keys: attribute keys differing after byte 63 (label name) or 255
+#   (cache key) stay apart (hashed names), no counter reset, counted;
 # - big: counters above 2^53 (asInt and asDouble) exact in value and rate;
 # - state: the state_dir lock (a second daemon refuses to start) and a
 #   deleted or replaced state_dir noticed and made again (waits for a
 #   rollup minute: up to 75 s).
-foreach(part time reload labels big state)
+foreach(part time reload labels label_keys big state)
   add_test(NAME faults.input_${part}
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults_input.sh $<TARGET_FILE:fabricscope>
                    ${Python3_EXECUTABLE} ${part})

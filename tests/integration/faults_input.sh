@@ -34,6 +34,17 @@
 #     event (before: one series cut at 128 bytes, reset twice);
 #     fabricscope_otlp_label_values_hashed_total 4.
 #
+#   faults_input.sh FABRICSCOPE PYTHON label_keys
+#     The same with attribute keys: one interface, an extra attribute whose
+#     key is 100 bytes, K1 or K2 (differing only at byte 90), one request a
+#     point 1 s apart: K1 100, K2 5, K1 200, K2 10; then two keys of 300
+#     bytes differing at byte 281 (past the cache key's 255 bytes of a
+#     key): Z1 7, Z2 8. Checks: four series, each label name the key's
+#     first 45 bytes + "_h" + 16 hex digits of its FNV-1a hash (computed
+#     here), values 200, 10, 7, 8; no reset verdict (before: names cut at
+#     63 bytes and cache keys at 255, two series, reset verdicts);
+#     fabricscope_otlp_label_names_hashed_total 6.
+#
 #   faults_input.sh FABRICSCOPE PYTHON big
 #     Counters above 2^53 on Cumulus series (width 53: "carried as
 #     doubles"): six points 1 s apart of a 400G port at line rate (5e10 B/s)
@@ -264,6 +275,60 @@ labels_part() {
         "$(series_value fabricscope_otlp_label_values_hashed_total source=o1)" 4
 }
 
+# The label name of a key over 63 bytes, computed independently: KEY is a
+# sender spec (A*N+SUFFIX), its bytes [a-z] (sanitized = as sent); the name
+# is its first 45 bytes + "_h" + 16 hex digits of FNV-1a 64 of all of it.
+hashed_name() {
+    "$py" - "$1" <<'EOF'
+import sys
+ch, rest = sys.argv[1].split("*", 1)
+n, _, suffix = rest.partition("+")
+key = ch * int(n) + suffix
+h = 14695981039346656037
+for b in key.encode():
+    h = ((h ^ b) * 1099511628211) % (1 << 64)
+print("%s_h%016x" % (key[:45], h))
+EOF
+}
+
+label_keys_part() {
+    start_otlp "" || return 1
+    k1='k*89+Akkkkkkkkkk' # 100 bytes; byte 90 is A or B
+    k2='k*89+Bkkkkkkkkkk'
+    z1='z*280+Azzzzzzzzzzzzzzzzzzz' # 300 bytes; byte 281 is A or B
+    z2='z*280+Bzzzzzzzzzzzzzzzzzzz'
+    for p in "100,now,$k1" "5,now+1,$k2" "200,now+2,$k1" "10,now+3,$k2" \
+        "7,now+4,$z1" "8,now+5,$z2"; do
+        v=${p%%,*}
+        rest=${p#*,}
+        r=$(send "$hport" "devK,${rest%%,*},$v,swp1,,${rest#*,}=x")
+        check_eq "request of value $v" "$r" "status=200 rejected=0 message="
+    done
+    fetch_metrics || fail "GET /metrics"
+    grep '^fabric_port_rx_bytes_total{device="devK"' "$tmp/metrics" | cut -c1-220
+    check_eq "four series for four keys" \
+        "$(grep -c '^fabric_port_rx_bytes_total{device="devK"' "$tmp/metrics")" 4
+    for kv in "$k1 200" "$k2 10"; do
+        name=$(hashed_name "${kv% *}")
+        check_eq "series of key ${kv% *}: $name, value ${kv#* }" \
+            "$(grep -Fxc "fabric_port_rx_bytes_total{device=\"devK\",$name=\"x\",port=\"swp1\"} ${kv#* }" \
+                "$tmp/metrics")" 1
+    done
+    for kv in "$z1 7" "$z2 8"; do # z... sorts after port
+        name=$(hashed_name "${kv% *}")
+        check_eq "series of key ${kv% *}: $name, value ${kv#* }" \
+            "$(grep -Fxc "fabric_port_rx_bytes_total{device=\"devK\",port=\"swp1\",$name=\"x\"} ${kv#* }" \
+                "$tmp/metrics")" 1
+    done
+    resets=$(series_value fabricscope_sample_verdicts_total verdict=reset)
+    echo "reset verdicts: $resets"
+    num_eq "no reset verdict" "$resets" 0
+    grep '^fabricscope_otlp_label_\(names\|values\)_hashed_total' "$tmp/metrics"
+    num_eq "long names counted (6 points)" \
+        "$(series_value fabricscope_otlp_label_names_hashed_total source=o1)" 6
+    num_eq "no long value" "$(series_value fabricscope_otlp_label_values_hashed_total source=o1)" 0
+}
+
 big_part() {
     start_otlp "" || return 1
     # Six points 1 s apart ending 1 s ago, each request with its absolute time.
@@ -397,9 +462,10 @@ gnmi) gnmi_part "$@" ;;
 state) state_part ;;
 big) big_part ;;
 labels) labels_part ;;
+label_keys) label_keys_part ;;
 reload) reload_part ;;
 *)
-    echo "usage: faults_input.sh FABRICSCOPE PYTHON time|reload|labels|big|state|gnmi [GNMI_SIM]"
+    echo "usage: faults_input.sh FABRICSCOPE PYTHON time|reload|labels|label_keys|big|state|gnmi [GNMI_SIM]"
     exit 2
     ;;
 esac

@@ -4,14 +4,16 @@
 
   faults_input_otlp.py PORT POINT [POINT ...]
 
-Each POINT is DEVICE,TIME,VALUE[,IFACE[,KIND]]: a Sum (cumulative,
+Each POINT is DEVICE,TIME,VALUE[,IFACE[,KIND[,KEY=VAL]]]: a Sum (cumulative,
 monotonic) named nvswitch_interface_if_in_octets of resource host.name
 DEVICE with attribute interface=IFACE (default swp1); TIME is ns since the
 epoch or `now` (the local clock) or `now+S` / `now-S` (seconds); VALUE an
 integer (sent as asInt, a string in OTLP/JSON, so 2^53 + 1 is exact) or,
-with KIND `double`, sent as asDouble. Points of one DEVICE share a resource;
-all go in one request. IFACE may be `A*N` for N copies of the character A,
-`A*N+SUFFIX` for that followed by SUFFIX (long label values).
+with KIND `double`, sent as asDouble (KIND empty: int). KEY=VAL adds a
+string attribute KEY with value VAL. Points of one DEVICE share a resource;
+all go in one request. IFACE and KEY may be `A*N` for N copies of the
+character A, `A*N+SUFFIX` for that followed by SUFFIX (long label values,
+long attribute keys).
 
 Prints `status=HTTP_CODE rejected=N message=TEXT` from the answer's
 partialSuccess (0 and "" when absent) and exits 0 on any HTTP answer."""
@@ -48,11 +50,12 @@ def main():
         parts = spec.split(",")
         dev, t, val = parts[0], parts[1], parts[2]
         iface = expand(parts[3]) if len(parts) > 3 else "swp1"
-        kind = parts[4] if len(parts) > 4 else "int"
-        pt = {
-            "timeUnixNano": str(parse_time(t, now_ns)),
-            "attributes": [{"key": "interface", "value": {"stringValue": iface}}],
-        }
+        kind = parts[4] if len(parts) > 4 and parts[4] else "int"
+        attrs = [{"key": "interface", "value": {"stringValue": iface}}]
+        if len(parts) > 5:
+            key, _, aval = parts[5].partition("=")
+            attrs.append({"key": expand(key), "value": {"stringValue": aval}})
+        pt = {"timeUnixNano": str(parse_time(t, now_ns)), "attributes": attrs}
         if kind == "double":
             pt["asDouble"] = float(val)
         else:

@@ -25,3 +25,7 @@ fsc_unit_test(gnmi_cadence LABELS gnmi prometheus LIBS fsc_gnmi CASES
 # covers the time since the port's previous report.
 fsc_unit_test(gnmi_sim_model LABELS gnmi sim LIBS fsc_sim CASES
   burst_inside_interval_once no_burst_baseline edges_and_repeats every_queue_and_instant)
+
+# Issue 20: passthrough list-key names over the label-name bound (63 bytes):
+# hashed names, never merged series, counted per update.
+fsc_unit_test(gnmi_label_names LABELS gnmi LIBS fsc_gnmi CASES long_key_names_never_merge)

@@ -86,7 +86,8 @@ static const struct vfx_row two_streams[] = {
               {"decode_errors", 0},
               {"sequence_gaps", 0},
               {"reconnects", 0},
-              {"resubscribes", 0}}},
+              {"resubscribes", 0},
+              {"label_names_hashed", 2}}},
     {.table = "gnmi_streams",
      .keys = {"leaf1", "rest"},
      .vals = {{"state", 1},
@@ -138,6 +139,10 @@ static void stream_families_exposition(void)
         CHECK_INT(pfx_count(o, "fabricscope_gnmi_stream_jitter_seconds{"), 1);
         CHECK(pfx_line_at(
                   o, "fabricscope_gnmi_messages_total{source=\"leaf1\",stream=\"rest\"} 0") >= 0);
+        /* issue 20: long list-key names hashed, a counter per stream */
+        CHECK(strstr(o, "# TYPE fabricscope_gnmi_label_names_hashed_total counter\n"
+                        "fabricscope_gnmi_label_names_hashed_total{source=\"leaf1\","
+                        "stream=\"interfaces\"} 2\n") != NULL);
     }
     fsc_prom_renderer_destroy(r);
     pfx_close(&p);

@@ -369,6 +369,8 @@ static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
     }
     if (sflags & GNMI_SER_PASSTHROUGH)
         res->unknown++;
+    if (sflags & GNMI_SER_NAME_HASHED)
+        res->names_hashed++;
     if (id == FSC_SERIES_NONE) {
         res->no_series++;
         return 0;
@@ -495,6 +497,7 @@ static void stats_add(struct fsc_gnmi_decode_stats *st, const struct fsc_gnmi_re
     st->multi_wait += res->multi_wait;
     st->multi_dropped += res->multi_dropped;
     st->eoms += res->eom;
+    st->names_hashed += res->names_hashed;
 }
 
 int fsc_gnmi_decode(struct fsc_gnmi_decoder *dec, const uint8_t *buf, size_t len,

@@ -82,6 +82,8 @@ struct fsc_gnmi_result {
     uint32_t seq_gaps;      /* sequence gaps seen in this message (0 or 1) */
     uint32_t multi_wait;    /* updates of a multi-producer series held until all reported */
     uint32_t multi_dropped; /* updates of a multi-producer series past the bounds (dropped) */
+    uint32_t names_hashed;  /* updates of a series with a list-key label name over 63 bytes,
+                             * hashed to 45 bytes + "_h" + 16 hex digits (issue 20) */
     uint64_t seq_lost;      /* messages missing in that gap */
     int64_t t_dev_ns;       /* timestamp given to this message's samples */
     uint8_t sync_response;  /* SubscribeResponse.sync_response = true */
@@ -95,7 +97,7 @@ struct fsc_gnmi_result {
 struct fsc_gnmi_decode_stats {
     uint64_t messages, malformed, updates, samples, pseudo, unsupported, unknown, no_series,
         overflow, deletes, sync_responses, errors, seq_gaps, seq_lost, seq_restarts, seq_untracked,
-        cache_full, multi_series, multi_wait, multi_dropped, eoms;
+        cache_full, multi_series, multi_wait, multi_dropped, eoms, names_hashed;
     uint32_t cache_series; /* entries in the series cache */
     uint32_t heap_allocs;  /* heap allocations made after create (cache growth, key blocks) */
     size_t memory_bytes;   /* bytes held by the decoder */

@@ -95,6 +95,7 @@ enum {
     GNMI_SER_UNSUPPORTED = 1u << 2, /* path too deep / too long / empty */
     GNMI_SER_GAUGE = 1u << 3,       /* a gauge: producers combine by max, not sum */
     GNMI_SER_MULTI = 1u << 4,       /* more than one Junos producer feeds it (combined) */
+    GNMI_SER_NAME_HASHED = 1u << 5, /* a list-key label name over 63 bytes was hashed */
 };
 
 #define GNMI_KEY_BLOCK     65536u /* key bytes per block at most: ~1000 paths of a typical length */

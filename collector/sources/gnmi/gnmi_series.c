@@ -3,17 +3,19 @@
 #include "sources/gnmi/gnmi_internal.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/name_hash.h"
 #include "engine/topo_groups.h"
 #include "engine/topo_peers.h"
 #include "model/topo_labels.h"
 #include "sources/gnmi/gnmi_decode.h"
 
 #define SLOTS_MIN   64u /* grows by doubling: a prefix cache holds a few dozen keys */
-#define LABEL_BYTES 64  /* one sanitized key name */
+#define LABEL_BYTES (FSC_LABEL_NAME_BOUND + 1) /* one sanitized key name */
 
 struct gnmi_series_cache *gnmi_series_cache_create(uint32_t max)
 {
@@ -135,6 +137,7 @@ size_t gnmi_series_cache_memory(const struct gnmi_series_cache *c)
 struct path_key {
     uint32_t elem; /* index of its elem */
     const char *elem_name, *name, *value;
+    size_t name_len; /* bytes of name as sent (it may hold a NUL) */
 };
 
 struct decoded_path {
@@ -197,6 +200,7 @@ static int path_decode(const uint8_t *k, size_t n, struct decoded_path *dp)
             pk->elem = elem;
             pk->elem_name = ename;
             pk->name = str_put(dp, &used, kp, kl);
+            pk->name_len = kl;
             pk->value = str_put(dp, &used, vp, vl);
             if (!ename || !pk->name || !pk->value)
                 return -1;
@@ -267,15 +271,22 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
     if (!m.entry) {
         /* A passthrough series keeps its list keys as labels, or the entries
          * of an unknown list (components, PFEs) would merge into one series.
-         * Room is left for the three topology labels. */
+         * Room is left for the three topology labels. A name over 63 bytes
+         * is its first 45 + "_h" + 16 hex digits of the FNV-1a hash of the
+         * whole key name (base/name_hash.h; issue 20: it was dropped, and
+         * the entries of such a list merged into one series). */
         for (size_t i = 0; i < dp.n_keys && nl + 3 < FSC_REGISTRY_MAX_LABELS; i++) {
             if ((int)i == pk)
                 continue;
             char *ln = extra_names[nl];
             size_t len = fsc_metric_name_sanitize(dp.keys[i].name, ln, LABEL_BYTES);
-            if (len == 0 || len >= LABEL_BYTES || ln[0] == ':' || strncmp(ln, "__", 2) == 0 ||
-                has_label(labels, nl, ln))
+            bool hashed = len >= LABEL_BYTES;
+            if (hashed)
+                len = fsc_label_name_hash(ln, dp.keys[i].name, dp.keys[i].name_len);
+            if (len == 0 || ln[0] == ':' || strncmp(ln, "__", 2) == 0 || has_label(labels, nl, ln))
                 continue;
+            if (hashed)
+                *flags |= GNMI_SER_NAME_HASHED;
             labels[nl++] = (struct fsc_label){ln, dp.keys[i].value};
         }
     }

@@ -208,6 +208,7 @@ enum {
     COL_SEQ_GAPS,
     COL_RECONNECTS,
     COL_RESUBSCRIBES,
+    COL_NAMES_HASHED,
     COL__COUNT
 };
 
@@ -248,6 +249,12 @@ static const struct fsc_stat_col stream_cols[COL__COUNT] = {
                           .type = FSC_STAT_COUNTER,
                           .help = "Calls cancelled for silence and subscribed again.",
                           .title = "resubscribes"},
+    [COL_NAMES_HASHED] = {.id = "label_names_hashed",
+                          .family = "fabricscope_gnmi_label_names_hashed",
+                          .type = FSC_STAT_COUNTER,
+                          .help = "Updates of passthrough series with a list-key label name "
+                                  "longer than 63 bytes, kept as its first 45 bytes and a hash "
+                                  "suffix _h<16 hex> so that distinct keys stay distinct labels."},
     [COL_MESSAGES] = {.id = "messages",
                       .family = "fabricscope_gnmi_messages",
                       .type = FSC_STAT_COUNTER,
@@ -304,6 +311,7 @@ static void gnmi_stats(void *ctx, const struct fsc_stats_out *out)
             [COL_UPDATES] = (double)s->updates,
             [COL_DECODE_ERRORS] = (double)s->decode_errors,
             [COL_SEQ_GAPS] = (double)s->seq_gaps,
+            [COL_NAMES_HASHED] = (double)s->names_hashed,
         };
         const char *keys[] = {cl->name, s->name};
         fsc_stats_row(out, &stream_table, keys, v, NULL);

@@ -31,7 +31,11 @@
  * - Labels (otlp_series.c): device, port (`interface`), the profile's label
  *   (`tc` -> queue, `sp` -> priority), role/rail/peer from the topology,
  *   then every other point attribute whose value is a string, int, bool or
- *   double, under its sanitized name (exported_<name> on a clash). A value
+ *   double, under its sanitized name (exported_<name> on a clash); a name
+ *   over 63 bytes keeps 45 and ends in "_h" + 16 hex digits of the FNV-1a
+ *   hash of the whole key (otlp_label_name; stats.names_hashed), and a key
+ *   over 255 bytes ends its part of the cache key in such a hash too
+ *   (otlp_ingest_key.c), so keys that differ late stay apart. A value
  *   longer than FSC_OTLP_LABEL_VALUE_MAX bytes (the device name too) keeps
  *   its first bytes and ends in "~h" + 16 hex digits of its FNV-1a hash
  *   (otlp_value_fit; counted in stats.values_hashed), so distinct values

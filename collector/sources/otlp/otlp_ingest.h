@@ -68,8 +68,9 @@ struct fsc_otlp_ingest_config {
 
 /* Added: label bounds (see "Labels" in otlp_ingest.c). Longer attribute
  * values and device names keep their first bytes and end in a hash of the
- * whole value (otlp_series.h, otlp_value_fit); label names are sanitized
- * and cut to FSC_OTLP_LABEL_NAME_MAX - 1 bytes. */
+ * whole value (otlp_series.h, otlp_value_fit); label names are sanitized,
+ * and one longer than FSC_OTLP_LABEL_NAME_MAX - 1 bytes keeps its first 45
+ * bytes and ends in "_h" + a hash of the whole key (otlp_label_name). */
 #define FSC_OTLP_LABEL_VALUE_MAX 128
 #define FSC_OTLP_LABEL_NAME_MAX  64
 
@@ -114,6 +115,10 @@ struct fsc_otlp_ingest_stats {
     /* Added: Cumulus histograms as queue-peak evidence (otlp_hist_evid.c). */
     uint64_t hist_evid_samples;  /* peak gauge samples derived from histogram points */
     uint64_t hist_evid_unplaced; /* histogram points whose peak gauge could not be made */
+    /* Added (issue 20): attribute keys whose label name is over 63 bytes,
+     * named by their first 45 bytes + "_h" + 16 hex digits of a hash of the
+     * whole key (otlp_label_name); per point, as values_hashed. */
+    uint64_t names_hashed;
 };
 
 struct fsc_otlp_ingest;

@@ -22,8 +22,12 @@
 #include "sources/otlp/otlp_ingest.h"
 #include "sources/otlp/otlp_series.h"
 
-#define ATTR_KEY_MAX 255u /* attribute key bytes kept in the cache key */
-#define VTEXT        32   /* text of an int / bool / double attribute */
+/* Attribute key bytes in the cache key: a longer key keeps its first
+ * ATTR_KEY_MAX - 8 bytes and an 8-byte hash of all of it, its length
+ * prefix flagged ATTR_KEY_HASHED (otlp_ingest_key.c, key_attr). */
+#define ATTR_KEY_MAX    255u
+#define ATTR_KEY_HASHED 0x8000u
+#define VTEXT           32 /* text of an int / bool / double attribute */
 /* class + device + name + attributes + histogram bounds, all bounded above */
 #define KEY_MAX                                                                                    \
     (1 + 2 + FSC_OTLP_LABEL_VALUE_MAX + 2 + FSC_PROFILE_VENDOR_MAX +                               \

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "base/name_hash.h"
 #include "sources/otlp/otlp_ingest_int.h"
 
 static uint8_t *put16(uint8_t *k, uint32_t n)
@@ -54,6 +55,29 @@ void otlp_ingest_key_prefix(struct fsc_otlp_ingest *ing, bool hist, size_t name_
     ing->prefix_len = (uint32_t)(k + name_len - ing->key);
 }
 
+/* Writes an attribute key into the cache key: u16 length and the bytes,
+ * or for a key over ATTR_KEY_MAX bytes (issue 20: it was cut there, and
+ * two keys that differ after byte 255 shared one cache entry, one series)
+ * u16 ATTR_KEY_HASHED | ATTR_KEY_MAX, its first ATTR_KEY_MAX - 8 bytes and
+ * the FNV-1a 64 hash of all of it (8 bytes, little-endian). The flag keeps
+ * a hashed key apart from any key of 255 bytes as sent. */
+static uint8_t *key_attr(uint8_t *k, const char *key, uint32_t klen)
+{
+    if (klen <= ATTR_KEY_MAX) {
+        k = put16(k, klen);
+        if (klen)
+            memcpy(k, key, klen);
+        return k + klen;
+    }
+    k = put16(k, ATTR_KEY_HASHED | ATTR_KEY_MAX);
+    memcpy(k, key, ATTR_KEY_MAX - 8);
+    k += ATTR_KEY_MAX - 8;
+    uint64_t h = fsc_fnv1a64(key, klen);
+    for (int i = 0; i < 8; i++)
+        *k++ = (uint8_t)(h >> (8 * i));
+    return k;
+}
+
 /* Builds the cache key of point p in ing->key (after the metric's prefix):
  * label-worthy attributes as (key, text) sorted by key, so attribute order
  * does not matter and `pg` 0 and "0" are one key; for histograms the bounds'
@@ -89,7 +113,14 @@ static void key_build(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *
             continue; /* arrays, kvlists, bytes, empty: never a label */
         }
         kv->key = a->key.p;
-        kv->klen = a->key.len < ATTR_KEY_MAX ? a->key.len : ATTR_KEY_MAX;
+        kv->klen = a->key.len; /* whole: the label name hashes all of it */
+        if (kv->klen >= FSC_LABEL_NAME_BOUND && kv->vlen) {
+            /* over 62 bytes the sanitized name may be over 63 (a '_' in front) */
+            char name[FSC_OTLP_LABEL_NAME_MAX];
+            bool hashed;
+            otlp_label_name(kv->key, kv->klen, name, &hashed);
+            ing->st.names_hashed += hashed;
+        }
         /* insertion sort: points carry a handful of attributes */
         size_t j = n++;
         struct otlp_kv cur = *kv;
@@ -103,10 +134,7 @@ static void key_build(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *
     uint8_t *k = ing->key + ing->prefix_len;
     for (size_t i = 0; i < n; i++) {
         const struct otlp_kv *kv = &ing->kv[i];
-        k = put16(k, kv->klen);
-        if (kv->klen)
-            memcpy(k, kv->key, kv->klen);
-        k += kv->klen;
+        k = key_attr(k, kv->key, kv->klen);
         k = put16(k, kv->vlen);
         if (kv->vlen)
             memcpy(k, kv->val, kv->vlen);

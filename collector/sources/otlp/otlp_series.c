@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "base/name_hash.h"
 #include "base/utf8.h"
 #include "engine/topo_groups.h"
 #include "engine/topo_peers.h"
@@ -241,29 +242,35 @@ int otlp_series_plan(const struct otlp_series *s, const char *metric, uint8_t ty
 
 /* ---- labels ------------------------------------------------------------------- */
 
-/* Label names: [a-zA-Z_][a-zA-Z0-9_]*. Other bytes become '_', a leading
- * digit gets a '_' in front, a run of leading '_' becomes one (names
- * starting with "__" are Prometheus' own), cut to FSC_OTLP_LABEL_NAME_MAX - 1. */
-static size_t label_name(const char *k, size_t klen, char out[FSC_OTLP_LABEL_NAME_MAX])
+_Static_assert(FSC_OTLP_LABEL_NAME_MAX == FSC_LABEL_NAME_BOUND + 1,
+               "an OTLP label name is at most the hashed form's 63 bytes");
+
+/* Appends c to a sanitized name of *n bytes (out holds the first 63). */
+static void name_put(char *out, size_t *n, char c)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < klen && n < FSC_OTLP_LABEL_NAME_MAX - 1; i++) {
+    if (*n == 1 && out[0] == '_' && c == '_')
+        return; /* a run of leading '_' becomes one */
+    if (*n < FSC_LABEL_NAME_BOUND)
+        out[*n] = c;
+    (*n)++;
+}
+
+/* The sanitized label name of an attribute key (otlp_series.h). */
+size_t otlp_label_name(const char *k, size_t klen, char out[FSC_OTLP_LABEL_NAME_MAX], bool *hashed)
+{
+    size_t n = 0; /* bytes of the whole sanitized name */
+    for (size_t i = 0; i < klen; i++) {
         unsigned char c = (unsigned char)k[i];
         bool digit = c >= '0' && c <= '9';
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || digit;
         if (n == 0 && digit)
-            out[n++] = '_';
-        if (n < FSC_OTLP_LABEL_NAME_MAX - 1)
-            out[n++] = ok ? (char)c : '_';
+            name_put(out, &n, '_'); /* a leading digit gets a '_' in front */
+        name_put(out, &n, ok ? (char)c : '_');
     }
+    *hashed = n > FSC_LABEL_NAME_BOUND;
+    if (*hashed)
+        return fsc_label_name_hash(out, k, klen);
     out[n] = '\0';
-    size_t lead = 0;
-    while (lead < n && out[lead] == '_')
-        lead++;
-    if (lead > 1) {
-        memmove(out + 1, out + lead, n - lead + 1);
-        n -= lead - 1;
-    }
     return n;
 }
 
@@ -285,18 +292,13 @@ const char *otlp_value_fit(const char *s, size_t n, char out[FSC_OTLP_LABEL_VALU
         *len = n;
         return s;
     }
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
     size_t keep = FSC_OTLP_LABEL_VALUE_MAX - OTLP_HASH_SUFFIX_LEN;
     while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
         keep--; /* not inside a character */
     memcpy(out, s, keep);
-    static const char hex[] = "0123456789abcdef";
     out[keep] = '~';
     out[keep + 1] = 'h';
-    for (int i = 0; i < 16; i++)
-        out[keep + 2 + (size_t)i] = hex[(h >> (60 - 4 * i)) & 0xf];
+    fsc_hex16(fsc_fnv1a64(s, n), out + keep + 2);
     *len = keep + OTLP_HASH_SUFFIX_LEN;
     out[*len] = '\0';
     return out;
@@ -395,7 +397,8 @@ static int labels_build(const struct otlp_series *s, const struct otlp_ident *id
         char *name = ls->names[ls->n];
         memcpy(name, EXPORTED, sizeof(EXPORTED) - 1);
         char *bare = name + sizeof(EXPORTED) - 1;
-        if (label_name(kv->key, kv->klen, bare) == 0)
+        bool hashed;
+        if (otlp_label_name(kv->key, kv->klen, bare, &hashed) == 0)
             continue;
         bool clash = reserved(bare) || has_label(ls->lb, ls->n, bare) ||
                      (id->histogram && strcmp(bare, "le") == 0);

@@ -153,6 +153,17 @@ const uint32_t *otlp_series_create(struct otlp_series *s, const struct otlp_iden
                                    const struct otlp_plan *plan, const uint8_t *key, uint32_t n,
                                    uint64_t h, uint32_t *n_ser, const char **why, bool *rej_labels);
 
+/* The label name of attribute key k[0..klen) in out (NUL-terminated),
+ * Prometheus' [a-zA-Z_][a-zA-Z0-9_]*: other bytes become '_', a leading
+ * digit gets a '_' in front, a run of leading '_' becomes one (names
+ * starting with "__" are Prometheus' own). A name longer than
+ * FSC_LABEL_NAME_BOUND (63) bytes is its first 45 bytes + "_h" + 16 hex
+ * digits of the FNV-1a hash of the whole key as sent (base/name_hash.h;
+ * issue 20: it was cut at 63 bytes, and two keys that differ after that
+ * became one label, their series one series); *hashed says so. Returns
+ * the length (0: an empty key, no label). */
+size_t otlp_label_name(const char *k, size_t klen, char out[FSC_OTLP_LABEL_NAME_MAX], bool *hashed);
+
 /* Length of s[0..n) cut to at most FSC_OTLP_LABEL_VALUE_MAX bytes without
  * splitting a UTF-8 character. */
 size_t otlp_utf8_cut(const char *s, size_t n);

@@ -375,6 +375,13 @@ static const struct fsc_stat_col ingest_cols[] = {
              "first bytes and a hash suffix ~h<16 hex> so that distinct values stay distinct "
              "series; counted per point.",
      .title = "long values hashed"},
+    {.id = "label_names_hashed",
+     .family = "fabricscope_otlp_label_names_hashed",
+     .type = FSC_STAT_COUNTER,
+     .help = "OTLP attribute keys whose label name is longer than 63 bytes, kept as its first "
+             "45 bytes and a hash suffix _h<16 hex> so that distinct keys stay distinct labels; "
+             "counted per point.",
+     .title = "long names hashed"},
 };
 
 static const struct fsc_stat_table ingest_table = {
@@ -383,7 +390,7 @@ static const struct fsc_stat_table ingest_table = {
     .empty = "no OTLP source",
     .keys = {"source", NULL},
     .cols = ingest_cols,
-    .n_cols = 1,
+    .n_cols = sizeof(ingest_cols) / sizeof(ingest_cols[0]),
 };
 
 static const struct fsc_stat_table *const otlp_tables[] = {&receiver_table,
@@ -440,8 +447,10 @@ static void otlp_stats(void *ctx, const struct fsc_stats_out *out)
     struct fsc_otlp_ingest_stats is;
     fsc_otlp_ingest_stats(os->ing, &is);
     const char *ik[] = {os->name, NULL};
-    double iv = (double)is.values_hashed;
-    fsc_stats_row(out, &ingest_table, ik, &iv, NULL);
+    double iv[] = {(double)is.values_hashed, (double)is.names_hashed};
+    _Static_assert(sizeof(iv) / sizeof(iv[0]) == sizeof(ingest_cols) / sizeof(ingest_cols[0]),
+                   "a value per ingest column");
+    fsc_stats_row(out, &ingest_table, ik, iv, NULL);
     for (size_t k = 0; k < n && k < 2; k++) {
         char listener[96];
         snprintf(listener, sizeof(listener), "otlp/%s:%s", st[k].transport, os->name);
