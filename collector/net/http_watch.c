@@ -11,6 +11,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "net/admit_stats.h"
 
 #define TICK_NS ((int64_t)250 * 1000000)
 
@@ -529,6 +530,18 @@ void fsc_http_watch_stats(struct fsc_http_watch *w, struct fsc_http_watch_stats 
     *out = w->st;
     out->open = w->open;
     pthread_mutex_unlock(&w->mu);
+}
+
+void fsc_http_watch_admit_stats(struct fsc_http_watch *w, struct fsc_admit_stats *out)
+{
+    struct fsc_http_watch_stats ws;
+    fsc_http_watch_stats(w, &ws);
+    fsc_admit_stats_init(out);
+    out->header_timeout = ws.header_timeout;
+    out->body_too_slow = ws.body_rate;
+    out->shed = ws.shed;
+    out->refused_per_address = ws.refused_per_address;
+    out->open = ws.open;
 }
 
 unsigned fsc_http_watch_mhd_limit(const struct fsc_listener_limits *lim)

@@ -114,4 +114,10 @@ unsigned fsc_http_watch_mhd_per_ip_limit(const struct fsc_listener_limits *lim);
 /* Copies the counters (zeros for NULL). Thread: any. */
 void fsc_http_watch_stats(struct fsc_http_watch *w, struct fsc_http_watch_stats *out);
 
+struct fsc_admit_stats; /* net/admit_stats.h */
+
+/* The same counters as a listener's admission row (net/admit_stats.h):
+ * every HTTP reason filled, message_timeout not applicable. Thread: any. */
+void fsc_http_watch_admit_stats(struct fsc_http_watch *w, struct fsc_admit_stats *out);
+
 #endif

@@ -635,14 +635,7 @@ void fsc_prom_http_admit_stats(struct fsc_prom_http *h, struct fsc_admit_stats *
         *out = (struct fsc_admit_stats){0};
         return;
     }
-    struct fsc_http_watch_stats ws;
-    fsc_http_watch_stats(h->watch, &ws);
-    fsc_admit_stats_init(out);
-    out->header_timeout = ws.header_timeout;
-    out->body_too_slow = ws.body_rate;
-    out->shed = ws.shed;
-    out->refused_per_address = ws.refused_per_address;
-    out->open = ws.open;
+    fsc_http_watch_admit_stats(h->watch, out);
 }
 
 void fsc_prom_http_stop(struct fsc_prom_http *h)

@@ -550,12 +550,5 @@ void fsc_otlp_http_stats(struct fsc_otlp_http *h, struct fsc_otlp_transport_stat
     }
     fsc_otlp_counters_get(&h->ctr, out);
     fsc_http_sec_stats(h->sec, &out->sec);
-    struct fsc_http_watch_stats ws;
-    fsc_http_watch_stats(h->watch, &ws);
-    fsc_admit_stats_init(&out->admit);
-    out->admit.header_timeout = ws.header_timeout;
-    out->admit.body_too_slow = ws.body_rate;
-    out->admit.shed = ws.shed;
-    out->admit.refused_per_address = ws.refused_per_address;
-    out->admit.open = ws.open;
+    fsc_http_watch_admit_stats(h->watch, &out->admit);
 }
