@@ -146,7 +146,6 @@ static void slew(struct fsc_copy_grid *g, bool was_locked)
     int64_t step = p / GRID_SLEW_DIV;
     if (!was_locked || d > p / 8 || d < -p / 8) {
         g->phase = g->target;
-        g->epoch++;
         if (!was_locked)
             g->origin = g->target;
         return;
@@ -231,8 +230,7 @@ static int64_t uncertainty(const struct fsc_copy_grid *g)
 /* Contract in copy_grid.h. */
 void fsc_grid_init(struct fsc_copy_grid *g, int64_t period_ns)
 {
-    *g = (struct fsc_copy_grid){.period_ns = period_ns > 0 ? period_ns : 1,
-                                .calm_from = FSC_GRID_NONE};
+    *g = (struct fsc_copy_grid){.period_ns = period_ns > 0 ? period_ns : 1};
     seen_clear(g);
 }
 
@@ -271,31 +269,25 @@ static void add_constraint(struct fsc_copy_grid *g, int64_t ta, int64_t hi)
 }
 
 /* Contract in copy_grid.h. Mutates *g; returns a time in (ta, tb]. */
-int64_t fsc_grid_change(struct fsc_copy_grid *g, int64_t ta, int64_t tb, int64_t prev,
-                        uint8_t *epoch, int64_t *unc)
+int64_t fsc_grid_change(struct fsc_copy_grid *g, int64_t ta, int64_t tb, int64_t prev, bool learn,
+                        bool *placed)
 {
     const int64_t p = g->period_ns;
-    g->changes++;
-    /* The copy after prev's came within a period of prev's first sighting. */
-    int64_t hi = tb;
-    if (g->locked && prev != FSC_GRID_NONE) {
-        int64_t first = seen_first(g, copy_number(g, prev));
-        if (first != FSC_GRID_NONE && first + p < hi)
-            hi = first + p;
+    *placed = false;
+    if (learn) {
+        g->changes++;
+        /* The copy after prev's came within a period of prev's first sighting. */
+        int64_t hi = tb;
+        if (g->locked && prev != FSC_GRID_NONE) {
+            int64_t first = seen_first(g, copy_number(g, prev));
+            if (first != FSC_GRID_NONE && first + p < hi)
+                hi = first + p;
+        }
+        if (hi > ta && hi - ta < p)
+            add_constraint(g, ta, hi);
     }
-    if (hi > ta && hi - ta < p)
-        add_constraint(g, ta, hi);
-    *epoch = g->epoch;
-    if (!g->locked) {
-        /* Nothing known: the copy is placed at the sample that showed it (as
-         * for on-read copies); consecutive changes a whole number of
-         * periods apart then still span whole copy intervals. */
-        int64_t span = prev != FSC_GRID_NONE ? tb - prev : 0;
-        int64_t k = (span + p / 2) / p, off = span - k * p;
-        bool whole = prev != FSC_GRID_NONE && k >= 1 && (off < 0 ? -off : off) <= p / 100;
-        *unc = whole ? 0 : p;
-        return tb;
-    }
+    if (!g->locked)
+        return tb; /* nothing known: the copy is placed at the sample that showed it */
     /* Which copy did tb show? Copy k may lie anywhere within m of its
      * estimate c_k (the uncertainty, with half again for safety). A change
      * over less than a period saw exactly one copy: the one whose range
@@ -317,13 +309,10 @@ int64_t fsc_grid_change(struct fsc_copy_grid *g, int64_t ta, int64_t tb, int64_t
     }
     int64_t c = clamp_into(est, ta, tb);
     int64_t moved = c - est;
-    if ((moved < 0 ? -moved : moved) > p / GRID_SLEW_DIV)
-        *unc = tb - ta; /* forced into the change by its bounds */
-    else
-        *unc = 0;
+    *placed = (moved < 0 ? -moved : moved) <= p / GRID_SLEW_DIV;
     /* Only a sighting sure of its copy may narrow later constraints: a
      * wrong one would exclude the truth from them and lock the grid on it. */
-    if (tb - ta < p || *unc == 0)
+    if (learn && (tb - ta < p || *placed))
         seen_note(g, copy_number(g, c), tb);
     return c;
 }
@@ -363,73 +352,4 @@ int64_t fsc_grid_copy_before(const struct fsc_copy_grid *g, int64_t t)
     if (c + u > t || c + p - u <= t)
         return FSC_GRID_NONE;
     return c;
-}
-
-/* Contract in copy_grid.h. */
-void fsc_grid_note_fast(struct fsc_copy_grid *g)
-{
-    if (g->fast < FSC_GRID_FAST_VOTES)
-        g->fast++;
-    if (g->fast >= FSC_GRID_FAST_VOTES)
-        g->live = 1;
-}
-
-/* Contracts in copy_grid.h. */
-void fsc_grid_note_calm(struct fsc_copy_grid *g, int64_t t)
-{
-    if (g->calm_from == FSC_GRID_NONE)
-        g->calm_from = t;
-    if (g->calm < UINT32_MAX)
-        g->calm++;
-}
-
-void fsc_grid_note_straddle(struct fsc_copy_grid *g, int64_t t)
-{
-    g->calm = 0;
-    g->calm_from = t;
-}
-
-bool fsc_grid_lattice_ok(const struct fsc_copy_grid *g, int64_t t)
-{
-    return g->calm >= FSC_GRID_CALM_CHANGES && g->calm_from != FSC_GRID_NONE &&
-           t - g->calm_from >= FSC_GRID_CALM_PERIODS * g->period_ns;
-}
-
-/* Contract in copy_grid.h. */
-void fsc_grid_note_sample(struct fsc_copy_grid *g, int64_t t)
-{
-    const int64_t p = g->period_ns;
-    int64_t ph = t - floor_div(t, p) * p; /* t mod p in [0, p) */
-    if (g->samples >= 64) {
-        int64_t off = fold_half(ph - g->sample_phase, p);
-        g->far = (off < 0 ? -off : off) > p / 4 ? (uint8_t)(g->far + 1) : 0;
-        if (g->far >= 4) {
-            g->samples = 0; /* the samples moved: learn the lattice again */
-            g->far = 0;
-            g->calm = 0;
-            g->calm_from = t;
-        } else {
-            return;
-        }
-    }
-    if (g->samples == 0) {
-        g->sample_phase = ph;
-        g->samples = 1;
-        return;
-    }
-    /* The difference folded into [-p/2, p/2), moved by 1/n of it. */
-    int64_t d = fold_half(ph - g->sample_phase, p);
-    int64_t n = g->samples < 64 ? (int64_t)g->samples + 1 : 64;
-    int64_t np = g->sample_phase + d / n;
-    g->sample_phase = np - floor_div(np, p) * p;
-    if (g->samples < UINT32_MAX)
-        g->samples++;
-}
-
-int64_t fsc_grid_sample_lattice(const struct fsc_copy_grid *g, int64_t t)
-{
-    if (g->samples < 64)
-        return FSC_GRID_NONE;
-    const int64_t p = g->period_ns;
-    return g->sample_phase + floor_div(t - g->sample_phase + p / 2, p) * p;
 }

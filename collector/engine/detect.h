@@ -368,6 +368,9 @@ struct fsc_copy_group {
     struct fsc_copy_grid grid;
     uint64_t hash;
     char *key; /* "<period ns>/<device key>", owned */
+    /* the group's series by cadence (enum fsc_cadence), kept by the engine
+     * as series join, leave or change class (engine_grids.c) */
+    uint32_t series[FSC_CADENCE__COUNT];
 };
 
 struct fsc_copy_groups {
@@ -391,11 +394,10 @@ static inline struct fsc_copy_grid *fsc_copy_groups_grid(const struct fsc_copy_g
 }
 
 /* The traits to intern for a series given *tr: *tr itself, or (in
- * *scratch) the live reading of them when tr's copy group has latched live
- * (copy_grid.h, fsc_grid_note_fast). Reads *cg only. */
-const struct fsc_traits *fsc_copy_groups_effective(const struct fsc_copy_groups *cg,
-                                                   const struct fsc_traits *tr,
-                                                   struct fsc_traits *scratch);
+ * *scratch) the live reading of them (refresh 0, no copy group) when the
+ * series learned it is live (rate.h rule 5, cadence). Reads nothing else. */
+const struct fsc_traits *fsc_cadence_traits(const struct fsc_traits *tr, enum fsc_cadence cadence,
+                                            struct fsc_traits *scratch);
 
 /* ---- Engine internals (engine.c, engine_pool.c, engine_view.c) ----
  *
@@ -508,10 +510,17 @@ static inline struct fsc_eng_series *fsc_series_find(const struct fsc_engine *en
     return &eng->chunks[c][id & (FSC_SER_CHUNK - 1)];
 }
 
-/* A series of a copy group that latched live (copy_grid.h) leaves the
- * grid: its traits become the live reading (fsc_copy_groups_effective) and
- * its rate state drops the grid's placement flags. Returns false, changing
- * nothing, when the traits table is full. Caller holds eng->mu. */
+/* A series of a copy group that learned it is live (rate.h rule 5) leaves
+ * the grid: its traits become the live reading (fsc_cadence_traits); it
+ * keeps its group for the cadence counts. Returns false, changing nothing,
+ * when the traits table is full (rate.c then reads it without the grid,
+ * as on-read copies). Caller holds eng->mu. */
 bool fsc_series_go_live(struct fsc_engine *eng, struct fsc_eng_series *ser);
+
+/* Moves series ser's count in the copy groups' cadence table from
+ * (old_group, old_cadence) to its current (rs.copy_group, cadence); group 0
+ * is none. Thread: ingest, engine lock held. */
+void fsc_cadence_moved(struct fsc_engine *eng, const struct fsc_eng_series *ser, uint16_t old_group,
+                       enum fsc_cadence old_cadence);
 
 #endif

@@ -62,9 +62,8 @@ _Static_assert(INGEST_RING > INGEST_PREFETCH && INGEST_PREFETCH > INGEST_PREFETC
 #endif
 
 _Static_assert(sizeof(struct fsc_eng_series) <= 128, "per-series engine state must stay <= 128 B");
-_Static_assert(sizeof(((struct fsc_rate_result *)0)->withheld) == sizeof(uint64_t) &&
-                   sizeof(((struct fsc_rate_result *)0)->unplaced) == sizeof(uint64_t),
-               "ingest_one tests the withheld counts as one word each");
+_Static_assert(sizeof(((struct fsc_rate_result *)0)->withheld) == sizeof(uint64_t),
+               "ingest_one tests the withheld counts as one word");
 /* Slot chunks are aligned to a cache line; a slot size that divides 128 keeps
  * every slot inside two lines (and aligned_alloc's size a multiple of it). */
 #define SER_ALIGN 64
@@ -219,15 +218,30 @@ int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct
         rc = -ENOMEM;
         goto out;
     }
-    /* A device found live (copy_grid.h) gives its new series live traits. */
+    const struct fsc_traits *old = &eng->tt.traits[ser->traits];
+    /* Old and new values are not comparable: the rate state starts over. */
+    const bool restart = old->kind != tr->kind || old->width != tr->width ||
+                         old->unit != tr->unit || old->scale != tr->scale;
+    /* The copy group is per series, not part of the interned traits: only a
+     * periodic copy with a group the engine handed out uses a grid. A
+     * series keeps its learned cadence (rate.h rule 5) while it stays in
+     * its group: a live one is interned with its live reading. */
+    const uint16_t old_group = ser->rs.copy_group;
+    const enum fsc_cadence old_cadence = fsc_rate_cadence(&ser->rs);
+    const uint16_t group = tr->refresh == FSC_REFRESH_PERIODIC && tr->refresh_ns > 0 &&
+                                   tr->copy_group != 0 && tr->copy_group <= eng->groups.n
+                               ? tr->copy_group
+                               : 0;
+    const bool relearn = restart || group != old_group;
     struct fsc_traits scratch;
-    tr = fsc_copy_groups_effective(&eng->groups, tr, &scratch);
-    int idx = fsc_traits_intern(&eng->tt, tr);
+    const struct fsc_traits *eff =
+        fsc_cadence_traits(tr, relearn ? FSC_CADENCE_LEARNING : old_cadence, &scratch);
+    int idx = fsc_traits_intern(&eng->tt, eff);
     if (idx < 0) {
         rc = idx;
         goto out;
     }
-    const struct fsc_traits *old = &eng->tt.traits[ser->traits];
+    old = &eng->tt.traits[ser->traits];
     const struct fsc_traits *cur = &eng->tt.traits[idx];
     enum fsc_det_class old_dc = (enum fsc_det_class)ser->dc;
     enum fsc_det_class new_dc = det_class_of(cur);
@@ -247,18 +261,15 @@ int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct
         ser->dc = (uint8_t)new_dc;
         ser->flags &= (uint8_t)~FSC_SER_F_MB_ACTIVE; /* the new state is zeroed */
     }
-    if (old->kind != cur->kind || old->width != cur->width || old->unit != cur->unit ||
-        old->scale != cur->scale) {
+    if (restart) {
         memset(&ser->rs, 0, sizeof(ser->rs));
         ser->flags &= (uint8_t)~FSC_SER_F_WIN_ALL;
+    } else if (relearn) {
+        ser->rs.cadence = 0;
     }
     ser->traits = (uint16_t)idx;
-    /* The copy group is per series, not part of the interned traits: only a
-     * periodic copy with a group the engine handed out uses a grid. */
-    ser->rs.copy_group = tr->refresh == FSC_REFRESH_PERIODIC && tr->refresh_ns > 0 &&
-                                 tr->copy_group != 0 && tr->copy_group <= eng->groups.n
-                             ? tr->copy_group
-                             : 0;
+    ser->rs.copy_group = group;
+    fsc_cadence_moved(eng, ser, old_group, old_cadence);
     ser->flags |= FSC_SER_F_PRESENT;
 out:
     pthread_mutex_unlock(&eng->mu);
@@ -495,10 +506,13 @@ static void ingest_mb(struct fsc_engine *eng, struct win_ctx *w, const struct fs
 static void ingest_one(struct fsc_engine *eng, struct win_ctx *w, const struct fsc_sample *smp,
                        struct fsc_eng_series *ser)
 {
-    struct fsc_copy_grid *grid =
-        ser->rs.copy_group ? fsc_copy_groups_grid(&eng->groups, ser->rs.copy_group) : NULL;
-    if (grid && grid->live && fsc_series_go_live(eng, ser))
-        grid = NULL;
+    /* A periodic series not found live is placed by its device's grid
+     * (rate.h rule 5); its cadence may change with this sample. */
+    const uint16_t group = ser->rs.copy_group;
+    const enum fsc_cadence cadence = fsc_rate_cadence(&ser->rs);
+    struct fsc_copy_grid *grid = group != 0 && cadence != FSC_CADENCE_LIVE
+                                     ? fsc_copy_groups_grid(&eng->groups, group)
+                                     : NULL;
     const struct fsc_traits *tr = &eng->tt.traits[ser->traits];
     const struct fsc_traits_cut *cut = &eng->tt.cuts[ser->traits];
     /* The interval ratio's bucket is computed before the rate update, from
@@ -524,14 +538,16 @@ static void ingest_one(struct fsc_engine *eng, struct win_ctx *w, const struct f
     fsc_rate_update_grid(&ser->rs, tr, &eng->cfg.rate, grid, smp, engine_on_window, w, &res);
     if ((unsigned)res.verdict < FSC_RATE__COUNT)
         eng->stats.verdicts[res.verdict]++;
-    uint64_t withheld, unplaced;
+    if (grid && fsc_rate_cadence(&ser->rs) != cadence) {
+        fsc_cadence_moved(eng, ser, group, cadence);
+        if (fsc_rate_cadence(&ser->rs) == FSC_CADENCE_LIVE)
+            (void)fsc_series_go_live(eng, ser); /* full table: read as on-read copies */
+    }
+    uint64_t withheld;
     memcpy(&withheld, res.withheld, sizeof(withheld));
-    memcpy(&unplaced, res.unplaced, sizeof(unplaced));
-    if ((withheld | unplaced) != 0)
-        for (unsigned l = 0; l < FSC_MAX_WINDOWS; l++) {
+    if (withheld != 0)
+        for (unsigned l = 0; l < FSC_MAX_WINDOWS; l++)
             eng->stats.windows_withheld[l] += res.withheld[l];
-            eng->stats.windows_unplaced[l] += res.unplaced[l];
-        }
     /* Both verdicts mean a previous accepted sample existed (t_prev). */
     if ((res.verdict == FSC_RATE_INTERVAL || res.verdict == FSC_RATE_STALE_REPEAT) &&
         tr->nominal_interval_ns > 0) {

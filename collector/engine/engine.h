@@ -128,13 +128,12 @@ struct fsc_engine_stats {
     /* completed aligned windows per level not emitted because the level is
      * shorter than the series' update period (rate.h rule 9) */
     uint64_t windows_withheld[FSC_MAX_WINDOWS];
-    /* ... and because an interval at one of their edges could not be placed
-     * in time (periodic copies the grid cannot place yet, rate.h rule 5) */
-    uint64_t windows_unplaced[FSC_MAX_WINDOWS];
     /* copy grids (rate.h rule 5): groups in use, value changes offered to
      * them, and changes that contradicted a grid so that it started over */
     uint32_t copy_groups;
-    uint32_t copy_groups_live; /* of them, devices found live (copy_grid.h): off the grid */
+    /* series of those groups by learned cadence (enum fsc_cadence: learning,
+     * live, copied; rate.h rule 5) */
+    uint32_t cadence_series[FSC_CADENCE__COUNT];
     uint64_t copy_changes;
     uint64_t copy_relocks;
     /* observed interval between consecutive accepted counter samples divided
@@ -260,6 +259,23 @@ int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct
  * Thread: any; takes the engine lock. */
 #define FSC_COPY_GROUPS_MAX 65535u
 uint16_t fsc_engine_copy_group(struct fsc_engine *eng, const char *key, int64_t period_ns);
+
+/* One copy group as its readers see it: the device, its copy period, its
+ * series by learned cadence (rate.h rule 5) and its grid's state. */
+struct fsc_copy_group_view {
+    char device[256]; /* the key given to fsc_engine_copy_group() */
+    int64_t period_ns;
+    uint32_t series[FSC_CADENCE__COUNT]; /* indexed by enum fsc_cadence */
+    uint64_t changes;                    /* value changes that placed its copies */
+    uint64_t relocks;
+    bool locked; /* its grid has an estimate of the copy instants */
+};
+
+/* Copy groups so far (they are never removed), and group i (0 .. count-1)
+ * into *out (caller-owned). Returns 0, or -ENOENT for i out of range.
+ * Thread: any; takes the engine lock. */
+uint32_t fsc_engine_copy_group_count(struct fsc_engine *eng);
+int fsc_engine_copy_group_view(struct fsc_engine *eng, uint32_t i, struct fsc_copy_group_view *out);
 
 /* Adds a series (a port's tx or rx bytes) to port group `group` (index chosen
  * by the caller, < max_groups) for the imbalance detector. Returns 0, -ENOMEM

@@ -70,6 +70,7 @@ uint16_t fsc_copy_groups_get(struct fsc_copy_groups *cg, const char *key, int64_
     if (!copy)
         return 0;
     struct fsc_copy_group *g = &cg->g[cg->n];
+    memset(g, 0, sizeof(*g));
     fsc_grid_init(&g->grid, period_ns);
     g->hash = hash;
     g->key = copy;
@@ -96,8 +97,8 @@ size_t fsc_copy_groups_memory(const struct fsc_copy_groups *cg)
     return bytes;
 }
 
-/* The traits a series of a live group uses: its own, read as values true at
- * their samples (copy_grid.h, fsc_grid_note_fast). */
+/* The traits a live series of a copy group uses: its own, read as values
+ * true at their samples (rate.h rule 5). */
 static struct fsc_traits live_traits(const struct fsc_traits *tr)
 {
     struct fsc_traits t = *tr;
@@ -113,33 +114,35 @@ bool fsc_series_go_live(struct fsc_engine *eng, struct fsc_eng_series *ser)
     struct fsc_traits t = live_traits(&eng->tt.traits[ser->traits]);
     int idx = fsc_traits_intern(&eng->tt, &t);
     if (idx < 0)
-        return false; /* the table is full: the grid path stays (rate.c bypasses it) */
+        return false;
     ser->traits = (uint16_t)idx;
-    ser->rs.copy_group = 0;
-    ser->rs.flags &= (uint8_t) ~(FSC_RATE_F_PROVISIONAL | FSC_RATE_F_UNPLACED);
-    /* The last value was true at its sample, not at the copy instant the
-     * grid placed it at: an interval from that instant would stretch the
-     * next sample's delta over the time between them. */
-    if (ser->rs.t_anchor < ser->rs.t_last)
-        ser->rs.t_anchor = ser->rs.t_last;
-    /* The windows open now began under the grid, which withheld the levels
-     * shorter than its period and placed copies, not samples: none of them
-     * is emitted (the taint bits of rate.h). */
-    for (unsigned l = 0; l < FSC_MAX_WINDOWS; l++)
-        ser->rs.flags |= (uint8_t)(FSC_RATE_F_TAINT0 << l);
     return true;
 }
 
-/* Contract in detect.h. Thread: ingest, engine lock held. */
-const struct fsc_traits *fsc_copy_groups_effective(const struct fsc_copy_groups *cg,
-                                                   const struct fsc_traits *tr,
-                                                   struct fsc_traits *scratch)
+/* Contract in detect.h. */
+const struct fsc_traits *fsc_cadence_traits(const struct fsc_traits *tr, enum fsc_cadence cadence,
+                                            struct fsc_traits *scratch)
 {
-    if (tr->refresh != FSC_REFRESH_PERIODIC || tr->copy_group == 0 || tr->copy_group > cg->n ||
-        !cg->g[tr->copy_group - 1].grid.live)
+    if (tr->refresh != FSC_REFRESH_PERIODIC || tr->copy_group == 0 || cadence != FSC_CADENCE_LIVE)
         return tr;
     *scratch = live_traits(tr);
     return scratch;
+}
+
+/* Contract in detect.h. Thread: ingest, engine lock held. */
+void fsc_cadence_moved(struct fsc_engine *eng, const struct fsc_eng_series *ser, uint16_t old_group,
+                       enum fsc_cadence old_cadence)
+{
+    struct fsc_copy_groups *cg = &eng->groups;
+    const uint16_t group = ser->rs.copy_group;
+    const enum fsc_cadence cadence = fsc_rate_cadence(&ser->rs);
+    if (group == old_group && cadence == old_cadence)
+        return;
+    if (old_group != 0 && old_group <= cg->n && old_cadence < FSC_CADENCE__COUNT &&
+        cg->g[old_group - 1].series[old_cadence] > 0)
+        cg->g[old_group - 1].series[old_cadence]--;
+    if (group != 0 && group <= cg->n && cadence < FSC_CADENCE__COUNT)
+        cg->g[group - 1].series[cadence]++;
 }
 
 /* Contract in engine.h. Thread: any; takes eng->mu. */
@@ -149,6 +152,37 @@ uint16_t fsc_engine_copy_group(struct fsc_engine *eng, const char *key, int64_t 
     uint16_t g = fsc_copy_groups_get(&eng->groups, key, period_ns);
     pthread_mutex_unlock(&eng->mu);
     return g;
+}
+
+/* Contract in engine.h. Thread: any; takes eng->mu. */
+uint32_t fsc_engine_copy_group_count(struct fsc_engine *eng)
+{
+    pthread_mutex_lock(&eng->mu);
+    uint32_t n = eng->groups.n;
+    pthread_mutex_unlock(&eng->mu);
+    return n;
+}
+
+/* Contract in engine.h. Thread: any; takes eng->mu. */
+int fsc_engine_copy_group_view(struct fsc_engine *eng, uint32_t i, struct fsc_copy_group_view *out)
+{
+    memset(out, 0, sizeof(*out));
+    pthread_mutex_lock(&eng->mu);
+    if (i >= eng->groups.n) {
+        pthread_mutex_unlock(&eng->mu);
+        return -ENOENT;
+    }
+    const struct fsc_copy_group *g = &eng->groups.g[i];
+    /* The key is "<period>/<device>" (fsc_copy_groups_get). */
+    const char *slash = strchr(g->key, '/');
+    snprintf(out->device, sizeof(out->device), "%s", slash ? slash + 1 : g->key);
+    out->period_ns = g->grid.period_ns;
+    memcpy(out->series, g->series, sizeof(out->series));
+    out->changes = g->grid.changes;
+    out->relocks = g->grid.relocks;
+    out->locked = g->grid.locked != 0;
+    pthread_mutex_unlock(&eng->mu);
+    return 0;
 }
 
 /* Contract in engine.h. Thread: any; takes eng->mu. */

@@ -159,7 +159,8 @@ void fsc_engine_stats_get(struct fsc_engine *eng, struct fsc_engine_stats *out)
     for (uint32_t k = 0; k < eng->groups.n; k++) {
         out->copy_changes += eng->groups.g[k].grid.changes;
         out->copy_relocks += eng->groups.g[k].grid.relocks;
-        out->copy_groups_live += eng->groups.g[k].grid.live;
+        for (unsigned c = 0; c < FSC_CADENCE__COUNT; c++)
+            out->cadence_series[c] += eng->groups.g[k].series[c];
     }
     pthread_mutex_unlock(&eng->mu);
 }

@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "engine/copy_grid.h"
+#include "engine/rate_int.h"
 
 #if defined(__GNUC__)
 #define RATE_COLD      __attribute__((cold, noinline))
@@ -121,8 +122,8 @@ const char *fsc_rate_verdict_name(enum fsc_rate_verdict verdict)
  * progress are dropped: their data came from before a discontinuity.
  * last_window_rate and fine_rate are kept so exporters show the last
  * trustworthy values until new ones exist. */
-static RATE_NOINLINE void rate_restart_at(struct fsc_rate_state *st, const struct fsc_sample *smp,
-                                          int64_t t_anchor, bool provisional)
+RATE_NOINLINE void fsc_rate__restart_at(struct fsc_rate_state *st, const struct fsc_sample *smp,
+                                        int64_t t_anchor, bool provisional)
 {
     st->t_last = smp->t_dev_ns;
     st->t_anchor = st->t_base = t_anchor;
@@ -137,7 +138,7 @@ static RATE_NOINLINE void rate_restart_at(struct fsc_rate_state *st, const struc
 
 static void rate_restart(struct fsc_rate_state *st, const struct fsc_sample *smp)
 {
-    rate_restart_at(st, smp, smp->t_dev_ns, false);
+    fsc_rate__restart_at(st, smp, smp->t_dev_ns, false);
 }
 
 /* Position of time t inside its aligned window of width w > 0: t mod w in
@@ -154,7 +155,6 @@ struct rate_emit_ctx {
     void *arg;
     int64_t update_ns; /* fsc_rate_update_period() */
     struct fsc_rate_result *res;
-    int64_t unc; /* how far the interval's end may be off (rule 5); 0: placed */
 };
 
 /* Emits the window of level l ending at edge; acc holds its units. A window
@@ -162,18 +162,12 @@ struct rate_emit_ctx {
  * and not emitted at all when less than half of it is covered: one interval
  * after a restart must not pass for a whole window. */
 static void rate_emit(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t edge, double acc,
-                      float peak, bool tainted, const struct rate_emit_ctx *ec)
+                      float peak, const struct rate_emit_ctx *ec)
 {
     if (ec->update_ns > w) {
         /* Rule 9: shorter than the update period, not determined. */
         if (ec->res->withheld[l] < UINT16_MAX)
             ec->res->withheld[l]++;
-        return;
-    }
-    if (tainted) {
-        /* Rule 5: an unplaced interval overlaps it. */
-        if (ec->res->unplaced[l] < UINT16_MAX)
-            ec->res->unplaced[l]++;
         return;
     }
     double covered = (double)w;
@@ -203,15 +197,8 @@ static void rate_cross(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t
     float peak = st->win_peak[l] > frate ? st->win_peak[l] : frate;
     int64_t edge = (int64_t)((uint64_t)st->t_anchor + to_edge); /* <= t: representable */
     uint64_t left = span - to_edge;                             /* t - edge */
-    const uint8_t taint = (uint8_t)(FSC_RATE_F_TAINT0 << l);
-    /* Rule 5: a window is not emitted when an edge of it lies within `unc`
-     * of this interval's uncertain end (its bytes near the edge may belong
-     * to the other side). */
-    bool tainted = (st->flags & taint) != 0;
     for (unsigned n = 1;; n++) {
-        bool edge_bad = ec->unc > 0 && left < (uint64_t)ec->unc;
-        rate_emit(st, l, w, edge, acc, peak, tainted || edge_bad, ec);
-        tainted = edge_bad;
+        rate_emit(st, l, w, edge, acc, peak, ec);
         if (left < (uint64_t)w)
             break;
         if (n == WINDOW_EMIT_MAX) {
@@ -219,7 +206,6 @@ static void rate_cross(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t
             uint64_t into = left % (uint64_t)w;
             edge = (int64_t)((uint64_t)t - into);
             left = into;
-            tainted = ec->unc > 0 && left < (uint64_t)ec->unc;
             break;
         }
         edge += w;
@@ -231,10 +217,6 @@ static void rate_cross(struct fsc_rate_state *st, unsigned l, int64_t w, int64_t
      * exactly on the edge does not overlap the next window: no peak there. */
     st->win_acc[l] = per_ns * (double)left;
     st->win_peak[l] = left > 0 ? frate : 0.0f;
-    if (tainted || (ec->unc > 0 && (uint64_t)w - left < (uint64_t)ec->unc))
-        st->flags |= taint;
-    else
-        st->flags &= (uint8_t)~taint;
 }
 
 /* Rule 9 from level `from` on, for an interval that reached an edge of that
@@ -254,35 +236,35 @@ static RATE_COLD void rate_spread_slow(struct fsc_rate_state *st,
         } else {
             st->win_acc[l] += delta;
             st->win_peak[l] = st->win_peak[l] > frate ? st->win_peak[l] : frate;
-            if (ec->unc > 0 && w - rate_floor_mod(t, w) < ec->unc)
-                st->flags |= (uint8_t)(FSC_RATE_F_TAINT0 << l);
         }
     }
 }
 
 /* Rules 6 (wrap plausibility), 7, 8 and 9 for an interval from the anchor to
- * t_end (the sample's time, or the copy instant its value was true from),
- * raw counter units (before scale) apart. Ends by moving the anchor to t_end
- * and t_last to the sample. Forced inline: as a call it costs the hot path
- * ~7 %. */
+ * t_end (the sample's time, or where rule 5 placed the value it shows), raw
+ * counter units (before scale) apart. copies_ns is the time the delta
+ * accrued over when that is not the placed span (n copy periods, rule 5), 0
+ * when it is the span, negative when it is not determined (no fine
+ * evidence). Ends by moving the anchor to t_end and t_last to the sample.
+ * Forced inline: as a call it costs the hot path ~7 %. */
 static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fsc_traits *tr,
                                       const struct fsc_rate_params *params,
                                       const struct fsc_sample *smp, int64_t t_end, double raw,
-                                      bool wrapped, bool unplaced, int64_t unc,
-                                      fsc_window_fn on_window, void *arg,
-                                      struct fsc_rate_result *res)
+                                      bool wrapped, int64_t copies_ns, fsc_window_fn on_window,
+                                      void *arg, struct fsc_rate_result *res)
 {
     const int64_t t = t_end;
     const uint64_t span = (uint64_t)t - (uint64_t)st->t_anchor;
     const double span_ns = (double)span;
     const double delta = tr->scale > 1 ? raw * (double)tr->scale : raw;
-    const double rate = delta * NS_PER_S / span_ns;
+    const bool uncounted = copies_ns < 0;
+    const double rate = delta * NS_PER_S / (copies_ns > 0 ? (double)copies_ns : span_ns);
     const int64_t update_ns = fsc_rate_update_period(tr);
 
-    if (unplaced && !wrapped) {
-        /* Rule 7 judges rates; an unplaced interval's span is not its
-         * copies' distance (two copies may have arrived in it), so its rate
-         * proves no glitch. Its delta is real and goes to the windows. */
+    if (uncounted && !wrapped) {
+        /* Rule 7 judges rates; an interval whose copies are not counted may
+         * hold two copies in one period's span, so its rate proves no
+         * glitch. Its delta is real and goes to the windows. */
     } else if (tr->link_speed_bps != 0 &&
                (tr->unit == FSC_UNIT_BYTES || tr->unit == FSC_UNIT_PACKETS)) {
         /* Rules 6 and 7 with a line-rate bound. */
@@ -290,22 +272,23 @@ static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fs
         if (rate * wire_bits > (double)tr->link_speed_bps * params->plausibility_factor) {
             /* A wrap beyond line rate was a reset; an increase beyond it is
              * a glitch, not a burst: drop it and measure on from here. */
-            rate_restart_at(st, smp, t, false);
+            fsc_rate__restart_at(st, smp, t, false);
             res->verdict = wrapped ? FSC_RATE_RESET : FSC_RATE_IMPLAUSIBLE;
             res->iv = (struct fsc_interval){0};
             return;
         }
     } else if (wrapped && raw >= TWO_POW_31) {
         /* Rule 6 without a bound: a "wrap" over half the range is a reset. */
-        rate_restart_at(st, smp, t, false);
+        fsc_rate__restart_at(st, smp, t, false);
         res->verdict = FSC_RATE_RESET;
         res->iv = (struct fsc_interval){0};
         return;
     }
 
-    /* Rule 8 (and rule 5: an unplaced interval is no fine evidence either). */
+    /* Rule 8 (and rule 5: an interval whose copies are not counted is no
+     * fine evidence either). */
     const bool gap =
-        unplaced || (update_ns > 0 && span_ns > params->max_gap_factor * (double)update_ns);
+        uncounted || (update_ns > 0 && span_ns > params->max_gap_factor * (double)update_ns);
     /* Fine rate for window peaks; rates are >= 0, so 0 leaves a peak as is. */
     const float frate = gap ? 0.0f : (float)rate;
 
@@ -316,7 +299,7 @@ static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fs
     res->iv.rate = rate;
     res->iv.gap = gap;
     res->iv.wrapped = wrapped;
-    res->iv.unplaced = unplaced;
+    res->iv.uncounted = uncounted;
 
     /* Rule 9, common case: the interval stays inside the current window of
      * every level; the first level it leaves goes to the general path. */
@@ -326,22 +309,30 @@ static RATE_INLINE void rate_interval(struct fsc_rate_state *st, const struct fs
         if (w <= 0)
             continue;
         if (span >= (uint64_t)(w - rate_floor_mod(st->t_anchor, w))) {
-            const struct rate_emit_ctx ec = {on_window, arg, update_ns, res, unc};
+            const struct rate_emit_ctx ec = {on_window, arg, update_ns, res};
             rate_spread_slow(st, params, l, n, t, span, delta, frate, &ec);
             break;
         }
         st->win_acc[l] += delta;
         st->win_peak[l] = st->win_peak[l] > frate ? st->win_peak[l] : frate;
-        if (unc > 0 && w - rate_floor_mod(t, w) < unc)
-            st->flags |= (uint8_t)(FSC_RATE_F_TAINT0 << l);
     }
 
-    /* -1: the latest interval is no fine evidence (a gap, an unplaced copy):
+    /* -1: the latest interval is no fine evidence (a gap, uncounted copies):
      * readers must not show the one before it as if it were current. */
     st->fine_rate = gap ? -1.0f : frate;
     st->t_anchor = t;
     st->t_last = smp->t_dev_ns;
     st->v_anchor = smp->v;
+}
+
+/* Contract in rate_int.h: rate_interval() for rule 5's periodic paths, out
+ * of line (the hot path keeps its inlined copy). */
+void fsc_rate__interval(struct fsc_rate_state *st, const struct fsc_traits *tr,
+                        const struct fsc_rate_params *params, const struct fsc_sample *smp,
+                        int64_t t_end, double raw, bool wrapped, int64_t copies_ns,
+                        fsc_window_fn on_window, void *arg, struct fsc_rate_result *res)
+{
+    rate_interval(st, tr, params, smp, t_end, raw, wrapped, copies_ns, on_window, arg, res);
 }
 
 /* Same value as the last accepted sample, for the duplicate rule. Bitwise
@@ -363,253 +354,6 @@ static bool rate_value_ok(const struct fsc_sample *smp)
     return !(smp->flags & FSC_SMP_F64) || isfinite(smp->v.d);
 }
 
-/* All taint bits: every window level begins at an unplaced anchor. */
-#define RATE_F_TAINT_ALL ((uint8_t)(((1u << FSC_MAX_WINDOWS) - 1) << 4))
-_Static_assert(FSC_RATE_F_TAINT0 == 1u << 4 && FSC_MAX_WINDOWS <= 4, "taint bits 4..7");
-
-/* Marks whether the anchor's instant is uncertain (rule 5): an interval from
- * it is then no fine-grained evidence. */
-static void rate_mark_uncertain(struct fsc_rate_state *st, bool uncertain)
-{
-    if (uncertain)
-        st->flags |= FSC_RATE_F_UNPLACED;
-    else
-        st->flags &= (uint8_t)~FSC_RATE_F_UNPLACED;
-}
-
-/* Rule 5, periodic copies: where a restart at this sample anchors. A
- * changed value (reset evidence, a decrease) was true from the copy the grid
- * places in (t_last, t]; a sample whose copy is not known (a first sample, a
- * clock step) gives a provisional anchor at its own time. */
-static void rate_restart_periodic(struct fsc_rate_state *st, struct fsc_copy_grid *grid,
-                                  const struct fsc_sample *smp, bool changed)
-{
-    const int64_t t = smp->t_dev_ns;
-    uint8_t epoch = st->copy_epoch;
-    if (changed && t > st->t_last) {
-        int64_t unc;
-        int64_t c = fsc_grid_change(grid, st->t_last, t, FSC_GRID_NONE, &epoch, &unc);
-        if (c == FSC_GRID_NONE) {
-            c = t; /* a restart cannot wait: anchored at the sample, unplaced */
-            unc = grid->period_ns;
-        }
-        rate_restart_at(st, smp, c, false);
-        st->copy_epoch = epoch;
-        if (grid->locked && unc > 0)
-            st->flags |= (uint8_t)(FSC_RATE_F_UNPLACED | RATE_F_TAINT_ALL);
-        return;
-    }
-    int64_t c = fsc_grid_copy_before(grid, t);
-    if (c == FSC_GRID_NONE)
-        rate_restart_at(st, smp, t, true);
-    else
-        rate_restart_at(st, smp, c, false);
-    st->copy_epoch = grid->epoch;
-}
-
-/* Rule 5 for a periodic series with its device's copy grid: a change (raw
- * units up, or a plausible wrap) or a repeat (raw 0) at sample smp. */
-static RATE_NOINLINE void rate_periodic(struct fsc_rate_state *st, const struct fsc_traits *tr,
-                                        const struct fsc_rate_params *params,
-                                        struct fsc_copy_grid *grid, const struct fsc_sample *smp,
-                                        double raw, bool wrapped, fsc_window_fn on_window,
-                                        void *arg, struct fsc_rate_result *res)
-{
-    const int64_t t = smp->t_dev_ns;
-    const int64_t p = tr->refresh_ns;
-    const bool provisional = (st->flags & FSC_RATE_F_PROVISIONAL) != 0;
-    const bool from_uncertain = (st->flags & FSC_RATE_F_UNPLACED) != 0;
-
-    if (raw == 0.0 && !wrapped) {
-        /* Idle up to the latest copy that surely came after the anchor's own
-         * copy (half a period on: the anchor is an estimate) and before this
-         * sample. When the grid cannot tell, after stale_factor periods at
-         * the latest, with the copy guessed half a period before the sample. */
-        int64_t unc = 0;
-        int64_t after = provisional ? st->t_anchor : st->t_anchor + p / 2;
-        int64_t c = fsc_grid_copy_between(grid, after, t);
-        if (c == FSC_GRID_NONE && !grid->locked) {
-            /* Unlocked, copies sit at the samples that show them: a repeat a
-             * period or more after the anchor surely saw a newer copy, and
-             * one a whole number of periods after it keeps that placement. */
-            int64_t span = t - st->t_anchor, off = span % p;
-            if (span >= p && off <= p / 100)
-                c = t;
-        }
-        if (c == FSC_GRID_NONE &&
-            (double)((uint64_t)t - (uint64_t)st->t_anchor) >= params->stale_factor * (double)p) {
-            c = t - p / 2;
-            unc = p / 2;
-        }
-        if (c == FSC_GRID_NONE || c <= st->t_anchor) {
-            st->t_last = t;
-            res->verdict = FSC_RATE_STALE_REPEAT;
-            return;
-        }
-        if (provisional) {
-            rate_restart_at(st, smp, c, false);
-            rate_mark_uncertain(st, unc > 0);
-            if (unc > 0)
-                st->flags |= RATE_F_TAINT_ALL;
-            st->copy_epoch = grid->epoch;
-            res->verdict = FSC_RATE_BASELINE;
-            return;
-        }
-        bool jumped = st->copy_epoch != grid->epoch;
-        if (jumped)
-            st->flags |= RATE_F_TAINT_ALL;
-        rate_interval(st, tr, params, smp, c, 0.0, false, from_uncertain || jumped || unc > 0, unc,
-                      on_window, arg, res);
-        rate_mark_uncertain(st, unc > 0);
-        st->copy_epoch = grid->epoch;
-        return;
-    }
-
-    /* Two changes closer than copies every p allow: evidence that the
-     * device's values are live (copy_grid.h, fsc_grid_note_fast). */
-    if (!provisional && t - st->t_last < p / FSC_GRID_FAST_DIV &&
-        t - st->t_anchor < p / FSC_GRID_FAST_DIV)
-        fsc_grid_note_fast(grid);
-    int64_t unc;
-    uint8_t epoch = st->copy_epoch;
-    int64_t c = fsc_grid_change(grid, st->t_last, t, provisional ? FSC_GRID_NONE : st->t_anchor,
-                                &epoch, &unc);
-    if (c == FSC_GRID_NONE) {
-        /* Not used: the next change's span covers this one's copy too -
-         * once; a series already waiting one sample (t_last older than
-         * 1.5 sample intervals) takes the grid's best guess, unplaced. */
-        if ((double)(t - st->t_last) <= 1.5 * (double)tr->nominal_interval_ns) {
-            res->verdict = FSC_RATE_DEFERRED;
-            return;
-        }
-        c = fsc_grid_guess(grid, st->t_last, t);
-        unc = p;
-    }
-    if (provisional) {
-        /* The copy the baseline sample showed, now that the grid may know
-         * it; else the baseline starts at this change. */
-        int64_t c0 = fsc_grid_copy_before(grid, st->t_anchor);
-        if (c0 == FSC_GRID_NONE || c0 >= c) {
-            rate_restart_at(st, smp, c, false);
-            st->copy_epoch = epoch;
-            if (unc > 0)
-                st->flags |= (uint8_t)(FSC_RATE_F_UNPLACED | RATE_F_TAINT_ALL);
-            res->verdict = FSC_RATE_BASELINE;
-            return;
-        }
-        st->t_anchor = st->t_base = c0;
-        st->flags &= (uint8_t)~FSC_RATE_F_PROVISIONAL;
-        st->copy_epoch = epoch; /* both placed by the grid as it is now */
-    }
-    /* Placed before a jump of the grid: the anchor is off by the jump. */
-    bool jumped = st->copy_epoch != epoch;
-    if (jumped)
-        st->flags |= RATE_F_TAINT_ALL;
-    rate_interval(st, tr, params, smp, c, raw, wrapped, from_uncertain || jumped || unc > 0, unc,
-                  on_window, arg, res);
-    rate_mark_uncertain(st, unc > 0);
-    st->copy_epoch = epoch;
-}
-
-/* A whole number (>= 1) of periods p, to 0.1 %: samples that far apart,
- * each at the same offset after its copy, saw as many copies as periods
- * passed. A looser tolerance lets jittered samples that straddle a copy
- * (one just before it, the next just after the following one: two copies
- * in one period's span) pass for placed. */
-static bool rate_whole_periods(int64_t span, int64_t p)
-{
-    int64_t k = (span + p / 2) / p, off = span - k * p;
-    return k >= 1 && (off < 0 ? -off : off) <= p / 1000;
-}
-
-/* Rule 5 for a periodic series sampled no faster than its copies (nominal
- * interval >= refresh). Samples that sparse cannot tell which copy each one
- * saw when the copies fall within the samples' jitter: a sample near a copy
- * may or may not have seen it, one copy's delta shows up a sample late and
- * two arrive in one span (measured with the copy grid: 10 s windows 5-20 %
- * off, fine rates 50-100 % off, tests/scenarios junos_2s_sampled). So the
- * copies are placed at the samples that show them: an interval whose span
- * is a whole number of periods (to 0.1 %) covers whole copy intervals and
- * is placed. A device whose copies fall well between its samples shows it:
- * no busy series ever repeats one lattice step on (copy_grid.h,
- * fsc_grid_lattice_ok); then each sample shows the copies up to its own
- * point of the device's sample lattice (its mean sample phase + kP, the
- * sample within P/4 of it), and the interval is placed between lattice
- * points: k copy-to-copy periods, whatever the jitter. Any other interval is unplaced - no fine
- * evidence, and the windows near its end are withheld. Without jitter every interval is placed. In
- * this mode st->copy_epoch (the grid's epoch only where copies are placed by the grid) says whether
- * the last sample changed value: a busy series' repeat one period on is a straddle. */
-static RATE_NOINLINE void
-rate_periodic_coarse(struct fsc_rate_state *st, const struct fsc_traits *tr,
-                     const struct fsc_rate_params *params, struct fsc_copy_grid *grid,
-                     const struct fsc_sample *smp, double raw, bool wrapped,
-                     fsc_window_fn on_window, void *arg, struct fsc_rate_result *res)
-{
-    const int64_t t = smp->t_dev_ns;
-    const int64_t p = tr->refresh_ns;
-    const int64_t span = t - st->t_anchor;
-    const bool from_uncertain = (st->flags & FSC_RATE_F_UNPLACED) != 0;
-    const bool changed = raw != 0.0 || wrapped;
-    const bool busy = st->copy_epoch != 0;
-    int64_t lt = FSC_GRID_NONE, steps = -1;
-    if (grid) {
-        fsc_grid_note_sample(grid, t);
-        lt = fsc_grid_sample_lattice(grid, t);
-        int64_t lp = fsc_grid_sample_lattice(grid, st->t_last);
-        if (lt != FSC_GRID_NONE && (t - lt < 0 ? lt - t : t - lt) > p / 4)
-            lt = FSC_GRID_NONE; /* this sample is far off its lattice point */
-        if (lt != FSC_GRID_NONE && lp != FSC_GRID_NONE)
-            steps = (lt - lp) / p;
-    }
-    const bool lattice = lt != FSC_GRID_NONE && lt > st->t_anchor && fsc_grid_lattice_ok(grid, t);
-    int64_t end = t, unc = 0;
-    if (!changed) {
-        /* A repeat a period or more on surely saw a newer copy; at a whole
-         * number of periods it keeps the placement. A busy series that
-         * repeats one lattice step on straddles its copy (or stopped: the
-         * next sample tells). Else idle is only assumed after stale_factor
-         * periods, up to a guessed copy. */
-        if (span >= p && rate_whole_periods(span, p)) {
-            end = t;
-        } else if (steps == 1 && busy) {
-            fsc_grid_note_straddle(grid, t);
-            st->copy_epoch = 0;
-            st->t_last = t;
-            res->verdict = FSC_RATE_STALE_REPEAT;
-            return;
-        } else if (lattice) {
-            end = lt;
-        } else if ((double)span >= params->stale_factor * (double)p) {
-            end = t - p / 2;
-            unc = p / 2;
-        } else {
-            st->copy_epoch = 0;
-            st->t_last = t;
-            res->verdict = FSC_RATE_STALE_REPEAT;
-            return;
-        }
-    } else if (rate_whole_periods(span, p)) {
-        end = t;
-    } else if (lattice) {
-        end = lt;
-    } else {
-        unc = p;
-    }
-    if (changed && steps == 1)
-        fsc_grid_note_calm(grid, t);
-    /* Between two lattice points the interval is k copy-to-copy periods;
-     * from an anchor off the lattice (a sample, an older lattice) it holds
-     * the right copies over the wrong span: unplaced, but it ends on the
-     * lattice, so the next one is placed. */
-    const bool on_grid = lattice && end == lt;
-    if (on_grid && !rate_whole_periods(end - st->t_anchor, p))
-        unc = unc > 0 ? unc : p / 4;
-    rate_interval(st, tr, params, smp, end, raw, wrapped, unc > 0 || from_uncertain, unc, on_window,
-                  arg, res);
-    rate_mark_uncertain(st, unc > 0 && !on_grid);
-    st->copy_epoch = changed ? 1 : 0;
-}
-
 /* Every sample the hot path does not take: first sample, gauges, order
  * problems, explicit resets, doubles, repeats and decreases, and every sample
  * of a series with a copy grid (grid non-NULL). */
@@ -626,11 +370,6 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
     res->iv = (struct fsc_interval){0};
     if (gauge)
         grid = NULL; /* gauges have no copies to place */
-    /* Sampled no faster than the copies: copies sit at the samples
-     * (rate_periodic_coarse), restarts too. */
-    const bool coarse =
-        grid && tr->nominal_interval_ns > 0 && tr->nominal_interval_ns >= tr->refresh_ns;
-    struct fsc_copy_grid *placing = coarse ? NULL : grid;
 
     /* Rule 2: the first sample only sets the baseline. */
     if (!(st->flags & FSC_RATE_F_BASELINE)) {
@@ -638,8 +377,8 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
             res->verdict = FSC_RATE_IMPLAUSIBLE;
             return;
         }
-        if (placing)
-            rate_restart_periodic(st, placing, smp, false);
+        if (grid)
+            fsc_rate__copies_restart(st, tr, grid, smp, false);
         else
             rate_restart(st, smp);
         res->verdict = gauge ? FSC_RATE_GAUGE : FSC_RATE_BASELINE;
@@ -663,8 +402,8 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
             res->verdict = FSC_RATE_IMPLAUSIBLE;
             return;
         }
-        if (placing)
-            rate_restart_periodic(st, placing, smp, false);
+        if (grid)
+            fsc_rate__copies_restart(st, tr, grid, smp, false);
         else
             rate_restart(st, smp);
         res->verdict = FSC_RATE_CLOCK_STEP;
@@ -685,8 +424,8 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
     /* Rule 4: explicit reset evidence, or the value type changed under us (a
      * profile switched the series between integer and double). */
     if ((smp->flags & FSC_SMP_RESET) || f64 != ((st->flags & FSC_RATE_F_F64) != 0)) {
-        if (placing)
-            rate_restart_periodic(st, placing, smp, true);
+        if (grid)
+            fsc_rate__copies_restart(st, tr, grid, smp, true);
         else
             rate_restart(st, smp);
         res->verdict = FSC_RATE_RESET;
@@ -725,20 +464,16 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
         }
     }
     if (reset) {
-        if (placing)
-            rate_restart_periodic(st, placing, smp, true);
+        if (grid)
+            fsc_rate__copies_restart(st, tr, grid, smp, true);
         else
             rate_restart(st, smp);
         res->verdict = FSC_RATE_RESET;
         return;
     }
 
-    if (coarse) {
-        rate_periodic_coarse(st, tr, params, grid, smp, raw, wrapped, on_window, arg, res);
-        return;
-    }
     if (grid) {
-        rate_periodic(st, tr, params, grid, smp, raw, wrapped, on_window, arg, res);
+        fsc_rate__copies(st, tr, params, grid, smp, raw, wrapped, on_window, arg, res);
         return;
     }
 
@@ -755,7 +490,7 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
         }
     }
 
-    rate_interval(st, tr, params, smp, t, raw, wrapped, false, 0, on_window, arg, res);
+    rate_interval(st, tr, params, smp, t, raw, wrapped, 0, on_window, arg, res);
 }
 
 /* Contract in rate.h. Mutates only *st, *grid and *res; no allocation, no
@@ -767,10 +502,9 @@ void fsc_rate_update_grid(struct fsc_rate_state *st, const struct fsc_traits *tr
                           struct fsc_rate_result *res)
 {
     memset(res->withheld, 0, sizeof(res->withheld));
-    memset(res->unplaced, 0, sizeof(res->unplaced));
-    /* A device found live (the engine moves its series off the grid; this
-     * covers a caller that could not): samples at their own times. */
-    if (grid && grid->live)
+    /* A series found live (the engine moves it off the grid; this covers a
+     * caller that could not): samples at their own times. */
+    if (grid && fsc_rate_cadence(st) == FSC_CADENCE_LIVE)
         grid = NULL;
     /* Hot path: an integer counter with a baseline and no copy grid, a later
      * sample, a larger value, no reset evidence. Rules 2-6 have nothing to
@@ -780,7 +514,7 @@ void fsc_rate_update_grid(struct fsc_rate_state *st, const struct fsc_traits *tr
                     (smp->flags & (FSC_SMP_F64 | FSC_SMP_RESET)) == 0 &&
                     smp->t_dev_ns > st->t_last && smp->v.u > st->v_anchor.u)) {
         rate_interval(st, tr, params, smp, smp->t_dev_ns, (double)(smp->v.u - st->v_anchor.u),
-                      false, false, 0, on_window, arg, res);
+                      false, 0, on_window, arg, res);
         return;
     }
     rate_update_slow(st, tr, params, grid, smp, on_window, arg, res);

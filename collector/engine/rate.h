@@ -1,4 +1,4 @@
-/* Per-series rate math (DESIGN §4): the heart of fabricscope.
+/* Per-series rate math (docs/DESIGN.md, "The rate rules"): the heart of fabricscope.
  *
  * Pure functions over one series' state, no locks, no allocation, no I/O. The
  * engine (engine.c) owns an array of these states and calls fsc_rate_update()
@@ -31,25 +31,44 @@
  *      value within stale_factor x refresh_ns of it carries no news:
  *      STALE_REPEAT (only t_last moves); a repeat beyond that is idleness,
  *      an anchor with a zero delta.
- *    - FSC_REFRESH_PERIODIC (Junos' line-card copy), with a copy grid
- *      (copy_grid.h, one per device): a new value was true from the copy
- *      instant, estimated inside (last sample with the old value, first with
- *      the new] from all the device's series; the anchor is that instant, so
- *      each copy's delta spans copy to copy, whatever the sample jitter. A
- *      repeat is STALE_REPEAT until a copy has surely passed since the
- *      anchor's copy (the grid says so because the device's other series
- *      moved): then it is idleness, a zero delta up to that copy, at the
- *      first sample after it. Until the grid knows the copy a first sample
- *      showed, its anchor is provisional: the next change or known copy
- *      starts the baseline instead of yielding an interval. An interval
- *      whose two copy instants the grid did not place alike (its estimate
- *      jumped in between, or had to be moved to fit the change, or the
- *      anchor was a guess) is `unplaced`: no fine-grained evidence, and
- *      the windows it overlaps are not emitted (result.unplaced counts
- *      them) - its length is not the copies' distance. A grid that moves
- *      only by its slew (P / 400 per change) keeps intervals placed.
- *    Without a grid a periodic series is treated as ON_READ.
- *
+ *    - FSC_REFRESH_PERIODIC (Junos' line-card copy every P = refresh_ns):
+ *      the profile only says the device *may* copy. Each series learns its
+ *      own cadence from its values (rate_copies.c; st->cadence):
+ *      LEARNING until it shows which, LIVE once it changed at two samples
+ *      less than P/4 apart three times in a row (impossible behind copies
+ *      every P; the engine then reads it as refresh 0), COPIED once it
+ *      changed after a repeat at least P/2 after its previous change. A
+ *      learning series is read as copied, so a repeat is never a zero
+ *      before the series has shown it is live. One device may hold all
+ *      three (a live port beside copied ones, sensors on other timers).
+ *      Where a copied value was true depends on how often it is sampled:
+ *      * sampled faster than P (nominal interval < P): the device's copy
+ *        grid (copy_grid.h, one per device) places the copy a change shows
+ *        inside (last sample with the old value, first with the new], from
+ *        all its copied series, and each delta spans copy to copy; a repeat
+ *        is STALE_REPEAT until a copy surely passed since the anchor's,
+ *        then idleness up to that copy. A change the grid cannot place (the
+ *        sample lies on a copy) is DEFERRED once: the next change covers
+ *        both. Until the grid knows the copy a first sample showed, its
+ *        anchor is provisional: the next change starts the baseline.
+ *      * sampled no faster than P (Junos' 2 s reporting), each series has
+ *        its own reading lattice (its mean reading phase, learned from its
+ *        own samples: ports reported in batches at different offsets have
+ *        different lattices), and each interval is placed between lattice
+ *        points, whatever the stamps' jitter. A busy series that repeats
+ *        one step on straddles a copy: STALE_REPEAT, the next change
+ *        covers both. A reading far off its lattice (a stream restart, a
+ *        new phase) is placed at its stamp and the lattice starts over.
+ *      Either way a copied interval spans n = round(span / P) copies when
+ *      the span is within P/4 of n x P: its rate (the fine rate) is delta
+ *      / (n x P), exact whatever the placement; its delta is spread over
+ *      its placed span. When the copy count is not determined (the span is
+ *      not near a whole number of periods) the delta still feeds the
+ *      windows but the interval is no fine evidence. No window is ever
+ *      withheld for placement: an unknown copy phase shifts an interval by
+ *      less than one copy period, which bounds the error at each window
+ *      edge by one period of the rate's change and is exact for steady
+ *      traffic.
  * 6. Wraps and resets. A decrease on a 32-bit counter is a wrap when the
  *    wrapped delta (2^32 - old + new) is plausible: at or under line rate for
  *    the elapsed span when the unit is bytes or packets and the link speed is
@@ -124,11 +143,11 @@ struct fsc_rate_state {
     float win_peak[FSC_MAX_WINDOWS];         /* max fine rate (units/s) inside that window */
     float last_window_rate[FSC_MAX_WINDOWS]; /* units/s of the last completed window */
     float fine_rate;                         /* units/s of the latest interval; -1 when it was
-                                              * no fine evidence (a gap, unplaced) */
+                                              * no fine evidence (a gap, copies not counted) */
     uint8_t flags;                           /* FSC_RATE_F_* */
-    uint8_t copy_epoch;                      /* the copy grid's epoch at t_anchor; sampled no
-                                              * faster than its copies (rate.c coarse mode):
-                                              * 1 when the last sample changed value */
+    uint8_t cadence;                         /* periodic copies (rule 5): FSC_CADENCE_* class in
+                                              * bits 0-1, live votes in bits 2-3, lattice
+                                              * readings learned in bits 4-7 */
     uint16_t copy_group;                     /* the engine's copy grid of this series + 1 (0: none);
                                               * kept here by the engine, unused by the rate math */
 };
@@ -136,16 +155,31 @@ struct fsc_rate_state {
 enum {
     FSC_RATE_F_BASELINE = 1u << 0, /* a baseline exists */
     FSC_RATE_F_F64 = 1u << 1,      /* values are doubles */
-    /* Periodic copies: t_anchor is a sample time, not yet the copy instant
-     * (rule 5); the next change or known copy starts the baseline. */
+    /* Periodic copies sampled faster than P: t_anchor is a sample time, not
+     * yet the copy instant (rule 5); the next change or known copy starts
+     * the baseline. */
     FSC_RATE_F_PROVISIONAL = 1u << 2,
-    /* Periodic copies: the anchor's copy instant is a guess (the grid could
-     * not place it), so an interval from it is unplaced (rule 5). */
-    FSC_RATE_F_UNPLACED = 1u << 3,
-    /* FSC_RATE_F_TAINT0 << L: the window of level L holding the anchor began
-     * inside an unplaced interval; it is not emitted. */
-    FSC_RATE_F_TAINT0 = 1u << 4,
+    /* Periodic copies: the last accepted sample changed the value (a busy
+     * series' repeat one lattice step on straddles a copy, rule 5). */
+    FSC_RATE_F_BUSY = 1u << 3,
 };
+
+/* A periodic series' cadence (rule 5), st->cadence & FSC_CADENCE_MASK. */
+enum fsc_cadence {
+    FSC_CADENCE_LEARNING = 0, /* not yet shown: read as copied */
+    FSC_CADENCE_LIVE = 1,     /* changes faster than copies allow: true at its samples */
+    FSC_CADENCE_COPIED = 2,   /* repeats between changes P apart: true at copy instants */
+    FSC_CADENCE__COUNT = 3
+};
+#define FSC_CADENCE_MASK 0x3u
+
+static inline enum fsc_cadence fsc_rate_cadence(const struct fsc_rate_state *st)
+{
+    return (enum fsc_cadence)(st->cadence & FSC_CADENCE_MASK);
+}
+
+/* Name of a cadence ("learning", "live", "copied"), for metrics and pages. */
+const char *fsc_cadence_name(enum fsc_cadence c);
 
 enum fsc_rate_verdict {
     FSC_RATE_BASELINE = 0, /* first sample or restart after reset/clock step */
@@ -169,8 +203,8 @@ struct fsc_interval {
     double rate;          /* delta per second */
     bool gap;             /* longer than max_gap: not fine-grained evidence */
     bool wrapped;         /* a 32-bit wrap was unwound */
-    bool unplaced;        /* periodic copies whose instants the grid cannot place yet:
-                           * also flagged `gap` (no fine-grained evidence) */
+    bool uncounted;       /* periodic copies whose number in the span is not determined
+                           * (rule 5): also flagged `gap`, rate is delta over the span */
 };
 
 struct fsc_rate_result {
@@ -179,9 +213,6 @@ struct fsc_rate_result {
     /* Windows per level that this update completed but did not emit because
      * they are shorter than the series' update period (rule 9). */
     uint16_t withheld[FSC_MAX_WINDOWS];
-    /* Windows per level not emitted because an interval at one of their
-     * edges could not be placed in time (rule 5, a vague copy grid). */
-    uint16_t unplaced[FSC_MAX_WINDOWS];
 };
 
 /* Called for every aligned window that an interval completes, in time order

@@ -391,7 +391,6 @@ static void judge_windows(struct run *r, struct figures *f)
     f->relocks = (unsigned)st.copy_relocks;
     for (unsigned l = 0; l < 2; l++) {
         f->withheld[l] = st.windows_withheld[l];
-        f->unplaced[l] = st.windows_unplaced[l];
         if (c->expect_withheld[l]) {
             if (f->emitted[l] != 0 || st.windows_withheld[l] == 0)
                 miss(r, "%s windows: expected withheld, %zu emitted", l ? "10s" : "1s",

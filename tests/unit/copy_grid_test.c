@@ -32,9 +32,8 @@ static double rng_sym(void)
 /* A change without a previous copy to narrow it. */
 static int64_t change(struct fsc_copy_grid *g, int64_t ta, int64_t tb)
 {
-    uint8_t epoch = 0;
-    int64_t unc;
-    return fsc_grid_change(g, ta, tb, FSC_GRID_NONE, &epoch, &unc);
+    bool placed;
+    return fsc_grid_change(g, ta, tb, FSC_GRID_NONE, true, &placed);
 }
 
 /* The copy at or before device time t. */

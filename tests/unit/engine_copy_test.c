@@ -1,11 +1,14 @@
-/* Copy groups through the public engine API (engine.h, copy_grid.h): a
- * device whose profile says "copied every 2 s" but whose values are live
- * (they change at every 100 ms sample) is found live within a few samples
- * and then measured on its own timestamps - exact 1 s windows, exact fine
- * rates, the 1 s level as its rate - while a device that really copies every
- * 2 s is never taken for live. Known answers from the generating formula:
- * counters at a constant byte rate, samples every 100 ms with +-25 ms
- * timestamp jitter from a fixed-seed generator. */
+/* Cadence per series through the public engine API (engine.h, rate.h rule
+ * 5): series whose profile says "copied every 2 s" but whose values are
+ * live (they change at every 100 ms sample) are found live within a few
+ * samples and then measured on their own timestamps - exact 1 s windows,
+ * exact fine rates, the 1 s level as their rate - while series that really
+ * copy every 2 s are never taken for live, and one device may hold both (a
+ * live port beside a copied one: the copied port is never read as 0).
+ * Known answers from the generating formula: counters at a constant byte
+ * rate, samples every 100 ms with +-25 ms timestamp jitter from a
+ * fixed-seed generator. */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -30,9 +33,23 @@ static struct fsc_traits periodic_port(void)
     return tr;
 }
 
-/* Runs PORTS series of one device for `seconds`, live (value at the sample
- * time) or batched (value at the last copy), and returns the engine stats. */
-static void run_device(struct harness *h, bool live, int seconds)
+/* The value port `id` shows at sample time t: live (the counter at t) or
+ * copied (the counter at the last copy). */
+static uint64_t port_value(int64_t t, bool live)
+{
+    int64_t vt = t;
+    if (!live) {
+        int64_t since = t - (T0 + PHASE);
+        int64_t n = since >= 0 ? since / P : -((-since + P - 1) / P);
+        vt = T0 + PHASE + n * P;
+    }
+    return 1000000000ULL + (uint64_t)((double)(vt - T0 + P) * RATE / 1e9);
+}
+
+/* Runs PORTS series of one device for `seconds`; ports below n_live are
+ * live (value at the sample time), the others batched (value at the last
+ * copy). */
+static void run_device(struct harness *h, int n_live, int seconds)
 {
     uint16_t g = fsc_engine_copy_group(h->eng, "leaf1", P);
     CHECK(g != 0);
@@ -42,16 +59,10 @@ static void run_device(struct harness *h, bool live, int seconds)
         CHECK_INT(fsc_engine_set_traits(h->eng, id, &tr), 0);
     for (int k = 0; k < seconds * 10; k++) {
         int64_t t = jittered(k);
-        int64_t vt = t;
-        if (!live) {
-            int64_t since = t - (T0 + PHASE);
-            int64_t n = since >= 0 ? since / P : -((-since + P - 1) / P);
-            vt = T0 + PHASE + n * P;
-        }
-        uint64_t v = 1000000000ULL + (uint64_t)((double)(vt - T0 + P) * RATE / 1e9);
         struct fsc_sample smp[PORTS];
         for (fsc_series_id id = 0; id < PORTS; id++)
-            smp[id] = (struct fsc_sample){.series = id, .t_dev_ns = t, .t_arr_ns = t, .v.u = v};
+            smp[id] = (struct fsc_sample){
+                .series = id, .t_dev_ns = t, .t_arr_ns = t, .v.u = port_value(t, (int)id < n_live)};
         CHECK_INT(fsc_engine_ingest(h->eng, smp, PORTS), 0);
     }
 }
@@ -65,12 +76,13 @@ static void live_device_leaves_grid(void)
     if (harness_open(&h, &cfg) != 0)
         return;
     rng_state = 0x243f6a8885a308d3ull;
-    run_device(&h, true, 30);
+    run_device(&h, PORTS, 30);
 
     struct fsc_engine_stats st;
     fsc_engine_stats_get(h.eng, &st);
     CHECK_INT(st.copy_groups, 1);
-    CHECK_INT(st.copy_groups_live, 1);
+    CHECK_INT(st.cadence_series[FSC_CADENCE_LIVE], PORTS);
+    CHECK_INT(st.cadence_series[FSC_CADENCE_LEARNING], 0);
     CHECK_INT(st.verdicts[FSC_RATE_DEFERRED] <= 2 * PORTS, 1);
     for (fsc_series_id id = 0; id < PORTS; id++) {
         struct fsc_series_view v;
@@ -82,14 +94,29 @@ static void live_device_leaves_grid(void)
         CHECK_NEAR(v.fine_rate, RATE, RATE * 1e-6);
         CHECK_INT(v.t_value_ns, v.t_last_ns); /* true at its sample, not at a copy */
     }
-    /* A series the device adds later starts live: its rate level is 0 before
-     * its first sample. */
+    /* A series the device adds later learns on its own: it starts learning
+     * (read as copied, rated at 10 s), and setting its traits again keeps
+     * a live series live. */
     struct fsc_traits tr = periodic_port();
     tr.copy_group = fsc_engine_copy_group(h.eng, "leaf1", P);
     CHECK_INT(fsc_engine_set_traits(h.eng, 9, &tr), 0);
-    struct fsc_series_view v9;
-    CHECK_INT(fsc_engine_view(h.eng, 9, &v9), 0);
-    CHECK_INT(v9.rate_level, 0);
+    CHECK_INT(fsc_engine_set_traits(h.eng, 0, &tr), 0);
+    struct fsc_series_view v;
+    CHECK_INT(fsc_engine_view(h.eng, 9, &v), 0);
+    CHECK_INT(v.rate_level, 1);
+    CHECK_INT(fsc_engine_view(h.eng, 0, &v), 0);
+    CHECK_INT(v.rate_level, 0);
+    fsc_engine_stats_get(h.eng, &st);
+    CHECK_INT(st.cadence_series[FSC_CADENCE_LIVE], PORTS);
+    CHECK_INT(st.cadence_series[FSC_CADENCE_LEARNING], 1);
+    struct fsc_copy_group_view gv;
+    CHECK_INT(fsc_engine_copy_group_count(h.eng), 1);
+    CHECK_INT(fsc_engine_copy_group_view(h.eng, 0, &gv), 0);
+    CHECK_STR(gv.device, "leaf1");
+    CHECK_INT(gv.period_ns, P);
+    CHECK_INT(gv.series[FSC_CADENCE_LIVE], PORTS);
+    CHECK_INT(gv.series[FSC_CADENCE_LEARNING], 1);
+    CHECK_INT(fsc_engine_copy_group_view(h.eng, 1, &gv), -ENOENT);
     harness_close(&h);
 }
 
@@ -102,12 +129,13 @@ static void batched_device_stays_on_grid(void)
     if (harness_open(&h, &cfg) != 0)
         return;
     rng_state = 0x13198a2e03707344ull;
-    run_device(&h, false, 60);
+    run_device(&h, 0, 60);
 
     struct fsc_engine_stats st;
     fsc_engine_stats_get(h.eng, &st);
     CHECK_INT(st.copy_groups, 1);
-    CHECK_INT(st.copy_groups_live, 0);
+    CHECK_INT(st.cadence_series[FSC_CADENCE_LIVE], 0);
+    CHECK_INT(st.cadence_series[FSC_CADENCE_COPIED], PORTS);
     for (fsc_series_id id = 0; id < PORTS; id++) {
         struct fsc_series_view v;
         CHECK_INT(fsc_engine_view(h.eng, id, &v), 0);
@@ -118,4 +146,63 @@ static void batched_device_stays_on_grid(void)
     harness_close(&h);
 }
 
-TEST_MAIN(TEST(live_device_leaves_grid), TEST(batched_device_stays_on_grid))
+/* Fine intervals of the copied ports (ids >= 2) after the first 6 s that
+ * read a rate far off RATE (a zero among them), and those seen. */
+struct fine_watch {
+    unsigned off, seen;
+};
+
+static void watch_interval(void *arg, fsc_series_id id, const struct fsc_interval *iv)
+{
+    struct fine_watch *fw = arg;
+    if (id < 2 || iv->gap || iv->t0_ns < T0 + 6 * 1000 * MS)
+        return;
+    fw->seen++;
+    if (!(iv->rate > RATE * 0.99 && iv->rate < RATE * 1.01))
+        fw->off++;
+}
+
+/* 3. One device, two live ports and two copied ones (the issue-25 shape:
+ * counter groups on different cadences): each series learns its own. The
+ * live ports are exact at 1 s; the copied ports are exact at 10 s, their
+ * 1 s windows withheld (resolution), and no fine rate of theirs is ever 0
+ * while they carry 10 GB/s. */
+static void mixed_device_per_series(void)
+{
+    struct fsc_engine_config cfg;
+    struct harness h;
+    fsc_engine_config_defaults(&cfg);
+    if (harness_open(&h, &cfg) != 0)
+        return;
+    rng_state = 0x452821e638d01377ull;
+    struct fine_watch fw = {0};
+    struct fsc_engine_observer obs = {.on_interval = watch_interval, .arg = &fw};
+    fsc_engine_set_observer(h.eng, &obs);
+    run_device(&h, 2, 60);
+
+    struct fsc_engine_stats st;
+    fsc_engine_stats_get(h.eng, &st);
+    CHECK_INT(st.cadence_series[FSC_CADENCE_LIVE], 2);
+    CHECK_INT(st.cadence_series[FSC_CADENCE_COPIED], 2);
+    for (fsc_series_id id = 0; id < PORTS; id++) {
+        struct fsc_series_view v;
+        CHECK_INT(fsc_engine_view(h.eng, id, &v), 0);
+        if (id < 2) {
+            CHECK_INT(v.rate_level, 0);
+            CHECK_NEAR(v.window_rate[0], RATE, RATE * 1e-6);
+            CHECK_NEAR(v.fine_rate, RATE, RATE * 1e-6);
+        } else {
+            CHECK_INT(v.rate_level, 1);
+            CHECK_INT((v.windows_done & 1) != 0, 0);
+            CHECK_NEAR(v.window_rate[1], RATE, RATE * 0.005);
+            CHECK_NEAR(v.fine_rate, RATE, RATE * 0.005);
+        }
+    }
+    /* Every copy interval of the copied ports after the warm-up, 2 x 27. */
+    CHECK(fw.seen >= 2 * 26);
+    CHECK_INT(fw.off, 0);
+    harness_close(&h);
+}
+
+TEST_MAIN(TEST(live_device_leaves_grid), TEST(batched_device_stays_on_grid),
+          TEST(mixed_device_per_series))

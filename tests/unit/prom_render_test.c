@@ -140,21 +140,14 @@ static void small_fixture(struct pfx *p)
     "# TYPE " RESETS " counter\n"                                                                  \
     "fabricscope_reset_events_suppressed_total 0\n"                                                \
     "# HELP " WITHHELD " Aligned windows not emitted: shorter than their series' update period "   \
-    "(resolution: a 2 s copy cannot say how its bytes fell into 1 s windows), or next to a copy "  \
-    "the data cannot place (placement).\n"                                                         \
+    "(resolution: a 2 s copy cannot say how its bytes fell into 1 s windows).\n"                   \
     "# TYPE " WITHHELD " counter\n"                                                                \
     "fabricscope_windows_withheld_total{window=\"1s\",reason=\"resolution\"} 0\n"                  \
-    "fabricscope_windows_withheld_total{window=\"1s\",reason=\"placement\"} 0\n"                   \
     "fabricscope_windows_withheld_total{window=\"10s\",reason=\"resolution\"} 0\n"                 \
-    "fabricscope_windows_withheld_total{window=\"10s\",reason=\"placement\"} 0\n"                  \
     "# HELP fabricscope_copy_groups Devices whose counters are copied on a timer, each with a "    \
     "copy grid.\n"                                                                                 \
     "# TYPE fabricscope_copy_groups gauge\n"                                                       \
     "fabricscope_copy_groups 0\n"                                                                  \
-    "# HELP fabricscope_copy_groups_live Of those devices, the ones whose values changed faster "  \
-    "than their profile's copy period: read as live values at their samples.\n"                    \
-    "# TYPE fabricscope_copy_groups_live gauge\n"                                                  \
-    "fabricscope_copy_groups_live 0\n"                                                             \
     "# HELP " COPYCH " Counter value changes that placed a device's copy instants.\n"              \
     "# TYPE " COPYCH " counter\n"                                                                  \
     "fabricscope_copy_changes_total 0\n"                                                           \
