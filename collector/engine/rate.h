@@ -145,9 +145,8 @@ struct fsc_rate_state {
     float fine_rate;                         /* units/s of the latest interval; -1 when it was
                                               * no fine evidence (a gap, copies not counted) */
     uint8_t flags;                           /* FSC_RATE_F_* */
-    uint8_t cadence;                         /* periodic copies (rule 5): FSC_CADENCE_* class in
-                                              * bits 0-1, live votes in bits 2-3, lattice
-                                              * readings learned in bits 4-7 */
+    uint8_t cadence;                         /* periodic copies (rule 5): the FSC_CADENCE_* class
+                                              * in bits 0-1, the rest rate_copies.c's */
     uint16_t copy_group;                     /* the engine's copy grid of this series + 1 (0: none);
                                               * kept here by the engine, unused by the rate math */
 };

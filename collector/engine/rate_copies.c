@@ -24,7 +24,7 @@
  *   different offsets gives each batch its own reading phase. So each series
  *   keeps its own reading lattice: its anchor is the last lattice point, and
  *   a reading within P/4 of anchor + nP moves it to that point, corrected by
- *   a share of the reading's offset (1/2, 1/3, ... down to 1/16: a running
+ *   a share of the reading's offset (1/2, 1/3, ... down to 1/8: a running
  *   mean of the phase, then a slow follower of a drifting export timer). The
  *   jitter of the stamps never reaches the intervals; the copy the readings
  *   show lies at a fixed distance before their lattice, which shifts every
@@ -45,35 +45,38 @@
 #define FAST_DIV   4
 #define LIVE_VOTES 3
 /* The lattice's running mean stops growing here: later readings move it by
- * 1/16 of their offset (a drifting export timer is followed, one jittered
- * stamp moves it by under 4 ms at +-50 ms). */
-#define LATTICE_MAX 15u
+ * 1/8 of their offset (a drifting export timer is followed; at +-50 ms of
+ * uniform stamp noise the lattice point wanders by about 8 ms, 0.15 % of a
+ * 10 s window at its two edges). */
+#define LATTICE_MAX 7u
 
 /* Lattice intervals after a straddling repeat whose copies are not counted
  * (the straddle count shares the live votes' bits: a lattice series never
  * votes). */
-#define STRADDLE_SPAN 3u
+#define STRADDLE_SPAN 7u
 
+/* st->cadence: class in bits 0-1, live votes or straddle count in 2-4, the
+ * lattice's readings in 5-7. */
 #define CAD_CLASS_SHIFT 0
 #define CAD_VOTES_SHIFT 2
-#define CAD_LAT_SHIFT   4
+#define CAD_LAT_SHIFT   5
 
 static unsigned cad_votes(const struct fsc_rate_state *st)
 {
-    return (st->cadence >> CAD_VOTES_SHIFT) & 0x3u;
+    return (st->cadence >> CAD_VOTES_SHIFT) & 0x7u;
 }
 
 static unsigned cad_lattice(const struct fsc_rate_state *st)
 {
-    return (st->cadence >> CAD_LAT_SHIFT) & 0xfu;
+    return (st->cadence >> CAD_LAT_SHIFT) & 0x7u;
 }
 
 static void cad_set(struct fsc_rate_state *st, enum fsc_cadence cls, unsigned votes,
                     unsigned lattice)
 {
     st->cadence =
-        (uint8_t)(((unsigned)cls << CAD_CLASS_SHIFT) | ((votes & 0x3u) << CAD_VOTES_SHIFT) |
-                  ((lattice & 0xfu) << CAD_LAT_SHIFT));
+        (uint8_t)(((unsigned)cls << CAD_CLASS_SHIFT) | ((votes & 0x7u) << CAD_VOTES_SHIFT) |
+                  ((lattice & 0x7u) << CAD_LAT_SHIFT));
 }
 
 /* Contract in rate.h. */

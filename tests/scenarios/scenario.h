@@ -15,10 +15,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/sample.h"
+
 #define SCN_MAX_PORTS   16
 #define SCN_MAX_BURSTS  64
 #define SCN_MAX_STORMS  8
 #define SCN_MAX_VARIANT 32
+#define SCN_MAX_BATCHES 8
+#define SCN_MAX_FAULTS  8
+#define SCN_MAX_FLAPS   4
 #define SCN_NAME_MAX    96
 
 #define SCN_MS  1000000LL
@@ -40,6 +45,21 @@ struct scn_burst {
     double truth_bytes;    /* written in the case file: util x speed / 8 x len */
 };
 
+/* A link flap: port carries nothing in [at, at + len) (true time). */
+struct scn_flap {
+    unsigned port;
+    int64_t at_ns, len_ns;
+};
+
+/* A delivery fault of one batch's reading: the first reading of batch
+ * `batch` at or after `at` is lost, or delivered `by` after it was read
+ * (behind later readings: out of order on the wire; its stamp unchanged). */
+struct scn_fault {
+    enum { SCN_LOSE, SCN_LATE } kind;
+    unsigned batch;
+    int64_t at_ns, by_ns;
+};
+
 /* A CNP storm on the device's CNP counter. */
 struct scn_storm {
     int64_t at_ns, len_ns;
@@ -57,18 +77,40 @@ struct scn_case {
     int64_t jiffy_ns;       /* ON_READ: the kernel's tick (a refresh needs lifespan + 1 tick) */
     /* sampling */
     int64_t sample_ns;
-    double jitter;       /* read times +- jitter x sample_ns */
-    int64_t offset_ns;   /* first read at SCN_T0 + offset */
-    bool arrival;        /* stamps are arrival times: read + U(0, delay) */
-    int64_t delay_ns;    /* arrival delay bound */
-    int64_t duration_ns; /* reads in [T0, T0 + duration) */
+    double jitter;           /* read times +- jitter x sample_ns */
+    int64_t offset_ns;       /* first read at SCN_T0 + offset */
+    bool arrival;            /* stamps are arrival times: read + U(0, delay) */
+    int64_t delay_ns;        /* arrival delay bound */
+    int64_t duration_ns;     /* reads in [T0, T0 + duration) */
+    int64_t stamp_jitter_ns; /* stamps = read +- this (uniform), reads on time */
+    /* The ports are read in n_batches batches (port p in batch
+     * p x n_batches / n_ports; the CNP counter in batch 0), batch b at
+     * offset batch_offset_ns[b] within each sample interval; 1 batch at 0
+     * by default. */
+    unsigned n_batches;
+    int64_t batch_offset_ns[SCN_MAX_BATCHES];
+    /* A stream restart at restart_at: every series' value is sent again
+     * (stamped then), and the batches' offsets move by restart_shift on. */
+    bool restart;
+    int64_t restart_at_ns, restart_shift_ns;
+    size_t n_faults;
+    struct scn_fault faults[SCN_MAX_FAULTS];
     /* ports */
     unsigned n_ports;
     uint64_t speed_bps;
     double load[SCN_MAX_PORTS];       /* steady utilization per port */
     double truth_rate[SCN_MAX_PORTS]; /* written in the case file: load x speed / 8, B/s */
-    unsigned width;                   /* 64, or 32 (values mod 2^32) */
-    uint64_t start_value;             /* every counter starts here */
+    /* ports lo..hi (inclusive; lo > hi: none) of a periodic device are live */
+    int live_lo, live_hi;
+    /* A ramp: port p's utilization moves linearly from load[p] at T0 to
+     * ramp_to[p] at T0 + duration; truth_slope[p] (written beside it) is
+     * (ramp_to - load) x speed / 8 / duration, B/s per s. */
+    bool ramp[SCN_MAX_PORTS];
+    double ramp_to[SCN_MAX_PORTS], truth_slope[SCN_MAX_PORTS];
+    size_t n_flaps;
+    struct scn_flap flaps[SCN_MAX_FLAPS];
+    unsigned width;       /* 64, or 32 (values mod 2^32) */
+    uint64_t start_value; /* every counter starts here */
     /* discontinuities */
     int reset_port; /* -1: none; else its counter restarts from 0 at reset_at */
     int64_t reset_at_ns;
@@ -87,6 +129,11 @@ struct scn_case {
                                   * (1 unless the case says the data cannot place them) */
     unsigned expect_microbursts; /* in all (each injected burst the data can show) */
     bool bursts_invisible;       /* the update period hides the bursts: expect none */
+    /* The copies fall within the readings' jitter: which copy a reading saw
+     * is not determined. Windows are judged against the placement bound
+     * (one copy period of traffic at each edge), fine rates only for
+     * being there and above 0 on a moving port. */
+    bool straddle;
     uint64_t seed;
 };
 
@@ -105,6 +152,9 @@ int scn_case_load(const char *path, struct scn_variants *out, char *err, size_t 
 /* Bytes port p has carried from SCN_T0 to true time t (t >= SCN_T0): the
  * integral of its rate, load outside bursts and util inside them. */
 double scn_bytes(const struct scn_case *c, unsigned port, int64_t t);
+
+/* True when port p is read live on a periodic device (live_ports). */
+bool scn_port_live(const struct scn_case *c, unsigned port);
 
 /* Bytes/s of port p at true time t. */
 double scn_rate_at(const struct scn_case *c, unsigned port, int64_t t);
@@ -145,5 +195,23 @@ int64_t scn_device_read(struct scn_device *d, unsigned port, int64_t r);
 /* The counter value of port p (n_ports: CNP) taken at true time t: the
  * model's integral from start_value, reset and width applied. */
 uint64_t scn_counter_value(const struct scn_case *c, unsigned port, int64_t t);
+
+/* ---- the feed (scenario_feed.c) ---- */
+
+/* One reading as the collector receives it: a batch's samples, all with one
+ * stamp. */
+struct scn_read {
+    int64_t deliver; /* true time it reaches the collector (its order) */
+    int64_t read;    /* true time it was read */
+    int64_t offset;  /* device minus true time at the read (a clock step) */
+    uint64_t seq;    /* generation order, ties of deliver */
+    unsigned n;
+    struct fsc_sample smp[SCN_MAX_PORTS + 1];
+};
+
+/* Every reading of case c from T0 to its duration, in delivery order, into
+ * *out (malloc'ed, the caller frees it) and *n. Returns 0, or -1 when
+ * memory ran out. */
+int scn_feed_build(const struct scn_case *c, struct scn_read **out, size_t *n);
 
 #endif

@@ -121,6 +121,30 @@ static int want_num(struct parse *p, const char *s, const char *what, double *ou
     return 0;
 }
 
+/* "batches N [offsets D1 .. DN]": N batches, at the offsets given or
+ * spread evenly over the sample interval (set before or after `sample`:
+ * the even spread is resolved when the case is complete). */
+static int apply_batches(struct parse *p, struct scn_case *c, char **w, size_t n)
+{
+    double nb;
+    if (want_num(p, w[1], "batches", &nb) != 0)
+        return -1;
+    if (nb < 1 || nb > SCN_MAX_BATCHES || nb != floor(nb))
+        return fail(p, "batches: 1 to %d", SCN_MAX_BATCHES);
+    c->n_batches = (unsigned)nb;
+    if (n == 2) {
+        for (unsigned b = 0; b < c->n_batches; b++)
+            c->batch_offset_ns[b] = -1; /* spread evenly (scn_case_load) */
+        return 0;
+    }
+    if (strcmp(w[2], "offsets") != 0 || n != 3 + c->n_batches)
+        return fail(p, "batches N offsets D1 .. DN");
+    for (unsigned b = 0; b < c->n_batches; b++)
+        if (want_dur(p, w[3 + b], "batch offset", &c->batch_offset_ns[b]) != 0)
+            return -1;
+    return 0;
+}
+
 /* One setting (also a vary value, as "key value"). */
 static int apply(struct parse *p, struct scn_case *c, char **w, size_t n)
 {
@@ -154,6 +178,58 @@ static int apply(struct parse *p, struct scn_case *c, char **w, size_t n)
             return -1;
         if (a)
             c->arrival = true;
+    } else if (strcmp(k, "phase") == 0 && n == 2) {
+        return want_dur(p, w[1], "phase", &c->phase_ns);
+    } else if (strcmp(k, "stamp_jitter") == 0 && n == 2) {
+        return want_dur(p, w[1], "stamp_jitter", &c->stamp_jitter_ns);
+    } else if (strcmp(k, "batches") == 0 && n >= 2) {
+        return apply_batches(p, c, w, n);
+    } else if (strcmp(k, "live_ports") == 0 && n == 2) {
+        int lo, hi, used = 0;
+        if (sscanf(w[1], "%d-%d%n", &lo, &hi, &used) != 2 || w[1][used] != '\0' || lo < 0 ||
+            hi < lo || hi >= SCN_MAX_PORTS)
+            return fail(p, "live_ports: a range of ports such as 0-1");
+        c->live_lo = lo;
+        c->live_hi = hi;
+    } else if (strcmp(k, "ramp") == 0 && n == 7) {
+        double port, to, slope;
+        if (want_num(p, opt(w, n, 1, "port"), "ramp port", &port) != 0 ||
+            want_num(p, opt(w, n, 1, "to"), "ramp to", &to) != 0 ||
+            want_num(p, opt(w, n, 1, "slope"), "ramp slope", &slope) != 0)
+            return -1;
+        if (port < 0 || port >= SCN_MAX_PORTS)
+            return fail(p, "ramp: no port %g", port);
+        c->ramp[(unsigned)port] = true;
+        c->ramp_to[(unsigned)port] = to;
+        c->truth_slope[(unsigned)port] = slope;
+    } else if (strcmp(k, "flap") == 0 && n == 7) {
+        if (c->n_flaps == SCN_MAX_FLAPS)
+            return fail(p, "more than %d flaps", SCN_MAX_FLAPS);
+        struct scn_flap *f = &c->flaps[c->n_flaps];
+        double port;
+        if (want_num(p, opt(w, n, 1, "port"), "flap port", &port) != 0 ||
+            want_dur(p, opt(w, n, 1, "at"), "flap at", &f->at_ns) != 0 ||
+            want_dur(p, opt(w, n, 1, "length"), "flap length", &f->len_ns) != 0)
+            return -1;
+        f->port = (unsigned)port;
+        c->n_flaps++;
+    } else if ((strcmp(k, "lose") == 0 && n == 5) || (strcmp(k, "late") == 0 && n == 7)) {
+        if (c->n_faults == SCN_MAX_FAULTS)
+            return fail(p, "more than %d lost or late batches", SCN_MAX_FAULTS);
+        struct scn_fault *f = &c->faults[c->n_faults];
+        double batch;
+        f->kind = k[1] == 'o' ? SCN_LOSE : SCN_LATE;
+        if (want_num(p, opt(w, n, 1, "batch"), "batch", &batch) != 0 ||
+            want_dur(p, opt(w, n, 1, "at"), "batch at", &f->at_ns) != 0 ||
+            (f->kind == SCN_LATE && want_dur(p, opt(w, n, 1, "by"), "late by", &f->by_ns) != 0))
+            return -1;
+        f->batch = (unsigned)batch;
+        c->n_faults++;
+    } else if (strcmp(k, "restart") == 0 && n == 5) {
+        c->restart = true;
+        if (want_dur(p, opt(w, n, 1, "at"), "restart at", &c->restart_at_ns) != 0 ||
+            want_dur(p, opt(w, n, 1, "shift"), "restart shift", &c->restart_shift_ns) != 0)
+            return -1;
     } else if (strcmp(k, "jitter") == 0 && n == 2) {
         return want_num(p, w[1], "jitter", &c->jitter);
     } else if (strcmp(k, "offset") == 0 && n == 2) {
@@ -251,9 +327,11 @@ static int apply(struct parse *p, struct scn_case *c, char **w, size_t n)
             c->expect_microbursts = (unsigned)m;
         } else if (strcmp(w[1], "bursts_invisible") == 0 && n == 2) {
             c->bursts_invisible = true;
+        } else if (strcmp(w[1], "straddle") == 0 && n == 2) {
+            c->straddle = true;
         } else {
-            return fail(p, "expect: withheld <window>, emitted <window> <share>, microbursts <n> "
-                           "or bursts_invisible");
+            return fail(p, "expect: withheld <window>, emitted <window> <share>, microbursts <n>, "
+                           "bursts_invisible or straddle");
         }
     } else if (strcmp(k, "seed") == 0 && n == 2) {
         double s;
@@ -264,6 +342,31 @@ static int apply(struct parse *p, struct scn_case *c, char **w, size_t n)
         return fail(p, "unknown or malformed setting '%s'", k);
     }
     return 0;
+}
+
+/* Resolves what depends on several lines and checks what cannot hold. */
+static int case_finish(struct scn_case *c, char *err, size_t errlen, const char *path)
+{
+    for (unsigned b = 0; b < c->n_batches; b++)
+        if (c->batch_offset_ns[b] < 0)
+            c->batch_offset_ns[b] = c->sample_ns * (int64_t)b / (int64_t)c->n_batches;
+    /* The model integrates a ramp alone (scn_bytes). */
+    for (size_t i = 0; i < c->n_bursts; i++)
+        if (c->ramp[c->bursts[i].port])
+            goto ramp_mix;
+    for (size_t i = 0; i < c->n_flaps; i++)
+        if (c->ramp[c->flaps[i].port])
+            goto ramp_mix;
+    for (size_t i = 0; i < c->n_faults; i++)
+        if (c->faults[i].batch >= c->n_batches) {
+            snprintf(err, errlen, "%s: %s: batch %u of %u", path, c->name, c->faults[i].batch,
+                     c->n_batches);
+            return -1;
+        }
+    return 0;
+ramp_mix:
+    snprintf(err, errlen, "%s: %s: a ramp port carries no burst or flap", path, c->name);
+    return -1;
 }
 
 /* Contract in scenario.h. */
@@ -282,6 +385,9 @@ int scn_case_load(const char *path, struct scn_variants *out, char *err, size_t 
     base.jiffy_ns = 4 * SCN_MS; /* HZ = 250 */
     base.seed = 1;
     base.min_emitted[0] = base.min_emitted[1] = 1.0;
+    base.n_batches = 1;
+    base.live_lo = 0;
+    base.live_hi = -1;
     struct vary vary[VARY_MAX];
     unsigned n_vary = 0;
     char line[512];
@@ -344,6 +450,8 @@ int scn_case_load(const char *path, struct scn_variants *out, char *err, size_t 
         char name[SCN_NAME_MAX];
         snprintf(name, sizeof(name), "%s%s", c->name, suffix);
         memcpy(c->name, name, sizeof(c->name));
+        if (case_finish(c, err, errlen, path) != 0)
+            return -1;
     }
     return 0;
 }

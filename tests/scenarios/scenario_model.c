@@ -20,7 +20,18 @@ static double line_bytes(const struct scn_case *c)
 double scn_bytes(const struct scn_case *c, unsigned port, int64_t t)
 {
     const double line = line_bytes(c);
-    double b = c->load[port] * line * (double)(t - SCN_T0) / 1e9;
+    const double tau = (double)(t - SCN_T0) / 1e9;
+    double b = c->load[port] * line * tau;
+    if (c->ramp[port])
+        b += (c->ramp_to[port] - c->load[port]) * line * tau * tau /
+             (2.0 * (double)c->duration_ns / 1e9);
+    for (size_t i = 0; i < c->n_flaps; i++) {
+        const struct scn_flap *f = &c->flaps[i];
+        if (f->port == port) {
+            int64_t s = SCN_T0 + f->at_ns;
+            b -= c->load[port] * line * overlap_s(SCN_T0, t, s, s + f->len_ns);
+        }
+    }
     for (size_t i = 0; i < c->n_bursts; i++) {
         const struct scn_burst *u = &c->bursts[i];
         if (u->port != port)
@@ -33,6 +44,15 @@ double scn_bytes(const struct scn_case *c, unsigned port, int64_t t)
 
 double scn_rate_at(const struct scn_case *c, unsigned port, int64_t t)
 {
+    for (size_t i = 0; i < c->n_flaps; i++) {
+        const struct scn_flap *f = &c->flaps[i];
+        int64_t s = SCN_T0 + f->at_ns;
+        if (f->port == port && t >= s && t < s + f->len_ns)
+            return 0.0;
+    }
+    if (c->ramp[port])
+        return line_bytes(c) * (c->load[port] + (c->ramp_to[port] - c->load[port]) *
+                                                    (double)(t - SCN_T0) / (double)c->duration_ns);
     for (size_t i = 0; i < c->n_bursts; i++) {
         const struct scn_burst *u = &c->bursts[i];
         int64_t s = SCN_T0 + u->at_ns;
@@ -44,6 +64,12 @@ double scn_rate_at(const struct scn_case *c, unsigned port, int64_t t)
 
 bool scn_rate_changes(const struct scn_case *c, unsigned port, int64_t a, int64_t b)
 {
+    for (size_t i = 0; i < c->n_flaps; i++) {
+        const struct scn_flap *f = &c->flaps[i];
+        int64_t s = SCN_T0 + f->at_ns, e = s + f->len_ns;
+        if (f->port == port && ((s >= a && s <= b) || (e >= a && e <= b)))
+            return true;
+    }
     for (size_t i = 0; i < c->n_bursts; i++) {
         const struct scn_burst *u = &c->bursts[i];
         int64_t s = SCN_T0 + u->at_ns, e = s + u->len_ns;
@@ -123,9 +149,16 @@ static int64_t copy_time(const struct scn_case *c, int64_t k)
     return t;
 }
 
+bool scn_port_live(const struct scn_case *c, unsigned port)
+{
+    return c->copy == SCN_PERIODIC && (int)port >= c->live_lo && (int)port <= c->live_hi;
+}
+
 int64_t scn_device_read(struct scn_device *d, unsigned port, int64_t r)
 {
     const struct scn_case *c = d->c;
+    if (scn_port_live(c, port))
+        return r;
     switch (c->copy) {
     case SCN_PERIODIC: {
         int64_t since = r - SCN_T0 - c->phase_ns;
