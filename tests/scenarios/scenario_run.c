@@ -419,8 +419,8 @@ static void judge_windows(struct run *r, struct figures *f)
         bool some_withheld = false;
         for (unsigned p = 0; p < c->n_ports; p++) {
             f->emitted[l] += emitted[l][p];
-            if (c->expect_withheld[l] && !scn_port_live(c, p)) {
-                /* A copied port's windows shorter than its copies. */
+            if (c->expect_withheld[l] && (!scn_port_live(c, p) || c->sample_ns > width[l])) {
+                /* Windows shorter than the port's copies or samples. */
                 some_withheld = true;
                 if (emitted[l][p] != 0)
                     miss(r, "port %u %s windows: expected withheld, %zu emitted", p,
