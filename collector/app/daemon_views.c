@@ -10,6 +10,7 @@
 #include "app/daemon_state.h"
 #include "app/plugins.h"
 #include "base/log.h"
+#include "engine/engine.h"
 #include "net/http_route.h"
 
 /* ---- the daemon's own tables --------------------------------------------------- */
@@ -90,8 +91,66 @@ static const struct fsc_stat_table reload_table = {
     .n_cols = RL__COUNT,
 };
 
+/* Devices whose counters the profile says are copied on a timer: their
+ * series by the cadence each learned (docs/DESIGN.md, rate rule 5). */
+enum { CC_PERIOD, CC_LEARNING, CC_LIVE, CC_COPIED, CC__COUNT };
+
+static const struct fsc_stat_col cadence_cols[CC__COUNT] = {
+    [CC_PERIOD] = {.id = "copy_period_seconds", .title = "copy period", .unit = FSC_STAT_SECONDS},
+    [CC_LEARNING] = {.id = "learning",
+                     .family = "fabricscope_cadence_series",
+                     .type = FSC_STAT_GAUGE,
+                     .help = "Series of devices whose profile copies counters on a timer, by the "
+                             "cadence each learned from its values: learning (not yet shown; "
+                             "read as copied), live (true at its samples), copied (true at the "
+                             "copies).",
+                     .label = "cadence",
+                     .label_value = "learning",
+                     .title = "learning"},
+    [CC_LIVE] = {.id = "live",
+                 .family = "fabricscope_cadence_series",
+                 .type = FSC_STAT_GAUGE,
+                 .label = "cadence",
+                 .label_value = "live",
+                 .title = "live"},
+    [CC_COPIED] = {.id = "copied",
+                   .family = "fabricscope_cadence_series",
+                   .type = FSC_STAT_GAUGE,
+                   .label = "cadence",
+                   .label_value = "copied",
+                   .title = "copied"},
+};
+
+static const struct fsc_stat_table cadence_table = {
+    .id = "cadence",
+    .title = "Counter cadence",
+    .empty = "no device copies its counters on a timer",
+    .keys = {"device", NULL},
+    .cols = cadence_cols,
+    .n_cols = CC__COUNT,
+};
+
 static const struct fsc_stat_table *const daemon_tables[] = {&shard_table, &shard_sources_table,
-                                                             &reload_table, NULL};
+                                                             &reload_table, &cadence_table, NULL};
+
+/* One row per copy group (engine lock per group, not the sources' lock). */
+static void cadence_stats(struct fsc_engine *eng, const struct fsc_stats_out *out)
+{
+    uint32_t n = fsc_engine_copy_group_count(eng);
+    for (uint32_t i = 0; i < n; i++) {
+        struct fsc_copy_group_view g;
+        if (fsc_engine_copy_group_view(eng, i, &g) != 0)
+            continue;
+        const char *keys[] = {g.device};
+        const double v[CC__COUNT] = {
+            [CC_PERIOD] = (double)g.period_ns / 1e9,
+            [CC_LEARNING] = g.series[FSC_CADENCE_LEARNING],
+            [CC_LIVE] = g.series[FSC_CADENCE_LIVE],
+            [CC_COPIED] = g.series[FSC_CADENCE_COPIED],
+        };
+        fsc_stats_row(out, &cadence_table, keys, v, NULL);
+    }
+}
 
 /* Under the sources' read lock. */
 static void daemon_stats(const struct fsc_dsources *s, const struct fsc_stats_out *out)
@@ -126,6 +185,7 @@ static void view_stats(void *arg, const struct fsc_stats_out *out)
     }
     daemon_stats(&d->src, out);
     fsc_dsources_read_unlock(&d->src);
+    cadence_stats(d->eng, out);
     size_t n = running_sinks(d);
     for (size_t i = 0; i < n; i++)
         if (d->sinks[i].ops->stats && d->sinks[i].ctx)

@@ -123,16 +123,19 @@ static bool copies_coarse(const struct fsc_traits *tr)
 
 /* Where a reading at t lies on the series' lattice: the point anchor + nP
  * nearest it, moved by the lattice's share of the reading's offset; *n
- * gets the periods from the anchor. FSC_GRID_NONE when the reading is more
- * than P/4 off every point at least one period on (a new phase, a re-send,
- * a lattice not yet started). */
-static int64_t lattice_place(const struct fsc_rate_state *st, int64_t t, int64_t p, int64_t *n)
+ * gets the periods from the anchor, *off the reading's offset from that
+ * point. FSC_GRID_NONE when the reading is more than P/4 off every point
+ * at least one period on (a new phase, a re-send, a lattice not yet
+ * started). */
+static int64_t lattice_place(const struct fsc_rate_state *st, int64_t t, int64_t p, int64_t *n,
+                             int64_t *off_out)
 {
     const unsigned lat = cad_lattice(st);
     int64_t span = t - st->t_anchor;
     int64_t k = floor_div(span + p / 2, p);
     int64_t off = span - k * p;
     *n = k;
+    *off_out = off;
     if (lat == 0 || k < 1 || off > p / 4 || off < -p / 4)
         return FSC_GRID_NONE;
     return st->t_anchor + k * p + off / (int64_t)(lat + 1);
@@ -175,8 +178,8 @@ static void copies_lattice(struct fsc_rate_state *st, const struct fsc_traits *t
     const int64_t t = smp->t_dev_ns, p = tr->refresh_ns;
     const bool changed = raw != 0.0 || wrapped;
     const bool busy = (st->flags & FSC_RATE_F_BUSY) != 0;
-    int64_t n;
-    int64_t end = lattice_place(st, t, p, &n);
+    int64_t n, off;
+    int64_t end = lattice_place(st, t, p, &n, &off);
     int64_t copies_ns;
     if (n < 1) {
         /* Under half a period after the anchor: a re-send, a reading of the
@@ -199,7 +202,11 @@ static void copies_lattice(struct fsc_rate_state *st, const struct fsc_traits *t
     }
     const unsigned straddle = cad_votes(st);
     if (end != FSC_GRID_NONE) {
-        copies_ns = straddle > 0 && changed ? -1 : n * p;
+        /* A reading more than P/8 off its point is no longer plain jitter:
+         * its phase may have moved past a copy (one copy more or less than
+         * the span says). It stays on the lattice, which follows it. */
+        bool far = off > p / 8 || off < -p / 8;
+        copies_ns = (straddle > 0 || far) && changed ? -1 : n * p;
         lattice_grow(st);
         if (straddle > 0)
             cad_set(st, fsc_rate_cadence(st), straddle - 1, cad_lattice(st));
@@ -347,9 +354,9 @@ static void copies_restart_at(struct fsc_rate_state *st, const struct fsc_traits
 {
     const int64_t t = smp->t_dev_ns;
     if (copies_coarse(tr)) {
-        int64_t n;
+        int64_t n, off;
         int64_t at = (st->flags & FSC_RATE_F_BASELINE) && changed
-                         ? lattice_place(st, t, tr->refresh_ns, &n)
+                         ? lattice_place(st, t, tr->refresh_ns, &n, &off)
                          : FSC_GRID_NONE;
         if (at != FSC_GRID_NONE) {
             fsc_rate__restart_at(st, smp, at, false);

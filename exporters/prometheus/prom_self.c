@@ -28,7 +28,6 @@ enum self_family {
     S_RESETS_SUPPRESSED,
     S_WITHHELD,
     S_COPY_GROUPS,
-    S_CADENCE,
     S_COPY_CHANGES,
     S_COPY_RELOCKS,
     S_SCRAPE_DURATION,
@@ -78,9 +77,6 @@ static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
                     "(resolution: a 2 s copy cannot say how its bytes fell into 1 s windows)."},
     [S_COPY_GROUPS] = {"fabricscope_copy_groups", "fabricscope_copy_groups", "gauge",
                        "Devices whose counters are copied on a timer, each with a copy grid."},
-    [S_CADENCE] = {"fabricscope_cadence_series", "fabricscope_cadence_series", "gauge",
-                   "Series of those devices by the cadence learned from their values: learning "
-                   "(read as copied), live (true at their samples), copied (true at the copies)."},
     [S_COPY_CHANGES] = {"fabricscope_copy_changes", "fabricscope_copy_changes_total", "counter",
                         "Counter value changes that placed a device's copy instants."},
     [S_COPY_RELOCKS] = {"fabricscope_copy_relocks", "fabricscope_copy_relocks_total", "counter",
@@ -193,26 +189,6 @@ static void self_sources(struct fsc_prom_renderer *r, struct fsc_buf *out)
     }
 }
 
-/* fabricscope_cadence_series{device, cadence}: every copy group's series
- * by learned cadence (rate.h rule 5), all three lines per device. */
-static void self_cadence(struct fsc_prom_renderer *r, struct fsc_buf *out)
-{
-    uint32_t n = fsc_engine_copy_group_count(r->env.eng);
-    if (n == 0)
-        return;
-    header(r, out, S_CADENCE);
-    for (uint32_t i = 0; i < n; i++) {
-        struct fsc_copy_group_view g;
-        if (fsc_engine_copy_group_view(r->env.eng, i, &g) != 0)
-            continue;
-        for (unsigned c = 0; c < FSC_CADENCE__COUNT; c++) {
-            struct fsc_prom_label ex[2] = {lbl("device", g.device),
-                                           lbl("cadence", fsc_cadence_name((enum fsc_cadence)c))};
-            line_u64(r, out, S_CADENCE, ex, 2, g.series[c]);
-        }
-    }
-}
-
 void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
 {
     struct fsc_engine_stats st;
@@ -263,7 +239,6 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
     }
     header(r, out, S_COPY_GROUPS);
     line_u64(r, out, S_COPY_GROUPS, NULL, 0, st.copy_groups);
-    self_cadence(r, out);
     header(r, out, S_COPY_CHANGES);
     line_u64(r, out, S_COPY_CHANGES, NULL, 0, st.copy_changes);
     header(r, out, S_COPY_RELOCKS);

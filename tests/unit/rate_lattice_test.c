@@ -1,0 +1,261 @@
+/* Rate rule 5 for periodic copies, series by series (rate.h, rate_copies.c):
+ * the reading lattice of a series sampled no faster than its copies, the
+ * straddle rule, a reading phase that moves, and the cadence a series
+ * learns from its values. Known answers from the generating formula:
+ * counters at a constant byte rate R copied every 2 s from a fixed phase,
+ * read on a fixed schedule, stamps jittered by a fixed-seed generator. */
+#include <stdint.h>
+#include <string.h>
+
+#include "engine/copy_grid.h"
+#include "rate_fixture.h"
+
+#define P      (2 * SEC)
+#define R      10e9 /* bytes/s */
+#define COPY   (480 * MS)
+#define READ   (350 * MS)
+#define BASE_V 1000000000000ULL
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dull;
+
+/* Uniform in [-1, 1) (splitmix64). */
+static double rng_sym(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (double)(z >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+/* The copy at or before true time t, and the value it holds. */
+static int64_t copy_before(int64_t t)
+{
+    int64_t since = t - (T0 + COPY);
+    int64_t k = since >= 0 ? since / P : -((-since + P - 1) / P);
+    return T0 + COPY + k * P;
+}
+
+static uint64_t copied_value(int64_t read)
+{
+    return BASE_V + (uint64_t)((double)(copy_before(read) - T0 + 100 * P) * R / 1e9);
+}
+
+static struct fsc_traits lattice_traits(void)
+{
+    struct fsc_traits tr = bytes_traits(400000000000ULL, P);
+    tr.refresh = FSC_REFRESH_PERIODIC;
+    tr.refresh_ns = P;
+    return tr;
+}
+
+static struct fsc_rate_result feed_grid(struct fsc_rate_state *st, const struct fsc_traits *tr,
+                                        const struct fsc_rate_params *p, struct fsc_copy_grid *g,
+                                        int64_t t, uint64_t v, struct wins *ws)
+{
+    struct fsc_sample smp = {.series = 1, .t_dev_ns = t, .t_arr_ns = t, .v.u = v};
+    struct fsc_rate_result res;
+    fsc_rate_update_grid(st, tr, p, g, &smp, on_win, ws, &res);
+    return res;
+}
+
+/* 1. Reads every 2 s at +350 ms, copies at +480 ms, stamps +-50 ms: every
+ * interval is one copy at exactly R, placed within 10 ms of 2 s long once
+ * the lattice has 8 readings, and every 10 s window from then on within
+ * 0.2 %; 1 s windows withheld. */
+static void lattice_stamp_jitter_exact(void)
+{
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_traits tr = lattice_traits();
+    struct fsc_copy_grid g;
+    fsc_grid_init(&g, P);
+    struct fsc_rate_state st;
+    memset(&st, 0, sizeof(st));
+    struct wins *ws = wins_new();
+    unsigned intervals = 0, withheld = 0;
+    for (int k = 0; k < 60; k++) {
+        int64_t read = T0 + READ + (int64_t)k * P;
+        int64_t stamp = read + (int64_t)(rng_sym() * 50.0 * (double)MS);
+        struct fsc_rate_result res = feed_grid(&st, &tr, &p, &g, stamp, copied_value(read), ws);
+        withheld += res.withheld[0];
+        if (k == 0) {
+            CHECK_INT(res.verdict, FSC_RATE_BASELINE);
+            continue;
+        }
+        CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+        CHECK_INT(res.iv.gap, 0);
+        CHECK_REL(res.iv.rate, R, 1e-12);
+        if (k >= 8) {
+            int64_t len = res.iv.t1_ns - res.iv.t0_ns;
+            CHECK(len > P - 10 * MS && len < P + 10 * MS);
+        }
+        intervals++;
+    }
+    CHECK_INT(intervals, 59);
+    CHECK(withheld > 100);
+    CHECK_INT(check_level_rates(ws, 0, R, 0.002), 0);
+    /* 10 s windows once the lattice has 8 readings: within 0.2 %. */
+    unsigned judged = 0;
+    for (size_t i = 0; i < ws->n; i++) {
+        if (ws->w[i].level != 1 || ws->w[i].t_end < T0 + 30 * SEC)
+            continue;
+        CHECK_REL(ws->w[i].rate, R, 0.002);
+        judged++;
+    }
+    CHECK(judged >= 9);
+    CHECK_INT(g.changes, 0); /* lattice series never move the device grid */
+    free(ws);
+}
+
+/* 2. A busy series whose reads straddle the copy: a repeat one step on is
+ * pending (no zero), the next change covers both copies and is not counted
+ * (no fine rate), nor are the 7 after it; a series that stops shows a zero
+ * at its second repeat. */
+static void lattice_straddle_and_stop(void)
+{
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_traits tr = lattice_traits();
+    struct fsc_copy_grid g;
+    fsc_grid_init(&g, P);
+    struct fsc_rate_state st;
+    memset(&st, 0, sizeof(st));
+    struct wins *ws = wins_new();
+    const uint64_t per_copy = (uint64_t)(R * 2.0);
+    uint64_t v = BASE_V;
+    int64_t t = T0 + READ;
+    CHECK_INT(feed_grid(&st, &tr, &p, &g, t, v, ws).verdict, FSC_RATE_BASELINE);
+    for (int k = 0; k < 4; k++) {
+        t += P;
+        v += per_copy;
+        struct fsc_rate_result res = feed_grid(&st, &tr, &p, &g, t, v, ws);
+        CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+        CHECK_REL(res.iv.rate, R, 1e-12);
+    }
+    t += P; /* read just before its copy: the same value again */
+    struct fsc_rate_result res = feed_grid(&st, &tr, &p, &g, t, v, ws);
+    CHECK_INT(res.verdict, FSC_RATE_STALE_REPEAT);
+    t += P;
+    v += 2 * per_copy;
+    res = feed_grid(&st, &tr, &p, &g, t, v, ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    CHECK_INT(res.iv.uncounted, 1);
+    CHECK_INT(res.iv.gap, 1);
+    CHECK_REL(res.iv.rate, R, 1e-12); /* over the span: two periods, two copies */
+    CHECK_INT(res.iv.t1_ns - res.iv.t0_ns, 2 * P);
+    CHECK_INT(st.fine_rate < 0, 1);
+    for (int k = 0; k < 8; k++) {
+        t += P;
+        v += per_copy;
+        res = feed_grid(&st, &tr, &p, &g, t, v, ws);
+        CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+        CHECK_INT(res.iv.uncounted, k < 6); /* the double and 6 more: 7 */
+    }
+    CHECK_REL(st.fine_rate, R, 1e-6);
+    /* The port stops: a repeat is pending once, then idleness. */
+    t += P;
+    CHECK_INT(feed_grid(&st, &tr, &p, &g, t, v, ws).verdict, FSC_RATE_STALE_REPEAT);
+    t += P;
+    res = feed_grid(&st, &tr, &p, &g, t, v, ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    CHECK_INT(res.iv.gap, 0);
+    CHECK(res.iv.rate == 0.0);
+    free(ws);
+}
+
+/* 3. The reading phase moves (a stream restart): by 370 ms, past the copy
+ * at +480 ms - the first reading at the new phase shows two copies in one
+ * period's span. It is more than P/8 off its lattice point: its copies are
+ * not counted (no doubled fine rate), the lattice follows the new phase by
+ * 1/8 of each offset, and once the offset is under P/8 again the rate is
+ * exact. By 900 ms (more than P/4): placed at its stamp, the lattice
+ * starts over there, exact from the next reading. A re-sent reading 100 ms
+ * after the last one is no news. */
+static void lattice_phase_moves(void)
+{
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_traits tr = lattice_traits();
+    struct fsc_copy_grid g;
+    fsc_grid_init(&g, P);
+    struct fsc_rate_state st;
+    memset(&st, 0, sizeof(st));
+    struct wins *ws = wins_new();
+    int64_t read = T0 + READ;
+    for (int k = 0; k < 10; k++, read += P)
+        (void)feed_grid(&st, &tr, &p, &g, read, copied_value(read), ws);
+    read -= P;
+    /* The restarted stream re-sends the last value 100 ms later. */
+    struct fsc_rate_result res =
+        feed_grid(&st, &tr, &p, &g, read + 100 * MS, copied_value(read + 100 * MS), ws);
+    CHECK_INT(res.verdict, FSC_RATE_STALE_REPEAT);
+    read += P + 370 * MS;
+    res = feed_grid(&st, &tr, &p, &g, read, copied_value(read), ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    CHECK_INT(res.iv.uncounted, 1);
+    CHECK(res.iv.t1_ns < read - 300 * MS); /* on the lattice, moved by 370 / 8 */
+    unsigned uncounted = 0;
+    for (int k = 0; k < 8; k++) {
+        read += P;
+        res = feed_grid(&st, &tr, &p, &g, read, copied_value(read), ws);
+        CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+        if (res.iv.uncounted)
+            uncounted++;
+        else
+            CHECK_REL(res.iv.rate, R, 1e-12);
+    }
+    CHECK_INT(uncounted, 2); /* offsets 324 and 283 ms; then 248 ms, under P/8 */
+    read += P + 900 * MS;
+    res = feed_grid(&st, &tr, &p, &g, read, copied_value(read), ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    CHECK_INT(res.iv.uncounted, 1);
+    CHECK_INT(res.iv.t1_ns, read);
+    for (int k = 0; k < 3; k++) {
+        read += P;
+        res = feed_grid(&st, &tr, &p, &g, read, copied_value(read), ws);
+        CHECK_INT(res.iv.uncounted, 0);
+        CHECK_REL(res.iv.rate, R, 1e-12);
+    }
+    free(ws);
+}
+
+/* 4. Sampled every 100 ms: a series changing at every sample is learning,
+ * then live at its fourth change (three votes); a copied series is copied
+ * at its first change after repeats; a series that only repeats stays
+ * learning. */
+static void cadence_learned_from_values(void)
+{
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_traits tr = lattice_traits();
+    tr.nominal_interval_ns = 100 * MS;
+    struct fsc_copy_grid g;
+    fsc_grid_init(&g, P);
+    struct fsc_rate_state live, copied, idle;
+    memset(&live, 0, sizeof(live));
+    memset(&copied, 0, sizeof(copied));
+    memset(&idle, 0, sizeof(idle));
+    struct wins *ws = wins_new();
+    for (int k = 0; k < 60; k++) {
+        int64_t t = T0 + READ + (int64_t)k * 100 * MS;
+        uint64_t lv = BASE_V + (uint64_t)((double)(t - T0) * R / 1e9);
+        (void)feed_grid(&live, &tr, &p, &g, t, lv, ws);
+        (void)feed_grid(&copied, &tr, &p, &g, t, copied_value(t), ws);
+        (void)feed_grid(&idle, &tr, &p, &g, t, BASE_V, ws);
+        if (k < 3)
+            CHECK_INT(fsc_rate_cadence(&live), FSC_CADENCE_LEARNING);
+        if (k == 3)
+            CHECK_INT(fsc_rate_cadence(&live), FSC_CADENCE_LIVE);
+        if (k == 1) /* no change yet: 0.35 s and 0.45 s show the copy at -1.52 s */
+            CHECK_INT(fsc_rate_cadence(&copied), FSC_CADENCE_LEARNING);
+    }
+    CHECK_INT(fsc_rate_cadence(&live), FSC_CADENCE_LIVE);
+    CHECK_INT(fsc_rate_cadence(&copied), FSC_CADENCE_COPIED);
+    CHECK_INT(fsc_rate_cadence(&idle), FSC_CADENCE_LEARNING);
+    CHECK_STR(fsc_cadence_name(FSC_CADENCE_COPIED), "copied");
+    free(ws);
+}
+
+TEST_MAIN(TEST(lattice_stamp_jitter_exact), TEST(lattice_straddle_and_stop),
+          TEST(lattice_phase_moves), TEST(cadence_learned_from_values))
