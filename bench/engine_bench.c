@@ -19,8 +19,12 @@
  *              0..20/s), 1 PFC pause duration (us, 0..2 % paused) and 14
  *              plain counters (errors and discards 0..1/s, packets up to
  *              4e6/s)
+ *   junos      the realistic mix as a Junos leaf delivers it: every series
+ *              copied every 2 s (traits periodic, one copy group per device
+ *              of 64 ports), read every 2 s with +-30 ms stamp jitter: the
+ *              copy path (rate_copies.c, the series' reading lattice)
  *
- *   engine_bench [--mix worst|realistic] [SERIES ...]
+ *   engine_bench [--mix worst|realistic|junos] [SERIES ...]
  *
  * Numbers, not pass/fail: record them in docs/PERFORMANCE.md. */
 #include <stdio.h>
@@ -66,7 +70,22 @@ static long rss_bytes(void)
     return resident * 4096L;
 }
 
-enum mix { MIX_WORST, MIX_REALISTIC };
+enum mix { MIX_WORST, MIX_REALISTIC, MIX_JUNOS };
+
+/* The junos mix: copies every COPY_NS, read every COPY_NS (copy phase 480 ms
+ * after T_START, reads 350 ms after it, stamps +-30 ms). */
+#define COPY_NS 2000000000LL
+static int64_t round_ns = INTERVAL_NS, jitter_ns = 30000000LL;
+static int copied;
+
+/* The value a read at t shows: the counter at t, or at the last copy. */
+static int64_t value_time(int64_t t)
+{
+    if (!copied)
+        return t;
+    int64_t since = t - (T_START + 480000000LL);
+    return T_START + 480000000LL + (since / COPY_NS) * COPY_NS;
+}
 
 /* The traits of series i and the rate its counter follows, in units per ns. */
 static struct fsc_traits series_traits(enum mix mix, uint32_t i, double *per_ns)
@@ -79,8 +98,8 @@ static struct fsc_traits series_traits(enum mix mix, uint32_t i, double *per_ns)
         .nominal_interval_ns = INTERVAL_NS,
     };
     const double line_bytes_per_ns = 400e9 / 8 / 1e9;
-    double r = (double)(rng_next() % 1000) / 1000.0; /* 0 .. 1 */
-    unsigned m = mix == MIX_WORST ? 0 : i % METRICS_PER_PORT;
+    double r = (double)(rng_next() % 1000) / 1000.0;          /* 0 .. 1 */
+    unsigned m = mix == MIX_WORST ? 0 : i % METRICS_PER_PORT; /* junos: as realistic */
 
     switch (m) {
     case 0:
@@ -133,19 +152,21 @@ static int feed(struct fsc_engine *eng, const uint32_t *order, uint32_t n, const
     uint64_t updates = 0;
 
     for (int r = 0; r < rounds; r++) {
-        *t_round += INTERVAL_NS;
+        *t_round += round_ns;
         for (uint32_t base = 0; base < n; base += BATCH) {
             uint32_t m = n - base < BATCH ? n - base : BATCH;
             for (uint32_t k = 0; k < m; k++) {
                 uint32_t id = order[base + k];
-                int64_t jitter = (int64_t)(rng_next() % 60000000ULL) - 30000000LL;
+                int64_t jitter = (int64_t)(rng_next() % (uint64_t)(2 * jitter_ns)) - jitter_ns;
                 int64_t t = *t_round + jitter;
                 buf[k].series = id;
                 buf[k].flags = 0;
                 buf[k].t_dev_ns = t;
                 buf[k].t_arr_ns = *t_round;
-                /* the counter follows device time at the series' rate */
-                buf[k].v.u = (uint64_t)((double)(t - T_START) * per_ns[id]);
+                /* the counter follows device time at the series' rate (the
+                 * junos mix: as of its last copy before the read) */
+                buf[k].v.u =
+                    (uint64_t)((double)(value_time(copied ? *t_round : t) - T_START) * per_ns[id]);
                 if (wrap32[id])
                     buf[k].v.u &= 0xffffffffu;
             }
@@ -198,6 +219,12 @@ static int bench_one(uint32_t n_series, enum mix mix)
         uint32_t p = i / METRICS_PER_PORT;
         snprintf(device, sizeof(device), "leaf%u", p / 64);
         snprintf(port, sizeof(port), "et-0/0/%u", p % 64);
+        if (mix == MIX_JUNOS) {
+            tr.refresh = FSC_REFRESH_PERIODIC;
+            tr.refresh_ns = COPY_NS;
+            tr.nominal_interval_ns = COPY_NS;
+            tr.copy_group = fsc_engine_copy_group(eng, device, COPY_NS);
+        }
         struct fsc_label labels[] = {{"device", device}, {"port", port}};
         fsc_series_id id = fsc_registry_intern(reg, src, metrics[i % METRICS_PER_PORT], labels, 2);
         if (id != i || fsc_engine_set_traits(eng, id, &tr) != 0) {
@@ -208,6 +235,11 @@ static int bench_one(uint32_t n_series, enum mix mix)
     }
 
     int64_t t_round = T_START;
+    if (mix == MIX_JUNOS) {
+        round_ns = COPY_NS;
+        t_round = T_START + 350000000LL - COPY_NS;
+        copied = 1;
+    }
     int rounds = n_series >= 1000000 ? 12 : 120;
     struct run_result warm, seq, shuffled;
     /* Two warm-up rounds: baselines and first windows. */
@@ -263,7 +295,7 @@ int main(int argc, char **argv)
     int first = 1;
 
     if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        printf("Usage: engine_bench [--mix worst|realistic] [SERIES ...]   (default: worst, "
+        printf("Usage: engine_bench [--mix worst|realistic|junos] [SERIES ...]   (default: worst, "
                "65536 1048576)\n");
         return 0;
     }
@@ -272,16 +304,20 @@ int main(int argc, char **argv)
             mix = MIX_WORST;
         } else if (strcmp(argv[2], "realistic") == 0) {
             mix = MIX_REALISTIC;
+        } else if (strcmp(argv[2], "junos") == 0) {
+            mix = MIX_JUNOS;
         } else {
-            fprintf(stderr, "engine_bench: unknown mix '%s' (worst, realistic)\n", argv[2]);
+            fprintf(stderr, "engine_bench: unknown mix '%s' (worst, realistic, junos)\n", argv[2]);
             return 2;
         }
         first = 3;
     }
-    printf("mode=%s\n", mix == MIX_WORST
-                            ? "worst (every series a 400G port-bytes counter)"
-                            : "realistic (per port of 20: 2 port bytes 400G, 2 CNP, 1 reorder "
-                              "32-bit, 1 PFC pause duration, 14 plain)");
+    printf("mode=%s\n", mix == MIX_WORST ? "worst (every series a 400G port-bytes counter)"
+                        : mix == MIX_REALISTIC
+                            ? "realistic (per port of 20: 2 port bytes 400G, 2 CNP, 1 reorder "
+                              "32-bit, 1 PFC pause duration, 14 plain)"
+                            : "junos (the realistic mix copied every 2 s, read every 2 s, "
+                              "stamps +-30 ms)");
     if (argc > first) {
         for (int i = first; i < argc; i++) {
             char *end;

@@ -89,6 +89,11 @@ uint64_t demo_integral_us(uint64_t per_s, int64_t us);
  * queue_peak_share (0.5); the other queues stay at utilization x 1e6 >> q. */
 #define DEMO_LEAF_BURST_PEAK  108134400u
 #define DEMO_LEAF_BATCH_PORTS 4 /* Junos batches: half the ports per 2 s interval */
+/* leaf1's copies 1 s after the simulator's start: its reports follow the
+ * collector's subscription, made a few hundred ms after that start, so its
+ * +-100 ms reads stay far from the copies (reads straddling the copies
+ * leave a copy's count to chance: docs/ACCURACY.md, known limits). */
+#define DEMO_LEAF_COPY_PHASE_MS 1000
 
 /* DEMO_F_SWAP: on this node (1-based) the cables planned for these two
  * physical ports are plugged into each other's port. With the demo's plan

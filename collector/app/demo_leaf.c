@@ -7,10 +7,12 @@
  * sequence numbers per sensor and component, counters from the 2 s ASIC
  * copy, and qmon queue peaks (the peak since the port's previous report).
  *
- *   leaf1  20 % utilization, payload timestamps jittered by +-5 % of the
- *          2 s interval (+-100 ms). The rate engine places the 2 s copies on the device's
- *          copy grid (rate.h rule 5) and must show a flat 20 % and raise
- *          nothing.
+ *   leaf1  20 % utilization, its reads (and their payload timestamps)
+ *          jittered by +-5 % of the 2 s interval (+-100 ms), the copies a
+ *          second away from the reports (DEMO_LEAF_COPY_PHASE_MS: Junos'
+ *          copy and export timers are not the same timer). The rate engine
+ *          places each port's copies on its reading lattice (rate.h rule
+ *          5) and must show a flat 20 % and raise nothing.
  *   leaf2  no jitter, 30 % utilization, a 300 ms line-rate burst on
  *          et-0/0/3 every 30 s (DEMO_F_MICROBURST). In a 4 s rate it moves
  *          the port by 5 points, far under the microburst threshold; the
@@ -57,6 +59,7 @@ int demo_leaf_start(struct demo_leaf *lf, struct demo_run *run, unsigned i, char
     if (i == 0) {
         c->utilization = 0.2;
         c->jitter = 0.05; /* +-100 ms: what the demo had at 1 s, now on a 2 s interval */
+        c->batch_copy_phase_ms = DEMO_LEAF_COPY_PHASE_MS;
     } else {
         const struct demo_fault *f = &demo_faults[DEMO_F_MICROBURST];
         c->utilization = 0.3;

@@ -109,14 +109,17 @@ struct fsc_sim_config {
     const char *tls_ca;   /* client CA (mutual TLS); NULL = no client cert */
     const char *username; /* NULL = no credential check */
     const char *password;
-    const char *system_id;   /* Junos header system_id */
-    uint32_t ports;          /* et-0/0/0 .. et-0/0/(ports-1) */
-    uint32_t queues;         /* queues per port (qos and qmon-sw) */
-    uint32_t packet_size;    /* bytes per packet (pkts = octets / packet_size) */
-    int64_t interval_ms;     /* SAMPLE interval when a subscription gives 0 */
-    int64_t min_interval_ms; /* below it: InvalidArgument (Junos floor is 2 s); 0 = 1 ms */
-    double jitter;           /* payload timestamp jitter, +- fraction of the interval */
-    int64_t batch_copy_ms;   /* counter copy period; 0 = live values */
+    const char *system_id;       /* Junos header system_id */
+    uint32_t ports;              /* et-0/0/0 .. et-0/0/(ports-1) */
+    uint32_t queues;             /* queues per port (qos and qmon-sw) */
+    uint32_t packet_size;        /* bytes per packet (pkts = octets / packet_size) */
+    int64_t interval_ms;         /* SAMPLE interval when a subscription gives 0 */
+    int64_t min_interval_ms;     /* below it: InvalidArgument (Junos floor is 2 s); 0 = 1 ms */
+    double jitter;               /* payload timestamp jitter, +- fraction of the interval */
+    int64_t batch_copy_ms;       /* counter copy period; 0 = live values */
+    int64_t batch_copy_phase_ms; /* copies at the start + this + k x batch_copy_ms: the copy
+                                  * timer's phase against the reporting ticks (which follow
+                                  * the subscription); 0: copies at the start */
     /* --junos-cadence: Junos' reporting, as Juniper documents it ("Guidelines
      * for Specifying Data Reporting Intervals"): intervals are multiples of
      * 2 s (a request is rounded up), each interval reports batch_ports of

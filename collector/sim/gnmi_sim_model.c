@@ -49,7 +49,11 @@ int64_t fsc_sim_value_time(const struct fsc_sim_config *cfg, int64_t epoch_ms, i
         return epoch_ms;
     if (cfg->batch_copy_ms <= 0)
         return t_ms;
-    return epoch_ms + (t_ms - epoch_ms) / cfg->batch_copy_ms * cfg->batch_copy_ms;
+    /* Before the first copy of the epoch: what the epoch started with. */
+    int64_t first = epoch_ms + cfg->batch_copy_phase_ms % cfg->batch_copy_ms;
+    if (t_ms < first)
+        return epoch_ms;
+    return first + (t_ms - first) / cfg->batch_copy_ms * cfg->batch_copy_ms;
 }
 
 /* floor(rate * ms / 1000) without a 128-bit product: rate <= 5e10 and

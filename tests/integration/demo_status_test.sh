@@ -310,13 +310,13 @@ def phase_report(out):
     check(rest and max(rest) < 0.7, "no other link reaches the microburst threshold: %r" %
           max(rest or [0]))
     # Constant-load leaf ports (collector/app/demo_leaf.c: leaf1 at 0.20 with
-    # payload times jittered +-5 % of 2 s, leaf2 at 0.30 without, both from
-    # 2 s copies in Junos batches) peak at most 1.25 x their load: a 2 s
-    # copy interval stamped +-100 ms at each end spans no less than 1.8 s
-    # (2 / 1.8 = 1.11 x), and the copy grid, sampling at the copy period,
-    # places some copies a little off (measured up to 1.144 x: 0.2287 on
-    # leaf1; ACCURACY.md known limits). What this guards against, a copy's
-    # bytes spread over the wrong span (issue 15), showed 0.43 (2.15 x).
+    # reads jittered +-5 % of 2 s, its copies 1 s away from them, leaf2 at
+    # 0.30 without jitter, both from 2 s copies in Junos batches) peak at
+    # most 1.25 x their load: each port's copies are placed on its reading
+    # lattice and counted over whole periods (rate.h rule 5), so a fine rate
+    # is the copies' own (measured 1.000 x with the lattice). What this
+    # guards against: a copy's bytes spread over the wrong span (issue 15,
+    # 2.15 x), or a copy counted twice (reads that straddle the copies, 1.5 x).
     load = {"leaf1": 0.20, "leaf2": 0.30}
     flat = [r for r in L if r["device"] in load and key(r) not in want]
     high = [(key(r), r["max_fine"], r["max_1s_avg"]) for r in flat

@@ -30,6 +30,7 @@ static void usage(FILE *f)
             "  --min-interval D        reject faster intervals with InvalidArgument (default 1ms)\n"
             "  --jitter F              payload timestamp jitter, +-F of the interval (default 0)\n"
             "  --batch-copy D          export the counter copy taken every D (Junos: 2s)\n"
+            "  --copy-phase D          the copies D after the start (default 0: at it)\n"
             "  --junos-cadence         Junos reporting: intervals rounded up to 2 s, N ports\n"
             "                          per interval (--batch-ports, default 10), eom per\n"
             "                          batch, 2 s counter copies\n"
@@ -177,6 +178,7 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
                 {"--interval", offsetof(struct fsc_sim_config, interval_ms)},
                 {"--min-interval", offsetof(struct fsc_sim_config, min_interval_ms)},
                 {"--batch-copy", offsetof(struct fsc_sim_config, batch_copy_ms)},
+                {"--copy-phase", offsetof(struct fsc_sim_config, batch_copy_phase_ms)},
                 {"--burst-every", offsetof(struct fsc_sim_config, burst_every_ms)},
                 {"--burst-length", offsetof(struct fsc_sim_config, burst_length_ms)},
                 {"--reset-after", offsetof(struct fsc_sim_config, reset_after_ms)},
