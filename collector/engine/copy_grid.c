@@ -230,7 +230,8 @@ static int64_t uncertainty(const struct fsc_copy_grid *g)
 /* Contract in copy_grid.h. */
 void fsc_grid_init(struct fsc_copy_grid *g, int64_t period_ns)
 {
-    *g = (struct fsc_copy_grid){.period_ns = period_ns > 0 ? period_ns : 1};
+    *g = (struct fsc_copy_grid){.period_ns = period_ns > 0 ? period_ns : 1,
+                                .lattice_change_t = FSC_GRID_NONE};
     seen_clear(g);
 }
 

@@ -55,6 +55,10 @@ struct fsc_copy_grid {
     uint8_t n, next;  /* constraints held, next slot of the ring */
     uint8_t contra;   /* consecutive constraints that contradicted the estimate */
     uint8_t locked;   /* phase / half hold an estimate */
+    /* The stamp of the last reading at which a series sampled no faster
+     * than the copies changed (rate_copies.c: a repeat in the same
+     * notification is a stop, not a read that came before its copy). */
+    int64_t lattice_change_t;
 };
 
 /* A fresh, unlocked grid for copies every period_ns (> 0). */

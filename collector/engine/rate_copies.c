@@ -171,13 +171,18 @@ static void stale(struct fsc_rate_state *st, int64_t t, enum fsc_rate_verdict v,
 
 /* Rule 5 for a series sampled no faster than P (nominal interval >= P). */
 static void copies_lattice(struct fsc_rate_state *st, const struct fsc_traits *tr,
-                           const struct fsc_rate_params *params, const struct fsc_sample *smp,
-                           double raw, bool wrapped, fsc_window_fn on_window, void *arg,
-                           struct fsc_rate_result *res)
+                           const struct fsc_rate_params *params, struct fsc_copy_grid *grid,
+                           const struct fsc_sample *smp, double raw, bool wrapped,
+                           fsc_window_fn on_window, void *arg, struct fsc_rate_result *res)
 {
     const int64_t t = smp->t_dev_ns, p = tr->refresh_ns;
     const bool changed = raw != 0.0 || wrapped;
-    const bool busy = (st->flags & FSC_RATE_F_BUSY) != 0;
+    /* A reading that some other series of the device changed at, with the
+     * same stamp, was one notification read at one instant: whatever copy
+     * it saw, this series saw too, so its repeat is no straddle but a stop. */
+    const bool busy = (st->flags & FSC_RATE_F_BUSY) != 0 && grid->lattice_change_t != t;
+    if (changed)
+        grid->lattice_change_t = t;
     int64_t n, off;
     int64_t end = lattice_place(st, t, p, &n, &off);
     int64_t copies_ns;
@@ -342,7 +347,7 @@ void fsc_rate__copies(struct fsc_rate_state *st, const struct fsc_traits *tr,
                       fsc_window_fn on_window, void *arg, struct fsc_rate_result *res)
 {
     if (copies_coarse(tr))
-        copies_lattice(st, tr, params, smp, raw, wrapped, on_window, arg, res);
+        copies_lattice(st, tr, params, grid, smp, raw, wrapped, on_window, arg, res);
     else
         copies_fast(st, tr, params, grid, smp, raw, wrapped, on_window, arg, res);
 }
