@@ -96,6 +96,7 @@ enum {
     GNMI_SER_GAUGE = 1u << 3,       /* a gauge: producers combine by max, not sum */
     GNMI_SER_MULTI = 1u << 4,       /* more than one Junos producer feeds it (combined) */
     GNMI_SER_NAME_HASHED = 1u << 5, /* a list-key label name over 63 bytes was hashed */
+    GNMI_SER_CLEAR = 1u << 6,       /* the profile's reset_leaf (last-clear): no series */
 };
 
 #define GNMI_KEY_BLOCK     65536u /* key bytes per block at most: ~1000 paths of a typical length */
@@ -109,7 +110,9 @@ struct gnmi_slot {
     fsc_series_id id;
     uint32_t flags;
     uint32_t tag;
-    uint64_t comp; /* the Junos producer that fed it first (gnmi_multi_*), 0 = none */
+    uint64_t comp;      /* the Junos producer that fed it first (gnmi_multi_*), 0 = none */
+    uint32_t port;      /* its port (and producer) in the decoder's gnmi_ports, 0 = none */
+    uint32_t clear_gen; /* that port's last-clear generation its samples have seen */
 };
 
 /* Key bytes live in blocks that never move (entries point into them). The
@@ -185,6 +188,80 @@ size_t gnmi_multi_memory(const struct gnmi_multi *m);
 int gnmi_multi_combine(struct gnmi_multi *m, fsc_series_id series, uint64_t first_comp,
                        uint64_t comp, int gauge, union fsc_value *v, uint32_t *smp_flags);
 
+/* ---- ports and their last-clear (gnmi_clear.c) ------------------------------ */
+
+#define GNMI_PORTS_MAX 4096u /* ports of one stream followed at most */
+
+/* One port: the last-clear value seen last and how often it changed. */
+struct gnmi_port {
+    uint64_t key;   /* hash of the port name (gnmi_port_key) */
+    uint64_t clear; /* last-clear value (raw bits) seen last */
+    uint32_t gen;   /* changes of it seen: reset evidence given */
+    uint8_t seen;   /* a last-clear value was seen */
+};
+
+struct gnmi_ports {
+    struct gnmi_port *port; /* by number - 1, append-only: numbers never move */
+    uint32_t *index;        /* open addressing over key: port number, 0 = empty */
+    uint32_t n, cap, mask, max;
+    uint32_t allocs;
+    size_t memory;
+};
+
+/* An empty table of at most max ports (nothing allocated until the first
+ * port). NULL on ENOMEM. The caller owns it (gnmi_ports_destroy; NULL is a
+ * no-op there). */
+struct gnmi_ports *gnmi_ports_create(uint32_t max);
+void gnmi_ports_destroy(struct gnmi_ports *p);
+
+/* The number (1..max) of the port whose key is `key` (gnmi_port_key),
+ * added on first sight; 0 when the table is full or memory ran out (the
+ * port's last-clear is then not followed). */
+uint32_t gnmi_ports_intern(struct gnmi_ports *p, uint64_t key);
+
+/* Key of a port name of n bytes: a 64-bit hash, never 0. Two names that
+ * share a key (odds ~ ports^2 / 2^64) share their last-clear. */
+uint64_t gnmi_port_key(const char *name, size_t n);
+
+/* Notes last-clear value `clear` of port number no. Returns 1 when it
+ * differs from the value seen before (the generation moved on: reset
+ * evidence), 0 on the first sighting or the same value. */
+int gnmi_ports_clear(struct gnmi_ports *p, uint32_t no, uint64_t clear);
+
+static inline uint32_t gnmi_ports_gen(const struct gnmi_ports *p, uint32_t no)
+{
+    return p->port[no - 1].gen;
+}
+
+/* ---- Junos sequence numbers (gnmi_seq.c) -------------------------------------- */
+
+#define GNMI_SEQ_WINDOW 64u /* reorder window: numbers up to the highest seen */
+
+/* What one message's sequence number meant. */
+struct gnmi_seq_verdict {
+    uint64_t skipped;  /* numbers jumped over (they may still arrive, late) */
+    uint64_t lost;     /* numbers that left the window unseen, or whose numbering ended */
+    uint8_t late;      /* this number was jumped over before: late, not lost */
+    uint8_t repeat;    /* this number was seen before */
+    uint8_t restart;   /* a new numbering began (new creation time, or confirmed) */
+    uint8_t reset;     /* the producer's stream_creation_timestamp changed */
+    uint8_t untracked; /* the key table is full: not followed */
+};
+
+struct gnmi_seq;
+
+/* A table of at most max producer+path keys (grows on demand). NULL on
+ * ENOMEM. The caller owns it (gnmi_seq_destroy; NULL is a no-op there). */
+struct gnmi_seq *gnmi_seq_create(uint32_t max);
+void gnmi_seq_destroy(struct gnmi_seq *sq);
+size_t gnmi_seq_memory(const struct gnmi_seq *sq);
+uint32_t gnmi_seq_allocs(const struct gnmi_seq *sq);
+
+/* Tracks number seq of producer+path `key` (a hash) whose stream was created
+ * at creation_ms (0: unknown); *v is overwritten with what it meant. */
+void gnmi_seq_track(struct gnmi_seq *sq, uint64_t key, uint64_t seq, int64_t creation_ms,
+                    struct gnmi_seq_verdict *v);
+
 /* Static facts the resolver needs to intern a new series. */
 struct gnmi_resolver {
     struct fsc_source_env env;
@@ -209,8 +286,11 @@ size_t gnmi_series_cache_memory(const struct gnmi_series_cache *c);
 
 /* Slow path of a cache miss: maps the encoded path through the profile,
  * builds the labels, interns the series and sets its traits. Returns the id
- * (FSC_SERIES_NONE when refused) and GNMI_SER_* flags in *flags. */
+ * (FSC_SERIES_NONE when refused), GNMI_SER_* flags in *flags, and in
+ * *port_hash gnmi_port_key(port name) when the path names a port (0
+ * when not). The profile's reset_leaf is no series: GNMI_SER_CLEAR, id
+ * FSC_SERIES_NONE. */
 fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t *key, size_t n,
-                                  uint32_t *flags);
+                                  uint32_t *flags, uint64_t *port_hash);
 
 #endif
