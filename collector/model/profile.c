@@ -366,6 +366,19 @@ int fsc_profile_check(const struct fsc_profile *prof, char *err, size_t errlen)
     return 0;
 }
 
+int fsc_profile_passthrough_is_gauge(const struct fsc_profile *const *profiles,
+                                     const char *canonical)
+{
+    const struct fsc_profile *prof;
+    for (size_t i = 0; profiles && canonical && (prof = profiles[i]) != NULL; i++) {
+        const char *prefix = prof->passthrough_prefix;
+        size_t n = prefix ? strlen(prefix) : 0;
+        if (prof->passthrough_gauges && n > 0 && strncmp(canonical, prefix, n) == 0)
+            return fsc_profile_name_is_gauge(prof->passthrough_gauges, canonical + n);
+    }
+    return 0;
+}
+
 int fsc_profile_canonical_traits(const struct fsc_profile *const *profiles, const char *canonical,
                                  struct fsc_traits *out)
 {

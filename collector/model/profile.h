@@ -113,6 +113,15 @@ int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
  * allocation. Thread: any. */
 int fsc_profile_name_is_gauge(const struct fsc_gauge_names *g, const char *vendor_name);
 
+/* 1 when `canonical` is a passthrough name of one of profiles
+ * (NULL-terminated: it starts with that profile's passthrough_prefix) that
+ * the profile's passthrough_gauges call a gauge, 0 otherwise. A replay file
+ * names series by their canonical names, where '/' and '-' became '_': the
+ * words of the whole name after the prefix are read, not the leaf's alone.
+ * Thread: any. */
+int fsc_profile_passthrough_is_gauge(const struct fsc_profile *const *profiles,
+                                     const char *canonical);
+
 /* Static traits of a canonical metric name (as a replay file or a test
  * names it), taken from the first of profiles (NULL-terminated) that maps a
  * vendor name to it: kind, width, unit, signal, direction; scale 1 (the value is already

@@ -568,6 +568,20 @@ static void junos_passthrough_gauges(void)
     CHECK_INT(fsc_profile_name_is_gauge(&g, ""), 0);
     CHECK_INT(fsc_profile_name_is_gauge(NULL, "max"), 0);
     CHECK_INT(fsc_profile_name_is_gauge(&g, NULL), 0);
+
+    /* Canonical names (replay files): the words after the passthrough prefix. */
+    const struct fsc_profile *const *all = fsc_app_profiles();
+    CHECK_INT(fsc_profile_passthrough_is_gauge(
+                  all, "fabric_junos_qos_interfaces_interface_output_queues_queue_state_max_"
+                       "queue_len"),
+              1);
+    CHECK_INT(fsc_profile_passthrough_is_gauge(
+                  all, "fabric_junos_interfaces_interface_state_counters_in_unknown_protos"),
+              0);
+    CHECK_INT(fsc_profile_passthrough_is_gauge(all, "fabric_mlx5_rx_max_buffer_occupancy"), 0);
+    CHECK_INT(fsc_profile_passthrough_is_gauge(all, "fabric_port_queue_peak_bytes"), 0);
+    CHECK_INT(fsc_profile_passthrough_is_gauge(all, NULL), 0);
+    CHECK_INT(fsc_profile_passthrough_is_gauge(NULL, "fabric_junos_max"), 0);
 }
 
 TEST_MAIN(TEST(junos_known_names), TEST(cumulus_gauges_become_counters),
