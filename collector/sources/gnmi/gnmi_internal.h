@@ -111,7 +111,7 @@ struct gnmi_slot {
     uint32_t flags;
     uint32_t tag;
     uint64_t comp;      /* the Junos producer that fed it first (gnmi_multi_*), 0 = none */
-    uint32_t port;      /* its port (and producer) in the decoder's gnmi_ports, 0 = none */
+    uint32_t port;      /* its port's number in the decoder's gnmi_ports, 0 = none */
     uint32_t clear_gen; /* that port's last-clear generation its samples have seen */
 };
 
@@ -190,6 +190,7 @@ int gnmi_multi_combine(struct gnmi_multi *m, fsc_series_id series, uint64_t firs
 
 /* ---- ports and their last-clear (gnmi_clear.c) ------------------------------ */
 
+/* Owned by one decoder and used by its stream's thread only (no locks). */
 #define GNMI_PORTS_MAX 4096u /* ports of one stream followed at most */
 
 /* One port: the last-clear value seen last and how often it changed. */
@@ -228,6 +229,7 @@ uint64_t gnmi_port_key(const char *name, size_t n);
  * evidence), 0 on the first sighting or the same value. */
 int gnmi_ports_clear(struct gnmi_ports *p, uint32_t no, uint64_t clear);
 
+/* How often the last-clear of port number no (1..n) changed. */
 static inline uint32_t gnmi_ports_gen(const struct gnmi_ports *p, uint32_t no)
 {
     return p->port[no - 1].gen;
@@ -235,6 +237,7 @@ static inline uint32_t gnmi_ports_gen(const struct gnmi_ports *p, uint32_t no)
 
 /* ---- Junos sequence numbers (gnmi_seq.c) -------------------------------------- */
 
+/* Owned by one decoder and used by its stream's thread only (no locks). */
 #define GNMI_SEQ_WINDOW 64u /* reorder window: numbers up to the highest seen */
 
 /* What one message's sequence number meant. */
@@ -254,8 +257,8 @@ struct gnmi_seq;
  * ENOMEM. The caller owns it (gnmi_seq_destroy; NULL is a no-op there). */
 struct gnmi_seq *gnmi_seq_create(uint32_t max);
 void gnmi_seq_destroy(struct gnmi_seq *sq);
-size_t gnmi_seq_memory(const struct gnmi_seq *sq);
-uint32_t gnmi_seq_allocs(const struct gnmi_seq *sq);
+size_t gnmi_seq_memory(const struct gnmi_seq *sq);   /* bytes held */
+uint32_t gnmi_seq_allocs(const struct gnmi_seq *sq); /* heap allocations after create */
 
 /* Tracks number seq of producer+path `key` (a hash) whose stream was created
  * at creation_ms (0: unknown); *v is overwritten with what it meant. */
