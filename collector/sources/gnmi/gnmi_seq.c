@@ -3,12 +3,11 @@
  * Juniper numbers the messages of each producer and path (header
  * sequence_number, "monotonic per producer+path"), so a number that never
  * arrives is a lost message. One that arrives after a higher one is late, not
- * lost: counting every jump forward as a gap made one lost and one late
- * message three gaps (the late number looked like a restart, the next one
- * like another jump). So each producer keeps a reorder window of the
- * GNMI_SEQ_WINDOW numbers up to the highest seen, as a bitmap of those that
- * arrived. A number is lost when it leaves the window unseen - the producer
- * has sent GNMI_SEQ_WINDOW newer ones - or when its numbering ends (a new
+ * lost, and a jump forward alone proves nothing: a late message would read as
+ * a jump back (a restart) and the next number as a second jump. So each
+ * producer keeps a reorder window of the GNMI_SEQ_WINDOW numbers up to the
+ * highest seen, as a bitmap of those that arrived. A number is lost when it leaves the window
+ * unseen - the producer has sent GNMI_SEQ_WINDOW newer ones - or when its numbering ends (a new
  * stream_creation_timestamp, a confirmed restart): each exactly once.
  *
  * Restarts. A number more than a window below the highest is either a
