@@ -6,13 +6,14 @@
  * every counter of the interface restarted, which a counter's own value shows
  * only when it went down: a cleared counter that grew past its old value by
  * the next sample would make a plausible rate out of nothing. The decoder
- * keeps, per port and producer, the value seen last and a generation that
- * moves on each change (never on the first sighting); each counter's cache
- * slot remembers the generation its samples have seen, so its first sample
- * at or after the change carries FSC_SMP_RESET and the engine restarts the
- * baseline. Within one notification the order does not matter: the counters
- * after the last-clear leaf see the new generation as they are decoded, the
- * ones before it are flagged when the notification ends (gnmi_decode.c).
+ * keeps, per port, the value seen last and the epoch (a count of changes of
+ * any port) at which it last changed - never on the first sighting; each
+ * counter's cache slot remembers the epoch its samples last looked at, so
+ * its first sample at or after a change of its port carries FSC_SMP_RESET
+ * and the engine restarts the baseline. Within one notification the order
+ * does not matter: the counters after the last-clear leaf see the new epoch
+ * as they are decoded, the ones before it are flagged when the notification
+ * ends (gnmi_decode.c).
  *
  * One producer: an interface reported by several line cards has one
  * last-clear per producer, which need not agree; mixing them would make
@@ -110,6 +111,7 @@ int gnmi_ports_clear(struct gnmi_ports *p, uint32_t no, uint64_t clear)
     int changed = e->seen;
     e->seen = 1;
     e->clear = clear;
-    e->gen += (uint32_t)changed;
+    if (changed)
+        e->changed_at = ++p->epoch;
     return changed;
 }

@@ -272,7 +272,7 @@ static int path_slow(struct notif_ctx *nc, struct fsc_pb_slice path, fsc_series_
 }
 
 /* A new cache slot: the producer that fed it first, its port's number and
- * the port's last-clear generation now (a new series needs no evidence). */
+ * the last-clear epoch now (a new series needs no evidence). */
 static void slot_init(struct fsc_gnmi_decoder *dec, struct gnmi_slot *slot, uint64_t comp,
                       uint64_t port_hash)
 {
@@ -280,11 +280,11 @@ static void slot_init(struct fsc_gnmi_decoder *dec, struct gnmi_slot *slot, uint
     slot->port = port_hash ? gnmi_ports_intern(dec->ports, port_hash) : 0;
     if (port_hash && !slot->port)
         dec->st.clear_untracked++;
-    slot->clear_gen = slot->port ? gnmi_ports_gen(dec->ports, slot->port) : 0;
+    slot->clear_seen = dec->ports->epoch;
 }
 
 /* A last-clear value of the slot's port, from the producer that reported it
- * first (gnmi_clear.c): a change moves the port's generation on. */
+ * first (gnmi_clear.c): a change moves the epoch on. */
 static void clear_note(struct notif_ctx *nc, const struct gnmi_slot *slot, union fsc_value v)
 {
     if (!slot || !slot->port || slot->comp != nc->comp)
@@ -296,15 +296,18 @@ static void clear_note(struct notif_ctx *nc, const struct gnmi_slot *slot, union
 }
 
 /* FSC_SMP_RESET for the first sample of a counter after its port's
- * last-clear changed, else 0. */
+ * last-clear changed, else 0. Until some port's last-clear changes, one
+ * compare. */
 static uint32_t clear_flag(struct fsc_gnmi_decoder *dec, struct gnmi_slot *slot, uint32_t sflags)
 {
-    if (!slot || !slot->port || (sflags & GNMI_SER_GAUGE))
+    const struct gnmi_ports *ports = dec->ports;
+    if (!slot || slot->clear_seen == ports->epoch)
         return 0;
-    uint32_t gen = gnmi_ports_gen(dec->ports, slot->port);
-    if (gen == slot->clear_gen)
+    uint32_t seen = slot->clear_seen;
+    slot->clear_seen = ports->epoch;
+    if (!slot->port || (sflags & GNMI_SER_GAUGE) ||
+        !gnmi_ports_cleared_since(ports, slot->port, seen))
         return 0;
-    slot->clear_gen = gen;
     dec->st.clear_resets++;
     return FSC_SMP_RESET;
 }
@@ -442,7 +445,7 @@ static struct fsc_pb_slice update_path(struct fsc_pb_slice s)
 }
 
 /* A port's last-clear changed in this notification (gnmi_clear.c): its
- * counters decoded before the leaf still had the old generation, so their
+ * counters decoded before the leaf looked at an older epoch, so their
  * samples are flagged now. A second walk of the updates, only on a clear. */
 static void flag_before_clear(struct notif_ctx *nc, struct fsc_pb_slice s)
 {
@@ -459,7 +462,7 @@ static void flag_before_clear(struct notif_ctx *nc, struct fsc_pb_slice s)
         struct gnmi_slot *slot =
             gnmi_series_cache_slot(dec->paths, nc->prefix_id, path.p, path.n, h);
         if (!slot || !slot->port || slot->id == FSC_SERIES_NONE || (slot->flags & GNMI_SER_GAUGE) ||
-            slot->clear_gen == gnmi_ports_gen(dec->ports, slot->port))
+            !gnmi_ports_cleared_since(dec->ports, slot->port, slot->clear_seen))
             continue;
         uint32_t hits = 0;
         for (uint32_t i = 0; i < nc->res->n_samples; i++) {
@@ -467,7 +470,7 @@ static void flag_before_clear(struct notif_ctx *nc, struct fsc_pb_slice s)
             if (smp->series == slot->id) {
                 hits += !(smp->flags & FSC_SMP_RESET);
                 smp->flags |= FSC_SMP_RESET;
-                slot->clear_gen = gnmi_ports_gen(dec->ports, slot->port);
+                slot->clear_seen = dec->ports->epoch;
             }
         }
         dec->st.clear_resets += hits;

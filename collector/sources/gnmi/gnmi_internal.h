@@ -110,9 +110,9 @@ struct gnmi_slot {
     fsc_series_id id;
     uint32_t flags;
     uint32_t tag;
-    uint64_t comp;      /* the Junos producer that fed it first (gnmi_multi_*), 0 = none */
-    uint32_t port;      /* its port's number in the decoder's gnmi_ports, 0 = none */
-    uint32_t clear_gen; /* that port's last-clear generation its samples have seen */
+    uint64_t comp;       /* the Junos producer that fed it first (gnmi_multi_*), 0 = none */
+    uint32_t port;       /* its port's number in the decoder's gnmi_ports, 0 = none */
+    uint32_t clear_seen; /* gnmi_ports.epoch when its samples last looked at the port */
 };
 
 /* Key bytes live in blocks that never move (entries point into them). The
@@ -193,18 +193,22 @@ int gnmi_multi_combine(struct gnmi_multi *m, fsc_series_id series, uint64_t firs
 /* Owned by one decoder and used by its stream's thread only (no locks). */
 #define GNMI_PORTS_MAX 4096u /* ports of one stream followed at most */
 
-/* One port: the last-clear value seen last and how often it changed. */
+/* One port: the last-clear value seen last and when it changed. */
 struct gnmi_port {
-    uint64_t key;   /* hash of the port name (gnmi_port_key) */
-    uint64_t clear; /* last-clear value (raw bits) seen last */
-    uint32_t gen;   /* changes of it seen: reset evidence given */
-    uint8_t seen;   /* a last-clear value was seen */
+    uint64_t key;        /* hash of the port name (gnmi_port_key) */
+    uint64_t clear;      /* last-clear value (raw bits) seen last */
+    uint32_t changed_at; /* gnmi_ports.epoch of its last change; 0 = never */
+    uint8_t seen;        /* a last-clear value was seen */
 };
 
 struct gnmi_ports {
     struct gnmi_port *port; /* by number - 1, append-only: numbers never move */
     uint32_t *index;        /* open addressing over key: port number, 0 = empty */
     uint32_t n, cap, mask, max;
+    /* Changes of any port's last-clear so far (a stream sees a few per clear
+     * command, 2^32 of them is out of reach): a slot that looked at this
+     * epoch needs no look at its port, the hot path's one compare. */
+    uint32_t epoch;
     uint32_t allocs;
     size_t memory;
 };
@@ -225,14 +229,16 @@ uint32_t gnmi_ports_intern(struct gnmi_ports *p, uint64_t key);
 uint64_t gnmi_port_key(const char *name, size_t n);
 
 /* Notes last-clear value `clear` of port number no. Returns 1 when it
- * differs from the value seen before (the generation moved on: reset
- * evidence), 0 on the first sighting or the same value. */
+ * differs from the value seen before (the epoch moves on and the port
+ * changed at it: reset evidence), 0 on the first sighting or the same
+ * value. */
 int gnmi_ports_clear(struct gnmi_ports *p, uint32_t no, uint64_t clear);
 
-/* How often the last-clear of port number no (1..n) changed. */
-static inline uint32_t gnmi_ports_gen(const struct gnmi_ports *p, uint32_t no)
+/* 1 when the last-clear of port number no (1..n) changed after epoch
+ * `seen`. */
+static inline int gnmi_ports_cleared_since(const struct gnmi_ports *p, uint32_t no, uint32_t seen)
 {
-    return p->port[no - 1].gen;
+    return p->port[no - 1].changed_at > seen;
 }
 
 /* ---- Junos sequence numbers (gnmi_seq.c) -------------------------------------- */
