@@ -9,8 +9,9 @@
 
 #define PLACEHOLDER     "{p}"
 #define PLACEHOLDER_LEN 3
-#define CAPTURE_MAX     3 /* digits captured by {p}: priorities are 0-7, room for more */
-#define RUNS_TRIED      4 /* digit runs tried per name; vendor names have few */
+#define CAPTURE_MAX     3  /* digits captured by {p}: priorities are 0-7, room for more */
+#define RUNS_TRIED      4  /* digit runs tried per name; vendor names have few */
+#define WORD_MAX        32 /* longer words match no list (every listed word is short) */
 
 const struct fsc_profile *fsc_profile_find(const struct fsc_profile *const *profiles,
                                            const char *name)
@@ -117,6 +118,78 @@ static const struct fsc_profile_entry *find_template(const struct fsc_profile *p
     return NULL;
 }
 
+/* ---- passthrough gauges by name ---------------------------------------------- */
+
+static bool in_list(const char *const *list, const char *word)
+{
+    for (size_t i = 0; list && list[i]; i++)
+        if (strcmp(list[i], word) == 0)
+            return true;
+    return false;
+}
+
+static bool ends_in_list(const char *const *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (size_t i = 0; list && list[i]; i++) {
+        size_t k = strlen(list[i]);
+        if (n >= k && strcmp(word + n - k, list[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool is_upper(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z';
+}
+
+static bool is_word_char(unsigned char c)
+{
+    return is_name_char(c, false) && c != '_';
+}
+
+/* Copies the word starting at s (lowercased, at most WORD_MAX - 1 bytes kept)
+ * into word and returns where it ends: at a separator, or where a lowercase
+ * letter or digit meets an uppercase one. */
+static const char *next_word(const char *s, char word[WORD_MAX])
+{
+    size_t n = 0;
+    const unsigned char *p = (const unsigned char *)s;
+    while (is_word_char(*p)) {
+        if (n < WORD_MAX - 1)
+            word[n++] = (char)(is_upper(*p) ? *p - 'A' + 'a' : *p);
+        p++;
+        if (is_upper(*p) && !is_upper(p[-1]))
+            break;
+    }
+    word[n < WORD_MAX - 1 ? n : 0] = '\0'; /* a cut word matches nothing */
+    return (const char *)p;
+}
+
+int fsc_profile_name_is_gauge(const struct fsc_gauge_names *g, const char *vendor_name)
+{
+    if (!g || !vendor_name ||
+        strnlen(vendor_name, FSC_PROFILE_VENDOR_MAX + 1) > FSC_PROFILE_VENDOR_MAX)
+        return 0;
+    const char *leaf = strrchr(vendor_name, '/');
+    leaf = leaf ? leaf + 1 : vendor_name;
+    char word[WORD_MAX] = "", last[WORD_MAX] = "";
+    bool gauge = false;
+    for (const char *s = leaf; *s;) {
+        if (!is_word_char((unsigned char)*s)) {
+            s++; /* '-', '_', '.' and anything else separate words */
+            continue;
+        }
+        s = next_word(s, word);
+        gauge = gauge || in_list(g->words, word);
+        memcpy(last, word, sizeof(last));
+    }
+    if (last[0] == '\0' || in_list(g->counter_last_words, last))
+        return 0;
+    return gauge || in_list(g->last_words, last) || ends_in_list(g->last_suffixes, last);
+}
+
 int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
                     struct fsc_profile_match *out)
 {
@@ -167,7 +240,9 @@ int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
         out->canonical[0] = '\0';
         return -EINVAL;
     }
-    out->traits.kind = FSC_KIND_COUNTER;
+    out->traits.kind = fsc_profile_name_is_gauge(prof->passthrough_gauges, vendor_name)
+                           ? FSC_KIND_GAUGE
+                           : FSC_KIND_COUNTER;
     out->traits.width = prof->passthrough_width ? prof->passthrough_width : 64;
     out->traits.unit = FSC_UNIT_NONE;
     out->traits.signal = FSC_SIG_NONE;
@@ -287,6 +362,19 @@ int fsc_profile_check(const struct fsc_profile *prof, char *err, size_t errlen)
             if (strcmp(prof->entries[j].canonical, e->canonical) == 0)
                 return entry_error(prof, i, "canonical name already used by another entry", err,
                                    errlen);
+    }
+    return 0;
+}
+
+int fsc_profile_passthrough_is_gauge(const struct fsc_profile *const *profiles,
+                                     const char *canonical)
+{
+    const struct fsc_profile *prof;
+    for (size_t i = 0; profiles && canonical && (prof = profiles[i]) != NULL; i++) {
+        const char *prefix = prof->passthrough_prefix;
+        size_t n = prefix ? strlen(prefix) : 0;
+        if (prof->passthrough_gauges && n > 0 && strncmp(canonical, prefix, n) == 0)
+            return fsc_profile_name_is_gauge(prof->passthrough_gauges, canonical + n);
     }
     return 0;
 }

@@ -8,8 +8,9 @@
  * maps a name once, when it first sees a series, and caches the result.
  *
  * Names the table does not know pass through under
- * `<passthrough_prefix><sanitized vendor name>` as plain counters with no
- * signal, so nothing is silently dropped.
+ * `<passthrough_prefix><sanitized vendor name>` with no signal, so nothing is
+ * silently dropped: as gauges when the profile's `passthrough_gauges` says
+ * the name is a level (fsc_profile_name_is_gauge), else as counters.
  *
  * Labels. The device/port labels come from the source (gNMI interface key,
  * OTLP `interface` attribute, the NIC's netdev) and are not the profile's
@@ -46,6 +47,20 @@ struct fsc_profile_entry {
     uint32_t scale;        /* raw x scale = unit value; >= 1 */
 };
 
+/* Which unmapped names are gauges, by their words. The leaf (what follows
+ * the last '/') is cut into lowercase words at '-', '_', '.' and where a
+ * lowercase letter or digit meets an uppercase one ("ifHighSpeed" -> if,
+ * high, speed). A leaf is a gauge when one of its words is in `words`, or
+ * its last word is in `last_words` or ends in one of `last_suffixes` - unless
+ * its last word is in `counter_last_words` (events counted: "..._failures").
+ * Every list is NULL-terminated; a NULL list matches nothing. */
+struct fsc_gauge_names {
+    const char *const *words;
+    const char *const *last_words;
+    const char *const *last_suffixes;
+    const char *const *counter_last_words;
+};
+
 struct fsc_profile {
     const char *name;                        /* "junos", "cumulus", "mlx5" */
     const struct fsc_profile_entry *entries; /* sorted by strcmp(vendor), unique */
@@ -54,6 +69,11 @@ struct fsc_profile {
     uint8_t passthrough_width;      /* 64, or 53 where values arrive as doubles */
     int64_t refresh_ns;             /* device copy period, copied into traits */
     uint8_t refresh;                /* enum fsc_refresh behind refresh_ns, copied too */
+    const struct fsc_gauge_names *passthrough_gauges; /* NULL: every passthrough is a counter */
+    /* Vendor name of a leaf that is no series but says when the counters of
+     * its port were last cleared: a change is reset evidence for them
+     * (Junos: OpenConfig last-clear). NULL: none. The source applies it. */
+    const char *reset_leaf;
 };
 
 /* The profile named `name` in profiles (NULL-terminated; the application
@@ -77,14 +97,30 @@ struct fsc_profile_match {
  *   traits.refresh_ns from the profile; link speed, buffer size and nominal
  *   interval are left 0 for the caller (topology / config) to fill.
  * - Unknown name: passthrough, entry NULL, canonical = prefix + sanitized
- *   name (a leading '/' of a gNMI path is dropped first), a counter of
- *   passthrough_width bits with no unit and no signal.
+ *   name (a leading '/' of a gNMI path is dropped first), no unit and no
+ *   signal; a gauge when fsc_profile_name_is_gauge(prof->passthrough_gauges)
+ *   says so, else a counter of passthrough_width bits.
  * Cost: O(log n) binary searches (one exact, one per digit run tried for
  * "{p}"), no allocation. Returns 0, or -EINVAL for a NULL/empty name, a name
  * longer than FSC_PROFILE_VENDOR_MAX, or a passthrough name that would not
  * fit FSC_PROFILE_NAME_MAX. Thread: any (reads const data only). */
 int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
                     struct fsc_profile_match *out);
+
+/* 1 when the leaf of vendor_name (what follows its last '/') is a gauge by
+ * the words of g (struct fsc_gauge_names), 0 otherwise or when g is NULL.
+ * Leaves longer than FSC_PROFILE_VENDOR_MAX bytes are not gauges. No
+ * allocation. Thread: any. */
+int fsc_profile_name_is_gauge(const struct fsc_gauge_names *g, const char *vendor_name);
+
+/* 1 when `canonical` is a passthrough name of one of profiles
+ * (NULL-terminated: it starts with that profile's passthrough_prefix) that
+ * the profile's passthrough_gauges call a gauge, 0 otherwise. A replay file
+ * names series by their canonical names, where '/' and '-' became '_': the
+ * words of the whole name after the prefix are read, not the leaf's alone.
+ * Thread: any. */
+int fsc_profile_passthrough_is_gauge(const struct fsc_profile *const *profiles,
+                                     const char *canonical);
 
 /* Static traits of a canonical metric name (as a replay file or a test
  * names it), taken from the first of profiles (NULL-terminated) that maps a

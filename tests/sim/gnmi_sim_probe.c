@@ -113,11 +113,11 @@ static int on_message(struct probe *p, const uint8_t *buf, size_t len)
                  p->dump_sensors, want, p->o.sensors);
         return !p->o.once && p->updates >= p->o.updates;
     }
-    if (!res.has_header || !res.header_time || res.seq_gaps || res.overflow ||
+    if (!res.has_header || !res.header_time || res.seq_skipped || res.overflow ||
         res.n_samples != res.updates || res.updates == 0)
-        FAIL(p, "message: header=%u header_time=%u gaps=%u overflow=%u samples=%u updates=%u",
-             res.has_header, res.header_time, res.seq_gaps, res.overflow, res.n_samples,
-             res.updates);
+        FAIL(p, "message: header=%u header_time=%u skipped=%u overflow=%u samples=%u updates=%u",
+             res.has_header, res.header_time, (unsigned)res.seq_skipped, res.overflow,
+             res.n_samples, res.updates);
     for (uint32_t i = 0; i < res.n_samples; i++) {
         fsc_series_id id = p->smp[i].series;
         const char *m = fsc_registry_metric(p->reg, id);

@@ -8,6 +8,8 @@
 #include "config/config.h"
 #include "model/registry.h"
 #include "engine/engine.h"
+#include "engine/events.h"
+#include "event_fixture.h"
 #include "gnmi.pb-c.h"
 #include "sources/gnmi/gnmi_decode.h"
 #include "junos_telemetry_header.pb-c.h"
@@ -229,6 +231,7 @@ static size_t pack_notif(uint8_t *buf, const char *prefix, int64_t ts_ns, Gnmi__
 
 struct env {
     struct fsc_registry *reg;
+    struct fsc_event_bus *bus; /* the engine's: counter_reset events */
     struct fsc_engine *eng;
     struct fsc_config *cfg; /* topology, when given */
     struct fsc_gnmi_decoder *dec;
@@ -248,12 +251,14 @@ static int env_open(struct env *e, const char *yaml, uint32_t max_series)
         }
     }
     e->reg = fsc_registry_create(10000);
+    e->bus = fsc_event_bus_create(256);
     e->eng =
-        fsc_engine_create(e->cfg ? fsc_engine_config_of(e->cfg) : &ecfg, NULL, err, sizeof(err));
+        fsc_engine_create(e->cfg ? fsc_engine_config_of(e->cfg) : &ecfg, e->bus, err, sizeof(err));
     struct fsc_source_env senv = {.reg = e->reg, .eng = e->eng};
     if (e->cfg)
         senv.topo = fsc_topology_of(e->cfg);
-    if (!e->reg || !e->eng || fsc_registry_source_add(e->reg, "leaf1", 0, &senv.source_id) != 0)
+    if (!e->reg || !e->bus || !e->eng ||
+        fsc_registry_source_add(e->reg, "leaf1", 0, &senv.source_id) != 0)
         return -1;
     struct fsc_gnmi_decode_config dcfg = {
         .device = "leaf1", .sample_interval_ns = 2000000000, .max_series = max_series};
@@ -269,6 +274,7 @@ static void env_close(struct env *e)
 {
     fsc_gnmi_decoder_destroy(e->dec);
     fsc_engine_destroy(e->eng);
+    fsc_event_bus_destroy(e->bus);
     fsc_registry_destroy(e->reg);
     fsc_config_destroy(e->cfg);
     tb_reset();
@@ -484,9 +490,10 @@ static int decode_hdr(struct env *e, const struct hdr_spec *hs, struct fsc_gnmi_
     return fsc_gnmi_decode(e->dec, buf, n, ARR, smp, 1, res);
 }
 
-/* Sequence numbers per (component, sub-component, path): a jump counts one
- * gap and the lost messages; another PFE has its own numbering; a new
- * stream_creation_timestamp is a reset, not a gap. */
+/* Sequence numbers per (component, sub-component, path): a jump skips
+ * numbers, which are lost only once they leave the 64-number reorder window
+ * or their numbering ends; another PFE has its own numbering; a new
+ * stream_creation_timestamp is a reset, and closes the old numbering. */
 static void sequence_gaps(void)
 {
     struct env e;
@@ -501,33 +508,178 @@ static void sequence_gaps(void)
     b.sub_component_id = 1;
     b.seq = 5000;
     CHECK_INT(decode_hdr(&e, &a, &res, smp), 0);
-    CHECK_INT(res.seq_gaps, 0);
+    CHECK_INT(res.seq_skipped, 0);
     a.seq = 101;
     CHECK_INT(decode_hdr(&e, &a, &res, smp), 0);
-    CHECK_INT(res.seq_gaps, 0);
+    CHECK_INT(res.seq_skipped, 0);
     CHECK_INT(decode_hdr(&e, &b, &res, smp), 0); /* other PFE: first seen */
-    CHECK_INT(res.seq_gaps, 0);
-    a.seq = 105; /* 102, 103, 104 lost */
+    CHECK_INT(res.seq_skipped, 0);
+    a.seq = 105; /* 102, 103, 104 skipped: still inside the window */
     CHECK_INT(decode_hdr(&e, &a, &res, smp), 0);
-    CHECK_INT(res.seq_gaps, 1);
-    CHECK_INT(res.seq_lost, 3);
+    CHECK_INT(res.seq_skipped, 3);
+    CHECK_INT(res.seq_lost, 0);
     CHECK_INT(smp[0].flags, 0);
     b.seq = 5001;
     CHECK_INT(decode_hdr(&e, &b, &res, smp), 0);
-    CHECK_INT(res.seq_gaps, 0);
-    a.seq = 1; /* producer re-created: reset flag, no gap */
+    CHECK_INT(res.seq_skipped, 0);
+    a.seq = 1; /* producer re-created: reset flag; 102..104 can arrive no more */
     a.creation_ms += 60000;
     CHECK_INT(decode_hdr(&e, &a, &res, smp), 0);
-    CHECK_INT(res.seq_gaps, 0);
+    CHECK_INT(res.seq_skipped, 0);
+    CHECK_INT(res.seq_lost, 3);
     CHECK_INT(res.n_samples, 1);
     CHECK_INT(smp[0].flags, FSC_SMP_RESET);
     a.seq = 2;
     CHECK_INT(decode_hdr(&e, &a, &res, smp), 0);
     CHECK_INT(smp[0].flags, 0);
+    CHECK_INT(res.seq_lost, 0);
     struct fsc_gnmi_decode_stats st;
     fsc_gnmi_decoder_stats(e.dec, &st);
-    CHECK_INT(st.seq_gaps, 1);
+    CHECK_INT(st.seq_skipped, 3);
     CHECK_INT(st.seq_lost, 3);
+    CHECK_INT(st.seq_late, 0);
+    CHECK_INT(st.seq_restarts, 1);
+    env_close(&e);
+}
+
+/* Decodes sequence number `seq` of producer (1, pfe); returns what it lost. */
+static uint64_t seq_pfe(struct env *e, uint32_t pfe, uint64_t seq, struct fsc_gnmi_result *res)
+{
+    struct fsc_sample smp[1];
+    struct hdr_spec a = {
+        1, pfe, "/interfaces/interface/state/counters/", seq, 1764460801000LL, 1764460000000LL};
+    CHECK_INT(decode_hdr(e, &a, res, smp), 0);
+    tb_reset(); /* thousands of messages: free each one's builder */
+    return res->seq_lost;
+}
+
+static uint64_t seq_one(struct env *e, uint64_t seq, struct fsc_gnmi_result *res)
+{
+    return seq_pfe(e, 0, seq, res);
+}
+
+/* One lost batch and one late batch (the field report counted 3 gaps for
+ * one of each): 4 numbers never arrive, 4 arrive after their successors.
+ * Known answer from the rule: number n is lost when the highest number
+ * reaches n + 64, so the 4 lost ones (20..23) are counted when 84..87
+ * arrive, one each, and the late ones (30..33) never. */
+static void sequence_late_not_lost(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    struct fsc_gnmi_result res;
+    uint64_t lost = 0, late = 0, skipped = 0;
+    for (uint64_t n = 1; n <= 200; n++) {
+        if (n >= 20 && n <= 23)
+            continue; /* the lost batch */
+        if (n >= 30 && n <= 33)
+            continue; /* arrives after 37 */
+        uint64_t l = seq_one(&e, n, &res);
+        CHECK_INT(l, (n >= 84 && n <= 87) ? 1 : 0);
+        lost += l;
+        skipped += res.seq_skipped;
+        CHECK_INT(res.seq_late, 0);
+        if (n == 37) {
+            for (uint64_t m = 30; m <= 33; m++) {
+                CHECK_INT(seq_one(&e, m, &res), 0);
+                CHECK_INT(res.seq_late, 1);
+                CHECK_INT(res.seq_skipped, 0);
+                late += res.seq_late;
+            }
+        }
+    }
+    CHECK_INT(lost, 4);
+    CHECK_INT(late, 4);
+    CHECK_INT(skipped, 8); /* both batches were jumped over */
+    /* A repeat is no news; the numbers before the first one were never due. */
+    CHECK_INT(seq_one(&e, 200, &res), 0);
+    CHECK_INT(res.seq_late, 0);
+    struct fsc_gnmi_decode_stats st;
+    fsc_gnmi_decoder_stats(e.dec, &st);
+    CHECK_INT(st.seq_lost, 4);
+    CHECK_INT(st.seq_late, 4);
+    CHECK_INT(st.seq_skipped, 8);
+    CHECK_INT(st.seq_repeats, 1);
+    CHECK_INT(st.seq_restarts, 0);
+    /* A jump of 1000: the 999 numbers jumped over are skipped; all but the
+     * 63 still inside the window are lost at once, those 63 once the next
+     * 63 numbers arrived. */
+    CHECK_INT(seq_one(&e, 1200, &res), 999 - 63);
+    CHECK_INT(res.seq_skipped, 999);
+    uint64_t later = 0;
+    for (uint64_t n = 1201; n <= 1263; n++)
+        later += seq_one(&e, n, &res);
+    CHECK_INT(later, 63);
+    env_close(&e);
+}
+
+/* Numberings that start over are no gaps: a restart far below the highest
+ * number is confirmed by the next number (a message later than the window is
+ * not a restart); one inside the window only repeats numbers; the
+ * initial-sync range [2^21, 2^22 - 1] has a numbering of its own; 2^64 - 1
+ * does not wrap. */
+static void sequence_restarts(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    struct fsc_gnmi_result res;
+    struct fsc_gnmi_decode_stats st;
+    const uint64_t sync = 1ULL << 21;
+    uint64_t lost = 0, skipped = 0;
+    for (uint64_t n = sync; n < sync + 5; n++)
+        lost += seq_one(&e, n, &res); /* initial sync */
+    for (uint64_t n = 1; n <= 150; n++) {
+        lost += seq_one(&e, n, &res);
+        skipped += res.seq_skipped;
+    }
+    /* the call is re-established, the producer numbers from 0 again */
+    lost += seq_one(&e, 0, &res);
+    lost += seq_one(&e, 1, &res);
+    skipped += res.seq_skipped;
+    for (uint64_t n = 2; n <= 100; n++) {
+        lost += seq_one(&e, n, &res);
+        skipped += res.seq_skipped;
+    }
+    CHECK_INT(lost, 0);
+    CHECK_INT(skipped, 0);
+    fsc_gnmi_decoder_stats(e.dec, &st);
+    CHECK_INT(st.seq_restarts, 1);
+    /* 120 never arrives in time: lost when 184 arrives; arriving after 190
+     * it is far below the window, and 191 shows the numbering went on */
+    for (uint64_t n = 101; n <= 190; n++)
+        if (n != 120)
+            CHECK_INT(seq_one(&e, n, &res), n == 184 ? 1 : 0);
+    CHECK_INT(seq_one(&e, 120, &res), 0);
+    CHECK_INT(seq_one(&e, 191, &res), 0);
+    CHECK_INT(res.seq_skipped, 0);
+    /* initial sync again, then the ordinary numbering: no jump either way */
+    CHECK_INT(seq_one(&e, sync + 5, &res), 0);
+    CHECK_INT(res.seq_skipped, 0);
+    CHECK_INT(seq_one(&e, 192, &res), 0);
+    CHECK_INT(res.seq_skipped, 0);
+    fsc_gnmi_decoder_stats(e.dec, &st);
+    CHECK_INT(st.seq_lost, 1);
+    CHECK_INT(st.seq_restarts, 1);
+    /* A short numbering starts over inside the window: repeats, then on. */
+    for (uint64_t n = 0; n < 10; n++)
+        CHECK_INT(seq_pfe(&e, 1, n, &res), 0);
+    for (uint64_t n = 0; n <= 20; n++) {
+        CHECK_INT(seq_pfe(&e, 1, n, &res), 0);
+        CHECK_INT(res.seq_skipped, 0);
+    }
+    /* The top of the number space. */
+    CHECK_INT(seq_pfe(&e, 2, UINT64_MAX - 1, &res), 0);
+    CHECK_INT(seq_pfe(&e, 2, UINT64_MAX, &res), 0);
+    CHECK_INT(seq_pfe(&e, 2, UINT64_MAX, &res), 0);
+    CHECK_INT(res.seq_skipped, 0);
+    fsc_gnmi_decoder_stats(e.dec, &st);
+    CHECK_INT(st.seq_lost, 1);
+    CHECK_INT(st.seq_skipped, 1); /* 120 */
+    CHECK_INT(st.seq_repeats, 10 + 1);
     CHECK_INT(st.seq_restarts, 1);
     env_close(&e);
 }
@@ -624,7 +776,7 @@ static void producers_combined(void)
     CHECK_INT(smp[0].v.u, 180); /* 110 + 70 */
     CHECK_INT(smp[0].flags, 0);
     CHECK_INT(smp[1].v.u, 4000); /* max(4000, 1000) */
-    CHECK_INT(res.seq_gaps, 0);
+    CHECK_INT(res.seq_skipped, 0);
     struct fsc_gnmi_decode_stats st;
     fsc_gnmi_decoder_stats(e.dec, &st);
     CHECK_INT(st.multi_series, 2);
@@ -989,8 +1141,195 @@ static void topology_labels_and_traits(void)
     env_close(&e);
 }
 
+/* ---- last-clear and gauges through the engine --------------------------------- */
+
+#define IFC "/interfaces/interface[name=et-0/0/1]/state/counters"
+
+/* Decodes one notification of up to 4 updates under `prefix` at t_s seconds
+ * after T0 and gives its samples to the engine; *res and smp[] hold them. */
+static void decode_ingest(struct env *e, const char *prefix, int t_s, Gnmi__Update **u, size_t n,
+                          struct fsc_gnmi_result *res, struct fsc_sample *smp)
+{
+    uint8_t buf[4096];
+    size_t len = pack_notif(buf, prefix, T0_NS + (int64_t)t_s * 1000000000LL, u, n, NULL);
+    CHECK_INT(fsc_gnmi_decode(e->dec, buf, len, ARR, smp, 8, res), 0);
+    CHECK_INT(fsc_engine_ingest(e->eng, smp, res->n_samples), 0);
+}
+
+/* The counter_reset events published so far (at most max), in order. */
+static size_t reset_events(struct fsc_event_sub *sub, struct fsc_event *ev, size_t max)
+{
+    struct fsc_event all[64];
+    size_t n = fsc_event_poll(sub, all, 64, NULL), k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (all[i].kind == FSC_EV_COUNTER_RESET && k < max)
+            ev[k++] = all[i];
+    return k;
+}
+
+/* OpenConfig last-clear is no series; its change is reset evidence for the
+ * counters of its interface, whether it comes after them in the same
+ * notification, before them, or in an earlier one; each counter's first
+ * sample from then on carries FSC_SMP_RESET, once. A counter cleared that
+ * grew past its old value by the next sample (1100 -> 5000) would otherwise
+ * make a rate out of nothing: the engine restarts its baseline and
+ * publishes counter_reset with cause reset_evidence. */
+static void last_clear_reset_evidence(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    struct fsc_event_sub *sub = fsc_event_subscribe(e.bus);
+    struct fsc_gnmi_result res;
+    struct fsc_sample smp[8];
+    /* 1: first sighting of last-clear, after the counters: no evidence */
+    Gnmi__Update *m1[3] = {mk_update("/in-octets", tv_uint(1000)),
+                           mk_update("/out-octets", tv_uint(2000)),
+                           mk_update("/last-clear", tv_uint(1764400000000000000ULL))};
+    decode_ingest(&e, IFC, 0, m1, 3, &res, smp);
+    CHECK_INT(res.n_samples, 2);
+    CHECK_INT(res.clears, 1);
+    CHECK_INT(res.unknown, 0);
+    CHECK_INT(smp[0].flags | smp[1].flags, 0);
+    CHECK_INT(fsc_registry_count(e.reg), 2); /* no last-clear series */
+    fsc_series_id rx = smp[0].series, tx = smp[1].series;
+    /* 2: the same value: nothing */
+    Gnmi__Update *m2[3] = {mk_update("/in-octets", tv_uint(1100)),
+                           mk_update("/out-octets", tv_uint(2100)),
+                           mk_update("/last-clear", tv_uint(1764400000000000000ULL))};
+    decode_ingest(&e, IFC, 2, m2, 3, &res, smp);
+    CHECK_INT(smp[0].flags | smp[1].flags, 0);
+    /* 3: cleared; the leaf comes after the counters, which already grew past
+     * their old values: both flagged when the notification ends */
+    Gnmi__Update *m3[3] = {mk_update("/in-octets", tv_uint(5000)),
+                           mk_update("/out-octets", tv_uint(70)),
+                           mk_update("/last-clear", tv_uint(1764460803000000000ULL))};
+    decode_ingest(&e, IFC, 4, m3, 3, &res, smp);
+    CHECK_INT(res.n_samples, 2);
+    CHECK_INT(smp[0].flags, FSC_SMP_RESET);
+    CHECK_INT(smp[1].flags, FSC_SMP_RESET);
+    struct fsc_event ev[8];
+    size_t nev = reset_events(sub, ev, 8);
+    CHECK_INT(nev, 2);
+    for (size_t i = 0; i < nev; i++) {
+        CHECK_INT(EVF(&ev[i], FSC_EF_CAUSE), 1); /* reset_evidence */
+        CHECK_INT(ev[i].series, i == 0 ? rx : tx);
+    }
+    if (nev == 2) {
+        CHECK_INT(EVF(&ev[0], FSC_EF_VALUE_BEFORE), 1100);
+        CHECK_INT(EVF(&ev[0], FSC_EF_VALUE_AFTER), 5000);
+    }
+    /* 4: no change: counters as usual */
+    Gnmi__Update *m4[2] = {mk_update("/in-octets", tv_uint(6000)),
+                           mk_update("/out-octets", tv_uint(170))};
+    decode_ingest(&e, IFC, 6, m4, 2, &res, smp);
+    CHECK_INT(smp[0].flags | smp[1].flags, 0);
+    /* 5: cleared again, the leaf first; only in-octets is in this message */
+    Gnmi__Update *m5[2] = {mk_update("/last-clear", tv_uint(1764460807000000000ULL)),
+                           mk_update("/in-octets", tv_uint(9000))};
+    decode_ingest(&e, IFC, 8, m5, 2, &res, smp);
+    CHECK_INT(res.n_samples, 1);
+    CHECK_INT(smp[0].flags, FSC_SMP_RESET);
+    /* 6: cleared once more, alone; 7: both counters later, flagged once */
+    Gnmi__Update *m6[1] = {mk_update("/last-clear", tv_uint(1764460809000000000ULL))};
+    decode_ingest(&e, IFC, 10, m6, 1, &res, smp);
+    CHECK_INT(res.n_samples, 0);
+    Gnmi__Update *m7[2] = {mk_update("/in-octets", tv_uint(20000)),
+                           mk_update("/out-octets", tv_uint(30000))};
+    decode_ingest(&e, IFC, 12, m7, 2, &res, smp);
+    CHECK_INT(smp[0].flags, FSC_SMP_RESET);
+    CHECK_INT(smp[1].flags, FSC_SMP_RESET);
+    Gnmi__Update *m8[2] = {mk_update("/in-octets", tv_uint(21000)),
+                           mk_update("/out-octets", tv_uint(31000))};
+    decode_ingest(&e, IFC, 14, m8, 2, &res, smp);
+    CHECK_INT(smp[0].flags | smp[1].flags, 0);
+    /* Another interface's counters are not its business; a queue counter
+     * of the same interface (another prefix) is: its first sample after a
+     * clear is flagged too (it was first seen before the clear of 6). */
+    Gnmi__Update *q[1] = {
+        mk_update("/output/queues/queue[name=UC3]/state/transmit-pkts", tv_uint(5))};
+    Gnmi__Update *o[1] = {mk_update("/in-octets", tv_uint(1))};
+    decode_ingest(&e, "/qos/interfaces/interface[interface-id=et-0/0/1]", 14, q, 1, &res, smp);
+    CHECK_INT(smp[0].flags, 0); /* a new series: its first sample is a baseline anyway */
+    decode_ingest(&e, "/interfaces/interface[name=et-0/0/2]/state/counters", 14, o, 1, &res, smp);
+    Gnmi__Update *m9[1] = {mk_update("/last-clear", tv_uint(1764460815000000000ULL))};
+    decode_ingest(&e, IFC, 16, m9, 1, &res, smp);
+    q[0] = mk_update("/output/queues/queue[name=UC3]/state/transmit-pkts", tv_uint(6));
+    o[0] = mk_update("/in-octets", tv_uint(2));
+    decode_ingest(&e, "/qos/interfaces/interface[interface-id=et-0/0/1]", 16, q, 1, &res, smp);
+    CHECK_INT(smp[0].flags, FSC_SMP_RESET);
+    decode_ingest(&e, "/interfaces/interface[name=et-0/0/2]/state/counters", 16, o, 1, &res, smp);
+    CHECK_INT(smp[0].flags, 0);
+
+    struct fsc_gnmi_decode_stats st;
+    fsc_gnmi_decoder_stats(e.dec, &st);
+    CHECK_INT(st.clears, 6);
+    CHECK_INT(st.clear_changes, 4);
+    CHECK_INT(st.clear_resets, 2 + 1 + 2 + 1);
+    CHECK_INT(st.clear_untracked, 0);
+    CHECK_INT(st.unknown, 0);
+    struct fsc_engine_stats es;
+    fsc_engine_stats_get(e.eng, &es);
+    CHECK_INT(es.verdicts[FSC_RATE_RESET], 6);
+    fsc_event_unsubscribe(sub);
+    env_close(&e);
+}
+
+/* The field report: Junos' peak_buffer_occupancy_percent (is_gauge in
+ * qmon.proto) falling 61 -> 0 raised counter_reset. Unmapped, it passes
+ * through as a gauge by its name: the engine keeps its last value, no reset,
+ * no event; a passthrough counter falling the same way still is a reset. */
+static void gauge_falls_no_reset(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    struct fsc_event_sub *sub = fsc_event_subscribe(e.bus);
+    struct fsc_gnmi_result res;
+    struct fsc_sample smp[8];
+    const char *pfx = "/junos/system/linecard/qmon-sw";
+    static const uint64_t pct[3] = {61, 0, 12};
+    for (int k = 0; k < 3; k++) {
+        Gnmi__Update *u[2] = {
+            mk_update("/queue_monitor_element_info[if_name=et-0/0/4]/queue_monitor_stats_egress/"
+                      "queue_monitor_stats_info[queue_number=3]/peak_buffer_occupancy_percent",
+                      tv_uint(pct[k])),
+            mk_update("/queue_monitor_element_info[if_name=et-0/0/4]/queue_monitor_stats_egress/"
+                      "queue_monitor_stats_info[queue_number=3]/red_drop_packets_color_0",
+                      tv_uint(k == 1 ? 0 : 100 * (uint64_t)(k + 1)))};
+        decode_ingest(&e, pfx, 2 * k, u, 2, &res, smp);
+        CHECK_INT(res.n_samples, 2);
+        CHECK_INT(res.unknown, 2);
+    }
+    CHECK_STR(series_text(&e, smp[0].series),
+              "fabric_junos_junos_system_linecard_qmon_sw_queue_monitor_element_info_queue_"
+              "monitor_stats_egress_queue_monitor_stats_info_peak_buffer_occupancy_percent{device="
+              "\"leaf1\",port=\"et-0/0/4\",queue_number=\"3\"}");
+    struct fsc_series_view view;
+    CHECK_INT(fsc_engine_view(e.eng, smp[0].series, &view), 0);
+    CHECK_INT(view.kind, FSC_KIND_GAUGE);
+    CHECK_INT(fsc_engine_view(e.eng, smp[1].series, &view), 0);
+    CHECK_INT(view.kind, FSC_KIND_COUNTER);
+    struct fsc_event ev[8];
+    size_t nev = reset_events(sub, ev, 8);
+    CHECK_INT(nev, 1); /* the counter's 200 -> 0 only */
+    if (nev == 1) {
+        CHECK_INT(ev[0].series, smp[1].series);
+        CHECK_INT(EVF(&ev[0], FSC_EF_CAUSE), 0); /* decrease */
+    }
+    struct fsc_engine_stats es;
+    fsc_engine_stats_get(e.eng, &es);
+    CHECK_INT(es.verdicts[FSC_RATE_GAUGE], 3);
+    CHECK_INT(es.verdicts[FSC_RATE_RESET], 1);
+    fsc_event_unsubscribe(sub);
+    env_close(&e);
+}
+
 TEST_MAIN(TEST(openconfig_prefix_keys), TEST(junos_header_timestamp), TEST(pseudo_leaves_dropped),
           TEST(qmon_queue_label), TEST(sequence_gaps), TEST(value_types), TEST(malformed_bytes),
           TEST(unknown_path_passthrough), TEST(cache_no_alloc), TEST(sync_delete_and_fallback_time),
           TEST(topology_labels_and_traits), TEST(pfc_priority_label), TEST(producers_combined),
-          TEST(producers_many))
+          TEST(producers_many), TEST(sequence_late_not_lost), TEST(sequence_restarts),
+          TEST(last_clear_reset_evidence), TEST(gauge_falls_no_reset))

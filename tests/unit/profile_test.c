@@ -346,7 +346,8 @@ static void passthrough_sanitized(void)
 /* A table the checker must refuse, with the words it must say. */
 static void expect_check_fails(const struct fsc_profile_entry *entries, size_t n, const char *why)
 {
-    struct fsc_profile prof = {"bad", entries, n, "fabric_bad_", 64, 0, FSC_REFRESH_ON_READ};
+    struct fsc_profile prof = {"bad", entries, n, "fabric_bad_", 64, 0, FSC_REFRESH_ON_READ,
+                               NULL,  NULL};
     char err[256] = "";
     CHECK_INT(fsc_profile_check(&prof, err, sizeof(err)), -EINVAL);
     if (strstr(err, why) == NULL)
@@ -463,6 +464,126 @@ static void ib_port_data_scale4(void)
     CHECK_INT(scaled, 2);
 }
 
+/* Junos passthrough leaves are gauges when their words say they are levels:
+ * every leaf below is named as in Juniper's protos (github.com/Juniper/
+ * telemetry: qmon.proto, port.proto, pfe_qos_egress_qstats.proto,
+ * ldp_p2mp_lsp_stats.proto, optics.proto) or the OpenConfig models; the
+ * known answer is Juniper's own annotation (is_gauge*, is_counter). */
+static void junos_passthrough_gauges(void)
+{
+    static const struct {
+        const char *leaf;
+        int gauge;
+    } cases[] = {
+        /* is_gauge */
+        {"/junos/system/linecard/qmon-sw/queue_monitor_element_info/queue_monitor_stats_egress/"
+         "queue_monitor_stats_info/peak_buffer_occupancy_percent",
+         1},
+        {"/junos/system/linecard/interface/interface_stats/egress_queue_info/cur_buffer_occupancy",
+         1},
+        {"/junos/system/linecard/interface/interface_stats/egress_queue_info/avg_buffer_occupancy",
+         1},
+        {"/junos/system/linecard/interface/interface_stats/egress_queue_info/peak_buffer_occupancy",
+         1},
+        {"/junos/system/linecard/interface/interface_stats/egress_queue_info/allocated_buffer_size",
+         1},
+        {"/junos/system/linecard/interface/interface_stats/ingress_stats/if_1sec_octets", 1},
+        {"/junos/system/linecard/interface/interface_stats/ingress_stats/if_1sec_pkts", 1},
+        {"/a/agg_fab_stats_ipps", 1},
+        {"/a/queue_depth_maximum", 1},
+        {"/a/bridge_flow_table_utilization", 1},
+        {"/a/lane_laser_output_power_dbm", 1},
+        {"/a/module_temp_high_alarm_threshold", 1},
+        {"/a/drop_bytes_per_second", 1},
+        {"/a/temp_value", 1},
+        /* is_gauge_max */
+        {"/qos/interfaces/interface/output/queues/queue/state/max-queue-len", 1},
+        {"/qos/interfaces/interface/output/queues/queue/state/avg-queue-len", 1},
+        /* "Rates of the above counters", marked is_counter */
+        {"/a/byte_rate", 1},
+        {"/a/packet_rate", 1},
+        /* not marked, levels and times by the OpenConfig models */
+        {"/interfaces/interface/state/high-speed", 1},
+        {"/interfaces/interface/state/last-change", 1},
+        {"/junos/system/linecard/interface/interface_stats/ifHighSpeed", 1},
+        {"/junos/system/linecard/interface/interface_stats/ifLastChange", 1},
+        /* is_counter */
+        {"/junos/system/linecard/qmon-sw/queue_monitor_element_info/queue_monitor_stats_egress/"
+         "queue_monitor_stats_info/red_drop_octets_color_0",
+         0},
+        {"/junos/system/linecard/interface/interface_stats/egress_queue_info/rl_drop_bytes", 0},
+        {"/junos/system/linecard/interface/interface_stats/ingress_errors/if_in_frame_errors", 0},
+        {"/junos/system/linecard/interface/interface_stats/if_transitions", 0},
+        {"/a/rate_limit_drop_bytes", 0},
+        {"/a/bridge_max_flows_exceeded_failures", 0},
+        {"/interfaces/interface/state/counters/in-unknown-protos", 0},
+        {"/interfaces/interface/ethernet/state/counters/in-maxsize-exceeded", 0},
+        {"/interfaces/interface/ethernet/state/counters/in-oversize-frames", 0},
+        /* not marked: an event count whose words include a time */
+        {"/a/transmit_queue_time_outs", 0},
+        {"/a/in-frame-length-errors", 0},
+    };
+    const struct fsc_profile *j = &fsc_profile_junos;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct fsc_profile_match m = map_ok(j, cases[i].leaf);
+        int kind = cases[i].gauge ? FSC_KIND_GAUGE : FSC_KIND_COUNTER;
+        if (m.entry != NULL || m.traits.kind != kind)
+            fprintf(stderr, "%s: kind %d, want %d\n", cases[i].leaf, m.traits.kind, kind);
+        CHECK(m.entry == NULL);
+        CHECK_INT(m.traits.kind, kind);
+        CHECK_INT(m.traits.signal, FSC_SIG_NONE);
+    }
+    struct fsc_profile_match m = map_ok(j, cases[0].leaf);
+    CHECK_STR(m.canonical, "fabric_junos_junos_system_linecard_qmon_sw_queue_monitor_element_info_"
+                           "queue_monitor_stats_egress_queue_monitor_stats_info_peak_buffer_"
+                           "occupancy_percent");
+    /* A mapped gauge keeps its entry; other profiles have no name rule. */
+    m = map_ok(j, "/junos/system/linecard/qmon-sw/queue_monitor_element_info/"
+                  "queue_monitor_stats_egress/queue_monitor_stats_info/"
+                  "peak_buffer_occupancy_bytes");
+    CHECK(m.entry != NULL);
+    m = map_ok(&fsc_profile_mlx5, "rx_max_buffer_occupancy");
+    CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+
+    /* The word cutter: separators, case changes, words too long to match. */
+    static const char *const words[] = {"speed", "max", NULL};
+    static const char *const last[] = {"len", NULL};
+    static const char *const suffixes[] = {"pps", NULL};
+    static const char *const counts[] = {"errors", NULL};
+    const struct fsc_gauge_names g = {words, last, suffixes, counts};
+    CHECK_INT(fsc_profile_name_is_gauge(&g, "ifHighSpeed"), 1);
+    CHECK_INT(fsc_profile_name_is_gauge(&g, "IFHIGHSPEED"), 0);
+    CHECK_INT(fsc_profile_name_is_gauge(&g, "x/SPEED"), 1);
+    CHECK_INT(fsc_profile_name_is_gauge(&g, "speed/x"), 0); /* the leaf only */
+    CHECK_INT(fsc_profile_name_is_gauge(&g, "len-x"), 0);   /* not last */
+    CHECK_INT(fsc_profile_name_is_gauge(&g, "queue.len"), 1);
+    CHECK_INT(fsc_profile_name_is_gauge(&g, "maxsize"), 0);    /* whole words */
+    CHECK_INT(fsc_profile_name_is_gauge(&g, "max_errors"), 0); /* a count wins */
+    CHECK_INT(fsc_profile_name_is_gauge(&g, "opps"), 1);
+    CHECK_INT(fsc_profile_name_is_gauge(&g, "max2Len"), 1);
+    CHECK_INT(fsc_profile_name_is_gauge(&g, "x_"
+                                            "speedspeedspeedspeedspeedspeedspeedspeed"),
+              0);
+    CHECK_INT(fsc_profile_name_is_gauge(&g, "/__/"), 0);
+    CHECK_INT(fsc_profile_name_is_gauge(&g, ""), 0);
+    CHECK_INT(fsc_profile_name_is_gauge(NULL, "max"), 0);
+    CHECK_INT(fsc_profile_name_is_gauge(&g, NULL), 0);
+
+    /* Canonical names (replay files): the words after the passthrough prefix. */
+    const struct fsc_profile *const *all = fsc_app_profiles();
+    CHECK_INT(fsc_profile_passthrough_is_gauge(
+                  all, "fabric_junos_qos_interfaces_interface_output_queues_queue_state_max_"
+                       "queue_len"),
+              1);
+    CHECK_INT(fsc_profile_passthrough_is_gauge(
+                  all, "fabric_junos_interfaces_interface_state_counters_in_unknown_protos"),
+              0);
+    CHECK_INT(fsc_profile_passthrough_is_gauge(all, "fabric_mlx5_rx_max_buffer_occupancy"), 0);
+    CHECK_INT(fsc_profile_passthrough_is_gauge(all, "fabric_port_queue_peak_bytes"), 0);
+    CHECK_INT(fsc_profile_passthrough_is_gauge(all, NULL), 0);
+    CHECK_INT(fsc_profile_passthrough_is_gauge(NULL, "fabric_junos_max"), 0);
+}
+
 TEST_MAIN(TEST(junos_known_names), TEST(cumulus_gauges_become_counters),
           TEST(mlx5_priority_capture), TEST(mlx5_32bit_q_counters), TEST(passthrough_sanitized),
-          TEST(tables_sorted_and_unique), TEST(ib_port_data_scale4))
+          TEST(tables_sorted_and_unique), TEST(ib_port_data_scale4), TEST(junos_passthrough_gauges))

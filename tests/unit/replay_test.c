@@ -93,13 +93,16 @@ static void load_resolves_series_and_traits(void)
     const char *path = write_file("# two series\n"
                                   "0 fabric_port_tx_bytes_total{device=\"d\",port=\"p\"} 0\n"
                                   "0 fabric_nic_out_of_sequence_total{device=\"d\",port=\"p\"} 7\n"
-                                  "100 fabric_port_tx_bytes_total{port=\"p\",device=\"d\"} 10\n");
+                                  "100 fabric_port_tx_bytes_total{port=\"p\",device=\"d\"} 10\n"
+                                  "0 fabric_junos_qmon_peak_buffer_occupancy_percent 61\n"
+                                  "100 fabric_junos_qmon_peak_buffer_occupancy_percent 0\n"
+                                  "0 fabric_junos_qmon_tail_drop_packets 5\n");
     struct fsc_sample *smp = NULL;
     size_t n = 0;
     CHECK_INT(fsc_replay_load(path, &env, 100000000000ULL, 50000000, &smp, &n, err, sizeof(err)),
               0);
-    CHECK_INT(n, 3);
-    CHECK_INT(fsc_registry_count(reg), 2);
+    CHECK_INT(n, 6);
+    CHECK_INT(fsc_registry_count(reg), 4);
     if (n == 3) {
         CHECK_INT(smp[0].series, smp[2].series); /* label order does not matter */
         CHECK_INT(smp[2].t_dev_ns, 100000000);
@@ -113,6 +116,17 @@ static void load_resolves_series_and_traits(void)
     CHECK(view.link_speed_bps == 100000000000ULL);
     CHECK_INT(fsc_engine_view(eng, smp[1].series, &view), 0);
     CHECK_INT(view.signal, FSC_SIG_REORDER);
+    /* passthrough names: a level by the Junos profile's words is a gauge */
+    if (n == 6) {
+        CHECK_INT(fsc_engine_view(eng, smp[3].series, &view), 0);
+        CHECK_INT(view.kind, FSC_KIND_GAUGE);
+        CHECK_INT(fsc_engine_view(eng, smp[5].series, &view), 0);
+        CHECK_INT(view.kind, FSC_KIND_COUNTER);
+    }
+    struct fsc_engine_stats es;
+    fsc_engine_stats_get(eng, &es);
+    CHECK_INT(es.verdicts[FSC_RATE_RESET], 0); /* 61 -> 0 of a gauge */
+    CHECK_INT(es.verdicts[FSC_RATE_GAUGE], 2);
     free(smp);
 
     path = write_file("0 a_total 1\n\n5 b_total{x=1} 2\n");

@@ -401,8 +401,8 @@ static void on_message(struct gnmi_stream *st, int64_t now)
     } else {
         st->stats.updates += res.updates;
         st->stats.samples += res.n_samples;
-        st->stats.seq_gaps += res.seq_gaps;
         st->stats.seq_lost += res.seq_lost;
+        st->stats.seq_late += res.seq_late;
         st->stats.names_hashed += res.names_hashed;
         if (res.sync_response)
             st->stats.sync_seen = true;

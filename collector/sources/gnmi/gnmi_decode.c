@@ -10,20 +10,11 @@
 #include "sources/gnmi/gnmi_internal.h"
 
 #define NS_PER_MS            1000000LL
-#define JUNOS_HEADER_EXT_ID  1            /* gnmi_ext.ExtensionID EID_JUNIPER_TELEMETRY_HEADER */
-#define SEQ_SYNC_LO          (1ULL << 21) /* Junos initial-sync sequence range (jtimon) */
-#define SEQ_SYNC_HI          ((1ULL << 22) - 1)
+#define JUNOS_HEADER_EXT_ID  1 /* gnmi_ext.ExtensionID EID_JUNIPER_TELEMETRY_HEADER */
 #define DEFAULT_MAX_SERIES   16384u
 #define DEFAULT_MAX_SEQ_KEYS 256u
 #define MAX_SEQ_KEYS         65536u
 #define MULTI_SERIES         1024u /* series fed by several producers (gnmi_components.c) */
-
-/* Last sequence number of one Junos producer + path. */
-struct seq_slot {
-    uint64_t key; /* hash of (component, sub-component, path); 0 = empty */
-    uint64_t last;
-    int64_t creation_ms;
-};
 
 struct fsc_gnmi_decoder {
     struct gnmi_resolver rs;
@@ -37,8 +28,8 @@ struct fsc_gnmi_decoder {
     struct gnmi_series_cache *prefixes;
     struct gnmi_series_cache *paths;
     uint32_t next_prefix;
-    struct seq_slot *seq;
-    uint32_t seq_mask, seq_count, seq_max;
+    struct gnmi_seq *seq;     /* sequence numbers per producer + path */
+    struct gnmi_ports *ports; /* ports of this stream and their last-clear */
     struct gnmi_multi *multi; /* series of several producers, combined */
     struct fsc_gnmi_decode_stats st;
     uint8_t key[FSC_GNMI_PATH_KEY_MAX]; /* the encoded path of the current update */
@@ -74,15 +65,11 @@ struct fsc_gnmi_decoder *fsc_gnmi_decoder_create(const struct fsc_gnmi_decode_co
     uint32_t max_series = cfg->max_series ? cfg->max_series : DEFAULT_MAX_SERIES;
     dec->prefixes = gnmi_series_cache_create(max_series);
     dec->paths = gnmi_series_cache_create(max_series);
-    uint32_t slots = 1;
-    while (slots < 2 * max_seq)
-        slots <<= 1;
-    dec->seq = calloc(slots, sizeof(*dec->seq));
+    dec->seq = gnmi_seq_create(max_seq);
+    dec->ports = gnmi_ports_create(GNMI_PORTS_MAX);
     dec->multi = gnmi_multi_create(MULTI_SERIES);
-    if (!dec->device || !dec->prefixes || !dec->paths || !dec->seq || !dec->multi)
+    if (!dec->device || !dec->prefixes || !dec->paths || !dec->seq || !dec->ports || !dec->multi)
         goto nomem;
-    dec->seq_mask = slots - 1;
-    dec->seq_max = max_seq;
     dec->rs.env = *env;
     dec->rs.profile = cfg->profile ? cfg->profile : &fsc_profile_junos;
     dec->rs.device = dec->device;
@@ -101,7 +88,8 @@ void fsc_gnmi_decoder_destroy(struct fsc_gnmi_decoder *dec)
         return;
     gnmi_series_cache_destroy(dec->prefixes);
     gnmi_series_cache_destroy(dec->paths);
-    free(dec->seq);
+    gnmi_seq_destroy(dec->seq);
+    gnmi_ports_destroy(dec->ports);
     gnmi_multi_destroy(dec->multi);
     free(dec->device);
     free(dec);
@@ -111,11 +99,11 @@ void fsc_gnmi_decoder_stats(const struct fsc_gnmi_decoder *dec, struct fsc_gnmi_
 {
     *out = dec->st;
     out->cache_series = gnmi_series_cache_count(dec->paths);
-    out->heap_allocs =
-        gnmi_series_cache_allocs(dec->prefixes) + gnmi_series_cache_allocs(dec->paths);
-    out->memory_bytes = sizeof(*dec) + strlen(dec->device) + 1 +
-                        (dec->seq_mask + 1) * sizeof(*dec->seq) +
-                        gnmi_series_cache_memory(dec->prefixes) +
+    out->heap_allocs = gnmi_series_cache_allocs(dec->prefixes) +
+                       gnmi_series_cache_allocs(dec->paths) + gnmi_seq_allocs(dec->seq) +
+                       dec->ports->allocs;
+    out->memory_bytes = sizeof(*dec) + strlen(dec->device) + 1 + gnmi_seq_memory(dec->seq) +
+                        dec->ports->memory + gnmi_series_cache_memory(dec->prefixes) +
                         gnmi_series_cache_memory(dec->paths) + gnmi_multi_memory(dec->multi);
 }
 
@@ -216,47 +204,21 @@ static uint64_t seq_key(const struct junos_header *jh)
     return h ? h : 1; /* 0 marks an empty slot */
 }
 
-static int seq_in_sync(uint64_t s)
-{
-    return s >= SEQ_SYNC_LO && s <= SEQ_SYNC_HI;
-}
-
-/* Tracks the producer's sequence number; returns 1 when the stream was
- * re-created (stream_creation_timestamp changed): a counter reset. */
+/* Tracks the producer's sequence number (gnmi_seq.c: lost, late, restart);
+ * returns 1 when its stream was re-created (stream_creation_timestamp
+ * changed): a counter reset. */
 static int seq_track(struct fsc_gnmi_decoder *dec, const struct junos_header *jh,
                      struct fsc_gnmi_result *res)
 {
-    uint64_t k = seq_key(jh);
-    uint32_t i = (uint32_t)k & dec->seq_mask;
-    while (dec->seq[i].key && dec->seq[i].key != k)
-        i = (i + 1) & dec->seq_mask; /* load <= 1/2: ends */
-    struct seq_slot *e = &dec->seq[i];
-    if (!e->key) {
-        if (dec->seq_count >= dec->seq_max) {
-            dec->st.seq_untracked++;
-            return 0;
-        }
-        dec->seq_count++;
-        *e = (struct seq_slot){k, jh->seq, jh->creation_ms};
-        return 0;
-    }
-    int reset = 0;
-    if (jh->creation_ms != e->creation_ms && jh->creation_ms && e->creation_ms) {
-        reset = 1; /* a new producer stream: numbering restarts too */
-        dec->st.seq_restarts++;
-    } else if (seq_in_sync(jh->seq) != seq_in_sync(e->last)) {
-        /* initial-sync numbering ends or begins: not a gap */
-    } else if (jh->seq > e->last && jh->seq - e->last > 1) {
-        /* not "seq > last + 1": last = UINT64_MAX would wrap to 0 and make
-         * a repeat a gap of 2^64 - 1 (found by fuzz_junos_header) */
-        res->seq_gaps = 1;
-        res->seq_lost = jh->seq - e->last - 1;
-    } else if (jh->seq <= e->last) {
-        dec->st.seq_restarts++; /* producer restarted (or repeated itself) */
-    }
-    e->last = jh->seq;
-    e->creation_ms = jh->creation_ms;
-    return reset;
+    struct gnmi_seq_verdict v;
+    gnmi_seq_track(dec->seq, seq_key(jh), jh->seq, jh->creation_ms, &v);
+    res->seq_skipped = v.skipped;
+    res->seq_lost = v.lost;
+    res->seq_late = v.late;
+    dec->st.seq_repeats += v.repeat;
+    dec->st.seq_restarts += v.restart;
+    dec->st.seq_untracked += v.untracked;
+    return v.reset;
 }
 
 /* ---- message walk ---------------------------------------------------------- */
@@ -272,7 +234,8 @@ struct notif_ctx {
     int64_t t_dev_ns;
     int64_t t_arr_ns;
     uint32_t flags;
-    uint64_t comp; /* the message's producer (line card, PFE) + 1; 0 = no Junos header */
+    uint64_t comp;   /* the message's producer (line card, PFE) + 1; 0 = no Junos header */
+    uint8_t cleared; /* a port's last-clear changed in this notification */
     struct fsc_sample *out;
     size_t out_cap;
     struct fsc_gnmi_result *res;
@@ -280,13 +243,14 @@ struct notif_ctx {
 
 /* Cache miss: parses the path, encodes prefix + path canonically and
  * resolves the series. Returns 0 or GNMI_BAD; *flags says pseudo / unsupported /
- * passthrough. */
+ * passthrough / last-clear, *port_hash names the path's port (0: none). */
 static int path_slow(struct notif_ctx *nc, struct fsc_pb_slice path, fsc_series_id *id,
-                     uint32_t *flags)
+                     uint32_t *flags, uint64_t *port_hash)
 {
     struct fsc_gnmi_decoder *dec = nc->dec;
     *id = FSC_SERIES_NONE;
     *flags = 0;
+    *port_hash = 0;
     if (nc->prefix_state == 0) {
         nc->prefix = (struct path_enc){0, 0, -1};
         int rc = gnmi_enc_path(dec->key, &nc->prefix, nc->prefix_raw);
@@ -303,8 +267,49 @@ static int path_slow(struct notif_ctx *nc, struct fsc_pb_slice path, fsc_series_
     else if (rc == GNMI_UNSUPPORTED || nc->prefix_state == 2 || pe.elems == 0)
         *flags = GNMI_SER_UNSUPPORTED;
     else
-        *id = gnmi_series_resolve(&dec->rs, dec->key, pe.len, flags);
+        *id = gnmi_series_resolve(&dec->rs, dec->key, pe.len, flags, port_hash);
     return 0;
+}
+
+/* A new cache slot: the producer that fed it first, its port's number and
+ * the last-clear epoch now (a new series needs no evidence). */
+static void slot_init(struct fsc_gnmi_decoder *dec, struct gnmi_slot *slot, uint64_t comp,
+                      uint64_t port_hash)
+{
+    slot->comp = comp;
+    slot->port = port_hash ? gnmi_ports_intern(dec->ports, port_hash) : 0;
+    if (port_hash && !slot->port)
+        dec->st.clear_untracked++;
+    slot->clear_seen = dec->ports->epoch;
+}
+
+/* A last-clear value of the slot's port, from the producer that reported it
+ * first (gnmi_clear.c): a change moves the epoch on. */
+static void clear_note(struct notif_ctx *nc, const struct gnmi_slot *slot, union fsc_value v)
+{
+    if (!slot || !slot->port || slot->comp != nc->comp)
+        return;
+    if (gnmi_ports_clear(nc->dec->ports, slot->port, v.u)) { /* a double: its bits */
+        nc->cleared = 1;
+        nc->dec->st.clear_changes++;
+    }
+}
+
+/* FSC_SMP_RESET for the first sample of a counter after its port's
+ * last-clear changed, else 0. Until some port's last-clear changes, one
+ * compare. */
+static uint32_t clear_flag(struct fsc_gnmi_decoder *dec, struct gnmi_slot *slot, uint32_t sflags)
+{
+    const struct gnmi_ports *ports = dec->ports;
+    if (!slot || slot->clear_seen == ports->epoch)
+        return 0;
+    uint32_t seen = slot->clear_seen;
+    slot->clear_seen = ports->epoch;
+    if (!slot->port || (sflags & GNMI_SER_GAUGE) ||
+        !gnmi_ports_cleared_since(ports, slot->port, seen))
+        return 0;
+    dec->st.clear_resets++;
+    return FSC_SMP_RESET;
 }
 
 static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
@@ -338,6 +343,7 @@ static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
 
     fsc_series_id id;
     uint32_t sflags = 0;
+    uint64_t port_hash;
     struct gnmi_slot *slot = NULL; /* NULL past the cache bound: producers not combined */
     if (nc->prefix_id != NO_PREFIX) {
         uint64_t h = gnmi_key_hash(path.p, path.n, nc->prefix_id);
@@ -346,16 +352,16 @@ static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
             id = slot->id;
             sflags = slot->flags;
         } else {
-            if (path_slow(nc, path, &id, &sflags) != 0)
+            if (path_slow(nc, path, &id, &sflags, &port_hash) != 0)
                 return GNMI_BAD;
             if (gnmi_series_cache_add(dec->paths, nc->prefix_id, path.p, path.n, h, id, sflags) !=
                 0)
                 dec->st.cache_full++;
             else if ((slot = gnmi_series_cache_slot(dec->paths, nc->prefix_id, path.p, path.n, h)))
-                slot->comp = nc->comp;
+                slot_init(dec, slot, nc->comp, port_hash);
         }
     } else {
-        if (path_slow(nc, path, &id, &sflags) != 0)
+        if (path_slow(nc, path, &id, &sflags, &port_hash) != 0)
             return GNMI_BAD;
         dec->st.cache_full++;
     }
@@ -365,6 +371,11 @@ static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
     }
     if ((sflags & GNMI_SER_UNSUPPORTED) || kind == VAL_NONE) {
         res->unsupported++;
+        return 0;
+    }
+    if (sflags & GNMI_SER_CLEAR) {
+        res->clears++;
+        clear_note(nc, slot, v);
         return 0;
     }
     if (sflags & GNMI_SER_PASSTHROUGH)
@@ -400,7 +411,7 @@ static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
     }
     struct fsc_sample *smp = &nc->out[res->n_samples++];
     smp->series = id;
-    smp->flags = smp_flags;
+    smp->flags = smp_flags | clear_flag(dec, slot, sflags);
     smp->t_dev_ns = nc->t_dev_ns;
     smp->t_arr_ns = nc->t_arr_ns;
     smp->v = v;
@@ -419,6 +430,51 @@ static uint32_t prefix_id_of(struct fsc_gnmi_decoder *dec, struct fsc_pb_slice p
         gnmi_series_cache_add(dec->prefixes, 0, prefix.p, prefix.n, h, dec->next_prefix, 0) != 0)
         return NO_PREFIX;
     return dec->next_prefix++;
+}
+
+/* The path of a gnmi.Update that do_update() has decoded already. */
+static struct fsc_pb_slice update_path(struct fsc_pb_slice s)
+{
+    const uint8_t *p = s.p, *end = s.p + s.n;
+    struct fsc_pb_slice path = FSC_PB_NONE;
+    struct fsc_pb_field f = {0};
+    while (fsc_pb_next(&p, end, &f) > 0)
+        if (f.num == 1 && f.wt == FSC_PB_LEN)
+            path = fsc_pb_bytes(&f);
+    return path;
+}
+
+/* A port's last-clear changed in this notification (gnmi_clear.c): its
+ * counters decoded before the leaf looked at an older epoch, so their
+ * samples are flagged now. A second walk of the updates, only on a clear. */
+static void flag_before_clear(struct notif_ctx *nc, struct fsc_pb_slice s)
+{
+    struct fsc_gnmi_decoder *dec = nc->dec;
+    const uint8_t *p = s.p, *end = s.p + s.n;
+    struct fsc_pb_field f = {0};
+    if (nc->prefix_id == NO_PREFIX)
+        return; /* no slots: nothing was stamped */
+    while (fsc_pb_next(&p, end, &f) > 0) {
+        if (f.num != 4 || f.wt != FSC_PB_LEN)
+            continue;
+        struct fsc_pb_slice path = update_path(fsc_pb_bytes(&f));
+        uint64_t h = gnmi_key_hash(path.p, path.n, nc->prefix_id);
+        struct gnmi_slot *slot =
+            gnmi_series_cache_slot(dec->paths, nc->prefix_id, path.p, path.n, h);
+        if (!slot || !slot->port || slot->id == FSC_SERIES_NONE || (slot->flags & GNMI_SER_GAUGE) ||
+            !gnmi_ports_cleared_since(dec->ports, slot->port, slot->clear_seen))
+            continue;
+        uint32_t hits = 0;
+        for (uint32_t i = 0; i < nc->res->n_samples; i++) {
+            struct fsc_sample *smp = &nc->out[i];
+            if (smp->series == slot->id) {
+                hits += !(smp->flags & FSC_SMP_RESET);
+                smp->flags |= FSC_SMP_RESET;
+                slot->clear_seen = dec->ports->epoch;
+            }
+        }
+        dec->st.clear_resets += hits;
+    }
 }
 
 /* gnmi.Notification. Pass 1 finds the timestamp and the prefix (field order
@@ -477,7 +533,11 @@ static int do_notification(struct notif_ctx *nc, struct fsc_pb_slice s,
         if (f.wt != FSC_PB_LEN || do_update(nc, fsc_pb_bytes(&f)) != 0)
             return GNMI_BAD;
     }
-    return rc < 0 ? GNMI_BAD : 0;
+    if (rc < 0)
+        return GNMI_BAD;
+    if (nc->cleared)
+        flag_before_clear(nc, s);
+    return 0;
 }
 
 static void stats_add(struct fsc_gnmi_decode_stats *st, const struct fsc_gnmi_result *res)
@@ -492,8 +552,10 @@ static void stats_add(struct fsc_gnmi_decode_stats *st, const struct fsc_gnmi_re
     st->deletes += res->deletes;
     st->sync_responses += res->sync_response;
     st->errors += res->error;
-    st->seq_gaps += res->seq_gaps;
+    st->seq_skipped += res->seq_skipped;
+    st->seq_late += res->seq_late;
     st->seq_lost += res->seq_lost;
+    st->clears += res->clears;
     st->multi_wait += res->multi_wait;
     st->multi_dropped += res->multi_dropped;
     st->eoms += res->eom;

@@ -3,7 +3,7 @@
  * One decoder per Subscribe stream, used by that stream's thread only. Input
  * is the bytes of one gnmi.SubscribeResponse as gRPC delivers them; output is
  * `struct fsc_sample` values appended to a caller buffer, plus what the
- * stream's health logic needs (sync_response, deletes, sequence gaps, error).
+ * stream's health logic needs (sync_response, deletes, lost messages, error).
  *
  * Why a hand-written wire reader instead of protobuf-c's unpack: unpack builds
  * a tree of heap objects (Update, Path, PathElem, key entries, strings,
@@ -32,10 +32,21 @@
  * and non-zero, else Notification.timestamp (ns), else the arrival time
  * (flagged FSC_SMP_ARRIVAL_TIME).
  *
- * Sequence numbers: the last Junos header sequence_number per (component_id,
- * sub_component_id, streamed path) is kept (bounded table); a jump forward
- * counts a gap and the number of lost messages. A change of the header's
- * stream_creation_timestamp marks that message's samples FSC_SMP_RESET.
+ * Sequence numbers: the Junos header sequence_number is followed per
+ * (component_id, sub_component_id, streamed path) in a reorder window of the
+ * 64 numbers up to the highest seen (gnmi_seq.c, bounded table): a number
+ * still missing when 64 newer ones arrived, or when its numbering ended, is
+ * a lost message, counted once; one that arrives late is not lost; a
+ * producer that starts its numbering over is no gap. A change of the
+ * header's stream_creation_timestamp marks that message's samples
+ * FSC_SMP_RESET.
+ *
+ * Last-clear: the profile's reset_leaf (Junos: OpenConfig last-clear) is no
+ * series. When a port's value changes (not on its first sighting), the first
+ * sample of each of that port's counters from that notification on carries
+ * FSC_SMP_RESET, whether the leaf came before or after them in the
+ * notification or in an earlier one (gnmi_clear.c). Bounded: GNMI_PORTS_MAX
+ * ports per stream, and only series in the series cache.
  *
  * Producers: a series whose records come from more than one (component_id,
  * sub_component_id) - an interface reported once per line card - is
@@ -79,25 +90,34 @@ struct fsc_gnmi_result {
     uint32_t no_series;     /* updates whose series the registry or engine refused */
     uint32_t overflow;      /* updates dropped because the caller's buffer was full */
     uint32_t deletes;       /* Notification.delete paths (reported, not sampled) */
-    uint32_t seq_gaps;      /* sequence gaps seen in this message (0 or 1) */
+    uint32_t clears;        /* last-clear leaves read (reset evidence, not sampled) */
     uint32_t multi_wait;    /* updates of a multi-producer series held until all reported */
     uint32_t multi_dropped; /* updates of a multi-producer series past the bounds (dropped) */
     uint32_t names_hashed;  /* updates of a series with a list-key label name over 63 bytes,
                              * hashed to 45 bytes + "_h" + 16 hex digits (issue 20) */
-    uint64_t seq_lost;      /* messages missing in that gap */
+    uint64_t seq_skipped;   /* sequence numbers this message jumped over (may arrive late) */
+    uint64_t seq_lost;      /* numbers this message made lost: out of the reorder window
+                             * unseen, or their numbering ended; each counted once */
     int64_t t_dev_ns;       /* timestamp given to this message's samples */
     uint8_t sync_response;  /* SubscribeResponse.sync_response = true */
     uint8_t error;          /* deprecated SubscribeResponse.error present */
     uint8_t has_header;     /* a Junos telemetry header extension was decoded */
     uint8_t header_time;    /* t_dev_ns came from the header (ms) */
     uint8_t eom;            /* the header's eom: the last message of a batch */
+    uint8_t seq_late;       /* this message's number had been jumped over: late, not lost */
 };
 
 /* Totals since create (self-monitoring). */
 struct fsc_gnmi_decode_stats {
     uint64_t messages, malformed, updates, samples, pseudo, unsupported, unknown, no_series,
-        overflow, deletes, sync_responses, errors, seq_gaps, seq_lost, seq_restarts, seq_untracked,
-        cache_full, multi_series, multi_wait, multi_dropped, eoms, names_hashed;
+        overflow, deletes, sync_responses, errors, cache_full, multi_series, multi_wait,
+        multi_dropped, eoms, names_hashed;
+    /* Sequence numbers (gnmi_seq.c): jumped over, arrived late, lost (each
+     * once), seen twice, numberings started over, producers not followed. */
+    uint64_t seq_skipped, seq_late, seq_lost, seq_repeats, seq_restarts, seq_untracked;
+    /* Last-clear (gnmi_clear.c): leaves read, changes seen, samples flagged
+     * FSC_SMP_RESET for them, cache entries whose port was not followed. */
+    uint64_t clears, clear_changes, clear_resets, clear_untracked;
     uint32_t cache_series; /* entries in the series cache */
     uint32_t heap_allocs;  /* heap allocations made after create (cache growth, key blocks) */
     size_t memory_bytes;   /* bytes held by the decoder */

@@ -96,6 +96,7 @@ enum {
     GNMI_SER_GAUGE = 1u << 3,       /* a gauge: producers combine by max, not sum */
     GNMI_SER_MULTI = 1u << 4,       /* more than one Junos producer feeds it (combined) */
     GNMI_SER_NAME_HASHED = 1u << 5, /* a list-key label name over 63 bytes was hashed */
+    GNMI_SER_CLEAR = 1u << 6,       /* the profile's reset_leaf (last-clear): no series */
 };
 
 #define GNMI_KEY_BLOCK     65536u /* key bytes per block at most: ~1000 paths of a typical length */
@@ -109,7 +110,9 @@ struct gnmi_slot {
     fsc_series_id id;
     uint32_t flags;
     uint32_t tag;
-    uint64_t comp; /* the Junos producer that fed it first (gnmi_multi_*), 0 = none */
+    uint64_t comp;       /* the Junos producer that fed it first (gnmi_multi_*), 0 = none */
+    uint32_t port;       /* its port's number in the decoder's gnmi_ports, 0 = none */
+    uint32_t clear_seen; /* gnmi_ports.epoch when its samples last looked at the port */
 };
 
 /* Key bytes live in blocks that never move (entries point into them). The
@@ -185,6 +188,89 @@ size_t gnmi_multi_memory(const struct gnmi_multi *m);
 int gnmi_multi_combine(struct gnmi_multi *m, fsc_series_id series, uint64_t first_comp,
                        uint64_t comp, int gauge, union fsc_value *v, uint32_t *smp_flags);
 
+/* ---- ports and their last-clear (gnmi_clear.c) ------------------------------ */
+
+/* Owned by one decoder and used by its stream's thread only (no locks). */
+#define GNMI_PORTS_MAX 4096u /* ports of one stream followed at most */
+
+/* One port: the last-clear value seen last and when it changed. */
+struct gnmi_port {
+    uint64_t key;        /* hash of the port name (gnmi_port_key) */
+    uint64_t clear;      /* last-clear value (raw bits) seen last */
+    uint32_t changed_at; /* gnmi_ports.epoch of its last change; 0 = never */
+    uint8_t seen;        /* a last-clear value was seen */
+};
+
+struct gnmi_ports {
+    struct gnmi_port *port; /* by number - 1, append-only: numbers never move */
+    uint32_t *index;        /* open addressing over key: port number, 0 = empty */
+    uint32_t n, cap, mask, max;
+    /* Changes of any port's last-clear so far (a stream sees a few per clear
+     * command, 2^32 of them is out of reach): a slot that looked at this
+     * epoch needs no look at its port, the hot path's one compare. */
+    uint32_t epoch;
+    uint32_t allocs;
+    size_t memory;
+};
+
+/* An empty table of at most max ports (nothing allocated until the first
+ * port). NULL on ENOMEM. The caller owns it (gnmi_ports_destroy; NULL is a
+ * no-op there). */
+struct gnmi_ports *gnmi_ports_create(uint32_t max);
+void gnmi_ports_destroy(struct gnmi_ports *p);
+
+/* The number (1..max) of the port whose key is `key` (gnmi_port_key),
+ * added on first sight; 0 when the table is full or memory ran out (the
+ * port's last-clear is then not followed). */
+uint32_t gnmi_ports_intern(struct gnmi_ports *p, uint64_t key);
+
+/* Key of a port name of n bytes: a 64-bit hash, never 0. Two names that
+ * share a key (odds ~ ports^2 / 2^64) share their last-clear. */
+uint64_t gnmi_port_key(const char *name, size_t n);
+
+/* Notes last-clear value `clear` of port number no. Returns 1 when it
+ * differs from the value seen before (the epoch moves on and the port
+ * changed at it: reset evidence), 0 on the first sighting or the same
+ * value. */
+int gnmi_ports_clear(struct gnmi_ports *p, uint32_t no, uint64_t clear);
+
+/* 1 when the last-clear of port number no (1..n) changed after epoch
+ * `seen`. */
+static inline int gnmi_ports_cleared_since(const struct gnmi_ports *p, uint32_t no, uint32_t seen)
+{
+    return p->port[no - 1].changed_at > seen;
+}
+
+/* ---- Junos sequence numbers (gnmi_seq.c) -------------------------------------- */
+
+/* Owned by one decoder and used by its stream's thread only (no locks). */
+#define GNMI_SEQ_WINDOW 64u /* reorder window: numbers up to the highest seen */
+
+/* What one message's sequence number meant. */
+struct gnmi_seq_verdict {
+    uint64_t skipped;  /* numbers jumped over (they may still arrive, late) */
+    uint64_t lost;     /* numbers that left the window unseen, or whose numbering ended */
+    uint8_t late;      /* this number was jumped over before: late, not lost */
+    uint8_t repeat;    /* this number was seen before */
+    uint8_t restart;   /* a new numbering began (new creation time, or confirmed) */
+    uint8_t reset;     /* the producer's stream_creation_timestamp changed */
+    uint8_t untracked; /* the key table is full: not followed */
+};
+
+struct gnmi_seq;
+
+/* A table of at most max producer+path keys (grows on demand). NULL on
+ * ENOMEM. The caller owns it (gnmi_seq_destroy; NULL is a no-op there). */
+struct gnmi_seq *gnmi_seq_create(uint32_t max);
+void gnmi_seq_destroy(struct gnmi_seq *sq);
+size_t gnmi_seq_memory(const struct gnmi_seq *sq);   /* bytes held */
+uint32_t gnmi_seq_allocs(const struct gnmi_seq *sq); /* heap allocations after create */
+
+/* Tracks number seq of producer+path `key` (a hash) whose stream was created
+ * at creation_ms (0: unknown); *v is overwritten with what it meant. */
+void gnmi_seq_track(struct gnmi_seq *sq, uint64_t key, uint64_t seq, int64_t creation_ms,
+                    struct gnmi_seq_verdict *v);
+
 /* Static facts the resolver needs to intern a new series. */
 struct gnmi_resolver {
     struct fsc_source_env env;
@@ -209,8 +295,11 @@ size_t gnmi_series_cache_memory(const struct gnmi_series_cache *c);
 
 /* Slow path of a cache miss: maps the encoded path through the profile,
  * builds the labels, interns the series and sets its traits. Returns the id
- * (FSC_SERIES_NONE when refused) and GNMI_SER_* flags in *flags. */
+ * (FSC_SERIES_NONE when refused), GNMI_SER_* flags in *flags, and in
+ * *port_hash gnmi_port_key(port name) when the path names a port (0
+ * when not). The profile's reset_leaf is no series: GNMI_SER_CLEAR, id
+ * FSC_SERIES_NONE. */
 fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t *key, size_t n,
-                                  uint32_t *flags);
+                                  uint32_t *flags, uint64_t *port_hash);
 
 #endif

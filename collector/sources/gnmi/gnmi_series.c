@@ -237,7 +237,7 @@ static int has_label(const struct fsc_label *labels, size_t n, const char *name)
 }
 
 fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t *key, size_t n,
-                                  uint32_t *flags)
+                                  uint32_t *flags, uint64_t *port_hash)
 {
     static _Thread_local struct decoded_path dp; /* ~10 KiB: keep it off small stacks */
     struct fsc_profile_match m;
@@ -247,15 +247,23 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
     size_t nl = 0;
 
     *flags = 0;
-    if (path_decode(key, n, &dp) != 0 || fsc_profile_map(rs->profile, dp.vendor, &m) != 0)
+    *port_hash = 0;
+    if (path_decode(key, n, &dp) != 0)
+        return FSC_SERIES_NONE;
+    int pk = port_key(&dp);
+    const char *port = pk >= 0 ? dp.keys[pk].value : NULL;
+    if (port)
+        *port_hash = gnmi_port_key(port, strlen(port));
+    if (rs->profile->reset_leaf && strcmp(dp.vendor, rs->profile->reset_leaf) == 0) {
+        *flags = GNMI_SER_CLEAR; /* read by the decoder, never a series */
+        return FSC_SERIES_NONE;
+    }
+    if (fsc_profile_map(rs->profile, dp.vendor, &m) != 0)
         return FSC_SERIES_NONE;
     if (!m.entry)
         *flags |= GNMI_SER_PASSTHROUGH;
     if (m.traits.kind == FSC_KIND_GAUGE)
         *flags |= GNMI_SER_GAUGE;
-
-    int pk = port_key(&dp);
-    const char *port = pk >= 0 ? dp.keys[pk].value : NULL;
     labels[nl++] = (struct fsc_label){"device", rs->device};
     if (port)
         labels[nl++] = (struct fsc_label){"port", port};

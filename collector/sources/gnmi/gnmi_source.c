@@ -272,7 +272,9 @@ static const struct fsc_stat_col stream_cols[COL__COUNT] = {
     [COL_SEQ_GAPS] = {.id = "sequence_gaps",
                       .family = "fabricscope_gnmi_sequence_gaps",
                       .type = FSC_STAT_COUNTER,
-                      .help = "Junos telemetry header sequence gaps (lost messages).",
+                      .help = "Junos messages lost: telemetry header sequence numbers not "
+                              "seen by the time 64 newer ones arrived or their numbering "
+                              "ended, each counted once (a late message is not lost).",
                       .title = "seq gaps"},
 };
 
@@ -310,7 +312,7 @@ static void gnmi_stats(void *ctx, const struct fsc_stats_out *out)
             [COL_MESSAGES] = (double)s->messages,
             [COL_UPDATES] = (double)s->updates,
             [COL_DECODE_ERRORS] = (double)s->decode_errors,
-            [COL_SEQ_GAPS] = (double)s->seq_gaps,
+            [COL_SEQ_GAPS] = (double)s->seq_lost,
             [COL_NAMES_HASHED] = (double)s->names_hashed,
         };
         const char *keys[] = {cl->name, s->name};

@@ -44,8 +44,8 @@ struct fsc_gnmi_stream_stats {
     uint64_t updates;                 /* Update entries in them */
     uint64_t samples;                 /* samples fed to the engine */
     uint64_t decode_errors;           /* malformed responses */
-    uint64_t seq_gaps;                /* Junos header sequence gaps */
-    uint64_t seq_lost;                /* messages missing in those gaps */
+    uint64_t seq_lost;                /* Junos messages lost (sequence numbers never seen) */
+    uint64_t seq_late;                /* Junos messages that arrived after a higher number */
     uint64_t reconnects;              /* calls that failed and were retried after backoff */
     uint64_t resubscribes;            /* calls cancelled for silence and restarted */
     uint64_t names_hashed; /* updates of series with a list-key label name hashed (issue 20) */

@@ -68,7 +68,27 @@
  * subscribed to both would merge two counters into one series; they pass
  * through as fabric_junos_junos_system_linecard_qmon_sw_..._packets.
  *
- * Unknown paths pass through as fabric_junos_<path, '/' and '-' -> '_'>.
+ * Unknown paths pass through as fabric_junos_<path, '/' and '-' -> '_'>:
+ * as gauges when the words of the leaf say it is a level (junos_gauges
+ * below), else as counters. Juniper marks each field of its protos
+ * (github.com/Juniper/telemetry, protos/telemetry_top.proto,
+ * TelemetryFieldOptions): is_counter, or is_gauge / is_gauge_max /
+ * is_gauge_min. The words were checked against every field of every
+ * release in that repository (24.4R1 snapshot): each of the 55 field names
+ * marked as a gauge somewhere is a gauge here (qmon.proto
+ * peak_buffer_occupancy_percent, port.proto cur_/avg_/peak_buffer_occupancy,
+ * allocated_buffer_size, if_1sec_octets, pfe_qos_egress_qstats.proto
+ * max_queue_len / avg_queue_len, optics thresholds, ...); of the 151 marked
+ * is_counter only byte_rate and packet_rate are not counters here, which
+ * ldp_p2mp_lsp_stats.proto itself calls "Rates of the above counters". The
+ * OpenConfig QoS queue's max-queue-len / avg-queue-len (openconfig-qos-
+ * interfaces.yang) and times such as last-change are gauges too. A gauge
+ * never yields a counter reset (rate.h): its last value is kept.
+ *
+ * last-clear (/interfaces/interface/state/counters/last-clear, timeticks64,
+ * ns since the epoch of the interface's last counter clear) is no series:
+ * the gNMI decoder reads it as reset evidence for the interface's counters
+ * (.reset_leaf below; sources/gnmi/gnmi_clear.c).
  * refresh_ns = 2 s, FSC_REFRESH_PERIODIC: the PFE counters Junos streams are
  * copies the line card takes on its own timer (reporting intervals are
  * multiples of 2 s: Juniper, "Guidelines for Specifying Data Reporting
@@ -156,6 +176,30 @@ static const struct fsc_profile_entry junos_entries[] = {
         FSC_DIR_TX),
 };
 
+/* Words of a level, not a count: buffer and queue levels and their
+ * statistics, ratios, rates, physical readings, times. */
+static const char *const gauge_words[] = {
+    "occupancy", "utilization", "util",    "percent",   "pct",     "ratio",       "watermark",
+    "depth",     "peak",        "max",     "min",       "maximum", "minimum",     "avg",
+    "average",   "cur",         "current", "1sec",      "per",     "temperature", "temp",
+    "voltage",   "power",       "dbm",     "threshold", "speed",   "allocated",   "last",
+    "time",      "timestamp",   NULL};
+/* As the last word only: "rate_limit_drop_bytes" and "in-frame-length-errors"
+ * are counters, "byte_rate" and "max-queue-len" are not. */
+static const char *const gauge_last_words[] = {"rate", "len", "length", "size", "level", NULL};
+static const char *const gauge_last_suffixes[] = {"pps", "bps", NULL}; /* agg_fab_stats_ipps */
+/* A last word that counts events wins ("transmit_queue_time_outs"). */
+static const char *const counter_last_words[] = {"errors",    "failures",   "drops", "discards",
+                                                 "violation", "violations", "cntr",  "samples",
+                                                 "nums",      "outs",       NULL};
+
+static const struct fsc_gauge_names junos_gauges = {
+    .words = gauge_words,
+    .last_words = gauge_last_words,
+    .last_suffixes = gauge_last_suffixes,
+    .counter_last_words = counter_last_words,
+};
+
 const struct fsc_profile fsc_profile_junos = {
     .name = "junos",
     .entries = junos_entries,
@@ -164,4 +208,6 @@ const struct fsc_profile fsc_profile_junos = {
     .passthrough_width = 64,
     .refresh_ns = 2000000000,
     .refresh = FSC_REFRESH_PERIODIC,
+    .passthrough_gauges = &junos_gauges,
+    .reset_leaf = IF "last-clear",
 };

@@ -45,7 +45,9 @@ static void replay_traits(const struct fsc_replay_line *ln, const struct fsc_sou
 {
     if (fsc_profile_canonical_traits(env->profiles, ln->name, tr) != 0) {
         memset(tr, 0, sizeof(*tr));
-        tr->kind = FSC_KIND_COUNTER;
+        /* a passthrough level (Junos ..._percent) stays a gauge when replayed */
+        tr->kind = fsc_profile_passthrough_is_gauge(env->profiles, ln->name) ? FSC_KIND_GAUGE
+                                                                             : FSC_KIND_COUNTER;
         tr->width = 64;
         tr->scale = 1;
     }
