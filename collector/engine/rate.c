@@ -388,14 +388,15 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
     /* Rule 3: duplicates, order, clock step. Differences in uint64_t are
      * exact because t <= t_last here. */
     if (t <= st->t_last) {
-        if (t == st->t_last) {
-            res->verdict = rate_same_value(st, smp) ? FSC_RATE_DUPLICATE : FSC_RATE_OUT_OF_ORDER;
-            return;
-        }
         uint64_t back = (uint64_t)st->t_last - (uint64_t)t;
         uint64_t bound = params->clock_step_ns > 0 ? (uint64_t)params->clock_step_ns : 0;
-        if (back <= bound) {
-            res->verdict = FSC_RATE_OUT_OF_ORDER;
+        if (t == st->t_last || back <= bound) {
+            /* Reset evidence on a dropped sample is kept for the next one
+             * (rule 4): the counters it speaks of were cleared all the same. */
+            if (smp->flags & FSC_SMP_RESET)
+                st->flags |= FSC_RATE_F_RESET_PENDING;
+            res->verdict = t == st->t_last && rate_same_value(st, smp) ? FSC_RATE_DUPLICATE
+                                                                       : FSC_RATE_OUT_OF_ORDER;
             return;
         }
         if (!gauge && !rate_value_ok(smp)) {
@@ -423,7 +424,8 @@ static RATE_NOINLINE void rate_update_slow(struct fsc_rate_state *st, const stru
 
     /* Rule 4: explicit reset evidence, or the value type changed under us (a
      * profile switched the series between integer and double). */
-    if ((smp->flags & FSC_SMP_RESET) || f64 != ((st->flags & FSC_RATE_F_F64) != 0)) {
+    if ((smp->flags & FSC_SMP_RESET) || (st->flags & FSC_RATE_F_RESET_PENDING) ||
+        f64 != ((st->flags & FSC_RATE_F_F64) != 0)) {
         if (grid)
             fsc_rate__copies_restart(st, tr, grid, smp, true);
         else

@@ -21,6 +21,7 @@
  *    restarts at this sample. None of them ever yields a rate.
  *
  * 4. Explicit reset evidence (FSC_SMP_RESET): RESET, the baseline restarts.
+ *    Evidence on a sample rule 3 drops is kept for the next accepted one.
  *
  * 5. When a value was true. Live counters (refresh_ns 0) are read when
  *    sampled: the value was true at the sample. Behind refresh_ns > 0 a
@@ -163,6 +164,9 @@ enum {
     /* Periodic copies: the last accepted sample changed the value (a busy
      * series' repeat one lattice step on straddles a copy, rule 5). */
     FSC_RATE_F_BUSY = 1u << 3,
+    /* A sample dropped by rule 3 carried reset evidence: the next accepted
+     * one restarts the baseline (rule 4). */
+    FSC_RATE_F_RESET_PENDING = 1u << 4,
 };
 
 /* A periodic series' cadence (rule 5), st->cadence & FSC_CADENCE_MASK. */

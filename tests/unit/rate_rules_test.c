@@ -310,6 +310,31 @@ static void names_and_defaults(void)
     CHECK_INT(p.clock_step_ns, SEC);
 }
 
+/* Reset evidence on a sample rule 3 drops (a re-sent value with the
+ * notification's clear flag, an out-of-order one) is not lost: the next
+ * accepted sample restarts the baseline instead of rating across the clear
+ * (1100 -> 5000 would read 3900 units of traffic that never were). */
+static void reset_evidence_on_dropped_sample(void)
+{
+    struct fsc_rate_params p;
+    fsc_rate_params_defaults(&p);
+    struct fsc_traits tr = bytes_traits(0, 100 * MS);
+    struct fsc_rate_state st;
+    memset(&st, 0, sizeof(st));
+    struct wins *ws = wins_new();
+    CHECK_INT(feed(&st, &tr, &p, T0, 1000, 0, ws).verdict, FSC_RATE_BASELINE);
+    CHECK_INT(feed(&st, &tr, &p, T0 + 100 * MS, 1100, 0, ws).verdict, FSC_RATE_INTERVAL);
+    CHECK_INT(feed(&st, &tr, &p, T0 + 100 * MS, 1100, FSC_SMP_RESET, ws).verdict,
+              FSC_RATE_DUPLICATE);
+    CHECK_INT(feed(&st, &tr, &p, T0 + 50 * MS, 7, FSC_SMP_RESET, ws).verdict,
+              FSC_RATE_OUT_OF_ORDER);
+    CHECK_INT(feed(&st, &tr, &p, T0 + 200 * MS, 5000, 0, ws).verdict, FSC_RATE_RESET);
+    struct fsc_rate_result res = feed(&st, &tr, &p, T0 + 300 * MS, 5100, 0, ws);
+    CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
+    CHECK_REL(res.iv.rate, 1000.0, 1e-12); /* 100 units in 100 ms */
+    free(ws);
+}
+
 TEST_MAIN(TEST(implausible_glitch), TEST(gap_not_fine), TEST(gauge_last_value),
           TEST(window_partial_first), TEST(long_gap_window_cap), TEST(double_counters_and_scale),
-          TEST(extreme_times), TEST(names_and_defaults))
+          TEST(extreme_times), TEST(names_and_defaults), TEST(reset_evidence_on_dropped_sample))
