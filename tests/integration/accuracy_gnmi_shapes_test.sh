@@ -56,7 +56,12 @@ fi
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$here/lib.sh"
 lib_init
-[ -n "${KEEP_TMP:-}" ] && trap 'for _p in $fsc_pid $sim_pid $peer_pid; do stop_pid "$_p"; done; echo "kept $tmp"' EXIT
+# KEEP_TMP=1 keeps the scratch directory (logs, remote_write log, scrapes).
+keep_tmp() {
+    for _kt_p in $fsc_pid $sim_pid $peer_pid; do stop_pid "$_kt_p"; done
+    echo "kept $tmp"
+}
+[ -z "${KEEP_TMP:-}" ] || trap keep_tmp EXIT
 
 batches="--ports 32 --batch-offsets-ms 100,350,600,850 --copy-phase-ms 1400 --ramp-ports 28-31 --ramp-per-s 100000000"
 ports=32
@@ -75,6 +80,7 @@ mixed)
     interval=100ms
     want_interval=100
     extra="    sample_interval_grid: none"
+    learn=10
     end_s=50
     ;;
 faults)
@@ -130,8 +136,6 @@ exporters:
     interval: 1s
     resolution: 200ms
     series: [window_rates, fine_rates]
-engine:
-  windows: [10s]
 topology:
   devices:
     - name: leaf1

@@ -230,9 +230,9 @@ def read_target_out(path):
 
 
 class Judge:
-    def __init__(self, dev, facts, w, learn_ms, stop_ms, verbose):
+    def __init__(self, dev, facts, widths, learn_ms, stop_ms, verbose):
         self.dev = dev
-        self.w = w
+        self.widths = widths
         self.verbose = verbose
         self.fails = {}
         self.shown = {}
@@ -301,42 +301,68 @@ class Judge:
 
     # ---- remote_write windows ----------------------------------------------
 
+    def level(self, p):
+        """The port's rate level: the first configured window at least as
+        long as its update period (DESIGN rule 9): the reading interval for
+        a live port, the copy period for a copied one."""
+        period = self.interval if self.dev.live(p) else max(self.interval, COPY_MS)
+        return next((w for w in self.widths if w >= period), self.widths[-1])
+
     def windows(self, series, p, tx, name, stats):
+        label = "%s %s" % (name, "tx" if tx else "rx")
         pts = series.get((WINDOW_NAME, name, "tx" if tx else "rx"), [])
         times = [t for t, _ in pts]
         if len(set(times)) != len(times):
-            self.fail("window_twice", "%s %s: a window sent twice" % (name, "tx" if tx else "rx"))
+            self.fail("window_twice", "%s: a window sent twice" % label)
         got = dict(pts)
-        label = "%s %s" % (name, "tx" if tx else "rx")
+        w = self.level(p)
+        # The width the engine sent this series at: its level when every
+        # stamp is a multiple of it, else the longest shorter width that
+        # divides every stamp (a window is stamped with its own end).
+        width = w
+        if any(t % w for t in got):
+            width = next((x for x in reversed(self.widths) if x < w and not any(t % x for t in got)), None)
+        if width is None:
+            self.fail("window_misaligned", "%s: window stamps %s are no window ends" %
+                      (label, ",".join(str(t) for t in sorted(got)[:4])))
+            got = {}
+        off_level = []
         for t in sorted(got):
             v = got[t]
-            if t % self.w:
-                self.fail("window_misaligned", "%s window stamped %d, not a %d ms window end" %
-                          (label, t, self.w))
-                continue
-            truth, tol, low, _ = self.window_bound(p, tx, t - self.w, t)
+            if width != w:
+                off_level.append(width)
+            truth, tol, low, _ = self.window_bound(p, tx, t - width, t)
             err = abs(v - truth) / truth if truth else abs(v)
             kind = "ramp" if self.dev.ramp(p) else "steady"
-            if truth > 0 and v <= 1e-3 * truth and self.dev.moving(p, t - self.w, t):
-                self.fail("window_zero", "%s window ending %d: %.6g B/s, truth %.6g" % (label, t, v, truth))
+            if truth > 0 and v <= 1e-3 * truth and self.dev.moving(p, t - width, t):
+                self.fail("window_zero", "%s %d ms window ending %d: %.6g B/s, truth %.6g" %
+                          (label, width, t, v, truth))
                 stats["zero"] += 1
             elif not (truth - tol - low <= v <= truth + tol):
-                self.fail("window_wrong", "%s window ending %d: %.6g B/s, truth %.6g +- %.3g%s (%.3f %%)" %
-                          (label, t, v, truth, tol, " - %.3g" % low if low else "", 100 * err))
+                self.fail("window_wrong", "%s %d ms window ending %d: %.6g B/s, truth %.6g +- %.3g%s "
+                          "(%.3f %%)" % (label, width, t, v, truth, tol, " - %.3g" % low if low else "",
+                                         100 * err))
                 stats["wrong"] += 1
-            elif not low and not self.dev.steps(p, tx):
+            elif not low and not self.dev.steps(p, tx) and width == w:
                 stats["max_err_" + kind] = max(stats["max_err_" + kind], err)
-            stats["present"] += 1
-        start = int(math.ceil((self.t_learn + self.w) / self.w)) * self.w
+            if width == w:
+                stats["present"] += 1
+        if off_level:
+            # The data cannot determine windows shorter than the update
+            # period (a 2 s copy says nothing of how its bytes fell into 1 s).
+            self.fail("window_level", "%s: %d windows of %d ms, want %d ms windows (the port's "
+                      "update period)" % (label, len(off_level), min(off_level), w))
+            stats["off_level"] += len(off_level)
+        start = int(math.ceil((self.t_learn + w) / w)) * w
         required = 0
-        for t in range(start, self.t_req_end + 1, self.w):
-            if self.window_bound(p, tx, t - self.w, t)[3]:
+        for t in range(start, self.t_req_end + 1, w):
+            if self.window_bound(p, tx, t - w, t)[3]:
                 continue  # a reset in it: may be withheld
             required += 1
-            if t not in got:
+            if t not in got or width != w:
                 stats["missing"] += 1
-                self.fail("window_missing", "%s: no window ending %d (%.1f s after START)" %
-                          (label, t, (t - self.dev.start) / 1000.0))
+                self.fail("window_missing", "%s: no %d ms window ending %d (%.1f s after START)" %
+                          (label, w, t, (t - self.dev.start) / 1000.0))
         stats["required"] += required
 
     # ---- remote_write fine rates -------------------------------------------
@@ -345,7 +371,7 @@ class Judge:
         dev = self.dev
         label = "%s %s" % (name, "tx" if tx else "rx")
         pts = sorted(set(series.get((FINE_NAME, name, "tx" if tx else "rx"), [])))
-        span = self.interval if dev.live(p) else COPY_MS
+        span = self.interval if dev.live(p) else max(self.interval, COPY_MS)
         for t, v in pts:
             a = t - span
             truth = dev.mean(p, tx, a, t)
@@ -357,8 +383,6 @@ class Judge:
                 self.fail("fine_zero", "%s fine rate at %d: %.6g B/s, truth %.6g" % (label, t, v, truth))
                 stats["fine_zero"] += 1
             elif abs(v - truth) > tol:
-                # A fine rate over a longer interval (a lost report, a
-                # learning hole) is judged over the span since the last one.
                 self.fail("fine_wrong", "%s fine rate at %d: %.6g B/s, truth %.6g +- %.3g" %
                           (label, t, v, truth, tol))
                 stats["fine_wrong"] += 1
@@ -374,7 +398,7 @@ class Judge:
                 self.fail("fine_missing", "%s: no fine rate at all" % label)
                 stats["holes"] += 1
             return
-        max_step = 1000 if dev.live(p) else 1.1 * COPY_MS
+        max_step = 1000 if dev.live(p) else 1.1 * span
         if ts[0] > max(self.t_learn, self.first_read) + max_step:
             self.fail("fine_missing", "%s: first fine rate at %.1f s after START, learning ends at %.1f s" %
                       (label, (ts[0] - dev.start) / 1000.0, (self.t_learn - dev.start) / 1000.0))
@@ -383,28 +407,31 @@ class Judge:
             self.fail("fine_missing", "%s: last fine rate at %.1f s after START, want one by %.1f s" %
                       (label, (ts[-1] - dev.start) / 1000.0, (self.t_req_end - dev.start) / 1000.0))
             stats["holes"] += 1
+        short = 0
         for a, b in zip(ts, ts[1:]):
-            if dev.live(p):
-                if b - a <= max_step:
-                    continue
-            elif abs((b - a) - COPY_MS) <= 0.1 * COPY_MS:
+            if b - a <= max_step and (dev.live(p) or b - a >= 0.9 * span):
                 continue
-            if b - a > COPY_MS and b <= self.t_learn:
+            if b - a < 0.9 * span:
+                short += 1  # more fine rates than copies: a copy period split up
+            elif b <= self.t_learn:
                 stats["learning_holes"] += 1
-            elif b - a > COPY_MS and self.zone_hits(p, a - COPY_MS, b + COPY_MS,
-                                                     ("lost", "clear", "restart")):
+            elif self.zone_hits(p, a - COPY_MS, b + COPY_MS, ("lost", "clear", "restart")):
                 stats["excused_holes"] += 1
             else:
                 stats["holes"] += 1
                 self.fail("fine_missing", "%s fine rates %d -> %d (%.1f s after START): %d ms apart" %
                           (label, a, b, (a - dev.start) / 1000.0, b - a))
+        if short:
+            self.fail("fine_too_often", "%s: %d fine rates less than 0.9 x %d ms after the one before "
+                      "(one per copy period is all the data hold)" % (label, short, span))
+            stats["too_often"] += short
 
     # ---- /metrics ----------------------------------------------------------
 
     def metrics(self, scrapes, stats):
         pat = re.compile(r'^fabric_port_bytes_per_second\{([^}]*)\} (\S+)')
         for ts, path in scrapes:
-            if ts < self.t_learn + self.w + self.lag:
+            if ts < self.t_learn + min(self.level(p) for p in range(self.dev.a.ports)) + self.lag:
                 continue
             stats["scrapes"] += 1
             seen = {}
@@ -416,26 +443,31 @@ class Judge:
                     lab = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
                     seen[(lab.get("port"), lab.get("direction"))] = float(m.group(2))
             for p in range(self.dev.a.ports):
+                w = self.level(p)
+                if ts < self.t_learn + w + self.lag:
+                    continue
                 for tx in (False, True):
                     name, d = "et-0/0/%d" % p, "tx" if tx else "rx"
-                    end = ts // self.w * self.w
-                    cands = [self.window_bound(p, tx, e - self.w, e) for e in
-                             range(end - 3 * self.w, end + 1, self.w)]
+                    end = ts // w * w
+                    # The gauge holds the last completed window: one of the
+                    # last four (a copied port's completes a report later).
+                    cands = [self.window_bound(p, tx, e - w, e) for e in range(end - 3 * w, end + 1, w)]
                     if (name, d) not in seen:
                         if not any(c[3] for c in cands):
                             stats["m_missing"] += 1
-                            self.fail("metrics_missing", "scrape %d: no 10 s rate of %s %s" % (ts, name, d))
+                            self.fail("metrics_missing", "scrape %d: no rate of %s %s" % (ts, name, d))
                         continue
                     v = seen[(name, d)]
                     if all(c[0] > 0 and v <= 1e-3 * c[0] for c in cands) and \
-                            self.dev.moving(p, end - 4 * self.w, end):
+                            self.dev.moving(p, end - 4 * w, end):
                         stats["m_zero"] += 1
                         self.fail("metrics_zero", "scrape %d: %s %s at %.6g B/s, truth %.6g" %
                                   (ts, name, d, v, cands[-1][0]))
                     elif not any(c[0] - c[1] - c[2] <= v <= c[0] + c[1] for c in cands):
                         stats["m_wrong"] += 1
                         self.fail("metrics_wrong", "scrape %d: %s %s at %.6g B/s, truths of the last "
-                                  "windows %s" % (ts, name, d, v, ",".join("%.6g" % c[0] for c in cands)))
+                                  "%d ms windows %s" % (ts, name, d, v, w,
+                                                        ",".join("%.6g" % c[0] for c in cands)))
 
 
 def main():
@@ -445,7 +477,7 @@ def main():
     ap.add_argument("--scrapes", required=True)
     ap.add_argument("--stop-ms", type=int, required=True)
     ap.add_argument("--learn-s", type=float, default=20.0)
-    ap.add_argument("--window-ms", type=int, default=10000)
+    ap.add_argument("--windows-ms", default="1000,10000,60000")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("target", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -456,13 +488,14 @@ def main():
         print("result: FAIL (target output)")
         return 1
     dev = Device(targs, facts["start"])
-    j = Judge(dev, facts, a.window_ms, int(a.learn_s * 1000), a.stop_ms, a.verbose)
+    widths = sorted(int(x) for x in a.windows_ms.split(","))
+    j = Judge(dev, facts, widths, int(a.learn_s * 1000), a.stop_ms, a.verbose)
     series, bad = load_rw(a.rw)
     for why in bad:
         j.fail("remote_write_request", why)
 
-    keys = ("required", "present", "missing", "wrong", "zero", "fine", "fine_wrong", "fine_zero",
-            "holes", "learning_holes", "excused_holes")
+    keys = ("required", "present", "missing", "wrong", "zero", "off_level", "fine", "fine_wrong",
+            "fine_zero", "holes", "too_often", "learning_holes", "excused_holes")
     total = dict.fromkeys(keys, 0)
     total.update(max_err_steady=0.0, max_err_ramp=0.0, max_fine_err=0.0)
     shifts = []
@@ -478,18 +511,20 @@ def main():
                 total[k] += st[k]
             for k in ("max_err_steady", "max_err_ramp", "max_fine_err"):
                 total[k] = max(total[k], st[k])
-            bad_port = st["missing"] or st["wrong"] or st["zero"] or st["fine_wrong"] or \
-                st["fine_zero"] or st["holes"]
+            bad_port = st["missing"] or st["wrong"] or st["zero"] or st["off_level"] or \
+                st["fine_wrong"] or st["fine_zero"] or st["holes"] or st["too_often"]
             shape = "live" if dev.live(p) else "copied"
             shape += "+ramp" if dev.ramp(p) else ""
             shape += "+flap" if dev.flap and dev.flap[0] == p else ""
             shape += "+clear" if dev.clear and dev.clear[0] == p else ""
             r, _ = dev.params(p, tx)
-            line = ("port %s %s (%s, %.4g B/s): windows %d/%d wrong=%d zero=%d max_err=%.5f fine=%d "
-                    "wrong=%d zero=%d holes=%d learning=%d excused=%d max_fine_err=%.5f" %
-                    (name, "tx" if tx else "rx", shape, r, st["present"], st["required"], st["wrong"],
-                     st["zero"], max(st["max_err_steady"], st["max_err_ramp"]), st["fine"],
-                     st["fine_wrong"], st["fine_zero"], st["holes"], st["learning_holes"],
+            line = ("port %s %s (%s, %.4g B/s): %d ms windows %d/%d wrong=%d zero=%d other_width=%d "
+                    "max_err=%.5f; fine=%d wrong=%d zero=%d holes=%d too_often=%d learning=%d "
+                    "excused=%d max_fine_err=%.5f" %
+                    (name, "tx" if tx else "rx", shape, r, j.level(p), st["present"], st["required"],
+                     st["wrong"], st["zero"], st["off_level"],
+                     max(st["max_err_steady"], st["max_err_ramp"]), st["fine"], st["fine_wrong"],
+                     st["fine_zero"], st["holes"], st["too_often"], st["learning_holes"],
                      st["excused_holes"], st["max_fine_err"]))
             if bad_port or a.verbose:
                 lines.append(line)
@@ -505,12 +540,14 @@ def main():
         print(line)
     if len(lines) > 70:
         print("... %d more port lines" % (len(lines) - 70))
-    print("windows: required=%d present=%d missing=%d wrong=%d zero=%d max_err_steady=%.5f "
-          "max_err_ramp=%.5f" % (total["required"], total["present"], total["missing"], total["wrong"],
-                                 total["zero"], total["max_err_steady"], total["max_err_ramp"]))
-    print("fine: n=%d wrong=%d zero=%d holes=%d learning_holes=%d excused_holes=%d max_fine_err=%.5f" %
-          (total["fine"], total["fine_wrong"], total["fine_zero"], total["holes"], total["learning_holes"],
-           total["excused_holes"], total["max_fine_err"]))
+    print("windows: required=%d present=%d missing=%d wrong=%d zero=%d other_width=%d "
+          "max_err_steady=%.5f max_err_ramp=%.5f" %
+          (total["required"], total["present"], total["missing"], total["wrong"], total["zero"],
+           total["off_level"], total["max_err_steady"], total["max_err_ramp"]))
+    print("fine: n=%d wrong=%d zero=%d holes=%d too_often=%d learning_holes=%d excused_holes=%d "
+          "max_fine_err=%.5f" %
+          (total["fine"], total["fine_wrong"], total["fine_zero"], total["holes"], total["too_often"],
+           total["learning_holes"], total["excused_holes"], total["max_fine_err"]))
     if shifts:
         print("ramp fine rates: the interval ended %.0f ms (min %.0f, max %.0f) before its stamp "
               "(the copy instants as the engine placed them; 0 = exact)" %
