@@ -23,7 +23,8 @@
 #               61 s (the client reconnects: new stream creation, sequence
 #               numbers from 0).
 # COUNTER_COPY (optional): `live` adds counter_copy: live to the source, for
-# comparison; the bounds stay the same.
+# comparison; the bounds stay the same. By hand, JITTER_MS=J overrides the
+# case's stamp jitter and KEEP_TMP=1 keeps the scratch directory.
 # The test passes when every bound in gnmi_shapes_check.py's header holds
 # (docs/ACCURACY.md, "Independent target: shapes and faults"), and the
 # target's and daemon's bookkeeping fits the case (subscribed interval, no
@@ -57,6 +58,7 @@ fi
 . "$here/lib.sh"
 lib_init
 # KEEP_TMP=1 keeps the scratch directory (logs, remote_write log, scrapes).
+# shellcheck disable=SC2317 # called by the trap
 keep_tmp() {
     for _kt_p in $fsc_pid $sim_pid $peer_pid; do stop_pid "$_kt_p"; done
     echo "kept $tmp"
@@ -94,6 +96,9 @@ faults)
     exit 1
     ;;
 esac
+# JITTER_MS overrides the case's stamp jitter (by hand: a fault case
+# without the jitter's own effect, say).
+[ -z "${JITTER_MS:-}" ] || targs="$targs --jitter-ms $JITTER_MS"
 if [ -n "$counter_copy" ]; then
     extra="$extra
     counter_copy: $counter_copy"
@@ -204,6 +209,7 @@ fsc_pid=""
 python3 "$here/gnmi_shapes_check.py" --rw "$tmp/rw.log" --target-out "$tmp/sim.out" \
     --scrapes "$tmp/scrapes" --stop-ms "$stop_ms" --learn-s "$learn" -- $targs >"$tmp/check.txt"
 rc=$?
+echo "--- gnmi_shapes_check.py --stop-ms $stop_ms --learn-s $learn -- $targs ---"
 cat "$tmp/check.txt"
 check_eq "every window and fine rate within its bound, none missing, none 0 ($case_name)" "$rc" 0
 

@@ -181,9 +181,9 @@ class Device:
 
     def peak(self, p, tx, a, b):
         """The highest rate in [a, b] (rates are monotone between steps)."""
-        ts = [a, b - 1e-6]
+        ts = [a, b - 1]
         if self.flap and self.flap[0] == p:
-            ts += [t for t in (self.flap[1] - 1e-6, self.flap[2]) if a <= t <= b]
+            ts += [t for t in (self.flap[1] - 1, self.flap[2]) if a <= t <= b]
         return max(self.rate_at(p, tx, t) for t in ts)
 
     def moving(self, p, a, b):
@@ -195,7 +195,7 @@ class Device:
         """(time, |rate change|) of the port's rate steps."""
         if not (self.flap and self.flap[0] == p):
             return []
-        return [(self.flap[1], self.rate_at(p, tx, self.flap[1] - 1e-6)),
+        return [(self.flap[1], self.rate_at(p, tx, self.flap[1] - 1)),
                 (self.flap[2], self.rate_at(p, tx, self.flap[2]))]
 
     def copy_at_or_before(self, t):
