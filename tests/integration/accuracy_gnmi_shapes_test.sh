@@ -65,7 +65,8 @@ keep_tmp() {
 }
 [ -z "${KEEP_TMP:-}" ] || trap keep_tmp EXIT
 
-batches="--ports 32 --batch-offsets-ms 100,350,600,850 --copy-phase-ms 1400 --ramp-ports 28-31 --ramp-per-s 100000000"
+batches="--ports 32 --batch-offsets-ms 100,350,600,850 --copy-phase-ms 1400"
+batches="$batches --ramp-ports 28-31 --ramp-per-s 100000000"
 ports=32
 interval=2s
 want_interval=2000
@@ -77,7 +78,8 @@ batches_j[0-9]*)
     end_s=64
     ;;
 mixed)
-    targs="--ports 4 --no-round --batch-offsets-ms 0 --copy-phase-ms 1050 --live-ports 0-1 --rate-unit 3125000000 --jitter-ms 0"
+    targs="--ports 4 --no-round --batch-offsets-ms 0 --copy-phase-ms 1050 --live-ports 0-1"
+    targs="$targs --rate-unit 3125000000 --jitter-ms 0"
     ports=4
     interval=100ms
     want_interval=100
@@ -86,7 +88,8 @@ mixed)
     end_s=50
     ;;
 faults)
-    targs="$batches --jitter-ms 5 --lose-batch 15:1 --late-batch 17:2:300 --clear-port 5 --clear-at-s 41 --last-clear"
+    targs="$batches --jitter-ms 5 --lose-batch 15:1 --late-batch 17:2:300"
+    targs="$targs --clear-port 5 --clear-at-s 41 --last-clear"
     targs="$targs --flap-port 9 --flap-at-s 47 --flap-len-s 6 --restart-at-s 61"
     extra="    backoff: {initial: 100ms, max: 1s}"
     end_s=90
@@ -179,18 +182,20 @@ if [ -n "$last" ]; then cp "$last" "$tmp/metrics"; else : >"$tmp/metrics"; fi
 
 # What the daemon's bookkeeping says (for the log and docs/ACCURACY.md).
 echo "--- daemon counters at the end ($case_name${counter_copy:+, counter_copy: $counter_copy}) ---"
-grep -E '^fabricscope_(windows_withheld_total|copy_groups|copy_relocks_total|sample_verdicts_total|gnmi_(sequence_gaps|resubscribes|decode_errors)_total)' \
-    "$tmp/metrics" | grep -v ' 0$'
+own='windows_withheld_total|copy_groups|copy_relocks_total|sample_verdicts_total'
+own="$own|gnmi_(sequence_gaps|resubscribes|decode_errors)_total|events_total"
+grep -E "^fabricscope_($own)" "$tmp/metrics" | grep -v ' 0$'
 
 st='source="leaf1",stream="interfaces"'
 check_eq "no decode error" "$(value "fabricscope_gnmi_decode_errors_total\\{$st\\}")" 0
-check_eq "the daemon subscribes at $interval" \
-    "$(sed -n 's/^subscribe call=1 .*counters:SAMPLE:\([0-9]*\)$/\1/p' "$tmp/sim.out")" "$((want_interval * 1000000))"
-check "the target serves every $want_interval ms in $(echo "$targs" | grep -o 'batch-offsets-ms [0-9,]*')" \
+subscribed=$(sed -n 's/^subscribe call=1 .*counters:SAMPLE:\([0-9]*\)$/\1/p' "$tmp/sim.out")
+check_eq "the daemon subscribes at $interval" "$subscribed" "$((want_interval * 1000000))"
+check "the target serves every $want_interval ms" \
     grep -q "^cadence call=1 interval_ms=$want_interval " "$tmp/sim.out"
 if [ "$case_name" = faults ]; then
     check_eq "the target lost batch 15:1" "$(grep -c '^batch call=1 k=15 b=1 .* lost$' "$tmp/sim.out")" 1
-    check_eq "the target sent batch 17:2 late" "$(grep -c '^late_sent call=1 batch=17:2 ' "$tmp/sim.out")" 1
+    check_eq "the target sent batch 17:2 late" \
+        "$(grep -c '^late_sent call=1 batch=17:2 ' "$tmp/sim.out")" 1
     check_eq "the target ended the stream once" "$(grep -c '^restart call=' "$tmp/sim.out")" 1
     check "the daemon subscribed again after the restart" grep -q '^subscribe call=2 ' "$tmp/sim.out"
     gaps=$(value "fabricscope_gnmi_sequence_gaps_total\\{$st\\}")

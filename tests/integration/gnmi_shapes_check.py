@@ -3,8 +3,8 @@
 formulas (accuracy_gnmi_shapes_test.sh), stdlib only:
 
   gnmi_shapes_check.py --rw LOG --target-out FILE --scrapes DIR --stop-ms T
-                       [--learn-s 20] [--window-ms 10000] [--verbose]
-                       -- TARGET_ARGS...
+                       [--learn-s 20] [--windows-ms 1000,10000,60000]
+                       [--verbose] -- TARGET_ARGS...
 
 TARGET_ARGS are the options target.js ran with; the traffic of every port
 is recomputed here from them (the formulas of target.js's header, written
@@ -13,36 +13,39 @@ stdout (FILE) come only facts of the run: START (`epoch`), the interval, the
 read times of the batches it sent, lost or delayed, and when it ended its
 streams (`restart`). LOG is what remote_write_lib.py `serve` received
 (accuracy_rw_check.load_rw), DIR holds /metrics scrapes named m.<epoch ms>,
-T is when the daemon was told to stop (ms).
+T is when the daemon was told to stop (ms), --windows-ms the config's
+engine.windows (the default's here).
 
 Truth. traffic_p(t) = bytes port p carried from START to t (ramp and flap
 included; a counter clear or a lost report moves no byte). The truth of a
-window (a, b] is (traffic(b) - traffic(a)) / (b - a), for a 10 s window and
-for a fine interval alike. A copied port's fine interval is taken to end at
-its stamp and to span one copy period P = 2 s (copy to copy), a live port's
-one reporting interval.
+window (a, b] is (traffic(b) - traffic(a)) / (b - a), for a window and for
+a fine interval alike. A copied port's fine interval is taken to end at its
+stamp and to span one copy period P = 2 s (copy to copy), a live port's one
+reporting interval. Each port is judged at its rate level W (DESIGN rule 9):
+the first of --windows-ms at least as long as its update period (a copied
+port: 10 s; a live 100 ms port: 1 s).
 
-Bounds (relative errors are of the truth, absolute ones in B/s):
+Bounds (absolute, in B/s):
 - window: |got - truth| <= 1 % of the highest rate the port ran at in the
   window, plus
-  * ramp (rate r(t) = R + S t): S P + S P^2 / (4 W). Derivation: the
-    counter is known only at copies, and a device read once per copy period
-    (as Junos reports) shows one new copy per read, taken anywhere in the
-    period before it: the data locate the copy instants only to within P.
-    Shifting every copy, so both window edges, by d <= P changes a window's
-    bytes by (r(b) - r(a)) d = S W d: S d <= S P in rate, one copy period of
-    traffic change at each edge (S = 1e8 B/s per s, P = 2 s: 2e8 B/s, 0.6 %
-    of a 3.2e10 B/s port). Spreading a copy interval's delta evenly over it
-    (DESIGN rule 9) adds, at an edge x inside the copy interval [c, c + P],
-    (S / 2)(x - c)(c + P - x) <= S P^2 / 8 bytes (linear interpolation of a
-    quadratic): two edges, over W.
-  * rate step (the flap's start and end, |dr| = the rate before it or after
+  * ramp (rate r(t) = R + S t, a copied port): S P + S P^2 / (4 W).
+    Derivation: the counter is known only at copies, and a device read once
+    per copy period (as Junos reports) shows one new copy per read, taken
+    anywhere in the period before it: the data locate the copy instants
+    only to within P. Shifting every copy, so both window edges, by d <= P
+    changes a window's bytes by (r(b) - r(a)) d = S W d: S d <= S P in
+    rate, one copy period of rate change (S = 1e8 B/s per s, P = 2 s: 2e8
+    B/s, 0.6 % of a 3.2e10 B/s port). Spreading a copy interval's delta
+    evenly over it (DESIGN rule 9) adds, at an edge x inside the copy
+    interval [c, c + P], (S / 2)(x - c)(c + P - x) <= S P^2 / 8 bytes
+    (linear interpolation of a quadratic): two edges, over W.
+  * rate step (the flap's start and end, |dr| = the rate before or after
     it): |dr| P / W for each window edge within P of the step. Derivation:
     the step lies in one copy interval and the data say only how many bytes
     that interval held, not where in it they fell: any split is consistent,
     so one copy period of traffic at the edge (|dr| P bytes) is the most an
-    estimate that honours the data can be off (even spreading is off by at
-    most |dr| P / 4).
+    estimate that honours the data can be off (even spreading of a placed
+    interval is off by at most |dr| P / 4).
 - fine rate: |got - truth| <= 2 % of the highest rate in its interval,
   plus S P on a ramp (the same placement: the interval may be the one
   ending up to P earlier), plus |dr| when a rate step lies within P of the
@@ -51,16 +54,20 @@ Bounds (relative errors are of the truth, absolute ones in B/s):
   truth) while the port is moving - traffic all through the interval and
   one copy period either side - is a `zero` failure of its own: a moving
   counter reported as 0.
-- presence: every window ending at a multiple of W in [first report +
-  learn, T - lag] (lag = 2 P + interval + 2 s: the copy after the end, the
-  report that shows it, remote_write's send) must be there once; fine rates
-  one copy period apart (10 %) from first report + learn to T - lag (a live
-  port: at most 1 s apart), a longer step allowed before first report +
+- presence: every window of the port's level W ending in [first report +
+  learn + W, T - lag] (lag = 2 P + interval + 2 s: the copy after the end,
+  the report that shows it, remote_write's send) must be there, once;
+  windows of a shorter width instead (a copied port's 1 s windows: the data
+  cannot say how a 2 s copy's bytes fell into them) are a `window_level`
+  failure, judged against their own truth all the same. Fine rates one
+  copy period apart (10 %) from first report + learn to T - lag (a live
+  port: at most 1 s apart): a longer step is allowed before first report +
   learn (counted as learning_holes) and where the data have a hole of their
-  own (below; counted as excused_holes).
+  own (below; counted as excused_holes); a copied port's fine rates closer
+  than 0.9 P are `fine_too_often` (the data hold one per copy).
 - /metrics: each scrape taken after first report + learn + W + lag has
-  every port's gauge, within the window bound of one of the four windows
-  that ended last.
+  every port's gauge, within the window bound of one of the four windows of
+  width W that ended last (a gauge older than that is stale: wrong).
 
 Faults, as documented in docs/ACCURACY.md ("Independent target: shapes and
 faults"):
@@ -70,13 +77,14 @@ faults"):
 - late batch: the ports of one batch arrive after the next batch's; per
   series nothing is out of order: no excuse at all.
 - clear at C on port p: the interval with the clear is a reset (DESIGN rule
-  6), its delta dropped: windows overlapping [C - P, C + P] may be low by
-  up to one copy period of traffic (never high) or missing; a fine step
-  over it is excused.
+  6), its delta may be dropped: windows overlapping [C - P, C + P] may be
+  low by up to one copy period of traffic (never high) or missing; a fine
+  step over it is excused.
 - restart: every series' interval from its last report on the ended stream
-  to its first on the new one is a reset (a new stream_creation_timestamp,
-  DESIGN rule 4): windows overlapping that span (in value times) may be low
-  by the traffic of the span or missing; fine steps over it are excused.
+  to its first on the new one may be a reset (a new
+  stream_creation_timestamp, DESIGN rule 4): windows overlapping that span
+  (in value times) may be low by the traffic of the span or missing; fine
+  steps over it are excused.
 - flap: judged with the step bound; the windows must be there.
 
 Prints FAIL lines (at most 12 per kind), per-port lines for ports that

@@ -607,7 +607,9 @@ function reportMessages(sensors, seq, first, last, readMs, creationMs) {
             const update = {
                 timestamp: (payloadMs * NS_PER_MS).toString(),
                 prefix: {
-                    elem: sn.elems.map((name, i) => (i === 1 ? { name, key: { name: `et-0/0/${p}` } } : { name })),
+                    elem: sn.elems.map((name, i) =>
+                        i === 1 ? { name, key: { name: `et-0/0/${p}` } } : { name },
+                    ),
                 },
                 update: sn.leaves(c),
             };
@@ -702,7 +704,9 @@ function batchStream(call, id, sensors, interval, creationMs) {
         } else {
             for (const msg of msgs) call.write(msg());
         }
-        process.stdout.write(`batch call=${id} k=${k} b=${b} ports=${first}-${last} read_ms=${readMs} ${what}\n`);
+        process.stdout.write(
+            `batch call=${id} k=${k} b=${b} ports=${first}-${last} read_ms=${readMs} ${what}\n`,
+        );
         if (k === k0 && b === nb - 1) call.write({ sync_response: true }); // every port reported once
         if (++b === nb) {
             b = 0;
