@@ -88,7 +88,8 @@ faults"):
 - flap: judged with the step bound; the windows must be there.
 
 Prints FAIL lines (at most 12 per kind), per-port lines for ports that
-failed (all with --verbose), and summary lines beginning `windows:`,
+failed (all with --verbose), and summary lines beginning `windows:` (present
+= required and there; sent = all at the port's level, learning included),
 `fine:`, `metrics:`, and a last line `result: ok` or `result: FAIL (...)`.
 Exits 1 on any failure.
 """
@@ -507,6 +508,7 @@ def main():
     total = dict.fromkeys(keys, 0)
     total.update(max_err_steady=0.0, max_err_ramp=0.0, max_fine_err=0.0)
     shifts = []
+    none = 0  # series that had required windows and got none of them
     lines = []
     for p in range(targs.ports):
         for tx in (False, True):
@@ -517,6 +519,8 @@ def main():
             j.fine(series, p, tx, name, st)
             for k in keys:
                 total[k] += st[k]
+            if st["required"] and st["missing"] == st["required"]:
+                none += 1
             for k in ("max_err_steady", "max_err_ramp", "max_fine_err"):
                 total[k] = max(total[k], st[k])
             bad_port = st["missing"] or st["wrong"] or st["zero"] or st["off_level"] or \
@@ -548,10 +552,11 @@ def main():
         print(line)
     if len(lines) > 70:
         print("... %d more port lines" % (len(lines) - 70))
-    print("windows: required=%d present=%d missing=%d wrong=%d zero=%d other_width=%d "
-          "max_err_steady=%.5f max_err_ramp=%.5f" %
-          (total["required"], total["present"], total["missing"], total["wrong"], total["zero"],
-           total["off_level"], total["max_err_steady"], total["max_err_ramp"]))
+    print("windows: required=%d present=%d missing=%d sent=%d wrong=%d zero=%d other_width=%d "
+          "max_err_steady=%.5f max_err_ramp=%.5f; series without any required window: %d of %d" %
+          (total["required"], total["required"] - total["missing"], total["missing"], total["present"],
+           total["wrong"], total["zero"], total["off_level"], total["max_err_steady"],
+           total["max_err_ramp"], none, 2 * targs.ports))
     print("fine: n=%d wrong=%d zero=%d holes=%d too_often=%d learning_holes=%d excused_holes=%d "
           "max_fine_err=%.5f" %
           (total["fine"], total["fine_wrong"], total["fine_zero"], total["holes"], total["too_often"],
