@@ -25,9 +25,39 @@ nobody can place). Prints one FAIL line per miss and a summary line
 "ports=N windows=N fine=N misses=N learning_holes=N overrun_holes=N
 max_window_err=E max_fine_err=E" (the largest relative errors); exits 1 on a
 miss.
+
+load_rw() and RATE_NAMES are shared with gnmi_shapes_check.py, which judges
+the same log against per-window truths from target.js's formulas.
 """
 import json
 import sys
+
+WINDOW_NAME = "fabric_port_bytes_per_second"
+FINE_NAME = "fabric_port_fine_bytes_per_second"
+RATE_NAMES = (WINDOW_NAME, FINE_NAME)
+
+
+def load_rw(log, names=RATE_NAMES):
+    """The port rate points remote_write_lib.py `serve` logged in LOG:
+    ({(name, port, direction): [(t_ms, value), ...]} in arrival order,
+    [one sentence per request the receiver refused or could not decode])."""
+    series = {}
+    bad = []
+    with open(log) as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec["status"] != 200 or isinstance(rec["series"], str):
+                bad.append("request %d: status %s, %s" % (rec["n"], rec["status"],
+                                                         str(rec["series"])[:80]))
+                continue
+            for s in rec["series"]:
+                labels = dict(s["labels"])
+                name = labels.get("__name__")
+                if name not in names:
+                    continue
+                key = (name, labels.get("port"), labels.get("direction"))
+                series.setdefault(key, []).extend((t, v) for v, t in s["samples"])
+    return series, bad
 
 
 def main():
@@ -43,26 +73,13 @@ def main():
             for line in f:
                 port, direction, r = line.split()
                 truth[(port, direction)] = float(r)
-    series = {}
-    with open(log) as f:
-        for line in f:
-            rec = json.loads(line)
-            if rec["status"] != 200 or isinstance(rec["series"], str):
-                print("FAIL: request %d: status %s, %s" % (rec["n"], rec["status"],
-                                                           str(rec["series"])[:80]))
-                continue
-            for s in rec["series"]:
-                labels = dict(s["labels"])
-                name = labels.get("__name__")
-                if name not in ("fabric_port_bytes_per_second",
-                                "fabric_port_fine_bytes_per_second"):
-                    continue
-                key = (name, labels.get("port"), labels.get("direction"))
-                series.setdefault(key, []).extend((t, v) for v, t in s["samples"])
+    series, bad = load_rw(log)
+    for why in bad:
+        print("FAIL: " + why)
     misses = 0
     windows = fine = holes = overrun_holes = 0
     fine_times = [t for (name, _, _), pts in series.items()
-                  if name == "fabric_port_fine_bytes_per_second" for t, _ in pts]
+                  if name == FINE_NAME for t, _ in pts]
     first_fine = min(fine_times) if fine_times else 0
     max_win = max_fine = 0.0
     ports = set()
@@ -86,7 +103,7 @@ def main():
         if len(set(times)) != len(times):
             miss("%s %s %s: a timestamp sent twice" % (name, port, direction))
         pts = sorted(set(pts))
-        if name == "fabric_port_bytes_per_second":
+        if name == WINDOW_NAME:
             for t, v in pts:
                 windows += 1
                 max_win = max(max_win, abs(v - rate) / rate)

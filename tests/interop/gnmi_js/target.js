@@ -34,44 +34,105 @@
 // --junos-cadence: instead of the script, report as a Junos Evolved QFX5240
 // does by Juniper's documentation (facts and URLs: docs/CONFIG.md, gnmi
 // section). Independent of gnmi_sim's mode of the same name (C); only the
-// documented behaviour is shared, not code:
+// documented behaviour is shared, not code. Times are ms of the target's wall
+// clock; START = the target's start, the counters' epoch.
 //   - reporting intervals are multiples of 2 s: the subscribed
-//     sample_interval is rounded UP to one (100 ms -> 2 s), as gnmi_sim does;
-//   - the PFE copies its counters every 2 s (copies at START + k * 2 s,
-//     START = the target's start, also the counters' epoch and the header's
-//     stream_creation_timestamp): a report shows the last copy before its
-//     interval's instant, so values change only at copy instants;
-//   - each interval reports a subset of the ports, the next --batch-ports of
-//     --ports in turn (24 / 10: et-0/0/0..9, 10..19, 20..23, again), so a
-//     port is reported every ceil(ports / batch) intervals; sync_response
-//     after the first full round;
+//     sample_interval is rounded UP to one (100 ms -> 2 s), as gnmi_sim does
+//     (none asked: 2 s); with --no-round it is served as asked (a 100 ms
+//     subscription every 100 ms: the device a config with
+//     sample_interval_grid: none subscribes to);
+//   - the PFE copies its counters every 2 s, at START + X + n * 2 s (X =
+//     --copy-phase-ms, default 0; n any integer): a report of a copied port
+//     shows its counters at the last copy at or before the report's TRUE
+//     read time, so values change only at copy instants. The ports of
+//     --live-ports A-B are read live: counters at the read time, no copy;
+//   - which ports an interval reports, and when:
+//     * default (rotation): intervals at the call's start + k * interval (k
+//       from 0 per call), read at that instant; each reports the next
+//       --batch-ports of --ports in turn (24 / 10: et-0/0/0..9, 10..19,
+//       20..23, again), so a port is reported every ceil(ports / batch)
+//       intervals; sync_response after the first full round;
+//     * --batch-offsets-ms O0,O1,..: intervals on the grid START + k *
+//       interval (k counted from START; a call starts at the first one at or
+//       after it), every one reporting EVERY port, as one batch per offset:
+//       batch b holds ports floor(b N / nb) .. floor((b + 1) N / nb) - 1 (N
+//       ports, nb offsets) and reads them at START + k * interval + Ob, its
+//       read time (each Ob below the interval, ascending); sync_response
+//       after the first interval's last batch. The grid keeps the phase of
+//       reads against copies fixed, across calls too;
 //   - one SubscribeResponse per sensor and port, each with the Juniper
 //     header extension (registered id 1): system_id, component_id,
-//     sensor_name, sequence_number (from 0, per sensor: two sensors in one
-//     stream count separately), payload_get_timestamp (the interval's
-//     instant +- up to --jitter-ms, the device's stamping noise; never
-//     before the copy it shows), stream_creation_timestamp, export_timestamp
-//     (the wall clock at the write), eom on the last message of a batch.
-//     Notification.timestamp = payload_get_timestamp in ns.
+//     sensor_name, sequence_number (from 0, per sensor and call: two sensors
+//     in one stream count separately), payload_get_timestamp,
+//     stream_creation_timestamp (START for the first call, the call's own
+//     start for a later one: a new stream), export_timestamp (the wall clock
+//     at the write), eom on the last message of a batch.
+//     Notification.timestamp = payload_get_timestamp in ns;
+//   - payload_get_timestamp = the read time + an integer drawn uniformly from
+//     [-J, +J] per notification (J = --jitter-ms, below 500; seeded LCG,
+//     --seed): the device's stamping noise. A copied port's stamp that would
+//     precede the copy it shows is raised to that copy (a stamp never
+//     precedes its copy); with copies further than J from every read (reads
+//     at +100..+850 ms, copies at +1400 ms) this never binds. A live port's
+//     stamp is never raised;
 //   - sensors: /interfaces/interface/state/counters and
 //     /interfaces/interface/ethernet/state/counters, selected by the
 //     subscription paths (prefix either way, list keys ignored; none
 //     selected: INVALID_ARGUMENT).
-//   Counters, port p (0-based), e = copy time - START in ms (exact BigInt):
-//     in-octets  = (p+1) * 1e12 + (p+1) * 1e6 * e   ((p+1) x 1e9 B/s)
-//     out-octets = (p+1) * 1e12 + (p+1) * 5e5 * e   ((p+1) x 5e8 B/s)
-//     in-pkts / out-pkts = octets / 4096, in-errors = in-discards = 0,
-//     ethernet: in-crc-errors 0, fec-corrected-blocks = in-octets / 1e6.
-//   Intervals run at real time on an absolute schedule (stream start +
-//   k * interval), so a late timer delays a write, not the stamps.
+//   Counters of port p (0-based) at value time t (the copy, or the read for a
+//   live port), e = t - START in ms, exact BigInt; U = --rate-unit (B/s, a
+//   multiple of 2000, default 1e9):
+//     R = (p+1) * U for rx, (p+1) * U / 2 for tx: the base rate, B/s;
+//     S = --ramp-per-s for rx, half that for tx, on the ports of
+//         --ramp-ports A-B (else 0): the rate's rise, B/s per s (a multiple
+//         of 4e6, so every term below is an integer);
+//     B(e) = R * e / 1000 + S * e * e / 2e6 (the S term only for e > 0):
+//         bytes carried since START, at the rate R + S * e / 1000;
+//     traffic(e) = B(e), less B(min(e, F + L)) - B(F) once e > F for the port
+//         of --flap-port (F = --flap-at-s, L = --flap-len-s, as ms): no
+//         traffic while its link is down;
+//     octets(e) = (p+1) * 1e12 + traffic(e); for the port of --clear-port,
+//         from C = --clear-at-s (as ms) on: traffic(e) - traffic(C), the
+//         counters cleared to 0 at C;
+//     in-octets / out-octets = octets of rx / tx, in-pkts / out-pkts =
+//     octets / 4096, in-errors = in-discards = 0; with --flap-port also
+//     carrier-transitions (0; the flapped port 1 from F, 2 from F + L); with
+//     --last-clear also last-clear (ns: START, the cleared port START + C
+//     from C on). Ethernet: in-crc-errors 0, fec-corrected-blocks =
+//     in-octets / 1e6. With the defaults: in-octets = (p+1) * 1e12 +
+//     (p+1) * 1e6 * e, out-octets = (p+1) * 1e12 + (p+1) * 5e5 * e.
+//     oper-status is not reported (the sensors are counters): a flap shows
+//     as no traffic and, with --flap-port, carrier-transitions.
+//   Faults (--batch-offsets-ms only; K = interval number from START, B =
+//   batch number, each option repeatable):
+//     --lose-batch K:B     never sent, its sequence numbers used anyway: the
+//                          client sees a real loss;
+//     --late-batch K:B:MS  sent MS ms after its read time (after the next
+//                          batch when MS exceeds the offsets' step: out of
+//                          order on the wire), stamps and sequence numbers
+//                          as if sent on time;
+//     --restart-at-s T     at START + T s every open Subscribe stream ends
+//                          with UNAVAILABLE (once); the client's next call is
+//                          a new stream (sequence numbers from 0, its own
+//                          stream_creation_timestamp); the counters go on.
+//   Intervals run at real time on an absolute schedule, so a late timer
+//   delays a write, not the stamps.
 //
 // Usage: node target.js [--listen 127.0.0.1:0] [--proto-dir DIR]
 //          [--junos-cadence [--ports 24] [--batch-ports 10] [--jitter-ms 5]
-//           [--seed 1]]
+//           [--seed 1] [--no-round] [--batch-offsets-ms LIST]
+//           [--copy-phase-ms 0] [--live-ports A-B] [--rate-unit 1e9]
+//           [--ramp-ports A-B [--ramp-per-s 1e8]]
+//           [--clear-port P --clear-at-s T [--last-clear]]
+//           [--flap-port P --flap-at-s T --flap-len-s L]
+//           [--lose-batch K:B]... [--late-batch K:B:MS]... [--restart-at-s T]]
 // Prints `listening port=N` once bound, `subscribe ...` per Subscribe call,
 // `script_done responses=N` after the last scripted response; with
-// --junos-cadence `cadence call=N interval_ms=I ...` (the interval used) and
-// `batch call=N k=K ports=A-B` per interval instead of script_done.
+// --junos-cadence `epoch start_ms=S copy_ms=2000 copy_phase_ms=X` first,
+// `cadence call=N interval_ms=I ...` per call (the interval used), then
+// per interval `batch call=N k=K ports=A-B tick_ms=T` (rotation) or per
+// batch `batch call=N k=K b=B ports=A-B read_ms=R sent|lost|late_ms=MS`,
+// and `restart call=N at_ms=T` when a stream is ended.
 'use strict';
 
 const path = require('path');
@@ -81,7 +142,12 @@ const protobuf = require('protobufjs');
 
 const USAGE =
     'usage: target.js [--listen HOST:PORT] [--proto-dir DIR]\n' +
-    '         [--junos-cadence [--ports N] [--batch-ports N] [--jitter-ms MS] [--seed N]]\n';
+    '         [--junos-cadence [--ports N] [--batch-ports N] [--jitter-ms MS] [--seed N]\n' +
+    '          [--no-round] [--batch-offsets-ms MS,MS,..] [--copy-phase-ms MS]\n' +
+    '          [--live-ports A-B] [--rate-unit BPS] [--ramp-ports A-B [--ramp-per-s BPS]]\n' +
+    '          [--clear-port P --clear-at-s S [--last-clear]]\n' +
+    '          [--flap-port P --flap-at-s S --flap-len-s S]\n' +
+    '          [--lose-batch K:B]... [--late-batch K:B:MS]... [--restart-at-s S]]\n';
 
 function usage(why) {
     if (why) process.stderr.write(`target.js: ${why}\n`);
@@ -89,11 +155,35 @@ function usage(why) {
     process.exit(2);
 }
 
-// A positive integer option value (non-negative with zeroOk).
+// A positive integer option value (non-negative with zeroOk). Exponent
+// forms (1e9) are accepted; the value must still be an exact integer.
 function intArg(name, text, zeroOk) {
     const n = Number(text);
-    if (!Number.isInteger(n) || n < (zeroOk ? 0 : 1)) usage(`${name} ${text}: not a valid count`);
+    if (!Number.isSafeInteger(n) || n < (zeroOk ? 0 : 1)) usage(`${name} ${text}: not a valid count`);
     return n;
+}
+
+// A seconds value (decimals allowed) as whole ms.
+function secArg(name, text) {
+    const n = Number(text);
+    if (!Number.isFinite(n) || n < 0 || !Number.isInteger(Math.round(n * 1000))) {
+        usage(`${name} ${text}: not a valid number of seconds`);
+    }
+    return Math.round(n * 1000);
+}
+
+// "A-B" (or "A") as [A, B], A <= B.
+function rangeArg(name, text) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(text);
+    if (!m || Number(m[2] ?? m[1]) < Number(m[1])) usage(`${name} ${text}: not a port range A-B`);
+    return [Number(m[1]), Number(m[2] ?? m[1])];
+}
+
+// "N:N[:N]" as integers.
+function tupleArg(name, text, n) {
+    const parts = text.split(':');
+    if (parts.length !== n) usage(`${name} ${text}: want ${n} numbers separated by ':'`);
+    return parts.map((x) => intArg(name, x, true));
 }
 
 function parseArgs(argv) {
@@ -105,6 +195,22 @@ function parseArgs(argv) {
         batchPorts: 10,
         jitterMs: 5,
         seed: 1,
+        noRound: false,
+        batchOffsets: null, // null: rotation; else the batches' offsets, ms
+        copyPhaseMs: 0,
+        livePorts: null, // [first, last]
+        rateUnit: 1000000000,
+        rampPorts: null,
+        rampPerS: 100000000,
+        clearPort: -1,
+        clearAtMs: -1,
+        lastClear: false,
+        flapPort: -1,
+        flapAtMs: -1,
+        flapLenMs: -1,
+        lose: new Set(), // "K:B"
+        late: new Map(), // "K:B" -> ms
+        restartAtMs: -1,
     };
     let junosOnly = null; // a --junos-cadence option given without the mode
     for (let i = 2; i < argv.length; i++) {
@@ -112,22 +218,61 @@ function parseArgs(argv) {
         const more = i + 1 < argv.length;
         if (a === '--listen' && more) {
             opt.listen = argv[++i];
+            continue;
         } else if (a === '--proto-dir' && more) {
             opt.protoDir = argv[++i];
+            continue;
         } else if (a === '--junos-cadence') {
             opt.junos = true;
-        } else if (a === '--ports' && more) {
+            continue;
+        }
+        junosOnly = a;
+        if (a === '--no-round') {
+            opt.noRound = true;
+        } else if (a === '--last-clear') {
+            opt.lastClear = true;
+        } else if (!more) {
+            usage(`unknown or incomplete option ${a}`);
+        } else if (a === '--ports') {
             opt.ports = intArg(a, argv[++i]);
-            junosOnly = a;
-        } else if (a === '--batch-ports' && more) {
+        } else if (a === '--batch-ports') {
             opt.batchPorts = intArg(a, argv[++i]);
-            junosOnly = a;
-        } else if (a === '--jitter-ms' && more) {
+        } else if (a === '--jitter-ms') {
             opt.jitterMs = intArg(a, argv[++i], true);
-            junosOnly = a;
-        } else if (a === '--seed' && more) {
+        } else if (a === '--seed') {
             opt.seed = intArg(a, argv[++i], true);
-            junosOnly = a;
+        } else if (a === '--batch-offsets-ms') {
+            opt.batchOffsets = argv[++i].split(',').map((x) => intArg(a, x, true));
+            if (opt.batchOffsets.some((o, j) => j > 0 && o <= opt.batchOffsets[j - 1])) {
+                usage(`${a}: offsets must ascend`);
+            }
+        } else if (a === '--copy-phase-ms') {
+            opt.copyPhaseMs = intArg(a, argv[++i], true);
+        } else if (a === '--live-ports') {
+            opt.livePorts = rangeArg(a, argv[++i]);
+        } else if (a === '--rate-unit') {
+            opt.rateUnit = intArg(a, argv[++i]);
+        } else if (a === '--ramp-ports') {
+            opt.rampPorts = rangeArg(a, argv[++i]);
+        } else if (a === '--ramp-per-s') {
+            opt.rampPerS = intArg(a, argv[++i]);
+        } else if (a === '--clear-port') {
+            opt.clearPort = intArg(a, argv[++i], true);
+        } else if (a === '--clear-at-s') {
+            opt.clearAtMs = secArg(a, argv[++i]);
+        } else if (a === '--flap-port') {
+            opt.flapPort = intArg(a, argv[++i], true);
+        } else if (a === '--flap-at-s') {
+            opt.flapAtMs = secArg(a, argv[++i]);
+        } else if (a === '--flap-len-s') {
+            opt.flapLenMs = secArg(a, argv[++i]);
+        } else if (a === '--lose-batch') {
+            opt.lose.add(tupleArg(a, argv[++i], 2).join(':'));
+        } else if (a === '--late-batch') {
+            const [k, b, ms] = tupleArg(a, argv[++i], 3);
+            opt.late.set(`${k}:${b}`, ms);
+        } else if (a === '--restart-at-s') {
+            opt.restartAtMs = secArg(a, argv[++i]);
         } else {
             usage(`unknown or incomplete option ${a}`);
         }
@@ -136,6 +281,31 @@ function parseArgs(argv) {
     // The jitter must stay well inside one copy period, or a stamp could
     // claim a copy the report does not show.
     if (opt.jitterMs >= COPY_MS / 4) usage(`--jitter-ms ${opt.jitterMs}: at most ${COPY_MS / 4 - 1}`);
+    if (opt.copyPhaseMs >= COPY_MS) usage(`--copy-phase-ms ${opt.copyPhaseMs}: below ${COPY_MS}`);
+    // Exact integers: R * e / 1000 needs R (tx: U / 2) a multiple of 1000,
+    // S * e^2 / 2e6 needs S (tx: S / 2) a multiple of 2e6.
+    if (opt.rateUnit % 2000 !== 0) usage(`--rate-unit ${opt.rateUnit}: not a multiple of 2000`);
+    if (opt.rampPerS % 4000000 !== 0) usage(`--ramp-per-s ${opt.rampPerS}: not a multiple of 4e6`);
+    const inPorts = (p) => p >= 0 && p < opt.ports;
+    for (const [name, r] of [['--live-ports', opt.livePorts], ['--ramp-ports', opt.rampPorts]]) {
+        if (r && !inPorts(r[1])) usage(`${name} ${r[0]}-${r[1]}: beyond --ports ${opt.ports}`);
+    }
+    if ((opt.clearPort >= 0) !== (opt.clearAtMs >= 0)) usage('--clear-port and --clear-at-s go together');
+    if (opt.clearPort >= 0 && !inPorts(opt.clearPort)) usage(`--clear-port ${opt.clearPort}: no such port`);
+    if (opt.lastClear && opt.clearPort < 0) usage('--last-clear needs --clear-port');
+    const flap = [opt.flapPort, opt.flapAtMs, opt.flapLenMs].filter((x) => x >= 0).length;
+    if (flap !== 0 && flap !== 3) usage('--flap-port, --flap-at-s and --flap-len-s go together');
+    if (opt.flapPort >= 0 && !inPorts(opt.flapPort)) usage(`--flap-port ${opt.flapPort}: no such port`);
+    if (!opt.batchOffsets && (opt.lose.size || opt.late.size)) {
+        usage('--lose-batch and --late-batch need --batch-offsets-ms');
+    }
+    if (opt.batchOffsets && opt.batchOffsets.length > opt.ports) {
+        usage(`--batch-offsets-ms: more batches than ports (${opt.ports})`);
+    }
+    for (const key of [...opt.lose, ...opt.late.keys()]) {
+        const b = Number(key.split(':')[1]);
+        if (b >= opt.batchOffsets.length) usage(`batch ${key}: only ${opt.batchOffsets.length} batches`);
+    }
     return opt;
 }
 
@@ -261,8 +431,12 @@ function describePath(p) {
 
 // ---- --junos-cadence ---------------------------------------------------------
 
-const START_MS = BigInt(Date.now()); // counter epoch and first copy instant
+const START_MS = BigInt(Date.now()); // counter epoch; copies at START + X + n * COPY_MS
+const START = Number(START_MS); // the same as a number (exact: below 2^53)
 const PKT_BYTES = 4096n;
+
+const inRange = (r, p) => r !== null && p >= r[0] && p <= r[1];
+const isLive = (p) => inRange(opt.livePorts, p);
 
 // The two sensors this target serves, in the order a batch sends them. The
 // sensor names follow Junos' "sensor_<id>_<n>_<n>" numbering; streamed_path
@@ -273,14 +447,19 @@ const SENSORS = [
         name: 'sensor_1000_1_1',
         elems: ['interfaces', 'interface', 'state', 'counters'],
         streamed: '/interfaces/interface/state/counters/',
-        leaves: (c) => [
-            upd('in-octets', u64(c.rx)),
-            upd('out-octets', u64(c.tx)),
-            upd('in-pkts', u64(c.rx / PKT_BYTES)),
-            upd('out-pkts', u64(c.tx / PKT_BYTES)),
-            upd('in-errors', u64(0n)),
-            upd('in-discards', u64(0n)),
-        ],
+        leaves: (c) => {
+            const out = [
+                upd('in-octets', u64(c.rx)),
+                upd('out-octets', u64(c.tx)),
+                upd('in-pkts', u64(c.rx / PKT_BYTES)),
+                upd('out-pkts', u64(c.tx / PKT_BYTES)),
+                upd('in-errors', u64(0n)),
+                upd('in-discards', u64(0n)),
+            ];
+            if (c.carrier !== null) out.push(upd('carrier-transitions', u64(c.carrier)));
+            if (c.lastClear !== null) out.push(upd('last-clear', u64(c.lastClear)));
+            return out;
+        },
     },
     {
         name: 'sensor_1002_1_1',
@@ -293,17 +472,70 @@ const SENSORS = [
     },
 ];
 
-// Port p's counters at copy instant copyMs (the formulas in the header).
-function portCounters(p, copyMs) {
-    const k = BigInt(p + 1);
-    const e = copyMs - START_MS;
-    return { rx: k * 1000000000000n + k * 1000000n * e, tx: k * 1000000000000n + k * 500000n * e };
+// B(e): bytes port p carried in one direction since START, flap aside (the
+// header's formula). r = R, s = S of that direction.
+function carried(r, s, e) {
+    let b = (r * e) / 1000n;
+    if (e > 0n) b += (s * e * e) / 2000000n;
+    return b;
 }
 
-// The last copy at or before t (ms): copies at START + k * COPY_MS.
+// traffic(e) of port p, direction tx (0 rx, 1 tx).
+function traffic(p, tx, e) {
+    const div = tx ? 2n : 1n;
+    const r = (BigInt(p + 1) * BigInt(opt.rateUnit)) / div;
+    const s = inRange(opt.rampPorts, p) ? BigInt(opt.rampPerS) / div : 0n;
+    let b = carried(r, s, e);
+    if (p === opt.flapPort && e > BigInt(opt.flapAtMs)) {
+        const f = BigInt(opt.flapAtMs);
+        const up = f + BigInt(opt.flapLenMs);
+        b -= carried(r, s, e < up ? e : up) - carried(r, s, f);
+    }
+    return b;
+}
+
+// Port p's counters at value time tMs (a copy instant, or the read of a live
+// port): the formulas in the header.
+function portCounters(p, tMs) {
+    const e = tMs - START_MS;
+    const oct = (tx) => {
+        if (p === opt.clearPort && e >= BigInt(opt.clearAtMs)) {
+            return traffic(p, tx, e) - traffic(p, tx, BigInt(opt.clearAtMs));
+        }
+        return BigInt(p + 1) * 1000000000000n + traffic(p, tx, e);
+    };
+    let carrier = null;
+    if (opt.flapPort >= 0) {
+        carrier = 0n;
+        if (p === opt.flapPort && e >= BigInt(opt.flapAtMs)) carrier++;
+        if (p === opt.flapPort && e >= BigInt(opt.flapAtMs + opt.flapLenMs)) carrier++;
+    }
+    let lastClear = null;
+    if (opt.lastClear) {
+        const cleared = p === opt.clearPort && e >= BigInt(opt.clearAtMs);
+        lastClear = (cleared ? START_MS + BigInt(opt.clearAtMs) : START_MS) * NS_PER_MS;
+    }
+    return { rx: oct(false), tx: oct(true), carrier, lastClear };
+}
+
+// Floor division of BigInts (BigInt's / truncates towards 0).
+function floorDiv(a, b) {
+    const q = a / b;
+    return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
+}
+
+// The last copy at or before t (ms): copies at START + X + n * COPY_MS.
 function copyAtOrBefore(tMs) {
     const step = BigInt(COPY_MS);
-    return START_MS + ((tMs - START_MS) / step) * step;
+    const base = START_MS + BigInt(opt.copyPhaseMs);
+    return base + floorDiv(tMs - base, step) * step;
+}
+
+// What a report of port p read at readMs shows: the value time and the
+// counters there.
+function portRead(p, readMs) {
+    const valueMs = isLive(p) ? readMs : copyAtOrBefore(readMs);
+    return { valueMs, c: portCounters(p, valueMs) };
 }
 
 // The subscription's elem names without list keys (origin ignored).
@@ -320,9 +552,12 @@ function selects(names, sensor) {
     return true;
 }
 
-// "multiples of 2 seconds": a request below (or between) is rounded up.
+// "multiples of 2 seconds": a request below (or between) is rounded up;
+// with --no-round served as asked (at least 1 ms). 0 (unset): 2 s.
 function junosInterval(requestNs) {
     const ms = Math.ceil(Number(BigInt(requestNs || '0')) / 1e6);
+    if (ms === 0) return COPY_MS;
+    if (opt.noRound) return ms;
     return Math.max(COPY_MS, Math.ceil(ms / COPY_MS) * COPY_MS);
 }
 
@@ -335,7 +570,7 @@ function jitterMs() {
     return BigInt(Math.floor((rngState / 4294967296) * (2 * opt.jitterMs + 1)) - opt.jitterMs);
 }
 
-function junosHeader(sensor, seq, payloadMs, eom) {
+function junosHeader(sensor, seq, payloadMs, creationMs, eom) {
     const msg = JunosHeader.encode(
         JunosHeader.fromObject({
             system_id: 'qfx5240-js:127.0.0.1',
@@ -347,7 +582,7 @@ function junosHeader(sensor, seq, payloadMs, eom) {
             component: 'PFE',
             sequence_number: seq.toString(),
             payload_get_timestamp: payloadMs.toString(),
-            stream_creation_timestamp: START_MS.toString(), // constant: no reset
+            stream_creation_timestamp: creationMs.toString(),
             export_timestamp: Date.now().toString(),
             eom,
         }),
@@ -355,18 +590,38 @@ function junosHeader(sensor, seq, payloadMs, eom) {
     return { registered_ext: { id: 'EID_JUNIPER_TELEMETRY_HEADER', msg: Buffer.from(msg) } };
 }
 
-// Streams the Junos cadence on call; returns a function that stops it.
-function junosStream(call, id, sl) {
-    const sensors = SENSORS.filter((sn) =>
-        (sl.subscription || []).some((sub) => selects(elemNames(sl.prefix, sub.path), sn)),
-    );
-    if (sensors.length === 0) {
-        call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: 'no sensor for the paths' });
-        return () => {};
+// The messages of one report of ports first..last read at readMs, in send
+// order (sensor by sensor, port by port), numbered from the per-sensor
+// counters in seq (advanced here); eom on the last. Headers are encoded at
+// the write (export_timestamp), so this returns thunks.
+function reportMessages(sensors, seq, first, last, readMs, creationMs) {
+    const out = [];
+    for (const sn of sensors) {
+        for (let p = first; p <= last; p++) {
+            const { valueMs, c } = portRead(p, readMs);
+            let payloadMs = readMs + jitterMs();
+            if (!isLive(p) && payloadMs < valueMs) payloadMs = valueMs; // a stamp never precedes its copy
+            const s = seq.get(sn.name);
+            seq.set(sn.name, s + 1n);
+            const eom = sn === sensors[sensors.length - 1] && p === last;
+            const update = {
+                timestamp: (payloadMs * NS_PER_MS).toString(),
+                prefix: {
+                    elem: sn.elems.map((name, i) =>
+                        i === 1 ? { name, key: { name: `et-0/0/${p}` } } : { name },
+                    ),
+                },
+                update: sn.leaves(c),
+            };
+            out.push(() => ({ update, extension: [junosHeader(sn, s, payloadMs, creationMs, eom)] }));
+        }
     }
-    // The smallest interval asked for wins, on Junos' 2 s grid.
-    const asked = (sl.subscription || []).map((sub) => junosInterval(sub.sample_interval));
-    const interval = Math.min(...asked);
+    return out;
+}
+
+// Rotation (the default): interval k of the call reads at t0 + k * interval
+// and reports the next batchPorts ports. Returns a function that stops it.
+function rotationStream(call, id, sensors, interval, creationMs) {
     const rounds = Math.ceil(opt.ports / opt.batchPorts); // intervals per full round of ports
     process.stdout.write(
         `cadence call=${id} interval_ms=${interval} ports=${opt.ports} batch_ports=${opt.batchPorts} ` +
@@ -383,30 +638,9 @@ function junosStream(call, id, sl) {
         if (stopped) return;
         // The interval's instant on the absolute schedule, not the timer's.
         const tickMs = BigInt(t0 + k * interval);
-        const copyMs = copyAtOrBefore(tickMs);
         const first = (k % rounds) * opt.batchPorts;
         const last = Math.min(first + opt.batchPorts, opt.ports) - 1;
-        for (const sn of sensors) {
-            for (let p = first; p <= last; p++) {
-                let payloadMs = tickMs + jitterMs();
-                if (payloadMs < copyMs) payloadMs = copyMs; // a stamp never precedes its copy
-                const s = seq.get(sn.name);
-                seq.set(sn.name, s + 1n);
-                const eom = sn === sensors[sensors.length - 1] && p === last;
-                call.write({
-                    update: {
-                        timestamp: (payloadMs * NS_PER_MS).toString(),
-                        prefix: {
-                            elem: sn.elems.map((name, i) =>
-                                i === 1 ? { name, key: { name: `et-0/0/${p}` } } : { name },
-                            ),
-                        },
-                        update: sn.leaves(portCounters(p, copyMs)),
-                    },
-                    extension: [junosHeader(sn, s, payloadMs, eom)],
-                });
-            }
-        }
+        for (const msg of reportMessages(sensors, seq, first, last, tickMs, creationMs)) call.write(msg());
         process.stdout.write(`batch call=${id} k=${k} ports=${first}-${last} tick_ms=${tickMs}\n`);
         if (k === rounds - 1) call.write({ sync_response: true }); // every port reported once
         k++;
@@ -420,9 +654,98 @@ function junosStream(call, id, sl) {
     };
 }
 
+// --batch-offsets-ms: every interval START + k * interval reports every port
+// in batches read at the offsets; lost and late batches as configured.
+function batchStream(call, id, sensors, interval, creationMs) {
+    const offs = opt.batchOffsets;
+    const nb = offs.length;
+    if (offs[nb - 1] >= interval) {
+        call.emit('error', {
+            code: grpc.status.INVALID_ARGUMENT,
+            details: `batch offset ${offs[nb - 1]} ms not below the ${interval} ms interval`,
+        });
+        return () => {};
+    }
+    const firstPort = (b) => Math.floor((b * opt.ports) / nb);
+    process.stdout.write(
+        `cadence call=${id} interval_ms=${interval} ports=${opt.ports} batches=${nb} ` +
+            `offsets_ms=${offs.join(',')} sensors=${sensors.map((sn) => sn.name).join(',')}\n`,
+    );
+    const seq = new Map(sensors.map((sn) => [sn.name, 0n])); // per sensor, from 0
+    const k0 = Math.ceil((Date.now() - START) / interval); // the first interval at or after the call
+    let k = k0;
+    let b = 0;
+    let timer = null;
+    const lateTimers = new Set();
+    let stopped = false;
+
+    const readAt = (kk, bb) => START + kk * interval + offs[bb];
+    const step = () => {
+        timer = null;
+        if (stopped) return;
+        const readMs = BigInt(readAt(k, b));
+        const first = firstPort(b);
+        const last = firstPort(b + 1) - 1;
+        const key = `${k}:${b}`;
+        const msgs = reportMessages(sensors, seq, first, last, readMs, creationMs);
+        let what = 'sent';
+        if (opt.lose.has(key)) {
+            what = 'lost'; // numbered above, never written: a real loss
+        } else if (opt.late.has(key)) {
+            const ms = opt.late.get(key);
+            what = `late_ms=${ms}`;
+            const t = setTimeout(() => {
+                lateTimers.delete(t);
+                if (stopped) return;
+                for (const msg of msgs) call.write(msg());
+                process.stdout.write(`late_sent call=${id} batch=${key} at_ms=${Date.now()}\n`);
+            }, Math.max(0, Number(readMs) + ms - Date.now()));
+            lateTimers.add(t);
+        } else {
+            for (const msg of msgs) call.write(msg());
+        }
+        process.stdout.write(
+            `batch call=${id} k=${k} b=${b} ports=${first}-${last} read_ms=${readMs} ${what}\n`,
+        );
+        if (k === k0 && b === nb - 1) call.write({ sync_response: true }); // every port reported once
+        if (++b === nb) {
+            b = 0;
+            k++;
+        }
+        timer = setTimeout(step, Math.max(0, readAt(k, b) - Date.now()));
+    };
+    timer = setTimeout(step, Math.max(0, readAt(k, b) - Date.now()));
+    return () => {
+        stopped = true;
+        if (timer) clearTimeout(timer);
+        timer = null;
+        for (const t of lateTimers) clearTimeout(t);
+        lateTimers.clear();
+    };
+}
+
+// Streams the Junos cadence on call; returns a function that stops it.
+function junosStream(call, id, sl) {
+    const sensors = SENSORS.filter((sn) =>
+        (sl.subscription || []).some((sub) => selects(elemNames(sl.prefix, sub.path), sn)),
+    );
+    if (sensors.length === 0) {
+        call.emit('error', { code: grpc.status.INVALID_ARGUMENT, details: 'no sensor for the paths' });
+        return () => {};
+    }
+    // The smallest interval asked for wins (on Junos' 2 s grid unless --no-round).
+    const asked = (sl.subscription || []).map((sub) => junosInterval(sub.sample_interval));
+    const interval = Math.min(...asked);
+    // The first call's stream began with the target; a later call is a new one.
+    const creationMs = id === 1 ? START_MS : BigInt(Date.now());
+    if (opt.batchOffsets) return batchStream(call, id, sensors, interval, creationMs);
+    return rotationStream(call, id, sensors, interval, creationMs);
+}
+
 // ---- the gNMI service -------------------------------------------------------
 
 let calls = 0;
+const openCalls = new Map(); // id -> { call, stop }: what --restart-at-s ends
 
 function subscribe(call) {
     const id = ++calls;
@@ -432,10 +755,12 @@ function subscribe(call) {
     let stopJunos = null;
     const stop = () => {
         ended = true;
+        openCalls.delete(id);
         if (timer) clearTimeout(timer);
         timer = null;
         if (stopJunos) stopJunos();
     };
+    openCalls.set(id, { call, stop });
     call.on('cancelled', stop);
     call.on('error', stop);
     call.on('end', () => {
@@ -497,6 +822,22 @@ function capabilities(call, callback) {
         supported_encodings: ['PROTO'],
         gNMI_version: '0.10.0',
     });
+}
+
+// --restart-at-s: the device's telemetry restarts once; every open stream
+// ends with UNAVAILABLE, the counters go on.
+if (opt.junos && opt.restartAtMs >= 0) {
+    setTimeout(() => {
+        for (const [id, { call, stop }] of [...openCalls]) {
+            stop();
+            process.stdout.write(`restart call=${id} at_ms=${Date.now()}\n`);
+            call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'telemetry restarted' });
+        }
+    }, Math.max(0, START + opt.restartAtMs - Date.now()));
+}
+
+if (opt.junos) {
+    process.stdout.write(`epoch start_ms=${START_MS} copy_ms=${COPY_MS} copy_phase_ms=${opt.copyPhaseMs}\n`);
 }
 
 const server = new grpc.Server();
