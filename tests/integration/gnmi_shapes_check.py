@@ -85,7 +85,10 @@ faults"):
   stream_creation_timestamp, DESIGN rule 4): windows overlapping that span
   (in value times) may be low by the traffic of the span or missing; fine
   steps over it are excused.
-- flap: judged with the step bound; the windows must be there.
+- flap: judged with the step bound; the windows must be there. The first
+  repeat of the port that stops is held (it may be a read just before its
+  copy): a fine-rate step of two copy periods at the flap's start is
+  excused.
 
 Prints FAIL lines (at most 12 per kind), per-port lines for ports that
 failed (all with --verbose), and summary lines beginning `windows:` (present
@@ -270,6 +273,13 @@ class Judge:
         if dev.clear:
             p, c = dev.clear
             zones[p].append(("clear", c - COPY_MS, c + COPY_MS))
+        if dev.flap:
+            # A busy port that stops repeats its value: the engine cannot
+            # tell that from a read just before its copy (a straddle,
+            # DESIGN rule 5) and holds the first repeat; the zero comes with
+            # the next reading, one fine rate over two copy periods.
+            p, f = dev.flap[0], dev.flap[1]
+            zones[p].append(("stop", f - COPY_MS, f + 2 * COPY_MS))
         for call, at in facts["restarts"]:
             for p in range(a.ports):
                 before = [b["read"] for b in facts["batches"] if b["call"] == call and
@@ -424,7 +434,7 @@ class Judge:
                 short += 1  # more fine rates than copies: a copy period split up
             elif b <= self.t_learn:
                 stats["learning_holes"] += 1
-            elif self.zone_hits(p, a - COPY_MS, b + COPY_MS, ("lost", "clear", "restart")):
+            elif self.zone_hits(p, a - COPY_MS, b + COPY_MS, ("lost", "clear", "restart", "stop")):
                 stats["excused_holes"] += 1
             else:
                 stats["holes"] += 1
