@@ -59,9 +59,9 @@
  *        points, whatever the stamps' jitter. A busy series that repeats
  *        one step on straddles a copy: STALE_REPEAT, the next change
  *        covers both (its copies, and the next intervals', not counted). A
- *        reading more than P/8 off its point is not counted either; one
- *        more than P/4 off (a stream restart, a new phase) is placed at its
- *        stamp and the lattice starts over.
+ *        reading more than P/6 off its point (a stream restart, a new
+ *        phase) is placed at its stamp, not counted, and the lattice starts
+ *        over there.
  *      Either way a copied interval spans n = round(span / P) copies when
  *      the span is within P/4 of n x P: its rate (the fine rate) is delta
  *      / (n x P), exact whatever the placement; its delta is spread over

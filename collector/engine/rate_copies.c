@@ -24,7 +24,7 @@
  *   different offsets gives each batch its own reading phase. So each series
  *   keeps its own reading lattice: its anchor is the last lattice point, and
  *   a reading within P/4 of anchor + nP moves it to that point, corrected by
- *   a share of the reading's offset (1/2, 1/3, ... down to 1/8: a running
+ *   a share of the reading's offset (1/2, 1/3, ... 1/7, then 1/16: a running
  *   mean of the phase, then a slow follower of a drifting export timer). The
  *   jitter of the stamps never reaches the intervals; the copy the readings
  *   show lies at a fixed distance before their lattice, which shifts every
@@ -44,11 +44,20 @@
  * row, make a series live. */
 #define FAST_DIV   4
 #define LIVE_VOTES 3
-/* The lattice's running mean stops growing here: later readings move it by
- * 1/8 of their offset (a drifting export timer is followed; at +-50 ms of
- * uniform stamp noise the lattice point wanders by about 8 ms, 0.15 % of a
- * 10 s window at its two edges). */
-#define LATTICE_MAX 7u
+/* The lattice's running mean grows to LATTICE_MAX readings; from then on
+ * each reading moves it by 1/LATTICE_GAIN_DIV of its offset (a drifting
+ * export timer is followed, lagging 16 x its drift per reading; at +-50 ms
+ * of uniform stamp noise the lattice point wanders by about 5 ms, 0.07 % of
+ * a 10 s window at its two edges). */
+#define LATTICE_MAX      7u
+#define LATTICE_GAIN_DIV 16
+/* A reading more than P / LATTICE_TOL_DIV off its learned lattice point (P/4
+ * while the lattice learns its first LATTICE_MAX readings) is no stamping
+ * noise (that is tens of ms) but a reading phase that moved (a stream
+ * restart), perhaps past a copy: one copy more or less than its span says.
+ * It is placed at its stamp, its copies not counted, and the lattice starts
+ * over there. */
+#define LATTICE_TOL_DIV 6
 
 /* Lattice intervals after a straddling repeat whose copies are not counted
  * (the straddle count shares the live votes' bits: a lattice series never
@@ -123,22 +132,22 @@ static bool copies_coarse(const struct fsc_traits *tr)
 
 /* Where a reading at t lies on the series' lattice: the point anchor + nP
  * nearest it, moved by the lattice's share of the reading's offset; *n
- * gets the periods from the anchor, *off the reading's offset from that
- * point. FSC_GRID_NONE when the reading is more than P/4 off every point
- * at least one period on (a new phase, a re-send, a lattice not yet
- * started). */
-static int64_t lattice_place(const struct fsc_rate_state *st, int64_t t, int64_t p, int64_t *n,
-                             int64_t *off_out)
+ * gets the periods from the anchor. FSC_GRID_NONE when the reading is
+ * more than P/6 (P/4 while the lattice learns) off every point at least
+ * one period on (a new phase, a re-send, a lattice not yet started). */
+static int64_t lattice_place(const struct fsc_rate_state *st, int64_t t, int64_t p, int64_t *n)
 {
     const unsigned lat = cad_lattice(st);
     int64_t span = t - st->t_anchor;
     int64_t k = floor_div(span + p / 2, p);
     int64_t off = span - k * p;
     *n = k;
-    *off_out = off;
-    if (lat == 0 || k < 1 || off > p / 4 || off < -p / 4)
+    /* A young lattice may still be off by a first reading's jitter. */
+    const int64_t tol = lat < LATTICE_MAX ? p / 4 : p / LATTICE_TOL_DIV;
+    if (lat == 0 || k < 1 || off > tol || off < -tol)
         return FSC_GRID_NONE;
-    return st->t_anchor + k * p + off / (int64_t)(lat + 1);
+    /* A running mean of the first readings' offsets, then 1/16 of each. */
+    return st->t_anchor + k * p + off / (lat < LATTICE_MAX ? (int64_t)(lat + 1) : LATTICE_GAIN_DIV);
 }
 
 /* One more reading folded into the lattice (saturating). */
@@ -183,8 +192,8 @@ static void copies_lattice(struct fsc_rate_state *st, const struct fsc_traits *t
     const bool busy = (st->flags & FSC_RATE_F_BUSY) != 0 && grid->lattice_change_t != t;
     if (changed)
         grid->lattice_change_t = t;
-    int64_t n, off;
-    int64_t end = lattice_place(st, t, p, &n, &off);
+    int64_t n;
+    int64_t end = lattice_place(st, t, p, &n);
     int64_t copies_ns;
     if (n < 1) {
         /* Under half a period after the anchor: a re-send, a reading of the
@@ -207,11 +216,7 @@ static void copies_lattice(struct fsc_rate_state *st, const struct fsc_traits *t
     }
     const unsigned straddle = cad_votes(st);
     if (end != FSC_GRID_NONE) {
-        /* A reading more than P/8 off its point is no longer plain jitter:
-         * its phase may have moved past a copy (one copy more or less than
-         * the span says). It stays on the lattice, which follows it. */
-        bool far = off > p / 8 || off < -p / 8;
-        copies_ns = (straddle > 0 || far) && changed ? -1 : n * p;
+        copies_ns = straddle > 0 && changed ? -1 : n * p;
         lattice_grow(st);
         if (straddle > 0)
             cad_set(st, fsc_rate_cadence(st), straddle - 1, cad_lattice(st));
@@ -359,9 +364,9 @@ static void copies_restart_at(struct fsc_rate_state *st, const struct fsc_traits
 {
     const int64_t t = smp->t_dev_ns;
     if (copies_coarse(tr)) {
-        int64_t n, off;
+        int64_t n;
         int64_t at = (st->flags & FSC_RATE_F_BASELINE) && changed
-                         ? lattice_place(st, t, tr->refresh_ns, &n, &off)
+                         ? lattice_place(st, t, tr->refresh_ns, &n)
                          : FSC_GRID_NONE;
         if (at != FSC_GRID_NONE) {
             fsc_rate__restart_at(st, smp, at, false);
