@@ -59,25 +59,42 @@ static struct fsc_rate_result feed_grid(struct fsc_rate_state *st, const struct 
     return res;
 }
 
+/* One lattice series with its device's grid and a window collector. */
+struct lat {
+    struct fsc_rate_params p;
+    struct fsc_traits tr;
+    struct fsc_copy_grid g;
+    struct fsc_rate_state st;
+    struct wins *ws;
+};
+
+static void lat_open(struct lat *l)
+{
+    fsc_rate_params_defaults(&l->p);
+    l->tr = lattice_traits();
+    fsc_grid_init(&l->g, P);
+    memset(&l->st, 0, sizeof(l->st));
+    l->ws = wins_new();
+}
+
+static struct fsc_rate_result lat_feed(struct lat *l, int64_t t, uint64_t v)
+{
+    return feed_grid(&l->st, &l->tr, &l->p, &l->g, t, v, l->ws);
+}
+
 /* 1. Reads every 2 s at +350 ms, copies at +480 ms, stamps +-50 ms: every
  * interval is one copy at exactly R, placed within 10 ms of 2 s long once
  * the lattice has 8 readings, and every 10 s window from then on within
  * 0.2 %; 1 s windows withheld. */
 static void lattice_stamp_jitter_exact(void)
 {
-    struct fsc_rate_params p;
-    fsc_rate_params_defaults(&p);
-    struct fsc_traits tr = lattice_traits();
-    struct fsc_copy_grid g;
-    fsc_grid_init(&g, P);
-    struct fsc_rate_state st;
-    memset(&st, 0, sizeof(st));
-    struct wins *ws = wins_new();
+    struct lat L;
+    lat_open(&L);
     unsigned intervals = 0, withheld = 0;
     for (int k = 0; k < 60; k++) {
         int64_t read = T0 + READ + (int64_t)k * P;
         int64_t stamp = read + (int64_t)(rng_sym() * 50.0 * (double)MS);
-        struct fsc_rate_result res = feed_grid(&st, &tr, &p, &g, stamp, copied_value(read), ws);
+        struct fsc_rate_result res = lat_feed(&L, stamp, copied_value(read));
         withheld += res.withheld[0];
         if (k == 0) {
             CHECK_INT(res.verdict, FSC_RATE_BASELINE);
@@ -94,18 +111,18 @@ static void lattice_stamp_jitter_exact(void)
     }
     CHECK_INT(intervals, 59);
     CHECK(withheld > 100);
-    CHECK_INT(check_level_rates(ws, 0, R, 0.002), 0);
+    CHECK_INT(check_level_rates(L.ws, 0, R, 0.002), 0);
     /* 10 s windows once the lattice has 8 readings: within 0.2 %. */
     unsigned judged = 0;
-    for (size_t i = 0; i < ws->n; i++) {
-        if (ws->w[i].level != 1 || ws->w[i].t_end < T0 + 30 * SEC)
+    for (size_t i = 0; i < L.ws->n; i++) {
+        if (L.ws->w[i].level != 1 || L.ws->w[i].t_end < T0 + 30 * SEC)
             continue;
-        CHECK_REL(ws->w[i].rate, R, 0.002);
+        CHECK_REL(L.ws->w[i].rate, R, 0.002);
         judged++;
     }
     CHECK(judged >= 9);
-    CHECK_INT(g.changes, 0); /* lattice series never move the device grid */
-    free(ws);
+    CHECK_INT(L.g.changes, 0); /* lattice series never move the device grid */
+    free(L.ws);
 }
 
 /* 2. A busy series whose reads straddle the copy: a repeat one step on is
@@ -114,54 +131,48 @@ static void lattice_stamp_jitter_exact(void)
  * at its second repeat. */
 static void lattice_straddle_and_stop(void)
 {
-    struct fsc_rate_params p;
-    fsc_rate_params_defaults(&p);
-    struct fsc_traits tr = lattice_traits();
-    struct fsc_copy_grid g;
-    fsc_grid_init(&g, P);
-    struct fsc_rate_state st;
-    memset(&st, 0, sizeof(st));
-    struct wins *ws = wins_new();
+    struct lat L;
+    lat_open(&L);
     const uint64_t per_copy = (uint64_t)(R * 2.0);
     uint64_t v = BASE_V;
     int64_t t = T0 + READ;
-    CHECK_INT(feed_grid(&st, &tr, &p, &g, t, v, ws).verdict, FSC_RATE_BASELINE);
+    CHECK_INT(lat_feed(&L, t, v).verdict, FSC_RATE_BASELINE);
     for (int k = 0; k < 4; k++) {
         t += P;
         v += per_copy;
-        struct fsc_rate_result res = feed_grid(&st, &tr, &p, &g, t, v, ws);
+        struct fsc_rate_result res = lat_feed(&L, t, v);
         CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
         CHECK_REL(res.iv.rate, R, 1e-12);
     }
     t += P; /* read just before its copy: the same value again */
-    struct fsc_rate_result res = feed_grid(&st, &tr, &p, &g, t, v, ws);
+    struct fsc_rate_result res = lat_feed(&L, t, v);
     CHECK_INT(res.verdict, FSC_RATE_STALE_REPEAT);
     t += P;
     v += 2 * per_copy;
-    res = feed_grid(&st, &tr, &p, &g, t, v, ws);
+    res = lat_feed(&L, t, v);
     CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
     CHECK_INT(res.iv.uncounted, 1);
     CHECK_INT(res.iv.gap, 1);
     CHECK_REL(res.iv.rate, R, 1e-12); /* over the span: two periods, two copies */
     CHECK_INT(res.iv.t1_ns - res.iv.t0_ns, 2 * P);
-    CHECK_INT(st.fine_rate < 0, 1);
+    CHECK_INT(L.st.fine_rate < 0, 1);
     for (int k = 0; k < 8; k++) {
         t += P;
         v += per_copy;
-        res = feed_grid(&st, &tr, &p, &g, t, v, ws);
+        res = lat_feed(&L, t, v);
         CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
         CHECK_INT(res.iv.uncounted, k < 6); /* the double and 6 more: 7 */
     }
-    CHECK_REL(st.fine_rate, R, 1e-6);
+    CHECK_REL(L.st.fine_rate, R, 1e-6);
     /* The port stops: a repeat is pending once, then idleness. */
     t += P;
-    CHECK_INT(feed_grid(&st, &tr, &p, &g, t, v, ws).verdict, FSC_RATE_STALE_REPEAT);
+    CHECK_INT(lat_feed(&L, t, v).verdict, FSC_RATE_STALE_REPEAT);
     t += P;
-    res = feed_grid(&st, &tr, &p, &g, t, v, ws);
+    res = lat_feed(&L, t, v);
     CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
     CHECK_INT(res.iv.gap, 0);
     CHECK(res.iv.rate == 0.0);
-    free(ws);
+    free(L.ws);
 }
 
 /* 3. The reading phase moves (a stream restart): by 370 ms, past the copy
@@ -172,37 +183,30 @@ static void lattice_straddle_and_stop(void)
  * by 900 ms. A re-sent reading 100 ms after the last one is no news. */
 static void lattice_phase_moves(void)
 {
-    struct fsc_rate_params p;
-    fsc_rate_params_defaults(&p);
-    struct fsc_traits tr = lattice_traits();
-    struct fsc_copy_grid g;
-    fsc_grid_init(&g, P);
-    struct fsc_rate_state st;
-    memset(&st, 0, sizeof(st));
-    struct wins *ws = wins_new();
+    struct lat L;
+    lat_open(&L);
     int64_t read = T0 + READ;
     for (int k = 0; k < 10; k++, read += P)
-        (void)feed_grid(&st, &tr, &p, &g, read, copied_value(read), ws);
+        (void)lat_feed(&L, read, copied_value(read));
     read -= P;
     /* The restarted stream re-sends the last value 100 ms later. */
-    struct fsc_rate_result res =
-        feed_grid(&st, &tr, &p, &g, read + 100 * MS, copied_value(read + 100 * MS), ws);
+    struct fsc_rate_result res = lat_feed(&L, read + 100 * MS, copied_value(read + 100 * MS));
     CHECK_INT(res.verdict, FSC_RATE_STALE_REPEAT);
     for (int move = 0; move < 2; move++) {
         read += P + (move ? 900 : 370) * MS;
-        res = feed_grid(&st, &tr, &p, &g, read, copied_value(read), ws);
+        res = lat_feed(&L, read, copied_value(read));
         CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
         CHECK_INT(res.iv.uncounted, 1);
         CHECK_INT(res.iv.t1_ns, read);
         for (int k = 0; k < 4; k++) {
             read += P;
-            res = feed_grid(&st, &tr, &p, &g, read, copied_value(read), ws);
+            res = lat_feed(&L, read, copied_value(read));
             CHECK_INT(res.verdict, FSC_RATE_INTERVAL);
             CHECK_INT(res.iv.uncounted, 0);
             CHECK_REL(res.iv.rate, R, 1e-12);
         }
     }
-    free(ws);
+    free(L.ws);
 }
 
 /* 4. Sampled every 100 ms: a series changing at every sample is learning,
