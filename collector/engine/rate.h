@@ -71,7 +71,8 @@
  *      withheld for placement: an unknown copy phase shifts an interval by
  *      less than one copy period, which bounds the error at each window
  *      edge by one period of the rate's change and is exact for steady
- *      traffic.
+ *      traffic. A periodic series without a copy group (grid NULL) is read
+ *      as on-read copies.
  * 6. Wraps and resets. A decrease on a 32-bit counter is a wrap when the
  *    wrapped delta (2^32 - old + new) is plausible: at or under line rate for
  *    the elapsed span when the unit is bytes or packets and the link speed is
