@@ -71,8 +71,11 @@
  *      withheld for placement: an unknown copy phase shifts an interval by
  *      less than one copy period, which bounds the error at each window
  *      edge by one period of the rate's change and is exact for steady
- *      traffic. A periodic series without a copy group (grid NULL) is read
- *      as on-read copies.
+ *      traffic. Where a series' reading lattice starts over (its first
+ *      sample, a clock step, a moved phase at a restart), a window that
+ *      begins in its first FSC_RATE_COPY_LEARN update periods is not
+ *      emitted: the lattice is still a first reading's jitter there. A periodic series
+ *      without a copy group (grid NULL) is read as on-read copies.
  * 6. Wraps and resets. A decrease on a 32-bit counter is a wrap when the
  *    wrapped delta (2^32 - old + new) is plausible: at or under line rate for
  *    the elapsed span when the unit is bytes or packets and the link speed is
@@ -122,6 +125,10 @@
 
 #define FSC_MAX_WINDOWS 4
 
+/* Update periods after a copied series' baseline before a window that
+ * begins there is emitted (rule 5: its placement is still learning). */
+#define FSC_RATE_COPY_LEARN 7
+
 /* Engine-wide rate parameters (engine: section of the config). */
 struct fsc_rate_params {
     int64_t window_ns[FSC_MAX_WINDOWS]; /* ascending, e.g. 1 s, 10 s, 60 s */
@@ -168,6 +175,10 @@ enum {
     /* A sample dropped by rule 3 carried reset evidence: the next accepted
      * one restarts the baseline (rule 4). */
     FSC_RATE_F_RESET_PENDING = 1u << 4,
+    /* Periodic copies sampled no faster than P: the reading lattice started
+     * over at the baseline (rule 5: windows it began are not emitted for
+     * FSC_RATE_COPY_LEARN update periods). */
+    FSC_RATE_F_LEARNING = 1u << 5,
 };
 
 /* A periodic series' cadence (rule 5), st->cadence & FSC_CADENCE_MASK. */

@@ -374,6 +374,7 @@ static void copies_restart_at(struct fsc_rate_state *st, const struct fsc_traits
         } else {
             fsc_rate__restart_at(st, smp, t, false);
             lattice_restart(st);
+            st->flags |= FSC_RATE_F_LEARNING;
         }
         return;
     }

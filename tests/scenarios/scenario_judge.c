@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "engine/rate.h"
 #include "scenario_run.h"
 
 /* Sorted doubles' quantile q. */
@@ -85,8 +86,17 @@ static double placement_allowance(const struct scn_case *c, unsigned p, int64_t 
  * in, one lost at each end) at width w. */
 static size_t possible_windows(const struct scn_case *c, unsigned p, int64_t w)
 {
-    double span = (double)(c->duration_ns - c->offset_ns - 4 * scn_update_period(c, p)) / (double)w;
-    return span > 2 ? (size_t)span - 2 : 0;
+    const int64_t u = scn_update_period(c, p);
+    double span = (double)(c->duration_ns - c->offset_ns - 4 * u) / (double)w;
+    size_t n = span > 2 ? (size_t)span - 2 : 0;
+    /* A stream restart that moves the readings starts a lattice over: the
+     * windows it begins in its first learning periods (FSC_RATE_COPY_LEARN)
+     * are not emitted, nor the one the restart lies in. */
+    if (c->restart && c->copy == SCN_PERIODIC) {
+        size_t lost = (size_t)ceil((double)((FSC_RATE_COPY_LEARN + 2) * u) / (double)w) + 1;
+        n = n > lost ? n - lost : 0;
+    }
+    return n;
 }
 
 void scn_judge_windows(struct run *r, struct figures *f)
