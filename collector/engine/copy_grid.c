@@ -42,6 +42,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/intdiv.h"
+
 /* A sample must be this far past a copy's upper bound to count as having
  * seen it, for timestamp noise: P / GRID_MARGIN_DIV (20 ms at 2 s). */
 #define GRID_MARGIN_DIV 100
@@ -55,18 +57,11 @@ static int64_t mid_of(int64_t lo, int64_t hi)
     return lo + (hi - lo) / 2;
 }
 
-/* Floor of a / b for b > 0, also for negative a. */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
 /* d moved by whole periods p into [-p/2, p/2): the signed distance to the
  * nearest instant of a lattice whose step is p. */
 static int64_t fold_half(int64_t d, int64_t p)
 {
-    return d - floor_div(d + p / 2, p) * p;
+    return d - fsc_floor_div(d + p / 2, p) * p;
 }
 
 static int64_t clamp_into(int64_t v, int64_t ta, int64_t tb)
@@ -79,7 +74,7 @@ static int64_t clamp_into(int64_t v, int64_t ta, int64_t tb)
 /* The latest estimated copy at or before t. */
 static int64_t copy_at_or_before(const struct fsc_copy_grid *g, int64_t t)
 {
-    return g->phase + floor_div(t - g->phase, g->period_ns) * g->period_ns;
+    return g->phase + fsc_floor_div(t - g->phase, g->period_ns) * g->period_ns;
 }
 
 /* One end of a folded constraint: position relative to the estimate, +1
@@ -108,7 +103,7 @@ static void ends_sort(struct grid_end *e, unsigned n)
 /* The number of the copy nearest the estimated instant t. */
 static int64_t copy_number(const struct fsc_copy_grid *g, int64_t t)
 {
-    return floor_div(t - g->origin + g->period_ns / 2, g->period_ns);
+    return fsc_floor_div(t - g->origin + g->period_ns / 2, g->period_ns);
 }
 
 /* The earliest sample known to show copy k, or FSC_GRID_NONE. */
@@ -161,7 +156,7 @@ static void estimate(struct fsc_copy_grid *g, int64_t ref)
     unsigned n = 0;
     for (unsigned i = 0; i < g->n; i++) {
         int64_t a = g->ta[i] - ref, b = g->tb[i] - ref;
-        int64_t shift = floor_div(mid_of(a, b) + p / 2, p) * p;
+        int64_t shift = fsc_floor_div(mid_of(a, b) + p / 2, p) * p;
         ends[n++] = (struct grid_end){a - shift, +1};
         ends[n++] = (struct grid_end){b - shift, -1};
     }

@@ -38,6 +38,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "base/intdiv.h"
 #include "engine/rate_int.h"
 
 /* Changes at consecutive samples closer than P / FAST_DIV, this many in a
@@ -104,20 +105,13 @@ const char *fsc_cadence_name(enum fsc_cadence c)
     return "unknown";
 }
 
-/* Floor of a / b for b > 0, also for negative a. */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
 /* The time n whole copy periods take when span is within P/4 of n x P
  * (n >= 1): what the delta of a copied interval accrued over. -1 when the
  * span is not near a whole number of periods (how many copies it holds is
  * not determined). */
 static int64_t copies_span(int64_t span, int64_t p)
 {
-    int64_t n = floor_div(span + p / 2, p);
+    int64_t n = fsc_floor_div(span + p / 2, p);
     int64_t off = span - n * p;
     if (n < 1 || off > p / 4 || off < -p / 4)
         return -1;
@@ -139,7 +133,7 @@ static int64_t lattice_place(const struct fsc_rate_state *st, int64_t t, int64_t
 {
     const unsigned lat = cad_lattice(st);
     int64_t span = t - st->t_anchor;
-    int64_t k = floor_div(span + p / 2, p);
+    int64_t k = fsc_floor_div(span + p / 2, p);
     int64_t off = span - k * p;
     *n = k;
     /* A young lattice may still be off by a first reading's jitter. */
@@ -207,8 +201,7 @@ static void copies_lattice(struct fsc_rate_state *st, const struct fsc_traits *t
          * (the copy lies within the readings' jitter): the next change holds
          * two copies - or one, when the next reading is early too. Which,
          * the data cannot say: the next STRADDLE_SPAN intervals are not
-         * counted. A series that stopped
-         * shows it at the next reading. */
+         * counted. A series that stopped shows it at the next reading. */
         st->flags &= (uint8_t)~FSC_RATE_F_BUSY;
         cad_set(st, fsc_rate_cadence(st), STRADDLE_SPAN, cad_lattice(st));
         stale(st, t, FSC_RATE_STALE_REPEAT, res);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/intdiv.h"
 #include "report/report.h"
 #include "rollup/rollup_store.h"
 
@@ -236,11 +237,6 @@ static double nanmax(double a, double b)
     return isnan(b) || a >= b ? a : b;
 }
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    return a / b - (a % b != 0 && (a < 0) != (b < 0));
-}
-
 /* Ends d's open 5-minute block: its average - over the seconds of the
  * block that had data, not 300 - counts towards max_5m. */
 static void block_close(struct fsc_rpt_dir *d, uint64_t speed_bps)
@@ -270,7 +266,7 @@ static int add_dir(struct fsc_report *rep, struct fsc_rpt_dir *d, const struct f
         d->dur[b] += r->dur[b];
     d->dur_sum += r->dur_sum;
 
-    int64_t block = floor_div(minute_s, BLOCK_S);
+    int64_t block = fsc_floor_div(minute_s, BLOCK_S);
     if (block != d->block) {
         block_close(d, speed_bps);
         d->block = block;
@@ -278,7 +274,7 @@ static int add_dir(struct fsc_report *rep, struct fsc_rpt_dir *d, const struct f
     d->block_bytes += r->bytes;
     /* a minute seen twice (two collectors, a replayed file) adds its bytes
      * but not its time twice */
-    uint8_t bit = (uint8_t)(1u << (floor_div(minute_s, 60) - block * 5));
+    uint8_t bit = (uint8_t)(1u << (fsc_floor_div(minute_s, 60) - block * 5));
     if (!(d->block_minutes & bit)) {
         double secs = r->covered_ms / 1000.0;
         d->block_s += secs;
@@ -350,7 +346,7 @@ static int add_port(struct fsc_report *rep, const struct fsc_rr_record *rec,
     l->last_minute = rec->minute_s;
     /* the union is the time byte data covers (bursts per hour divide by
      * it): a record of counters only says nothing about that */
-    int64_t m = floor_div(rec->minute_s - rep->from_s, 60);
+    int64_t m = fsc_floor_div(rec->minute_s - rep->from_s, 60);
     if (any_dir && rep->minute_ms && m >= 0 && (size_t)m < rep->n_minutes &&
         rep->minute_ms[m] < rec_ms)
         rep->minute_ms[m] = (uint16_t)rec_ms;

@@ -10,17 +10,13 @@
 #include <time.h>
 
 #include "base/clock.h"
+#include "base/intdiv.h"
 #include "base/log.h"
 #include "rollup/rollup_int.h"
 
 #define VIEW_CHUNK  512 /* views copied per engine lock hold */
 #define WRITE_CHUNK 256 /* records per store append */
 #define NS_PER_S    1000000000LL
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    return a / b - (a % b != 0 && (a < 0) != (b < 0));
-}
 
 struct fsc_rollup *fsc_rollup_create(const struct fsc_rollup_params *params,
                                      const struct fsc_rollup_env *env, int64_t now_ns, char *err,
@@ -51,8 +47,9 @@ struct fsc_rollup *fsc_rollup_create(const struct fsc_rollup_params *params,
         free(ru);
         return NULL;
     }
-    ru->store = fsc_rollup_store_open(params->dir, params->retention_ns / NS_PER_S,
-                                      params->max_bytes, floor_div(now_ns, NS_PER_S), err, errlen);
+    ru->store =
+        fsc_rollup_store_open(params->dir, params->retention_ns / NS_PER_S, params->max_bytes,
+                              fsc_floor_div(now_ns, NS_PER_S), err, errlen);
     if (!ru->store) {
         free(ru->views);
         free(ru->batch);
@@ -149,7 +146,7 @@ static void poll_windows(struct fsc_rollup *ru, struct ru_entry *e, const struct
         if (!(v->windows_done & (1u << l)))
             continue;
         int64_t w = ru->ecfg.rate.window_ns[l];
-        int64_t end = floor_div(v->t_last_ns, w) * w;
+        int64_t end = fsc_floor_div(v->t_last_ns, w) * w;
         if (end == e->last_end[l])
             continue;
         e->last_end[l] = end;
@@ -427,8 +424,8 @@ static void publish_stats(struct fsc_rollup *ru)
 
 int fsc_rollup_tick(struct fsc_rollup *ru, int64_t now_ns)
 {
-    int64_t now_s = floor_div(now_ns, NS_PER_S);
-    int64_t minute = floor_div(now_s, FSC_RR_MINUTE_S) * FSC_RR_MINUTE_S;
+    int64_t now_s = fsc_floor_div(now_ns, NS_PER_S);
+    int64_t minute = fsc_floor_div(now_s, FSC_RR_MINUTE_S) * FSC_RR_MINUTE_S;
     int rc = 0;
     /* out of memory here only delays tracking new series to the next tick */
     (void)fsc_ru_discover(ru);
@@ -451,7 +448,7 @@ int fsc_rollup_flush(struct fsc_rollup *ru, int64_t now_ns)
 {
     if (ru->minute_s == INT64_MIN)
         return 0;
-    int rc = write_minute(ru, ru->minute_s, floor_div(now_ns, NS_PER_S));
+    int rc = write_minute(ru, ru->minute_s, fsc_floor_div(now_ns, NS_PER_S));
     publish_stats(ru);
     return rc;
 }

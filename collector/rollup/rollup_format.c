@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/intdiv.h"
 #include "base/timefmt.h"
 
 /* ---- CRC-32 ------------------------------------------------------------------ */
@@ -313,16 +314,11 @@ int fsc_rr_header_decode(const uint8_t in[FSC_RR_HEADER_SIZE], int64_t *day_s)
 
 /* ---- file names ------------------------------------------------------------------- */
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    return a / b - (a % b != 0 && (a < 0) != (b < 0));
-}
-
 const char *fsc_rr_file_name(int64_t t_s, char *buf, size_t size)
 {
     int64_t y;
     unsigned m, d;
-    fsc_civil_from_days(floor_div(t_s, 86400), &y, &m, &d);
+    fsc_civil_from_days(fsc_floor_div(t_s, 86400), &y, &m, &d);
     snprintf(buf, size, "rollup-%04lld%02u%02u.fsr", (long long)y, m, d);
     return buf;
 }

@@ -47,20 +47,10 @@ counter_copy=${5:-}
 here=$(dirname "$0")
 js="$src/tests/interop/gnmi_js"
 
-if ! command -v "$node" >/dev/null 2>&1; then
-    echo "FAIL: node ($node) not found: run scripts/setup.sh"
-    exit 1
-fi
-if [ ! -d "$js/node_modules/@grpc/grpc-js" ] || [ ! -d "$js/node_modules/@grpc/proto-loader" ] ||
-    [ ! -d "$js/node_modules/protobufjs" ]; then
-    echo "FAIL: $js/node_modules is missing or incomplete: run scripts/setup.sh" \
-        "(it runs npm ci --prefix tests/interop/gnmi_js)"
-    exit 1
-fi
-
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$here/lib.sh"
 lib_init
+need_gnmi_js "$node" "$js"
 # KEEP_TMP=1 keeps the scratch directory (logs, remote_write log, scrapes).
 # shellcheck disable=SC2317 # called by the trap
 keep_tmp() {
@@ -146,14 +136,7 @@ start_ms=$(sed -n 's/^epoch start_ms=\([0-9]*\) .*/\1/p' "$tmp/sim.out")
     exit 1
 }
 
-: >"$tmp/rw.log"
-python3 "$here/remote_write_lib.py" serve "$tmp/rw.log" "" >"$tmp/rw.out" 2>"$tmp/rw.err" &
-peer_pid=$!
-rw_port=$(wait_for "$tmp/rw.out" 's/^listening port=\([0-9]*\)$/\1/p') || {
-    fail "the remote_write receiver did not start"
-    cat "$tmp/rw.err"
-    exit 1
-}
+start_rw_receiver || exit 1
 
 {
     cat <<YAML
@@ -180,11 +163,7 @@ topology:
       role: leaf
       ports:
 YAML
-    i=0
-    while [ "$i" -lt "$ports" ]; do
-        echo "        - {name: et-0/0/$i, speed: 400G, role: downlink}"
-        i=$((i + 1))
-    done
+    leaf_port_lines "$ports"
 } >"$tmp/fsc.yaml"
 
 "$bin" check-config "$tmp/fsc.yaml" >"$tmp/check.out" 2>"$tmp/check.err"
@@ -193,7 +172,8 @@ start_fsc "$tmp/fsc.yaml"
 wait_exporter || exit 1
 
 # Scrape /metrics about once a second until the target's clock passes the
-# case's end (bounded: end_s + 30 scrapes at most).
+# case's end (bounded: end_s + 30 scrapes at most). The sleep paces the
+# scrapes (the check judges each one); it waits for no condition.
 mkdir "$tmp/scrapes"
 end_ms=$((start_ms + end_s * 1000))
 n=0

@@ -29,14 +29,7 @@ lib_init
 start_sim "$sim" --listen 127.0.0.1:0 --ports 20 --junos-cadence --batch-ports 10 \
     --min-interval 2s --utilization 0.2 --queues 2 --duration 100s || exit 1
 
-: >"$tmp/rw.log"
-python3 "$here/remote_write_lib.py" serve "$tmp/rw.log" "" >"$tmp/rw.out" 2>"$tmp/rw.err" &
-peer_pid=$!
-rw_port=$(wait_for "$tmp/rw.out" 's/^listening port=\([0-9]*\)$/\1/p') || {
-    fail "the remote_write receiver did not start"
-    cat "$tmp/rw.err"
-    exit 1
-}
+start_rw_receiver || exit 1
 
 {
     cat <<YAML
@@ -61,11 +54,7 @@ topology:
       role: leaf
       ports:
 YAML
-    i=0
-    while [ "$i" -lt 20 ]; do
-        echo "        - {name: et-0/0/$i, speed: 400G, role: downlink}"
-        i=$((i + 1))
-    done
+    leaf_port_lines 20
 } >"$tmp/fsc.yaml"
 
 "$bin" check-config "$tmp/fsc.yaml" >"$tmp/check.out" 2>"$tmp/check.err"

@@ -34,14 +34,7 @@ lib_init
 start_sim "$sim" --verbose --listen 127.0.0.1:0 --ports 2 --interval 100ms --jitter 0.25 --utilization 0.2 \
     --batch-copy 2s --duration 90s || exit 1
 
-: >"$tmp/rw.log"
-python3 "$here/remote_write_lib.py" serve "$tmp/rw.log" "" >"$tmp/rw.out" 2>"$tmp/rw.err" &
-peer_pid=$!
-rw_port=$(wait_for "$tmp/rw.out" 's/^listening port=\([0-9]*\)$/\1/p') || {
-    fail "the remote_write receiver did not start"
-    cat "$tmp/rw.err"
-    exit 1
-}
+start_rw_receiver || exit 1
 
 cat >"$tmp/fsc.yaml" <<YAML
 sources:

@@ -36,32 +36,15 @@ js="$src/tests/interop/gnmi_js"
 ports=24
 batch=10
 
-if ! command -v "$node" >/dev/null 2>&1; then
-    echo "FAIL: node ($node) not found: run scripts/setup.sh"
-    exit 1
-fi
-if [ ! -d "$js/node_modules/@grpc/grpc-js" ] || [ ! -d "$js/node_modules/@grpc/proto-loader" ] ||
-    [ ! -d "$js/node_modules/protobufjs" ]; then
-    echo "FAIL: $js/node_modules is missing or incomplete: run scripts/setup.sh" \
-        "(it runs npm ci --prefix tests/interop/gnmi_js)"
-    exit 1
-fi
-
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$here/lib.sh"
 lib_init
+need_gnmi_js "$node" "$js"
 
 start_sim "$node" "$js/target.js" --listen 127.0.0.1:0 --proto-dir "$src/proto" \
     --junos-cadence --ports "$ports" --batch-ports "$batch" --jitter-ms 1 || exit 1
 
-: >"$tmp/rw.log"
-python3 "$here/remote_write_lib.py" serve "$tmp/rw.log" "" >"$tmp/rw.out" 2>"$tmp/rw.err" &
-peer_pid=$!
-rw_port=$(wait_for "$tmp/rw.out" 's/^listening port=\([0-9]*\)$/\1/p') || {
-    fail "the remote_write receiver did not start"
-    cat "$tmp/rw.err"
-    exit 1
-}
+start_rw_receiver || exit 1
 
 # The truth of every port series, from the formula alone.
 i=0
@@ -99,11 +82,7 @@ topology:
       role: leaf
       ports:
 YAML
-    i=0
-    while [ "$i" -lt "$ports" ]; do
-        echo "        - {name: et-0/0/$i, speed: 400G, role: downlink}"
-        i=$((i + 1))
-    done
+    leaf_port_lines "$ports"
 } >"$tmp/fsc.yaml"
 
 "$bin" check-config "$tmp/fsc.yaml" >"$tmp/check.out" 2>"$tmp/check.err"

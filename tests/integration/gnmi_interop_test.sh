@@ -24,20 +24,10 @@ src=$2
 node=${3:-node}
 js="$src/tests/interop/gnmi_js"
 
-if ! command -v "$node" >/dev/null 2>&1; then
-    echo "FAIL: node ($node) not found: run scripts/setup.sh"
-    exit 1
-fi
-if [ ! -d "$js/node_modules/@grpc/grpc-js" ] || [ ! -d "$js/node_modules/@grpc/proto-loader" ] ||
-    [ ! -d "$js/node_modules/protobufjs" ]; then
-    echo "FAIL: $js/node_modules is missing or incomplete: run scripts/setup.sh" \
-        "(it runs npm ci --prefix tests/interop/gnmi_js)"
-    exit 1
-fi
-
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 lib_init
+need_gnmi_js "$node" "$js"
 
 # The grpc-js target: its stdout and stderr are $tmp/sim.out and sim.err.
 start_sim "$node" "$js/target.js" --listen 127.0.0.1:0 --proto-dir "$src/proto" || exit 1

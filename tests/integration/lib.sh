@@ -67,6 +67,16 @@
 #     Starts COMMAND (stdout $tmp/sim.out, stderr $tmp/sim.err), sets sim_pid,
 #     waits (10 s) for its `listening port=N` line and sets sim_port=N; else
 #     fail, print its stderr, return 1.
+# start_rw_receiver
+#     Starts the scripted remote_write receiver (remote_write_lib.py serve,
+#     requests logged to $tmp/rw.log), sets peer_pid and rw_port; else fail,
+#     print its stderr, return 1.
+# leaf_port_lines N
+#     Prints N topology port lines et-0/0/0 .. et-0/0/(N-1), 400G downlinks,
+#     indented for `ports:` of a device in a YAML heredoc.
+# need_gnmi_js NODE JSDIR
+#     Exits 1 with the setup hint unless NODE runs and JSDIR's node_modules
+#     hold the grpc-js target's packages (scripts/setup.sh: npm ci).
 # fetch_metrics [OUT [ACCEPT]]
 #     GET http://127.0.0.1:$mport/metrics into OUT (default $tmp/metrics),
 #     with an Accept header when ACCEPT is given; 10 s at most. Returns curl's
@@ -249,6 +259,39 @@ start_sim() {
         cat "$tmp/sim.err"
         return 1
     }
+}
+
+start_rw_receiver() {
+    : >"$tmp/rw.log"
+    python3 "$(dirname "$0")/remote_write_lib.py" serve "$tmp/rw.log" "" >"$tmp/rw.out" \
+        2>"$tmp/rw.err" &
+    peer_pid=$!
+    rw_port=$(wait_for "$tmp/rw.out" 's/^listening port=\([0-9]*\)$/\1/p') || {
+        fail "the remote_write receiver did not start"
+        cat "$tmp/rw.err"
+        return 1
+    }
+}
+
+leaf_port_lines() {
+    _lp_i=0
+    while [ "$_lp_i" -lt "$1" ]; do
+        echo "        - {name: et-0/0/$_lp_i, speed: 400G, role: downlink}"
+        _lp_i=$((_lp_i + 1))
+    done
+}
+
+need_gnmi_js() {
+    if ! command -v "$1" >/dev/null 2>&1; then
+        echo "FAIL: node ($1) not found: run scripts/setup.sh"
+        exit 1
+    fi
+    if [ ! -d "$2/node_modules/@grpc/grpc-js" ] || [ ! -d "$2/node_modules/@grpc/proto-loader" ] ||
+        [ ! -d "$2/node_modules/protobufjs" ]; then
+        echo "FAIL: $2/node_modules is missing or incomplete: run scripts/setup.sh" \
+            "(it runs npm ci --prefix tests/interop/gnmi_js)"
+        exit 1
+    fi
 }
 
 fetch_metrics() {

@@ -351,12 +351,15 @@ static int case_finish(struct scn_case *c, char *err, size_t errlen, const char 
         if (c->batch_offset_ns[b] < 0)
             c->batch_offset_ns[b] = c->sample_ns * (int64_t)b / (int64_t)c->n_batches;
     /* The model integrates a ramp alone (scn_bytes). */
+    bool ramp_mix = false;
     for (size_t i = 0; i < c->n_bursts; i++)
-        if (c->ramp[c->bursts[i].port])
-            goto ramp_mix;
+        ramp_mix = ramp_mix || c->ramp[c->bursts[i].port];
     for (size_t i = 0; i < c->n_flaps; i++)
-        if (c->ramp[c->flaps[i].port])
-            goto ramp_mix;
+        ramp_mix = ramp_mix || c->ramp[c->flaps[i].port];
+    if (ramp_mix) {
+        snprintf(err, errlen, "%s: %s: a ramp port carries no burst or flap", path, c->name);
+        return -1;
+    }
     for (size_t i = 0; i < c->n_faults; i++)
         if (c->faults[i].batch >= c->n_batches) {
             snprintf(err, errlen, "%s: %s: batch %u of %u", path, c->name, c->faults[i].batch,
@@ -364,9 +367,6 @@ static int case_finish(struct scn_case *c, char *err, size_t errlen, const char 
             return -1;
         }
     return 0;
-ramp_mix:
-    snprintf(err, errlen, "%s: %s: a ramp port carries no burst or flap", path, c->name);
-    return -1;
 }
 
 /* Contract in scenario.h. */

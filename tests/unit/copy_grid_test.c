@@ -14,19 +14,10 @@
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
-/* splitmix64: a fixed sequence, so every run tests the same samples. */
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [-1, 1). */
+/* Uniform in [-1, 1), the file's fixed sequence. */
 static double rng_sym(void)
 {
-    return (double)(rng_next() >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    return splitmix_sym(&rng_state);
 }
 
 /* A change without a previous copy to narrow it. */

@@ -1,6 +1,7 @@
 /* Shared fixture of rate_test.c and rate_rules_test.c: a collector of the
  * aligned windows fsc_rate_update() emits (struct wins), feeding one sample
- * of a counter or a double, byte-counter traits and a per-level rate check.
+ * of a counter or a double, byte-counter traits, a per-level rate check and
+ * a seeded PRNG.
  * Times are ns; T0 is a Unix time that is a whole multiple of 60 s, so every
  * window width used here has an edge at T0. Functions are static inline so
  * that a test file that does not call one gets no unused-function warning. */
@@ -80,6 +81,22 @@ static inline struct fsc_traits bytes_traits(uint64_t link_bps, int64_t nominal_
                                .unit = FSC_UNIT_BYTES,
                                .link_speed_bps = link_bps,
                                .nominal_interval_ns = nominal_ns};
+}
+
+/* splitmix64 over *s: a fixed sequence per seed, so every run tests the
+ * same samples. */
+static inline uint64_t splitmix_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [-1, 1) from splitmix_next. */
+static inline double splitmix_sym(uint64_t *s)
+{
+    return (double)(splitmix_next(s) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
 }
 
 /* Counts windows of `level` and checks each rate within rel of want. */

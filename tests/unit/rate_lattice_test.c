@@ -18,14 +18,10 @@
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
-/* Uniform in [-1, 1) (splitmix64). */
+/* Uniform in [-1, 1), the file's fixed sequence. */
 static double rng_sym(void)
 {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return (double)(z >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    return splitmix_sym(&rng_state);
 }
 
 /* The copy at or before true time t, and the value it holds. */

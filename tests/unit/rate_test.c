@@ -12,15 +12,6 @@
 
 #include "rate_fixture.h"
 
-/* Deterministic PRNG (splitmix64) for jitter. */
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* 1. Constant 200 Gb/s (25e9 B/s) on 400G, sampled every 100 ms with +-30 %
  * jitter; the counter follows device time exactly (25 bytes per ns). */
 static void jitter_200g(void)
@@ -34,7 +25,7 @@ static void jitter_200g(void)
     double worst_naive = 0.0;
     int intervals = 0;
     for (int k = 0; k <= 300; k++) {
-        int64_t jitter = (int64_t)(splitmix(&seed) % (uint64_t)(60 * MS + 1)) - 30 * MS;
+        int64_t jitter = (int64_t)(splitmix_next(&seed) % (uint64_t)(60 * MS + 1)) - 30 * MS;
         int64_t t = T0 + 37 * MS + k * 100 * MS + jitter;
         uint64_t v = 1000 + 25 * (uint64_t)(t - T0);
         struct fsc_rate_result res = feed(&st, &tr, &p, t, v, 0, ws);
