@@ -3,6 +3,7 @@
 #include "model/profile.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -190,6 +191,77 @@ int fsc_profile_name_is_gauge(const struct fsc_gauge_names *g, const char *vendo
     return gauge || in_list(g->last_words, last) || ends_in_list(g->last_suffixes, last);
 }
 
+/* ---- passthrough names --------------------------------------------------------- */
+
+/* FNV-1a, 32 bits: a short tag that keeps shortened names apart. */
+static uint32_t name_tag(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* Writes `in` in snake case into out (cap bytes): bytes outside [A-Za-z0-9]
+ * separate words, a word also ends where a lowercase letter or digit meets
+ * an uppercase one ("VL15Dropped" -> vl15_dropped), letters are lowered and
+ * separators collapse into one '_' (none at either end). Returns the length;
+ * what does not fit is cut. */
+static size_t snake_case(const char *in, char *out, size_t cap)
+{
+    size_t k = 0;
+    bool sep = false;
+    for (const unsigned char *s = (const unsigned char *)in; *s && k + 2 < cap; s++) {
+        bool upper = is_upper(*s);
+        if (!upper && !(*s >= 'a' && *s <= 'z') && !is_digit(*s)) {
+            sep = k > 0;
+            continue;
+        }
+        if (upper && s > (const unsigned char *)in && !is_upper(s[-1]) && is_word_char(s[-1]))
+            sep = k > 0;
+        if (sep)
+            out[k++] = '_';
+        sep = false;
+        out[k++] = (char)(upper ? *s - 'A' + 'a' : *s);
+    }
+    out[k] = '\0';
+    return k;
+}
+
+/* The passthrough name of vendor name `rest` under `prefix`, in out
+ * (out_size >= FSC_PROFILE_PASSTHROUGH_MAX): lower snake case (Prometheus'
+ * naming), at most FSC_PROFILE_PASSTHROUGH_MAX - 1 bytes. A longer one keeps
+ * the prefix and as many trailing words as fit (the leaf says what the value
+ * is) behind an 8-hex-digit tag of the whole name, so two long paths ending
+ * in one leaf stay two series: fabric_junos_x1a2b3c4d_<tail>. Returns 0, or
+ * -EINVAL when no letter or digit is left. */
+static int passthrough_name(const char *prefix, const char *rest, char *out, size_t out_size)
+{
+    char snake[2 * FSC_PROFILE_VENDOR_MAX];
+    if (out_size < FSC_PROFILE_PASSTHROUGH_MAX)
+        return -EINVAL;
+    size_t np = snake_case(prefix, out, FSC_PROFILE_PASSTHROUGH_MAX / 2);
+    if (np > 0)
+        out[np++] = '_';
+    size_t k = snake_case(rest, snake, sizeof(snake));
+    if (k == 0) /* no letter or digit at all: still one series of its own */
+        k = (size_t)snprintf(snake, sizeof(snake), "x%08" PRIx32, name_tag(rest));
+    if (np == 0 && is_digit((unsigned char)snake[0]))
+        out[np++] = '_'; /* a name may not start with a digit */
+    size_t room = FSC_PROFILE_PASSTHROUGH_MAX - np;
+    if (k < room) {
+        memcpy(out + np, snake, k + 1);
+        return 0;
+    }
+    int nt = snprintf(out + np, room, "x%08" PRIx32, name_tag(snake));
+    const char *from = snake + k - (room - (size_t)nt - 2); /* '_' and NUL */
+    const char *word = strchr(from, '_');                   /* start at a word */
+    if (word != NULL && word[1] != '\0')
+        from = word + 1;
+    snprintf(out + np + (size_t)nt, room - (size_t)nt, "_%s", from);
+    return 0;
+}
+
 int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
                     struct fsc_profile_match *out)
 {
@@ -232,14 +304,9 @@ int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
         rest++;
     if (*rest == '\0')
         return -EINVAL;
-    size_t n = 0;
     const char *prefix = prof->passthrough_prefix ? prof->passthrough_prefix : "";
-    sanitize_into(prefix, false, out->canonical, sizeof(out->canonical), &n);
-    sanitize_into(rest, n > 0, out->canonical, sizeof(out->canonical), &n);
-    if (n >= sizeof(out->canonical)) {
-        out->canonical[0] = '\0';
+    if (passthrough_name(prefix, rest, out->canonical, sizeof(out->canonical)) != 0)
         return -EINVAL;
-    }
     out->traits.kind = fsc_profile_name_is_gauge(prof->passthrough_gauges, vendor_name)
                            ? FSC_KIND_GAUGE
                            : FSC_KIND_COUNTER;

@@ -8,7 +8,8 @@
  * maps a name once, when it first sees a series, and caches the result.
  *
  * Names the table does not know pass through under
- * `<passthrough_prefix><sanitized vendor name>` with no signal, so nothing is
+ * `<passthrough_prefix><vendor name in lower snake case>` (bounded: long
+ * ones keep their last words) with no signal, so nothing is
  * silently dropped: as gauges when the profile's `passthrough_gauges` says
  * the name is a level (fsc_profile_name_is_gauge), else as counters.
  *
@@ -29,9 +30,12 @@
 
 #include "model/sample.h"
 
-#define FSC_PROFILE_NAME_MAX   192 /* canonical / passthrough name incl. NUL */
-#define FSC_PROFILE_VENDOR_MAX 256 /* longest vendor name accepted, bytes */
-#define FSC_PROFILE_LABEL_MAX  32
+#define FSC_PROFILE_NAME_MAX 192 /* canonical / passthrough name incl. NUL */
+/* Passthrough names are at most this long incl. NUL (before an exporter's
+ * `_total`): Prometheus tooling and people read them. */
+#define FSC_PROFILE_PASSTHROUGH_MAX 96
+#define FSC_PROFILE_VENDOR_MAX      256 /* longest vendor name accepted, bytes */
+#define FSC_PROFILE_LABEL_MAX       32
 
 struct fsc_profile_entry {
     const char *vendor;    /* exact vendor name; may contain one "{p}" placeholder */
@@ -96,8 +100,11 @@ struct fsc_profile_match {
  * - Known name: canonical name, extra label and traits from the entry;
  *   traits.refresh_ns from the profile; link speed, buffer size and nominal
  *   interval are left 0 for the caller (topology / config) to fill.
- * - Unknown name: passthrough, entry NULL, canonical = prefix + sanitized
- *   name (a leading '/' of a gNMI path is dropped first), no unit and no
+ * - Unknown name: passthrough, entry NULL, canonical = prefix + the name in
+ *   lower snake case ('/', '-', '.' and a lowercase-to-uppercase step become
+ *   one '_': "/a/VL15Dropped" -> prefix + "a_vl15_dropped"), shortened to
+ *   FSC_PROFILE_PASSTHROUGH_MAX - 1 bytes by keeping its trailing words behind
+ *   an 8-hex-digit tag of the whole name ("x1a2b3c4d_..."); no unit and no
  *   signal; a gauge when fsc_profile_name_is_gauge(prof->passthrough_gauges)
  *   says so, else a counter of passthrough_width bits.
  * Cost: O(log n) binary searches (one exact, one per digit run tried for

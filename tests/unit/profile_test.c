@@ -6,6 +6,15 @@
 #include "model/profile.h"
 #include "model/registry.h"
 
+/* FNV-1a 32, the tag of a shortened passthrough name (profile.h). */
+static unsigned fnv1a(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
 static struct fsc_profile_match map_ok(const struct fsc_profile *prof, const char *name)
 {
     struct fsc_profile_match m;
@@ -185,7 +194,7 @@ static void mlx5_priority_capture(void)
     CHECK_STR(m.label_name, "");
     m = map_ok(x, "rx_prio{p}_pause");
     CHECK(m.entry == NULL);
-    CHECK_STR(m.canonical, "fabric_mlx5_rx_prio_p__pause");
+    CHECK_STR(m.canonical, "fabric_mlx5_rx_prio_p_pause");
     m = map_ok(x, "rx_prio_pause");
     CHECK(m.entry == NULL);
     m = map_ok(x, "rx3_packets");
@@ -323,11 +332,43 @@ static void passthrough_sanitized(void)
     memset(big, 'a', sizeof(big) - 1);
     big[sizeof(big) - 1] = '\0';
     CHECK_INT(fsc_profile_map(j, big, &m), -EINVAL); /* longer than accepted */
-    big[200] = '\0';
-    CHECK_INT(fsc_profile_map(j, big, &m), -EINVAL); /* prefix + 200 does not fit */
-    big[150] = '\0';
-    CHECK_INT(fsc_profile_map(j, big, &m), 0);
-    CHECK_INT(strlen(m.canonical), 13 + 150);
+    /* Lower snake case: separators collapse, a lowercase-to-uppercase step
+     * starts a word, letters are lowered. */
+    m = map_ok(j, "/a//b--c/ifHighSpeed");
+    CHECK_STR(m.canonical, "fabric_junos_a_b_c_if_high_speed");
+    m = map_ok(&fsc_profile_mlx5, "VL15_dropped");
+    CHECK_STR(m.canonical, "fabric_mlx5_vl15_dropped");
+    m = map_ok(&fsc_profile_mlx5, "VL15Dropped");
+    CHECK_STR(m.canonical, "fabric_mlx5_vl15_dropped");
+    /* Bounded: the longest that fits is kept whole ... */
+    size_t room = FSC_PROFILE_PASSTHROUGH_MAX - 1 - strlen("fabric_junos_");
+    big[room] = '\0';
+    m = map_ok(j, big);
+    CHECK_INT(strlen(m.canonical), FSC_PROFILE_PASSTHROUGH_MAX - 1);
+    CHECK(strncmp(m.canonical, "fabric_junos_aaa", 16) == 0);
+    /* ... one more byte and it becomes the tag plus its trailing words. */
+    static const char longer[] = "/interfaces/interface/subinterfaces/subinterface/ipv4/unnumbered/"
+                                 "interface-ref/state/counters/in-some-very-long-leaf";
+    m = map_ok(j, longer);
+    char want[FSC_PROFILE_NAME_MAX];
+    snprintf(want, sizeof(want), "fabric_junos_x%08x_%s",
+             fnv1a("interfaces_interface_subinterfaces_subinterface_ipv4_unnumbered_"
+                   "interface_ref_state_counters_in_some_very_long_leaf"),
+             /* 95 bytes: 13 of prefix, 9 of tag, '_', 72 of tail, whose
+              * last 72 bytes of the 115 start inside "subinterface": the
+              * tail starts at the next word */
+             "ipv4_unnumbered_interface_ref_state_counters_in_some_very_long_leaf");
+    CHECK_STR(m.canonical, want);
+    CHECK(strlen(m.canonical) < FSC_PROFILE_PASSTHROUGH_MAX);
+    /* Two long paths ending in one leaf stay two names. */
+    struct fsc_profile_match m2 = map_ok(j, "/x/interfaces/interface/subinterfaces/subinterface/"
+                                            "ipv4/unnumbered/interface-ref/state/counters/"
+                                            "in-some-very-long-leaf");
+    CHECK(strcmp(m.canonical, m2.canonical) != 0);
+    /* No letter or digit: the tag of the bytes. */
+    m = map_ok(j, "-");
+    snprintf(want, sizeof(want), "fabric_junos_x%08x", fnv1a("-"));
+    CHECK_STR(m.canonical, want);
 
     /* Whatever comes out is a name the registry accepts. */
     struct fsc_registry *reg = fsc_registry_create(100);
@@ -534,9 +575,14 @@ static void junos_passthrough_gauges(void)
         CHECK_INT(m.traits.signal, FSC_SIG_NONE);
     }
     struct fsc_profile_match m = map_ok(j, cases[0].leaf);
-    CHECK_STR(m.canonical, "fabric_junos_junos_system_linecard_qmon_sw_queue_monitor_element_info_"
-                           "queue_monitor_stats_egress_queue_monitor_stats_info_peak_buffer_"
-                           "occupancy_percent");
+    /* 150 bytes in snake case: shortened to its trailing words (profile.h). */
+    char want[FSC_PROFILE_NAME_MAX];
+    snprintf(want, sizeof(want), "fabric_junos_x%08x_%s",
+             fnv1a("junos_system_linecard_qmon_sw_queue_monitor_element_info_"
+                   "queue_monitor_stats_egress_queue_monitor_stats_info_peak_buffer_"
+                   "occupancy_percent"),
+             "stats_egress_queue_monitor_stats_info_peak_buffer_occupancy_percent");
+    CHECK_STR(m.canonical, want);
     /* A mapped gauge keeps its entry; other profiles have no name rule. */
     m = map_ok(j, "/junos/system/linecard/qmon-sw/queue_monitor_element_info/"
                   "queue_monitor_stats_egress/queue_monitor_stats_info/"
