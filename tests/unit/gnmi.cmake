@@ -30,3 +30,8 @@ fsc_unit_test(gnmi_sim_model LABELS gnmi sim LIBS fsc_sim CASES
 # Issue 20: passthrough list-key names over the label-name bound (63 bytes):
 # hashed names, never merged series, counted per update.
 fsc_unit_test(gnmi_label_names LABELS gnmi LIBS fsc_gnmi CASES long_key_names_never_merge)
+
+# Junos zero suppression: suppressed counters read as 0 (gnmi_zero.c).
+fsc_unit_test(gnmi_zero LABELS gnmi LIBS fsc_gnmi CASES
+  suppressed_counter_reads_zero split_instance_not_filled queues_counters_only
+  cleared_port_reads_zero_again off_unless_configured)

@@ -404,6 +404,7 @@ static void on_message(struct gnmi_stream *st, int64_t now)
         st->stats.seq_lost += res.seq_lost;
         st->stats.seq_late += res.seq_late;
         st->stats.names_hashed += res.names_hashed;
+        st->stats.zero_filled += res.zero_filled;
         if (res.sync_response)
             st->stats.sync_seen = true;
         st->stats.cadence_intervals = st->cad.intervals;

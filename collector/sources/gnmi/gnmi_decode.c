@@ -31,6 +31,7 @@ struct fsc_gnmi_decoder {
     struct gnmi_seq *seq;     /* sequence numbers per producer + path */
     struct gnmi_ports *ports; /* ports of this stream and their last-clear */
     struct gnmi_multi *multi; /* series of several producers, combined */
+    struct gnmi_zero *zero;   /* zero-suppressed counters; NULL = not filled */
     struct fsc_gnmi_decode_stats st;
     uint8_t key[FSC_GNMI_PATH_KEY_MAX]; /* the encoded path of the current update */
 };
@@ -68,6 +69,8 @@ struct fsc_gnmi_decoder *fsc_gnmi_decoder_create(const struct fsc_gnmi_decode_co
     dec->seq = gnmi_seq_create(max_seq);
     dec->ports = gnmi_ports_create(GNMI_PORTS_MAX);
     dec->multi = gnmi_multi_create(MULTI_SERIES);
+    if (cfg->fill_suppressed_zeros && !(dec->zero = gnmi_zero_create(GNMI_ZERO_INSTANCES)))
+        goto nomem;
     if (!dec->device || !dec->prefixes || !dec->paths || !dec->seq || !dec->ports || !dec->multi)
         goto nomem;
     dec->rs.env = *env;
@@ -91,6 +94,7 @@ void fsc_gnmi_decoder_destroy(struct fsc_gnmi_decoder *dec)
     gnmi_seq_destroy(dec->seq);
     gnmi_ports_destroy(dec->ports);
     gnmi_multi_destroy(dec->multi);
+    gnmi_zero_destroy(dec->zero);
     free(dec->device);
     free(dec);
 }
@@ -104,7 +108,8 @@ void fsc_gnmi_decoder_stats(const struct fsc_gnmi_decoder *dec, struct fsc_gnmi_
                        dec->ports->allocs;
     out->memory_bytes = sizeof(*dec) + strlen(dec->device) + 1 + gnmi_seq_memory(dec->seq) +
                         dec->ports->memory + gnmi_series_cache_memory(dec->prefixes) +
-                        gnmi_series_cache_memory(dec->paths) + gnmi_multi_memory(dec->multi);
+                        gnmi_series_cache_memory(dec->paths) + gnmi_multi_memory(dec->multi) +
+                        gnmi_zero_memory(dec->zero);
 }
 
 /* ---- Junos header extension -------------------------------------------------- */
@@ -241,16 +246,18 @@ struct notif_ctx {
     struct fsc_gnmi_result *res;
 };
 
-/* Cache miss: parses the path, encodes prefix + path canonically and
- * resolves the series. Returns 0 or GNMI_BAD; *flags says pseudo / unsupported /
- * passthrough / last-clear, *port_hash names the path's port (0: none). */
+/* Cache miss: parses the path, encodes prefix + path canonically (in
+ * dec->key[0 .. *key_len)) and resolves the series. Returns 0 or GNMI_BAD;
+ * *flags says pseudo / unsupported / passthrough / last-clear, *port_hash
+ * names the path's port (0: none). */
 static int path_slow(struct notif_ctx *nc, struct fsc_pb_slice path, fsc_series_id *id,
-                     uint32_t *flags, uint64_t *port_hash)
+                     uint32_t *flags, uint64_t *port_hash, size_t *key_len)
 {
     struct fsc_gnmi_decoder *dec = nc->dec;
     *id = FSC_SERIES_NONE;
     *flags = 0;
     *port_hash = 0;
+    *key_len = 0;
     if (nc->prefix_state == 0) {
         nc->prefix = (struct path_enc){0, 0, -1};
         int rc = gnmi_enc_path(dec->key, &nc->prefix, nc->prefix_raw);
@@ -262,6 +269,7 @@ static int path_slow(struct notif_ctx *nc, struct fsc_pb_slice path, fsc_series_
     int rc = gnmi_enc_path(dec->key, &pe, path);
     if (rc == GNMI_BAD)
         return GNMI_BAD;
+    *key_len = pe.len;
     if (pe.dunder_off >= 0)
         *flags = GNMI_SER_PSEUDO;
     else if (rc == GNMI_UNSUPPORTED || nc->prefix_state == 2 || pe.elems == 0)
@@ -271,16 +279,23 @@ static int path_slow(struct notif_ctx *nc, struct fsc_pb_slice path, fsc_series_
     return 0;
 }
 
-/* A new cache slot: the producer that fed it first, its port's number and
- * the last-clear epoch now (a new series needs no evidence). */
+/* A new cache slot: the producer that fed it first, its port's number, the
+ * last-clear epoch now (a new series needs no evidence) and, for a counter
+ * with a number (dec->key[0 .. key_len) its path), its zero-suppression
+ * instance. */
 static void slot_init(struct fsc_gnmi_decoder *dec, struct gnmi_slot *slot, uint64_t comp,
-                      uint64_t port_hash)
+                      uint64_t port_hash, size_t key_len, int kind)
 {
     slot->comp = comp;
     slot->port = port_hash ? gnmi_ports_intern(dec->ports, port_hash) : 0;
     if (port_hash && !slot->port)
         dec->st.clear_untracked++;
     slot->clear_seen = dec->ports->epoch;
+    slot->zero = 0;
+    if (dec->zero && kind != VAL_NONE && slot->id != FSC_SERIES_NONE && key_len &&
+        !(slot->flags & (GNMI_SER_GAUGE | GNMI_SER_CLEAR | GNMI_SER_PSEUDO | GNMI_SER_UNSUPPORTED)))
+        slot->zero =
+            gnmi_zero_learn(dec->zero, dec->key, key_len, slot->port, comp, &slot->zero_leaf);
 }
 
 /* A last-clear value of the slot's port, from the producer that reported it
@@ -292,6 +307,7 @@ static void clear_note(struct notif_ctx *nc, const struct gnmi_slot *slot, union
     if (gnmi_ports_clear(nc->dec->ports, slot->port, v.u)) { /* a double: its bits */
         nc->cleared = 1;
         nc->dec->st.clear_changes++;
+        gnmi_zero_port_cleared(nc->dec->zero, slot->port);
     }
 }
 
@@ -344,6 +360,7 @@ static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
     fsc_series_id id;
     uint32_t sflags = 0;
     uint64_t port_hash;
+    size_t key_len;
     struct gnmi_slot *slot = NULL; /* NULL past the cache bound: producers not combined */
     if (nc->prefix_id != NO_PREFIX) {
         uint64_t h = gnmi_key_hash(path.p, path.n, nc->prefix_id);
@@ -352,16 +369,16 @@ static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
             id = slot->id;
             sflags = slot->flags;
         } else {
-            if (path_slow(nc, path, &id, &sflags, &port_hash) != 0)
+            if (path_slow(nc, path, &id, &sflags, &port_hash, &key_len) != 0)
                 return GNMI_BAD;
             if (gnmi_series_cache_add(dec->paths, nc->prefix_id, path.p, path.n, h, id, sflags) !=
                 0)
                 dec->st.cache_full++;
             else if ((slot = gnmi_series_cache_slot(dec->paths, nc->prefix_id, path.p, path.n, h)))
-                slot_init(dec, slot, nc->comp, port_hash);
+                slot_init(dec, slot, nc->comp, port_hash, key_len, kind);
         }
     } else {
-        if (path_slow(nc, path, &id, &sflags, &port_hash) != 0)
+        if (path_slow(nc, path, &id, &sflags, &port_hash, &key_len) != 0)
             return GNMI_BAD;
         dec->st.cache_full++;
     }
@@ -386,6 +403,8 @@ static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
         res->no_series++;
         return 0;
     }
+    if (slot && slot->zero && kind != VAL_NONE)
+        gnmi_zero_seen(dec->zero, slot->zero, slot->zero_leaf);
     uint32_t smp_flags = nc->flags | (kind == VAL_D ? FSC_SMP_F64 : 0);
     /* One compare on the hot path: a series whose records all come from
      * one producer is never combined (gnmi_components.c). */
@@ -537,6 +556,18 @@ static int do_notification(struct notif_ctx *nc, struct fsc_pb_slice s,
         return GNMI_BAD;
     if (nc->cleared)
         flag_before_clear(nc, s);
+    if (nc->dec->zero) {
+        struct fsc_gnmi_result *res = nc->res;
+        struct gnmi_zero_report rep = {.comp = nc->comp,
+                                       .t_dev_ns = nc->t_dev_ns,
+                                       .t_arr_ns = nc->t_arr_ns,
+                                       .flags = nc->flags};
+        size_t room = nc->out_cap > res->n_samples ? nc->out_cap - res->n_samples : 0;
+        uint32_t n = gnmi_zero_flush(nc->dec->zero, &nc->dec->rs, &rep, nc->out + res->n_samples,
+                                     room, &res->overflow);
+        res->n_samples += n;
+        res->zero_filled = n;
+    }
     return 0;
 }
 
@@ -560,6 +591,7 @@ static void stats_add(struct fsc_gnmi_decode_stats *st, const struct fsc_gnmi_re
     st->multi_dropped += res->multi_dropped;
     st->eoms += res->eom;
     st->names_hashed += res->names_hashed;
+    st->zero_filled += res->zero_filled;
 }
 
 int fsc_gnmi_decode(struct fsc_gnmi_decoder *dec, const uint8_t *buf, size_t len,

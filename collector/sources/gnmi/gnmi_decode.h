@@ -48,6 +48,11 @@
  * notification or in an earlier one (gnmi_clear.c). Bounded: GNMI_PORTS_MAX
  * ports per stream, and only series in the series cache.
  *
+ * Zero suppression (fill_suppressed_zeros; gnmi_zero.c): a counter leaf
+ * that other instances of its container (other ports, other queues) report
+ * and that one instance never sent in 3 reports reads as 0 at each of that
+ * instance's reports, until the device sends it. Bounded per stream.
+ *
  * Producers: a series whose records come from more than one (component_id,
  * sub_component_id) - an interface reported once per line card - is
  * combined into one sample stream (sum of the producers' last counter
@@ -78,6 +83,7 @@ struct fsc_gnmi_decode_config {
     uint32_t max_series;               /* series cache bound; 0 = 16384 */
     uint32_t max_seq_keys;             /* sequence tracking bound; 0 = 256 */
     bool live;                         /* counter_copy: live (values true at their timestamps) */
+    bool fill_suppressed_zeros;        /* the device suppresses zeros (Junos): gnmi_zero.c */
 };
 
 /* What one message produced (fully overwritten by each decode call). */
@@ -95,6 +101,7 @@ struct fsc_gnmi_result {
     uint32_t multi_dropped; /* updates of a multi-producer series past the bounds (dropped) */
     uint32_t names_hashed;  /* updates of a series with a list-key label name over 63 bytes,
                              * hashed to 45 bytes + "_h" + 16 hex digits (issue 20) */
+    uint32_t zero_filled;   /* samples of value 0 added for zero-suppressed counters */
     uint64_t seq_skipped;   /* sequence numbers this message jumped over (may arrive late) */
     uint64_t seq_lost;      /* numbers this message made lost: out of the reorder window
                              * unseen, or their numbering ended; each counted once */
@@ -111,7 +118,7 @@ struct fsc_gnmi_result {
 struct fsc_gnmi_decode_stats {
     uint64_t messages, malformed, updates, samples, pseudo, unsupported, unknown, no_series,
         overflow, deletes, sync_responses, errors, cache_full, multi_series, multi_wait,
-        multi_dropped, eoms, names_hashed;
+        multi_dropped, eoms, names_hashed, zero_filled;
     /* Sequence numbers (gnmi_seq.c): jumped over, arrived late, lost (each
      * once), seen twice, numberings started over, producers not followed. */
     uint64_t seq_skipped, seq_late, seq_lost, seq_repeats, seq_restarts, seq_untracked;

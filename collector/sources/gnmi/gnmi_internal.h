@@ -113,6 +113,8 @@ struct gnmi_slot {
     uint64_t comp;       /* the Junos producer that fed it first (gnmi_multi_*), 0 = none */
     uint32_t port;       /* its port's number in the decoder's gnmi_ports, 0 = none */
     uint32_t clear_seen; /* gnmi_ports.epoch when its samples last looked at the port */
+    uint32_t zero;       /* its instance in the decoder's gnmi_zero, 0 = not followed */
+    uint8_t zero_leaf;   /* its leaf bit there */
 };
 
 /* Key bytes live in blocks that never move (entries point into them). The
@@ -240,6 +242,59 @@ static inline int gnmi_ports_cleared_since(const struct gnmi_ports *p, uint32_t 
 {
     return p->port[no - 1].changed_at > seen;
 }
+
+/* ---- zero-suppressed counters (gnmi_zero.c) -------------------------------- */
+
+/* Owned by one decoder and used by its stream's thread only (no locks). */
+#define GNMI_ZERO_REPORTS   3u     /* reports of an instance without a leaf before it reads 0 */
+#define GNMI_ZERO_CLASSES   64u    /* containers (paths without keys) followed per stream */
+#define GNMI_ZERO_LEAVES    64u    /* counter leaves per container */
+#define GNMI_ZERO_TOUCHED   4096u  /* instances one notification can report */
+#define GNMI_ZERO_INSTANCES 16384u /* instances (port, queue ...) followed per stream */
+
+struct gnmi_zero;
+struct gnmi_resolver;
+
+/* What the notification being decoded gives its zeros. */
+struct gnmi_zero_report {
+    uint64_t comp; /* its producer (notif_ctx.comp) */
+    int64_t t_dev_ns, t_arr_ns;
+    uint32_t flags; /* FSC_SMP_* every sample of the notification carries */
+};
+
+/* An empty table of at most max instances. NULL on ENOMEM. The caller owns
+ * it (gnmi_zero_destroy; NULL is a no-op there). */
+struct gnmi_zero *gnmi_zero_create(uint32_t max);
+void gnmi_zero_destroy(struct gnmi_zero *z);
+size_t gnmi_zero_memory(const struct gnmi_zero *z); /* bytes held; 0 for NULL */
+
+/* Follows the counter leaf whose canonical path key is key[0 .. n): its
+ * container instance (the key without the last elem) and class (the same
+ * without list keys) are added on first sight, the leaf becomes known to
+ * the class. Returns the instance number (1 ..) with the leaf's bit in
+ * *leaf, or 0 when not followed (a bound is reached, out of memory, a leaf
+ * with list keys, a key of one elem). port is the gnmi_ports number (0 =
+ * none), comp the producer. Slow path: once per cache slot. */
+uint32_t gnmi_zero_learn(struct gnmi_zero *z, const uint8_t *key, size_t n, uint32_t port,
+                         uint64_t comp, uint8_t *leaf);
+
+/* Hot path: leaf `leaf` of instance `no` is in the notification being
+ * decoded. */
+void gnmi_zero_seen(struct gnmi_zero *z, uint32_t no, uint8_t leaf);
+
+/* The counters of port number `port` were cleared: its instances start over
+ * (the first 0 of each leaf afterwards carries FSC_SMP_RESET). */
+void gnmi_zero_port_cleared(struct gnmi_zero *z, uint32_t port);
+
+/* End of a notification: for each instance it reported (from the producer
+ * that reported it first) that has reported GNMI_ZERO_REPORTS times, a
+ * sample of value 0 per known leaf it never sent, stamped as rep says, into
+ * out[0 .. cap) (more are counted in *overflow). Series are resolved through
+ * rs once per instance and leaf. Returns the samples written. z may be
+ * NULL (nothing followed: 0). */
+uint32_t gnmi_zero_flush(struct gnmi_zero *z, const struct gnmi_resolver *rs,
+                         const struct gnmi_zero_report *rep, struct fsc_sample *out, size_t cap,
+                         uint32_t *overflow);
 
 /* ---- Junos sequence numbers (gnmi_seq.c) -------------------------------------- */
 

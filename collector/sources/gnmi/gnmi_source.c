@@ -80,6 +80,8 @@ static int streams_create(struct gnmi_client *cl, const struct fsc_source_config
             .sample_interval_ns =
                 st->cfg->mode == FSC_GNMI_SAMPLE ? st->cfg->sample_interval_ns : 0,
             .live = gc->counter_copy == FSC_GNMI_COPY_LIVE,
+            /* Junos suppresses zeros by default (docs/vendors/junos.md) */
+            .fill_suppressed_zeros = strcmp(prof->name, "junos") == 0,
         };
         st->dec = fsc_gnmi_decoder_create(&dc, &cl->env, perr, sizeof(perr));
         if (!st->dec) {
@@ -209,6 +211,7 @@ enum {
     COL_RECONNECTS,
     COL_RESUBSCRIBES,
     COL_NAMES_HASHED,
+    COL_ZERO_FILLED,
     COL__COUNT
 };
 
@@ -255,6 +258,12 @@ static const struct fsc_stat_col stream_cols[COL__COUNT] = {
                           .help = "Updates of passthrough series with a list-key label name "
                                   "longer than 63 bytes, kept as its first 45 bytes and a hash "
                                   "suffix _h<16 hex> so that distinct keys stay distinct labels."},
+    [COL_ZERO_FILLED] = {.id = "zero_filled",
+                         .family = "fabricscope_gnmi_zero_filled_samples",
+                         .type = FSC_STAT_COUNTER,
+                         .help = "Samples of value 0 given to counters the device suppresses "
+                                 "while they are 0 (Junos zero suppression): a leaf other ports "
+                                 "or queues report and this one never sent in 3 reports."},
     [COL_MESSAGES] = {.id = "messages",
                       .family = "fabricscope_gnmi_messages",
                       .type = FSC_STAT_COUNTER,
@@ -314,6 +323,7 @@ static void gnmi_stats(void *ctx, const struct fsc_stats_out *out)
             [COL_DECODE_ERRORS] = (double)s->decode_errors,
             [COL_SEQ_GAPS] = (double)s->seq_lost,
             [COL_NAMES_HASHED] = (double)s->names_hashed,
+            [COL_ZERO_FILLED] = (double)s->zero_filled,
         };
         const char *keys[] = {cl->name, s->name};
         fsc_stats_row(out, &stream_table, keys, v, NULL);

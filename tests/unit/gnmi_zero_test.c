@@ -1,0 +1,218 @@
+/* Zero-suppressed Junos counters read as 0 (gnmi_zero.c): a counter leaf
+ * other instances of its container report, never sent by one instance in 3
+ * reports, becomes a 0 at each of that instance's reports until the device
+ * sends it; split instances, gauges and strings are not filled; a clear
+ * starts a port over (the first 0 after it is reset evidence). Messages are
+ * built with the generated protobuf-c code (gnmi_decode_fixture.h). */
+#include "gnmi_decode_fixture.h"
+
+#define IF1 "/interfaces/interface[name=et-0/0/1]/state/counters"
+#define IF2 "/interfaces/interface[name=et-0/0/2]/state/counters"
+#define Q1  "/qos/interfaces/interface[interface-id=et-0/0/1]/output/queues"
+
+#define CAP 16
+
+static int open_filling(struct env *e, bool fill)
+{
+    struct fsc_gnmi_decode_config dcfg = {.sample_interval_ns = 2000000000,
+                                          .fill_suppressed_zeros = fill};
+    return env_open_cfg(e, NULL, dcfg);
+}
+
+/* Decodes one notification under prefix at t_s seconds after T0 into smp[]
+ * (CAP) and gives the samples to the engine. */
+static void decode_at(struct env *e, const char *prefix, int t_s, Gnmi__Update **u, size_t n,
+                      struct fsc_gnmi_result *res, struct fsc_sample *smp)
+{
+    uint8_t buf[4096];
+    size_t len = pack_notif(buf, prefix, T0_NS + (int64_t)t_s * 1000000000LL, u, n, NULL);
+    CHECK_INT(fsc_gnmi_decode(e->dec, buf, len, ARR, smp, CAP, res), 0);
+    CHECK_INT(fsc_engine_ingest(e->eng, smp, res->n_samples), 0);
+}
+
+/* Port 1 sends both counters, port 2 only in-octets (its discards stay 0
+ * and are suppressed). */
+static void port1(struct env *e, int t, uint64_t octets, uint64_t discards,
+                  struct fsc_gnmi_result *res, struct fsc_sample *smp)
+{
+    Gnmi__Update *u[2] = {mk_update("/in-octets", tv_uint(octets)),
+                          mk_update("/in-discards", tv_uint(discards))};
+    decode_at(e, IF1, t, u, 2, res, smp);
+}
+
+static void port2(struct env *e, int t, uint64_t octets, struct fsc_gnmi_result *res,
+                  struct fsc_sample *smp)
+{
+    Gnmi__Update *u[1] = {mk_update("/in-octets", tv_uint(octets))};
+    decode_at(e, IF2, t, u, 1, res, smp);
+}
+
+static void suppressed_counter_reads_zero(void)
+{
+    struct env e;
+    CHECK_INT(open_filling(&e, true), 0);
+    if (!e.dec)
+        return;
+    struct fsc_gnmi_result res;
+    struct fsc_sample smp[CAP];
+    /* Reports 1 and 2 of port 2: not yet (a split instance would look so). */
+    for (int t = 0; t <= 2; t += 2) {
+        port1(&e, t, 1000u * (unsigned)(t + 1), 7, &res, smp);
+        CHECK_INT(res.n_samples, 2);
+        CHECK_INT(res.zero_filled, 0);
+        port2(&e, t, 5000u * (unsigned)(t + 1), &res, smp);
+        CHECK_INT(res.n_samples, 1);
+        CHECK_INT(res.zero_filled, 0);
+    }
+    /* Report 3 and on: in-discards of port 2 reads 0 at the report's time. */
+    for (int t = 4; t <= 8; t += 2) {
+        port1(&e, t, 1000u * (unsigned)(t + 1), 7, &res, smp);
+        CHECK_INT(res.zero_filled, 0); /* port 1 sends both */
+        port2(&e, t, 5000u * (unsigned)(t + 1), &res, smp);
+        CHECK_INT(res.n_samples, 2);
+        CHECK_INT(res.zero_filled, 1);
+        CHECK_STR(series_text(&e, smp[1].series),
+                  "fabric_port_rx_discards_total{device=\"leaf1\",port=\"et-0/0/2\"}");
+        CHECK_INT(smp[1].v.u, 0);
+        CHECK_INT(smp[1].flags, 0);
+        CHECK_INT(smp[1].t_dev_ns, T0_NS + (int64_t)t * 1000000000LL);
+        CHECK_INT(smp[1].t_arr_ns, ARR);
+    }
+    /* Through the engine: a series whose value is 0 and has not moved. */
+    struct fsc_series_view view;
+    CHECK_INT(fsc_engine_view(e.eng, smp[1].series, &view), 0);
+    CHECK(view.present);
+    CHECK(view.has_value);
+    CHECK_INT(view.value.u, 0);
+    CHECK_INT(view.t_last_ns, T0_NS + 8 * 1000000000LL);
+    /* The device sends it once it moves: from then on it is a counter like
+     * any other, never filled again. */
+    Gnmi__Update *u[2] = {mk_update("/in-octets", tv_uint(60000)),
+                          mk_update("/in-discards", tv_uint(3))};
+    decode_at(&e, IF2, 10, u, 2, &res, smp);
+    CHECK_INT(res.n_samples, 2);
+    CHECK_INT(res.zero_filled, 0);
+    CHECK_INT(smp[1].v.u, 3);
+    port2(&e, 12, 70000, &res, smp);
+    CHECK_INT(res.zero_filled, 0);
+    struct fsc_gnmi_decode_stats st;
+    fsc_gnmi_decoder_stats(e.dec, &st);
+    CHECK_INT(st.zero_filled, 3);
+    env_close(&e);
+}
+
+/* One instance split over two messages at the same time: the leaf of the
+ * second message was seen, so it is never filled. */
+static void split_instance_not_filled(void)
+{
+    struct env e;
+    CHECK_INT(open_filling(&e, true), 0);
+    if (!e.dec)
+        return;
+    struct fsc_gnmi_result res;
+    struct fsc_sample smp[CAP];
+    port1(&e, 0, 1000, 7, &res, smp);
+    port2(&e, 0, 5000, &res, smp);
+    Gnmi__Update *d[1] = {mk_update("/in-discards", tv_uint(2))};
+    decode_at(&e, IF2, 0, d, 1, &res, smp);
+    uint32_t filled = 0;
+    for (int t = 2; t <= 12; t += 2) {
+        port1(&e, t, 1000u * (unsigned)(t + 1), 7, &res, smp);
+        filled += res.zero_filled;
+        port2(&e, t, 5000u * (unsigned)(t + 1), &res, smp);
+        filled += res.zero_filled;
+    }
+    CHECK_INT(filled, 0);
+    env_close(&e);
+}
+
+/* Per queue: queue 3 reports its drops, queue 4 (same port) does not: queue
+ * 4's drops read 0 from its third report. A gauge (max-queue-len) and a
+ * string that only queue 3 sends are never filled. */
+static void queues_counters_only(void)
+{
+    struct env e;
+    CHECK_INT(open_filling(&e, true), 0);
+    if (!e.dec)
+        return;
+    struct fsc_gnmi_result res;
+    struct fsc_sample smp[CAP];
+    for (int k = 0; k < 4; k++) {
+        Gnmi__Update *u[6] = {
+            mk_update("/queue[name=3]/state/transmit-pkts", tv_uint(100u + (unsigned)k)),
+            mk_update("/queue[name=3]/state/dropped-pkts", tv_uint(9)),
+            mk_update("/queue[name=3]/state/max-queue-len", tv_uint(4096)),
+            mk_update("/queue[name=3]/state/some-state", tv_string("UP")),
+            mk_update("/queue[name=4]/state/transmit-pkts", tv_uint(200u + (unsigned)k)),
+        };
+        decode_at(&e, Q1, 2 * k, u, 5, &res, smp);
+        if (k < 2) {
+            CHECK_INT(res.zero_filled, 0);
+            continue;
+        }
+        CHECK_INT(res.zero_filled, 1);
+        const struct fsc_sample *z = &smp[res.n_samples - 1];
+        CHECK_STR(series_text(&e, z->series), "fabric_port_queue_dropped_packets_total{device="
+                                              "\"leaf1\",port=\"et-0/0/1\",queue=\"4\"}");
+        CHECK_INT(z->v.u, 0);
+    }
+    env_close(&e);
+}
+
+/* After a clear the counters are 0 again and suppressed: the port starts
+ * over, and the first 0 of a series that had a value is reset evidence. */
+static void cleared_port_reads_zero_again(void)
+{
+    struct env e;
+    CHECK_INT(open_filling(&e, true), 0);
+    if (!e.dec)
+        return;
+    struct fsc_gnmi_result res;
+    struct fsc_sample smp[CAP];
+    for (int t = 0; t <= 4; t += 2) {
+        Gnmi__Update *u[3] = {mk_update("/in-octets", tv_uint(1000u * (unsigned)(t + 1))),
+                              mk_update("/in-discards", tv_uint(40u + (unsigned)t)),
+                              mk_update("/last-clear", tv_uint(1764400000000000000ULL))};
+        decode_at(&e, IF1, t, u, 3, &res, smp);
+        CHECK_INT(res.zero_filled, 0);
+    }
+    fsc_series_id discards = smp[1].series;
+    /* Cleared at t = 6: discards are 0 and no longer sent. */
+    int filled_at = -1;
+    for (int t = 6; t <= 14; t += 2) {
+        Gnmi__Update *u[2] = {mk_update("/in-octets", tv_uint(10u * (unsigned)t)),
+                              mk_update("/last-clear", tv_uint(1764460806000000000ULL))};
+        decode_at(&e, IF1, t, u, 2, &res, smp);
+        if (res.zero_filled && filled_at < 0) {
+            filled_at = t;
+            CHECK_INT(smp[res.n_samples - 1].series, discards);
+            CHECK_INT(smp[res.n_samples - 1].flags, FSC_SMP_RESET);
+        } else if (res.zero_filled) {
+            CHECK_INT(smp[res.n_samples - 1].flags, 0);
+        }
+    }
+    CHECK_INT(filled_at, 10); /* the third report after the clear (6, 8, 10) */
+    env_close(&e);
+}
+
+/* Not asked for (another profile, tests): nothing is filled. */
+static void off_unless_configured(void)
+{
+    struct env e;
+    CHECK_INT(open_filling(&e, false), 0);
+    if (!e.dec)
+        return;
+    struct fsc_gnmi_result res;
+    struct fsc_sample smp[CAP];
+    for (int t = 0; t <= 10; t += 2) {
+        port1(&e, t, 1000u * (unsigned)(t + 1), 7, &res, smp);
+        port2(&e, t, 5000u * (unsigned)(t + 1), &res, smp);
+        CHECK_INT(res.n_samples, 1);
+        CHECK_INT(res.zero_filled, 0);
+    }
+    env_close(&e);
+}
+
+TEST_MAIN(TEST(suppressed_counter_reads_zero), TEST(split_instance_not_filled),
+          TEST(queues_counters_only), TEST(cleared_port_reads_zero_again),
+          TEST(off_unless_configured))
