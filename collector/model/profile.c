@@ -394,9 +394,11 @@ static const char *entry_problem(const struct fsc_profile_entry *e)
         return "_rx_ name without rx direction";
     if (strstr(e->canonical, "_tx_") != NULL && e->direction != FSC_DIR_TX)
         return "_tx_ name without tx direction";
-    if ((e->signal == FSC_SIG_QUEUE_PEAK) != (e->kind == FSC_KIND_GAUGE) &&
-        e->unit != FSC_UNIT_PERCENT)
-        return "only queue-peak signals (and percent gauges) are gauges";
+    /* Any level may be a gauge (no _total, checked above); a peak signal
+     * reads levels, so it is never a counter. */
+    if ((e->signal == FSC_SIG_QUEUE_PEAK || e->signal == FSC_SIG_LATENCY_PEAK) &&
+        e->kind != FSC_KIND_GAUGE)
+        return "queue-peak and latency-peak signals need a gauge";
     if (e->signal == FSC_SIG_PORT_BYTES && e->unit != FSC_UNIT_BYTES)
         return "port-bytes signal needs byte unit";
     if (e->signal == FSC_SIG_PFC_PAUSE_DURATION && e->unit != FSC_UNIT_MICROSECONDS &&

@@ -202,7 +202,7 @@ cat "$tmp/check.out"
 # silent. Written from the demo's sources (B300 nic fixtures, gNMI leaves,
 # Cumulus spine), not from its output.
 check "GET the demo's /metrics" fetch_metrics "$tmp/demo.metrics"
-for n in fabric_cable_mismatch fabric_port_link_up fabric_mlx5_link_downed_total \
+for n in fabric_cable_mismatch fabric_port_link_up fabric_nic_ib_port_link_downed_total \
     fabric_netdev_rx_crc_errors_total fabric_port_carrier_transitions_total \
     fabric_port_fec_corrected_blocks_total fabric_port_fec_uncorrectable_blocks_total \
     fabric_port_rx_crc_errors_total fabric_port_rx_fcs_errors_total \

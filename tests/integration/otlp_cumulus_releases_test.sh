@@ -18,7 +18,12 @@
 #        fabric_port_marked_packets_total{marking=ecn} 12
 #   r514 rx = 5e9 + 7e6 k -> 5084000000 (counted once, not 2x), tx = 6e9 +
 #        8e6 k -> 6096000000, no derived gauge
-#   r515, r516: the same values; r516 histogram _count 6 * 12 = 72; every
+#        rx packets (ether_stats_pkts) 4e6 + 3e3 k -> 4036000, tx packets
+#        (802_dot3_a_frames_transmitted_ok) 3e6 + 2e3 k -> 3024000, the
+#        tc_tx_queue level 100 + k -> 112 as the gauge
+#        fabric_port_queue_current_cells{queue=0}
+#   r515, r516: the same values (r515's if_out_pkts 500012 passes through and
+#        feeds no tx packets); r516 histogram _count 6 * 12 = 72; every
 #        delta export has a sample past the last bound (300000 > 245760), so
 #        the peak gauge fabric_port_queue_histogram_peak_bytes{queue=0} is
 #        245760, above 0.5 x the topology's buffer 400000: one queue-peak
@@ -141,7 +146,19 @@ for h in r514 r515 r516; do
     rate_near "$h tx rate" "$h" tx 8e6
     num_eq "$h device has byte counters" \
         "$(series_value fabricscope_otlp_device_byte_counters source=spine1 "device=$h")" 1
+    num_eq "$h rx packets (ether_stats_pkts)" \
+        "$(series_value fabric_port_rx_packets_total $d port=swp1)" 4036000
+    num_eq "$h tx packets (802_dot3_a_frames_transmitted_ok)" \
+        "$(series_value fabric_port_tx_packets_total $d port=swp1)" 3024000
+    num_eq "$h tc transmit queue depth (gauge, cells)" \
+        "$(series_value fabric_port_queue_current_cells $d port=swp1 queue=0)" 112
 done
+check_eq "queue depth is a gauge family" \
+    "$(grep -c '^# TYPE fabric_port_queue_current_cells gauge$' "$tmp/metrics")" 1
+num_eq "5.15 if_out_pkts passes through" \
+    "$(series_value fabric_cumulus_nvswitch_interface_if_out_pkts device=r515 port=swp1)" 500012
+check_eq "5.11 has no port packet counter" \
+    "$(grep -c "^fabric_port_[rt]x_packets_total{.*device=\"r511\"" "$tmp/metrics")" 0
 num_eq "5.16 delta histogram count" \
     "$(series_value fabric_cumulus_nvswitch_histogram_interface_egress_buffer_count device=r516 port=swp1 tc=0)" 72
 

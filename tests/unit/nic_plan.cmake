@@ -5,6 +5,6 @@
 # mode, check-config's refusals). Tests "nic_plan.<case>" and
 # "nic_config.<case>", labelled unit;nic.
 fsc_unit_test(nic_plan LABELS nic LIBS fsc_nic CASES
-  pma_data_in_bytes hw_lifespan_is_refresh netdev_statistics)
+  pma_data_in_bytes hw_lifespan_is_refresh netdev_statistics indexed_and_pma_names)
 fsc_unit_test(nic_config LABELS nic config CASES
   prefix_keeps_ethtool fixture_turns_ethtool_off fixture_refusals)

@@ -111,4 +111,44 @@ static void netdev_statistics(void)
     CHECK_INT(fsc_nic_counter_plan(&in, "", &pl), -1);
 }
 
-TEST_MAIN(TEST(pma_data_in_bytes), TEST(hw_lifespan_is_refresh), TEST(netdev_statistics))
+/* The ethtool names of a B300 port that carry an index get it as a label,
+ * and the IB PMA wait / error counters get canonical names (ethtool names
+ * from the kernel's mlx5 en_stats.c, PMA names from sysfs.c: the sysfs
+ * fixture cannot hold ethtool statistics, so this is where their plan is
+ * checked). */
+static void indexed_and_pma_names(void)
+{
+    struct fsc_nic_plan pl;
+    struct fsc_nic_plan_in in = in_of(NIC_G_ETHTOOL, 25);
+    CHECK_INT(fsc_nic_counter_plan(&in, "rx_prio3_buf_discard", &pl), 0);
+    CHECK_STR(pl.metric, "fabric_port_rx_priority_buffer_discards_total");
+    CHECK_STR(pl.m.label_name, "priority");
+    CHECK_STR(pl.m.label_value, "3");
+    CHECK_INT(pl.tr.unit, FSC_UNIT_PACKETS);
+    CHECK(pl.tr.link_speed_bps == 400000000000ull);
+    CHECK_INT(fsc_nic_counter_plan(&in, "rx_prio3_cong_discard", &pl), 0);
+    CHECK_STR(pl.metric, "fabric_port_rx_priority_congestion_discards_total");
+    CHECK_STR(pl.m.label_value, "3");
+    CHECK_INT(fsc_nic_counter_plan(&in, "rx_err_lane_0_phy", &pl), 0);
+    CHECK_STR(pl.metric, "fabric_port_rx_lane_errors_total");
+    CHECK_STR(pl.m.label_name, "lane");
+    CHECK_STR(pl.m.label_value, "0");
+    CHECK(pl.tr.link_speed_bps == 0); /* errors are not bytes or packets */
+    CHECK_INT(fsc_nic_counter_plan(&in, "rx_pause_ctrl_phy", &pl), 0);
+    CHECK_STR(pl.metric, "fabric_port_rx_pause_frames_total");
+    CHECK_INT(pl.tr.signal, FSC_SIG_PFC_PAUSE_FRAMES);
+    CHECK_STR(pl.m.label_name, "");
+
+    in.group = NIC_G_PMA;
+    CHECK_INT(fsc_nic_counter_plan(&in, "port_xmit_wait", &pl), 0);
+    CHECK_STR(pl.metric, "fabric_nic_ib_port_tx_wait_ticks_total");
+    CHECK_INT(pl.mult, 1);
+    CHECK_INT(pl.tr.width, 64);
+    CHECK_INT(fsc_nic_counter_plan(&in, "link_downed", &pl), 0);
+    CHECK_STR(pl.metric, "fabric_nic_ib_port_link_downed_total");
+    CHECK_INT(fsc_nic_counter_plan(&in, "symbol_error", &pl), 0);
+    CHECK_STR(pl.metric, "fabric_nic_ib_port_rx_symbol_errors_total");
+}
+
+TEST_MAIN(TEST(pma_data_in_bytes), TEST(hw_lifespan_is_refresh), TEST(netdev_statistics),
+          TEST(indexed_and_pma_names))

@@ -239,8 +239,9 @@ static void cumulus_gauge_counter(void)
 }
 
 /* The profile's extra label: tc -> queue (int attribute), sp -> priority
- * (string), the watermark gauge stays a gauge, and a name the profile does
- * not know keeps `tc` as it is. */
+ * (string), the watermark gauge stays a gauge, the per-class transmit queue
+ * depth is a gauge in cells, and a name the profile does not know keeps `tc`
+ * as it is. */
 static void profile_labels_queue_priority(void)
 {
     struct fx f;
@@ -254,9 +255,10 @@ static void profile_labels_queue_priority(void)
     struct fsc_otlp_metric m2 = metric("nvswitch_interface_sp_rx_pause", FSC_OTLP_GAUGE, 0, 0);
     struct fsc_otlp_metric m3 =
         metric("nvswitch_interface_shared_buffer_port_tc_watermark", FSC_OTLP_GAUGE, 0, 0);
-    struct fsc_otlp_metric m4 = metric("nvswitch_interface_tc_tx_queue", FSC_OTLP_GAUGE, 0, 0);
+    struct fsc_otlp_metric m4 = metric("nvswitch_interface_tc_tx_uc_frames", FSC_OTLP_GAUGE, 0, 0);
+    struct fsc_otlp_metric m5 = metric("nvswitch_interface_tc_tx_queue", FSC_OTLP_GAUGE, 0, 0);
     struct fsc_otlp_point p1 = pd(a1, 2, T0, 10), p2 = pd(a2, 2, T0, 20), p3 = pd(a3, 2, T0, 4096),
-                          p4 = pd(a1, 2, T0, 1);
+                          p4 = pd(a1, 2, T0, 1), p5 = pd(a1, 2, T0, 7);
     begin(&f, "leaf1");
     visit_metric(&f, &m1);
     visit(&f, &p1);
@@ -266,10 +268,12 @@ static void profile_labels_queue_priority(void)
     visit(&f, &p3);
     visit_metric(&f, &m4);
     visit(&f, &p4);
+    visit_metric(&f, &m5);
+    visit(&f, &p5);
     struct fsc_otlp_ingest_result res = end(&f);
-    CHECK_INT(res.accepted, 4);
-    CHECK_INT(f.n_smp, 4);
-    if (f.n_smp == 4) {
+    CHECK_INT(res.accepted, 5);
+    CHECK_INT(f.n_smp, 5);
+    if (f.n_smp == 5) {
         CHECK_STR(
             series_text(&f, f.smp[0].series),
             "fabric_port_ecn_marked_packets_total{device=\"leaf1\",port=\"swp2\",queue=\"3\"}");
@@ -279,8 +283,10 @@ static void profile_labels_queue_priority(void)
         CHECK_STR(series_text(&f, f.smp[2].series),
                   "fabric_port_queue_peak_bytes{device=\"leaf1\",port=\"swp2\",queue=\"0\"}");
         CHECK_STR(series_text(&f, f.smp[3].series),
-                  "fabric_cumulus_nvswitch_interface_tc_tx_queue{device=\"leaf1\",port=\"swp2\","
-                  "tc=\"3\"}");
+                  "fabric_cumulus_nvswitch_interface_tc_tx_uc_frames{device=\"leaf1\","
+                  "port=\"swp2\",tc=\"3\"}");
+        CHECK_STR(series_text(&f, f.smp[4].series),
+                  "fabric_port_queue_current_cells{device=\"leaf1\",port=\"swp2\",queue=\"3\"}");
         struct fsc_series_view view;
         CHECK_INT(fsc_engine_view(f.eng, f.smp[0].series, &view), 0);
         CHECK_INT(view.kind, FSC_KIND_COUNTER);
@@ -291,6 +297,10 @@ static void profile_labels_queue_priority(void)
         CHECK(view.value.d == 4096.0);
         CHECK_INT(fsc_engine_view(f.eng, f.smp[3].series, &view), 0);
         CHECK_INT(view.kind, FSC_KIND_GAUGE); /* an unknown gauge stays a gauge */
+        CHECK_INT(fsc_engine_view(f.eng, f.smp[4].series, &view), 0);
+        CHECK_INT(view.kind, FSC_KIND_GAUGE);
+        CHECK_INT(view.signal, FSC_SIG_NONE);
+        CHECK(view.value.d == 7.0);
     }
     fx_close(&f);
 }

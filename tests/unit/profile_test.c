@@ -128,31 +128,119 @@ static void cumulus_gauges_become_counters(void)
     CHECK_INT(m.traits.signal, FSC_SIG_PFC_PAUSE_DURATION);
     CHECK_INT(m.traits.width, 53);
 
-    /* The watermark is the one real gauge. */
+    /* The watermark is a real gauge. */
     m = map_ok(c, "nvswitch_interface_shared_buffer_port_tc_watermark");
     CHECK_STR(m.canonical, "fabric_port_queue_peak_bytes");
     CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
     CHECK_INT(m.traits.signal, FSC_SIG_QUEUE_PEAK);
     CHECK_STR(m.label_attr, "tc");
 
-    /* Every other mapped Cumulus name is a 53-bit counter. */
+    /* Every mapped Cumulus name is 53 bits wide (doubles); the gauges are the
+     * four levels: the pg and tc watermarks, the tc occupancy and the tc
+     * transmit queue depth. */
     size_t gauges = 0, bad = 0;
     for (size_t i = 0; i < c->n_entries; i++) {
         const struct fsc_profile_entry *e = &c->entries[i];
         if (e->kind == FSC_KIND_GAUGE)
             gauges++;
-        else if (e->width != 53)
+        if (e->width != 53)
             bad++;
     }
-    CHECK_INT(gauges, 1);
+    CHECK_INT(gauges, 4);
     CHECK_INT(bad, 0);
 
-    /* Passthrough keeps the double width. */
-    m = map_ok(c, "nvswitch_interface_tx_wait");
+    /* Passthrough keeps the double width: 5.15's if_out_pkts, whose row says
+     * "out unicast packets", does not feed tx packets. */
+    m = map_ok(c, "nvswitch_interface_if_out_pkts");
     CHECK(m.entry == NULL);
-    CHECK_STR(m.canonical, "fabric_cumulus_nvswitch_interface_tx_wait");
+    CHECK_STR(m.canonical, "fabric_cumulus_nvswitch_interface_if_out_pkts");
     CHECK_INT(m.traits.width, 53);
     CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+}
+
+/* The names issue 26 found unmapped on Cumulus 5.11 .. 5.16, with the kind,
+ * unit and label NVIDIA's Open-Telemetry-Export pages give them
+ * (tests/vendor/cumulus/5.NN.names). */
+static void cumulus_packets_buffers_phy(void)
+{
+    const struct fsc_profile *c = &fsc_profile_cumulus;
+    /* tx packets: IEEE 802.3 aFramesTransmittedOK, 5.13 .. 5.16 */
+    struct fsc_profile_match m = map_ok(c, "nvswitch_interface_802_dot3_a_frames_transmitted_ok");
+    CHECK_STR(m.canonical, "fabric_port_tx_packets_total");
+    CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+    CHECK_INT(m.traits.unit, FSC_UNIT_PACKETS);
+    CHECK_INT(m.traits.direction, FSC_DIR_TX);
+    CHECK_INT(m.traits.width, 53);
+    CHECK_STR(m.label_name, "");
+    /* rx packets stay where they were */
+    m = map_ok(c, "nvswitch_interface_ether_stats_pkts");
+    CHECK_STR(m.canonical, "fabric_port_rx_packets_total");
+
+    /* ingress PG watermark: a queue-peak gauge per priority group */
+    m = map_ok(c, "nvswitch_interface_shared_buffer_port_pg_watermark");
+    CHECK_STR(m.canonical, "fabric_port_pg_peak_bytes");
+    CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
+    CHECK_INT(m.traits.signal, FSC_SIG_QUEUE_PEAK);
+    CHECK_INT(m.traits.unit, FSC_UNIT_BYTES);
+    CHECK_INT(m.traits.direction, FSC_DIR_RX);
+    CHECK_STR(m.label_name, "priority_group");
+    CHECK_STR(m.label_attr, "pg");
+    /* TC current occupancy: a gauge, no detector signal */
+    m = map_ok(c, "nvswitch_interface_shared_buffer_port_tc_curr_occupancy");
+    CHECK_STR(m.canonical, "fabric_port_queue_current_bytes");
+    CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
+    CHECK_INT(m.traits.signal, FSC_SIG_NONE);
+    CHECK_STR(m.label_name, "queue");
+    CHECK_STR(m.label_attr, "tc");
+    /* the per-class transmit queue depth, in cells */
+    m = map_ok(c, "nvswitch_interface_tc_tx_queue");
+    CHECK_STR(m.canonical, "fabric_port_queue_current_cells");
+    CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
+    CHECK_INT(m.traits.unit, FSC_UNIT_NONE);
+    CHECK_STR(m.label_attr, "tc");
+    /* tx_wait: nanoseconds, kept raw under a name that says so */
+    m = map_ok(c, "nvswitch_interface_tx_wait");
+    CHECK_STR(m.canonical, "fabric_port_tx_wait_nanoseconds_total");
+    CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+    CHECK_INT(m.traits.unit, FSC_UNIT_NONE);
+    CHECK_INT(m.traits.direction, FSC_DIR_TX);
+
+    /* egress head-of-queue and switch-lifetime-limit discards */
+    m = map_ok(c, "nvswitch_interface_discards_egress_hoq");
+    CHECK_STR(m.canonical, "fabric_port_tx_hoq_timeout_discards_total");
+    CHECK_INT(m.traits.unit, FSC_UNIT_PACKETS);
+    m = map_ok(c, "nvswitch_interface_discards_egress_hoq_stall");
+    CHECK_STR(m.canonical, "fabric_port_tx_hoq_stall_discards_total");
+    m = map_ok(c, "nvswitch_interface_discards_egress_sll");
+    CHECK_STR(m.canonical, "fabric_port_tx_sll_discards_total");
+    CHECK_INT(m.traits.direction, FSC_DIR_TX);
+    /* the general discards stay duplicates of if_*_discards */
+    m = map_ok(c, "nvswitch_interface_discards_egress_general");
+    CHECK(m.entry == NULL);
+
+    /* PHY class (5.13+) */
+    m = map_ok(c, "nvswitch_interface_phy_stats_phy_corrected_bits");
+    CHECK_STR(m.canonical, "fabric_port_fec_corrected_bits_total");
+    m = map_ok(c, "nvswitch_interface_phy_stats_phy_symbol_errors");
+    CHECK_STR(m.canonical, "fabric_port_rx_phy_symbol_errors_total");
+    m = map_ok(c, "nvswitch_interface_phy_stats_phy_effective_errors");
+    CHECK_STR(m.canonical, "fabric_port_rx_phy_effective_errors_total");
+    m = map_ok(c, "nvswitch_interface_phy_stats_phy_received_bits");
+    CHECK_STR(m.canonical, "fabric_port_rx_phy_bits_total");
+    m = map_ok(c, "nvswitch_interface_phy_stats_phy_raw_errors");
+    CHECK_STR(m.canonical, "fabric_port_rx_lane_errors_total");
+    CHECK_STR(m.label_name, "lane");
+    CHECK_STR(m.label_attr, "lane");
+    CHECK_STR(m.label_value, "");
+    m = map_ok(c, "nvswitch_interface_dot3_stats_symbol_errors");
+    CHECK_STR(m.canonical, "fabric_port_rx_symbol_errors_total");
+    /* 5.12's PHY BER names are the same counters: they pass through */
+    m = map_ok(c, "nvswitch_interface_phy_raw_errors_lane3");
+    CHECK(m.entry == NULL);
+    CHECK_STR(m.canonical, "fabric_cumulus_nvswitch_interface_phy_raw_errors_lane3");
+    /* BER ratios are levels the source types from the point (Gauge) */
+    m = map_ok(c, "nvswitch_interface_phy_stats_effective_ber");
+    CHECK(m.entry == NULL);
 }
 
 static void mlx5_priority_capture(void)
@@ -294,6 +382,94 @@ static void mlx5_32bit_q_counters(void)
     CHECK_INT(m.traits.unit, FSC_UNIT_PERCENT);
     m = map_ok(x, "outbound_pci_stalled_wr_events");
     CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+}
+
+/* mlx5 per-priority drops, link-level pause and PHY errors (issue 26):
+ * labels, never numbers in names; widths as the driver reads them. Names
+ * from en_stats.c / counters.rst / sysfs.c (tests/vendor/mlx5). */
+static void mlx5_drops_pause_phy(void)
+{
+    const struct fsc_profile *x = &fsc_profile_mlx5;
+    struct fsc_profile_match m = map_ok(x, "rx_prio3_buf_discard");
+    CHECK_STR(m.canonical, "fabric_port_rx_priority_buffer_discards_total");
+    CHECK_STR(m.label_name, "priority");
+    CHECK_STR(m.label_value, "3");
+    CHECK_INT(m.traits.unit, FSC_UNIT_PACKETS);
+    CHECK_INT(m.traits.width, 64);
+    m = map_ok(x, "rx_prio3_cong_discard");
+    CHECK_STR(m.canonical, "fabric_port_rx_priority_congestion_discards_total");
+    CHECK_STR(m.label_value, "3");
+    CHECK_INT(m.traits.direction, FSC_DIR_RX);
+
+    /* link-level PAUSE: the always-present 802.3 counter is the family,
+     * the global-pause-mode copy is its own series */
+    m = map_ok(x, "rx_pause_ctrl_phy");
+    CHECK_STR(m.canonical, "fabric_port_rx_pause_frames_total");
+    CHECK_INT(m.traits.signal, FSC_SIG_PFC_PAUSE_FRAMES);
+    m = map_ok(x, "tx_pause_ctrl_phy");
+    CHECK_STR(m.canonical, "fabric_port_tx_pause_frames_total");
+    CHECK_INT(m.traits.direction, FSC_DIR_TX);
+    m = map_ok(x, "rx_global_pause");
+    CHECK_STR(m.canonical, "fabric_nic_rx_global_pause_frames_total");
+    CHECK_INT(m.traits.signal, FSC_SIG_NONE);
+    m = map_ok(x, "tx_global_pause");
+    CHECK_STR(m.canonical, "fabric_nic_tx_global_pause_frames_total");
+    m = map_ok(x, "rx_global_pause_duration");
+    CHECK_STR(m.canonical, "fabric_port_rx_pause_seconds_total");
+
+    /* PHY: per lane with a `lane` label */
+    m = map_ok(x, "rx_err_lane_0_phy");
+    CHECK_STR(m.canonical, "fabric_port_rx_lane_errors_total");
+    CHECK_STR(m.label_name, "lane");
+    CHECK_STR(m.label_value, "0");
+    CHECK(m.label_attr == NULL);
+    m = map_ok(x, "rx_err_lane_3_phy");
+    CHECK_STR(m.label_value, "3");
+    m = map_ok(x, "rx_err_lane__phy");
+    CHECK(m.entry == NULL);
+    m = map_ok(x, "rx_symbol_err_phy");
+    CHECK_STR(m.canonical, "fabric_port_rx_symbol_errors_total");
+    CHECK_INT(m.traits.unit, FSC_UNIT_PACKETS);
+    m = map_ok(x, "rx_pcs_symbol_err_phy");
+    CHECK_STR(m.canonical, "fabric_port_rx_phy_symbol_errors_total");
+    m = map_ok(x, "rx_corrected_bits_phy");
+    CHECK_STR(m.canonical, "fabric_port_fec_corrected_bits_total");
+    CHECK_INT(m.traits.width, 64);
+    m = map_ok(x, "rx_bits_phy");
+    CHECK_STR(m.canonical, "fabric_port_rx_phy_bits_total");
+    /* read as 32 bits by the driver (MLX5E_READ_CTR32_BE) */
+    m = map_ok(x, "link_down_events_phy");
+    CHECK_INT(m.traits.width, 32);
+    m = map_ok(x, "rx_pci_signal_integrity");
+    CHECK_INT(m.traits.width, 32);
+    m = map_ok(x, "outbound_pci_stalled_wr_events");
+    CHECK_INT(m.traits.width, 32);
+    m = map_ok(x, "outbound_pci_buffer_overflow");
+    CHECK_INT(m.traits.width, 64);
+
+    /* IB PMA: ticks and the saturating error counters, 64 so a decrease
+     * is a reset and never a wrap */
+    static const struct {
+        const char *vendor, *canonical;
+        uint8_t dir;
+    } pma[] = {
+        {"port_xmit_wait", "fabric_nic_ib_port_tx_wait_ticks_total", FSC_DIR_TX},
+        {"symbol_error", "fabric_nic_ib_port_rx_symbol_errors_total", FSC_DIR_RX},
+        {"link_downed", "fabric_nic_ib_port_link_downed_total", FSC_DIR_NONE},
+        {"port_rcv_errors", "fabric_nic_ib_port_rx_errors_total", FSC_DIR_RX},
+        {"port_xmit_discards", "fabric_nic_ib_port_tx_discards_total", FSC_DIR_TX},
+    };
+    for (size_t i = 0; i < sizeof(pma) / sizeof(pma[0]); i++) {
+        m = map_ok(x, pma[i].vendor);
+        CHECK(m.entry != NULL);
+        CHECK_STR(m.canonical, pma[i].canonical);
+        CHECK_INT(m.traits.width, 64);
+        CHECK_INT(m.traits.direction, pma[i].dir);
+        CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+    }
+    /* VL15_dropped and the other PMA error counters pass through */
+    m = map_ok(x, "link_error_recovery");
+    CHECK(m.entry == NULL);
 }
 
 static void passthrough_sanitized(void)
@@ -475,6 +651,23 @@ static void tables_sorted_and_unique(void)
         {"a", "fabric_rx_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, FSC_DIR_TX, 1},
     };
     expect_check_fails(wrong_dir, 1, "_rx_");
+    /* Gauges: any level without _total; a peak signal needs a gauge. */
+    const struct fsc_profile_entry peak_counter[] = {
+        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, FSC_SIG_QUEUE_PEAK, 0, 1},
+    };
+    expect_check_fails(peak_counter, 1, "need a gauge");
+    const struct fsc_profile_entry gauge_total[] = {
+        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_GAUGE, 64, 0, 0, 0, 1},
+    };
+    expect_check_fails(gauge_total, 1, "must not end in _total");
+    const struct fsc_profile_entry plain_gauge[] = {
+        {"a", "fabric_a_cells", NULL, NULL, FSC_KIND_GAUGE, 53, FSC_UNIT_NONE, 0, 0, 1},
+        {"b", "fabric_b_bytes", NULL, NULL, FSC_KIND_GAUGE, 53, FSC_UNIT_BYTES, 0, 0, 1},
+    };
+    struct fsc_profile ok = {"ok", plain_gauge,         2,    "fabric_ok_", 64,
+                             0,    FSC_REFRESH_ON_READ, NULL, NULL};
+    char err[256] = "";
+    CHECK_INT(fsc_profile_check(&ok, err, sizeof(err)), 0);
 }
 
 static void ib_port_data_scale4(void)
@@ -631,5 +824,6 @@ static void junos_passthrough_gauges(void)
 }
 
 TEST_MAIN(TEST(junos_known_names), TEST(cumulus_gauges_become_counters),
+          TEST(cumulus_packets_buffers_phy), TEST(mlx5_drops_pause_phy),
           TEST(mlx5_priority_capture), TEST(mlx5_32bit_q_counters), TEST(passthrough_sanitized),
           TEST(tables_sorted_and_unique), TEST(ib_port_data_scale4), TEST(junos_passthrough_gauges))

@@ -1,12 +1,15 @@
-/* Cumulus Linux (SN4700, Spectrum-3) OTLP profile: the names of every
- * release 5.10 .. 5.17, one table (docs/vendors/cumulus.md has the release x
- * counter matrix and the reasons).
+/* Cumulus Linux (SN4700, Spectrum-3) OTLP profile: one table for the
+ * releases 5.11 .. 5.16 (docs/vendors/cumulus.md has the release x counter
+ * matrix and the reasons).
  *
  * Source of every name: NVIDIA's public docs, repository CumulusNetworks/docs,
  * content/cumulus-linux-5NN/Monitoring-and-Troubleshooting/Open-Telemetry-Export.md
- * for NN = 10 .. 18, and content/cumulus-linux-515/Whats-New/_index.md
- * ("Deprecated OTEL Metrics"). A name is listed when at least one release
- * documents it; names a later release drops simply stop arriving.
+ * for NN = 11 .. 16, and the "Deprecated OTEL Metrics" lists of
+ * content/cumulus-linux-515/Whats-New/_index.md and -516. The names each
+ * release lists are kept in tests/vendor/cumulus/5.NN.names; every vendor
+ * name below is in one of them (test profile_conformance). A name is listed
+ * when at least one release documents it; names a later release drops simply
+ * stop arriving.
  *
  * Interface counters arrive as OTLP *Gauge* points with double values although
  * they are cumulative ("gauge streams ... value reported in the asDouble",
@@ -14,41 +17,62 @@
  * therefore reclassified as a COUNTER of width 53: a double is exact up to
  * 2^53, and a decrease is a reset, never a wrap. Above 2^53 values are still
  * taken (docs/ACCURACY.md, "Known limits"): the sender rounds, the engine's
- * deltas of neighbouring doubles are exact.
+ * deltas of neighbouring doubles are exact. The levels (buffer occupancy,
+ * watermarks, the per-class transmit queue depth) stay gauges.
  *
  * Release-dependent names the table cannot express alone (one canonical
  * name, several vendor names) are resolved per port by otlp_bytes.c:
  * - rx bytes: ether_stats_octets (5.13+) is preferred over if_in_octets
  *   (5.13, 5.14; deprecated in 5.15 as its duplicate); both plan as
  *   if_in_octets below, and a port counts only the best one it sends;
- * - pg_rx_octets (5.12 only) is the same counter as pg_rx_octet (5.10, 5.11,
+ * - pg_rx_octets (5.12 only) is the same counter as pg_rx_octet (5.11,
  *   5.13+);
- * - a release without interface octets (5.10 .. 5.12) gets port bytes
+ * - a release without interface octets (5.11, 5.12) gets port bytes
  *   DERIVED from the per-class octets (tc_tx_octet, pg_rx_octet, sp_*_octets).
- * Duplicates the 5.15 notes name are not mapped twice: if_in_broadcast_pkts /
- * if_in_multicast_pkts (duplicates of ether_stats_*_pkts, which exist from
- * 5.13 on and survive 5.15) and discards_ingress_general / _egress_general
- * (duplicates of if_in_discards / if_out_discards) pass through.
+ * Elsewhere one name per canonical series is picked, and the other passes
+ * through:
+ * - tx packets: 802_dot3_a_frames_transmitted_ok (5.13 .. 5.16, IEEE 802.3
+ *   aFramesTransmittedOK). 5.15 also lists if_out_pkts in the row 5.13, 5.14
+ *   and 5.16 fill with a second if_out_octets, described as "out unicast
+ *   packets": its meaning is unclear and a 5.15 port sends both, so it passes
+ *   through. 5.11 and 5.12 document no port packet counter (rx or tx).
+ * - PHY errors: the 5.13+ "phy_stats_*" names; 5.12's PHY BER names
+ *   (phy_symbol_errors, phy_raw_errors_lane<N>, ...) are the same counters
+ *   under other names and pass through (one canonical name per counter).
+ * - the 5.15 notes' duplicates are not mapped twice: if_in_broadcast_pkts /
+ *   if_in_multicast_pkts (duplicates of ether_stats_*_pkts) and
+ *   discards_ingress_general / _egress_general (duplicates of if_in_discards
+ *   / if_out_discards) pass through.
  *
  * Attributes: `interface` -> port (source); `tc` and `pg` are the keys of
- * NVIDIA's histogram and buffer examples (intValue or stringValue "0"). The
- * switch priority key is not documented: `sp` is assumed by analogy.
+ * NVIDIA's histogram and buffer examples (intValue or stringValue "0").
+ * Not documented, assumed by analogy: `sp` for the switch priority, `lane`
+ * for phy_stats_phy_raw_errors ("lane 0 through lane 7"; `lane` is the key of
+ * the phy_layer_fec_per_lane_corrections example). An attribute the profile
+ * does not name still becomes a label under its own name.
  *
  * Units: pause durations in microseconds (5.15 gNMI doc, switch-priority
- * in-pause-duration "Total time in microseconds"); buffer occupancy and
- * histogram bounds in bytes (histogram metadata "unit": "bytes"; 5.16
- * adds ..._watermark_recorded_max_bytes "in bytes").
+ * in-pause-duration "Total time in microseconds"); tx_wait in nanoseconds
+ * ("The time (in ns resolution)"): the model has no nanosecond unit, so the
+ * series is named _nanoseconds_total and keeps the raw value. Buffer
+ * occupancy and watermarks are taken as bytes: the interface tables do not
+ * say (histogram metadata "unit": "bytes"; 5.14 adds
+ * tc_watermark_recorded_max_bytes "in bytes", deprecated in 5.16).
+ * tc_tx_queue ("transmit queue counter") is the PPCNT per-traffic-class
+ * field transmit_queue, "the transmit queue depth in cells" (Linux
+ * drivers/net/ethernet/mellanox/mlxsw/reg.h, reg_ppcnt_tc_transmit_queue):
+ * a gauge in cells.
  *
  * Unknown names pass through as fabric_cumulus_<name> with width 53 (the
  * OTLP source knows whether a point is a Gauge or a monotonic Sum and may
- * override the kind). That is how the real gauges arrive (fsc_profile_check
- * admits only queue-peak gauges in a table): oper_state (bitmap None 0, Up 1,
- * Down 2, Invalid 4, Error 8) as fabric_cumulus_nvswitch_interface_oper_state,
- * the buffer occupancies, and the histograms (nvswitch_histogram_interface_
+ * override the kind). That is how the other gauges arrive: oper_state (bitmap
+ * None 0, Up 1, Down 2, Invalid 4, Error 8) as
+ * fabric_cumulus_nvswitch_interface_oper_state, the other buffer levels, the
+ * BER ratios, and the histograms (nvswitch_histogram_interface_
  * egress_buffer {tc}, ingress_buffer {pg}, latency {tc}, counter {type}:
- * 5.11+, the two buffer ones in 5.10; delta temporality by default from
- * 5.13) as fabric_cumulus_nvswitch_histogram_interface_<x>_bucket/_count/_sum;
- * the buffer and latency ones also give queue-peak evidence gauges
+ * 5.11+; delta temporality by default from 5.13) as
+ * fabric_cumulus_nvswitch_histogram_interface_<x>_bucket/_count/_sum; the
+ * buffer and latency ones also give queue-peak evidence gauges
  * (otlp_hist_evid.c).
  * refresh_ns = 0: each export reads the ASIC. */
 #include "model/profile.h"
@@ -63,6 +87,9 @@
 /* the same with a label from an OTLP attribute */
 #define A53(vendor, canonical, label, attr, unit, signal, dir) \
     {NV vendor, canonical, label, attr, FSC_KIND_COUNTER, 53, unit, signal, dir, 1}
+/* a level (gauge) carried as a double, with a label from an OTLP attribute */
+#define G53(vendor, canonical, label, attr, unit, signal, dir) \
+    {NV vendor, canonical, label, attr, FSC_KIND_GAUGE, 53, unit, signal, dir, 1}
 /* clang-format on */
 
 #define B  FSC_UNIT_BYTES
@@ -76,14 +103,21 @@
 
 /* Sorted by strcmp(vendor): checked by fsc_profile_check(). */
 static const struct fsc_profile_entry cumulus_entries[] = {
+    /* 5.13+, IEEE 802.3 aFramesTransmittedOK */
+    C53("802_dot3_a_frames_transmitted_ok", "fabric_port_tx_packets_total", P, S0, TX),
     C53("carrier_changes_total", "fabric_port_carrier_transitions_total", N, S0, ND),
     C53("carrier_down_changes_total", "fabric_port_carrier_down_transitions_total", N, S0, ND),
     C53("carrier_up_changes_total", "fabric_port_carrier_up_transitions_total", N, S0, ND),
+    /* egress head-of-queue timeout / stall and switch lifetime limit discards */
+    C53("discards_egress_hoq", "fabric_port_tx_hoq_timeout_discards_total", P, S0, TX),
+    C53("discards_egress_hoq_stall", "fabric_port_tx_hoq_stall_discards_total", P, S0, TX),
+    C53("discards_egress_sll", "fabric_port_tx_sll_discards_total", P, S0, TX),
     C53("dot3_in_pause_frames", "fabric_port_rx_pause_frames_total", P, FSC_SIG_PFC_PAUSE_FRAMES,
         RX),
     C53("dot3_out_pause_frames", "fabric_port_tx_pause_frames_total", P, FSC_SIG_PFC_PAUSE_FRAMES,
         TX),
     C53("dot3_stats_fcs_errors", "fabric_port_rx_fcs_errors_total", P, S0, RX),
+    C53("dot3_stats_symbol_errors", "fabric_port_rx_symbol_errors_total", N, S0, RX),
     C53("ether_stats_broadcast_pkts", "fabric_port_rx_broadcast_packets_total", P, S0, RX),
     C53("ether_stats_multicast_pkts", "fabric_port_rx_multicast_packets_total", P, S0, RX),
     C53("ether_stats_pkts", "fabric_port_rx_packets_total", P, S0, RX),
@@ -113,8 +147,20 @@ static const struct fsc_profile_entry cumulus_entries[] = {
     A53("pg_tx_pause", "fabric_port_pg_tx_pause_frames_total", "priority_group", "pg", P, S0, TX),
     A53("pg_tx_pause_duration", "fabric_port_pg_tx_pause_seconds_total", "priority_group", "pg", US,
         S0, TX),
-    {NV "shared_buffer_port_tc_watermark", "fabric_port_queue_peak_bytes", "queue", "tc",
-     FSC_KIND_GAUGE, 53, B, FSC_SIG_QUEUE_PEAK, TX, 1},
+    /* PHY class, 5.13+ ("interface-stats class phy"): bits and errors */
+    C53("phy_stats_phy_corrected_bits", "fabric_port_fec_corrected_bits_total", N, S0, RX),
+    C53("phy_stats_phy_effective_errors", "fabric_port_rx_phy_effective_errors_total", N, S0, RX),
+    A53("phy_stats_phy_raw_errors", "fabric_port_rx_lane_errors_total", "lane", "lane", N, S0, RX),
+    C53("phy_stats_phy_received_bits", "fabric_port_rx_phy_bits_total", N, S0, RX),
+    C53("phy_stats_phy_symbol_errors", "fabric_port_rx_phy_symbol_errors_total", N, S0, RX),
+    /* buffer statistics, 5.12+: ingress (priority group) and egress (traffic
+     * class) maximum and current occupancy */
+    G53("shared_buffer_port_pg_watermark", "fabric_port_pg_peak_bytes", "priority_group", "pg", B,
+        FSC_SIG_QUEUE_PEAK, RX),
+    G53("shared_buffer_port_tc_curr_occupancy", "fabric_port_queue_current_bytes", "queue", "tc", B,
+        S0, TX),
+    G53("shared_buffer_port_tc_watermark", "fabric_port_queue_peak_bytes", "queue", "tc", B,
+        FSC_SIG_QUEUE_PEAK, TX),
     A53("sp_rx_discard", "fabric_port_rx_priority_discards_total", "priority", "sp", P, S0, RX),
     A53("sp_rx_frames", "fabric_port_rx_priority_packets_total", "priority", "sp", P, S0, RX),
     A53("sp_rx_octets", "fabric_port_rx_priority_bytes_total", "priority", "sp", B, S0, RX),
@@ -134,8 +180,12 @@ static const struct fsc_profile_entry cumulus_entries[] = {
     A53("tc_tx_no_buffer_discard_uc", "fabric_port_queue_dropped_packets_total", "queue", "tc", P,
         S0, TX),
     A53("tc_tx_octet", "fabric_port_queue_tx_bytes_total", "queue", "tc", B, S0, TX),
+    /* the per-class transmit queue depth, in cells (see the top) */
+    G53("tc_tx_queue", "fabric_port_queue_current_cells", "queue", "tc", N, S0, TX),
     A53("tc_tx_wred_discard", "fabric_port_queue_wred_dropped_packets_total", "queue", "tc", P, S0,
         TX),
+    /* 5.13+: time with data to send and nothing sent, in ns */
+    C53("tx_wait", "fabric_port_tx_wait_nanoseconds_total", N, S0, TX),
 };
 
 const struct fsc_profile fsc_profile_cumulus = {

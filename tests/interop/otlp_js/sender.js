@@ -22,6 +22,9 @@
 //   5.14: if_in_octets and its duplicate ether_stats_octets 5e9 + 7e6 k,
 //         if_out_octets 6e9 + 8e6 k, tc_tx_octet {tc 0} 1e6 k,
 //         pg_rx_octet {pg 0} 2e6 k
+//   5.14, 5.15, 5.16 also: ether_stats_pkts 4e6 + 3e3 k,
+//         802_dot3_a_frames_transmitted_ok 3e6 + 2e3 k, tc_tx_queue {tc 0}
+//         100 + k (a level); 5.15 alone if_out_pkts 5e5 + k
 //   5.15: ether_stats_octets 5e9 + 7e6 k, if_out_octets 6e9 + 8e6 k,
 //         pg_rx_octet {pg 0} 2e6 k
 //   5.16: as 5.15, plus the egress_buffer histogram below (the switch's
@@ -348,6 +351,10 @@ async function runRelease(o, exporter, reader, provider, meter, getK, setK) {
         gauge('if_out_octets', (k) => [[6e9 + 8e6 * k, {}]]);
         if (o.release === '5.14') gauge('tc_tx_octet', (k) => [[1e6 * k, { tc: 0 }]]);
         gauge('pg_rx_octet', (k) => [[2e6 * k, { pg: 0 }]]);
+        gauge('ether_stats_pkts', (k) => [[4e6 + 3e3 * k, {}]]);
+        gauge('802_dot3_a_frames_transmitted_ok', (k) => [[3e6 + 2e3 * k, {}]]);
+        gauge('tc_tx_queue', (k) => [[100 + k, { tc: 0 }]]);
+        if (o.release === '5.15') gauge('if_out_pkts', (k) => [[5e5 + k, {}]]);
         if (o.release === '5.16')
             egress = meter.createHistogram('nvswitch_histogram_interface_egress_buffer', {
                 unit: 'bytes',
