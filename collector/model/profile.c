@@ -378,14 +378,15 @@ static const char *entry_problem(const struct fsc_profile_entry *e)
         return "unknown kind";
     if (e->width != 32 && e->width != 53 && e->width != 64)
         return "width must be 32, 53 or 64";
-    if (e->unit > FSC_UNIT_PERCENT || e->signal >= FSC_SIG__COUNT || e->direction > FSC_DIR_TX)
+    if (e->unit > FSC_UNIT_NANOSECONDS || e->signal >= FSC_SIG__COUNT || e->direction > FSC_DIR_TX)
         return "unknown unit, signal or direction";
     if (e->scale < 1)
         return "scale must be >= 1";
     /* The name must say what the traits say, so users are not misled. */
     if (e->unit == FSC_UNIT_BYTES && strstr(e->canonical, "_bytes") == NULL)
         return "byte unit without _bytes in the name";
-    if ((e->unit == FSC_UNIT_MICROSECONDS || e->unit == FSC_UNIT_SECONDS) &&
+    if ((e->unit == FSC_UNIT_MICROSECONDS || e->unit == FSC_UNIT_NANOSECONDS ||
+         e->unit == FSC_UNIT_SECONDS) &&
         strstr(e->canonical, "_seconds") == NULL)
         return "time unit without _seconds in the name (the engine converts to seconds)";
     if (e->unit == FSC_UNIT_PERCENT && strstr(e->canonical, "_percent") == NULL)

@@ -56,8 +56,9 @@ enum fsc_unit {
     FSC_UNIT_PACKETS,      /* packets or frames */
     FSC_UNIT_MICROSECONDS, /* mlx5 *_pause_duration */
     FSC_UNIT_SECONDS,
-    FSC_UNIT_RATIO,   /* 0..1 */
-    FSC_UNIT_PERCENT, /* 0..100 (outbound_pci_stalled_*) */
+    FSC_UNIT_RATIO,       /* 0..1 */
+    FSC_UNIT_PERCENT,     /* 0..100 (outbound_pci_stalled_*) */
+    FSC_UNIT_NANOSECONDS, /* Cumulus tx_wait; exposed in seconds like microseconds */
 };
 
 /* What a series means to the detectors; set by the profile. */

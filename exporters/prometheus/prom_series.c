@@ -18,17 +18,19 @@
 #include "prometheus/prom_render_int.h"
 
 /* Raw values of a *_seconds_total counter kept in microseconds (mlx5 pause
- * durations) are exposed in seconds, as the name promises. A division (not
- * x 1e-6, which is inexact) keeps 2250000 us exactly 2.25 s. */
+ * durations) or nanoseconds (Cumulus tx_wait) are exposed in seconds, as
+ * the name promises. A division (not x 1e-6, which is inexact) keeps
+ * 2250000 us exactly 2.25 s. */
 static double unit_divisor(const struct fsc_series_view *v)
 {
-    return v->unit == FSC_UNIT_MICROSECONDS ? 1e6 : 1.0;
+    return v->unit == FSC_UNIT_MICROSECONDS ? 1e6 : v->unit == FSC_UNIT_NANOSECONDS ? 1e9 : 1.0;
 }
 
 static size_t raw_value(const struct fsc_series_view *v, char *num)
 {
-    if (v->unit == FSC_UNIT_MICROSECONDS)
-        return fsc_prom_fmt_double(num, (v->is_f64 ? v->value.d : (double)v->value.u) / 1e6);
+    double div = unit_divisor(v);
+    if (div != 1.0)
+        return fsc_prom_fmt_double(num, (v->is_f64 ? v->value.d : (double)v->value.u) / div);
     return v->is_f64 ? fsc_prom_fmt_double(num, v->value.d) : fsc_fmt_u64(num, v->value.u);
 }
 

@@ -58,7 +58,7 @@ static int port_signal(uint8_t signal, uint8_t direction)
 
 static double unit_divisor_of(uint8_t unit)
 {
-    return unit == FSC_UNIT_MICROSECONDS ? 1e6 : 1.0;
+    return unit == FSC_UNIT_MICROSECONDS ? 1e6 : unit == FSC_UNIT_NANOSECONDS ? 1e9 : 1.0;
 }
 
 /* Milliseconds of a device time, rounded down. */

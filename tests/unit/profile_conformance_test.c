@@ -128,6 +128,11 @@ static bool published(const struct name_set *s, const char *vendor)
     return false;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static const struct fsc_profile *profile_named(const char *name)
 {
     const struct fsc_profile *p = fsc_profile_find(fsc_app_profiles(), name);
@@ -151,9 +156,14 @@ static void names_published(const char *name)
         }
     }
     CHECK_INT(outside, 0);
-    /* Coverage, for the reader of the log. */
-    size_t mapped = 0;
+    /* Coverage over the distinct names (releases repeat them), for the
+     * reader of the log. */
+    qsort(pub.names, pub.n, sizeof(pub.names[0]), cmp_names);
+    size_t mapped = 0, distinct = 0;
     for (size_t i = 0; prof && i < pub.n; i++) {
+        if (i > 0 && strcmp(pub.names[i], pub.names[i - 1]) == 0)
+            continue;
+        distinct++;
         struct fsc_profile_match m;
         char probe[NAME_MAX_LEN + 8];
         const char *ph = strstr(pub.names[i], "{p}");
@@ -164,9 +174,9 @@ static void names_published(const char *name)
             snprintf(probe, sizeof(probe), "%s", pub.names[i]);
         mapped += fsc_profile_map(prof, probe, &m) == 0 && m.entry != NULL;
     }
-    printf("%s: %zu published names in %zu files, %zu mapped to a canonical family, %zu profile "
-           "entries, %zu outside the published sets\n",
-           name, pub.n, pub.files, mapped, prof ? prof->n_entries : 0, outside);
+    printf("%s: %zu distinct published names in %zu files, %zu mapped to a canonical family, %zu "
+           "profile entries, %zu outside the published sets\n",
+           name, distinct, pub.files, mapped, prof ? prof->n_entries : 0, outside);
     set_free(&pub);
 }
 

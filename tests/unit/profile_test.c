@@ -198,11 +198,11 @@ static void cumulus_packets_buffers_phy(void)
     CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
     CHECK_INT(m.traits.unit, FSC_UNIT_NONE);
     CHECK_STR(m.label_attr, "tc");
-    /* tx_wait: nanoseconds, kept raw under a name that says so */
+    /* tx_wait: nanoseconds from the switch, exposed in seconds */
     m = map_ok(c, "nvswitch_interface_tx_wait");
-    CHECK_STR(m.canonical, "fabric_port_tx_wait_nanoseconds_total");
+    CHECK_STR(m.canonical, "fabric_port_tx_wait_seconds_total");
     CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
-    CHECK_INT(m.traits.unit, FSC_UNIT_NONE);
+    CHECK_INT(m.traits.unit, FSC_UNIT_NANOSECONDS);
     CHECK_INT(m.traits.direction, FSC_DIR_TX);
 
     /* egress head-of-queue and switch-lifetime-limit discards */

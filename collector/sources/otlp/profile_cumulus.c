@@ -53,8 +53,7 @@
  *
  * Units: pause durations in microseconds (5.15 gNMI doc, switch-priority
  * in-pause-duration "Total time in microseconds"); tx_wait in nanoseconds
- * ("The time (in ns resolution)"): the model has no nanosecond unit, so the
- * series is named _nanoseconds_total and keeps the raw value. Buffer
+ * ("The time (in ns resolution)"), exposed in seconds like them. Buffer
  * occupancy and watermarks are taken as bytes: the interface tables do not
  * say (histogram metadata "unit": "bytes"; 5.14 adds
  * tc_watermark_recorded_max_bytes "in bytes", deprecated in 5.16).
@@ -185,7 +184,7 @@ static const struct fsc_profile_entry cumulus_entries[] = {
     A53("tc_tx_wred_discard", "fabric_port_queue_wred_dropped_packets_total", "queue", "tc", P, S0,
         TX),
     /* 5.13+: time with data to send and nothing sent, in ns */
-    C53("tx_wait", "fabric_port_tx_wait_nanoseconds_total", N, S0, TX),
+    C53("tx_wait", "fabric_port_tx_wait_seconds_total", FSC_UNIT_NANOSECONDS, S0, TX),
 };
 
 const struct fsc_profile fsc_profile_cumulus = {
