@@ -24,13 +24,13 @@ struct ls_series {
 struct ls_port {
     uint64_t hash;
     char *port;
-    uint32_t dev;                             /* index into ls->dev */
-    uint32_t first;                           /* the port's first series entry + 1; 0 = none */
-    uint32_t byte_series;                     /* attached port-bytes series */
-    uint64_t topo_bps;                        /* the topology's speed; 0 = it gives none */
-    uint64_t report[FSC_LINK_SPEED_RANKS];    /* the device's reports by rank; 0 = unknown */
-    uint64_t bps;                             /* the speed the series have; 0 = unknown */
-    bool learned;                             /* bps came from a report */
+    uint32_t dev;                          /* index into ls->dev */
+    uint32_t first;                        /* the port's first series entry + 1; 0 = none */
+    uint32_t byte_series;                  /* attached port-bytes series */
+    uint64_t topo_bps;                     /* the topology's speed; 0 = it gives none */
+    uint64_t report[FSC_LINK_SPEED_RANKS]; /* the device's reports by rank; 0 = unknown */
+    uint64_t bps;                          /* the speed the series have; 0 = unknown */
+    bool learned;                          /* bps came from a report */
 };
 
 /* Devices are few per source (one for a gNMI or NIC source, the switches
@@ -60,8 +60,8 @@ struct fsc_link_speeds {
 };
 
 struct fsc_link_speeds *fsc_link_speeds_create(struct fsc_engine *eng,
-                                               const struct fsc_topology *topo,
-                                               uint32_t max_ports, uint32_t max_series)
+                                               const struct fsc_topology *topo, uint32_t max_ports,
+                                               uint32_t max_series)
 {
     struct fsc_link_speeds *ls = calloc(1, sizeof(*ls));
     if (!ls)
@@ -111,8 +111,7 @@ static uint32_t *index_slot(const struct fsc_link_speeds *ls, uint64_t h, const 
     uint32_t i = (uint32_t)h & ls->mask;
     while (ls->index[i]) {
         const struct ls_port *p = &ls->port[ls->index[i] - 1];
-        if (p->hash == h && strcmp(p->port, port) == 0 &&
-            strcmp(ls->dev[p->dev].name, device) == 0)
+        if (p->hash == h && strcmp(p->port, port) == 0 && strcmp(ls->dev[p->dev].name, device) == 0)
             return &ls->index[i];
         i = (i + 1) & ls->mask;
     }
@@ -186,7 +185,8 @@ uint32_t fsc_link_speeds_port(struct fsc_link_speeds *ls, const char *device, co
         ls->st.untracked_ports++;
         goto out;
     }
-    const struct fsc_topo_port *tp = ls->topo ? fsc_topology_port(ls->topo, device, port, NULL) : NULL;
+    const struct fsc_topo_port *tp =
+        ls->topo ? fsc_topology_port(ls->topo, device, port, NULL) : NULL;
     struct ls_port *p = &ls->port[ls->n_port];
     *p = (struct ls_port){.hash = h, .port = name, .dev = dev};
     p->topo_bps = tp ? tp->speed_bps : 0;

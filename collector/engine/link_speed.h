@@ -45,6 +45,10 @@
 #include "model/topology.h"
 
 #define FSC_LINK_SPEED_RANKS 4 /* reports per port a source may keep apart */
+/* The application's bounds per source (a 4-leaf QFX5240 fabric has 512
+ * ports; an OTLP listener may hear a few hundred spines). */
+#define FSC_LINK_SPEED_PORTS_MAX  16384u
+#define FSC_LINK_SPEED_SERIES_MAX 262144u
 
 struct fsc_link_speeds;
 
@@ -62,8 +66,8 @@ static inline bool fsc_link_speed_wanted(const struct fsc_traits *tr)
  * NULL: no topology speeds). Returns NULL on allocation failure. The caller
  * owns it (fsc_link_speeds_destroy). Thread: any. */
 struct fsc_link_speeds *fsc_link_speeds_create(struct fsc_engine *eng,
-                                               const struct fsc_topology *topo,
-                                               uint32_t max_ports, uint32_t max_series);
+                                               const struct fsc_topology *topo, uint32_t max_ports,
+                                               uint32_t max_series);
 
 /* Frees the table. NULL is a no-op. The engine's series keep their speeds.
  * Thread: any, once no source uses the table. */
