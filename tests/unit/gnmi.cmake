@@ -30,3 +30,8 @@ fsc_unit_test(gnmi_sim_model LABELS gnmi sim LIBS fsc_sim CASES
 # Issue 20: passthrough list-key names over the label-name bound (63 bytes):
 # hashed names, never merged series, counted per update.
 fsc_unit_test(gnmi_label_names LABELS gnmi LIBS fsc_gnmi CASES long_key_names_never_merge)
+
+# Link-speed leaves (gnmi_speed.c): the OpenConfig identities and values
+# read, the port's speed given to its counters, precedence, topology first.
+fsc_unit_test(gnmi_speed LABELS gnmi LIBS fsc_gnmi CASES
+  identities_known_answers typed_values decoder_learns_port_speed topology_speed_wins)

@@ -198,7 +198,7 @@ static inline GnmiExt__Extension *mk_junos_ext(const struct hdr_spec *hs)
 
 /* Packs a SubscribeResponse{update = Notification} into buf (4096 bytes max). */
 static inline size_t pack_notif(uint8_t *buf, const char *prefix, int64_t ts_ns, Gnmi__Update **upd,
-                         size_t n_upd, const struct hdr_spec *hs)
+                                size_t n_upd, const struct hdr_spec *hs)
 {
     Gnmi__Notification *nt = tb_alloc(sizeof(*nt));
     gnmi__notification__init(nt);
