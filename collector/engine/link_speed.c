@@ -240,8 +240,10 @@ static struct ls_port *port_at(struct fsc_link_speeds *ls, uint32_t handle)
     return ls && handle >= 1 && handle <= ls->n_port ? &ls->port[handle - 1] : NULL;
 }
 
-int fsc_link_speeds_attach(struct fsc_link_speeds *ls, uint32_t port, fsc_series_id id,
-                           struct fsc_traits *tr)
+/* attach and follow: `known` says the series' traits are set already (only
+ * its speed is given, so nothing else of them changes). */
+static int attach(struct fsc_link_speeds *ls, uint32_t port, fsc_series_id id,
+                  struct fsc_traits *tr, bool known)
 {
     if (!ls)
         return -EINVAL;
@@ -253,7 +255,9 @@ int fsc_link_speeds_attach(struct fsc_link_speeds *ls, uint32_t port, fsc_series
     tr->link_speed_bps = p->bps;
     /* Under the table lock: a report handled by another thread either
      * came before (its speed is in tr) or waits and re-traits this one. */
-    rc = fsc_engine_set_traits(ls->eng, id, tr);
+    rc = known ? fsc_engine_set_link_speed(ls->eng, id, p->bps) : -ENOENT;
+    if (rc == -ENOENT)
+        rc = fsc_engine_set_traits(ls->eng, id, tr);
     if (rc != 0)
         goto out;
     for (uint32_t e = p->first; e; e = ls->ser[e - 1].next)
@@ -286,6 +290,18 @@ int fsc_link_speeds_attach(struct fsc_link_speeds *ls, uint32_t port, fsc_series
 out:
     pthread_mutex_unlock(&ls->mu);
     return rc;
+}
+
+int fsc_link_speeds_attach(struct fsc_link_speeds *ls, uint32_t port, fsc_series_id id,
+                           struct fsc_traits *tr)
+{
+    return attach(ls, port, id, tr, false);
+}
+
+int fsc_link_speeds_follow(struct fsc_link_speeds *ls, uint32_t port, fsc_series_id id,
+                           struct fsc_traits *tr)
+{
+    return attach(ls, port, id, tr, true);
 }
 
 /* Applies p's new speed to its series: the engine's traits, and the topology

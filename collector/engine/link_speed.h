@@ -91,6 +91,17 @@ uint32_t fsc_link_speeds_port(struct fsc_link_speeds *ls, const char *device, co
 int fsc_link_speeds_attach(struct fsc_link_speeds *ls, uint32_t port, fsc_series_id id,
                            struct fsc_traits *tr);
 
+/* As fsc_link_speeds_attach, for a series whose traits are set already (a
+ * source that finds its series interned by another of its streams, or by
+ * its previous instance): only its speed is set (fsc_engine_set_link_speed;
+ * tr is the traits it was interned with: their signal and direction are
+ * read, and the speed is written to tr), so a stream with another sampling
+ * interval does not change its traits. A series the engine has no traits
+ * for gets all of tr. Returns as attach. Thread: any; takes the table
+ * lock, then the engine's. */
+int fsc_link_speeds_follow(struct fsc_link_speeds *ls, uint32_t port, fsc_series_id id,
+                           struct fsc_traits *tr);
+
 /* Notes the device's report of rank `rank` (< FSC_LINK_SPEED_RANKS; lower
  * wins) for port handle `port`: bps bits per second, 0 = the device says it
  * does not know. When the port's speed (the rule above) changes, every

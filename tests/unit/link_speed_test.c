@@ -155,7 +155,8 @@ static void precedence_rule(void)
 }
 
 /* Series attached after a report take it at once; a series attached twice
- * is followed once; a later report re-traits every attached series. */
+ * is followed once; a later report re-traits every attached series; a
+ * series followed (interned before) keeps its traits but the speed. */
 static void attach_before_and_after_report(void)
 {
     struct env e;
@@ -176,6 +177,24 @@ static void attach_before_and_after_report(void)
     CHECK(speed_of(&e, 3) == G400);
     CHECK(speed_of(&e, 4) == G400);
     CHECK_INT(fsc_link_speeds_attach(e.ls, 0, 5, &rx), -EINVAL);
+    /* follow: a series interned already keeps its traits but the speed */
+    struct fsc_traits mine = bytes_traits(FSC_DIR_RX);
+    CHECK_INT(fsc_engine_set_traits(e.eng, 5, &mine), 0);
+    struct fsc_traits other = bytes_traits(FSC_DIR_RX);
+    other.nominal_interval_ns = 2 * NS; /* another stream's interval */
+    CHECK_INT(fsc_link_speeds_follow(e.ls, h, 5, &other), 0);
+    CHECK(other.link_speed_bps == G400);
+    struct fsc_series_view v;
+    CHECK_INT(fsc_engine_view(e.eng, 5, &v), 0);
+    CHECK(v.link_speed_bps == G400);
+    CHECK_INT(v.update_period_ns, 100 * MS);
+    CHECK_INT(fsc_link_speeds_learn(e.ls, h, 0, G800), 1); /* followed from then on */
+    CHECK(speed_of(&e, 5) == G800);
+    /* a series without traits gets them all */
+    CHECK_INT(fsc_link_speeds_follow(e.ls, h, 6, &other), 0);
+    CHECK_INT(fsc_engine_view(e.eng, 6, &v), 0);
+    CHECK(v.link_speed_bps == G800);
+    CHECK_INT(v.update_period_ns, 2 * NS);
     env_close(&e);
 }
 

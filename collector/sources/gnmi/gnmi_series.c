@@ -337,7 +337,7 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
     if (td && tr.signal == FSC_SIG_QUEUE_PEAK)
         tr.buffer_bytes = td->buffer_bytes;
     if (known) {
-        if (speed_port && fsc_link_speeds_attach(env->speeds, speed_port, id, &tr) != 0)
+        if (speed_port && fsc_link_speeds_follow(env->speeds, speed_port, id, &tr) != 0)
             return FSC_SERIES_NONE;
         return id; /* its groups and peer were joined when it was interned */
     }
