@@ -133,8 +133,10 @@ static const struct fsc_stat_table cadence_table = {
 
 /* Ports that have byte counters and no link speed (engine/link_speed.h):
  * neither the topology nor the device gives one, so they have no
- * utilization and no microburst detection. Counted per source and device;
- * listed by name up to SPEED_ROWS_MAX ports per source. */
+ * utilization and no microburst detection. Counted per source and device
+ * (the metric and the API: a row of 0 per device would only crowd the
+ * page); listed by name up to SPEED_ROWS_MAX ports per source (the page and
+ * the API). */
 #define SPEED_ROWS_MAX 64
 
 static const struct fsc_stat_col speed_count_cols[1] = {
@@ -142,8 +144,7 @@ static const struct fsc_stat_col speed_count_cols[1] = {
      .family = "fabricscope_ports_without_speed",
      .type = FSC_STAT_GAUGE,
      .help = "Ports with byte counters but no link speed from the topology or the device "
-             "(no utilization, no microburst detection), per source and device.",
-     .title = "ports"},
+             "(no utilization, no microburst detection), per source and device."},
 };
 
 static const struct fsc_stat_table speed_count_table = {
