@@ -258,6 +258,13 @@ static int attach(struct fsc_link_speeds *ls, uint32_t port, fsc_series_id id,
     rc = known ? fsc_engine_set_link_speed(ls->eng, id, p->bps) : -ENOENT;
     if (rc == -ENOENT)
         rc = fsc_engine_set_traits(ls->eng, id, tr);
+    else if (rc == 0 && p->bps && tr->signal == FSC_SIG_PORT_BYTES) {
+        /* interned while its speed was unknown (by an instance whose table
+         * never heard it): the peer its microbursts read, as port_apply */
+        int joined =
+            fsc_topo_peer_join(ls->topo, ls->eng, ls->dev[p->dev].name, p->port, NULL, tr, id);
+        rc = joined < 0 ? joined : 0;
+    }
     if (rc != 0)
         goto out;
     for (uint32_t e = p->first; e; e = ls->ser[e - 1].next)
