@@ -14,7 +14,7 @@
 #   page's and /api/status' port_speed_unknown table (source leaf1, device
 #   leaf1, port et-0/0/5, 2 byte series) and
 #   fabricscope_ports_without_speed{source="leaf1",device="leaf1"} 1;
-# - no speed leaf became a series, no decode error.
+# - no speed leaf became a series, no decode error; the daemon stops cleanly.
 # node_modules must exist (scripts/setup.sh runs `npm ci` there). Everything
 # on 127.0.0.1; every process stopped by PID; every wait bounded. ~30-40 s.
 #   gnmi_speed_test.sh FABRICSCOPE SOURCE_DIR [NODE]
@@ -117,6 +117,12 @@ curl -sf --max-time 10 "http://127.0.0.1:$mport/" >"$tmp/page.html"
 check "the status page lists et-0/0/5 as without a speed" grep -q \
     'data-source="leaf1" data-device="leaf1" data-port="et-0/0/5"' "$tmp/page.html"
 check "the status page has the table" grep -q 'data-table="port_speed_unknown"' "$tmp/page.html"
+
+# A clean stop: every source's link-speed table freed after its source
+# (the sanitizer build's leak check runs at this exit).
+stop_pid "$fsc_pid" 100
+fsc_pid=""
+check_eq "the daemon exits 0 on SIGTERM" "$stop_rc" 0
 
 if [ "$fails" -ne 0 ]; then
     echo "--- fabricscope log ---"; grep -v "event=library" "$tmp/fsc.log" | cut -c1-300 | tail -20
