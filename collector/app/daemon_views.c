@@ -169,9 +169,40 @@ static const struct fsc_stat_table speed_port_table = {
     .n_cols = 1,
 };
 
+/* What a source's link-speed table could not follow (engine/link_speed.h:
+ * ports past its bound get the topology's speed only, series past it keep
+ * the speed they were created with). */
+enum { LS_PORTS, LS_SERIES, LS__COUNT };
+
+static const struct fsc_stat_col speed_limit_cols[LS__COUNT] = {
+    [LS_PORTS] = {.id = "untracked_ports",
+                  .family = "fabricscope_link_speed_untracked",
+                  .type = FSC_STAT_COUNTER,
+                  .help = "Ports (what=ports) and series (what=series) a source's link-speed "
+                          "table refused: past its bound (16384 ports, 262144 series or the "
+                          "source's max_series) or out of memory. Such a port keeps the "
+                          "topology's speed; such a series the speed it was created with.",
+                  .label = "what",
+                  .label_value = "ports"},
+    [LS_SERIES] = {.id = "untracked_series",
+                   .family = "fabricscope_link_speed_untracked",
+                   .type = FSC_STAT_COUNTER,
+                   .label = "what",
+                   .label_value = "series"},
+};
+
+static const struct fsc_stat_table speed_limit_table = {
+    .id = "link_speed_untracked",
+    .title = "Link speeds not followed",
+    .empty = "",
+    .keys = {"source", NULL},
+    .cols = speed_limit_cols,
+    .n_cols = LS__COUNT,
+};
+
 static const struct fsc_stat_table *const daemon_tables[] = {
-    &shard_table,       &shard_sources_table, &reload_table, &cadence_table,
-    &speed_count_table, &speed_port_table,    NULL};
+    &shard_table,       &shard_sources_table, &reload_table,      &cadence_table,
+    &speed_count_table, &speed_port_table,    &speed_limit_table, NULL};
 
 /* One row per copy group (engine lock per group, not the sources' lock). */
 static void cadence_stats(struct fsc_engine *eng, const struct fsc_stats_out *out)
@@ -223,6 +254,11 @@ static void speed_stats(const struct fsc_dsources *s, const struct fsc_stats_out
         struct speed_rows sr = {out, rs->cfg->name};
         fsc_link_speeds_each_device(rs->env.speeds, speed_device_row, &sr);
         fsc_link_speeds_each_unknown(rs->env.speeds, SPEED_ROWS_MAX, speed_port_row, &sr);
+        struct fsc_link_speeds_stats st;
+        fsc_link_speeds_stats(rs->env.speeds, &st);
+        const char *keys[] = {rs->cfg->name};
+        const double v[LS__COUNT] = {(double)st.untracked_ports, (double)st.untracked_series};
+        fsc_stats_row(out, &speed_limit_table, keys, v, NULL);
     }
 }
 

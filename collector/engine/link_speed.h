@@ -28,7 +28,8 @@
  * A port past max_ports gets the topology's speed only, and its reports
  * are ignored; a series past max_series gets the port's speed when it is
  * attached but is not re-traited later. Both are counted (struct
- * fsc_link_speeds_stats) and logged by nobody here: the daemon shows them.
+ * fsc_link_speeds_stats; the daemon exports them as
+ * fabricscope_link_speed_untracked_total).
  *
  * Threads and locks: a table has its own mutex; every call takes it, and
  * attach and learn call into the engine (its lock) while holding it: lock

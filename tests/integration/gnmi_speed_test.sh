@@ -92,6 +92,10 @@ num_near "et-0/0/5 rx bytes per second" \
     6000000000 0.01
 check_eq "fabricscope_ports_without_speed" \
     "$(series_value fabricscope_ports_without_speed source=leaf1 device=leaf1)" 1
+for what in ports series; do
+    check_eq "nothing past the link-speed table's bounds ($what)" \
+        "$(series_value fabricscope_link_speed_untracked_total source=leaf1 what=$what)" 0
+done
 check_eq "no speed leaf is a series" \
     "$(grep -Ec '^fabric_junos_.*(speed|high_speed)' "$tmp/metrics")" 0
 st='source="leaf1",stream="interfaces"'
