@@ -40,7 +40,7 @@ struct fsc_drun {
     struct fsc_dgen *gen;
     const struct fsc_source_ops *ops;
     void *ctx;
-    struct fsc_source_env env;
+    struct fsc_source_env env; /* env.speeds: the instance's link-speed table, owned here */
 };
 
 struct fsc_dsources {

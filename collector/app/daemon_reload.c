@@ -156,10 +156,22 @@ static int run_start(struct fsc_dsources *s, struct fsc_dgen *g, const struct fs
         free(rs);
         return -1;
     }
+    /* Its series are at most max_series; its ports fewer still. */
+    uint32_t max_series = sc->max_series && sc->max_series < FSC_LINK_SPEED_SERIES_MAX
+                              ? sc->max_series
+                              : FSC_LINK_SPEED_SERIES_MAX;
+    rs->env.speeds =
+        fsc_link_speeds_create(s->eng, rs->env.topo, FSC_LINK_SPEED_PORTS_MAX, max_series);
+    if (!rs->env.speeds) {
+        snprintf(err, errlen, "source %s: out of memory", sc->name);
+        free(rs);
+        return -1;
+    }
     char serr[512];
     rs->ctx = ops->start(sc, &rs->env, serr, sizeof(serr));
     if (!rs->ctx) {
         snprintf(err, errlen, "source %s (%s): %s", sc->name, type, serr);
+        fsc_link_speeds_destroy(rs->env.speeds);
         free(rs);
         return -1;
     }
@@ -177,6 +189,7 @@ static void run_stop(struct fsc_dsources *s, struct fsc_drun *rs, const char *wh
         fsc_log(FSC_LOG_INFO, "source_stopped", "source=%s reason=%s", rs->cfg->name, why);
     else
         fsc_log(FSC_LOG_INFO, "source_stopped", "source=%s", rs->cfg->name);
+    fsc_link_speeds_destroy(rs->env.speeds); /* after stop: no thread uses it */
     gen_release(s, rs->gen);
     free(rs);
 }

@@ -11,6 +11,7 @@
 #include "app/plugins.h"
 #include "base/log.h"
 #include "engine/engine.h"
+#include "engine/link_speed.h"
 #include "net/http_route.h"
 
 /* ---- the daemon's own tables --------------------------------------------------- */
@@ -130,8 +131,78 @@ static const struct fsc_stat_table cadence_table = {
     .n_cols = CC__COUNT,
 };
 
-static const struct fsc_stat_table *const daemon_tables[] = {&shard_table, &shard_sources_table,
-                                                             &reload_table, &cadence_table, NULL};
+/* Ports that have byte counters and no link speed (engine/link_speed.h):
+ * neither the topology nor the device gives one, so they have no
+ * utilization and no microburst detection. Counted per source and device
+ * (the metric and the API: a row of 0 per device would only crowd the
+ * page); listed by name up to SPEED_ROWS_MAX ports per source (the page and
+ * the API). */
+#define SPEED_ROWS_MAX 64
+
+static const struct fsc_stat_col speed_count_cols[1] = {
+    {.id = "ports",
+     .family = "fabricscope_ports_without_speed",
+     .type = FSC_STAT_GAUGE,
+     .help = "Ports with byte counters but no link speed from the topology or the device "
+             "(no utilization, no microburst detection), per source and device."},
+};
+
+static const struct fsc_stat_table speed_count_table = {
+    .id = "ports_without_speed",
+    .title = "Ports without a link speed, per device",
+    .empty = "",
+    .keys = {"source", "device", NULL},
+    .cols = speed_count_cols,
+    .n_cols = 1,
+};
+
+static const struct fsc_stat_col speed_port_cols[1] = {
+    {.id = "byte_series", .title = "byte series"},
+};
+
+static const struct fsc_stat_table speed_port_table = {
+    .id = "port_speed_unknown",
+    .title = "Ports without a link speed",
+    .empty = "every port with byte counters has a link speed",
+    .keys = {"source", "device", "port", NULL},
+    .cols = speed_port_cols,
+    .n_cols = 1,
+};
+
+/* What a source's link-speed table could not follow (engine/link_speed.h:
+ * ports past its bound get the topology's speed only, series past it keep
+ * the speed they were created with). */
+enum { LS_PORTS, LS_SERIES, LS__COUNT };
+
+static const struct fsc_stat_col speed_limit_cols[LS__COUNT] = {
+    [LS_PORTS] = {.id = "untracked_ports",
+                  .family = "fabricscope_link_speed_untracked",
+                  .type = FSC_STAT_COUNTER,
+                  .help = "Ports (what=ports) and series (what=series) a source's link-speed "
+                          "table refused: past its bound (16384 ports, 262144 series or the "
+                          "source's max_series) or out of memory. Such a port keeps the "
+                          "topology's speed; such a series the speed it was created with.",
+                  .label = "what",
+                  .label_value = "ports"},
+    [LS_SERIES] = {.id = "untracked_series",
+                   .family = "fabricscope_link_speed_untracked",
+                   .type = FSC_STAT_COUNTER,
+                   .label = "what",
+                   .label_value = "series"},
+};
+
+static const struct fsc_stat_table speed_limit_table = {
+    .id = "link_speed_untracked",
+    .title = "Link speeds not followed",
+    .empty = "",
+    .keys = {"source", NULL},
+    .cols = speed_limit_cols,
+    .n_cols = LS__COUNT,
+};
+
+static const struct fsc_stat_table *const daemon_tables[] = {
+    &shard_table,       &shard_sources_table, &reload_table,      &cadence_table,
+    &speed_count_table, &speed_port_table,    &speed_limit_table, NULL};
 
 /* One row per copy group (engine lock per group, not the sources' lock). */
 static void cadence_stats(struct fsc_engine *eng, const struct fsc_stats_out *out)
@@ -149,6 +220,45 @@ static void cadence_stats(struct fsc_engine *eng, const struct fsc_stats_out *ou
             [CC_COPIED] = g.series[FSC_CADENCE_COPIED],
         };
         fsc_stats_row(out, &cadence_table, keys, v, NULL);
+    }
+}
+
+/* What the link-speed callbacks write with. */
+struct speed_rows {
+    const struct fsc_stats_out *out;
+    const char *source;
+};
+
+static void speed_device_row(void *arg, const char *device, uint32_t ports_unknown)
+{
+    const struct speed_rows *sr = arg;
+    const char *keys[] = {sr->source, device};
+    const double v[1] = {ports_unknown};
+    fsc_stats_row(sr->out, &speed_count_table, keys, v, NULL);
+}
+
+static void speed_port_row(void *arg, const char *device, const char *port, uint32_t byte_series)
+{
+    const struct speed_rows *sr = arg;
+    const char *keys[] = {sr->source, device, port};
+    const double v[1] = {byte_series};
+    fsc_stats_row(sr->out, &speed_port_table, keys, v, NULL);
+}
+
+/* Every running source's ports without a link speed. Under the sources'
+ * read lock (a table lives as long as its instance). */
+static void speed_stats(const struct fsc_dsources *s, const struct fsc_stats_out *out)
+{
+    for (size_t i = 0; i < s->n_run; i++) {
+        const struct fsc_drun *rs = s->run[i];
+        struct speed_rows sr = {out, rs->cfg->name};
+        fsc_link_speeds_each_device(rs->env.speeds, speed_device_row, &sr);
+        fsc_link_speeds_each_unknown(rs->env.speeds, SPEED_ROWS_MAX, speed_port_row, &sr);
+        struct fsc_link_speeds_stats st;
+        fsc_link_speeds_stats(rs->env.speeds, &st);
+        const char *keys[] = {rs->cfg->name};
+        const double v[LS__COUNT] = {(double)st.untracked_ports, (double)st.untracked_series};
+        fsc_stats_row(out, &speed_limit_table, keys, v, NULL);
     }
 }
 
@@ -184,6 +294,7 @@ static void view_stats(void *arg, const struct fsc_stats_out *out)
             rs->ops->stats(rs->ctx, out);
     }
     daemon_stats(&d->src, out);
+    speed_stats(&d->src, out);
     fsc_dsources_read_unlock(&d->src);
     cadence_stats(d->eng, out);
     size_t n = running_sinks(d);

@@ -200,6 +200,33 @@ void fsc_engine_destroy(struct fsc_engine *eng)
     free(eng);
 }
 
+/* Moves ser to interned traits idx: a change of detector class (or of
+ * signal) swaps its detector state for a zeroed one. Returns 0, or -ENOMEM
+ * with nothing changed. Caller holds eng->mu. */
+static int series_use_traits(struct fsc_engine *eng, struct fsc_eng_series *ser, int idx)
+{
+    const struct fsc_traits *old = &eng->tt.traits[ser->traits];
+    const struct fsc_traits *cur = &eng->tt.traits[idx];
+    enum fsc_det_class old_dc = (enum fsc_det_class)ser->dc;
+    enum fsc_det_class new_dc = det_class_of(cur);
+    if (old_dc != new_dc || old->signal != cur->signal) {
+        uint32_t det = 0;
+        if (new_dc != FSC_DET_NONE) {
+            uint32_t slot;
+            if (fsc_pool_alloc(&eng->pools[new_dc], &slot) != 0)
+                return -ENOMEM;
+            det = slot + 1;
+        }
+        if (ser->det)
+            fsc_pool_release(&eng->pools[old_dc], ser->det - 1);
+        ser->det = det;
+        ser->dc = (uint8_t)new_dc;
+        ser->flags &= (uint8_t)~FSC_SER_F_MB_ACTIVE; /* the new state is zeroed */
+    }
+    ser->traits = (uint16_t)idx;
+    return 0;
+}
+
 /* Copies *tr (interned). A change of unit, width, scale or kind restarts the
  * series' rate baseline (old and new values are not comparable); a change of
  * detector class swaps its detector state; a link speed learned later keeps
@@ -237,29 +264,9 @@ int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct
     const struct fsc_traits *eff =
         fsc_cadence_traits(tr, relearn ? FSC_CADENCE_LEARNING : old_cadence, &scratch);
     int idx = fsc_traits_intern(&eng->tt, eff);
-    if (idx < 0) {
-        rc = idx;
+    if (idx < 0 || (rc = series_use_traits(eng, ser, idx)) != 0) {
+        rc = idx < 0 ? idx : rc; /* nothing changed */
         goto out;
-    }
-    old = &eng->tt.traits[ser->traits];
-    const struct fsc_traits *cur = &eng->tt.traits[idx];
-    enum fsc_det_class old_dc = (enum fsc_det_class)ser->dc;
-    enum fsc_det_class new_dc = det_class_of(cur);
-    if (old_dc != new_dc || old->signal != cur->signal) {
-        uint32_t det = 0;
-        if (new_dc != FSC_DET_NONE) {
-            uint32_t slot;
-            if (fsc_pool_alloc(&eng->pools[new_dc], &slot) != 0) {
-                rc = -ENOMEM; /* nothing changed */
-                goto out;
-            }
-            det = slot + 1;
-        }
-        if (ser->det)
-            fsc_pool_release(&eng->pools[old_dc], ser->det - 1);
-        ser->det = det;
-        ser->dc = (uint8_t)new_dc;
-        ser->flags &= (uint8_t)~FSC_SER_F_MB_ACTIVE; /* the new state is zeroed */
     }
     if (restart) {
         memset(&ser->rs, 0, sizeof(ser->rs));
@@ -267,11 +274,33 @@ int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct
     } else if (relearn) {
         ser->rs.cadence = 0;
     }
-    ser->traits = (uint16_t)idx;
     ser->rs.copy_group = group;
     fsc_cadence_moved(eng, ser, old_group, old_cadence);
     ser->flags |= FSC_SER_F_PRESENT;
 out:
+    pthread_mutex_unlock(&eng->mu);
+    return rc;
+}
+
+/* Contract in engine.h. The traits in use are the effective ones (a live
+ * series' live reading, rate.h rule 5), so only the speed moves: the rate
+ * state, the copy group and the learned cadence stay. */
+int fsc_engine_set_link_speed(struct fsc_engine *eng, fsc_series_id id, uint64_t bps)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&eng->mu);
+    struct fsc_eng_series *ser = id < eng->cfg.max_series ? fsc_series_find(eng, id) : NULL;
+    if (id >= eng->cfg.max_series) {
+        rc = -ERANGE;
+    } else if (!ser || !(ser->flags & FSC_SER_F_PRESENT)) {
+        rc = -ENOENT;
+    } else if (eng->tt.traits[ser->traits].link_speed_bps != bps) {
+        struct fsc_traits t = eng->tt.traits[ser->traits];
+        t.link_speed_bps = bps;
+        int idx = fsc_traits_intern(&eng->tt, &t);
+        rc = idx < 0 ? idx : series_use_traits(eng, ser, idx);
+    }
     pthread_mutex_unlock(&eng->mu);
     return rc;
 }

@@ -250,6 +250,14 @@ void fsc_engine_destroy(struct fsc_engine *eng);
  * beyond max_series. */
 int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct fsc_traits *tr);
 
+/* Changes only the link speed of series id (a speed the device reported,
+ * engine/link_speed.h): its other traits, rate state, copy group and learned
+ * cadence stay; a port-bytes series gains or loses its microburst detector
+ * (zeroed) as the speed becomes known or unknown. Returns 0, -ERANGE (id
+ * beyond max_series), -ENOENT (no traits set yet) or -ENOMEM (nothing
+ * changed). Thread: any; takes the engine lock. */
+int fsc_engine_set_link_speed(struct fsc_engine *eng, fsc_series_id id, uint64_t bps);
+
 /* The copy group of a device whose counters are copied every period_ns on
  * its own timer (traits.refresh FSC_REFRESH_PERIODIC): key names the device
  * (the same key for every series of it, whatever source or stream delivers

@@ -21,6 +21,7 @@
 #include "base/stats.h"
 #include "config/config.h"
 #include "engine/engine.h"
+#include "engine/link_speed.h"
 #include "model/profile.h"
 #include "model/registry.h"
 #include "model/topology.h"
@@ -56,6 +57,12 @@ struct fsc_source_env {
     const struct fsc_profile *const *profiles;
     /* NULL but under `fabricscope probe` (struct fsc_source_tap). */
     const struct fsc_source_tap *tap;
+    /* This instance's table of port link speeds (engine/link_speed.h): a
+     * source that learns speeds from its devices notes them there and
+     * attaches its series that take a speed. Owned by the application,
+     * one per running instance; NULL (tools, tests): the topology's speeds
+     * only. */
+    struct fsc_link_speeds *speeds;
 };
 
 /* Tells env's tap, if any, that series id came from `native` (mapped by

@@ -35,3 +35,8 @@ fsc_unit_test(gnmi_label_names LABELS gnmi LIBS fsc_gnmi CASES long_key_names_ne
 fsc_unit_test(gnmi_zero LABELS gnmi LIBS fsc_gnmi CASES
   suppressed_counter_reads_zero split_instance_not_filled queues_counters_only
   cleared_port_reads_zero_again off_unless_configured)
+
+# Link-speed leaves (gnmi_speed.c): the OpenConfig identities and values
+# read, the port's speed given to its counters, precedence, topology first.
+fsc_unit_test(gnmi_speed LABELS gnmi LIBS fsc_gnmi CASES
+  identities_known_answers typed_values decoder_learns_port_speed topology_speed_wins)

@@ -78,7 +78,8 @@ static void stat_rows(void)
                                  {"sequence_gaps", 1},
                                  {"reconnects", 2},
                                  {"resubscribes", 3},
-                                 {"label_names_hashed", 4}};
+                                 {"label_names_hashed", 4},
+                                 {"zero_filled", 5}};
     for (size_t k = 0; k < sizeof(s0) / sizeof(s0[0]); k++)
         row_set(&stat_row[0], s0[k].id, s0[k].v);
     strcpy(stat_row[1].keys[0], "leaf1");
@@ -87,7 +88,8 @@ static void stat_rows(void)
                                  {"sync_seen", 0},     {"messages", 0},
                                  {"updates", 0},       {"decode_errors", 0},
                                  {"sequence_gaps", 0}, {"reconnects", 0},
-                                 {"resubscribes", 0},  {"label_names_hashed", 0}};
+                                 {"resubscribes", 0},  {"label_names_hashed", 0},
+                                 {"zero_filled", 0}};
     for (size_t k = 0; k < sizeof(s1) / sizeof(s1[0]); k++)
         row_set(&stat_row[1], s1[k].id, s1[k].v);
     strcpy(stat_row[2].keys[0], "spine<1>");
@@ -249,16 +251,18 @@ static void status_json_exact(void)
         "\"title\":\"decode errors\",\"unit\":\"count\"},{\"id\":\"sequence_gaps\",\"title\":"
         "\"seq gaps\",\"unit\":\"count\"},{\"id\":\"reconnects\",\"title\":\"reconnects\","
         "\"unit\":\"count\"},{\"id\":\"resubscribes\",\"title\":\"resubscribes\",\"unit\":"
-        "\"count\"},{\"id\":\"label_names_hashed\",\"title\":null,\"unit\":\"count\"}],"
+        "\"count\"},{\"id\":\"label_names_hashed\",\"title\":null,\"unit\":\"count\"},"
+        "{\"id\":\"zero_filled\",\"title\":null,\"unit\":\"count\"}],"
         "\"rows\":[{\"source\":\"leaf1\",\"stream\":\"interfaces\",\"state\":"
         "\"streaming\",\"up\":1,\"sync_seen\":\"yes\",\"last_update_age_seconds\":0.25,"
         "\"cadence_seconds\":0.1,\"jitter_seconds\":0.012,\"messages\":100,\"updates\":2000,"
         "\"decode_errors\":0,\"sequence_gaps\":1,\"reconnects\":2,\"resubscribes\":3,"
-        "\"label_names_hashed\":4},{"
+        "\"label_names_hashed\":4,\"zero_filled\":5},{"
         "\"source\":\"leaf1\",\"stream\":\"queues\",\"state\":\"connecting\",\"up\":0,"
         "\"sync_seen\":\"no\",\"last_update_age_seconds\":null,\"cadence_seconds\":null,"
         "\"jitter_seconds\":null,\"messages\":0,\"updates\":0,\"decode_errors\":0,"
-        "\"sequence_gaps\":0,\"reconnects\":0,\"resubscribes\":0,\"label_names_hashed\":0}]},{"
+        "\"sequence_gaps\":0,\"reconnects\":0,\"resubscribes\":0,\"label_names_hashed\":0,"
+        "\"zero_filled\":0}]},{"
         "\"id\":\"otlp_receivers\","
         "\"title\":\"OTLP receivers\",\"empty\":\"no OTLP receivers\",\"keys\":[\"source\","
         "\"transport\"],\"columns\":[{\"id\":\"port\",\"title\":\"port\",\"unit\":\"count\"},"

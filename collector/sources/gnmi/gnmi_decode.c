@@ -328,6 +328,23 @@ static uint32_t clear_flag(struct fsc_gnmi_decoder *dec, struct gnmi_slot *slot,
     return FSC_SMP_RESET;
 }
 
+/* A link-speed leaf of the port whose handle in the link-speed table is
+ * `port` (0: not followed): its value becomes the port's report of the
+ * leaf's rank (gnmi_speed.c). */
+static void speed_note(struct fsc_gnmi_decoder *dec, uint32_t port, uint32_t sflags,
+                       struct fsc_pb_slice val, struct fsc_gnmi_result *res)
+{
+    unsigned leaf = GNMI_SER_SPEED_LEAF(sflags);
+    uint64_t bps;
+    res->speeds++;
+    if (gnmi_speed_read(leaf, val, &bps) < 0) {
+        dec->st.speed_unreadable++;
+        return;
+    }
+    if (port && fsc_link_speeds_learn(dec->rs.env.speeds, port, gnmi_speed_rank(leaf), bps) > 0)
+        dec->st.speed_changes++;
+}
+
 static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
 {
     struct fsc_gnmi_decoder *dec = nc->dec;
@@ -384,6 +401,10 @@ static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
     }
     if (sflags & GNMI_SER_PSEUDO) {
         res->pseudo++;
+        return 0;
+    }
+    if (sflags & GNMI_SER_SPEED) {
+        speed_note(dec, id, sflags, has_val ? val : FSC_PB_NONE, res);
         return 0;
     }
     if ((sflags & GNMI_SER_UNSUPPORTED) || kind == VAL_NONE) {
@@ -480,7 +501,8 @@ static void flag_before_clear(struct notif_ctx *nc, struct fsc_pb_slice s)
         uint64_t h = gnmi_key_hash(path.p, path.n, nc->prefix_id);
         struct gnmi_slot *slot =
             gnmi_series_cache_slot(dec->paths, nc->prefix_id, path.p, path.n, h);
-        if (!slot || !slot->port || slot->id == FSC_SERIES_NONE || (slot->flags & GNMI_SER_GAUGE) ||
+        if (!slot || !slot->port || slot->id == FSC_SERIES_NONE ||
+            (slot->flags & (GNMI_SER_GAUGE | GNMI_SER_SPEED)) ||
             !gnmi_ports_cleared_since(dec->ports, slot->port, slot->clear_seen))
             continue;
         uint32_t hits = 0;
@@ -587,6 +609,7 @@ static void stats_add(struct fsc_gnmi_decode_stats *st, const struct fsc_gnmi_re
     st->seq_late += res->seq_late;
     st->seq_lost += res->seq_lost;
     st->clears += res->clears;
+    st->speeds += res->speeds;
     st->multi_wait += res->multi_wait;
     st->multi_dropped += res->multi_dropped;
     st->eoms += res->eom;

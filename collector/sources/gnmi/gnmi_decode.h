@@ -53,6 +53,11 @@
  * and that one instance never sent in 3 reports reads as 0 at each of that
  * instance's reports, until the device sends it. Bounded per stream.
  *
+ * Link speed: port-speed, negotiated-port-speed and high-speed
+ * (gnmi_speed.c) are no series either: each value is the port's report to
+ * the source's link-speed table (engine/link_speed.h), which gives the
+ * port's speed to every series of the port that takes one.
+ *
  * Producers: a series whose records come from more than one (component_id,
  * sub_component_id) - an interface reported once per line card - is
  * combined into one sample stream (sum of the producers' last counter
@@ -97,6 +102,7 @@ struct fsc_gnmi_result {
     uint32_t overflow;      /* updates dropped because the caller's buffer was full */
     uint32_t deletes;       /* Notification.delete paths (reported, not sampled) */
     uint32_t clears;        /* last-clear leaves read (reset evidence, not sampled) */
+    uint32_t speeds;        /* link-speed leaves read (the port's speed, not sampled) */
     uint32_t multi_wait;    /* updates of a multi-producer series held until all reported */
     uint32_t multi_dropped; /* updates of a multi-producer series past the bounds (dropped) */
     uint32_t names_hashed;  /* updates of a series with a list-key label name over 63 bytes,
@@ -125,6 +131,9 @@ struct fsc_gnmi_decode_stats {
     /* Last-clear (gnmi_clear.c): leaves read, changes seen, samples flagged
      * FSC_SMP_RESET for them, cache entries whose port was not followed. */
     uint64_t clears, clear_changes, clear_resets, clear_untracked;
+    /* Link speed (gnmi_speed.c): leaves read, values that are no speed,
+     * reports that changed their port's speed. */
+    uint64_t speeds, speed_unreadable, speed_changes;
     uint32_t cache_series; /* entries in the series cache */
     uint32_t heap_allocs;  /* heap allocations made after create (cache growth, key blocks) */
     size_t memory_bytes;   /* bytes held by the decoder */

@@ -97,7 +97,11 @@ enum {
     GNMI_SER_MULTI = 1u << 4,       /* more than one Junos producer feeds it (combined) */
     GNMI_SER_NAME_HASHED = 1u << 5, /* a list-key label name over 63 bytes was hashed */
     GNMI_SER_CLEAR = 1u << 6,       /* the profile's reset_leaf (last-clear): no series */
+    GNMI_SER_SPEED = 1u << 7,       /* a link-speed leaf (gnmi_speed.c): no series; the
+                                     * leaf's number in bits GNMI_SER_SPEED_SHIFT.. */
 };
+#define GNMI_SER_SPEED_SHIFT       8
+#define GNMI_SER_SPEED_LEAF(flags) (((flags) >> GNMI_SER_SPEED_SHIFT) & 3u)
 
 #define GNMI_KEY_BLOCK     65536u /* key bytes per block at most: ~1000 paths of a typical length */
 #define GNMI_KEY_BLOCK_MIN 4096u  /* the first block; each next one doubles up to GNMI_KEY_BLOCK */
@@ -296,6 +300,28 @@ uint32_t gnmi_zero_flush(struct gnmi_zero *z, const struct gnmi_resolver *rs,
                          const struct gnmi_zero_report *rep, struct fsc_sample *out, size_t cap,
                          uint32_t *overflow);
 
+/* ---- link-speed leaves (gnmi_speed.c) ------------------------------------------ */
+
+#define GNMI_SPEED_LEAVES 3
+
+/* The number (0 .. GNMI_SPEED_LEAVES-1) of the link-speed leaf whose
+ * keyless path is `vendor`, or -1. */
+int gnmi_speed_leaf(const char *vendor);
+
+/* The link-speed table's rank of leaf number `leaf` (lower wins). */
+unsigned gnmi_speed_rank(unsigned leaf);
+
+/* An ETHERNET_SPEED identity s[0 .. n) ("SPEED_400GB", with or without a
+ * "module:" prefix) in bits per second in *bps. Returns 1 (a speed), 0
+ * (SPEED_UNKNOWN: *bps 0) or -1 (not a speed identity: *bps 0). */
+int gnmi_speed_identity(const char *s, size_t n, uint64_t *bps);
+
+/* The gnmi.TypedValue tv of leaf number `leaf` in bits per second in *bps:
+ * an identity as text for the identityref leaves; Mb/s as uint_val, int_val
+ * or decimal text for high-speed. Returns 1 (a speed), 0 (the device says
+ * unknown: *bps 0) or -1 (no value, another type, malformed). */
+int gnmi_speed_read(unsigned leaf, struct fsc_pb_slice tv, uint64_t *bps);
+
 /* ---- Junos sequence numbers (gnmi_seq.c) -------------------------------------- */
 
 /* Owned by one decoder and used by its stream's thread only (no locks). */
@@ -353,7 +379,10 @@ size_t gnmi_series_cache_memory(const struct gnmi_series_cache *c);
  * (FSC_SERIES_NONE when refused), GNMI_SER_* flags in *flags, and in
  * *port_hash gnmi_port_key(port name) when the path names a port (0
  * when not). The profile's reset_leaf is no series: GNMI_SER_CLEAR, id
- * FSC_SERIES_NONE. */
+ * FSC_SERIES_NONE. A link-speed leaf is no series either: GNMI_SER_SPEED
+ * with the leaf's number, and the id returned is the port's handle in
+ * rs->env.speeds (fsc_link_speeds_port; 0: no table, no port key, or the
+ * table is full), not a series id. */
 fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t *key, size_t n,
                                   uint32_t *flags, uint64_t *port_hash);
 

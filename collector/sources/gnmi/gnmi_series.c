@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/name_hash.h"
+#include "engine/link_speed.h"
 #include "engine/topo_groups.h"
 #include "engine/topo_peers.h"
 #include "model/topo_labels.h"
@@ -254,6 +255,11 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
     const char *port = pk >= 0 ? dp.keys[pk].value : NULL;
     if (port)
         *port_hash = gnmi_port_key(port, strlen(port));
+    int speed_leaf = gnmi_speed_leaf(dp.vendor);
+    if (speed_leaf >= 0) {
+        *flags = GNMI_SER_SPEED | (uint32_t)speed_leaf << GNMI_SER_SPEED_SHIFT;
+        return port ? fsc_link_speeds_port(rs->env.speeds, rs->device, port) : 0;
+    }
     if (rs->profile->reset_leaf && strcmp(dp.vendor, rs->profile->reset_leaf) == 0) {
         *flags = GNMI_SER_CLEAR; /* read by the decoder, never a series */
         return FSC_SERIES_NONE;
@@ -302,11 +308,9 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
 
     const struct fsc_source_env *env = &rs->env;
     fsc_series_id id = fsc_registry_lookup(env->reg, env->source_id, m.canonical, labels, nl);
-    if (id != FSC_SERIES_NONE) {
-        fsc_source_tap_series(env, id, dp.vendor, m.entry != NULL);
-        return id; /* another stream of this device interned it and set its traits */
-    }
-    id = fsc_registry_intern(env->reg, env->source_id, m.canonical, labels, nl);
+    bool known = id != FSC_SERIES_NONE; /* another stream of this device interned it */
+    if (!known)
+        id = fsc_registry_intern(env->reg, env->source_id, m.canonical, labels, nl);
     fsc_source_tap_series(env, id, dp.vendor, m.entry != NULL);
     if (id == FSC_SERIES_NONE || !env->eng)
         return id;
@@ -321,18 +325,31 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
      * whichever stream delivers it. 0 (table full) falls back to on-read. */
     if (tr.refresh == FSC_REFRESH_PERIODIC && tr.refresh_ns > 0)
         tr.copy_group = fsc_engine_copy_group(env->eng, rs->device, tr.refresh_ns);
-    if (port && env->topo &&
-        (tr.signal == FSC_SIG_PORT_BYTES || tr.signal == FSC_SIG_QUEUE_PEAK ||
-         tr.unit == FSC_UNIT_BYTES)) {
-        const struct fsc_topo_device *td = NULL;
-        const struct fsc_topo_port *tp = fsc_topology_port(env->topo, rs->device, port, &td);
-        if (tp)
-            tr.link_speed_bps = tp->speed_bps;
-        if (td && tr.signal == FSC_SIG_QUEUE_PEAK)
-            tr.buffer_bytes = td->buffer_bytes;
+    /* A series that takes its port's speed is followed by the link-speed
+     * table (the topology's speed, else the device's): attached each time a
+     * stream resolves it, so a restarted source's new table follows it too. */
+    uint32_t speed_port = port && fsc_link_speed_wanted(&tr)
+                              ? fsc_link_speeds_port(env->speeds, rs->device, port)
+                              : 0;
+    const struct fsc_topo_device *td = NULL;
+    const struct fsc_topo_port *tp =
+        port && env->topo ? fsc_topology_port(env->topo, rs->device, port, &td) : NULL;
+    if (td && tr.signal == FSC_SIG_QUEUE_PEAK)
+        tr.buffer_bytes = td->buffer_bytes;
+    if (known) {
+        if (speed_port && fsc_link_speeds_follow(env->speeds, speed_port, id, &tr) != 0)
+            return FSC_SERIES_NONE;
+        return id; /* its groups and peer were joined when it was interned */
     }
-    if (fsc_engine_set_traits(env->eng, id, &tr) != 0 ||
-        fsc_topo_groups_join(env->topo, env->eng, rs->device, port, &tr, id) < 0 ||
+    int rc;
+    if (speed_port) {
+        rc = fsc_link_speeds_attach(env->speeds, speed_port, id, &tr);
+    } else {
+        if (tp && fsc_link_speed_wanted(&tr))
+            tr.link_speed_bps = tp->speed_bps; /* no table: the topology alone */
+        rc = fsc_engine_set_traits(env->eng, id, &tr);
+    }
+    if (rc != 0 || fsc_topo_groups_join(env->topo, env->eng, rs->device, port, &tr, id) < 0 ||
         fsc_topo_peer_join(env->topo, env->eng, rs->device, port, NULL, &tr, id) < 0)
         return FSC_SERIES_NONE;
     return id;

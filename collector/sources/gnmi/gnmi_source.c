@@ -80,8 +80,8 @@ static int streams_create(struct gnmi_client *cl, const struct fsc_source_config
             .sample_interval_ns =
                 st->cfg->mode == FSC_GNMI_SAMPLE ? st->cfg->sample_interval_ns : 0,
             .live = gc->counter_copy == FSC_GNMI_COPY_LIVE,
-            /* Junos suppresses zeros by default (docs/vendors/junos.md) */
-            .fill_suppressed_zeros = strcmp(prof->name, "junos") == 0,
+            /* Junos (NULL: the default) suppresses zeros (docs/vendors/junos.md) */
+            .fill_suppressed_zeros = !prof || strcmp(prof->name, "junos") == 0,
         };
         st->dec = fsc_gnmi_decoder_create(&dc, &cl->env, perr, sizeof(perr));
         if (!st->dec) {

@@ -231,8 +231,13 @@ static void open_readers(struct nic_ctx *ctx, struct nic_port *p)
                 p->speed_bps = (uint64_t)p->link_now.speed_mbps * 1000000u;
         }
     }
-    if (!p->speed_bps && p->plan && p->plan->cabled)
-        p->speed_bps = p->plan->speed_bps; /* down at start: the planned speed */
+    /* One rule for every source (engine/link_speed.h): the topology's speed
+     * when it names the port with one, else the kernel's (sysfs `speed`),
+     * else, for a port down at start, the cable plan's. */
+    if (p->topo_bps)
+        p->speed_bps = p->topo_bps;
+    else if (!p->speed_bps && p->plan && p->plan->cabled)
+        p->speed_bps = p->plan->speed_bps;
     if (ctx->ethtool && p->netdev[0] && !p->et) {
         int errnum = 0;
         p->et = fsc_nic_ethtool_create(p->netdev, ctx->sock, 0, &errnum, err, sizeof(err));

@@ -136,6 +136,10 @@ int nic_ports_discover(struct nic_ctx *ctx, char *err, size_t errlen)
         p->plan =
             p->netdev[0] && ctx->cab ? fsc_cabling_find(ctx->cab, ctx->node, p->netdev) : NULL;
         nic_labels_build(ctx, &p->lab, p->name, p->plan);
+        const struct fsc_topo_port *tp =
+            ctx->env.topo ? fsc_topology_port(ctx->env.topo, ctx->cfg->device, p->name, NULL)
+                          : NULL;
+        p->topo_bps = tp ? tp->speed_bps : 0;
         p->lifespan_ms = FSC_NIC_LIFESPAN_UNKNOWN;
         p->degraded = -1;
         p->link_up_id = p->link_speed_id = p->pcie_degraded_id = FSC_SERIES_NONE;

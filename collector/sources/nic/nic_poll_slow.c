@@ -114,7 +114,9 @@ void nic_slow_tick(struct nic_ctx *ctx, int64_t now)
                 retrait = true;
             }
         }
-        if (p->link_ok && p->link_now.speed_mbps > 0) {
+        /* sysfs speed, unless the topology gives one; a link down (speed
+         * -1) keeps the last speed known (engine/link_speed.h's rule) */
+        if (!p->topo_bps && p->link_ok && p->link_now.speed_mbps > 0) {
             uint64_t bps = (uint64_t)p->link_now.speed_mbps * 1000000u;
             if (bps != p->speed_bps) {
                 p->speed_bps = bps;

@@ -80,6 +80,8 @@ struct nic_port {
     uint8_t warned;      /* bit per reader kind whose absence was logged */
     int64_t lifespan_ms; /* hw_counters lifespan the traits were set with (-1 unknown) */
     uint64_t speed_bps;  /* link speed the traits were set with (0 unknown) */
+    uint64_t topo_bps;   /* the topology's speed of the port (0: none); when set it is
+                          * speed_bps, whatever sysfs says (engine/link_speed.h's rule) */
     struct fsc_nic_link link_now;
     uint8_t link_ok; /* link_now is from this poll */
 

@@ -216,6 +216,10 @@ static void on_metric(void *ctx, const struct fsc_otlp_metric *m)
     ing->mhev = ing->bytes_on && ing->mname_ok && m->type == FSC_OTLP_HISTOGRAM
                     ? otlp_hist_evid_role(ing->mname)
                     : NULL;
+    /* bytes_on: the Cumulus profile, whose metric this is */
+    ing->mspeed = ing->bytes_on && ing->mname_ok &&
+                  (m->type == FSC_OTLP_GAUGE || m->type == FSC_OTLP_SUM) &&
+                  otlp_speed_metric(ing->mname);
 
     otlp_ingest_key_prefix(ing, m->type == FSC_OTLP_HISTOGRAM, n);
 }
@@ -228,6 +232,10 @@ static void on_point(void *ctx, const struct fsc_otlp_point *p)
         ing->res.skipped++; /* another shard's device, or a staleness marker: no error */
         if (ing->foreign)
             ing->res.other_shard++;
+        return;
+    }
+    if (ing->mspeed) {
+        otlp_ingest_speed_point(ing, p);
         return;
     }
     switch (ing->mtype) {
@@ -331,6 +339,7 @@ void fsc_otlp_ingest_begin(struct fsc_otlp_ingest *ing, int64_t arrival_ns,
     ing->mtype = FSC_OTLP_NONE;
     ing->miface = false;
     ing->mrole = NULL;
+    ing->mspeed = false;
     ing->ob_dev = OTLP_BYTES_NONE;
     ing->tg_dev_set = false;
     otlp_bytes_begin(&ing->ob);

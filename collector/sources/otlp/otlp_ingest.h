@@ -119,6 +119,10 @@ struct fsc_otlp_ingest_stats {
      * named by their first 45 bytes + "_h" + 16 hex digits of a hash of the
      * whole key (otlp_label_name); per point, as values_hashed. */
     uint64_t names_hashed;
+    /* Added: Cumulus' link speed (otlp_speed.c): points read, points with
+     * no usable value or port (also rejected), reports that changed their
+     * port's speed. */
+    uint64_t speeds, speed_unreadable, speed_changes;
 };
 
 struct fsc_otlp_ingest;

@@ -101,6 +101,7 @@ struct fsc_otlp_ingest {
     bool miface;                         /* a Cumulus interface metric */
     const struct otlp_bytes_role *mrole; /* its part in port bytes, or NULL */
     const struct otlp_hist_evid *mhev;   /* its part in queue-peak evidence, or NULL */
+    bool mspeed;                         /* Cumulus' link speed (otlp_speed.c): no series */
     int plan_rc;
     struct otlp_plan plan;
     uint32_t prefix_len; /* key[0 .. prefix_len): class, device, metric name */
@@ -171,6 +172,17 @@ double otlp_hist_evid_reached(const uint64_t *d, const double *bounds, uint32_t 
  * stats when it cannot be). */
 void otlp_ingest_hist_evid(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p,
                            const uint64_t *d, uint32_t nb);
+
+/* ---- otlp_speed.c ---- */
+
+/* Whether metric `name` says its ports' link speed (Cumulus). */
+bool otlp_speed_metric(const char *name);
+
+/* A point of the link-speed metric: its value becomes the report of its
+ * port (attribute `interface`) of the current device to the source's
+ * link-speed table; counted accepted, or rejected without a port or a
+ * usable value. */
+void otlp_ingest_speed_point(struct fsc_otlp_ingest *ing, const struct fsc_otlp_point *p);
 
 /* ---- otlp_ingest_bytes.c ---- */
 

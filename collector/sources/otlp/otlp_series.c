@@ -12,6 +12,7 @@
 #include "base/hash.h"
 #include "base/name_hash.h"
 #include "base/utf8.h"
+#include "engine/link_speed.h"
 #include "engine/topo_groups.h"
 #include "engine/topo_peers.h"
 #include "model/topo_labels.h"
@@ -502,6 +503,20 @@ static const char *series_k(const struct otlp_series *s, const struct otlp_ident
     return name;
 }
 
+/* Sets a new series' traits: through the source's link-speed table when it
+ * takes its port's speed (engine/link_speed.h: the topology's, else the
+ * device's oper_aggregate_speed, otlp_speed.c; re-traited when that
+ * changes), else as series_k() made them. */
+static int traits_set(const struct otlp_series *s, const char *device, const char *port,
+                      fsc_series_id sid, struct fsc_traits *tr)
+{
+    uint32_t sp =
+        port && fsc_link_speed_wanted(tr) ? fsc_link_speeds_port(s->env.speeds, device, port) : 0;
+    if (sp)
+        return fsc_link_speeds_attach(s->env.speeds, sp, sid, tr);
+    return fsc_engine_set_traits(s->env.eng, sid, tr);
+}
+
 const uint32_t *otlp_series_create(struct otlp_series *s, const struct otlp_ident *id,
                                    const struct otlp_plan *plan, const uint8_t *key, uint32_t n,
                                    uint64_t h, uint32_t *n_ser, const char **why, bool *rej_labels)
@@ -566,7 +581,7 @@ const uint32_t *otlp_series_create(struct otlp_series *s, const struct otlp_iden
         }
         fsc_source_tap_series(env, sid, plan->native, plan->m.entry != NULL);
         if (env->eng &&
-            (fsc_engine_set_traits(env->eng, sid, &tr) != 0 ||
+            (traits_set(s, id->device, ls.port, sid, &tr) != 0 ||
              fsc_topo_groups_join(env->topo, env->eng, id->device, ls.port, &tr, sid) < 0 ||
              fsc_topo_peer_join(env->topo, env->eng, id->device, ls.port, NULL, &tr, sid) < 0)) {
             *why = "series refused by the engine (limit)";

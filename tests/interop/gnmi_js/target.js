@@ -103,6 +103,23 @@
 //     (p+1) * 1e6 * e, out-octets = (p+1) * 1e12 + (p+1) * 5e5 * e.
 //     oper-status is not reported (the sensors are counters): a flap shows
 //     as no traffic and, with --flap-port, carrier-transitions.
+//   Link speed (--speed-leaves): two more sensors in every report, after the
+//   counters (so a collector sees a port's counters before its speed), with
+//   the leaves Juniper renders (Juniper/telemetry 24.4R1-EVO
+//   oc_interface_render.proto, evo-if-oc_render.proto):
+//     /interfaces/interface/state/high-speed                 uint_val, Mb/s
+//     /interfaces/interface/ethernet/state/port-speed        string_val identity
+//     /interfaces/interface/ethernet/state/negotiated-port-speed  the same
+//   by port p, q = p mod 4:
+//     q 0: port-speed "SPEED_400GB", high-speed 0, negotiated SPEED_UNKNOWN:
+//          400 Gb/s;
+//     q 1: port-speed "openconfig-if-ethernet:SPEED_400GB" (RFC 7951's
+//          module prefix), the rest as q 0: 400 Gb/s;
+//     q 2: port-speed "SPEED_400GB", high-speed 100000: 100 Gb/s (high-speed
+//          ranks above port-speed);
+//     q 3: port-speed "SPEED_400GB", negotiated "SPEED_200GB": 200 Gb/s;
+//   the port of --speed-unknown-port P: SPEED_UNKNOWN, 0, SPEED_UNKNOWN (no
+//   speed at all).
 //   Faults (--batch-offsets-ms only; K = interval number from START, B =
 //   batch number, each option repeatable):
 //     --lose-batch K:B     never sent, its sequence numbers used anyway: the
@@ -125,7 +142,8 @@
 //           [--ramp-ports A-B [--ramp-per-s 1e8]]
 //           [--clear-port P --clear-at-s T [--last-clear]]
 //           [--flap-port P --flap-at-s T --flap-len-s L]
-//           [--lose-batch K:B]... [--late-batch K:B:MS]... [--restart-at-s T]]
+//           [--lose-batch K:B]... [--late-batch K:B:MS]... [--restart-at-s T]
+//           [--speed-leaves [--speed-unknown-port P]]]
 // Prints `listening port=N` once bound, `subscribe ...` per Subscribe call,
 // `script_done responses=N` after the last scripted response; with
 // --junos-cadence `epoch start_ms=S copy_ms=2000 copy_phase_ms=X` first,
@@ -147,7 +165,8 @@ const USAGE =
     '          [--live-ports A-B] [--rate-unit BPS] [--ramp-ports A-B [--ramp-per-s BPS]]\n' +
     '          [--clear-port P --clear-at-s S [--last-clear]]\n' +
     '          [--flap-port P --flap-at-s S --flap-len-s S]\n' +
-    '          [--lose-batch K:B]... [--late-batch K:B:MS]... [--restart-at-s S]]\n';
+    '          [--lose-batch K:B]... [--late-batch K:B:MS]... [--restart-at-s S]\n' +
+    '          [--speed-leaves [--speed-unknown-port P]]]\n';
 
 function usage(why) {
     if (why) process.stderr.write(`target.js: ${why}\n`);
@@ -211,6 +230,8 @@ function parseArgs(argv) {
         lose: new Set(), // "K:B"
         late: new Map(), // "K:B" -> ms
         restartAtMs: -1,
+        speedLeaves: false,
+        speedUnknownPort: -1,
     };
     let junosOnly = null; // a --junos-cadence option given without the mode
     for (let i = 2; i < argv.length; i++) {
@@ -231,6 +252,8 @@ function parseArgs(argv) {
             opt.noRound = true;
         } else if (a === '--last-clear') {
             opt.lastClear = true;
+        } else if (a === '--speed-leaves') {
+            opt.speedLeaves = true;
         } else if (!more) {
             usage(`unknown or incomplete option ${a}`);
         } else if (a === '--ports') {
@@ -273,6 +296,8 @@ function parseArgs(argv) {
             opt.late.set(`${k}:${b}`, ms);
         } else if (a === '--restart-at-s') {
             opt.restartAtMs = secArg(a, argv[++i]);
+        } else if (a === '--speed-unknown-port') {
+            opt.speedUnknownPort = intArg(a, argv[++i], true);
         } else {
             usage(`unknown or incomplete option ${a}`);
         }
@@ -293,6 +318,10 @@ function parseArgs(argv) {
     if ((opt.clearPort >= 0) !== (opt.clearAtMs >= 0)) usage('--clear-port and --clear-at-s go together');
     if (opt.clearPort >= 0 && !inPorts(opt.clearPort)) usage(`--clear-port ${opt.clearPort}: no such port`);
     if (opt.lastClear && opt.clearPort < 0) usage('--last-clear needs --clear-port');
+    if (opt.speedUnknownPort >= 0 && !opt.speedLeaves) usage('--speed-unknown-port needs --speed-leaves');
+    if (opt.speedUnknownPort >= 0 && !inPorts(opt.speedUnknownPort)) {
+        usage(`--speed-unknown-port ${opt.speedUnknownPort}: no such port`);
+    }
     const flap = [opt.flapPort, opt.flapAtMs, opt.flapLenMs].filter((x) => x >= 0).length;
     if (flap !== 0 && flap !== 3) usage('--flap-port, --flap-at-s and --flap-len-s go together');
     if (opt.flapPort >= 0 && !inPorts(opt.flapPort)) usage(`--flap-port ${opt.flapPort}: no such port`);
@@ -472,6 +501,39 @@ const SENSORS = [
     },
 ];
 
+// --speed-leaves: the speed leaves of port p (the header's table).
+function speedLeaves(p) {
+    if (p === opt.speedUnknownPort) {
+        return { port: 'SPEED_UNKNOWN', high: 0n, negotiated: 'SPEED_UNKNOWN' };
+    }
+    const q = p % 4;
+    return {
+        port: q === 1 ? 'openconfig-if-ethernet:SPEED_400GB' : 'SPEED_400GB',
+        high: q === 2 ? 100000n : 0n,
+        negotiated: q === 3 ? 'SPEED_200GB' : 'SPEED_UNKNOWN',
+    };
+}
+
+if (opt.speedLeaves) {
+    SENSORS.push(
+        {
+            name: 'sensor_1004_1_1',
+            elems: ['interfaces', 'interface', 'state'],
+            streamed: '/interfaces/interface/state/',
+            leaves: (c, p) => [upd('high-speed', u64(speedLeaves(p).high))],
+        },
+        {
+            name: 'sensor_1005_1_1',
+            elems: ['interfaces', 'interface', 'ethernet', 'state'],
+            streamed: '/interfaces/interface/ethernet/state/',
+            leaves: (c, p) => [
+                upd('port-speed', str(speedLeaves(p).port)),
+                upd('negotiated-port-speed', str(speedLeaves(p).negotiated)),
+            ],
+        },
+    );
+}
+
 // B(e): bytes port p carried in one direction since START, flap aside (the
 // header's formula). r = R, s = S of that direction.
 function carried(r, s, e) {
@@ -611,7 +673,7 @@ function reportMessages(sensors, seq, first, last, readMs, creationMs) {
                         i === 1 ? { name, key: { name: `et-0/0/${p}` } } : { name },
                     ),
                 },
-                update: sn.leaves(c),
+                update: sn.leaves(c, p),
             };
             out.push(() => ({ update, extension: [junosHeader(sn, s, payloadMs, creationMs, eom)] }));
         }
