@@ -1,7 +1,7 @@
 # gNMI unit tests: fsc_unit_test() with the gNMI source (fsc_gnmi, which
 # brings the generated protobuf-c code) linked in.
 fsc_unit_test(gnmi_decode LABELS gnmi LIBS fsc_gnmi CASES
-  openconfig_prefix_keys junos_header_timestamp pseudo_leaves_dropped qmon_queue_label
+  openconfig_prefix_keys junos_header_timestamp pseudo_leaves_dropped queue_occupancy_labels
   sequence_gaps value_types malformed_bytes unknown_path_passthrough cache_no_alloc
   sync_delete_and_fallback_time topology_labels_and_traits pfc_priority_label
   producers_combined producers_many sequence_late_not_lost sequence_restarts
