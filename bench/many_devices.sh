@@ -16,7 +16,7 @@
 # --junos-cadence --min-interval 2s: 2 s intervals, 10 ports per interval
 # (each port every P/10 intervals), eom per batch, 2 s counter copies. One
 # gnmi source per target (device leafK, sample_interval 2s, the default plan:
-# three Subscribe streams -- interfaces, queues (qos + qmon-sw), rest), and a
+# four Subscribe streams -- interfaces, queues (qos), rest, links), and a
 # topology with every port at 400G (utilization histograms and microburst
 # state: the engine's larger per-series cost). Per target and round of ports
 # (ceil(P / 10) intervals: 10 ports per interval, the last batch shorter) the
