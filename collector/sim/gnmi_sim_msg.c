@@ -261,7 +261,8 @@ static void build_sensor(struct msg_store *s, unsigned sensor, uint32_t queues,
                          const struct fsc_sim_port_values *v)
 {
     uint32_t nq = queues < FSC_SIM_MAX_QUEUES ? queues : FSC_SIM_MAX_QUEUES;
-    for (uint32_t q = 0; q < nq; q++)
+    /* Key values of queues and PFC priorities (all 8, whatever the queues). */
+    for (uint32_t q = 0; q < FSC_SIM_MAX_QUEUES; q++)
         snprintf(s->qname[q], sizeof(s->qname[q]), "%u", (unsigned)q);
     switch (sensor) {
     case FSC_SIM_SENSOR_IF:

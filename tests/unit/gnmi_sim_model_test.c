@@ -279,9 +279,11 @@ static void messages_and_zero_suppress(void)
     CHECK_INT(n->update[1]->val->uint_val, 150000);
     gnmi__subscribe_response__free_unpacked(rsp, NULL);
 
-    rsp = message_at_epoch(FSC_SIM_SENSOR_ETH, 0);
+    rsp = message_at_epoch(FSC_SIM_SENSOR_ETH, 0); /* 4 queues, 8 priorities */
     update_path(rsp->update, 3 + 2 * 3, path, sizeof(path));
     CHECK_STR(path, "jnx-pfc-statistics[priority=3]/in-mac-pause-frames");
+    update_path(rsp->update, 3 + 2 * 7 + 1, path, sizeof(path));
+    CHECK_STR(path, "jnx-pfc-statistics[priority=7]/out-mac-pause-frames");
     gnmi__subscribe_response__free_unpacked(rsp, NULL);
 
     rsp = message_at_epoch(FSC_SIM_SENSOR_FEC, 0);
