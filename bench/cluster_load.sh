@@ -6,8 +6,9 @@
 #   default: build, 20 s windows, 56 nodes, steps: grow:1s grow:100ms full:1s full:100ms
 #
 # Switches: 14 QFX5240 leaves x 128 x 400G ports, each its own tests/sim/
-# gnmi_sim process (one target per process), subscribed on two streams
-# (interface counters: 16 leaves per port; qmon-sw: 5 leaves x 4 queues), and
+# gnmi_sim process (one target per process, --os junos: Junos OS's qmon-sw),
+# subscribed on two streams (interface counters: 16 leaves per port; qmon-sw:
+# 5 leaves x 4 queues), and
 # 7 SN4700 spines x 32 ports pushing OTLP/gRPC from one bench/otlp_load
 # process (16 Cumulus interface counters per port) -- all into ONE collector.
 # B300: 56 nodes x 16 interfaces, each node its own collector process with one
@@ -110,7 +111,7 @@ start_leaf() {
         mkfifo "$tmp/sim1.fifo"
         out=$tmp/sim1.fifo
     fi
-    "$sim" --listen 127.0.0.1:0 --ports 128 --queues 4 --interval "$2" --min-interval 1ms \
+    "$sim" --listen 127.0.0.1:0 --os junos --ports 128 --queues 4 --interval "$2" --min-interval 1ms \
         --utilization 0.3 --duration 3600s >"$out" 2>"$tmp/sim$1.err" &
     leaf_pid=$!
     pids="$pids $leaf_pid"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # gNMI end to end over loopback: gnmi_sim plays one QFX5240 (128 × 400G ports,
-# interface + qmon-sw sensors) and the real daemon subscribes on two streams.
+# interface + qmon-sw sensors, --os junos) and the real daemon subscribes on
+# two streams.
 # For each sample interval it measures, over a steady window, the updates the
 # daemon received per second (fabricscope_gnmi_updates_total) and the daemon's
 # CPU (utime+stime of all its threads from /proc/PID/stat) as % of one core
@@ -51,7 +52,7 @@ updates() {
 printf '%-9s %12s %10s %14s %10s\n' interval updates/s cpu_%core updates/core-s ns/update
 for interval in "$@"; do
     : >"$tmp/sim.out"
-    "$sim" --listen 127.0.0.1:0 --ports 128 --interval "$interval" --min-interval 1ms \
+    "$sim" --listen 127.0.0.1:0 --os junos --ports 128 --interval "$interval" --min-interval 1ms \
         --utilization 0.3 --duration $((window + 20))s >"$tmp/sim.out" 2>"$tmp/sim.err" &
     sim_pid=$!
     port=$(wait_for "$tmp/sim.out" 's/.*listening port=\([0-9]*\).*/\1/p') || {

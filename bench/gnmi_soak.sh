@@ -4,8 +4,9 @@
 # gNMI soak: two simulated QFX5240 targets (128 ports each; one at 100 ms with
 # ±20 % timestamp jitter and a 100 ms burst every 10 s on et-0/0/5, one at 1 s
 # with Junos-style 2 s batch copies), each subscribed with the default plan
-# (no `streams:`: interfaces, queues = qos + qmon-sw, rest = ethernet +
-# /junos/system/linecard/interface), so three parallel streams per target,
+# of Junos OS Evolved (no `streams:`: interfaces, queues = qos, rest =
+# ethernet + /junos/system/linecard/interface, links = FEC words + port
+# speeds), so four parallel streams per target,
 # for DURATION seconds; then prints every stream's health, observed cadence
 # and jitter from /metrics, the daemon's CPU, and a verdict line
 # (streams up, reconnects, resubscribes, decode errors, sequence gaps).
@@ -93,4 +94,4 @@ stop_pid "$fsc_pid"; fsc_pid=""
 stop_pid "$s1"; stop_pid "$s2"
 sim_pid=""
 peer_pid=""
-grep -q '^verdict streams_up=6/6 restarts_errors_gaps=0$' "$tmp/verdict.txt"
+grep -q '^verdict streams_up=8/8 restarts_errors_gaps=0$' "$tmp/verdict.txt"

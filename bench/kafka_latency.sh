@@ -125,7 +125,7 @@ die() {
 start_sim() {
     _n=$1
     shift
-    "$sim" --listen 127.0.0.1:0 --duration "${life}s" "$@" >"$tmp/$_n.out" 2>"$tmp/$_n.err" &
+    "$sim" --listen 127.0.0.1:0 --os junos --duration "${life}s" "$@" >"$tmp/$_n.out" 2>"$tmp/$_n.err" &
     pids="$pids $!"
     sim_port=$(wait_for "$tmp/$_n.out" 's/^listening port=\([0-9]*\)$/\1/p' 100) ||
         die "gnmi_sim $_n did not start" "$tmp/$_n.err"

@@ -16,12 +16,13 @@
 # --junos-cadence --min-interval 2s: 2 s intervals, 10 ports per interval
 # (each port every P/10 intervals), eom per batch, 2 s counter copies. One
 # gnmi source per target (device leafK, sample_interval 2s, the default plan:
-# three Subscribe streams -- interfaces, queues (qos + qmon-sw), rest), and a
+# four Subscribe streams -- interfaces, queues (qos), rest, links), and a
 # topology with every port at 400G (utilization histograms and microburst
 # state: the engine's larger per-series cost). Per target and round of ports
 # (ceil(P / 10) intervals: 10 ports per interval, the last batch shorter) the
-# simulator sends P x (16 + 5 + Q x (6 + 5)) updates: 32 x 65 per 8 s = 260/s
-# with the defaults.
+# simulator sends P x (16 + 19 + 2 + 3 + Q x 6) updates (interfaces, ethernet
+# with PFC per priority, FEC, speeds, qos): 32 x 64 per 8 s = 256/s with the
+# defaults.
 #
 # B300: N nodes x 16 interfaces at 100 ms, one collector process each with one
 # nic source on its own tests/tools/nic_fixture.py tree (fixture: true), as
@@ -277,10 +278,10 @@ measure() {
         -v q="$queues" -v ports="$ports" 'BEGIN {
             dt = (t1 - t0) / 1e9
             batches = int((ports + 9) / 10) # a round of ports: 10 per 2 s interval, the last short
-            want = d * ports * (16 + 5 + q * 11) / (2 * batches)
+            want = d * ports * (16 + 19 + 2 + 3 + q * 6) / (2 * batches) # if, eth+pfc, fec, speed, qos
             printf "| %d | %d / %d | %.0f | %.0f / %.0f | %.2f | %.0f / %.0f | %d | %d / %d | %s / %d | %d / %d / %d | %s | %s | %.2f | %s |\n",
                 d, series, lines, (s1 - s0) / dt, (u1 - u0) / dt, want,
-                (c1 - c0) / tck / dt, rss / 1024, hwm / 1024, thr, sg, gaps, up, 3 * d,
+                (c1 - c0) / tck / dt, rss / 1024, hwm / 1024, thr, sg, gaps, up, 4 * d,
                 rec, dropped, unknown, sc, mib, (x1 - x0) / tck / dt,
                 nn ? sprintf("%.2f / %.0f", (n1 - n0) / tck / dt, nrss / 1024) : "-"
         }'

@@ -83,7 +83,7 @@ port_of() {
 
 simdur=$((secs + 120))
 for i in 1 2; do
-    "$sim" --listen 127.0.0.1:0 --ports 32 --interval 10ms --utilization 0.3 --burst-port 1 \
+    "$sim" --listen 127.0.0.1:0 --os junos --ports 32 --interval 10ms --utilization 0.3 --burst-port 1 \
         --burst-every 2s --burst-length 100ms --duration "${simdur}s" --seed "$i" \
         >"$tmp/sim$i.out" 2>"$tmp/sim$i.err" &
     pids="$pids $!"

@@ -54,24 +54,31 @@ static void put_quoted(FILE *f, const char *s)
 
 static void write_leaf(FILE *f, const struct demo_run *run, unsigned i)
 {
-    /* Both leaves as a QFX5240 is subscribed: every stream on the 2 s grid
-     * Junos reports on (the profile's default grid; nothing finer asked),
-     * queue and qmon peaks included. */
+    /* Both leaves as a QFX5240 (Junos OS Evolved) is subscribed: every
+     * stream on the 2 s grid Junos reports on (the profile's default grid;
+     * nothing finer asked), the queue peaks in the queues stream
+     * (max-queue-len), FEC words and port speeds in links. */
     fprintf(f,
             "  - name: %s\n"
             "    type: gnmi\n"
             "    address: \"127.0.0.1:%u\"\n"
+            "    os: evo\n"
             "    streams:\n"
             "      - {name: interfaces, paths: [/interfaces/interface/state/counters], "
             "sample_interval: 2s}\n"
             "      - name: queues\n"
-            "        paths: [/qos/interfaces/interface/output/queues/queue/state,\n"
-            "                /junos/system/linecard/qmon-sw/]\n"
+            "        paths: [/qos/interfaces/interface/output/queues/queue/state]\n"
             "        sample_interval: 2s\n"
             "      - name: rest\n"
             "        paths: [/interfaces/interface/ethernet/state/counters,\n"
             "                /junos/system/linecard/interface/]\n"
             "        sample_interval: %s\n"
+            "      - name: links\n"
+            "        paths: [/state/interfaces/interface/ethernet/counters,\n"
+            "                /interfaces/interface/ethernet/state/port-speed,\n"
+            "                /interfaces/interface/ethernet/state/negotiated-port-speed,\n"
+            "                /interfaces/interface/state/high-speed]\n"
+            "        sample_interval: 10s\n"
             "    stall_intervals: 3\n"
             "    connect_timeout: 2s\n"
             "    backoff: {initial: 200ms, max: 2s}\n",

@@ -84,8 +84,8 @@ uint64_t demo_integral_us(uint64_t per_s, int64_t us);
 #define DEMO_CNP_STORM_PER_S     100000 /* extra np_cnp_sent/s on the B300 port */
 #define DEMO_REORDER_BURST_PER_S 20000  /* extra out_of_sequence/s */
 #define DEMO_LEAF_BURST_PORT     3      /* et-0/0/3 of leaf2 */
-#define DEMO_LEAF_BURST_QUEUE    3      /* the qmon queue the burst fills */
-/* Its qmon peak: 62.5 % of the leaves' 165 MiB buffer, over the collector's
+#define DEMO_LEAF_BURST_QUEUE    3      /* the egress queue the burst fills */
+/* Its peak (max-queue-len): 62.5 % of the leaves' 165 MiB buffer, over the collector's
  * queue_peak_share (0.5); the other queues stay at utilization x 1e6 >> q. */
 #define DEMO_LEAF_BURST_PEAK  108134400u
 #define DEMO_LEAF_BATCH_PORTS 4 /* Junos batches: half the ports per 2 s interval */

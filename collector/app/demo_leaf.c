@@ -5,7 +5,8 @@
  * intervals on the 2 s grid, a subset of the interfaces per interval
  * (DEMO_LEAF_BATCH_PORTS of 8, so each port every 4 s), eom per batch,
  * sequence numbers per sensor and component, counters from the 2 s ASIC
- * copy, and qmon queue peaks (the peak since the port's previous report).
+ * copy, and the queue peaks of Junos OS Evolved (max-queue-len: the peak
+ * since the port's previous report).
  *
  *   leaf1  20 % utilization, its reads (and their payload timestamps)
  *          jittered by +-5 % of the 2 s interval (+-100 ms), the copies a
@@ -16,7 +17,8 @@
  *   leaf2  no jitter, 30 % utilization, a 300 ms line-rate burst on
  *          et-0/0/3 every 30 s (DEMO_F_MICROBURST). In a 4 s rate it moves
  *          the port by 5 points, far under the microburst threshold; the
- *          qmon report whose interval holds it shows queue 3 at
+ *          queue report whose interval holds it shows queue 3's
+ *          max-queue-len at
  *          DEMO_LEAF_BURST_PEAK, which the collector reports as a
  *          queue_peak event (the only microburst evidence a Junos leaf
  *          gives).

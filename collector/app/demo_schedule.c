@@ -9,7 +9,8 @@
  * first burst one period after its start. The leaves report at Junos
  * cadence (2 s, half the ports per interval), where a 300 ms burst moves a
  * port's 4 s rate by 5 points: it is found, as on a real QFX5240, through
- * the qmon queue peak of the report whose interval holds it (queue_peak). */
+ * the queue peak (max-queue-len) of the report whose interval holds it
+ * (queue_peak). */
 #include <time.h>
 
 #include "app/demo_int.h"
@@ -30,7 +31,7 @@ const struct demo_fault demo_faults[DEMO_F__COUNT] = {
     [DEMO_F_REORDER] = {"reorder_spike", "b300-03", "ens5f1np1", false, 20 * DEMO_S, 2 * DEMO_S,
                         "reordering burst, out_of_sequence +20000/s"},
     [DEMO_F_MICROBURST] = {"queue_peak", "leaf2", "et-0/0/3", false, 30 * DEMO_S, 300 * DEMO_MS,
-                           "line-rate microburst of 300 ms, seen as queue 3's qmon peak "
+                           "line-rate microburst of 300 ms, seen as queue 3's max-queue-len "
                            "(108134400 B, 62.5 % of the buffer) in the 2 s report holding it"},
 };
 

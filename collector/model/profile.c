@@ -318,6 +318,38 @@ int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
     return 0;
 }
 
+/* An entry applies to a device when either side names no variant or they
+ * share one. */
+static bool variant_applies(const struct fsc_profile_entry *e, uint8_t variant_mask)
+{
+    return e->variants == 0 || variant_mask == 0 || (e->variants & variant_mask) != 0;
+}
+
+int fsc_profile_map_variant(const struct fsc_profile *prof, uint8_t variant_mask,
+                            const char *vendor_name, struct fsc_profile_match *out)
+{
+    int rc = fsc_profile_map(prof, vendor_name, out);
+    if (rc != 0 || out->entry == NULL || variant_applies(out->entry, variant_mask))
+        return rc;
+    /* Another variant's entry: the name as an unknown one, from the same
+     * profile without its table. */
+    struct fsc_profile bare = *prof;
+    bare.entries = NULL;
+    bare.n_entries = 0;
+    return fsc_profile_map(&bare, vendor_name, out);
+}
+
+uint8_t fsc_profile_variant_bit(const struct fsc_profile *prof, const char *name)
+{
+    for (unsigned i = 0; prof && name && prof->variant_names && i < 8; i++) {
+        if (prof->variant_names[i] == NULL)
+            break;
+        if (strcmp(prof->variant_names[i], name) == 0)
+            return (uint8_t)(1u << i);
+    }
+    return 0;
+}
+
 /* ---- table checks ---------------------------------------------------------- */
 
 static bool ends_with(const char *s, const char *suffix)
@@ -395,16 +427,35 @@ static const char *entry_problem(const struct fsc_profile_entry *e)
         return "_rx_ name without rx direction";
     if (strstr(e->canonical, "_tx_") != NULL && e->direction != FSC_DIR_TX)
         return "_tx_ name without tx direction";
-    /* Any level may be a gauge (no _total, checked above); a peak signal
-     * reads levels, so it is never a counter. */
+    /* A peak signal reads levels, so it is never a counter; the other
+     * signals read counter rates, so a gauge carries none of them. */
     if ((e->signal == FSC_SIG_QUEUE_PEAK || e->signal == FSC_SIG_LATENCY_PEAK) &&
         e->kind != FSC_KIND_GAUGE)
         return "queue-peak and latency-peak signals need a gauge";
+    if (e->kind == FSC_KIND_GAUGE && e->signal != FSC_SIG_NONE && e->signal != FSC_SIG_QUEUE_PEAK &&
+        e->signal != FSC_SIG_LATENCY_PEAK)
+        return "a gauge carries no signal but queue-peak or latency-peak";
     if (e->signal == FSC_SIG_PORT_BYTES && e->unit != FSC_UNIT_BYTES)
         return "port-bytes signal needs byte unit";
     if (e->signal == FSC_SIG_PFC_PAUSE_DURATION && e->unit != FSC_UNIT_MICROSECONDS &&
         e->unit != FSC_UNIT_SECONDS)
         return "pause-duration signal needs a time unit";
+    return NULL;
+}
+
+/* Two entries may share a canonical name only when the profile resolves
+ * which one a device uses: each names variants, none in common. They must
+ * then say the same thing about the series. NULL when they may share it. */
+static const char *shared_canonical_problem(const struct fsc_profile_entry *a,
+                                            const struct fsc_profile_entry *b)
+{
+    if (a->variants == 0 || b->variants == 0 || (a->variants & b->variants) != 0)
+        return "canonical name already used by another entry of the same variant";
+    bool same_label = (a->label == NULL) == (b->label == NULL) &&
+                      (a->label == NULL || strcmp(a->label, b->label) == 0);
+    if (a->kind != b->kind || a->unit != b->unit || a->signal != b->signal ||
+        a->direction != b->direction || !same_label)
+        return "canonical name shared across variants with other traits or label";
     return NULL;
 }
 
@@ -420,6 +471,14 @@ int fsc_profile_check(const struct fsc_profile *prof, char *err, size_t errlen)
         snprintf(err, errlen, "profile %s: bad passthrough prefix/width or refresh", prof->name);
         return -EINVAL;
     }
+    unsigned all_variants = 0;
+    for (unsigned v = 0; prof->variant_names && prof->variant_names[v] != NULL; v++) {
+        if (v == 8) {
+            snprintf(err, errlen, "profile %s: more than 8 variants", prof->name);
+            return -EINVAL;
+        }
+        all_variants |= 1u << v;
+    }
     for (size_t i = 0; i < prof->n_entries; i++) {
         const struct fsc_profile_entry *e = &prof->entries[i];
         const char *why = entry_problem(e);
@@ -428,10 +487,15 @@ int fsc_profile_check(const struct fsc_profile *prof, char *err, size_t errlen)
         if (i > 0 && strcmp(prof->entries[i - 1].vendor, e->vendor) >= 0)
             return entry_error(prof, i, "not sorted after the previous entry, or a duplicate", err,
                                errlen);
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(prof->entries[j].canonical, e->canonical) == 0)
-                return entry_error(prof, i, "canonical name already used by another entry", err,
-                                   errlen);
+        if ((e->variants & ~all_variants) != 0)
+            return entry_error(prof, i, "variant bit without a name in variant_names", err, errlen);
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(prof->entries[j].canonical, e->canonical) != 0)
+                continue;
+            why = shared_canonical_problem(&prof->entries[j], e);
+            if (why != NULL)
+                return entry_error(prof, i, why, err, errlen);
+        }
     }
     return 0;
 }

@@ -49,6 +49,8 @@ struct fsc_profile_entry {
     uint8_t signal;        /* enum fsc_signal */
     uint8_t direction;     /* enum fsc_direction */
     uint32_t scale;        /* raw x scale = unit value; >= 1 */
+    uint8_t variants;      /* bit i: the device variant `variant_names[i]` sends this name
+                            * as the entry means it; 0 = every variant */
 };
 
 /* Which unmapped names are gauges, by their words. The leaf (what follows
@@ -78,6 +80,10 @@ struct fsc_profile {
      * its port were last cleared: a change is reset evidence for them
      * (Junos: OpenConfig last-clear). NULL: none. The source applies it. */
     const char *reset_leaf;
+    /* Device variants whose names differ (junos: {"evo", "junos", NULL}:
+     * Junos OS Evolved, Junos OS), bit i of an entry's `variants` naming
+     * variant_names[i]; at most 8. NULL: one variant. */
+    const char *const *variant_names;
 };
 
 /* The profile named `name` in profiles (NULL-terminated; the application
@@ -113,6 +119,20 @@ struct fsc_profile_match {
  * fit FSC_PROFILE_NAME_MAX. Thread: any (reads const data only). */
 int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
                     struct fsc_profile_match *out);
+
+/* fsc_profile_map for a device of the variants in variant_mask (bits as in
+ * fsc_profile_entry.variants; 0 = any variant, as fsc_profile_map): an entry
+ * whose `variants` exclude them maps as an unknown name (passthrough), so
+ * two variants may give one canonical name to different vendor names (Junos
+ * OS Evolved's max-queue-len, Junos OS's qmon peak) and a device of one
+ * variant never merges the other's leaf into that series. Same returns,
+ * cost and threads as fsc_profile_map. */
+int fsc_profile_map_variant(const struct fsc_profile *prof, uint8_t variant_mask,
+                            const char *vendor_name, struct fsc_profile_match *out);
+
+/* The variant bit of prof named `name` (1 << its index in variant_names),
+ * or 0 when prof has no such variant. Thread: any. */
+uint8_t fsc_profile_variant_bit(const struct fsc_profile *prof, const char *name);
 
 /* 1 when the leaf of vendor_name (what follows its last '/') is a gauge by
  * the words of g (struct fsc_gauge_names), 0 otherwise or when g is NULL.
@@ -150,8 +170,10 @@ size_t fsc_metric_name_sanitize(const char *in, char *out, size_t out_size);
  * works and names are unique), at most one "{p}" per vendor name and a label
  * for it, label/attr consistency, canonical names valid and unique within the
  * profile (two vendor names on one canonical name would merge two counters
- * into one series), `_total` exactly on counters, widths 32/53/64, known
- * enum values, scale >= 1. Returns 0 or -EINVAL with a sentence in err.
+ * into one series) unless both entries name variants and no variant in
+ * common (then they must agree on kind, unit, signal, direction and label),
+ * variant bits within variant_names, `_total` exactly on counters, widths
+ * 32/53/64, known enum values, scale >= 1. Returns 0 or -EINVAL with a sentence in err.
  * Used by the tests and cheap enough to run at startup. */
 int fsc_profile_check(const struct fsc_profile *prof, char *err, size_t errlen);
 

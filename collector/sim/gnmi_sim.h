@@ -1,31 +1,49 @@
 /* gnmi_sim: a gNMI target that plays a Juniper QFX5240 (test tool, not shipped).
  *
- * Wire shape: per port and tick, one SubscribeResponse per sensor, each with
- * the Junos header extension (id 1): payload_get_timestamp = value sample
- * time (ms, Notification.timestamp is the same in ns), stream_creation_
- * timestamp = counter epoch, sensor_name / streamed_path of that sensor,
- * sequence_number from 0 per stream and sensor, eom on the last port of a
- * sensor's wrap. Sensors, in the order a wrap sends them:
+ * It answers as Junos OS Evolved renders its sensors (the render protos of
+ * github.com/Juniper/telemetry, docs/vendors/junos.md), or with --os junos
+ * as Junos OS, which adds the qmon-sw sensor. Wire shape: per port and tick,
+ * one SubscribeResponse per sensor, each with the Junos header extension (id
+ * 1): payload_get_timestamp = value sample time (ms, Notification.timestamp
+ * is the same in ns), stream_creation_timestamp = counter epoch,
+ * sensor_name / streamed_path of that sensor, sequence_number from 0 per
+ * stream and sensor, eom on the last port of a sensor's wrap. Sensors, in the
+ * order a wrap sends them:
  *   interfaces: prefix /interfaces/interface[name=et-0/0/K]/state/counters,
  *               16 uint_val leaves (in-octets ... carrier-transitions);
  *   ethernet:   prefix /interfaces/interface[name=et-0/0/K]/ethernet/state/
- *               counters, 5 leaves (in-mac-pause-frames, out-mac-pause-frames,
- *               in-crc-errors, fec-corrected-blocks, fec-uncorrectable-blocks);
+ *               counters, 3 leaves (in-mac-pause-frames, out-mac-pause-frames,
+ *               in-crc-errors) and jnx-pfc-statistics[priority=P]/in-mac-
+ *               pause-frames, out-mac-pause-frames for P = 0..7 (19 updates);
  *   qos:        prefix /qos/interfaces/interface[interface-id=et-0/0/K]/output/
  *               queues, updates queue[name=Q]/state/<leaf>, 6 per queue
  *               (transmit-pkts, transmit-octets, dropped-pkts, dropped-octets,
- *               ecn-marked-pkts, ecn-marked-octets);
- *   qmon-sw:    prefix /junos/system/linecard/qmon-sw/queue_monitor_element_
- *               info[if_name=et-0/0/K]/queue_monitor_stats_egress, updates
- *               queue_monitor_stats_info[queue_number=Q]/<leaf>, 5 per queue;
+ *               max-queue-len, avg-queue-len);
+ *   qmon-sw:    --os junos only: prefix /junos/system/linecard/qmon-sw
+ *               [name=et-0/0/K], updates egress[queue-number=Q]/<leaf>, 5 per
+ *               queue (peak-buffer-occupancy-bytes, tail-drop-packets,
+ *               tail-drop-bytes, packets, bytes; Junos OS 23.4R1
+ *               pfe_qmon_oc.proto); on Junos OS Evolved a path that selects
+ *               only it is InvalidArgument, as no EVO release has the sensor;
+ *   fec:        prefix /state/interfaces/interface[name=et-0/0/K]/ethernet/
+ *               counters, 2 leaves (fec-corrected-words,
+ *               fec-uncorrectable-words: junos_state_interface_render.proto);
+ *   speed:      prefix /interfaces/interface[name=et-0/0/K], updates
+ *               ethernet/state/port-speed and .../negotiated-port-speed
+ *               (string_val "SPEED_400GB", an OpenConfig identity) and
+ *               state/high-speed (uint_val 400000, Mb/s);
  *   /junos/system/linecard/interface: accepted, exports nothing (a real
  *               target may serve a path without data: the stream still gets
  *               its sync_response, then stays quiet).
+ * No ECN leaf: Juniper renders none. --zero-suppress leaves out every leaf
+ * whose value is 0, as Junos does by default (a message may then carry fewer
+ * updates, or none).
  * Subscribe: a path (prefix + subscription path, list keys ignored) selects
  * every sensor whose path it is a prefix of (`/interfaces` = interfaces +
- * ethernet) or that is a prefix of it (`/qos/.../queues/queue/state` = qos);
- * `*` matches one element, `...` the rest, an empty path everything. A path
- * that selects nothing is InvalidArgument. STREAM and ONCE (POLL:
+ * ethernet + speed) or that is a prefix of it (`/qos/.../queues/queue/state`
+ * = qos; any of the three speed leaves = speed, which sends all three); `*`
+ * matches one element, `...` the rest, an empty path everything. A path that
+ * selects nothing served is InvalidArgument. STREAM and ONCE (POLL:
  * UNIMPLEMENTED); PROTO only; the smallest sample_interval wins (0 =
  * --interval).
  *
@@ -62,26 +80,28 @@
  * Ethernet:
  *   in-mac-pause-frames  = 10 * B   (the peer pauses the port while it bursts)
  *   out-mac-pause-frames =  4 * B
+ *   jnx-pfc-statistics[3] in-/out-mac-pause-frames = the same (the pauses are
+ *                          PFC on priority 3, the RoCE class); other
+ *                          priorities 0
  *   in-crc-errors        = in-errors
- *   fec-corrected-blocks = in-octets / 1e6
- *   fec-uncorrectable-blocks = in-octets / 1e12
+ * FEC: fec-corrected-words = in-octets / 1e6, fec-uncorrectable-words =
+ *   in-octets / 1e12.
  * Queues (qos and qmon-sw share them): queue q < n-1 gets out-octets >>
  * (q+1), the last queue the rest (the queues sum to out-octets exactly);
  *   transmit-pkts = queue octets / packet size, transmit-octets = queue octets
  *   dropped-pkts = transmit-pkts / 1e6, dropped-octets = dropped-pkts * size
- *   ecn-marked-pkts = transmit-pkts / 1000 + 100 * B (marks pile up while
- *                     the port bursts), ecn-marked-octets = ecn-pkts * size
- *   qmon peak_buffer_occupancy_bytes: the peak within the interval since
- *                     the port's previous qmon report (value times [prev,
- *                     now); the first report looks one interval back; a
- *                     repeated value time repeats its window): with a burst
- *                     on the port overlapping it, --burst-peak P (12e6) on
- *                     --burst-queue Q alone, or P >> q on every queue when
- *                     no queue is chosen; else utilization * 1e6 >> q. So
- *                     a 300 ms burst anywhere in a 2 s interval shows once,
- *                     in the report whose interval holds it, as Junos' qmon
- *                     does (fsc_sim_queue_peaks); tail_drop_* = dropped-*;
- *   qmon packets / octets = transmit-pkts / transmit-octets. */
+ *   max-queue-len (qos) and qmon peak-buffer-occupancy-bytes: the peak
+ *                     within the interval since the port's previous report
+ *                     of that sensor (value times [prev, now); the first
+ *                     report looks one interval back; a repeated value time
+ *                     repeats its window): with a burst on the port
+ *                     overlapping it, --burst-peak P (12e6) on --burst-queue
+ *                     Q alone, or P >> q on every queue when no queue is
+ *                     chosen; else utilization * 1e6 >> q. So a 300 ms burst
+ *                     anywhere in a 2 s interval shows once, in the report
+ *                     whose interval holds it (fsc_sim_queue_peaks);
+ *   avg-queue-len   = max-queue-len / 2 (the same window);
+ *   qmon tail-drop-* = dropped-*, packets / bytes = transmit-pkts / -octets. */
 #ifndef FSC_GNMI_SIM_H
 #define FSC_GNMI_SIM_H
 
@@ -92,15 +112,20 @@
 #define FSC_SIM_LINE_BPS         400000000000ULL /* 400G */
 #define FSC_SIM_MAX_PORTS        1024
 #define FSC_SIM_MAX_QUEUES       8
-#define FSC_SIM_IF_LEAVES        16   /* OpenConfig interface counters per port message */
-#define FSC_SIM_ETH_LEAVES       5    /* OpenConfig ethernet counters per port message */
-#define FSC_SIM_QOS_LEAVES       6    /* OpenConfig qos leaves per queue */
-#define FSC_SIM_QMON_LEAVES      5    /* qmon-sw leaves per queue */
-#define FSC_SIM_PAUSE_IN_PER_MS  10   /* in-mac-pause-frames per ms spent in bursts */
-#define FSC_SIM_PAUSE_OUT_PER_MS 4    /* out-mac-pause-frames per ms spent in bursts */
-#define FSC_SIM_ECN_BURST_PER_MS 100  /* extra ecn-marked-pkts per queue per burst ms */
-#define FSC_SIM_MSG_UPDATES      64   /* upper bound of updates in one message */
-#define FSC_SIM_MAX_TARGETS      1024 /* targets served by one process */
+#define FSC_SIM_IF_LEAVES        16            /* OpenConfig interface counters per port message */
+#define FSC_SIM_ETH_LEAVES       3             /* OpenConfig ethernet counters per port message */
+#define FSC_SIM_PFC_PRIORITIES   8             /* jnx-pfc-statistics entries per port message */
+#define FSC_SIM_PFC_PRIORITY     3             /* the priority that pauses (RoCE) */
+#define FSC_SIM_QOS_LEAVES       6             /* OpenConfig qos leaves per queue */
+#define FSC_SIM_QMON_LEAVES      5             /* qmon-sw leaves per queue */
+#define FSC_SIM_FEC_LEAVES       2             /* junos-state FEC counters per port message */
+#define FSC_SIM_SPEED_LEAVES     3             /* port-speed, negotiated-port-speed, high-speed */
+#define FSC_SIM_SPEED_NAME       "SPEED_400GB" /* openconfig-if-ethernet identity */
+#define FSC_SIM_HIGH_SPEED_MBPS  400000        /* state/high-speed of a 400G port */
+#define FSC_SIM_PAUSE_IN_PER_MS  10            /* in-mac-pause-frames per ms spent in bursts */
+#define FSC_SIM_PAUSE_OUT_PER_MS 4             /* out-mac-pause-frames per ms spent in bursts */
+#define FSC_SIM_MSG_UPDATES      64            /* upper bound of updates in one message */
+#define FSC_SIM_MAX_TARGETS      1024          /* targets served by one process */
 
 struct fsc_sim_config {
     const char *listen;   /* host:port */
@@ -110,6 +135,8 @@ struct fsc_sim_config {
     const char *username; /* NULL = no credential check */
     const char *password;
     const char *system_id;       /* Junos header system_id */
+    int junos_os;                /* --os junos: Junos OS (qmon-sw); 0: Junos OS Evolved */
+    int zero_suppress;           /* --zero-suppress: leaves whose value is 0 are not sent */
     uint32_t ports;              /* et-0/0/0 .. et-0/0/(ports-1) */
     uint32_t queues;             /* queues per port (qos and qmon-sw) */
     uint32_t packet_size;        /* bytes per packet (pkts = octets / packet_size) */
@@ -133,7 +160,7 @@ struct fsc_sim_config {
     int32_t burst_port;   /* -1 = none */
     int64_t burst_every_ms;
     int64_t burst_length_ms;
-    int32_t burst_queue;         /* qmon queue whose peak the burst fills; -1 = every queue */
+    int32_t burst_queue;         /* queue whose peak the burst fills; -1 = every queue */
     uint64_t burst_peak_bytes;   /* that queue's peak while bursting (default 12e6) */
     int64_t reset_after_ms;      /* counters restart every D; 0 = never */
     int64_t stall_after_ms;      /* per stream: stop sending after D; 0 = never */
@@ -172,9 +199,10 @@ struct fsc_sim_port_values {
         out_errors;
     uint64_t q_octets[FSC_SIM_MAX_QUEUES], q_pkts[FSC_SIM_MAX_QUEUES];
     uint64_t q_drop_pkts[FSC_SIM_MAX_QUEUES], q_drop_octets[FSC_SIM_MAX_QUEUES];
-    uint64_t q_peak_bytes[FSC_SIM_MAX_QUEUES];
-    uint64_t q_ecn_pkts[FSC_SIM_MAX_QUEUES], q_ecn_octets[FSC_SIM_MAX_QUEUES];
-    uint64_t in_pause, out_pause, crc_errors, fec_corrected, fec_uncorrectable;
+    uint64_t q_peak_bytes[FSC_SIM_MAX_QUEUES], q_avg_bytes[FSC_SIM_MAX_QUEUES];
+    uint64_t in_pause, out_pause, crc_errors;
+    uint64_t in_pfc[FSC_SIM_PFC_PRIORITIES], out_pfc[FSC_SIM_PFC_PRIORITIES];
+    uint64_t fec_corrected_words, fec_uncorrectable_words;
 };
 
 /* Rate of a port outside bursts, bytes per second (utilization * line / 8,
@@ -191,31 +219,44 @@ int64_t fsc_sim_value_time(const struct fsc_sim_config *cfg, int64_t epoch_ms, i
 void fsc_sim_port_values(const struct fsc_sim_config *cfg, uint32_t port, int64_t epoch_ms,
                          int64_t t_ms, struct fsc_sim_port_values *out);
 
-/* Fills peaks[q] with the qmon peak_buffer_occupancy_bytes of each queue
- * of `port` within the value times [from_ms, to_ms) (the formula above;
- * queues past cfg->queues are 0). Thread: any. */
+/* Fills peaks[q] with the peak occupancy (max-queue-len, qmon
+ * peak-buffer-occupancy-bytes) of each queue of `port` within the value
+ * times [from_ms, to_ms) (the formula above; queues past cfg->queues are 0).
+ * Thread: any. */
 void fsc_sim_queue_peaks(const struct fsc_sim_config *cfg, uint32_t port, int64_t epoch_ms,
                          int64_t from_ms, int64_t to_ms, uint64_t peaks[FSC_SIM_MAX_QUEUES]);
 
-/* Moves one port's qmon report window [*from, *to) (both 0 before its first
- * report) to the report at value time vt_ms: [previous to, vt_ms); the first
- * report, and the first after a counter reset (the previous window is before
- * epoch_ms), look back interval_ms; a value time that did not move (a
- * stale copy exported again) keeps the window. Never before epoch_ms. */
-void fsc_sim_qmon_window(int64_t *from, int64_t *to, int64_t epoch_ms, int64_t vt_ms,
+/* Sets v's queue peaks and averages (avg = peak / 2) to those of the value
+ * times [from_ms, to_ms) (fsc_sim_queue_peaks). Thread: any. */
+void fsc_sim_queue_levels(const struct fsc_sim_config *cfg, uint32_t port, int64_t epoch_ms,
+                          int64_t from_ms, int64_t to_ms, struct fsc_sim_port_values *v);
+
+/* Moves one port's peak window [*from, *to) for one sensor (both 0 before
+ * its first report) to the report at value time vt_ms: [previous to, vt_ms);
+ * the first report, and the first after a counter reset (the previous
+ * window is before epoch_ms), look back interval_ms; a value time that did
+ * not move (a stale copy exported again) keeps the window. Never before
+ * epoch_ms. */
+void fsc_sim_peak_window(int64_t *from, int64_t *to, int64_t epoch_ms, int64_t vt_ms,
                          int64_t interval_ms);
 
 /* Sensors a subscription asks for; the bit order is the order of a wrap. */
 enum {
-    FSC_SIM_SENSOR_IF = 1u << 0,   /* /interfaces/interface/state/counters */
-    FSC_SIM_SENSOR_ETH = 1u << 1,  /* /interfaces/interface/ethernet/state/counters */
-    FSC_SIM_SENSOR_QOS = 1u << 2,  /* /qos/interfaces/interface/output/queues */
-    FSC_SIM_SENSOR_QMON = 1u << 3, /* /junos/system/linecard/qmon-sw */
-    FSC_SIM_SENSOR_JIF = 1u << 4,  /* /junos/system/linecard/interface: no data */
+    FSC_SIM_SENSOR_IF = 1u << 0,    /* /interfaces/interface/state/counters */
+    FSC_SIM_SENSOR_ETH = 1u << 1,   /* /interfaces/interface/ethernet/state/counters */
+    FSC_SIM_SENSOR_QOS = 1u << 2,   /* /qos/interfaces/interface/output/queues */
+    FSC_SIM_SENSOR_QMON = 1u << 3,  /* /junos/system/linecard/qmon-sw (--os junos) */
+    FSC_SIM_SENSOR_FEC = 1u << 4,   /* /state/interfaces/interface/ethernet/counters */
+    FSC_SIM_SENSOR_SPEED = 1u << 5, /* port-speed, negotiated-port-speed, high-speed */
+    FSC_SIM_SENSOR_JIF = 1u << 6,   /* /junos/system/linecard/interface: no data */
 };
-#define FSC_SIM_N_SENSORS 5
+#define FSC_SIM_N_SENSORS 7
+/* The data sensors: the low bits, contiguous (fsc_sim_next_sensor). */
 #define FSC_SIM_SENSORS_DATA                                                                       \
-    (FSC_SIM_SENSOR_IF | FSC_SIM_SENSOR_ETH | FSC_SIM_SENSOR_QOS | FSC_SIM_SENSOR_QMON)
+    (FSC_SIM_SENSOR_IF | FSC_SIM_SENSOR_ETH | FSC_SIM_SENSOR_QOS | FSC_SIM_SENSOR_QMON |           \
+     FSC_SIM_SENSOR_FEC | FSC_SIM_SENSOR_SPEED)
+/* The sensors a target serves: everything but qmon-sw on Junos OS Evolved. */
+#define FSC_SIM_SENSORS_SERVED(cfg) ((cfg)->junos_os ? ~0u : ~(unsigned)FSC_SIM_SENSOR_QMON)
 
 /* The first data sensor of `sensors` after `after` (0 = from the start) in
  * wrap order, or 0 when none is left. Thread: any. */
@@ -235,6 +276,7 @@ struct fsc_sim_msg_meta {
     int64_t payload_ms, epoch_ms, export_ms;
     int64_t clock_ahead_ms; /* added to the three times above as sent */
     int eom;                /* last message of one full wrap (--junos-cadence: of one batch) */
+    int zero_suppress;      /* leave out leaves whose value is 0 */
 };
 
 /* Serializes a SubscribeResponse with one Notification for meta->port and
@@ -259,10 +301,12 @@ struct fsc_sim_request {
     char path[128];      /* first subscription path as text (header subscribed_path) */
 };
 
-/* Parses a SubscribeRequest. Returns 0, or -EBADMSG with a sentence in err
- * (not a subscribe request, no subscription, unknown paths). */
-int fsc_sim_request_parse(const uint8_t *buf, size_t len, struct fsc_sim_request *req, char *err,
-                          size_t errlen);
+/* Parses a SubscribeRequest; `served` (FSC_SIM_SENSORS_SERVED) are the
+ * sensors this target has. Returns 0, or -EBADMSG with a sentence in err
+ * (not a subscribe request, no subscription, a path that selects no served
+ * sensor). */
+int fsc_sim_request_parse(const uint8_t *buf, size_t len, unsigned served,
+                          struct fsc_sim_request *req, char *err, size_t errlen);
 
 /* Runs the targets until the duration ends. Prints `listening port=N` on
  * stdout once bound (with several targets, one line per target:

@@ -111,7 +111,15 @@ void fsc_sim_queue_peaks(const struct fsc_sim_config *cfg, uint32_t port, int64_
     }
 }
 
-void fsc_sim_qmon_window(int64_t *from, int64_t *to, int64_t epoch_ms, int64_t vt_ms,
+void fsc_sim_queue_levels(const struct fsc_sim_config *cfg, uint32_t port, int64_t epoch_ms,
+                          int64_t from_ms, int64_t to_ms, struct fsc_sim_port_values *v)
+{
+    fsc_sim_queue_peaks(cfg, port, epoch_ms, from_ms, to_ms, v->q_peak_bytes);
+    for (uint32_t q = 0; q < FSC_SIM_MAX_QUEUES; q++)
+        v->q_avg_bytes[q] = v->q_peak_bytes[q] / 2;
+}
+
+void fsc_sim_peak_window(int64_t *from, int64_t *to, int64_t epoch_ms, int64_t vt_ms,
                          int64_t interval_ms)
 {
     if (*to != 0 && vt_ms <= *to && *from >= epoch_ms)
@@ -141,9 +149,11 @@ void fsc_sim_port_values(const struct fsc_sim_config *cfg, uint32_t port, int64_
     out->in_errors = out->out_errors = out->in_pkts / 100000000;
     out->in_pause = FSC_SIM_PAUSE_IN_PER_MS * burst_ms;
     out->out_pause = FSC_SIM_PAUSE_OUT_PER_MS * burst_ms;
+    out->in_pfc[FSC_SIM_PFC_PRIORITY] = out->in_pause; /* the pauses are PFC on one class */
+    out->out_pfc[FSC_SIM_PFC_PRIORITY] = out->out_pause;
     out->crc_errors = out->in_errors;
-    out->fec_corrected = octets / 1000000;
-    out->fec_uncorrectable = octets / 1000000000000ULL;
+    out->fec_corrected_words = octets / 1000000;
+    out->fec_uncorrectable_words = octets / 1000000000000ULL;
 
     /* Egress split over the queues: queue k gets 1/2^(k+1), the last one the
      * rest, so the queue counters sum to out-octets exactly. */
@@ -156,10 +166,8 @@ void fsc_sim_port_values(const struct fsc_sim_config *cfg, uint32_t port, int64_
         out->q_pkts[q] = share / psize;
         out->q_drop_pkts[q] = out->q_pkts[q] / 1000000;
         out->q_drop_octets[q] = out->q_drop_pkts[q] * psize;
-        out->q_ecn_pkts[q] = out->q_pkts[q] / 1000 + FSC_SIM_ECN_BURST_PER_MS * burst_ms;
-        out->q_ecn_octets[q] = out->q_ecn_pkts[q] * psize;
     }
-    /* The peak of the instant [t, t + 1 ms); a stream reports the peak of
-     * its interval instead (fsc_sim_queue_peaks). */
-    fsc_sim_queue_peaks(cfg, port, epoch_ms, t_ms, t_ms + 1, out->q_peak_bytes);
+    /* The levels of the instant [t, t + 1 ms); a stream reports those of its
+     * interval instead (fsc_sim_queue_levels). */
+    fsc_sim_queue_levels(cfg, port, epoch_ms, t_ms, t_ms + 1, out);
 }

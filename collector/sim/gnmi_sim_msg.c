@@ -49,9 +49,8 @@ static uint64_t if_value(const struct fsc_sim_port_values *v, int i)
     }
 }
 
-static const char *const eth_leaves[FSC_SIM_ETH_LEAVES] = {
-    "in-mac-pause-frames", "out-mac-pause-frames", "in-crc-errors", "fec-corrected-blocks",
-    "fec-uncorrectable-blocks"};
+static const char *const eth_leaves[FSC_SIM_ETH_LEAVES] = {"in-mac-pause-frames",
+                                                           "out-mac-pause-frames", "in-crc-errors"};
 
 static uint64_t eth_value(const struct fsc_sim_port_values *v, int i)
 {
@@ -60,18 +59,14 @@ static uint64_t eth_value(const struct fsc_sim_port_values *v, int i)
         return v->in_pause;
     case 1:
         return v->out_pause;
-    case 2:
-        return v->crc_errors;
-    case 3:
-        return v->fec_corrected;
     default:
-        return v->fec_uncorrectable;
+        return v->crc_errors;
     }
 }
 
-static const char *const qos_leaves[FSC_SIM_QOS_LEAVES] = {"transmit-pkts",   "transmit-octets",
-                                                           "dropped-pkts",    "dropped-octets",
-                                                           "ecn-marked-pkts", "ecn-marked-octets"};
+static const char *const qos_leaves[FSC_SIM_QOS_LEAVES] = {"transmit-pkts", "transmit-octets",
+                                                           "dropped-pkts",  "dropped-octets",
+                                                           "max-queue-len", "avg-queue-len"};
 
 static uint64_t qos_value(const struct fsc_sim_port_values *v, uint32_t q, int i)
 {
@@ -85,14 +80,14 @@ static uint64_t qos_value(const struct fsc_sim_port_values *v, uint32_t q, int i
     case 3:
         return v->q_drop_octets[q];
     case 4:
-        return v->q_ecn_pkts[q];
+        return v->q_peak_bytes[q];
     default:
-        return v->q_ecn_octets[q];
+        return v->q_avg_bytes[q];
     }
 }
 
 static const char *const qmon_leaves[FSC_SIM_QMON_LEAVES] = {
-    "peak_buffer_occupancy_bytes", "tail_drop_packets", "tail_drop_octets", "packets", "octets"};
+    "peak-buffer-occupancy-bytes", "tail-drop-packets", "tail-drop-bytes", "packets", "bytes"};
 
 static uint64_t qmon_value(const struct fsc_sim_port_values *v, uint32_t q, int i)
 {
@@ -109,6 +104,9 @@ static uint64_t qmon_value(const struct fsc_sim_port_values *v, uint32_t q, int 
         return v->q_octets[q];
     }
 }
+
+static const char *const fec_leaves[FSC_SIM_FEC_LEAVES] = {"fec-corrected-words",
+                                                           "fec-uncorrectable-words"};
 
 /* The Junos header identity of each data sensor: sensor_name (Junos numbers
  * its sensors), streamed_path, the producing component. */
@@ -127,6 +125,10 @@ static const struct sensor_desc sensor_descs[] = {
      "/qos/interfaces/interface/output/queues/", "PFE", 0},
     {FSC_SIM_SENSOR_QMON, "sensor_1001_1_1:/junos/system/linecard/qmon-sw/",
      "/junos/system/linecard/qmon-sw/", "PFE", 0},
+    {FSC_SIM_SENSOR_FEC, "sensor_1004_1_1:/state/interfaces/interface/ethernet/counters/",
+     "/state/interfaces/interface/ethernet/counters/", "picd", 65535},
+    {FSC_SIM_SENSOR_SPEED, "sensor_1005_1_1:/interfaces/interface/ethernet/state/port-speed/",
+     "/interfaces/interface/", "mib2d", 65535},
 };
 
 static int pack_response(const Gnmi__SubscribeResponse *rsp, uint8_t **out, size_t *len)
@@ -160,6 +162,7 @@ struct msg_store {
     Gnmi__PathElem__KeyEntry *qkey_ptr[FSC_SIM_MAX_QUEUES][1];
     char qname[FSC_SIM_MAX_QUEUES][12];
     char ifname[32];
+    int zero_suppress;
 };
 
 static void prefix_elem(struct msg_store *s, const char *name)
@@ -179,19 +182,38 @@ static void prefix_port_elem(struct msg_store *s, const char *name, const char *
     s->pelem[s->np - 1].n_key = 1;
 }
 
-/* Starts the next update: value, no path elems yet. Returns its index. */
-static size_t add_update(struct msg_store *s, uint64_t value)
+/* Starts the next update: no value, no path elems yet. Returns its index. */
+static size_t new_update(struct msg_store *s)
 {
     size_t i = s->nu++;
     gnmi__update__init(&s->upd[i]);
     gnmi__path__init(&s->upath[i]);
     gnmi__typed_value__init(&s->val[i]);
-    s->val[i].value_case = GNMI__TYPED_VALUE__VALUE_UINT_VAL;
-    s->val[i].uint_val = value;
     s->upd[i].path = &s->upath[i];
     s->upd[i].val = &s->val[i];
     s->upd_ptr[i] = &s->upd[i];
     s->upath[i].elem = s->uelem_ptr[i];
+    return i;
+}
+
+/* Starts an update with a uint_val. Returns its index, or -1 when zero
+ * suppression leaves the value out (then no update is started). */
+static ptrdiff_t add_update(struct msg_store *s, uint64_t value)
+{
+    if (value == 0 && s->zero_suppress)
+        return -1;
+    size_t i = new_update(s);
+    s->val[i].value_case = GNMI__TYPED_VALUE__VALUE_UINT_VAL;
+    s->val[i].uint_val = value;
+    return (ptrdiff_t)i;
+}
+
+/* Starts an update with a string_val (never suppressed). */
+static size_t add_update_str(struct msg_store *s, const char *value)
+{
+    size_t i = new_update(s);
+    s->val[i].value_case = GNMI__TYPED_VALUE__VALUE_STRING_VAL;
+    s->val[i].string_val = (char *)value;
     return i;
 }
 
@@ -212,12 +234,35 @@ static void update_elem(struct msg_store *s, size_t i, const char *name, const c
     s->uelem_ptr[i][j] = &s->uelem[i][j];
 }
 
+/* One uint leaf directly under the prefix. */
+static void add_leaf(struct msg_store *s, const char *name, uint64_t value)
+{
+    ptrdiff_t u = add_update(s, value);
+    if (u >= 0)
+        update_elem(s, (size_t)u, name, NULL, -1);
+}
+
+/* One uint leaf under a keyed list entry: <list>[<key>=<k>]/[<mid>/]<leaf>,
+ * k < FSC_SIM_MAX_QUEUES (a queue or a priority). */
+static void add_keyed_leaf(struct msg_store *s, const char *list, const char *key, uint32_t k,
+                           const char *mid, const char *name, uint64_t value)
+{
+    ptrdiff_t u = add_update(s, value);
+    if (u < 0)
+        return;
+    update_elem(s, (size_t)u, list, key, (int)k);
+    if (mid != NULL)
+        update_elem(s, (size_t)u, mid, NULL, -1);
+    update_elem(s, (size_t)u, name, NULL, -1);
+}
+
 /* Prefix and updates of one port message of `sensor`. */
 static void build_sensor(struct msg_store *s, unsigned sensor, uint32_t queues,
                          const struct fsc_sim_port_values *v)
 {
     uint32_t nq = queues < FSC_SIM_MAX_QUEUES ? queues : FSC_SIM_MAX_QUEUES;
-    for (uint32_t q = 0; q < nq; q++)
+    /* Key values of queues and PFC priorities (all 8, whatever the queues). */
+    for (uint32_t q = 0; q < FSC_SIM_MAX_QUEUES; q++)
         snprintf(s->qname[q], sizeof(s->qname[q]), "%u", (unsigned)q);
     switch (sensor) {
     case FSC_SIM_SENSOR_IF:
@@ -230,10 +275,16 @@ static void build_sensor(struct msg_store *s, unsigned sensor, uint32_t queues,
         prefix_elem(s, "counters");
         if (sensor == FSC_SIM_SENSOR_IF) {
             for (int i = 0; i < FSC_SIM_IF_LEAVES; i++)
-                update_elem(s, add_update(s, if_value(v, i)), if_leaves[i], NULL, -1);
-        } else {
-            for (int i = 0; i < FSC_SIM_ETH_LEAVES; i++)
-                update_elem(s, add_update(s, eth_value(v, i)), eth_leaves[i], NULL, -1);
+                add_leaf(s, if_leaves[i], if_value(v, i));
+            break;
+        }
+        for (int i = 0; i < FSC_SIM_ETH_LEAVES; i++)
+            add_leaf(s, eth_leaves[i], eth_value(v, i));
+        for (uint32_t p = 0; p < FSC_SIM_PFC_PRIORITIES; p++) {
+            add_keyed_leaf(s, "jnx-pfc-statistics", "priority", p, NULL, "in-mac-pause-frames",
+                           v->in_pfc[p]);
+            add_keyed_leaf(s, "jnx-pfc-statistics", "priority", p, NULL, "out-mac-pause-frames",
+                           v->out_pfc[p]);
         }
         break;
     case FSC_SIM_SENSOR_QOS:
@@ -242,30 +293,44 @@ static void build_sensor(struct msg_store *s, unsigned sensor, uint32_t queues,
         prefix_port_elem(s, "interface", "interface-id");
         prefix_elem(s, "output");
         prefix_elem(s, "queues");
-        for (uint32_t q = 0; q < nq; q++) {
-            for (int i = 0; i < FSC_SIM_QOS_LEAVES; i++) {
-                size_t u = add_update(s, qos_value(v, q, i));
-                update_elem(s, u, "queue", "name", (int)q);
-                update_elem(s, u, "state", NULL, -1);
-                update_elem(s, u, qos_leaves[i], NULL, -1);
-            }
-        }
+        for (uint32_t q = 0; q < nq; q++)
+            for (int i = 0; i < FSC_SIM_QOS_LEAVES; i++)
+                add_keyed_leaf(s, "queue", "name", q, "state", qos_leaves[i], qos_value(v, q, i));
         break;
-    default: /* FSC_SIM_SENSOR_QMON */
+    case FSC_SIM_SENSOR_QMON:
         prefix_elem(s, "junos");
         prefix_elem(s, "system");
         prefix_elem(s, "linecard");
-        prefix_elem(s, "qmon-sw");
-        prefix_port_elem(s, "queue_monitor_element_info", "if_name");
-        prefix_elem(s, "queue_monitor_stats_egress");
-        for (uint32_t q = 0; q < nq; q++) {
-            for (int i = 0; i < FSC_SIM_QMON_LEAVES; i++) {
-                size_t u = add_update(s, qmon_value(v, q, i));
-                update_elem(s, u, "queue_monitor_stats_info", "queue_number", (int)q);
-                update_elem(s, u, qmon_leaves[i], NULL, -1);
-            }
-        }
+        prefix_port_elem(s, "qmon-sw", "name");
+        for (uint32_t q = 0; q < nq; q++)
+            for (int i = 0; i < FSC_SIM_QMON_LEAVES; i++)
+                add_keyed_leaf(s, "egress", "queue-number", q, NULL, qmon_leaves[i],
+                               qmon_value(v, q, i));
         break;
+    case FSC_SIM_SENSOR_FEC:
+        prefix_elem(s, "state");
+        prefix_elem(s, "interfaces");
+        prefix_port_elem(s, "interface", "name");
+        prefix_elem(s, "ethernet");
+        prefix_elem(s, "counters");
+        add_leaf(s, fec_leaves[0], v->fec_corrected_words);
+        add_leaf(s, fec_leaves[1], v->fec_uncorrectable_words);
+        break;
+    default: { /* FSC_SIM_SENSOR_SPEED */
+        prefix_elem(s, "interfaces");
+        prefix_port_elem(s, "interface", "name");
+        static const char *const speed_leaves[2] = {"port-speed", "negotiated-port-speed"};
+        for (int i = 0; i < 2; i++) {
+            size_t u = add_update_str(s, FSC_SIM_SPEED_NAME);
+            update_elem(s, u, "ethernet", NULL, -1);
+            update_elem(s, u, "state", NULL, -1);
+            update_elem(s, u, speed_leaves[i], NULL, -1);
+        }
+        ptrdiff_t u = add_update(s, FSC_SIM_HIGH_SPEED_MBPS);
+        update_elem(s, (size_t)u, "state", NULL, -1);
+        update_elem(s, (size_t)u, "high-speed", NULL, -1);
+        break;
+    }
     }
 }
 
@@ -287,6 +352,7 @@ int fsc_sim_msg_update(const struct fsc_sim_msg_meta *meta, const struct fsc_sim
     gnmi__path_elem__key_entry__init(&s->pkey);
     s->pkey.value = s->ifname;
     s->pkey_ptr[0] = &s->pkey;
+    s->zero_suppress = meta->zero_suppress;
     gnmi__path__init(&s->prefix);
     build_sensor(s, meta->sensor, meta->queues, v);
     s->prefix.elem = s->pelem_ptr;
@@ -353,7 +419,7 @@ int fsc_sim_msg_capabilities(uint8_t **out, size_t *len)
         {"openconfig-interfaces", "OpenConfig working group", "3.8.1"},
         {"openconfig-if-ethernet", "OpenConfig working group", "2.18.0"},
         {"openconfig-qos", "OpenConfig working group", "0.11.0"},
-        {"junos-qmon-sw", "Juniper Networks, Inc.", "25.2R1"},
+        {"junos-state-interfaces", "Juniper Networks, Inc.", "24.4R1-EVO"},
     };
     enum { NM = sizeof(models) / sizeof(models[0]) };
     Gnmi__ModelData md[NM];

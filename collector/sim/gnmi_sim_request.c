@@ -20,6 +20,12 @@ static const struct sensor_path sensor_paths[] = {
     {FSC_SIM_SENSOR_ETH, {"interfaces", "interface", "ethernet", "state", "counters", NULL}},
     {FSC_SIM_SENSOR_QOS, {"qos", "interfaces", "interface", "output", "queues", NULL}},
     {FSC_SIM_SENSOR_QMON, {"junos", "system", "linecard", "qmon-sw", NULL}},
+    {FSC_SIM_SENSOR_FEC, {"state", "interfaces", "interface", "ethernet", "counters", NULL}},
+    /* One sensor, three leaves: any of them selects it. */
+    {FSC_SIM_SENSOR_SPEED, {"interfaces", "interface", "ethernet", "state", "port-speed", NULL}},
+    {FSC_SIM_SENSOR_SPEED,
+     {"interfaces", "interface", "ethernet", "state", "negotiated-port-speed", NULL}},
+    {FSC_SIM_SENSOR_SPEED, {"interfaces", "interface", "state", "high-speed", NULL}},
     {FSC_SIM_SENSOR_JIF, {"junos", "system", "linecard", "interface", NULL}},
 };
 
@@ -88,8 +94,8 @@ int fsc_sim_sensor_index(unsigned sensor)
     return i;
 }
 
-int fsc_sim_request_parse(const uint8_t *buf, size_t len, struct fsc_sim_request *req, char *err,
-                          size_t errlen)
+int fsc_sim_request_parse(const uint8_t *buf, size_t len, unsigned served,
+                          struct fsc_sim_request *req, char *err, size_t errlen)
 {
     memset(req, 0, sizeof(*req));
     Gnmi__SubscribeRequest *msg = gnmi__subscribe_request__unpack(NULL, len, buf);
@@ -113,7 +119,7 @@ int fsc_sim_request_parse(const uint8_t *buf, size_t len, struct fsc_sim_request
     for (size_t i = 0; i < sl->n_subscription; i++) {
         const Gnmi__Subscription *sub = sl->subscription[i];
         char text[128];
-        unsigned s = path_sensors(sl->prefix, sub->path, text, sizeof(text));
+        unsigned s = path_sensors(sl->prefix, sub->path, text, sizeof(text)) & served;
         if (!s) {
             snprintf(err, errlen, "path %s is not served by this target", text);
             goto out;

@@ -209,7 +209,8 @@ static void on_request(struct call *c, const uint8_t *buf, size_t len, int64_t n
         return;
     }
     char err[160];
-    if (fsc_sim_request_parse(buf, len, &c->req, err, sizeof(err)) != 0) {
+    if (fsc_sim_request_parse(buf, len, FSC_SIM_SENSORS_SERVED(c->srv->cfg), &c->req, err,
+                              sizeof(err)) != 0) {
         sim_send_status(c, GRPC_STATUS_INVALID_ARGUMENT, err, 0);
         return;
     }

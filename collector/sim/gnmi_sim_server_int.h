@@ -54,9 +54,11 @@ struct call {
     uint32_t next_batch;             /* --junos-cadence: first port of the next batch */
     unsigned wrap_sensor;            /* FSC_SIM_SENSOR_* being sent */
     uint64_t seq[FSC_SIM_N_SENSORS]; /* next sequence_number, per sensor */
-    /* Per port: the value-time window [from, to) of its last qmon report
-     * (to 0 = none yet), so each report's peak covers the time since the
-     * previous one, however many intervals a batch cadence put between. */
+    /* Per port and queue sensor (qos, qmon-sw): the value-time window
+     * [from, to) of its last report (to 0 = none yet), so each report's peak
+     * covers the time since the previous one of that sensor, however many
+     * intervals a batch cadence put between. */
+    int64_t qos_from[FSC_SIM_MAX_PORTS], qos_to[FSC_SIM_MAX_PORTS];
     int64_t qmon_from[FSC_SIM_MAX_PORTS], qmon_to[FSC_SIM_MAX_PORTS];
     uint64_t sent, overruns;
     uint64_t updates_built; /* update messages built (--garbage-every counts them) */

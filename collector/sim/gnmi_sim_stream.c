@@ -101,10 +101,14 @@ static void send_wrap_message(struct call *c)
     struct fsc_sim_port_values v;
     int64_t vt = fsc_sim_value_time(cfg, epoch, payload);
     fsc_sim_port_values(cfg, c->wrap_port, epoch, vt, &v);
-    if (c->wrap_sensor == FSC_SIM_SENSOR_QMON) { /* the peak since the port's last report */
+    if (c->wrap_sensor == FSC_SIM_SENSOR_QOS || c->wrap_sensor == FSC_SIM_SENSOR_QMON) {
+        /* The peak since the port's last report of this sensor. */
         uint32_t p = c->wrap_port;
-        fsc_sim_qmon_window(&c->qmon_from[p], &c->qmon_to[p], epoch, vt, c->interval_ms);
-        fsc_sim_queue_peaks(cfg, p, epoch, c->qmon_from[p], c->qmon_to[p], v.q_peak_bytes);
+        int qos = c->wrap_sensor == FSC_SIM_SENSOR_QOS;
+        int64_t *from = qos ? &c->qos_from[p] : &c->qmon_from[p];
+        int64_t *to = qos ? &c->qos_to[p] : &c->qmon_to[p];
+        fsc_sim_peak_window(from, to, epoch, vt, c->interval_ms);
+        fsc_sim_queue_levels(cfg, p, epoch, *from, *to, &v);
     }
     int si = fsc_sim_sensor_index(c->wrap_sensor);
     int last_port = c->wrap_port + 1 >= c->batch_end;
@@ -123,6 +127,7 @@ static void send_wrap_message(struct call *c)
         .export_ms = fsc_sim_now_ms(),
         .clock_ahead_ms = cfg->clock_ahead_ms,
         .eom = eom,
+        .zero_suppress = cfg->zero_suppress,
     };
     uint8_t *buf;
     size_t len;

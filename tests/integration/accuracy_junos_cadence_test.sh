@@ -8,14 +8,15 @@
 # - check-config warns (file:line:col, the 2 s granularity, the 2s it uses)
 #   and prints sample_interval: 2s;
 # - the daemon subscribes at 2 s (the simulator accepts it) with the default
-#   plan (queues and qmon-sw peaks included);
+#   plan of Junos OS Evolved (queue peaks in max-queue-len, FEC and speeds
+#   in the links stream);
 # - every port's rx and tx 10 s window on /metrics within 1 % of the
 #   formula 0.2 x 400 Gb/s / 8 = 1e10 B/s, none of the 20 ports missing;
 # - remote_write carries every 10 s window of the 40 port series once, none
 #   missing between the first and the last, within 1 % (accuracy_rw_check.py,
 #   fine rates one port report = 4 s apart);
-# - no sequence gap and no stream down (batches are not gaps); the qmon
-#   peaks are the formula's utilization x 1e6 >> queue.
+# - no sequence gap and no stream down (batches are not gaps); the queue
+#   peaks (max-queue-len) are the formula's utilization x 1e6 >> queue.
 # Everything on 127.0.0.1; every process stopped by PID; every wait bounded.
 #   accuracy_junos_cadence_test.sh FABRICSCOPE GNMI_SIM
 set -u
@@ -90,9 +91,9 @@ check_eq "no sequence gap (batches are not gaps)" \
     "$(grep -E '^fabricscope_gnmi_sequence_gaps_total' "$tmp/metrics" | awk '{s += $NF} END {print s + 0}')" 0
 check_eq "no stream down" \
     "$(value 'fabricscope_events_total\{kind="stream_down"\}' | awk '{print $1 + 0}')" 0
-check_eq "qmon peak of et-0/0/7 queue 0 (0.2 x 1e6)" \
+check_eq "queue peak of et-0/0/7 queue 0 (0.2 x 1e6)" \
     "$(value 'fabric_port_queue_peak_bytes\{device="leaf1",port="et-0/0/7",queue="0"')" 200000
-check_eq "qmon peak of et-0/0/19 queue 1 (0.2 x 1e6 >> 1)" \
+check_eq "queue peak of et-0/0/19 queue 1 (0.2 x 1e6 >> 1)" \
     "$(value 'fabric_port_queue_peak_bytes\{device="leaf1",port="et-0/0/19",queue="1"')" 100000
 check_eq "one copy grid" "$(value 'fabricscope_copy_groups ')" 1
 

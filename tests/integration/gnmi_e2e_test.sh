@@ -5,9 +5,10 @@
 # /metrics must show the exact rate of a port at 25 % of 400G despite the
 # jitter, the microburst on the right port with a ~100 ms duration, the
 # source up, every stream's observed cadence near the 100 ms interval with
-# the jitter the simulator injects, and the ethernet / qos counters of the
-# third stream (pause frames, ECN marks) with the exact values of the
-# simulator's model (collector/sim/gnmi_sim.h). Everything on 127.0.0.1; both
+# the jitter the simulator injects, and the queue and ethernet counters of
+# the second and third streams (queue drops, peak and average occupancy,
+# pause and PFC frames, FEC words) with the exact values of the simulator's
+# model (collector/sim/gnmi_sim.h). Everything on 127.0.0.1; both
 # processes stopped by PID; every wait bounded.
 #   gnmi_e2e_test.sh FABRICSCOPE GNMI_SIM
 set -u
@@ -29,10 +30,10 @@ sources:
     sample_interval_grid: none # a simulator: 100 ms as asked (Junos would get 2 s)
     streams:      # three parallel Subscribe calls, the paths the simulator serves
       - {name: interfaces, paths: ["/interfaces/interface/state/counters"]}
-      - {name: queues, paths: ["/junos/system/linecard/qmon-sw/"]}
+      - {name: queues, paths: ["/qos/interfaces/interface/output/queues/queue/state"]}
       - name: ethernet
         paths: ["/interfaces/interface/ethernet/state/counters",
-                "/qos/interfaces/interface/output/queues/queue/state"]
+                "/state/interfaces/interface/ethernet/counters"]
 exporters:
   prometheus:
     listen: "127.0.0.1:0"
@@ -94,13 +95,14 @@ for st in interfaces queues ethernet; do
     num_near "stream $st jitter present, finite, ~20 ms" "$jit" 0.02 0.4
 done
 
-# Third stream, exact model values (gnmi_sim.h): pause frames = 10 (rx) and
-# 4 (tx) per ms the port spent bursting, so 0 on et-0/0/0 and rx = 1000 per
-# completed 100 ms burst on et-0/0/1 between bursts; ECN marks of a queue =
-# its transmit packets / 1000, plus 100 per burst ms (= 10 × rx pause
-# frames) on the burst port; ECN bytes = marks × 4096. The values of one
-# port come from two messages (ethernet, qos) stamped apart, so poll
-# (bounded, 10 s) for a scrape between bursts where all of them agree.
+# Second and third streams, exact model values (gnmi_sim.h): pause frames =
+# 10 (rx) and 4 (tx) per ms the port spent bursting, so 0 on et-0/0/0 and
+# rx = 1000 per completed 100 ms burst on et-0/0/1 between bursts, the same
+# in PFC priority 3; queue drops = transmit packets / 1e6 (bytes x 4096);
+# et-0/0/0's queue 0 peaks at 0.25 x 1e6 (no burst there), its average is
+# half; FEC corrected words grow with the bytes. The values of one port come
+# from several messages stamped apart, so poll (bounded, 10 s) for a scrape
+# between bursts where all of them agree.
 model_ok() {
     sel0="device=leaf1 port=et-0/0/0"
     sel1="device=leaf1 port=et-0/0/1"
@@ -108,23 +110,28 @@ model_ok() {
     tp0=$(series_value fabric_port_tx_pause_frames_total $sel0)
     p1=$(series_value fabric_port_rx_pause_frames_total $sel1)
     tp1=$(series_value fabric_port_tx_pause_frames_total $sel1)
-    e0=$(series_value fabric_port_ecn_marked_packets_total $sel0 queue=0)
-    eb0=$(series_value fabric_port_ecn_marked_bytes_total $sel0 queue=0)
+    pfc1=$(series_value fabric_port_pfc_rx_pause_frames_total $sel1 priority=3)
+    tpfc1=$(series_value fabric_port_pfc_tx_pause_frames_total $sel1 priority=3)
     t0=$(series_value fabric_port_queue_tx_packets_total $sel0 queue=0)
-    e1=$(series_value fabric_port_ecn_marked_packets_total $sel1 queue=2)
-    t1=$(series_value fabric_port_queue_tx_packets_total $sel1 queue=2)
-    awk -v p0="$p0" -v tp0="$tp0" -v p1="$p1" -v tp1="$tp1" -v e0="$e0" -v eb0="$eb0" \
-        -v t0="$t0" -v e1="$e1" -v t1="$t1" 'BEGIN {
-        n = split(p0 " " tp0 " " p1 " " tp1 " " e0 " " eb0 " " t0 " " e1 " " t1, v, " ")
-        if (n != 9) exit 1
+    d0=$(series_value fabric_port_queue_dropped_packets_total $sel0 queue=0)
+    db0=$(series_value fabric_port_queue_dropped_bytes_total $sel0 queue=0)
+    pk0=$(series_value fabric_port_queue_peak_bytes $sel0 queue=0)
+    av0=$(series_value fabric_port_queue_avg_bytes $sel0 queue=0)
+    fec0=$(series_value fabric_port_fec_corrected_codewords_total $sel0)
+    awk -v p0="$p0" -v tp0="$tp0" -v p1="$p1" -v tp1="$tp1" -v pfc1="$pfc1" -v tpfc1="$tpfc1" \
+        -v t0="$t0" -v d0="$d0" -v db0="$db0" -v pk0="$pk0" -v av0="$av0" -v fec0="$fec0" 'BEGIN {
+        n = split(p0 " " tp0 " " p1 " " tp1 " " pfc1 " " tpfc1 " " t0 " " d0 " " db0 " " pk0 \
+                  " " av0 " " fec0, v, " ")
+        if (n != 12) exit 1
         exit !(p0 == 0 && tp0 == 0 && p1 >= 1000 && p1 % 1000 == 0 && tp1 * 10 == p1 * 4 &&
-               t0 > 0 && e0 == int(t0 / 1000) && eb0 == e0 * 4096 &&
-               e1 == int(t1 / 1000) + 10 * p1) }'
+               pfc1 == p1 && tpfc1 == tp1 && t0 > 0 && d0 == int(t0 / 1000000) &&
+               db0 == d0 * 4096 && pk0 == 250000 && av0 == 125000 && fec0 > 0) }'
 }
 ok
 if ! poll_metrics 100 model_ok; then
-    fail "ethernet/qos model values: rx pause et-0/0/0=$p0 et-0/0/1=$p1 tx pause $tp0 $tp1;" \
-        "ecn et-0/0/0 q0=$e0 ($eb0 B) of tx $t0; ecn et-0/0/1 q2=$e1 of tx $t1"
+    fail "queue/ethernet model values: rx pause et-0/0/0=$p0 et-0/0/1=$p1 tx pause $tp0 $tp1;" \
+        "pfc 3 et-0/0/1 $pfc1 $tpfc1; et-0/0/0 q0 drops $d0 ($db0 B) of tx $t0, peak $pk0," \
+        "avg $av0; fec $fec0"
 fi
 
 # ~100 ms: one or two jittered 100 ms samples carry the burst.

@@ -2,11 +2,11 @@
 # gnmi_sim smoke test: the simulator on a free loopback port, the probe
 # (a minimal gNMI client decoding with fsc_gnmi_decode) checks the dump, the
 # sync_response, exact counter values of every sensor (interfaces, ethernet,
-# qos; qmon-sw labels), the path -> sensor selection of the default
-# subscription plan, and the failure knobs. Every process is
+# qos, FEC; qmon-sw labels with --os junos), the path -> sensor selection of
+# the default subscription plan of each os, and the failure knobs. Every process is
 # stopped by PID, every wait is bounded (the simulator also exits on its own
 # after --duration, the probe after --timeout-ms).
-#   gnmi_sim_smoke_test.sh GNMI_SIM GNMI_SIM_PROBE
+#   gnmi_sim_smoke_test.sh GNMI_SIM GNMI_SIM_PROBE [junos]
 set -u
 sim=$1
 probe=$2
@@ -51,13 +51,30 @@ probe_check() {
 ok
 "$sim" --help >/dev/null || { fail "--help"; exit 1; }
 
-# 1. Plain stream, every sensor: 0.5 x 400G = 25e9 B/s on every port.
+# Junos OS (--os junos; ctest gnmi.sim_junos_os): the plan's queues stream
+# adds qmon-sw (pfe_qmon_oc.proto's tree: qmon-sw[name]/egress[queue-number]),
+# whose samples must map with port and queue labels.
+if [ "${3:-}" = junos ]; then
+    restart_sim --os junos --ports 4 --queues 4 --interval 100ms --utilization 0.5 --duration 20s
+    probe_check "Junos OS plan 'queues': qos + qmon-sw" 0 \
+        --path /qos/interfaces/interface/output/queues/queue/state,/junos/system/linecard/qmon-sw/ \
+        --sensors qos,qmon --ports 4 --port 3 --rate 25000000000 --updates 8
+    probe_check "Junos OS: /interfaces has no qmon-sw" 0 --path /interfaces --ports 4 --port 1 \
+        --rate 25000000000 --updates 4
+    stop_sim
+    summary
+    exit
+fi
+
+# 1. Plain stream (Junos OS Evolved), every sensor it serves: 0.5 x 400G =
+#    25e9 B/s on every port.
 restart_sim --ports 4 --queues 4 --interval 100ms --utilization 0.5 --duration 20s
-probe_check "capabilities + dump + sync + exact counters, all sensors" 0 --capabilities \
-    --path / --sensors all --ports 4 --port 1 --rate 25000000000 --updates 20
+probe_check "capabilities + dump + sync + exact counters, all EVO sensors" 0 --capabilities \
+    --path / --sensors if,eth,qos,fec,speed --ports 4 --port 1 --rate 25000000000 --updates 20
 probe_check "interface counters only, port 3" 0 --path /interfaces/interface/state/counters \
     --sensors if --ports 4 --port 3 --rate 25000000000 --updates 8
-probe_check "/interfaces = interface + ethernet counters" 0 --path /interfaces --sensors if,eth \
+probe_check "/interfaces = interface + ethernet counters + speeds" 0 --path /interfaces \
+    --sensors if,eth,speed \
     --ports 4 --port 2 --rate 25000000000 --updates 8
 probe_check "ONCE: dump, sync, status OK" 0 --once --path /interfaces --ports 4 --port 2 \
     --rate 25000000000
@@ -69,12 +86,19 @@ probe_check "wrong dump size is detected" 1 --path / --sensors if,eth,qos --port
 probe_check "wrong queue count is detected" 1 --path /qos --sensors qos --queues 3 --ports 4 \
     --port 1 --rate 25000000000 --updates 4
 # The paths of the default subscription plan (collector/sources/gnmi/gnmi_keys.c).
-probe_check "plan 'queues': qos + qmon-sw, exact qos counters" 0 \
-    --path /qos/interfaces/interface/output/queues/queue/state,/junos/system/linecard/qmon-sw/ \
-    --sensors qos,qmon --ports 4 --port 3 --rate 25000000000 --updates 8
+probe_check "plan 'queues': qos counters, peak and average" 0 \
+    --path /qos/interfaces/interface/output/queues/queue/state \
+    --sensors qos --ports 4 --port 3 --rate 25000000000 --updates 8
+probe_check "no qmon-sw on Junos OS Evolved -> INVALID_ARGUMENT" 0 \
+    --path /junos/system/linecard/qmon-sw/ --expect-status 3
 probe_check "plan 'rest': ethernet + a path without data" 0 \
     --path /interfaces/interface/ethernet/state/counters,/junos/system/linecard/interface/ \
     --sensors eth --ports 4 --port 0 --rate 25000000000 --updates 8
+eth_state=/interfaces/interface/ethernet/state
+links=/state/interfaces/interface/ethernet/counters,$eth_state/port-speed
+links=$links,$eth_state/negotiated-port-speed,/interfaces/interface/state/high-speed
+probe_check "plan 'links': FEC words and the three speed leaves" 0 --path "$links" \
+    --sensors fec,speed --ports 4 --port 2 --rate 25000000000 --updates 8
 probe_check "a path without data: sync_response, then silence" 0 \
     --path /junos/system/linecard/interface/ --sensors none --ports 4 --updates 1 \
     --timeout-ms 1000 --expect-status 4
@@ -92,11 +116,13 @@ probe_check "burst port: line rate inside bursts" 0 --path /interfaces --ports 4
     --updates 60
 probe_check "burst port without bursts in the formula fails" 1 --path /interfaces --ports 4 \
     --port 0 --rate 12500000000 --batch-copy-ms 300 --updates 60
-# Pause frames (ethernet) and ECN marks (qos) grow with the time in bursts.
-probe_check "burst port: exact pause frames, FEC, ECN marks" 0 --path /interfaces,/qos \
-    --sensors if,eth,qos --ports 4 --port 0 --rate 12500000000 --batch-copy-ms 300 \
-    --burst-every-ms 500 --burst-length-ms 100 --updates 60
-probe_check "ECN marks without bursts in the formula fail" 1 --path /qos --sensors qos \
+# Pause and PFC frames (ethernet) grow with the time in bursts, queue and FEC
+# counters with the bytes.
+probe_check "burst port: exact pause and PFC frames, FEC, queue counters" 0 \
+    --path /interfaces,/qos,/state --sensors if,eth,qos,fec,speed --ports 4 --port 0 \
+    --rate 12500000000 --batch-copy-ms 300 --burst-every-ms 500 --burst-length-ms 100 \
+    --updates 60
+probe_check "queue counters without bursts in the formula fail" 1 --path /qos --sensors qos \
     --ports 4 --port 0 --rate 12500000000 --batch-copy-ms 300 --updates 60
 
 # 3. Credentials, interval floor, abrupt disconnect, stall.

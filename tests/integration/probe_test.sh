@@ -1,14 +1,14 @@
 #!/bin/sh
 # `fabricscope probe` (collector/app/probe_cmd.c) against real peers:
-# - gNMI: gnmi_sim (collector/sim) with 2 ports and 1 queue at 100 ms; the
-#   probe of the first source (the default) for 3 s must print exactly the
-#   42 canonical series of the Junos profile for what the simulator serves
-#   (16 interface counters + 5 qmon-sw fields, x 2 ports), the exact mapping
-#   lines (19 vendor paths the profile maps, the 2 qmon-sw fields it does not:
-#   `unmapped`), values that obey the simulator's model (gnmi_sim.h:
-#   in-pkts = in-octets / 4096, in-octets = out-octets, qmon peak = 0.3 x 1e6
-#   for queue 0), 10..31 samples per series (one per 100 ms; none doubled),
-#   and exit 0;
+# - gNMI: gnmi_sim (collector/sim, Junos OS Evolved) with 2 ports and 1
+#   queue at 100 ms; the probe of the first source (the default) for 3 s
+#   must print exactly the 48 canonical series of the Junos profile for what
+#   the simulator serves (16 interface counters + 6 queue leaves + 2 FEC
+#   words, x 2 ports), the exact mapping lines (24 vendor paths, all mapped),
+#   values that obey the simulator's model (gnmi_sim.h: in-pkts = in-octets
+#   / 4096, in-octets = out-octets, queue 0's max-queue-len = 0.3 x 1e6 and
+#   avg-queue-len half that), 10..31 samples per series (one per 100 ms;
+#   none doubled), and exit 0;
 # - OTLP: the real OpenTelemetry JS SDK (tests/interop/otlp_js/sender.js, 3
 #   collections over gRPC) into the probed otlp source (--source spine1);
 #   the probe is ended by SIGINT once the sender is done: exact series names,
@@ -55,7 +55,8 @@ sources:
     sample_interval_grid: none # a simulator: 100 ms as asked
     streams:
       - {name: interfaces, paths: ["/interfaces/interface/state/counters"]}
-      - {name: queues, paths: ["/junos/system/linecard/qmon-sw/"]}
+      - {name: queues, paths: ["/qos/interfaces/interface/output/queues/queue/state"]}
+      - {name: links, paths: ["/state/interfaces/interface/ethernet/counters"]}
   - {name: spine1, type: otlp, grpc_listen: "127.0.0.1:0", http_listen: "127.0.0.1:0",
      device_attribute: host.name}
 exporters:
@@ -99,15 +100,16 @@ check "no exporter listens while probing" eval '! curl -s --max-time 2 -o /dev/n
 probe_wait
 check_eq "gnmi probe exit status" "$probe_rc" 0
 
-Q=/junos/system/linecard/qmon-sw/queue_monitor_element_info/queue_monitor_stats_egress/queue_monitor_stats_info
-QP=fabric_junos_junos_system_linecard_qmon_sw_queue_monitor_element_info_queue_monitor_stats_egress_queue_monitor_stats_info
-cat >"$tmp/g.names.want" <<EOF
-${QP}_octets
-${QP}_packets
+sort >"$tmp/g.names.want" <<EOF
 fabric_port_carrier_transitions_total
+fabric_port_fec_corrected_codewords_total
+fabric_port_fec_uncorrectable_codewords_total
+fabric_port_queue_avg_bytes
+fabric_port_queue_dropped_bytes_total
+fabric_port_queue_dropped_packets_total
 fabric_port_queue_peak_bytes
-fabric_port_queue_tail_drop_bytes_total
-fabric_port_queue_tail_drop_packets_total
+fabric_port_queue_tx_bytes_total
+fabric_port_queue_tx_packets_total
 fabric_port_rx_broadcast_packets_total
 fabric_port_rx_bytes_total
 fabric_port_rx_discards_total
@@ -127,9 +129,11 @@ EOF
 names_of "$tmp/g.out" >"$tmp/g.names"
 check "gnmi canonical names exact: $(diff "$tmp/g.names.want" "$tmp/g.names" | tr '\n' ' ')" \
     cmp -s "$tmp/g.names.want" "$tmp/g.names"
-check_eq "gnmi series count (21 names x 2 ports)" "$(grep -c '^series ' "$tmp/g.out")" 42
+check_eq "gnmi series count (24 names x 2 ports)" "$(grep -c '^series ' "$tmp/g.out")" 48
 
 I=/interfaces/interface/state/counters
+Q=/qos/interfaces/interface/output/queues/queue/state
+F=/state/interfaces/interface/ethernet/counters
 cat >"$tmp/g.map.want" <<EOF
 map $I/carrier-transitions -> fabric_port_carrier_transitions_total series=2
 map $I/in-broadcast-pkts -> fabric_port_rx_broadcast_packets_total series=2
@@ -147,11 +151,14 @@ map $I/out-multicast-pkts -> fabric_port_tx_multicast_packets_total series=2
 map $I/out-octets -> fabric_port_tx_bytes_total series=2
 map $I/out-pkts -> fabric_port_tx_packets_total series=2
 map $I/out-unicast-pkts -> fabric_port_tx_unicast_packets_total series=2
-map $Q/peak_buffer_occupancy_bytes -> fabric_port_queue_peak_bytes series=2
-map $Q/tail_drop_octets -> fabric_port_queue_tail_drop_bytes_total series=2
-map $Q/tail_drop_packets -> fabric_port_queue_tail_drop_packets_total series=2
-unmapped $Q/octets -> ${QP}_octets series=2
-unmapped $Q/packets -> ${QP}_packets series=2
+map $Q/avg-queue-len -> fabric_port_queue_avg_bytes series=2
+map $Q/dropped-octets -> fabric_port_queue_dropped_bytes_total series=2
+map $Q/dropped-pkts -> fabric_port_queue_dropped_packets_total series=2
+map $Q/max-queue-len -> fabric_port_queue_peak_bytes series=2
+map $Q/transmit-octets -> fabric_port_queue_tx_bytes_total series=2
+map $Q/transmit-pkts -> fabric_port_queue_tx_packets_total series=2
+map $F/fec-corrected-words -> fabric_port_fec_corrected_codewords_total series=2
+map $F/fec-uncorrectable-words -> fabric_port_fec_uncorrectable_codewords_total series=2
 EOF
 grep -E '^(map|unmapped|derived) ' "$tmp/g.out" >"$tmp/g.map"
 check "gnmi mapping lines exact: $(diff "$tmp/g.map.want" "$tmp/g.map" | tr '\n' ' ')" \
@@ -159,7 +166,7 @@ check "gnmi mapping lines exact: $(diff "$tmp/g.map.want" "$tmp/g.map" | tr '\n'
 check "gnmi series line names its native path" grep -q \
     "^series fabric_port_rx_bytes_total{device=\"leaf1\",port=\"et-0/0/0\"} native=$I/in-octets last=[1-9][0-9]* samples=[0-9]*$" "$tmp/g.out"
 check "gnmi summary line" grep -Eq \
-    '^probe source=leaf1 type=gnmi profile=junos seconds=3\.[0-9] series=42 series_with_samples=42 samples=[0-9]+ native_names=21 mapped=19 unmapped=2$' "$tmp/g.out"
+    '^probe source=leaf1 type=gnmi profile=junos seconds=3\.[0-9] series=48 series_with_samples=48 samples=[0-9]+ native_names=24 mapped=24 unmapped=0$' "$tmp/g.out"
 
 # The simulator's model (gnmi_sim.h) in the last values of one notification.
 for p in et-0/0/0 et-0/0/1; do
@@ -172,6 +179,8 @@ for p in et-0/0/0 et-0/0/1; do
     check_eq "$p in-octets = out-octets" "$tx" "$oct"
     check_eq "$p queue 0 peak = 0.3 x 1e6" \
         "$(field_of last "fabric_port_queue_peak_bytes{device=\"leaf1\",port=\"$p\",queue=\"0\"}" "$tmp/g.out")" 300000
+    check_eq "$p queue 0 average = peak / 2" \
+        "$(field_of last "fabric_port_queue_avg_bytes{device=\"leaf1\",port=\"$p\",queue=\"0\"}" "$tmp/g.out")" 150000
 done
 # One sample per 100 ms for 3 s: at most 31 per series (30 ticks + the first
 # update; a sample counted twice would exceed it), at least 10 (the stream

@@ -74,7 +74,7 @@ sources:
     sample_interval_grid: none # a simulator: 100 ms as asked (Junos would get 2 s)
     streams:
       - {name: interfaces, paths: ["/interfaces/interface/state/counters"]}
-      - {name: queues, paths: ["/junos/system/linecard/qmon-sw/"]}
+      - {name: queues, paths: ["/qos/interfaces/interface/output/queues/queue/state"]}
   - name: spine1
     type: otlp
     grpc_listen: ""

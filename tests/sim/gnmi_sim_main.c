@@ -14,6 +14,10 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gnmi_sim [options]\n"
             "A gNMI target playing a Juniper QFX5240 (Junos OS Evolved) for tests.\n"
+            "  --os evo|junos          evo (default): Junos OS Evolved, queue peaks in\n"
+            "                          max-queue-len, no qmon-sw; junos: Junos OS, adds the\n"
+            "                          qmon-sw sensor\n"
+            "  --zero-suppress         leave out every leaf whose value is 0 (Junos default)\n"
             "  --listen HOST:PORT      address (default 127.0.0.1:0 = free port; prints\n"
             "                          'listening port=N' on stdout)\n"
             "  --targets N             N independent targets in this process (max 1024), one\n"
@@ -37,10 +41,10 @@ static void usage(FILE *f)
             "  --batch-ports N         ports per interval with --junos-cadence\n"
             "  --utilization F         0..1 of line rate on every port (default 0.3)\n"
             "  --burst-port K --burst-every D --burst-length D  line-rate bursts on port K\n"
-            "  --burst-queue Q         the burst fills qmon queue Q's peak alone (default:\n"
+            "  --burst-queue Q         the burst fills queue Q's peak alone (default:\n"
             "                          every queue, --burst-peak >> queue)\n"
-            "  --burst-peak B          qmon peak bytes of an interval holding a burst\n"
-            "                          (default 12000000)\n"
+            "  --burst-peak B          peak bytes (max-queue-len, qmon peak) of an interval\n"
+            "                          holding a burst (default 12000000)\n"
             "  --reset-after D         counters restart from 0 every D (new creation ts)\n"
             "  --stall-after D         per stream: stop sending after D, keep it open\n"
             "  --disconnect-after D    per stream: cancel it (UNAVAILABLE) after D\n"
@@ -114,6 +118,10 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
             cfg->close_after_sync = 1;
             continue;
         }
+        if (strcmp(a, "--zero-suppress") == 0) {
+            cfg->zero_suppress = 1;
+            continue;
+        }
         if (i + 1 >= argc) {
             fprintf(stderr, "gnmi_sim: %s needs a value (or is unknown)\n", a);
             return -1;
@@ -135,6 +143,9 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
             cfg->password = v;
         } else if (strcmp(a, "--system-id") == 0) {
             cfg->system_id = v;
+        } else if (strcmp(a, "--os") == 0) {
+            bad = strcmp(v, "evo") != 0 && strcmp(v, "junos") != 0;
+            cfg->junos_os = strcmp(v, "junos") == 0;
         } else if (strcmp(a, "--ports") == 0) {
             bad = parse_u32(v, 1, FSC_SIM_MAX_PORTS, &cfg->ports);
         } else if (strcmp(a, "--queues") == 0) {
@@ -158,7 +169,7 @@ static int parse_args(int argc, char **argv, struct fsc_sim_config *cfg)
             bad = parse_u32(v, 0, FSC_SIM_MAX_QUEUES - 1, &u);
             cfg->burst_queue = (int32_t)u;
         } else if (strcmp(a, "--burst-peak") == 0) {
-            char *end; /* peak_buffer_occupancy_bytes is a uint32 on Junos */
+            char *end; /* qmon's peak-buffer-occupancy-bytes is a uint32 on Junos OS */
             unsigned long long b = strtoull(v, &end, 10);
             bad = end == v || *end != '\0' || b > UINT32_MAX;
             cfg->burst_peak_bytes = b;

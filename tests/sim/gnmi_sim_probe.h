@@ -12,12 +12,19 @@
 
 /* Sensors as the probe names them (bit order = the simulator's wrap order). */
 enum {
-    PROBE_IF = 1u << 0,   /* /interfaces/interface/state/counters */
-    PROBE_ETH = 1u << 1,  /* /interfaces/interface/ethernet/state/counters */
-    PROBE_QOS = 1u << 2,  /* /qos/interfaces/interface/output/queues */
-    PROBE_QMON = 1u << 3, /* /junos/system/linecard/qmon-sw */
+    PROBE_IF = 1u << 0,    /* /interfaces/interface/state/counters */
+    PROBE_ETH = 1u << 1,   /* /interfaces/interface/ethernet/state/counters */
+    PROBE_QOS = 1u << 2,   /* /qos/interfaces/interface/output/queues */
+    PROBE_QMON = 1u << 3,  /* /junos/system/linecard/qmon-sw (gnmi_sim --os junos) */
+    PROBE_FEC = 1u << 4,   /* /state/interfaces/interface/ethernet/counters */
+    PROBE_SPEED = 1u << 5, /* port-speed, negotiated-port-speed, high-speed */
 };
-#define PROBE_SENSORS 4
+#define PROBE_SENSORS 6
+/* Sensors whose every update is a number (one sample each); the speed
+ * strings are the gNMI source's business, not a sample of the decoder. */
+#define PROBE_NUMERIC (PROBE_IF | PROBE_ETH | PROBE_QOS | PROBE_QMON | PROBE_FEC)
+/* Sensors whose values the probe knows (probe_check_port). */
+#define PROBE_CHECKED (PROBE_IF | PROBE_ETH | PROBE_QOS | PROBE_FEC)
 
 struct probe_opts {
     const char *target, *path, *username, *password, *tls_ca, *tls_cert, *tls_key;
@@ -62,12 +69,14 @@ const char *probe_streamed_path(unsigned sensor);
 /* Update entries one message of `sensor` carries. */
 unsigned probe_sensor_updates(unsigned sensor, unsigned queues);
 
-/* Parses "if,eth,qos,qmon" / "all" / "none" into PROBE_* bits; -1 on error. */
+/* Parses "if,eth,qos,qmon,fec,speed" / "all" / "none" into PROBE_* bits;
+ * -1 on error. */
 int probe_sensors_parse(const char *s, unsigned *out);
 
 /* Known-answer check of one message of --port: every value the probe knows
- * (interfaces: bytes and rx packets; ethernet: all 5 leaves; qos: all 6
- * leaves of every queue) against the formulas of gnmi_sim.h computed from
+ * (interfaces: bytes and rx packets; ethernet: the 3 leaves and priority 3's
+ * PFC counters; qos: the 4 counters of every queue and its baseline peak and
+ * average; fec: both words) against the formulas of gnmi_sim.h computed from
  * the command line, and the sample time against the header. */
 void probe_check_port(struct probe *p, unsigned sensor, const struct fsc_gnmi_result *res,
                       int64_t payload_ms, int64_t epoch_ms);

@@ -66,14 +66,17 @@ static void example_loads(void)
         CHECK(g->password.file != NULL && g->password.file[0] == '/');
         CHECK(g->password.file != NULL &&
               strstr(g->password.file, "examples/secrets/gnmi-password") != NULL);
-        CHECK_INT(g->n_streams, 4);
+        CHECK_INT(g->os, FSC_GNMI_OS_EVO);
+        CHECK_INT(g->n_streams, 5);
         CHECK_STR(g->streams[1].name, "queues");
-        CHECK_INT(g->streams[1].n_paths, 2);
-        CHECK_STR(g->streams[1].paths[1], "/junos/system/linecard/qmon-sw/");
+        CHECK_INT(g->streams[1].n_paths, 1); /* no qmon-sw on Junos OS Evolved */
+        CHECK_STR(g->streams[3].name, "links");
+        CHECK_INT(g->streams[3].n_paths, 4);
+        CHECK_STR(g->streams[3].paths[3], "/interfaces/interface/state/high-speed");
         CHECK_INT(g->streams[0].sample_interval_ns, 2 * SEC); /* inherited */
         CHECK_INT(g->streams[2].sample_interval_ns, 10 * SEC);
-        CHECK_INT(g->streams[3].mode, FSC_GNMI_ON_CHANGE);
-        CHECK_INT(g->streams[3].sample_interval_ns, 0);
+        CHECK_INT(g->streams[4].mode, FSC_GNMI_ON_CHANGE);
+        CHECK_INT(g->streams[4].sample_interval_ns, 0);
         CHECK_INT(g->backoff.max_ns, 60 * SEC);
     }
     const struct fsc_source_config *spines = fsc_config_source(cfg, "spines");
@@ -156,12 +159,14 @@ static void defaults_filled(void)
     CHECK_INT(fsc_gnmi_config_of(s)->connect_timeout_ns, 10 * SEC);
     CHECK_INT(fsc_gnmi_config_of(s)->backoff.initial_ns, 1 * SEC);
     CHECK_INT(fsc_gnmi_config_of(s)->backoff.max_ns, 60 * SEC);
-    CHECK_INT(fsc_gnmi_config_of(s)->n_streams, 3); /* the built-in plan */
+    CHECK_INT(fsc_gnmi_config_of(s)->os, FSC_GNMI_OS_EVO); /* the QFX5240 */
+    CHECK_INT(fsc_gnmi_config_of(s)->n_streams, 4);        /* the built-in plan */
     CHECK_STR(fsc_gnmi_config_of(s)->streams[0].name, "interfaces");
     CHECK_STR(fsc_gnmi_config_of(s)->streams[0].paths[0], "/interfaces/interface/state/counters");
     CHECK_STR(fsc_gnmi_config_of(s)->streams[1].name, "queues");
     CHECK_STR(fsc_gnmi_config_of(s)->streams[2].name, "rest");
     CHECK_INT(fsc_gnmi_config_of(s)->streams[2].sample_interval_ns, 2 * SEC);
+    CHECK_STR(fsc_gnmi_config_of(s)->streams[3].name, "links");
 
     s = &cfg->sources[1];
     CHECK_STR(s->profile, "cumulus");
@@ -767,7 +772,85 @@ static void listen_address_rules(void)
     CHECK(!fsc_config_listen_clash(NULL, "127.0.0.1:1"));
 }
 
+/* `os` picks the built-in plan and the profile variant: qmon-sw only on
+ * Junos OS, state/high-speed only on Junos OS Evolved, FEC and port speeds on
+ * both (docs/vendors/junos.md). */
+static void gnmi_os_plans(void)
+{
+    static const char *const evo[][5] = {
+        {"/interfaces/interface/state/counters"},
+        {"/qos/interfaces/interface/output/queues/queue/state"},
+        {"/interfaces/interface/ethernet/state/counters", "/junos/system/linecard/interface/"},
+        {"/state/interfaces/interface/ethernet/counters",
+         "/interfaces/interface/ethernet/state/port-speed",
+         "/interfaces/interface/ethernet/state/negotiated-port-speed",
+         "/interfaces/interface/state/high-speed"},
+    };
+    static const char *const junos[][5] = {
+        {"/interfaces/interface/state/counters"},
+        {"/qos/interfaces/interface/output/queues/queue/state", "/junos/system/linecard/qmon-sw/"},
+        {"/interfaces/interface/ethernet/state/counters", "/junos/system/linecard/interface/"},
+        {"/state/interfaces/interface/ethernet/counters",
+         "/interfaces/interface/ethernet/state/port-speed",
+         "/interfaces/interface/ethernet/state/negotiated-port-speed"},
+    };
+    static const char *const names[] = {"interfaces", "queues", "rest", "links"};
+    char err[512];
+    struct fsc_config *cfg =
+        parse("sources:\n"
+              "  - {name: a, type: gnmi, address: \"a:1\", os: evo}\n"
+              "  - {name: b, type: gnmi, address: \"b:1\", os: junos}\n"
+              "  - {name: c, type: gnmi, address: \"c:1\", os: junos, streams: [{name: s, paths: "
+              "[/interfaces]}]}\n",
+              err, sizeof(err));
+    CHECK(cfg != NULL);
+    if (cfg == NULL) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    for (int k = 0; k < 2; k++) {
+        const struct fsc_gnmi_config *g = fsc_gnmi_config_of(&cfg->sources[k]);
+        const char *const(*want)[5] = k == 0 ? evo : junos;
+        CHECK_INT(g->os, k == 0 ? FSC_GNMI_OS_EVO : FSC_GNMI_OS_JUNOS);
+        CHECK_STR(fsc_gnmi_os_name(g->os), k == 0 ? "evo" : "junos");
+        CHECK_INT(fsc_gnmi_variant_mask(g, &fsc_profile_junos), k == 0 ? 1 : 2);
+        CHECK_INT(fsc_gnmi_variant_mask(g, &fsc_profile_mlx5), 0); /* no variants: any */
+        CHECK_INT(g->n_streams, 4);
+        for (size_t i = 0; i < 4 && i < g->n_streams; i++) {
+            const struct fsc_gnmi_stream *st = &g->streams[i];
+            CHECK_STR(st->name, names[i]);
+            size_t n = 0;
+            while (n < 5 && want[i][n] != NULL)
+                n++;
+            CHECK_INT(st->n_paths, n);
+            for (size_t p = 0; p < n && p < st->n_paths; p++)
+                CHECK_STR(st->paths[p], want[i][p]);
+            CHECK_INT(st->mode, FSC_GNMI_SAMPLE);
+            CHECK_INT(st->sample_interval_ns, 2 * SEC);
+        }
+    }
+    /* Streams written out are kept whatever the os. */
+    const struct fsc_gnmi_config *c = fsc_gnmi_config_of(&cfg->sources[2]);
+    CHECK_INT(c->n_streams, 1);
+    CHECK_STR(c->streams[0].paths[0], "/interfaces");
+    /* The printed config names the os (check-config). */
+    char *text = print_str(cfg);
+    CHECK(text != NULL && strstr(text, "os: junos") != NULL);
+    free(text);
+    fsc_config_destroy(cfg);
+
+    expect_error("sources:\n"
+                 "  - name: leaf1\n"
+                 "    type: gnmi\n"
+                 "    address: \"10.0.0.1:50051\"\n"
+                 "    os: junso\n",
+                 "t.yaml:5:9: sources[0].os: \"junso\" is not one of: evo, junos (did you "
+                 "mean \"junos\"?)");
+    expect_error("sources: [{name: l, type: gnmi, address: \"a:1\", os: 24}]\n",
+                 "t.yaml:1:53: sources[0].os: \"24\" is not one of: evo, junos");
+}
+
 TEST_MAIN(TEST(example_loads), TEST(defaults_filled), TEST(secret_from_env_and_file_never_printed),
           TEST(roundtrip_print_parse), TEST(topology_lookup), TEST(value_syntax),
           TEST(synthetic_and_profiles), TEST(optional_sources_and_paths),
-          TEST(gnmi_interval_grid_warns), TEST(listen_address_rules))
+          TEST(gnmi_interval_grid_warns), TEST(listen_address_rules), TEST(gnmi_os_plans))

@@ -1,7 +1,7 @@
 # gNMI unit tests: fsc_unit_test() with the gNMI source (fsc_gnmi, which
 # brings the generated protobuf-c code) linked in.
 fsc_unit_test(gnmi_decode LABELS gnmi LIBS fsc_gnmi CASES
-  openconfig_prefix_keys junos_header_timestamp pseudo_leaves_dropped qmon_queue_label
+  openconfig_prefix_keys junos_header_timestamp pseudo_leaves_dropped queue_occupancy_labels
   sequence_gaps value_types malformed_bytes unknown_path_passthrough cache_no_alloc
   sync_delete_and_fallback_time topology_labels_and_traits pfc_priority_label
   producers_combined producers_many sequence_late_not_lost sequence_restarts
@@ -22,10 +22,12 @@ fsc_unit_test(gnmi_client LABELS gnmi LIBS fsc_gnmi TIMEOUT 120 CASES
 fsc_unit_test(gnmi_cadence LABELS gnmi prometheus LIBS fsc_gnmi CASES
   cadence_known_answer stream_families_exposition)
 
-# The gNMI simulator's qmon peak model (collector/sim): each report's peak
-# covers the time since the port's previous report.
+# The gNMI simulator's model and messages (collector/sim): each report's
+# queue peak covers the time since the port's previous report; the leaves of
+# each sensor, zero suppression, the sensors each OS serves.
 fsc_unit_test(gnmi_sim_model LABELS gnmi sim LIBS fsc_sim CASES
-  burst_inside_interval_once no_burst_baseline edges_and_repeats every_queue_and_instant)
+  burst_inside_interval_once no_burst_baseline edges_and_repeats every_queue_and_instant
+  port_values_known_answers messages_and_zero_suppress sensors_served)
 
 # Issue 20: passthrough list-key names over the label-name bound (63 bytes):
 # hashed names, never merged series, counted per update.

@@ -133,48 +133,55 @@ static void pseudo_leaves_dropped(void)
     env_close(&e);
 }
 
-/* Junos qmon-sw sensor: port from if_name, queue label from queue_number;
- * the peak is a gauge with the queue-peak signal. Also the OpenConfig QoS
- * queue (queue[name]) below interface[interface-id]. */
-static void qmon_queue_label(void)
+/* Queue occupancy on Junos OS Evolved: the OpenConfig QoS queue
+ * (queue[name]) below interface[interface-id]; max-queue-len is a gauge with
+ * the queue-peak signal, avg-queue-len a gauge without one. The ECN leaves of
+ * the OpenConfig model, which Juniper renders in no release, pass through. */
+static void queue_occupancy_labels(void)
 {
     struct env e;
     CHECK_INT(env_open(&e, NULL, 0), 0);
     if (!e.dec)
         return;
     uint8_t buf[4096];
-    Gnmi__Update *u[2] = {
-        mk_update("/queue_monitor_element_info[if_name=et-0/0/4]/queue_monitor_stats_egress/"
-                  "queue_monitor_stats_info[queue_number=3]/peak_buffer_occupancy_bytes",
-                  tv_uint(65536)),
-        mk_update("/queue_monitor_element_info[if_name=et-0/0/4]/queue_monitor_stats_egress/"
-                  "queue_monitor_stats_info[queue_number=3]/tail_drop_packets",
-                  tv_uint(12)),
+    Gnmi__Update *u[3] = {
+        mk_update("/queue[name=3]/state/max-queue-len", tv_uint(65536)),
+        mk_update("/queue[name=3]/state/avg-queue-len", tv_uint(1024)),
+        mk_update("/queue[name=3]/state/dropped-pkts", tv_uint(12)),
     };
-    size_t n = pack_notif(buf, "/junos/system/linecard/qmon-sw", T0_NS, u, 2, NULL);
+    size_t n = pack_notif(buf, "/qos/interfaces/interface[interface-id=et-0/0/4]/output/queues",
+                          T0_NS, u, 3, NULL);
     struct fsc_sample smp[4];
     struct fsc_gnmi_result res;
     CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 4, &res), 0);
-    CHECK_INT(res.n_samples, 2);
-    if (res.n_samples == 2) {
+    CHECK_INT(res.n_samples, 3);
+    CHECK_INT(res.unknown, 0);
+    if (res.n_samples == 3) {
         CHECK_STR(series_text(&e, smp[0].series),
                   "fabric_port_queue_peak_bytes{device=\"leaf1\",port=\"et-0/0/4\",queue=\"3\"}");
         CHECK_STR(series_text(&e, smp[1].series),
-                  "fabric_port_queue_tail_drop_packets_total{device=\"leaf1\",port=\"et-0/0/4\","
+                  "fabric_port_queue_avg_bytes{device=\"leaf1\",port=\"et-0/0/4\",queue=\"3\"}");
+        CHECK_STR(series_text(&e, smp[2].series),
+                  "fabric_port_queue_dropped_packets_total{device=\"leaf1\",port=\"et-0/0/4\","
                   "queue=\"3\"}");
+        CHECK_INT(smp[0].v.u, 65536);
         struct fsc_series_view view;
         CHECK_INT(fsc_engine_view(e.eng, smp[0].series, &view), 0);
         CHECK_INT(view.kind, FSC_KIND_GAUGE);
         CHECK_INT(view.signal, FSC_SIG_QUEUE_PEAK);
+        CHECK_INT(fsc_engine_view(e.eng, smp[1].series, &view), 0);
+        CHECK_INT(view.kind, FSC_KIND_GAUGE);
+        CHECK_INT(view.signal, FSC_SIG_NONE);
     }
     Gnmi__Update *q = mk_update("/output/queues/queue[name=UC3]/state/ecn-marked-pkts", tv_uint(5));
     n = pack_notif(buf, "/qos/interfaces/interface[interface-id=et-0/0/5]", T0_NS, &q, 1, NULL);
     CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 4, &res), 0);
     CHECK_INT(res.n_samples, 1);
+    CHECK_INT(res.unknown, 1);
     if (res.n_samples == 1)
         CHECK_STR(series_text(&e, smp[0].series),
-                  "fabric_port_ecn_marked_packets_total{device=\"leaf1\",port=\"et-0/0/5\","
-                  "queue=\"UC3\"}");
+                  "fabric_junos_qos_interfaces_interface_output_queues_queue_state_ecn_marked_pkts{"
+                  "device=\"leaf1\",name=\"UC3\",port=\"et-0/0/5\"}");
     env_close(&e);
 }
 
@@ -424,7 +431,7 @@ static void pfc_priority_label(void)
 }
 
 /* One record of (component, sub-component) = (c, s) for et-0/0/8: in-pkts
- * and the qmon peak of queue 0. */
+ * and the queue peak (max-queue-len) of queue 0. */
 static int decode_producer(struct env *e, uint32_t c, uint32_t sc, uint64_t seq, uint64_t pkts,
                            uint64_t peak, struct fsc_gnmi_result *res, struct fsc_sample *smp)
 {
@@ -435,12 +442,10 @@ static int decode_producer(struct env *e, uint32_t c, uint32_t sc, uint64_t seq,
     int rc = fsc_gnmi_decode(e->dec, buf, n, ARR, smp, 1, res);
     if (rc != 0 || res->n_samples > 1)
         return -1;
-    Gnmi__Update *q = mk_update("/queue_monitor_element_info[if_name=et-0/0/8]/"
-                                "queue_monitor_stats_egress/queue_monitor_stats_info"
-                                "[queue_number=0]/peak_buffer_occupancy_bytes",
-                                tv_uint(peak));
-    hs.streamed_path = "/junos/system/linecard/qmon-sw/";
-    n = pack_notif(buf, "/junos/system/linecard/qmon-sw", T0_NS, &q, 1, &hs);
+    Gnmi__Update *q = mk_update("/queue[name=0]/state/max-queue-len", tv_uint(peak));
+    hs.streamed_path = "/qos/interfaces/interface/output/queues/";
+    n = pack_notif(buf, "/qos/interfaces/interface[interface-id=et-0/0/8]/output/queues", T0_NS, &q,
+                   1, &hs);
     struct fsc_gnmi_result r2;
     rc = fsc_gnmi_decode(e->dec, buf, n, ARR, smp + 1, 1, &r2);
     res->n_samples += r2.n_samples << 4; /* peaks counted in the high nibble */
@@ -1034,8 +1039,9 @@ static void gauge_falls_no_reset(void)
 }
 
 TEST_MAIN(TEST(openconfig_prefix_keys), TEST(junos_header_timestamp), TEST(pseudo_leaves_dropped),
-          TEST(qmon_queue_label), TEST(sequence_gaps), TEST(value_types), TEST(malformed_bytes),
-          TEST(unknown_path_passthrough), TEST(cache_no_alloc), TEST(sync_delete_and_fallback_time),
-          TEST(topology_labels_and_traits), TEST(pfc_priority_label), TEST(producers_combined),
-          TEST(producers_many), TEST(sequence_late_not_lost), TEST(sequence_restarts),
-          TEST(last_clear_reset_evidence), TEST(gauge_falls_no_reset))
+          TEST(queue_occupancy_labels), TEST(sequence_gaps), TEST(value_types),
+          TEST(malformed_bytes), TEST(unknown_path_passthrough), TEST(cache_no_alloc),
+          TEST(sync_delete_and_fallback_time), TEST(topology_labels_and_traits),
+          TEST(pfc_priority_label), TEST(producers_combined), TEST(producers_many),
+          TEST(sequence_late_not_lost), TEST(sequence_restarts), TEST(last_clear_reset_evidence),
+          TEST(gauge_falls_no_reset))

@@ -56,28 +56,57 @@ static void junos_known_names(void)
     CHECK_STR(m.canonical, "fabric_port_rx_pause_frames_total");
     CHECK_INT(m.traits.signal, FSC_SIG_PFC_PAUSE_FRAMES);
 
-    m = map_ok(j, "/qos/interfaces/interface/output/queues/queue/state/ecn-marked-pkts");
-    CHECK_STR(m.canonical, "fabric_port_ecn_marked_packets_total");
-    CHECK_INT(m.traits.signal, FSC_SIG_ECN);
-    CHECK_STR(m.label_name, "queue");
-    CHECK_STR(m.label_attr, "name");
-    CHECK_STR(m.label_value, ""); /* the gNMI source reads it from the key */
+    m = map_ok(j, "/interfaces/interface/state/counters/in-pause-pkts");
+    CHECK_STR(m.canonical, "fabric_port_rx_pause_packets_total");
+    CHECK_INT(m.traits.signal, FSC_SIG_NONE); /* the ethernet PAUSE counter has the signal */
+    m = map_ok(j, "/interfaces/interface/ethernet/state/counters/jnx-pfc-statistics/"
+                  "out-mac-pause-frames");
+    CHECK_STR(m.canonical, "fabric_port_pfc_tx_pause_frames_total");
+    CHECK_STR(m.label_name, "priority");
+    CHECK_STR(m.label_attr, "priority");
+    CHECK_INT(m.traits.direction, FSC_DIR_TX);
+    m = map_ok(j, "/state/interfaces/interface/ethernet/counters/fec-uncorrectable-words");
+    CHECK_STR(m.canonical, "fabric_port_fec_uncorrectable_codewords_total");
+    CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+    CHECK_INT(m.traits.direction, FSC_DIR_RX);
+
     m = map_ok(j, "/qos/interfaces/interface/output/queues/queue/state/transmit-octets");
     CHECK_STR(m.canonical, "fabric_port_queue_tx_bytes_total");
     CHECK_INT(m.traits.signal, FSC_SIG_NONE); /* not port utilization */
+    CHECK_STR(m.label_name, "queue");
+    CHECK_STR(m.label_attr, "name");
+    CHECK_STR(m.label_value, ""); /* the gNMI source reads it from the key */
+    m = map_ok(j, "/qos/interfaces/interface/output/queues/queue/state/dropped-pkts");
+    CHECK_STR(m.canonical, "fabric_port_queue_dropped_packets_total");
 
-    m = map_ok(j, "/junos/system/linecard/qmon-sw/queue_monitor_element_info/"
-                  "queue_monitor_stats_egress/queue_monitor_stats_info/"
-                  "peak_buffer_occupancy_bytes");
+    /* Queue occupancy: gauges in bytes; the peak is microburst evidence. */
+    m = map_ok(j, "/qos/interfaces/interface/output/queues/queue/state/max-queue-len");
     CHECK_STR(m.canonical, "fabric_port_queue_peak_bytes");
     CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
+    CHECK_INT(m.traits.width, 64);
     CHECK_INT(m.traits.signal, FSC_SIG_QUEUE_PEAK);
     CHECK_INT(m.traits.unit, FSC_UNIT_BYTES);
+    CHECK_STR(m.label_attr, "name");
+    m = map_ok(j, "/qos/interfaces/interface/output/queues/queue/state/avg-queue-len");
+    CHECK_STR(m.canonical, "fabric_port_queue_avg_bytes");
+    CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
+    CHECK_INT(m.traits.signal, FSC_SIG_NONE);
+    CHECK_INT(m.traits.unit, FSC_UNIT_BYTES);
+    m = map_ok(j, "/junos/system/linecard/qmon-sw/egress/peak-buffer-occupancy-bytes");
+    CHECK_STR(m.canonical, "fabric_port_queue_peak_bytes");
+    CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
+    CHECK_INT(m.traits.width, 32); /* uint32 in qmon.proto */
+    CHECK_INT(m.traits.signal, FSC_SIG_QUEUE_PEAK);
     CHECK_STR(m.label_name, "queue");
-    CHECK_STR(m.label_attr, "queue_number");
-    m = map_ok(j, "/junos/system/linecard/qmon-sw/queue_monitor_element_info/"
-                  "queue_monitor_stats_egress/queue_monitor_stats_info/tail_drop_packets");
+    CHECK_STR(m.label_attr, "queue-number");
+    m = map_ok(j, "/junos/system/linecard/qmon-sw/egress/tail-drop-packets");
     CHECK_STR(m.canonical, "fabric_port_queue_tail_drop_packets_total");
+
+    /* Names Juniper publishes in no proto are not mapped: ECN counters. */
+    m = map_ok(j, "/qos/interfaces/interface/output/queues/queue/state/ecn-marked-pkts");
+    CHECK(m.entry == NULL);
+    CHECK_STR(m.canonical, "fabric_junos_qos_interfaces_interface_output_queues_queue_state_"
+                           "ecn_marked_pkts");
 
     /* Unknown leaf: passthrough, never dropped. */
     m = map_ok(j, "/interfaces/interface/state/counters/in-unknown-protos");
@@ -563,8 +592,8 @@ static void passthrough_sanitized(void)
 /* A table the checker must refuse, with the words it must say. */
 static void expect_check_fails(const struct fsc_profile_entry *entries, size_t n, const char *why)
 {
-    struct fsc_profile prof = {"bad", entries, n, "fabric_bad_", 64, 0, FSC_REFRESH_ON_READ,
-                               NULL,  NULL};
+    struct fsc_profile prof = {"bad", entries, n,   "fabric_bad_", 64, 0, FSC_REFRESH_ON_READ,
+                               NULL,  NULL,    NULL};
     char err[256] = "";
     CHECK_INT(fsc_profile_check(&prof, err, sizeof(err)), -EINVAL);
     if (strstr(err, why) == NULL)
@@ -617,55 +646,55 @@ static void tables_sorted_and_unique(void)
 
     /* The checker can fail. */
     const struct fsc_profile_entry unsorted[] = {
-        {"b", "fabric_b_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
-        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+        {"b", "fabric_b_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1, 0},
+        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1, 0},
     };
     expect_check_fails(unsorted, 2, "not sorted");
     const struct fsc_profile_entry dup_vendor[] = {
-        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
-        {"a", "fabric_b_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1, 0},
+        {"a", "fabric_b_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1, 0},
     };
     expect_check_fails(dup_vendor, 2, "duplicate");
     const struct fsc_profile_entry dup_canonical[] = {
-        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
-        {"b", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1, 0},
+        {"b", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1, 0},
     };
     expect_check_fails(dup_canonical, 2, "canonical name already used");
     const struct fsc_profile_entry no_total[] = {
-        {"a", "fabric_a", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+        {"a", "fabric_a", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1, 0},
     };
     expect_check_fails(no_total, 1, "_total");
     const struct fsc_profile_entry bad_width[] = {
-        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 48, 0, 0, 0, 1},
+        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 48, 0, 0, 0, 1, 0},
     };
     expect_check_fails(bad_width, 1, "width");
     const struct fsc_profile_entry bad_name[] = {
-        {"a", "fabric-a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+        {"a", "fabric-a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1, 0},
     };
     expect_check_fails(bad_name, 1, "invalid canonical");
     const struct fsc_profile_entry p_without_label[] = {
-        {"a{p}", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1},
+        {"a{p}", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1, 0},
     };
     expect_check_fails(p_without_label, 1, "{p}");
     const struct fsc_profile_entry wrong_dir[] = {
-        {"a", "fabric_rx_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, FSC_DIR_TX, 1},
+        {"a", "fabric_rx_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, FSC_DIR_TX, 1, 0},
     };
     expect_check_fails(wrong_dir, 1, "_rx_");
     /* Gauges: any level without _total; a peak signal needs a gauge. */
     const struct fsc_profile_entry peak_counter[] = {
-        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, FSC_SIG_QUEUE_PEAK, 0, 1},
+        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, FSC_SIG_QUEUE_PEAK, 0, 1, 0},
     };
     expect_check_fails(peak_counter, 1, "need a gauge");
     const struct fsc_profile_entry gauge_total[] = {
-        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_GAUGE, 64, 0, 0, 0, 1},
+        {"a", "fabric_a_total", NULL, NULL, FSC_KIND_GAUGE, 64, 0, 0, 0, 1, 0},
     };
     expect_check_fails(gauge_total, 1, "must not end in _total");
     const struct fsc_profile_entry plain_gauge[] = {
-        {"a", "fabric_a_cells", NULL, NULL, FSC_KIND_GAUGE, 53, FSC_UNIT_NONE, 0, 0, 1},
-        {"b", "fabric_b_bytes", NULL, NULL, FSC_KIND_GAUGE, 53, FSC_UNIT_BYTES, 0, 0, 1},
+        {"a", "fabric_a_cells", NULL, NULL, FSC_KIND_GAUGE, 53, FSC_UNIT_NONE, 0, 0, 1, 0},
+        {"b", "fabric_b_bytes", NULL, NULL, FSC_KIND_GAUGE, 53, FSC_UNIT_BYTES, 0, 0, 1, 0},
     };
     struct fsc_profile ok = {"ok", plain_gauge,         2,    "fabric_ok_", 64,
-                             0,    FSC_REFRESH_ON_READ, NULL, NULL};
+                             0,    FSC_REFRESH_ON_READ, NULL, NULL,         NULL};
     char err[256] = "";
     CHECK_INT(fsc_profile_check(&ok, err, sizeof(err)), 0);
 }
@@ -710,9 +739,7 @@ static void junos_passthrough_gauges(void)
         int gauge;
     } cases[] = {
         /* is_gauge */
-        {"/junos/system/linecard/qmon-sw/queue_monitor_element_info/queue_monitor_stats_egress/"
-         "queue_monitor_stats_info/peak_buffer_occupancy_percent",
-         1},
+        {"/junos/system/linecard/qmon-sw/egress/peak-buffer-occupancy-percent", 1},
         {"/junos/system/linecard/interface/interface_stats/egress_queue_info/cur_buffer_occupancy",
          1},
         {"/junos/system/linecard/interface/interface_stats/egress_queue_info/avg_buffer_occupancy",
@@ -731,8 +758,8 @@ static void junos_passthrough_gauges(void)
         {"/a/drop_bytes_per_second", 1},
         {"/a/temp_value", 1},
         /* is_gauge_max */
-        {"/qos/interfaces/interface/output/queues/queue/state/max-queue-len", 1},
-        {"/qos/interfaces/interface/output/queues/queue/state/avg-queue-len", 1},
+        {"/qos/interfaces/interface/input/queues/queue/state/max-queue-len", 1},
+        {"/qos/interfaces/interface/input/queues/queue/state/avg-queue-len", 1},
         /* "Rates of the above counters", marked is_counter */
         {"/a/byte_rate", 1},
         {"/a/packet_rate", 1},
@@ -742,9 +769,7 @@ static void junos_passthrough_gauges(void)
         {"/junos/system/linecard/interface/interface_stats/ifHighSpeed", 1},
         {"/junos/system/linecard/interface/interface_stats/ifLastChange", 1},
         /* is_counter */
-        {"/junos/system/linecard/qmon-sw/queue_monitor_element_info/queue_monitor_stats_egress/"
-         "queue_monitor_stats_info/red_drop_octets_color_0",
-         0},
+        {"/junos/system/linecard/qmon-sw/egress/packets", 0},
         {"/junos/system/linecard/interface/interface_stats/egress_queue_info/rl_drop_bytes", 0},
         {"/junos/system/linecard/interface/interface_stats/ingress_errors/if_in_frame_errors", 0},
         {"/junos/system/linecard/interface/interface_stats/if_transitions", 0},
@@ -767,8 +792,12 @@ static void junos_passthrough_gauges(void)
         CHECK_INT(m.traits.kind, kind);
         CHECK_INT(m.traits.signal, FSC_SIG_NONE);
     }
-    struct fsc_profile_match m = map_ok(j, cases[0].leaf);
-    /* 150 bytes in snake case: shortened to its trailing words (profile.h). */
+    /* 150 bytes in snake case (qmon.proto's field names under the sensor
+     * path): shortened to its trailing words (profile.h). */
+    struct fsc_profile_match m =
+        map_ok(j, "/junos/system/linecard/qmon-sw/queue_monitor_element_info/"
+                  "queue_monitor_stats_egress/queue_monitor_stats_info/"
+                  "peak_buffer_occupancy_percent");
     char want[FSC_PROFILE_NAME_MAX];
     snprintf(want, sizeof(want), "fabric_junos_x%08x_%s",
              fnv1a("junos_system_linecard_qmon_sw_queue_monitor_element_info_"
@@ -777,9 +806,7 @@ static void junos_passthrough_gauges(void)
              "stats_egress_queue_monitor_stats_info_peak_buffer_occupancy_percent");
     CHECK_STR(m.canonical, want);
     /* A mapped gauge keeps its entry; other profiles have no name rule. */
-    m = map_ok(j, "/junos/system/linecard/qmon-sw/queue_monitor_element_info/"
-                  "queue_monitor_stats_egress/queue_monitor_stats_info/"
-                  "peak_buffer_occupancy_bytes");
+    m = map_ok(j, "/junos/system/linecard/qmon-sw/egress/peak-buffer-occupancy-bytes");
     CHECK(m.entry != NULL);
     m = map_ok(&fsc_profile_mlx5, "rx_max_buffer_occupancy");
     CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
@@ -823,7 +850,100 @@ static void junos_passthrough_gauges(void)
     CHECK_INT(fsc_profile_passthrough_is_gauge(NULL, "fabric_junos_max"), 0);
 }
 
+/* Variants: Junos OS Evolved and Junos OS name the queue peak differently;
+ * a device of one variant maps the other's name as passthrough. */
+static void profile_variants(void)
+{
+    const struct fsc_profile *j = &fsc_profile_junos;
+    uint8_t evo = fsc_profile_variant_bit(j, "evo"), junos = fsc_profile_variant_bit(j, "junos");
+    CHECK_INT(evo, 1);
+    CHECK_INT(junos, 2);
+    CHECK_INT(fsc_profile_variant_bit(j, "eos"), 0);
+    CHECK_INT(fsc_profile_variant_bit(j, NULL), 0);
+    CHECK_INT(fsc_profile_variant_bit(&fsc_profile_mlx5, "evo"), 0); /* no variants */
+
+    const char *maxq = "/qos/interfaces/interface/output/queues/queue/state/max-queue-len";
+    const char *qmon = "/junos/system/linecard/qmon-sw/egress/peak-buffer-occupancy-bytes";
+    struct fsc_profile_match m;
+    CHECK_INT(fsc_profile_map_variant(j, evo, maxq, &m), 0);
+    CHECK_STR(m.canonical, "fabric_port_queue_peak_bytes");
+    CHECK_INT(fsc_profile_map_variant(j, junos, qmon, &m), 0);
+    CHECK_STR(m.canonical, "fabric_port_queue_peak_bytes");
+    CHECK_STR(m.label_attr, "queue-number");
+    /* The other variant's name: a passthrough gauge ("max", "peak"), no signal. */
+    CHECK_INT(fsc_profile_map_variant(j, junos, maxq, &m), 0);
+    CHECK(m.entry == NULL);
+    CHECK_STR(m.canonical,
+              "fabric_junos_qos_interfaces_interface_output_queues_queue_state_max_queue_len");
+    CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
+    CHECK_INT(m.traits.signal, FSC_SIG_NONE);
+    CHECK_INT(m.traits.refresh_ns, 2000000000);
+    CHECK_INT(fsc_profile_map_variant(j, evo, qmon, &m), 0);
+    CHECK(m.entry == NULL);
+    CHECK_STR(m.canonical, "fabric_junos_junos_system_linecard_qmon_sw_egress_peak_buffer_"
+                           "occupancy_bytes");
+    CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
+    /* Every-variant entries map on both; mask 0 is any variant. */
+    const char *avg = "/qos/interfaces/interface/output/queues/queue/state/avg-queue-len";
+    CHECK_INT(fsc_profile_map_variant(j, junos, avg, &m), 0);
+    CHECK_STR(m.canonical, "fabric_port_queue_avg_bytes");
+    CHECK_INT(fsc_profile_map_variant(j, evo, avg, &m), 0);
+    CHECK_STR(m.canonical, "fabric_port_queue_avg_bytes");
+    CHECK_INT(fsc_profile_map_variant(j, 0, qmon, &m), 0);
+    CHECK(m.entry != NULL);
+    CHECK_INT(fsc_profile_map_variant(j, evo, "", &m), -EINVAL);
+
+    /* The checker: a shared canonical name needs disjoint variants and the
+     * same traits; variant bits need names. */
+    static const char *const two[] = {"a", "b", NULL};
+    struct fsc_profile prof = {"var", NULL, 2,  "fabric_var_", 64, 0, FSC_REFRESH_ON_READ,
+                               NULL,  NULL, two};
+    char err[256];
+    const struct fsc_profile_entry disjoint[] = {
+        {"x", "fabric_q_bytes", NULL, NULL, FSC_KIND_GAUGE, 64, FSC_UNIT_BYTES, 0, 0, 1, 1},
+        {"y", "fabric_q_bytes", NULL, NULL, FSC_KIND_GAUGE, 32, FSC_UNIT_BYTES, 0, 0, 1, 2},
+    };
+    prof.entries = disjoint;
+    CHECK_INT(fsc_profile_check(&prof, err, sizeof(err)), 0);
+    const struct fsc_profile_entry overlap[] = {
+        {"x", "fabric_q_bytes", NULL, NULL, FSC_KIND_GAUGE, 64, FSC_UNIT_BYTES, 0, 0, 1, 3},
+        {"y", "fabric_q_bytes", NULL, NULL, FSC_KIND_GAUGE, 64, FSC_UNIT_BYTES, 0, 0, 1, 2},
+    };
+    prof.entries = overlap;
+    CHECK_INT(fsc_profile_check(&prof, err, sizeof(err)), -EINVAL);
+    CHECK(strstr(err, "same variant") != NULL);
+    const struct fsc_profile_entry one_any[] = {
+        {"x", "fabric_q_bytes", NULL, NULL, FSC_KIND_GAUGE, 64, FSC_UNIT_BYTES, 0, 0, 1, 0},
+        {"y", "fabric_q_bytes", NULL, NULL, FSC_KIND_GAUGE, 64, FSC_UNIT_BYTES, 0, 0, 1, 2},
+    };
+    prof.entries = one_any;
+    CHECK_INT(fsc_profile_check(&prof, err, sizeof(err)), -EINVAL);
+    const struct fsc_profile_entry other_unit[] = {
+        {"x", "fabric_q_total", NULL, NULL, FSC_KIND_COUNTER, 64, FSC_UNIT_PACKETS, 0, 0, 1, 1},
+        {"y", "fabric_q_total", NULL, NULL, FSC_KIND_COUNTER, 64, FSC_UNIT_NONE, 0, 0, 1, 2},
+    };
+    prof.entries = other_unit;
+    CHECK_INT(fsc_profile_check(&prof, err, sizeof(err)), -EINVAL);
+    CHECK(strstr(err, "other traits") != NULL);
+    const struct fsc_profile_entry unnamed_bit[] = {
+        {"x", "fabric_q_total", NULL, NULL, FSC_KIND_COUNTER, 64, 0, 0, 0, 1, 4},
+    };
+    prof.entries = unnamed_bit;
+    prof.n_entries = 1;
+    CHECK_INT(fsc_profile_check(&prof, err, sizeof(err)), -EINVAL);
+    CHECK(strstr(err, "variant_names") != NULL);
+    /* A gauge with a signal other than queue-peak reads no rate. */
+    const struct fsc_profile_entry gauge_ecn[] = {
+        {"x", "fabric_q_bytes", NULL, NULL, FSC_KIND_GAUGE, 64, FSC_UNIT_BYTES, FSC_SIG_ECN, 0, 1,
+         0},
+    };
+    prof.entries = gauge_ecn;
+    CHECK_INT(fsc_profile_check(&prof, err, sizeof(err)), -EINVAL);
+    CHECK(strstr(err, "gauge carries no signal") != NULL);
+}
+
 TEST_MAIN(TEST(junos_known_names), TEST(cumulus_gauges_become_counters),
           TEST(cumulus_packets_buffers_phy), TEST(mlx5_drops_pause_phy),
           TEST(mlx5_priority_capture), TEST(mlx5_32bit_q_counters), TEST(passthrough_sanitized),
-          TEST(tables_sorted_and_unique), TEST(ib_port_data_scale4), TEST(junos_passthrough_gauges))
+          TEST(tables_sorted_and_unique), TEST(ib_port_data_scale4), TEST(junos_passthrough_gauges),
+          TEST(profile_variants))

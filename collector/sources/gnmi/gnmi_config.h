@@ -34,6 +34,14 @@ enum fsc_gnmi_grid {
     FSC_GNMI_GRID_NONE = 1,    /* as configured: a simulator or lab target that is not Junos */
 };
 
+/* Which Junos a device runs (`os:`): it picks the profile variant the
+ * device's names are read with (profile_junos.c) and the built-in plan. */
+enum fsc_gnmi_os {
+    FSC_GNMI_OS_EVO = 0,   /* Junos OS Evolved (QFX5240): OpenConfig queue occupancy,
+                            * no qmon-sw sensor */
+    FSC_GNMI_OS_JUNOS = 1, /* Junos OS: queue peaks from qmon-sw */
+};
+
 /* One subscription stream (a gNMI Subscribe RPC of its own). */
 struct fsc_gnmi_stream {
     const char *name;
@@ -52,6 +60,7 @@ struct fsc_gnmi_config {
     struct fsc_tls_config tls;
     const char *username;            /* optional */
     struct fsc_secret password;      /* optional; needs username */
+    enum fsc_gnmi_os os;             /* default evo */
     enum fsc_gnmi_encoding encoding; /* default proto */
     int64_t sample_interval_ns;      /* default 2 s */
     struct fsc_gnmi_stream *streams; /* never empty: the default plan when omitted */
@@ -76,5 +85,15 @@ extern const struct fsc_config_kind fsc_gnmi_kind;
 
 /* The settings of a source of this type, or NULL when sc is of another. */
 const struct fsc_gnmi_config *fsc_gnmi_config_of(const struct fsc_source_config *sc);
+
+/* The name of an `os` value ("evo", "junos"), as the config and
+ * fsc_profile_variant_bit() spell it. */
+const char *fsc_gnmi_os_name(enum fsc_gnmi_os os);
+
+/* The variant mask to map this device's names with
+ * (fsc_profile_map_variant): the bit of prof's variant named like gc->os, or
+ * 0 (any variant) when prof has no such variant (a profile other than
+ * junos). Thread: any. */
+uint8_t fsc_gnmi_variant_mask(const struct fsc_gnmi_config *gc, const struct fsc_profile *prof);
 
 #endif

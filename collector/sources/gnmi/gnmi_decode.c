@@ -78,6 +78,7 @@ struct fsc_gnmi_decoder *fsc_gnmi_decoder_create(const struct fsc_gnmi_decode_co
     dec->rs.device = dec->device;
     dec->rs.interval_ns = cfg->sample_interval_ns;
     dec->rs.live = cfg->live;
+    dec->rs.variant_mask = cfg->variant_mask;
     return dec;
 nomem:
     fsc_gnmi_decoder_destroy(dec);

@@ -89,6 +89,7 @@ struct fsc_gnmi_decode_config {
     uint32_t max_seq_keys;             /* sequence tracking bound; 0 = 256 */
     bool live;                         /* counter_copy: live (values true at their timestamps) */
     bool fill_suppressed_zeros;        /* the device suppresses zeros (Junos): gnmi_zero.c */
+    uint8_t variant_mask;              /* the device's profile variant bits; 0 = any */
 };
 
 /* What one message produced (fully overwritten by each decode call). */

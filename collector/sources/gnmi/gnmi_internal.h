@@ -358,7 +358,8 @@ struct gnmi_resolver {
     const struct fsc_profile *profile;
     const char *device;
     int64_t interval_ns;
-    bool live; /* counter_copy: live: the profile's periodic copies do not apply */
+    bool live;            /* counter_copy: live: the profile's periodic copies do not apply */
+    uint8_t variant_mask; /* the device's profile variant (Junos `os`); 0 = any */
 };
 
 /* Cache of at most max entries; storage grows on demand. NULL on ENOMEM. */

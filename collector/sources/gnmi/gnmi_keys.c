@@ -70,41 +70,64 @@ static const struct fsc_cspec stream_spec = {
     .mark_off = STREAM(mark),
 };
 
-/* The built-in subscription plan: counters in one stream, queues in a second
- * and the rest in a third, because a single Junos stream stalls at high
- * update rates (DESIGN §6). */
+/* The built-in subscription plan: counters in one stream, queues in a
+ * second and the rest in a third, because a single Junos stream stalls at
+ * high update rates (docs/CONFIG.md, gnmi, "Why several streams"); FEC and
+ * speed leaves in a fourth, so a target that rejects one of those paths
+ * costs no counters. Per `os`: qmon-sw only on Junos OS (no Junos OS Evolved
+ * release has the sensor, and a target may reject a stream that asks for
+ * it); state/high-speed only on Junos OS Evolved (evo-if-oc_render.proto; no
+ * Junos OS render proto has it). Sources: docs/vendors/junos.md. */
+#define PLAN_PATHS_MAX 5
+
 struct plan_stream {
     const char *name;
-    const char *paths[3];
+    const char *paths[PLAN_PATHS_MAX]; /* NULL-terminated when shorter */
 };
 
-static const struct plan_stream default_plan[] = {
-    {"interfaces", {"/interfaces/interface/state/counters", NULL, NULL}},
-    {"queues",
-     {"/qos/interfaces/interface/output/queues/queue/state", "/junos/system/linecard/qmon-sw/",
-      NULL}},
+static const struct plan_stream evo_plan[] = {
+    {"interfaces", {"/interfaces/interface/state/counters"}},
+    {"queues", {"/qos/interfaces/interface/output/queues/queue/state"}},
     {"rest",
-     {"/interfaces/interface/ethernet/state/counters", "/junos/system/linecard/interface/", NULL}},
+     {"/interfaces/interface/ethernet/state/counters", "/junos/system/linecard/interface/"}},
+    {"links",
+     {"/state/interfaces/interface/ethernet/counters",
+      "/interfaces/interface/ethernet/state/port-speed",
+      "/interfaces/interface/ethernet/state/negotiated-port-speed",
+      "/interfaces/interface/state/high-speed"}},
+};
+
+static const struct plan_stream junos_plan[] = {
+    {"interfaces", {"/interfaces/interface/state/counters"}},
+    {"queues",
+     {"/qos/interfaces/interface/output/queues/queue/state", "/junos/system/linecard/qmon-sw/"}},
+    {"rest",
+     {"/interfaces/interface/ethernet/state/counters", "/junos/system/linecard/interface/"}},
+    {"links",
+     {"/state/interfaces/interface/ethernet/counters",
+      "/interfaces/interface/ethernet/state/port-speed",
+      "/interfaces/interface/ethernet/state/negotiated-port-speed"}},
 };
 
 static int default_streams(struct fsc_cctx *ctx, const struct fsc_ynode *at,
                            struct fsc_gnmi_config *g)
 {
-    size_t n = FSC_NELEM(default_plan);
+    const struct plan_stream *plan = g->os == FSC_GNMI_OS_JUNOS ? junos_plan : evo_plan;
+    size_t n = g->os == FSC_GNMI_OS_JUNOS ? FSC_NELEM(junos_plan) : FSC_NELEM(evo_plan);
     g->streams = fsc_cfg_alloc(ctx, at, n * sizeof(*g->streams));
     if (g->streams == NULL)
         return -1;
     for (size_t i = 0; i < n; i++) {
         struct fsc_gnmi_stream *st = &g->streams[i];
         size_t np = 0;
-        while (np < 3 && default_plan[i].paths[np] != NULL)
+        while (np < PLAN_PATHS_MAX && plan[i].paths[np] != NULL)
             np++;
-        st->name = default_plan[i].name;
+        st->name = plan[i].name;
         st->paths = fsc_cfg_alloc(ctx, at, np * sizeof(*st->paths));
         if (st->paths == NULL)
             return -1;
         for (size_t p = 0; p < np; p++)
-            st->paths[p] = default_plan[i].paths[p];
+            st->paths[p] = plan[i].paths[p];
         st->n_paths = np;
         st->mode = FSC_GNMI_SAMPLE;
     }
@@ -152,6 +175,8 @@ static int check_streams(struct fsc_cctx *ctx, const struct fsc_gnmi_config *g)
 /* ---- the source ---------------------------------------------------------------- */
 
 static const char *const encoding_names[] = {"proto", "json", "json_ietf", NULL};
+/* os: enum fsc_gnmi_os, in its order. */
+static const char *const os_names[] = {"evo", "junos", NULL};
 /* counter_copy: "profile" (the profile's copy period, left when the data
  * changes faster: copy_grid.h) or "live" (every value true at its own
  * timestamp: a target that reads its counters when it exports them). */
@@ -255,6 +280,7 @@ static const struct fsc_ckey gnmi_keys[] = {
     {.key = "password", .kind = FSC_CK_SECRET, .off = X(password)},
     {.key = "password_file", .kind = FSC_CK_SECRET_FILE, .off = X(password)},
     {.key = "password_env", .kind = FSC_CK_SECRET_ENV, .off = X(password)},
+    {.key = "os", .kind = FSC_CK_ENUM, .off = X(os), .names = os_names},
     {.key = "encoding", .kind = FSC_CK_ENUM, .off = X(encoding), .names = encoding_names},
     {.key = "sample_interval",
      .kind = FSC_CK_DUR,
@@ -326,4 +352,14 @@ const struct fsc_config_kind fsc_gnmi_kind = {
 const struct fsc_gnmi_config *fsc_gnmi_config_of(const struct fsc_source_config *sc)
 {
     return sc->kind == &fsc_gnmi_kind ? sc->settings : NULL;
+}
+
+const char *fsc_gnmi_os_name(enum fsc_gnmi_os os)
+{
+    return (size_t)os < FSC_NELEM(os_names) - 1 ? os_names[os] : "?";
+}
+
+uint8_t fsc_gnmi_variant_mask(const struct fsc_gnmi_config *gc, const struct fsc_profile *prof)
+{
+    return gc ? fsc_profile_variant_bit(prof, fsc_gnmi_os_name(gc->os)) : 0;
 }

@@ -213,8 +213,9 @@ static int path_decode(const uint8_t *k, size_t n, struct decoded_path *dp)
 
 /* Index of the key that names the interface (the port label), or -1:
  * `interface[name=..]` (openconfig-interfaces), `interface[interface-id=..]`
- * (openconfig-qos), or a key called if_name / interface-name anywhere
- * (Junos native sensors such as qmon-sw). The outermost match wins. */
+ * (openconfig-qos), `qmon-sw[name=..]` (Junos OS qmon-sw), or a key called
+ * if_name / interface-name anywhere (Junos native sensors). The outermost
+ * match wins. */
 static int port_key(const struct decoded_path *dp)
 {
     for (size_t i = 0; i < dp->n_keys; i++) {
@@ -224,6 +225,9 @@ static int port_key(const struct decoded_path *dp)
             return (int)i;
         if (strcmp(pk->name, "if_name") == 0 || strcmp(pk->name, "interface-name") == 0 ||
             strcmp(pk->name, "interface_name") == 0)
+            return (int)i;
+        /* Junos OS qmon-sw[name=<interface>] (pfe_qmon_oc.proto) */
+        if (strcmp(pk->elem_name, "qmon-sw") == 0 && strcmp(pk->name, "name") == 0)
             return (int)i;
     }
     return -1;
@@ -264,7 +268,7 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
         *flags = GNMI_SER_CLEAR; /* read by the decoder, never a series */
         return FSC_SERIES_NONE;
     }
-    if (fsc_profile_map(rs->profile, dp.vendor, &m) != 0)
+    if (fsc_profile_map_variant(rs->profile, rs->variant_mask, dp.vendor, &m) != 0)
         return FSC_SERIES_NONE;
     if (!m.entry)
         *flags |= GNMI_SER_PASSTHROUGH;

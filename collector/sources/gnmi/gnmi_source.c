@@ -82,6 +82,7 @@ static int streams_create(struct gnmi_client *cl, const struct fsc_source_config
             .live = gc->counter_copy == FSC_GNMI_COPY_LIVE,
             /* Junos (NULL: the default) suppresses zeros (docs/vendors/junos.md) */
             .fill_suppressed_zeros = !prof || strcmp(prof->name, "junos") == 0,
+            .variant_mask = fsc_gnmi_variant_mask(gc, prof ? prof : &fsc_profile_junos),
         };
         st->dec = fsc_gnmi_decoder_create(&dc, &cl->env, perr, sizeof(perr));
         if (!st->dec) {

@@ -103,20 +103,20 @@
 /* clang-format off */
 /* counter, no extra label */
 #define C(vendor, canonical, width, unit, signal, dir) \
-    {vendor, canonical, NULL, NULL, FSC_KIND_COUNTER, width, unit, signal, dir, 1}
+    {vendor, canonical, NULL, NULL, FSC_KIND_COUNTER, width, unit, signal, dir, 1, 0}
 /* 64-bit counter with the priority captured from {p} */
 #define PRIO(vendor, canonical, unit, signal, dir) \
-    {vendor, canonical, "priority", NULL, FSC_KIND_COUNTER, 64, unit, signal, dir, 1}
+    {vendor, canonical, "priority", NULL, FSC_KIND_COUNTER, 64, unit, signal, dir, 1, 0}
 /* 64-bit counter with the lane captured from {p} */
 #define LANE(vendor, canonical, unit, signal, dir) \
-    {vendor, canonical, "lane", NULL, FSC_KIND_COUNTER, 64, unit, signal, dir, 1}
+    {vendor, canonical, "lane", NULL, FSC_KIND_COUNTER, 64, unit, signal, dir, 1, 0}
 /* 32-bit Q counter (hw_counters) */
 #define Q32(vendor, canonical, signal, dir) \
-    {vendor, canonical, NULL, NULL, FSC_KIND_COUNTER, 32, FSC_UNIT_NONE, signal, dir, 1}
+    {vendor, canonical, NULL, NULL, FSC_KIND_COUNTER, 32, FSC_UNIT_NONE, signal, dir, 1, 0}
 /* gauge in percent */
 #define PCT(vendor, canonical) \
     {vendor, canonical, NULL, NULL, FSC_KIND_GAUGE, 64, FSC_UNIT_PERCENT, FSC_SIG_NONE, \
-     FSC_DIR_NONE, 1}
+     FSC_DIR_NONE, 1, 0}
 /* clang-format on */
 
 #define B  FSC_UNIT_BYTES
@@ -149,11 +149,11 @@ static const struct fsc_profile_entry mlx5_entries[] = {
       N, FSC_SIG_NONE, ND),
     Q32("packet_seq_err", "fabric_nic_packet_seq_errors_total", FSC_SIG_REORDER, RX),
     {"port_rcv_data", "fabric_nic_ib_port_rx_bytes_total", NULL, NULL, FSC_KIND_COUNTER, 64, B,
-     FSC_SIG_NONE, RX, 4},
+     FSC_SIG_NONE, RX, 4, 0},
     C("port_rcv_errors", "fabric_nic_ib_port_rx_errors_total", 64, P, FSC_SIG_NONE, RX),
     C("port_rcv_packets", "fabric_nic_ib_port_rx_packets_total", 64, P, FSC_SIG_NONE, RX),
     {"port_xmit_data", "fabric_nic_ib_port_tx_bytes_total", NULL, NULL, FSC_KIND_COUNTER, 64, B,
-     FSC_SIG_NONE, TX, 4},
+     FSC_SIG_NONE, TX, 4, 0},
     C("port_xmit_discards", "fabric_nic_ib_port_tx_discards_total", 64, P, FSC_SIG_NONE, TX),
     C("port_xmit_packets", "fabric_nic_ib_port_tx_packets_total", 64, P, FSC_SIG_NONE, TX),
     /* ticks: the IBA's sampling tick, not a time unit the model knows */

@@ -82,13 +82,13 @@
 /* clang-format off */
 /* counter carried as a double, no extra label */
 #define C53(vendor, canonical, unit, signal, dir) \
-    {NV vendor, canonical, NULL, NULL, FSC_KIND_COUNTER, 53, unit, signal, dir, 1}
+    {NV vendor, canonical, NULL, NULL, FSC_KIND_COUNTER, 53, unit, signal, dir, 1, 0}
 /* the same with a label from an OTLP attribute */
 #define A53(vendor, canonical, label, attr, unit, signal, dir) \
-    {NV vendor, canonical, label, attr, FSC_KIND_COUNTER, 53, unit, signal, dir, 1}
+    {NV vendor, canonical, label, attr, FSC_KIND_COUNTER, 53, unit, signal, dir, 1, 0}
 /* a level (gauge) carried as a double, with a label from an OTLP attribute */
 #define G53(vendor, canonical, label, attr, unit, signal, dir) \
-    {NV vendor, canonical, label, attr, FSC_KIND_GAUGE, 53, unit, signal, dir, 1}
+    {NV vendor, canonical, label, attr, FSC_KIND_GAUGE, 53, unit, signal, dir, 1, 0}
 /* clang-format on */
 
 #define B  FSC_UNIT_BYTES
