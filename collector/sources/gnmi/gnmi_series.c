@@ -338,6 +338,8 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
     const struct fsc_topo_device *td = NULL;
     const struct fsc_topo_port *tp =
         port && env->topo ? fsc_topology_port(env->topo, rs->device, port, &td) : NULL;
+    if (!td && env->topo) /* the device's buffer holds for ports it does not list */
+        td = fsc_topology_device(env->topo, rs->device);
     if (td && tr.signal == FSC_SIG_QUEUE_PEAK)
         tr.buffer_bytes = td->buffer_bytes;
     if (known) {

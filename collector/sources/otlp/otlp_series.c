@@ -478,6 +478,8 @@ static const char *series_k(const struct otlp_series *s, const struct otlp_ident
             const struct fsc_topo_port *tp = fsc_topology_port(s->env.topo, id->device, port, &td);
             if (tp)
                 tr->link_speed_bps = tp->speed_bps;
+            else /* the device's buffer holds for ports it does not list */
+                td = fsc_topology_device(s->env.topo, id->device);
             if (td && tr->signal == FSC_SIG_QUEUE_PEAK)
                 tr->buffer_bytes = td->buffer_bytes;
         }
