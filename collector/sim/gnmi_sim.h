@@ -36,8 +36,8 @@
  *               target may serve a path without data: the stream still gets
  *               its sync_response, then stays quiet).
  * No ECN leaf: Juniper renders none. --zero-suppress leaves out every leaf
- * whose value is 0, as Junos does by default (a message may then carry fewer
- * updates, or none).
+ * whose value is 0 after the initial sync dump (which sends them), as Junos
+ * does by default (a message may then carry fewer updates, or none).
  * Subscribe: a path (prefix + subscription path, list keys ignored) selects
  * every sensor whose path it is a prefix of (`/interfaces` = interfaces +
  * ethernet + speed) or that is a prefix of it (`/qos/.../queues/queue/state`

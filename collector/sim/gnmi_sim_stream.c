@@ -127,7 +127,9 @@ static void send_wrap_message(struct call *c)
         .export_ms = fsc_sim_now_ms(),
         .clock_ahead_ms = cfg->clock_ahead_ms,
         .eom = eom,
-        .zero_suppress = cfg->zero_suppress,
+        /* Junos sends zeros in the initial sync dump ("gNMI Subscription",
+         * Junos telemetry guide) and suppresses them afterwards. */
+        .zero_suppress = cfg->zero_suppress && c->sync_sent,
     };
     uint8_t *buf;
     size_t len;

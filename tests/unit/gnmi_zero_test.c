@@ -1,8 +1,9 @@
-/* Zero-suppressed Junos counters read as 0 (gnmi_zero.c): a counter leaf
- * other instances of its container report, never sent by one instance in 3
- * reports, becomes a 0 at each of that instance's reports until the device
- * sends it; split instances, gauges and strings are not filled; a clear
- * starts a port over (the first 0 after it is reset evidence). Messages are
+/* Zero-suppressed Junos counters read as 0 (gnmi_zero.c): a leaf shown as
+ * 0 and left out of a later report reads 0 at once; a leaf other instances
+ * of its container report, never sent by one instance in 3 reports, becomes
+ * a 0 at each of that instance's reports until the device sends it; split
+ * instances, gauges and strings are not filled; after a clear every shown
+ * leaf reads 0 when left out (the first 0 is reset evidence). Messages are
  * built with the generated protobuf-c code (gnmi_decode_fixture.h). */
 #include "gnmi_decode_fixture.h"
 
@@ -159,8 +160,9 @@ static void queues_counters_only(void)
     env_close(&e);
 }
 
-/* After a clear the counters are 0 again and suppressed: the port starts
- * over, and the first 0 of a series that had a value is reset evidence. */
+/* After a clear the counters are 0 again and suppressed: every leaf the
+ * port has shown reads 0 when left out, and the first 0 of a series that
+ * had a value is reset evidence. */
 static void cleared_port_reads_zero_again(void)
 {
     struct env e;
@@ -191,7 +193,53 @@ static void cleared_port_reads_zero_again(void)
             CHECK_INT(smp[res.n_samples - 1].flags, 0);
         }
     }
-    CHECK_INT(filled_at, 10); /* the third report after the clear (6, 8, 10) */
+    CHECK_INT(filled_at, 6); /* the clear's own report: every counter is 0 now */
+    env_close(&e);
+}
+
+/* Junos' initial sync sends zeros ("gNMI Subscription", Junos telemetry
+ * guide); afterwards they are left out. A leaf shown as 0 and left out of a
+ * later report of its instance reads 0 at once; one shown with a value and
+ * left out does not (a split message, not a zero), and one that comes back
+ * with a value is a counter again. */
+static void shown_zero_then_left_out(void)
+{
+    struct env e;
+    CHECK_INT(open_filling(&e, true), 0);
+    if (!e.dec)
+        return;
+    struct fsc_gnmi_result res;
+    struct fsc_sample smp[CAP];
+    /* The sync dump: everything, zeros included. */
+    Gnmi__Update *sync[3] = {mk_update("/in-octets", tv_uint(1000)),
+                             mk_update("/in-discards", tv_uint(0)),
+                             mk_update("/in-errors", tv_uint(5))};
+    decode_at(&e, IF2, 0, sync, 3, &res, smp);
+    CHECK_INT(res.n_samples, 3);
+    CHECK_INT(res.zero_filled, 0);
+    fsc_series_id discards = smp[1].series;
+    /* Then only what is not 0 (in-errors left out too: not a zero). */
+    port2(&e, 2, 3000, &res, smp);
+    CHECK_INT(res.n_samples, 2);
+    CHECK_INT(res.zero_filled, 1);
+    CHECK_INT(smp[1].series, discards);
+    CHECK_INT(smp[1].v.u, 0);
+    CHECK_INT(smp[1].flags, 0);
+    CHECK_INT(smp[1].t_dev_ns, T0_NS + 2 * 1000000000LL);
+    /* in-errors (shown as 5) is never filled, at any report. */
+    for (int t = 4; t <= 8; t += 2) {
+        port2(&e, t, 1000u * (unsigned)t, &res, smp);
+        CHECK_INT(res.zero_filled, 1);
+        CHECK_INT(smp[res.n_samples - 1].series, discards);
+    }
+    /* discards move: a counter again, no 0 beside it ... */
+    Gnmi__Update *moved[2] = {mk_update("/in-octets", tv_uint(20000)),
+                              mk_update("/in-discards", tv_uint(4))};
+    decode_at(&e, IF2, 10, moved, 2, &res, smp);
+    CHECK_INT(res.zero_filled, 0);
+    /* ... and left out with a value: not filled. */
+    port2(&e, 12, 30000, &res, smp);
+    CHECK_INT(res.zero_filled, 0);
     env_close(&e);
 }
 
@@ -215,4 +263,4 @@ static void off_unless_configured(void)
 
 TEST_MAIN(TEST(suppressed_counter_reads_zero), TEST(split_instance_not_filled),
           TEST(queues_counters_only), TEST(cleared_port_reads_zero_again),
-          TEST(off_unless_configured))
+          TEST(shown_zero_then_left_out), TEST(off_unless_configured))

@@ -426,7 +426,8 @@ static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
         return 0;
     }
     if (slot && slot->zero && kind != VAL_NONE)
-        gnmi_zero_seen(dec->zero, slot->zero, slot->zero_leaf);
+        gnmi_zero_seen(dec->zero, slot->zero, slot->zero_leaf,
+                       kind == VAL_U ? v.u == 0 : v.d == 0.0);
     uint32_t smp_flags = nc->flags | (kind == VAL_D ? FSC_SMP_F64 : 0);
     /* One compare on the hot path: a series whose records all come from
      * one producer is never combined (gnmi_components.c). */

@@ -49,9 +49,10 @@
  * ports per stream, and only series in the series cache.
  *
  * Zero suppression (fill_suppressed_zeros; gnmi_zero.c): a counter leaf
- * that other instances of its container (other ports, other queues) report
- * and that one instance never sent in 3 reports reads as 0 at each of that
- * instance's reports, until the device sends it. Bounded per stream.
+ * whose last value was 0 (Junos sends zeros in the initial sync) and that a
+ * later report of its container (its port, its queue) leaves out reads 0 at
+ * that report; one that other instances of its container report and that
+ * this one never sent in 3 reports reads 0 too. Bounded per stream.
  *
  * Link speed: port-speed, negotiated-port-speed and high-speed
  * (gnmi_speed.c) are no series either: each value is the port's report to

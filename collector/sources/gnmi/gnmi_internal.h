@@ -283,16 +283,19 @@ uint32_t gnmi_zero_learn(struct gnmi_zero *z, const uint8_t *key, size_t n, uint
                          uint64_t comp, uint8_t *leaf);
 
 /* Hot path: leaf `leaf` of instance `no` is in the notification being
- * decoded. */
-void gnmi_zero_seen(struct gnmi_zero *z, uint32_t no, uint8_t leaf);
+ * decoded, with a value of 0 when is_zero. */
+void gnmi_zero_seen(struct gnmi_zero *z, uint32_t no, uint8_t leaf, bool is_zero);
 
-/* The counters of port number `port` were cleared: its instances start over
- * (the first 0 of each leaf afterwards carries FSC_SMP_RESET). */
+/* The counters of port number `port` were cleared: every leaf its instances
+ * have shown is 0 now (left out, it reads 0; its first 0 carries
+ * FSC_SMP_RESET). */
 void gnmi_zero_port_cleared(struct gnmi_zero *z, uint32_t port);
 
 /* End of a notification: for each instance it reported (from the producer
- * that reported it first) that has reported GNMI_ZERO_REPORTS times, a
- * sample of value 0 per known leaf it never sent, stamped as rep says, into
+ * that reported it first), a sample of value 0 per leaf whose last value was
+ * 0 and that this report left out, and, once the instance has reported
+ * GNMI_ZERO_REPORTS times, per leaf of its class it never sent; stamped as
+ * rep says, into
  * out[0 .. cap) (more are counted in *overflow). Series are resolved through
  * rs once per instance and leaf. Returns the samples written. z may be
  * NULL (nothing followed: 0). */

@@ -263,8 +263,10 @@ static const struct fsc_stat_col stream_cols[COL__COUNT] = {
                          .family = "fabricscope_gnmi_zero_filled_samples",
                          .type = FSC_STAT_COUNTER,
                          .help = "Samples of value 0 given to counters the device suppresses "
-                                 "while they are 0 (Junos zero suppression): a leaf other ports "
-                                 "or queues report and this one never sent in 3 reports."},
+                                 "while they are 0 (Junos zero suppression): a leaf shown as 0 "
+                                 "(the sync sends zeros) and left out of a later report, or one "
+                                 "other ports or queues report and this one never sent in 3 "
+                                 "reports."},
     [COL_MESSAGES] = {.id = "messages",
                       .family = "fabricscope_gnmi_messages",
                       .type = FSC_STAT_COUNTER,

@@ -5,27 +5,37 @@
  * port whose discards never moved has no discard series at all, and a panel
  * or alert on it shows "no data" where the truth is 0.
  *
- * How a suppressed leaf is known. A counter's container instance is its
+ * How a suppressed leaf is known. Juniper, "gNMI Subscription" (Junos
+ * telemetry guide): the initial synchronization "also sends Packet
+ * Forwarding Engine sensors containing zero counter values that would
+ * normally not appear in streamed data due to the zero-suppression feature",
+ * so the collector knows every field. A counter's container instance is its
  * encoded path without the last elem (the interface, or the interface and
- * queue, with their keys): `.../interface[name=et-0/0/1]/state/counters`. Its
- * class is the same path without keys (what every port shares). A class
- * learns the counter leaves any instance of it reported, in this stream. An
- * instance that has reported GNMI_ZERO_REPORTS times, never with a leaf its
- * class knows, is taken to suppress it: each later report of the instance
- * adds a sample of value 0 for that leaf, at the report's time, until the
- * device sends the leaf itself (then it is a counter like any other). Three
- * reports, not one, because a device could split one instance over two
- * messages: a leaf that arrives in any of them is never filled.
+ * queue, with their keys): `.../interface[name=et-0/0/1]/state/counters`.
+ * Two rules, per instance report:
+ * - shown as 0: a leaf whose last value was 0 (at the sync, or any report)
+ *   and that a later report of its instance leaves out is still 0 (a counter
+ *   never falls but by a clear): that report gives it a 0 at its time;
+ * - never shown: a leaf that other instances of the same class (the path
+ *   without keys: what every port shares) report, and that this instance has
+ *   not sent in GNMI_ZERO_REPORTS reports, reads 0 from then on (a device
+ *   without the sync dump, or `updates_only`). Three reports, not one: a
+ *   device could split one instance over two messages, and a leaf that
+ *   arrives in any of them is never filled this way.
+ * Once the device sends the leaf with a value, it is a counter like any
+ * other (filled again only when it is 0 and left out).
  *
  * After a port's counters were cleared (last-clear changed, gnmi_clear.c)
- * they are 0 and suppressed again: the port's instances start over, and the
- * first 0 given to a series after that carries FSC_SMP_RESET.
+ * they are all 0: every leaf the port's instances have shown counts as shown
+ * as 0, and the first 0 given to a series after the clear carries
+ * FSC_SMP_RESET.
  *
  * Only counters with a numeric value are followed (no gauges, no last-clear,
  * no strings), and only from the producer that reported the instance first.
  * Bounded: GNMI_ZERO_CLASSES classes of GNMI_ZERO_LEAVES leaves, `max`
  * instances per stream; past them leaves are simply not filled (counted). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +62,9 @@ struct zero_inst {
     uint32_t port;      /* gnmi_ports number, 0 = none */
     uint64_t comp;      /* the producer that reported it first */
     uint64_t ever;      /* leaves this instance has reported */
+    uint64_t zero;      /* leaves whose last value here was 0 */
     uint64_t now;       /* leaves of the report being decoded */
+    uint64_t now_zero;  /* ... of them, those with value 0 */
     uint64_t restart;   /* leaves whose next 0 is reset evidence */
     fsc_series_id *ids; /* per leaf: series of its zeros (lazily), NONE = not fillable */
     uint64_t resolved;  /* leaves whose ids[] entry is set */
@@ -241,10 +253,12 @@ uint32_t gnmi_zero_learn(struct gnmi_zero *z, const uint8_t *key, size_t n, uint
     return no;
 }
 
-void gnmi_zero_seen(struct gnmi_zero *z, uint32_t no, uint8_t leaf)
+void gnmi_zero_seen(struct gnmi_zero *z, uint32_t no, uint8_t leaf, bool is_zero)
 {
     struct zero_inst *in = &z->inst[no - 1];
     in->now |= 1ULL << leaf;
+    if (is_zero)
+        in->now_zero |= 1ULL << leaf;
     if (!in->touched && z->n_touched < GNMI_ZERO_TOUCHED) {
         in->touched = 1;
         z->touched[z->n_touched++] = no;
@@ -257,9 +271,8 @@ void gnmi_zero_port_cleared(struct gnmi_zero *z, uint32_t port)
         struct zero_inst *in = &z->inst[i];
         if (in->port != port)
             continue;
-        in->restart = in->ever | in->restart;
-        in->ever = 0;
-        in->reports = 0;
+        in->zero |= in->ever;
+        in->restart |= in->ever;
     }
 }
 
@@ -299,16 +312,20 @@ uint32_t gnmi_zero_flush(struct gnmi_zero *z, const struct gnmi_resolver *rs,
     uint32_t n_out = 0;
     for (uint32_t t = 0; z && t < z->n_touched; t++) {
         struct zero_inst *in = &z->inst[z->touched[t] - 1];
+        uint64_t sent = in->now;
         in->touched = 0;
-        in->ever |= in->now;
-        in->restart &= ~in->now;
-        in->now = 0;
+        in->ever |= sent;
+        in->zero = (in->zero & ~sent) | in->now_zero;
+        in->restart &= ~sent;
+        in->now = in->now_zero = 0;
         if (in->comp != rep->comp)
             continue;
         if (in->reports < GNMI_ZERO_REPORTS)
             in->reports++;
-        uint64_t missing = z->cls[in->cls].known & ~in->ever;
-        if (in->reports < GNMI_ZERO_REPORTS || !missing)
+        uint64_t missing = in->zero & ~sent; /* shown as 0, left out now */
+        if (in->reports >= GNMI_ZERO_REPORTS)
+            missing |= z->cls[in->cls].known & ~in->ever; /* never shown */
+        if (!missing)
             continue;
         for (int l = 0; l < (int)GNMI_ZERO_LEAVES; l++) {
             if (!(missing >> l & 1))
@@ -316,6 +333,7 @@ uint32_t gnmi_zero_flush(struct gnmi_zero *z, const struct gnmi_resolver *rs,
             fsc_series_id id = zero_series(z, rs, in, l);
             if (id == FSC_SERIES_NONE)
                 continue;
+            in->zero |= 1ULL << l; /* filled: its last value is 0 */
             if (n_out >= cap) {
                 (*overflow)++;
                 continue;
