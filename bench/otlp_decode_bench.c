@@ -34,7 +34,7 @@ int main(void)
 }
 #else
 
-#include "sources/otlp/otlp_point.h"
+#include "sources/otlp/decode/otlp_point.h"
 #include "otlp_metrics_service.pb-c.h"
 
 #define N_IF     128

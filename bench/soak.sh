@@ -1,6 +1,6 @@
 #!/bin/sh
 # Soak: the demo fabric's kinds of sources at about 10x the demo's rates
-# (collector/app/demo_config.c), for a while, on the real daemon; reports
+# (collector/demo/demo_config.c), for a while, on the real daemon; reports
 # the RSS slope, CPU and error lines. Built from a generated config (the
 # demo itself is not changed):
 #   - 2 gNMI leaves on gnmi_sim (tests/sim), 32 ports each, a 100 ms

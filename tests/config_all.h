@@ -3,7 +3,7 @@
 #ifndef FSC_TEST_CONFIG_ALL_H
 #define FSC_TEST_CONFIG_ALL_H
 
-#include "app/plugins.h"
+#include "daemon/plugins.h"
 #include "config/config.h"
 #include "engine/engine_keys.h"
 #include "kafka/kafka_config.h"

@@ -43,7 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 
 /* Samples ahead whose slot fsc_engine_ingest() prefetches (measured: 4 and
  * 16 were no better at 64 k and worse at 1 M series, 24 worse everywhere). */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 
 /* ---- engine-wide settings ---- */
 

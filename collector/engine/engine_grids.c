@@ -1,7 +1,7 @@
 /* Device copy groups and window listeners: the engine's tables for rate.h
  * rule 5 (one copy grid per device that copies its counters on a timer) and
  * for exporters that take every completed window (contracts in engine.h and
- * detect.h). */
+ * engine_int.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/hash.h"
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 
 #define GROUP_KEY_MAX 300 /* "<period>/<device>": device names are far shorter */
 
@@ -43,7 +43,7 @@ static int index_grow(struct fsc_copy_groups *cg)
     return 0;
 }
 
-/* Contract in detect.h. */
+/* Contract in engine_int.h. */
 uint16_t fsc_copy_groups_get(struct fsc_copy_groups *cg, const char *key, int64_t period_ns)
 {
     char full[GROUP_KEY_MAX];
@@ -108,7 +108,7 @@ static struct fsc_traits live_traits(const struct fsc_traits *tr)
     return t;
 }
 
-/* Contract in detect.h. Thread: ingest, engine lock held. */
+/* Contract in engine_int.h. Thread: ingest, engine lock held. */
 bool fsc_series_go_live(struct fsc_engine *eng, struct fsc_eng_series *ser)
 {
     struct fsc_traits t = live_traits(&eng->tt.traits[ser->traits]);
@@ -119,7 +119,7 @@ bool fsc_series_go_live(struct fsc_engine *eng, struct fsc_eng_series *ser)
     return true;
 }
 
-/* Contract in detect.h. */
+/* Contract in engine_int.h. */
 const struct fsc_traits *fsc_cadence_traits(const struct fsc_traits *tr, enum fsc_cadence cadence,
                                             struct fsc_traits *scratch)
 {
@@ -129,7 +129,7 @@ const struct fsc_traits *fsc_cadence_traits(const struct fsc_traits *tr, enum fs
     return scratch;
 }
 
-/* Contract in detect.h. Thread: ingest, engine lock held. */
+/* Contract in engine_int.h. Thread: ingest, engine lock held. */
 void fsc_cadence_moved(struct fsc_engine *eng, const struct fsc_eng_series *ser, uint16_t old_group,
                        enum fsc_cadence old_cadence)
 {

@@ -1,4 +1,4 @@
-/* Detector state pools (contract in detect.h): fixed-size elements in chunks
+/* Detector state pools (contract in engine_int.h): fixed-size elements in chunks
  * of FSC_POOL_CHUNK, so a million detector states never need one giant
  * realloc, with an optional parallel array whose chunks are cache-line
  * aligned (the microburst pool's utilization histograms: one line each).
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 
 static int pool_grow(struct fsc_pool *p)
 {

@@ -2,14 +2,14 @@
  * series of a profile) are stored once and a series refers to them by a
  * 16-bit index, with the histogram edges the hot path compares against
  * (struct fsc_traits_cut). Thread: ingest, engine lock held (contract in
- * detect.h). */
+ * engine_int.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/hash.h"
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 
 /* A copy with the padding zeroed, so identical traits compare and hash equal. */
 static struct fsc_traits traits_norm(const struct fsc_traits *tr)

@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 
 /* Upper bounds, inclusive (Prometheus "le"); +Inf is implied. The exposition
  * prints these same doubles, so a boundary value and its bucket agree. */

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 
 /* Two cache lines: the ring copies whole events under its lock. */
 _Static_assert(sizeof(struct fsc_event) == 128, "struct fsc_event stays 128 bytes");

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 
 #define IMB_RING 8
 /* Judging a window scans the group: keep that scan small. */

@@ -6,7 +6,7 @@
  * (traits.link_speed_bps). The operator may give it in the topology; the
  * devices say it too: gNMI port-speed / negotiated-port-speed / high-speed
  * (sources/gnmi/gnmi_speed.c), Cumulus' oper_aggregate_speed
- * (sources/otlp/otlp_speed.c). This table keeps, per (device, port) of one
+ * (sources/otlp/map/otlp_speed.c). This table keeps, per (device, port) of one
  * source, what the device reported and the series that take the port's
  * speed, and re-traits them (fsc_engine_set_link_speed) when the port's
  * speed changes, whether the series came before the report or after.

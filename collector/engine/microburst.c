@@ -39,7 +39,7 @@
  * first. */
 #include <math.h>
 
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 
 /* The end edge of the aligned window of length w that contains the instant
  * just before t: the smallest multiple of w that is >= t. */

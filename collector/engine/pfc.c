@@ -7,7 +7,7 @@
  * their rate is compared with a frames-per-second bar. Both use the spike
  * detector's rise / fall hysteresis; PFC has no baseline, because any sustained
  * pausing is a problem in a lossless fabric, not only an unusual amount. */
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 
 /* Thread: ingest, engine lock held. Gap intervals are ignored. */
 void fsc_pfc_interval(const struct fsc_det_ctx *ctx, struct fsc_spike_state *st, fsc_series_id id,

@@ -16,7 +16,7 @@
  * table holds is counted rather than published one by one. */
 #include <stdbool.h>
 
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 
 static inline int64_t limiter_now(const struct fsc_sample *smp)
 {
@@ -45,7 +45,7 @@ static void publish(const struct fsc_det_ctx *ctx, const struct fsc_traits *tr,
     fsc_det_publish(ctx, &ev);
 }
 
-/* Contract in detect.h. Thread: ingest, engine lock held. */
+/* Contract in engine_int.h. Thread: ingest, engine lock held. */
 void fsc_reset_event(const struct fsc_det_ctx *ctx, struct fsc_reset_slot *tab,
                      uint64_t *suppressed, const struct fsc_traits *tr,
                      const struct fsc_sample *smp, union fsc_value prev, bool prev_f64)

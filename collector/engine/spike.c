@@ -8,7 +8,7 @@
  * keeps a quiet series (baseline near 0) from reporting every blip, and the
  * rise / fall interval counts are the hysteresis that makes one storm one
  * event even when single intervals dip under the threshold. */
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 
 /* Owns nothing; mutates *h. Returns what the caller must publish. Thread:
  * ingest, engine lock held. */

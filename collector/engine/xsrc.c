@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "base/hash.h"
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 
 #define XSRC_EPISODES                                                                              \
     4 /* per port and direction: a few bursts back is enough for                                   \

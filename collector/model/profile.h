@@ -1,7 +1,7 @@
 /* Vendor profiles (DESIGN §3): vendor counter names -> canonical metrics.
  *
  * A profile is data, not code: one sorted const table per source family
- * (sources/gnmi/profile_junos.c, sources/otlp/profile_cumulus.c,
+ * (sources/gnmi/profile_junos.c, sources/otlp/map/profile_cumulus.c,
  * sources/nic/profile_mlx5.c) that says, for each
  * vendor counter name, its canonical `fabric_` name and its static traits
  * (kind, hardware width, unit, detector signal, direction, scale). A source

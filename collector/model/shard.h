@@ -10,7 +10,7 @@
  * gnmi and synthetic sources are sharded by their device label, replay
  * sources by their name (a replay file may hold several devices; the name
  * is what the config says about it); OTLP points by the device their
- * resource names (collector/sources/otlp/otlp_ingest.c); nic sources never (a NIC
+ * resource names (collector/sources/otlp/map/otlp_ingest.c); nic sources never (a NIC
  * poller runs on the host it reads). Pure functions, any thread. */
 #ifndef FSC_SHARD_H
 #define FSC_SHARD_H

@@ -1,6 +1,6 @@
 /* shard: section (docs/CONFIG.md, "shard"): which share of the devices this
  * collector takes, by model/shard.h's hashmod rule. `run --shard I/N`
- * overrides it (collector/app/main.c). */
+ * overrides it (collector/commands/main.c). */
 #include <stddef.h>
 #include <stdio.h>
 

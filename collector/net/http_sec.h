@@ -1,6 +1,6 @@
 /* TLS and authentication of the libmicrohttpd listeners (Prometheus and
  * status page in exporters/prometheus/prom_http.c, OTLP/HTTP in
- * collector/sources/otlp/otlp_http.c): one implementation for both
+ * collector/sources/otlp/transport/otlp_http.c): one implementation for both
  * (docs/SECURITY.md).
  *
  * TLS: MHD_USE_TLS with the PEM certificate and key (libmicrohttpd on

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "base/log.h"
-#include "kafka/kafka_exp_int.h"
+#include "kafka/kafka_exporter_int.h"
 
 #define RESEND_BACKOFF_NS 1000000000ll /* at most one re-send round per second */
 #define LOG_EVERY_NS      10000000000ll

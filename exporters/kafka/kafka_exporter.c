@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "kafka/kafka_exp_int.h"
+#include "kafka/kafka_exporter_int.h"
 #include "kafka/kafka_int.h"
 
 #define LOG_EVERY_NS (10 * 1000000000ll)

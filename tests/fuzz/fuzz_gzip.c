@@ -1,4 +1,4 @@
-/* Fuzz target gzip: bodies for fsc_otlp_gunzip() (collector/sources/otlp/otlp_gzip.h),
+/* Fuzz target gzip: bodies for fsc_otlp_gunzip() (collector/sources/otlp/transport/otlp_gzip.h),
  * the bounded inflater both OTLP transports use.
  *
  * The input is used two ways:
@@ -16,7 +16,7 @@
 #include <zlib.h>
 
 #include "fuzz.h"
-#include "sources/otlp/otlp_gzip.h"
+#include "sources/otlp/transport/otlp_gzip.h"
 
 /* zlib's reading of in as concatenated gzip members, at most cap bytes.
  * Returns the length, or -1 when zlib refuses it or it exceeds cap. */

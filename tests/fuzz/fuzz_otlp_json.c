@@ -1,5 +1,5 @@
 /* Fuzz target otlp_json: an OTLP/JSON ExportMetricsServiceRequest body
- * through fsc_otlp_decode_json() (collector/sources/otlp/otlp_json.c on
+ * through fsc_otlp_decode_json() (collector/sources/otlp/decode/otlp_json.c on
  * jansson).
  *
  * Checked:

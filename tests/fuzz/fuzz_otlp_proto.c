@@ -1,6 +1,6 @@
 /* Fuzz target otlp_proto: an application/x-protobuf (or gRPC message) body of
  * ExportMetricsServiceRequest through fsc_otlp_decode_proto()
- * (collector/sources/otlp/otlp_point.h).
+ * (collector/sources/otlp/decode/otlp_point.h).
  *
  * Checked:
  *   - the result is 0 or -EBADMSG with a sentence; refused means no callback

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/gnmi_sim.h"
+#include "demo/sim/gnmi_sim.h"
 #include "otlp_trace.h"
 
 static void write_file(const char *dir, const char *name, const void *p, size_t n)

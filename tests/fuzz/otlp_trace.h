@@ -21,7 +21,7 @@
 
 #include "base/buf.h"
 #include "fuzz.h"
-#include "sources/otlp/otlp_point.h"
+#include "sources/otlp/decode/otlp_point.h"
 
 /* ---- trace ------------------------------------------------------------------ */
 

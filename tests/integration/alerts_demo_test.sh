@@ -6,7 +6,7 @@
 # Prometheus' /api/v1/alerts is polled every second (ctest -L dashboards).
 #   alerts_demo_test.sh FABRICSCOPE SOURCE_DIR PYTHON3 [TABLE_OUT]
 #
-# Expected alerts come from the fault schedule (collector/app/demo_schedule.c,
+# Expected alerts come from the fault schedule (collector/demo/demo_schedule.c,
 # docs/DEMO.md), written out below, never from fabricscope's output: from the
 # start a PCIe link at Gen5 x8 (b300-01 ens7f0np0) and b300-04's cables of
 # ports 4 and 5 swapped (the eight interfaces of those two cables see a wrong
@@ -84,7 +84,7 @@ base, t0_text, table_path = sys.argv[1], sys.argv[2], sys.argv[3]
 t0 = datetime.datetime.strptime(t0_text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
     tzinfo=datetime.timezone.utc).timestamp()
 
-# The fault schedule (collector/app/demo_schedule.c): fault, first injection
+# The fault schedule (collector/demo/demo_schedule.c): fault, first injection
 # (s after the zero), the alert written for it, the (device, port) it must
 # carry, extra labels it must carry.
 SWAPPED = [("b300-04", "ens6f0np0"), ("b300-04", "ens6f1np1"), ("b300-04", "ens1f0np0"),

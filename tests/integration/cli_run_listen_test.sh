@@ -1,5 +1,5 @@
 #!/bin/sh
-# `fabricscope run --listen HOST:PORT` (collector/app/run_listen.c): the
+# `fabricscope run --listen HOST:PORT` (collector/daemon/run_listen.c): the
 # Prometheus exporter (and the status page) listens where the option says,
 # not where exporters.prometheus.listen of the file says, also after a SIGHUP
 # reload (which must not report the exporters as changed); IPv6 [::1]:PORT

@@ -1,4 +1,4 @@
-# The status page and the report against `fabricscope demo` (collector/app,
+# The status page and the report against `fabricscope demo` (collector/demo,
 # docs/DEMO.md, docs/REPORT.md), one 56 s demo run: every injected fault in
 # /api/events and in the page's DOM with its device and port, the B300 mesh
 # view with the swapped cables highlighted and every link's utilization at

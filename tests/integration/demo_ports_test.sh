@@ -1,6 +1,6 @@
 #!/bin/sh
 # `fabricscope demo --listen 127.0.0.1:P4 --gnmi-ports P1,P2 --otlp-port P3`
-# (collector/app/demo_main.c): the two leaves' gNMI simulators answer on P1
+# (collector/demo/demo_main.c): the two leaves' gNMI simulators answer on P1
 # and P2, the collector's OTLP receiver on P3 (the spine posts there) and
 # /metrics on P4, as the banner and the generated config say; the
 # collector's gNMI streams to both leaves are up and the spine's series

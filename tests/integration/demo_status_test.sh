@@ -12,7 +12,7 @@
 #    each injected fault with its device and port; /api/mesh has the plan's
 #    32 links, exactly the two swapped cables' four links marked with `peer`
 #    at both ends, and every link's utilization at the demo's known rates
-#    (DEMO_B300_GBPS in collector/app/demo_int.h: 100 + 5 x ((node +
+#    (DEMO_B300_GBPS in collector/demo/demo_int.h: 100 + 5 x ((node +
 #    device + seed) mod 16) Gb/s per interface, 0 on a mis-cabled one; a link
 #    shows the larger of its two ends' rates over 400G).
 # 3. `/` in headless Chromium (Debian package `chromium`, as
@@ -71,7 +71,7 @@ def api(base, path):
     with urllib.request.urlopen(base + path, timeout=10) as r:
         return json.loads(r.read().decode())
 
-# ---- what the demo injects (collector/app, docs/DEMO.md) ----
+# ---- what the demo injects (collector/demo, docs/DEMO.md) ----
 SEED = 1
 SWAPPED = {(4, "ens6f0np0"), (4, "ens6f1np1"), (4, "ens1f0np0"), (4, "ens1f1np1"),
            (3, "ens6f0np0"), (3, "ens6f1np1"), (2, "ens1f0np0"), (2, "ens1f1np1")}
@@ -309,7 +309,7 @@ def phase_report(out):
     rest = [r["max_fine"] for r in L if key(r) not in want and r["max_fine"] is not None]
     check(rest and max(rest) < 0.7, "no other link reaches the microburst threshold: %r" %
           max(rest or [0]))
-    # Constant-load leaf ports (collector/app/demo_leaf.c: leaf1 at 0.20 with
+    # Constant-load leaf ports (collector/demo/demo_leaf.c: leaf1 at 0.20 with
     # reads jittered +-5 % of 2 s, its copies 1 s away from them, leaf2 at
     # 0.30 without jitter, both from 2 s copies in Junos batches) peak at
     # most 1.25 x their load: each port's copies are placed on its reading

@@ -5,7 +5,7 @@
 # with the right device and port, and nothing else may be.
 #   demo_test.sh FABRICSCOPE
 #
-# The fault schedule is collector/app/demo_schedule.c (docs/DEMO.md): from
+# The fault schedule is collector/demo/demo_schedule.c (docs/DEMO.md): from
 # the start a PCIe link at Gen5 x8 (b300-01 ens7f0np0) and a swapped pair of
 # cables (b300-04's ports 4 and 5 hold each other's cable: the host check
 # reads each node's fixture addresses and neighbour table and finds the peer

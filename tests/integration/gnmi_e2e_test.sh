@@ -8,7 +8,7 @@
 # the jitter the simulator injects, and the queue and ethernet counters of
 # the second and third streams (queue drops, peak and average occupancy,
 # pause and PFC frames, FEC words) with the exact values of the simulator's
-# model (collector/sim/gnmi_sim.h). Everything on 127.0.0.1; both
+# model (collector/demo/sim/gnmi_sim.h). Everything on 127.0.0.1; both
 # processes stopped by PID; every wait bounded.
 #   gnmi_e2e_test.sh FABRICSCOPE GNMI_SIM
 set -u

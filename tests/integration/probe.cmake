@@ -1,5 +1,5 @@
 # First contact (issue 19): `fabricscope probe`, `run --listen`, the demo's
-# fixed ports. Real peers on 127.0.0.1: gnmi_sim (collector/sim), the
+# fixed ports. Real peers on 127.0.0.1: gnmi_sim (collector/demo/sim), the
 # OpenTelemetry JS SDK (tests/interop/otlp_js, installed by scripts/setup.sh
 # with npm ci), the demo's own simulators.
 find_package(Python3 REQUIRED COMPONENTS Interpreter)

@@ -1,6 +1,6 @@
 #!/bin/sh
-# `fabricscope probe` (collector/app/probe_cmd.c) against real peers:
-# - gNMI: gnmi_sim (collector/sim, Junos OS Evolved) with 2 ports and 1
+# `fabricscope probe` (collector/commands/probe_cmd.c) against real peers:
+# - gNMI: gnmi_sim (collector/demo/sim, Junos OS Evolved) with 2 ports and 1
 #   queue at 100 ms; the probe of the first source (the default) for 3 s
 #   must print exactly the 48 canonical series of the Junos profile for what
 #   the simulator serves (16 interface counters + 6 queue leaves + 2 FEC

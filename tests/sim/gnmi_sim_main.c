@@ -1,7 +1,7 @@
 /* gnmi_sim command line: parses the options into struct fsc_sim_config and
  * runs the server (gnmi_sim_server.c). Test tool: it prints to stdout/stderr
  * and exits, which library code never does. */
-#include "sim/gnmi_sim.h"
+#include "demo/sim/gnmi_sim.h"
 
 #include <grpc/grpc.h>
 #include <signal.h>

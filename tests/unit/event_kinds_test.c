@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "model/event_text.h"
-#include "engine/detect.h"
+#include "engine/engine_int.h"
 #include "engine/engine.h"
 #include "engine_fixture.h"
 #include "event_fixture.h"

@@ -22,7 +22,7 @@ fsc_unit_test(gnmi_client LABELS gnmi LIBS fsc_gnmi TIMEOUT 120 CASES
 fsc_unit_test(gnmi_cadence LABELS gnmi prometheus LIBS fsc_gnmi CASES
   cadence_known_answer stream_families_exposition)
 
-# The gNMI simulator's model and messages (collector/sim): each report's
+# The gNMI simulator's model and messages (collector/demo/sim): each report's
 # queue peak covers the time since the port's previous report; the leaves of
 # each sensor, zero suppression, the sensors each OS serves.
 fsc_unit_test(gnmi_sim_model LABELS gnmi sim LIBS fsc_sim CASES

@@ -1,4 +1,4 @@
-/* The gNMI simulator's model and messages (collector/sim, gnmi_sim.h).
+/* The gNMI simulator's model and messages (collector/demo/sim, gnmi_sim.h).
  * Queue peaks: each report's max-queue-len (qmon peak-buffer-occupancy-bytes
  * with --os junos) is the peak within the time since the port's previous
  * report of that sensor. Known answers from the formulas: utilization 0.3
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "sim/gnmi_sim.h"
+#include "demo/sim/gnmi_sim.h"
 #include "test.h"
 #include "gnmi.pb-c.h"
 

@@ -16,7 +16,7 @@
 #include "gnmi_msg_fixture.h"
 #include "model/registry.h"
 #include "sources/gnmi/gnmi_decode.h"
-#include "sources/gnmi/gnmi_internal.h"
+#include "sources/gnmi/gnmi_int.h"
 #include "test.h"
 
 #define T0_NS 1764460800000000000LL

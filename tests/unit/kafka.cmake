@@ -7,7 +7,7 @@ fsc_unit_test(kafka_spool LABELS kafka LIBS fsc_kafka CASES
   crash_survivors corruption_truncated lock_and_errors)
 
 # tests/tools/kafka_mock.c (the mock cluster as a process) is made by the
-# tools glob with fsc_app and fsc_prom; it needs librdkafka too.
+# tools glob with fsc_app and fsc_prometheus; it needs librdkafka too.
 target_link_libraries(kafka_mock PRIVATE fsc_kafka)
 
 fsc_unit_test(kafka_exporter LABELS kafka LIBS fsc_kafka TIMEOUT 120 CASES

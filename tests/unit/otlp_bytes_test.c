@@ -9,8 +9,8 @@
 
 #include "engine/engine.h"
 #include "model/registry.h"
-#include "sources/otlp/otlp_bytes.h"
-#include "sources/otlp/otlp_ingest.h"
+#include "sources/otlp/map/otlp_bytes.h"
+#include "sources/otlp/map/otlp_ingest.h"
 #include "test.h"
 
 #define NS    1000000000LL

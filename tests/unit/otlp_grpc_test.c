@@ -11,7 +11,7 @@
 #include <grpc/slice.h>
 #include <grpc/support/time.h>
 
-#include "sources/otlp/otlp_grpc.h"
+#include "sources/otlp/transport/otlp_grpc.h"
 #include "otlp_server_fixture.h"
 
 #define DEADLINE_S 10

@@ -1,5 +1,5 @@
 /* Cumulus buffer and latency histograms as queue-peak evidence
- * (collector/sources/otlp/otlp_hist_evid.c): the ingest driven with built
+ * (collector/sources/otlp/map/otlp_hist_evid.c): the ingest driven with built
  * histogram points against a real registry, engine and event bus; known
  * answers are the bucket bounds NVIDIA's layout gives (Min 864 bytes after
  * rounding to Spectrum-3's 144-byte cells, histogram size 12288, so
@@ -13,8 +13,8 @@
 #include "engine/engine.h"
 #include "engine/events.h"
 #include "model/registry.h"
-#include "sources/otlp/otlp_ingest.h"
-#include "sources/otlp/otlp_ingest_int.h"
+#include "sources/otlp/map/otlp_ingest.h"
+#include "sources/otlp/map/otlp_ingest_int.h"
 #include "test.h"
 #include "config_all.h"
 

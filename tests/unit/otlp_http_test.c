@@ -12,7 +12,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "sources/otlp/otlp_gzip.h"
+#include "sources/otlp/transport/otlp_gzip.h"
 #include "otlp_server_fixture.h"
 
 #define RESP_MAX (64 * 1024)

@@ -10,8 +10,8 @@
 #include "config/config.h"
 #include "model/registry.h"
 #include "engine/engine.h"
-#include "sources/otlp/otlp_ingest.h"
-#include "sources/otlp/otlp_series.h"
+#include "sources/otlp/map/otlp_ingest.h"
+#include "sources/otlp/map/otlp_series.h"
 #include "test.h"
 #include "config_all.h"
 

@@ -1,4 +1,4 @@
-# OTLP/JSON decoder (collector/sources/otlp/otlp_json*.c, on jansson): known-answer
+# OTLP/JSON decoder (collector/sources/otlp/decode/otlp_json*.c, on jansson): known-answer
 # transcripts of the visitor calls, malformed documents, bounds, fixtures.
 fsc_unit_test(otlp_json LABELS otlp LIBS fsc_otlp CASES
   all_fields int64_exact fixtures truncated_prefixes key_order snake_case whitespace

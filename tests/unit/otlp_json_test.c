@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sources/otlp/otlp_point.h"
+#include "sources/otlp/decode/otlp_point.h"
 #include "test.h"
 
 /* ---- transcript visitor ----------------------------------------------------------- */

@@ -11,7 +11,7 @@
 
 #include "engine/engine.h"
 #include "model/registry.h"
-#include "sources/otlp/otlp_ingest.h"
+#include "sources/otlp/map/otlp_ingest.h"
 #include "test.h"
 
 #define T0    1764460800000000000LL /* 2025-11-30 00:00:00 UTC */

@@ -1,4 +1,4 @@
-# OTLP protobuf decoder (collector/sources/otlp/otlp_proto.c): known-answer requests
+# OTLP protobuf decoder (collector/sources/otlp/decode/otlp_proto.c): known-answer requests
 # built with protobuf-c, hand-encoded malformations, random damage.
 fsc_unit_test(otlp_proto LABELS otlp LIBS fsc_otlp CASES
   number_points_exact histogram_points_exact field_order_reversed unknown_fields_skipped

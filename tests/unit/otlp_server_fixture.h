@@ -22,7 +22,7 @@
 #include "base/log.h"
 #include "model/registry.h"
 #include "engine/engine.h"
-#include "sources/otlp/otlp_point.h"
+#include "sources/otlp/decode/otlp_point.h"
 #include "sources/otlp/otlp_source.h"
 #include "otlp_metrics_service.pb-c.h"
 #include "test.h"

@@ -1,4 +1,4 @@
-/* Cumulus' link speed through the OTLP ingest (sources/otlp/otlp_speed.c):
+/* Cumulus' link speed through the OTLP ingest (sources/otlp/map/otlp_speed.c):
  * nvswitch_interface_oper_aggregate_speed points (bits per second, as
  * NVIDIA's Open-Telemetry-Export.md 5.13-5.16 describe them) give their
  * port's byte counters the speed, before or after the counters appear; the
@@ -14,7 +14,7 @@
 #include "engine/engine.h"
 #include "engine/link_speed.h"
 #include "model/registry.h"
-#include "sources/otlp/otlp_ingest.h"
+#include "sources/otlp/map/otlp_ingest.h"
 #include "test.h"
 
 #define NS  1000000000LL

@@ -1,5 +1,5 @@
 # --- report: rollup store, rollups from a real engine, the capacity report ---
-# (collector/rollup; `ctest -L report`)
+# (exporters/rollup; `ctest -L report`)
 fsc_unit_test(rollup_store LABELS report rollup LIBS fsc_rollup CASES
   crc_and_names write_read_days torn_record retention_and_bound keys_rebound_after_restart
   version1_reads_whole_minutes dir_deleted_or_replaced)

@@ -1,4 +1,4 @@
-/* The rollup against a real engine (collector/rollup/rollup.h): series
+/* The rollup against a real engine (exporters/rollup/rollup.h): series
  * interned in a registry, samples ingested minute by minute, fsc_rollup_tick
  * driven with explicit times, and the records read back from the store with
  * known answers: a 400G port at 25 % with one 100 ms line-rate burst, a

@@ -1,4 +1,4 @@
-/* The rollup store (collector/rollup/rollup_store.h, rollup_format.h):
+/* The rollup store (exporters/rollup/rollup_store.h, rollup_format.h):
  * known-answer CRC and names, write / read round trip across days, range
  * filtering, a torn last record (ignored by readers, cut by the next
  * writer), a damaged record in the middle, retention, the max_bytes bound,

@@ -3,6 +3,6 @@
 fsc_unit_test(shard LABELS core shard CASES
   md5_rfc1321_suite hashmod_known_answers parse_index_count config_key_and_source_keys)
 
-# The OTLP ingest's per-point shard filter (collector/sources/otlp/otlp_ingest.c).
+# The OTLP ingest's per-point shard filter (collector/sources/otlp/map/otlp_ingest.c).
 fsc_unit_test(shard_otlp LABELS otlp shard LIBS fsc_otlp CASES
   otlp_points_of_other_shards_skipped skipped_reasons_reach_transport_counters)

@@ -1,4 +1,4 @@
-/* The OTLP ingest's shard filter (collector/sources/otlp/otlp_ingest.c): with shard
+/* The OTLP ingest's shard filter (collector/sources/otlp/map/otlp_ingest.c): with shard
  * 1 of 3 only points of devices whose hashmod is 1 produce samples; the
  * others are skipped (neither accepted nor rejected, so the sender sees full
  * success). Devices and their shards computed independently (python3
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "model/registry.h"
-#include "sources/otlp/otlp_ingest.h"
-#include "sources/otlp/otlp_server.h"
+#include "sources/otlp/map/otlp_ingest.h"
+#include "sources/otlp/transport/otlp_server.h"
 #include "test.h"
 
 #define T0 1764460800000000000LL

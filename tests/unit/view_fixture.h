@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "app/plugins.h"
+#include "daemon/plugins.h"
 #include "base/stats.h"
 #include "plugin/sink.h"
 

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/gnmi/gnmi_internal.h"
+#include "sources/gnmi/gnmi_int.h"
 
 #define PORTS_MIN 16u /* ports of the first allocation; doubles up to max */
 

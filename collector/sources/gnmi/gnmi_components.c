@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/gnmi/gnmi_internal.h"
+#include "sources/gnmi/gnmi_int.h"
 
 struct gnmi_multi_entry {
     fsc_series_id series; /* FSC_SERIES_NONE = empty */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/gnmi/gnmi_internal.h"
+#include "sources/gnmi/gnmi_int.h"
 
 #define NS_PER_MS            1000000LL
 #define JUNOS_HEADER_EXT_ID  1 /* gnmi_ext.ExtensionID EID_JUNIPER_TELEMETRY_HEADER */

@@ -1,11 +1,11 @@
 /* Path and value decoding for the gNMI decoder: the canonical path key
- * (gnmi_internal.h) and TypedValue -> number. */
+ * (gnmi_int.h) and TypedValue -> number. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sources/gnmi/gnmi_decode.h"
-#include "sources/gnmi/gnmi_internal.h"
+#include "sources/gnmi/gnmi_int.h"
 
 /* ---- paths ----------------------------------------------------------------- */
 

@@ -24,7 +24,7 @@
  * slots); a key beyond that is counted as untracked. */
 #include <stdlib.h>
 
-#include "sources/gnmi/gnmi_internal.h"
+#include "sources/gnmi/gnmi_int.h"
 
 #define SEQ_SYNC_LO   (1ULL << 21) /* Junos initial-sync sequence range (jtimon) */
 #define SEQ_SYNC_HI   ((1ULL << 22) - 1)

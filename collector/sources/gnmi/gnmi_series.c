@@ -1,6 +1,6 @@
 /* The gNMI series cache (encoded path -> series id) and its slow path:
  * interning a series the first time its path is seen. */
-#include "sources/gnmi/gnmi_internal.h"
+#include "sources/gnmi/gnmi_int.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -165,7 +165,7 @@ static const char *str_put(struct decoded_path *dp, size_t *used, const uint8_t 
     return dst;
 }
 
-/* Decodes an encoded path key (gnmi_internal.h). Returns 0, or -1 when the
+/* Decodes an encoded path key (gnmi_int.h). Returns 0, or -1 when the
  * keyless path does not fit a profile name or the key is inconsistent. */
 static int path_decode(const uint8_t *k, size_t n, struct decoded_path *dp)
 {

@@ -30,7 +30,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "sources/gnmi/gnmi_internal.h"
+#include "sources/gnmi/gnmi_int.h"
 
 enum { FORM_IDENTITY = 0, FORM_MBPS = 1 };
 

@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "sources/gnmi/gnmi_decode.h"
-#include "sources/gnmi/gnmi_internal.h"
+#include "sources/gnmi/gnmi_int.h"
 
 #define INSTANCES_MIN 64u
 

@@ -13,9 +13,9 @@
 #include "base/log.h"
 #include "model/profile.h"
 #include "model/time_guard.h"
-#include "sources/otlp/otlp_grpc.h"
-#include "sources/otlp/otlp_http.h"
-#include "sources/otlp/otlp_server.h"
+#include "sources/otlp/transport/otlp_grpc.h"
+#include "sources/otlp/transport/otlp_http.h"
+#include "sources/otlp/transport/otlp_server.h"
 
 #define ERR_LOG_EVERY_NS ((int64_t)60 * 1000000000)
 

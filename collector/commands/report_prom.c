@@ -1,0 +1,610 @@
+/* The report from a Prometheus server (contract in report.h): the HTTP API
+ * (/api/v1/query at the end of the range, /api/v1/query_range for the trend
+ * bins) over libcurl, answers parsed with jansson. Every query
+ * aggregates over the whole range with increase() / *_over_time(), so each
+ * figure is exactly what the same PromQL typed into Prometheus returns at
+ * `to` (docs/REPORT.md lists them). */
+#include <curl/curl.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands/report.h"
+
+#define MAX_BODY   (256u << 20) /* bytes of one answer */
+#define QUERY_MAX  1024
+#define LABEL_SIZE FSC_RPT_NAME
+
+struct plabels {
+    char device[LABEL_SIZE], port[LABEL_SIZE], direction[8], le[32], group[LABEL_SIZE],
+        node[LABEL_SIZE], role[16], rail[16], peer[LABEL_SIZE];
+};
+
+struct pq;
+typedef void (*sample_fn)(struct fsc_report *rep, const struct pq *q, const struct plabels *lab,
+                          double t, double v);
+
+/* One query: a PromQL template with the range (and, for subqueries, the
+ * step) filled in, and what to do with each sample. */
+struct pq {
+    const char *tmpl;
+    sample_fn fn;
+    int field; /* what the handler sets */
+};
+
+struct body {
+    char *buf;
+    size_t len, cap;
+    int too_big;
+};
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+    struct body *b = arg;
+    size_t n = size * nmemb;
+    if (b->len + n + 1 > MAX_BODY) {
+        b->too_big = 1;
+        return 0;
+    }
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 65536;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *nb = realloc(b->buf, cap);
+        if (!nb)
+            return 0;
+        b->buf = nb;
+        b->cap = cap;
+    }
+    memcpy(b->buf + b->len, ptr, n);
+    b->len += n;
+    b->buf[b->len] = '\0';
+    return n;
+}
+
+/* ---- handlers ------------------------------------------------------------------------- */
+
+enum {
+    F_HIST,
+    F_HIST_SUM,
+    F_MAX_FINE,
+    F_MAX_1S,
+    F_MAX_5M,
+    F_MEAN,
+    F_BYTES_RX,
+    F_BYTES_TX,
+    F_BURSTS,
+    F_LONG,
+    F_DUR,
+    F_DUR_SUM,
+    F_CNP,
+    F_IB_RX,
+    F_PFC,
+    F_G_MAX,
+    F_G_AVG,
+    F_G_EVENTS,
+    F_N_AVG,
+    F_N_MAX,
+    F_N_EFF,
+    F_META
+};
+
+static struct fsc_rpt_dir *dir_of(struct fsc_report *rep, const struct plabels *lab)
+{
+    if (!lab->device[0] || !lab->port[0])
+        return NULL;
+    struct fsc_rpt_link *l = fsc_report_link(rep, lab->device, lab->port);
+    if (!l)
+        return NULL;
+    return &l->dir[strcmp(lab->direction, "tx") == 0 ? FSC_RPT_TX : FSC_RPT_RX];
+}
+
+/* Bucket index of an `le` label over bounds le[0..n) (+Inf is n), or -1. */
+static int le_index(const char *s, const double *le, unsigned n)
+{
+    if (strcmp(s, "+Inf") == 0)
+        return (int)n;
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s)
+        return -1;
+    for (unsigned i = 0; i < n; i++)
+        if (fabs(v - le[i]) <= 1e-9 * fmax(1.0, le[i]))
+            return (int)i;
+    return -1;
+}
+
+static void on_dir(struct fsc_report *rep, const struct pq *q, const struct plabels *lab, double t,
+                   double v)
+{
+    (void)t;
+    struct fsc_rpt_dir *d = dir_of(rep, lab);
+    if (!d)
+        return;
+    int i;
+    switch (q->field) {
+    case F_HIST: /* cumulative for now: made per-bucket once all are in */
+        if ((i = le_index(lab->le, fsc_util_bucket_le, FSC_UTIL_BUCKETS)) >= 0)
+            d->hist[i] = v;
+        d->present = true;
+        break;
+    case F_HIST_SUM:
+        d->hist_sum = v;
+        break;
+    case F_MAX_FINE:
+        d->max_fine = v;
+        break;
+    case F_MAX_1S:
+        d->max_1s = v;
+        break;
+    case F_MAX_5M:
+        d->max_5m = v;
+        break;
+    case F_MEAN:
+        d->mean = v;
+        break;
+    case F_BURSTS:
+        d->bursts = v;
+        break;
+    case F_LONG:
+        d->long_bursts = v;
+        break;
+    case F_DUR:
+        if ((i = le_index(lab->le, fsc_duration_bucket_le, FSC_DURATION_BUCKETS)) >= 0)
+            d->dur[i] = v;
+        break;
+    case F_DUR_SUM:
+        d->dur_sum = v;
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_port(struct fsc_report *rep, const struct pq *q, const struct plabels *lab, double t,
+                    double v)
+{
+    (void)t;
+    if (!lab->device[0] || !lab->port[0])
+        return;
+    struct fsc_rpt_link *l = fsc_report_link(rep, lab->device, lab->port);
+    if (!l)
+        return;
+    switch (q->field) {
+    case F_BYTES_RX:
+    case F_BYTES_TX: {
+        struct fsc_rpt_dir *d = &l->dir[q->field == F_BYTES_TX ? FSC_RPT_TX : FSC_RPT_RX];
+        d->present = true;
+        d->bytes = v;
+        break;
+    }
+    case F_CNP:
+        l->has_cnp = true;
+        l->cnp = v;
+        break;
+    case F_IB_RX:
+        l->has_ib_rx = true;
+        l->ib_rx_bytes = v;
+        break;
+    case F_PFC:
+        l->has_pfc = true;
+        l->pfc_s = v;
+        break;
+    case F_META:
+        if (lab->role[0])
+            l->role = strcmp(lab->role, "uplink") == 0     ? FSC_PORT_UPLINK
+                      : strcmp(lab->role, "downlink") == 0 ? FSC_PORT_DOWNLINK
+                      : strcmp(lab->role, "nic") == 0      ? FSC_PORT_NIC
+                                                           : FSC_PORT_ROLE_NONE;
+        if (lab->rail[0])
+            l->rail = atoi(lab->rail);
+        if (lab->peer[0])
+            snprintf(l->peer, sizeof(l->peer), "%s", lab->peer);
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_group(struct fsc_report *rep, const struct pq *q, const struct plabels *lab,
+                     double t, double v)
+{
+    (void)t;
+    struct fsc_rpt_group *g = lab->group[0] ? fsc_report_group(rep, lab->group) : NULL;
+    if (!g)
+        return;
+    if (q->field == F_G_MAX)
+        g->ratio_max = v;
+    else if (q->field == F_G_AVG) {
+        g->ratio_sum = v;
+        g->polls = 1;
+    } else
+        g->events = v;
+}
+
+static void on_node(struct fsc_report *rep, const struct pq *q, const struct plabels *lab, double t,
+                    double v)
+{
+    (void)t;
+    struct fsc_rpt_node *n = lab->device[0] ? fsc_report_node(rep, lab->device, lab->node) : NULL;
+    if (!n || !isfinite(v))
+        return;
+    unsigned d = strcmp(lab->direction, "tx") == 0 ? FSC_RPT_TX : FSC_RPT_RX;
+    if (q->field == F_N_AVG) {
+        n->bps_sum[d] = v;
+        n->polls[d] = 1;
+    } else if (q->field == F_N_MAX)
+        n->bps_max[d] = v;
+    else {
+        n->eff_sum[d] = v;
+        n->eff_polls[d] = 1;
+    }
+}
+
+/* query_range of the per-bin p99: the sample at from + (k + 1) x bin
+ * covers bin k. */
+static void on_trend(struct fsc_report *rep, const struct pq *q, const struct plabels *lab,
+                     double t, double v)
+{
+    (void)q;
+    struct fsc_rpt_dir *d = dir_of(rep, lab);
+    if (!d || !isfinite(v))
+        return;
+    long k = lround((t - (double)rep->from_s) / (double)rep->bin_s) - 1;
+    if (k >= 0 && k < (long)rep->n_bins)
+        d->bin_p99[k] = v;
+}
+
+#define BY_DIR "sum by (device,port,direction)"
+static const struct pq queries[] = {
+    {"sum by (device,port,direction,le) "
+     "(increase(fabric_port_fine_utilization_ratio_bucket[%1$s]))",
+     on_dir, F_HIST},
+    {BY_DIR " (increase(fabric_port_fine_utilization_ratio_sum[%1$s]))", on_dir, F_HIST_SUM},
+    {"max by (device,port,direction) (max_over_time(fabric_port_utilization_peak_ratio[%1$s]))",
+     on_dir, F_MAX_FINE},
+    {"max by (device,port,direction) (max_over_time(fabric_port_utilization_ratio[%1$s]))", on_dir,
+     F_MAX_1S},
+    {"max by (device,port,direction) "
+     "(max_over_time(avg_over_time(fabric_port_utilization_ratio[5m])[%1$s:%2$s]))",
+     on_dir, F_MAX_5M},
+    {"avg by (device,port,direction) (avg_over_time(fabric_port_utilization_ratio[%1$s]))", on_dir,
+     F_MEAN},
+    {"sum by (device,port) (increase(fabric_port_rx_bytes_total[%1$s]))", on_port, F_BYTES_RX},
+    {"sum by (device,port) (increase(fabric_port_tx_bytes_total[%1$s]))", on_port, F_BYTES_TX},
+    {BY_DIR " (increase(fabric_microbursts_total[%1$s]))", on_dir, F_BURSTS},
+    {BY_DIR " (increase(fabric_bursts_total[%1$s]))", on_dir, F_LONG},
+    {"sum by (device,port,direction,le) "
+     "(increase(fabric_microburst_duration_seconds_bucket[%1$s]))",
+     on_dir, F_DUR},
+    {BY_DIR " (increase(fabric_microburst_duration_seconds_sum[%1$s]))", on_dir, F_DUR_SUM},
+    {"sum by (device,port) (increase(fabric_nic_cnp_sent_total[%1$s]))", on_port, F_CNP},
+    /* CNP per TB's denominator on NIC ports without fabric_port_rx_bytes_total */
+    {"sum by (device,port) (increase(fabric_nic_ib_port_rx_bytes_total[%1$s]))", on_port, F_IB_RX},
+    {"sum by (device,port) (increase({__name__=~\"fabric_port_pfc_rx_pause_seconds_total|"
+     "fabric_port_rx_pause_seconds_total\"}[%1$s]))",
+     on_port, F_PFC},
+    {"group by (device,port,role,rail,peer) ({__name__=~\"fabric_port_(rx|tx)_bytes_total\"})",
+     on_port, F_META},
+    {"max by (group) (max_over_time(fabric_uplink_imbalance_ratio[%1$s]))", on_group, F_G_MAX},
+    {"avg by (group) (avg_over_time(fabric_uplink_imbalance_ratio[%1$s]))", on_group, F_G_AVG},
+    {"sum by (group) (increase(fabric_uplink_imbalance_events_total[%1$s]))", on_group, F_G_EVENTS},
+    {"avg by (device,node,direction) (avg_over_time(fabric_node_rdma_bits_per_second[%1$s]))",
+     on_node, F_N_AVG},
+    {"max by (device,node,direction) (max_over_time(fabric_node_rdma_bits_per_second[%1$s]))",
+     on_node, F_N_MAX},
+    {"avg by (device,node,direction) (avg_over_time(fabric_node_rdma_efficiency_ratio[%1$s]))",
+     on_node, F_N_EFF},
+};
+
+static const struct pq trend_query = {
+    "histogram_quantile(0.99, sum by (device,port,direction,le) "
+    "(increase(fabric_port_fine_utilization_ratio_bucket[%1$s])))",
+    on_trend, 0};
+
+/* ---- the answer --------------------------------------------------------------------- */
+
+struct parse {
+    struct fsc_report *rep;
+    const struct pq *q;
+    char status[16], error[256], error_type[64];
+    char why[JSON_ERROR_TEXT_LENGTH + 48]; /* what is wrong with a malformed answer */
+};
+
+static int malformed(struct parse *p, const char *msg)
+{
+    snprintf(p->why, sizeof(p->why), "%s", msg);
+    return -EBADMSG;
+}
+
+/* A string value into dst (cut to size). */
+static int read_str(struct parse *p, const json_t *v, char *dst, size_t size)
+{
+    if (!json_is_string(v))
+        return malformed(p, "expected a string");
+    size_t n = json_string_length(v);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, json_string_value(v), n);
+    dst[n] = '\0';
+    return 0;
+}
+
+static int read_metric(struct parse *p, const json_t *v, struct plabels *lab)
+{
+    static const struct {
+        const char *name;
+        size_t off, size;
+    } want[] = {
+#define W(f) {#f, offsetof(struct plabels, f), sizeof(((struct plabels *)0)->f)}
+        W(device), W(port), W(direction), W(le), W(group), W(node), W(role), W(rail), W(peer),
+#undef W
+    };
+    if (!json_is_object(v))
+        return malformed(p, "expected an object");
+    for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
+        const json_t *s = json_object_get(v, want[w].name);
+        int rc = s ? read_str(p, s, (char *)lab + want[w].off, want[w].size) : 0;
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* [t, "v"] (further elements ignored); t a number, or a string holding one */
+static int read_point(struct parse *p, const json_t *v, double *t, double *val)
+{
+    char s[64];
+    if (!json_is_array(v))
+        return malformed(p, "expected an array");
+    if (json_array_size(v) < 2)
+        return malformed(p, "expected [time, value]");
+    const json_t *jt = json_array_get(v, 0);
+    if (json_is_number(jt)) {
+        *t = json_number_value(jt);
+    } else {
+        const char *text = json_is_string(jt) ? json_string_value(jt) : NULL;
+        char *end = NULL;
+        if (text)
+            *t = strtod(text, &end);
+        if (!text || end == text || *end != '\0')
+            return malformed(p, "expected a number");
+    }
+    int rc = read_str(p, json_array_get(v, 1), s, sizeof(s));
+    if (rc != 0)
+        return rc;
+    *val = strtod(s, NULL); /* "NaN", "+Inf" and numbers alike */
+    return 0;
+}
+
+/* One series: its labels ("metric"), then its samples in answer order. */
+static int read_series(struct parse *p, json_t *v)
+{
+    struct plabels lab;
+    int rc;
+    memset(&lab, 0, sizeof(lab));
+    if (!json_is_object(v))
+        return malformed(p, "expected an object");
+    const json_t *metric = json_object_get(v, "metric");
+    if (metric && (rc = read_metric(p, metric, &lab)) != 0)
+        return rc;
+    for (void *it = json_object_iter(v); it; it = json_object_iter_next(v, it)) {
+        const char *key = json_object_iter_key(it);
+        json_t *m = json_object_iter_value(it);
+        double t, val;
+        if (strcmp(key, "value") == 0) {
+            if ((rc = read_point(p, m, &t, &val)) != 0)
+                return rc;
+            p->q->fn(p->rep, p->q, &lab, t, val);
+        } else if (strcmp(key, "values") == 0) {
+            if (!json_is_array(m))
+                return malformed(p, "expected an array");
+            for (size_t i = 0; i < json_array_size(m); i++) {
+                if ((rc = read_point(p, json_array_get(m, i), &t, &val)) != 0)
+                    return rc;
+                p->q->fn(p->rep, p->q, &lab, t, val);
+            }
+        }
+    }
+    return 0;
+}
+
+static int read_answer(struct parse *p, json_t *root)
+{
+    const json_t *v;
+    int rc;
+    if (!json_is_object(root))
+        return malformed(p, "expected an object");
+    if ((v = json_object_get(root, "status")) &&
+        (rc = read_str(p, v, p->status, sizeof(p->status))))
+        return rc;
+    if ((v = json_object_get(root, "error")) && (rc = read_str(p, v, p->error, sizeof(p->error))))
+        return rc;
+    if ((v = json_object_get(root, "errorType")) &&
+        (rc = read_str(p, v, p->error_type, sizeof(p->error_type))))
+        return rc;
+    json_t *data = json_object_get(root, "data");
+    json_t *result = json_is_object(data) ? json_object_get(data, "result") : NULL;
+    for (size_t i = 0; i < json_array_size(result); i++)
+        if ((rc = read_series(p, json_array_get(result, i))) != 0)
+            return rc;
+    return 0;
+}
+
+/* 0, -EBADMSG (p->why says why) or -ENOMEM. Integers are read as doubles:
+ * every number used is one, and jansson refuses integers beyond int64
+ * otherwise. */
+static int parse_answer(struct parse *p, const char *buf, size_t len)
+{
+    json_error_t e;
+    json_t *root = json_loadb(buf, len, JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &e);
+    if (!root) {
+        if (e.text[0] == '\0' || json_error_code(&e) == json_error_out_of_memory)
+            return -ENOMEM;
+        snprintf(p->why, sizeof(p->why), "%s (line %d, column %d)", e.text, e.line, e.column);
+        return -EBADMSG;
+    }
+    int rc = read_answer(p, root);
+    json_decref(root);
+    return rc;
+}
+
+/* ---- requests ---------------------------------------------------------------------- */
+
+struct client {
+    CURL *curl;
+    const char *url;
+    struct body body;
+};
+
+/* GET <url><path>?query=<q>&<extra>, then parse; handlers see every sample. */
+static int run_query(struct client *c, struct fsc_report *rep, const struct pq *q, const char *path,
+                     const char *promql, const char *extra, char *err, size_t errlen)
+{
+    char *enc = curl_easy_escape(c->curl, promql, 0);
+    if (!enc)
+        return -ENOMEM;
+    size_t need = strlen(c->url) + strlen(path) + strlen(enc) + strlen(extra) + 16;
+    char *full = malloc(need);
+    if (!full) {
+        curl_free(enc);
+        return -ENOMEM;
+    }
+    snprintf(full, need, "%s%s?query=%s&%s", c->url, path, enc, extra);
+    curl_free(enc);
+    c->body.len = 0;
+    c->body.too_big = 0;
+    curl_easy_setopt(c->curl, CURLOPT_URL, full);
+    CURLcode cc = curl_easy_perform(c->curl);
+    free(full);
+    long status = 0;
+    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (cc != CURLE_OK) {
+        if (c->body.too_big) {
+            snprintf(err, errlen, "Prometheus at %s answered more than %u MiB for %s", c->url,
+                     MAX_BODY >> 20, promql);
+            return -E2BIG;
+        }
+        snprintf(err, errlen, "cannot reach Prometheus at %s: %s", c->url, curl_easy_strerror(cc));
+        return -ECONNREFUSED;
+    }
+    struct parse p = {.rep = rep, .q = q};
+    int rc = c->body.buf ? parse_answer(&p, c->body.buf, c->body.len) : -EBADMSG;
+    if (rc == -ENOMEM) {
+        snprintf(err, errlen, "out of memory reading the answer of Prometheus at %s", c->url);
+        return rc;
+    }
+    if (rc != 0) {
+        if (status != 200)
+            snprintf(err, errlen, "HTTP %ld from %s%s (is this a Prometheus server?)", status,
+                     c->url, path);
+        else
+            snprintf(err, errlen, "malformed answer from Prometheus at %s: %s", c->url,
+                     p.why[0] ? p.why : "not JSON");
+        return -EPROTO;
+    }
+    if (strcmp(p.status, "success") != 0) {
+        snprintf(err, errlen, "Prometheus at %s refused the query %s: %s: %s", c->url, promql,
+                 p.error_type[0] ? p.error_type : "error", p.error[0] ? p.error : "(no message)");
+        return -EPROTO;
+    }
+    return 0;
+}
+
+/* Turns the cumulative `le` counts of the histogram queries into
+ * per-bucket counts (as the rollup store keeps them). */
+static void decumulate(double *h, unsigned n)
+{
+    for (unsigned i = n; i > 0; i--)
+        h[i] = h[i] - h[i - 1] > 0 ? h[i] - h[i - 1] : 0;
+}
+
+int fsc_report_load_prometheus(struct fsc_report *rep, const char *url, FILE *progress, char *err,
+                               size_t errlen)
+{
+    struct client c = {.url = url};
+    char range[32], step[32], extra[128], promql[QUERY_MAX];
+    int64_t span = rep->to_s - rep->from_s;
+    int64_t sub = span / 30 < 1 ? 1 : (span / 30 > 60 ? 60 : span / 30);
+    int rc = 0;
+    rep->source = "prometheus";
+    rep->origin = url;
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || !(c.curl = curl_easy_init())) {
+        snprintf(err, errlen, "cannot initialise libcurl");
+        return -ENOMEM;
+    }
+    curl_easy_setopt(c.curl, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(c.curl, CURLOPT_WRITEDATA, &c.body);
+    curl_easy_setopt(c.curl, CURLOPT_CONNECTTIMEOUT, 5L);
+    curl_easy_setopt(c.curl, CURLOPT_TIMEOUT, 120L);
+    curl_easy_setopt(c.curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c.curl, CURLOPT_USERAGENT, "fabricscope-report");
+    snprintf(range, sizeof(range), "%llds", (long long)span);
+    snprintf(step, sizeof(step), "%llds", (long long)sub);
+    snprintf(extra, sizeof(extra), "time=%lld", (long long)rep->to_s);
+    size_t nq = sizeof(queries) / sizeof(queries[0]);
+    for (size_t i = 0; i < nq && rc == 0; i++) {
+        if (progress)
+            fprintf(progress, "\rfabricscope report: query %zu/%zu", i + 1, nq + 1);
+            /* the templates use %1$s / %2$s: a constant table, so -Wformat-nonliteral is moot */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        snprintf(promql, sizeof(promql), queries[i].tmpl, range, step);
+#pragma GCC diagnostic pop
+        rc = run_query(&c, rep, &queries[i], "/api/v1/query", promql, extra, err, errlen);
+    }
+    if (rc == 0) {
+        if (progress)
+            fprintf(progress, "\rfabricscope report: query %zu/%zu", nq + 1, nq + 1);
+        char bin[32];
+        snprintf(bin, sizeof(bin), "%llds", (long long)rep->bin_s);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        snprintf(promql, sizeof(promql), trend_query.tmpl, bin);
+#pragma GCC diagnostic pop
+        snprintf(extra, sizeof(extra), "start=%lld&end=%lld&step=%lld",
+                 (long long)(rep->from_s + rep->bin_s), (long long)rep->to_s,
+                 (long long)rep->bin_s);
+        if (rep->from_s + rep->bin_s <= rep->to_s)
+            rc =
+                run_query(&c, rep, &trend_query, "/api/v1/query_range", promql, extra, err, errlen);
+    }
+    if (progress)
+        fputc('\n', progress);
+    curl_easy_cleanup(c.curl);
+    free(c.body.buf);
+    curl_global_cleanup();
+    if (rc != 0)
+        return rc;
+    for (size_t i = 0; i < rep->n_links; i++)
+        for (unsigned d = 0; d < FSC_RPT_DIRS; d++) {
+            decumulate(rep->links[i].dir[d].hist, FSC_UTIL_BUCKETS);
+            decumulate(rep->links[i].dir[d].dur, FSC_DURATION_BUCKETS);
+        }
+    size_t present = 0;
+    for (size_t i = 0; i < rep->n_links; i++)
+        present += rep->links[i].dir[0].present || rep->links[i].dir[1].present;
+    /* The queries aggregate with increase() / *_over_time(), which already
+     * extrapolate over the range; the time the series cover is not queried,
+     * so rates here are over the whole range (said in a note). */
+    for (size_t i = 0; i < rep->n_links; i++) {
+        rep->links[i].covered_s = (double)span;
+        for (unsigned d = 0; d < FSC_RPT_DIRS; d++)
+            rep->links[i].dir[d].covered_s = (double)span;
+    }
+    rep->covered_s = (double)span;
+    if (present)
+        fsc_report_note(rep, "Prometheus source: rates are over the whole range; the time each "
+                             "series covers is known to the rollup source only");
+    if (present == 0) {
+        char a[32], b[32];
+        snprintf(err, errlen, "Prometheus at %s has no fabric_port_* series between %s and %s", url,
+                 fsc_report_time(rep->from_s, a, sizeof(a)),
+                 fsc_report_time(rep->to_s, b, sizeof(b)));
+        return -ENODATA;
+    }
+    return 0;
+}

@@ -1,0 +1,166 @@
+/* The B300 mesh over time (demo_mesh_int.h): the counter model and the
+ * thread that rewrites the moving counter files every STEP_NS.
+ *
+ * Model: every counter is the exact integral of its rate over the demo
+ * clock (so rates read by the poller are the configured ones, whenever it
+ * reads), plus the fault windows' extra rate integrated over the time spent
+ * inside them (demo_fault_overlap). Per NIC: data both ways at the link's
+ * rate (rx is the tx of the port the cable really reaches; the same bytes
+ * in the netdev and PMA counters), 4096-byte packets,
+ * 20 CNPs/s sent and handled and 20 ECN-marked RoCE packets/s (background
+ * congestion control, far under the spike floor), 2 out_of_sequence/s.
+ *
+ * Why 50 ms steps under a 100 ms poll: each poll then sees one or two new
+ * values, so a counter reads as live.
+ *
+ * Why `lifespan` 200 ms (the driver default is 10): the values are made at
+ * write time but stamped by the poller at read time, so if this thread is
+ * starved (a loaded machine, a sanitizer build) a poll can see no change and
+ * the next one two steps' worth. With a 10 ms lifespan the repeat would be
+ * idleness, a zero-rate interval and then a double one: a CNP storm could
+ * read as two. Within 1.5 x 200 ms the engine takes a repeat as a stale
+ * cached copy and spreads the next change over the whole span (DESIGN §4
+ * rule 2), so the hw_counters detectors (CNP, reorder) see a storm whole.
+ * The netdev and PMA byte counters have no lifespan: a starved step can cost
+ * them one implausible interval (dropped by the engine), never an event.
+ *
+ * A step is not atomic against a concurrent read; a torn read at worst costs
+ * one interval (a 64-bit decrease is a reset, which the engine drops), and no
+ * detector starts on one interval. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "demo/demo_mesh_int.h"
+
+#define STEP_NS      (50 * DEMO_MS)
+#define PACKET_BYTES 4096
+#define BG_CNP_PER_S 20
+#define BG_OOS_PER_S 2
+
+const struct mesh_ctr_def mesh_ctr_defs[MC__COUNT] = {
+    [MC_RX_BYTES] = {"rx_bytes", MD_STAT, false},
+    [MC_TX_BYTES] = {"tx_bytes", MD_STAT, false},
+    [MC_RX_PACKETS] = {"rx_packets", MD_STAT, false},
+    [MC_TX_PACKETS] = {"tx_packets", MD_STAT, false},
+    [MC_XMIT_DATA] = {"port_xmit_data", MD_PMA, false},
+    [MC_RCV_DATA] = {"port_rcv_data", MD_PMA, false},
+    [MC_XMIT_PACKETS] = {"port_xmit_packets", MD_PMA, false},
+    [MC_RCV_PACKETS] = {"port_rcv_packets", MD_PMA, false},
+    [MC_UC_XMIT_PACKETS] = {"unicast_xmit_packets", MD_PMA, false},
+    [MC_UC_RCV_PACKETS] = {"unicast_rcv_packets", MD_PMA, false},
+    [MC_WRITE_REQUESTS] = {"rx_write_requests", MD_HW, true},
+    [MC_CNP_SENT] = {"np_cnp_sent", MD_HW, false},
+    [MC_CNP_HANDLED] = {"rp_cnp_handled", MD_HW, false},
+    [MC_ECN_MARKED] = {"np_ecn_marked_roce_packets", MD_HW, false},
+    [MC_OUT_OF_SEQUENCE] = {"out_of_sequence", MD_HW, true},
+};
+
+uint64_t mesh_value(const struct mesh_nic *nic, enum mesh_ctr c, int64_t e_ns)
+{
+    int64_t us = e_ns / 1000;
+    uint64_t v = 0;
+    switch (c) {
+    case MC_RX_BYTES:
+        v = demo_integral_us(nic->rx_bps, us);
+        break;
+    case MC_TX_BYTES:
+        v = demo_integral_us(nic->tx_bps, us);
+        break;
+    case MC_RX_PACKETS:
+    case MC_RCV_PACKETS:
+    case MC_UC_RCV_PACKETS:
+    case MC_WRITE_REQUESTS:
+        v = demo_integral_us(nic->rx_bps, us) / PACKET_BYTES;
+        break;
+    case MC_TX_PACKETS:
+    case MC_XMIT_PACKETS:
+    case MC_UC_XMIT_PACKETS:
+        v = demo_integral_us(nic->tx_bps, us) / PACKET_BYTES;
+        break;
+    case MC_XMIT_DATA:
+        v = demo_integral_us(nic->tx_bps, us) / 4;
+        break;
+    case MC_RCV_DATA:
+        v = demo_integral_us(nic->rx_bps, us) / 4;
+        break;
+    case MC_CNP_SENT:
+        v = demo_integral_us(BG_CNP_PER_S, us);
+        if (nic->cnp_storm)
+            v +=
+                demo_integral_us(DEMO_CNP_STORM_PER_S, demo_fault_overlap(DEMO_F_CNP, e_ns) / 1000);
+        break;
+    case MC_CNP_HANDLED:
+    case MC_ECN_MARKED:
+        v = demo_integral_us(BG_CNP_PER_S, us);
+        break;
+    case MC_OUT_OF_SEQUENCE:
+        v = demo_integral_us(BG_OOS_PER_S, us);
+        if (nic->reorder)
+            v += demo_integral_us(DEMO_REORDER_BURST_PER_S,
+                                  demo_fault_overlap(DEMO_F_REORDER, e_ns) / 1000);
+        break;
+    case MC__COUNT:
+        break;
+    }
+    return mesh_ctr_defs[c].wrap32 ? v & 0xffffffffu : v;
+}
+
+/* Rewrites nic's moving counters that changed since the last step. */
+static void step_nic(struct demo_mesh *mesh, struct mesh_nic *nic, int64_t e_ns)
+{
+    for (int c = 0; c < MC__COUNT; c++) {
+        if (nic->fd[c] < 0)
+            continue;
+        uint64_t v = mesh_value(nic, (enum mesh_ctr)c, e_ns);
+        if (v == nic->last[c])
+            continue;
+        char text[24];
+        int n = snprintf(text, sizeof(text), "%llu\n", (unsigned long long)v);
+        if (pwrite(nic->fd[c], text, (size_t)n, 0) != n ||
+            (n < nic->last_len[c] && ftruncate(nic->fd[c], n) == -1)) {
+            mesh->write_errors++;
+            continue;
+        }
+        nic->last[c] = v;
+        nic->last_len[c] = (uint8_t)n;
+        mesh->writes++;
+    }
+}
+
+static void *mesh_main(void *arg)
+{
+    struct demo_mesh *mesh = arg;
+    struct demo_run *run = mesh->run;
+    int64_t next = demo_elapsed_ns(run);
+    uint64_t errors_logged = 0;
+    while (demo_sleep_until(run, next)) {
+        int64_t e = demo_elapsed_ns(run);
+        for (unsigned n = 0; n < DEMO_NODES; n++)
+            for (unsigned k = 0; k < DEMO_NICS; k++)
+                step_nic(mesh, &mesh->nic[n][k], e);
+        mesh->steps++;
+        if (mesh->write_errors > errors_logged) {
+            fsc_log(FSC_LOG_WARN, "demo_mesh_write_failed", "errors=%llu",
+                    (unsigned long long)mesh->write_errors);
+            errors_logged = mesh->write_errors;
+        }
+        /* Absolute deadlines; a late step skips ahead rather than bunching. */
+        next += STEP_NS;
+        if (next <= e)
+            next = e + STEP_NS;
+    }
+    return NULL;
+}
+
+int demo_mesh_start(struct demo_mesh *mesh, char *err, size_t errlen)
+{
+    if (pthread_create(&mesh->thread, NULL, mesh_main, mesh) != 0) {
+        snprintf(err, errlen, "cannot start the B300 fixture thread");
+        return -1;
+    }
+    mesh->started = true;
+    return 0;
+}
