@@ -7,30 +7,15 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "base/intdiv.h"
 #include "base/timefmt.h"
 
-/* ---- CRC-32 ------------------------------------------------------------------ */
-
-/* Bitwise CRC-32 with a 16-entry table (nibbles): a few hundred bytes per
- * minute per port do not justify a 1 KiB table, and nothing here is shared
- * mutable state. */
-uint32_t fsc_rr_crc32(uint32_t crc, const void *buf, size_t len)
+/* CRC-32 (zlib's; the gzip/PNG polynomial) of a record or header body. */
+static uint32_t crc_of(const void *buf, size_t len)
 {
-    static const uint32_t nib[16] = {
-        0x00000000u, 0x1db71064u, 0x3b6e20c8u, 0x26d930acu, 0x76dc4190u, 0x6b6b51f4u,
-        0x4db26158u, 0x5005713cu, 0xedb88320u, 0xf00f9344u, 0xd6d6a3e8u, 0xcb61b38cu,
-        0x9b64c2b0u, 0x86d3d2d4u, 0xa00ae278u, 0xbdbdf21cu,
-    };
-    const uint8_t *p = buf;
-    crc = ~crc;
-    for (size_t i = 0; i < len; i++) {
-        crc ^= p[i];
-        crc = (crc >> 4) ^ nib[crc & 15];
-        crc = (crc >> 4) ^ nib[crc & 15];
-    }
-    return ~crc;
+    return (uint32_t)crc32(0L, buf, (uInt)len);
 }
 
 /* ---- little-endian cursor ----------------------------------------------------- */
@@ -214,7 +199,7 @@ void fsc_rr_encode(const struct fsc_rr_record *rec, uint8_t out[FSC_RR_RECORD_SI
     default:
         break;
     }
-    uint32_t crc = fsc_rr_crc32(0, out + 4, FSC_RR_RECORD_SIZE - 4);
+    uint32_t crc = crc_of(out + 4, FSC_RR_RECORD_SIZE - 4);
     c.off = 0;
     put_u32(&c, crc);
 }
@@ -223,7 +208,7 @@ int fsc_rr_decode(const uint8_t in[FSC_RR_RECORD_SIZE], struct fsc_rr_record *re
 {
     struct cur c = {.r = in};
     uint32_t crc = get_u32(&c);
-    if (crc != fsc_rr_crc32(0, in + 4, FSC_RR_RECORD_SIZE - 4))
+    if (crc != crc_of(in + 4, FSC_RR_RECORD_SIZE - 4))
         return -EBADMSG;
     memset(rec, 0, sizeof(*rec));
     rec->type = get_u8(&c);
@@ -294,14 +279,13 @@ void fsc_rr_header_encode(int64_t day_s, int64_t created_ns, uint8_t out[FSC_RR_
     put_u64(&c, (uint64_t)day_s);
     put_u64(&c, (uint64_t)created_ns);
     c.off = FSC_RR_HEADER_SIZE - 4;
-    put_u32(&c, fsc_rr_crc32(0, out, FSC_RR_HEADER_SIZE - 4));
+    put_u32(&c, crc_of(out, FSC_RR_HEADER_SIZE - 4));
 }
 
 int fsc_rr_header_decode(const uint8_t in[FSC_RR_HEADER_SIZE], int64_t *day_s)
 {
     struct cur c = {.r = in, .off = FSC_RR_HEADER_SIZE - 4};
-    if (memcmp(in, FSC_RR_MAGIC, 8) != 0 ||
-        get_u32(&c) != fsc_rr_crc32(0, in, FSC_RR_HEADER_SIZE - 4))
+    if (memcmp(in, FSC_RR_MAGIC, 8) != 0 || get_u32(&c) != crc_of(in, FSC_RR_HEADER_SIZE - 4))
         return -EBADMSG;
     c.off = 8;
     uint32_t version = get_u32(&c);

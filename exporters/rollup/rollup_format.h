@@ -153,10 +153,6 @@ struct fsc_rr_record {
     };
 };
 
-/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of buf[0..len), chained
- * from crc (0 to start). */
-uint32_t fsc_rr_crc32(uint32_t crc, const void *buf, size_t len);
-
 /* Encodes *rec into out[FSC_RR_RECORD_SIZE] (CRC included). Strings longer
  * than FSC_RR_NAME_MAX are cut. */
 void fsc_rr_encode(const struct fsc_rr_record *rec, uint8_t out[FSC_RR_RECORD_SIZE]);
