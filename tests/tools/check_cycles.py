@@ -36,7 +36,8 @@ NOISE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*
                    r'|^[ \t]*#(?:[^\n]*\\\n)*[^\n]*', re.S | re.M)
 # The name before a parameter list that ends a declaration head.
 DEFINED = re.compile(r'\b([A-Za-z_]\w*)\s*\((?:[^()]|\([^()]*\))*\)\s*$')
-WORD = re.compile(r'\b[A-Za-z_]\w*\b')
+# A name that may be a function: not a member (.x, ->x) nor a tag (struct x).
+WORD = re.compile(r'(?<![.>\w])(?<!struct )(?<!union )(?<!enum )[A-Za-z_]\w*')
 
 
 def stem_of(name):
