@@ -27,7 +27,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_layers import plugin_of, resolve  # noqa: E402
 
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"', re.M)
 PRIVATE = "_int"
 KINDS = ("includes", "calls")
 # Comments, string and character literals and preprocessor lines: blanked
