@@ -111,7 +111,8 @@ def read_graph(root):
                 unit = unit_of(here)
                 me = module_name(unit, here, stem_of(f))
                 modules.setdefault(unit, set()).add(me)
-                text = open(os.path.join(dp, f), encoding="utf-8", errors="replace").read()
+                with open(os.path.join(dp, f), encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
                 files.append((rel, here, unit, me, text))
                 if f.endswith(".c"):
                     for name in functions_defined(blank(text)):
