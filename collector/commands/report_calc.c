@@ -1,7 +1,7 @@
-/* The report's computations (contract in report.h): quantiles as
- * Prometheus computes them, linear trends of the p99 and their saturation
- * dates, per-leaf capacity figures, fabric totals and the plain-language
- * summary. Pure arithmetic over the loaded aggregates. */
+/* The report's computations (contract in report.h): linear trends of the
+ * p99 and their saturation dates, per-leaf capacity figures, fabric totals
+ * and the plain-language summary. Pure arithmetic over the loaded
+ * aggregates. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -12,47 +12,6 @@
 #include "commands/report.h"
 
 #define DAY_S 86400.0
-
-/* Prometheus 2.42 bucketQuantile(): cumulative counts made monotonic, the
- * rank's bucket found, linear interpolation inside it; the +Inf bucket
- * answers the highest finite bound; the first bucket starts at 0. */
-double fsc_report_quantile(double q, const double *bucket, size_t n_finite, const double *le)
-{
-    double cum[64];
-    if (n_finite + 1 > sizeof(cum) / sizeof(cum[0]) || n_finite < 1)
-        return NAN;
-    double run = 0;
-    for (size_t i = 0; i <= n_finite; i++) {
-        double c = bucket[i] > 0 ? bucket[i] : 0;
-        run += c;
-        cum[i] = run;
-    }
-    double total = cum[n_finite];
-    if (!(total > 0))
-        return NAN;
-    double rank = q * total;
-    size_t b = 0;
-    while (b < n_finite && cum[b] < rank)
-        b++;
-    if (b == n_finite)
-        return le[n_finite - 1];
-    double start = b > 0 ? le[b - 1] : 0.0;
-    double count = cum[b];
-    if (b > 0) {
-        count -= cum[b - 1];
-        rank -= cum[b - 1];
-    }
-    if (!(count > 0))
-        return le[b];
-    return start + (le[b] - start) * (rank / count);
-}
-
-double fsc_report_cnp_rx_bytes(const struct fsc_rpt_link *l)
-{
-    if (l->dir[FSC_RPT_RX].present)
-        return l->dir[FSC_RPT_RX].bytes;
-    return l->has_ib_rx ? l->ib_rx_bytes : NAN;
-}
 
 /* Least squares over the bins with data: p99 = a + b x (days from `from`). */
 static void trend(const struct fsc_report *rep, struct fsc_rpt_dir *d)

@@ -1,6 +1,7 @@
 /* The report's data model (contract in report.h): links, groups and nodes
- * found by name, and the loader that folds the rollup store's per-minute
- * records into range aggregates. */
+ * found by name, what one link's numbers say on their own (quantiles as
+ * Prometheus computes them, the bytes CNP per TB divides by), and the loader
+ * that folds the rollup store's per-minute records into range aggregates. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -14,6 +15,47 @@
 
 #define BLOCK_S  300 /* the "5 min average": aligned 5-minute blocks */
 #define BIN_VALS (FSC_UTIL_BUCKETS + 1)
+
+/* Prometheus 2.42 bucketQuantile(): cumulative counts made monotonic, the
+ * rank's bucket found, linear interpolation inside it; the +Inf bucket
+ * answers the highest finite bound; the first bucket starts at 0. */
+double fsc_report_quantile(double q, const double *bucket, size_t n_finite, const double *le)
+{
+    double cum[64];
+    if (n_finite + 1 > sizeof(cum) / sizeof(cum[0]) || n_finite < 1)
+        return NAN;
+    double run = 0;
+    for (size_t i = 0; i <= n_finite; i++) {
+        double c = bucket[i] > 0 ? bucket[i] : 0;
+        run += c;
+        cum[i] = run;
+    }
+    double total = cum[n_finite];
+    if (!(total > 0))
+        return NAN;
+    double rank = q * total;
+    size_t b = 0;
+    while (b < n_finite && cum[b] < rank)
+        b++;
+    if (b == n_finite)
+        return le[n_finite - 1];
+    double start = b > 0 ? le[b - 1] : 0.0;
+    double count = cum[b];
+    if (b > 0) {
+        count -= cum[b - 1];
+        rank -= cum[b - 1];
+    }
+    if (!(count > 0))
+        return le[b];
+    return start + (le[b] - start) * (rank / count);
+}
+
+double fsc_report_cnp_rx_bytes(const struct fsc_rpt_link *l)
+{
+    if (l->dir[FSC_RPT_RX].present)
+        return l->dir[FSC_RPT_RX].bytes;
+    return l->has_ib_rx ? l->ib_rx_bytes : NAN;
+}
 
 void fsc_report_init(struct fsc_report *rep, int64_t from_s, int64_t to_s, double threshold,
                      const struct fsc_topology *topo)

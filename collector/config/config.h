@@ -215,7 +215,7 @@ struct fsc_source_config {
 
 /* ---- the whole file ---------------------------------------------------------- */
 
-struct fsc_config_private; /* arena; private to config.c */
+struct fsc_config_private; /* arena; private to config_load.c */
 
 struct fsc_config {
     const char *file;             /* the name given to load/parse */

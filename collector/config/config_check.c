@@ -9,7 +9,7 @@
 
 #include "config/config.h"
 #include "config/config_decode.h"
-#include "config/config_int.h"
+#include "config/config_load_int.h"
 #include "config/yaml_tree.h"
 
 struct listener {
@@ -216,7 +216,7 @@ static int check_sections(struct fsc_cctx *ctx, const struct fsc_ynode *root)
     return 0;
 }
 
-/* Runs the checks across sections (config_int.h). */
+/* Runs the checks across sections (config_load_int.h). */
 int fsc_cfg_check_whole(struct fsc_cctx *ctx, const struct fsc_ynode *root)
 {
     if (check_listeners(ctx, root) != 0 || check_sources(ctx, root) != 0 ||

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config_int.h"
+#include "config/config_load_int.h"
 
 #define SRC(field) offsetof(struct fsc_source_config, field)
 

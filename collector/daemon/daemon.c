@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/daemon_int.h"
+#include "daemon/daemon_reload.h"
 #include "daemon/daemon_state.h"
 #include "daemon/plugins.h"
 #include "engine/engine_keys.h"

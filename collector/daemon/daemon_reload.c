@@ -1,5 +1,5 @@
 /* The daemon's running sources: start by shard, reload on SIGHUP, stop
- * (daemon_int.h has the locking and lifetime rules; docs/CONFIG.md
+ * (daemon_reload.h has the locking and lifetime rules; docs/CONFIG.md
  * "Reloading" what a reload changes).
  *
  * A reload diffs sources by name. Removed, disabled, moved to another shard
@@ -8,7 +8,7 @@
  * started from. "Changed" compares the effective config as check-config
  * prints it (marks, i.e. where in the file, do not count) plus the values
  * of inline secrets, which print as <redacted>. */
-#include "daemon/daemon_int.h"
+#include "daemon/daemon_reload.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "daemon/daemon_int.h"
+#include "daemon/daemon_reload.h"
 #include "daemon/state_lock.h"
 #include "config/config.h"
 #include "engine/engine.h"

@@ -3,7 +3,7 @@
  * callback knows a plugin: sources and sinks report through their stats
  * tables, health through their ops. Every callback runs on an HTTP thread,
  * concurrently with reloads: sources are read under the sources' read lock
- * (daemon_int.h). */
+ * (daemon_reload.h). */
 #include <stdio.h>
 #include <string.h>
 

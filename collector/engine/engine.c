@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "engine/engine_int.h"
+#include "engine/xsrc.h"
 
 /* Samples ahead whose slot fsc_engine_ingest() prefetches (measured: 4 and
  * 16 were no better at 64 k and worse at 1 M series, 24 worse everywhere). */
@@ -331,6 +332,20 @@ out:
     return rc;
 }
 
+/* How far series id has reported, for the cross-source table (xsrc.h):
+ * its update period and last device time once it has a rate baseline.
+ * Called with the engine lock held. */
+static bool xsrc_reported(const void *arg, fsc_series_id id, int64_t *period_ns, int64_t *t_last)
+{
+    const struct fsc_engine *eng = arg;
+    const struct fsc_eng_series *ser = id < eng->cfg.max_series ? fsc_series_find(eng, id) : NULL;
+    if (!ser || !(ser->rs.flags & FSC_RATE_F_BASELINE))
+        return false;
+    *period_ns = fsc_rate_update_period(&eng->tt.traits[ser->traits]);
+    *t_last = ser->rs.t_last;
+    return true;
+}
+
 /* Contract in engine.h. */
 int fsc_engine_peer_add(struct fsc_engine *eng, fsc_series_id id, const char *self,
                         const char *peer)
@@ -344,7 +359,7 @@ int fsc_engine_peer_add(struct fsc_engine *eng, fsc_series_id id, const char *se
     }
     const struct fsc_eng_series *ser = fsc_series_find(eng, id);
     if (!eng->xs)
-        eng->xs = fsc_xsrc_create(eng);
+        eng->xs = fsc_xsrc_create(xsrc_reported, eng);
     if (!eng->xs) {
         rc = -ENOMEM;
         goto out;
@@ -676,4 +691,15 @@ int fsc_engine_ingest(struct fsc_engine *eng, const struct fsc_sample *smp, size
     obs_flush(&w);
     pthread_mutex_unlock(&eng->mu);
     return rc;
+}
+
+/* A source's own event, published and counted as a detector's. Under the
+ * engine lock, as the detectors publish: stats.events is the engine's, and
+ * one lock order (engine, then bus) holds everywhere. */
+void fsc_engine_publish(struct fsc_engine *eng, const struct fsc_event *ev)
+{
+    pthread_mutex_lock(&eng->mu);
+    const struct fsc_det_ctx ctx = {.cfg = &eng->cfg, .bus = eng->bus, .events = eng->stats.events};
+    fsc_det_publish(&ctx, ev);
+    pthread_mutex_unlock(&eng->mu);
 }

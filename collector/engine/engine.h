@@ -22,6 +22,8 @@
 #include "engine/events.h"
 #include "engine/rate.h"
 
+struct fsc_engine;
+
 /* Microburst detector (utilization u = bytes*8/s / link speed). */
 struct fsc_microburst_config {
     double rise;             /* burst starts when u >= rise; default 0.7 */
@@ -233,8 +235,6 @@ struct fsc_engine_observer {
     void *arg;
 };
 
-struct fsc_engine;
-
 /* Creates an engine. cfg is copied; bus is borrowed (may be NULL: events are
  * then only counted) and must outlive the engine. Returns NULL with a sentence
  * in err on bad config or allocation failure. */
@@ -300,9 +300,7 @@ int fsc_engine_group_add(struct fsc_engine *eng, uint32_t group, fsc_series_id i
  * copied. Linking again moves the series. Returns 0, -ERANGE (id beyond
  * max_series), -EINVAL (no direction, an empty name, self == peer),
  * -ENOSPC (FSC_XSRC_PORTS_MAX ports or FSC_XSRC_SERIES_MAX series already
- * linked) or -ENOMEM. Thread: any; takes the engine lock. */
-#define FSC_XSRC_PORTS_MAX  65536u
-#define FSC_XSRC_SERIES_MAX 262144u
+ * linked, xsrc.h) or -ENOMEM. Thread: any; takes the engine lock. */
 int fsc_engine_peer_add(struct fsc_engine *eng, fsc_series_id id, const char *self,
                         const char *peer);
 
@@ -310,6 +308,14 @@ int fsc_engine_peer_add(struct fsc_engine *eng, fsc_series_id id, const char *se
  * 64-bit counter with no link speed. Returns 0 or -ENOMEM (state growth
  * failed; those samples are counted as unknown_series and dropped). */
 int fsc_engine_ingest(struct fsc_engine *eng, const struct fsc_sample *smp, size_t n);
+
+/* Publishes an event that a source raised itself (the NIC source's cable
+ * mismatches and PCIe degradations) exactly as the engine's detectors do:
+ * counted in the engine's stats.events (START and INSTANT phases) and copied
+ * to the bus the engine was created with (none: only counted). The event's
+ * series names the series whose labels describe it. Thread: any; takes the
+ * engine lock, then the bus lock. */
+void fsc_engine_publish(struct fsc_engine *eng, const struct fsc_event *ev);
 
 /* Installs observer hooks (copied). NULL removes them. */
 void fsc_engine_set_observer(struct fsc_engine *eng, const struct fsc_engine_observer *obs);

@@ -21,7 +21,8 @@
 #include "engine/events.h"
 #include "engine/copy_grid.h"
 #include "engine/rate.h"
-#include "engine/xsrc.h"
+
+struct fsc_xsrc; /* links between ports (xsrc.h) */
 
 /* ---- Interned series traits (engine_config.c) ----
  *

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine/engine_int.h"
+#include "engine/xsrc.h"
 
 /* Upper bounds, inclusive (Prometheus "le"); +Inf is implied. The exposition
  * prints these same doubles, so a boundary value and its bucket agree. */

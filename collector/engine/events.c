@@ -16,8 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/engine_int.h"
-
 /* Two cache lines: the ring copies whole events under its lock. */
 _Static_assert(sizeof(struct fsc_event) == 128, "struct fsc_event stays 128 bytes");
 
@@ -210,17 +208,4 @@ uint64_t fsc_event_bus_published(struct fsc_event_bus *bus)
     uint64_t n = bus->next_seq - 1;
     pthread_mutex_unlock(&bus->mu);
     return n;
-}
-
-/* Static names, used in logs, JSON and metric labels. */
-
-/* A source's own event, published and counted as a detector's (events.h).
- * Under the engine lock, as the detectors publish: stats.events is the
- * engine's, and one lock order (engine, then bus) holds everywhere. */
-void fsc_engine_publish(struct fsc_engine *eng, const struct fsc_event *ev)
-{
-    pthread_mutex_lock(&eng->mu);
-    const struct fsc_det_ctx ctx = {.cfg = &eng->cfg, .bus = eng->bus, .events = eng->stats.events};
-    fsc_det_publish(&ctx, ev);
-    pthread_mutex_unlock(&eng->mu);
 }

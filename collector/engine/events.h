@@ -48,14 +48,4 @@ int fsc_event_wait(struct fsc_event_sub *sub, int timeout_ms);
 /* Total published so far. */
 uint64_t fsc_event_bus_published(struct fsc_event_bus *bus);
 
-/* Publishes an event that a source raised itself (the NIC source's cable
- * mismatches and PCIe degradations) exactly as the engine's detectors do:
- * counted in the engine's stats.events (START and INSTANT phases) and copied
- * to the bus the engine was created with (none: only counted). The event's
- * series names the series whose labels describe it. Thread: any; takes the
- * engine lock, then the bus lock. (An engine function: its home is engine.h;
- * declared here until that header takes it.) */
-struct fsc_engine;
-void fsc_engine_publish(struct fsc_engine *eng, const struct fsc_event *ev);
-
 #endif

@@ -40,6 +40,7 @@
 #include <math.h>
 
 #include "engine/engine_int.h"
+#include "engine/xsrc.h"
 
 /* The end edge of the aligned window of length w that contains the instant
  * just before t: the smallest multiple of w that is >= t. */
@@ -63,7 +64,7 @@ static void mb_publish_end(const struct fsc_det_ctx *ctx, struct fsc_mb_state *s
         if (st->p_util[l] >= 0) /* -1: that window was never emitted */
             fsc_event_add_aux(&ev, FSC_EF_WINDOW_UTILIZATION, l, st->p_util[l]);
     /* Late on purpose: a 2 s peer has usually reported the burst by now. */
-    fsc_xsrc_annotate(ctx, &ev, tr, st->p_start, st->p_end);
+    fsc_xsrc_annotate(ctx->xs, &ev, tr, st->p_start, st->p_end);
     fsc_det_publish(ctx, &ev);
     st->pending = 0;
 }
@@ -101,7 +102,7 @@ static void mb_publish_progress(const struct fsc_det_ctx *ctx, struct fsc_mb_sta
     ev.t_start_ns = st->t_start;
     fsc_event_add(&ev, FSC_EF_PEAK_UTILIZATION, st->peak);
     fsc_event_add(&ev, FSC_EF_BYTES, st->bytes);
-    fsc_xsrc_annotate(ctx, &ev, tr, st->t_start, t_known);
+    fsc_xsrc_annotate(ctx->xs, &ev, tr, st->t_start, t_known);
     fsc_det_publish(ctx, &ev);
 }
 
@@ -114,7 +115,7 @@ static void mb_progress(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, 
     int64_t age = t_now - st->t_start;
 
     /* The burst lasts at least until t_now, for the peer's events. */
-    fsc_xsrc_note(ctx, id, FSC_PEER_BURST, st->t_start, t_now, true);
+    fsc_xsrc_note(ctx->xs, id, FSC_PEER_BURST, st->t_start, t_now, true);
     if (age < mc->micro_max_ns)
         return;
     if (!st->started) {
@@ -236,7 +237,7 @@ static void mb_end(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_s
                                    : FSC_EV_BURST;
 
     st->active = 0;
-    fsc_xsrc_note(ctx, id, FSC_PEER_BURST, st->t_start, t_end, false);
+    fsc_xsrc_note(ctx->xs, id, FSC_PEER_BURST, st->t_start, t_end, false);
     /* The previous burst's context windows never came in time: flush it so
      * its END is not overwritten, with -1 for what is still unknown. */
     if (st->pending)
@@ -342,13 +343,13 @@ static void evid_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *st, 
 {
     if (!(value > bar)) { /* NaN re-arms too: it shows no peak */
         if (st->above)
-            fsc_xsrc_close(ctx, id, FSC_PEER_QUEUE_PEAK);
+            fsc_xsrc_close(ctx->xs, id, FSC_PEER_QUEUE_PEAK);
         st->above = 0; /* re-armed */
         return;
     }
     /* Every sample above extends the episode a peer's burst is compared
      * with; only the crossing is an event. */
-    fsc_xsrc_note(ctx, id, FSC_PEER_QUEUE_PEAK, t_ns, t_ns, true);
+    fsc_xsrc_note(ctx->xs, id, FSC_PEER_QUEUE_PEAK, t_ns, t_ns, true);
     if (st->above)
         return;
     st->above = 1;
@@ -358,7 +359,7 @@ static void evid_peak(const struct fsc_det_ctx *ctx, struct fsc_evid_state *st, 
     fsc_event_add(&ev, field, value);
     if (field == FSC_EF_QUEUE_PEAK_BYTES)
         fsc_event_add(&ev, FSC_EF_BUFFER_SHARE, value / (double)tr->buffer_bytes);
-    fsc_xsrc_annotate(ctx, &ev, tr, t_ns, t_ns);
+    fsc_xsrc_annotate(ctx->xs, &ev, tr, t_ns, t_ns);
     st->t_last = t_ns;
     st->n_events++;
     fsc_det_publish(ctx, &ev);
@@ -397,7 +398,7 @@ void fsc_evid_buffer_threshold(const struct fsc_det_ctx *ctx, struct fsc_evid_st
 
     if (!(iv->delta > 0))
         return;
-    fsc_xsrc_note(ctx, id, FSC_PEER_BUFFER_THRESHOLD, iv->t0_ns, iv->t1_ns, false);
+    fsc_xsrc_note(ctx->xs, id, FSC_PEER_BUFFER_THRESHOLD, iv->t0_ns, iv->t1_ns, false);
     if (st->carry == 0)
         st->t_carry = iv->t0_ns;
     st->carry += iv->delta;
@@ -408,7 +409,7 @@ void fsc_evid_buffer_threshold(const struct fsc_det_ctx *ctx, struct fsc_evid_st
     ev.t_end_ns = iv->t1_ns;
     fsc_event_add(&ev, FSC_EF_CROSSINGS, st->carry);
     fsc_event_add(&ev, FSC_EF_CROSSINGS_PER_SECOND, iv->rate);
-    fsc_xsrc_annotate(ctx, &ev, tr, st->t_carry, iv->t1_ns);
+    fsc_xsrc_annotate(ctx->xs, &ev, tr, st->t_carry, iv->t1_ns);
     st->n_events++;
     fsc_det_publish(ctx, &ev);
     st->carry = 0;

@@ -71,6 +71,17 @@
 #define CAD_VOTES_SHIFT 2
 #define CAD_LAT_SHIFT   5
 
+/* Rules 6-9 (rate_int.h) for a value placed by rule 5, out of line: the
+ * body is inlined only into rate.c's hot path. */
+static RATE_NOINLINE void copies_interval(struct fsc_rate_state *st, const struct fsc_traits *tr,
+                                          const struct fsc_rate_params *params,
+                                          const struct fsc_sample *smp, int64_t t_end, double raw,
+                                          bool wrapped, int64_t copies_ns, fsc_window_fn on_window,
+                                          void *arg, struct fsc_rate_result *res)
+{
+    rate_interval(st, tr, params, smp, t_end, raw, wrapped, copies_ns, on_window, arg, res);
+}
+
 static unsigned cad_votes(const struct fsc_rate_state *st)
 {
     return (st->cadence >> CAD_VOTES_SHIFT) & 0x7u;
@@ -220,7 +231,7 @@ static void copies_lattice(struct fsc_rate_state *st, const struct fsc_traits *t
         copies_ns = changed ? -1 : 0;
         lattice_restart(st);
     }
-    fsc_rate__interval(st, tr, params, smp, end, raw, wrapped, copies_ns, on_window, arg, res);
+    copies_interval(st, tr, params, smp, end, raw, wrapped, copies_ns, on_window, arg, res);
     set_busy(st, changed && res->verdict == FSC_RATE_INTERVAL);
 }
 
@@ -275,12 +286,12 @@ static void copies_fast_repeat(struct fsc_rate_state *st, const struct fsc_trait
         return;
     }
     if (provisional) {
-        fsc_rate__restart_at(st, smp, c, false);
+        rate_restart_at(st, smp, c, false);
         res->verdict = FSC_RATE_BASELINE;
         return;
     }
     /* No change: rate 0 over whatever the span, fine evidence of idleness. */
-    fsc_rate__interval(st, tr, params, smp, c, 0.0, false, 0, on_window, arg, res);
+    copies_interval(st, tr, params, smp, c, 0.0, false, 0, on_window, arg, res);
 }
 
 /* Rule 5 for a series sampled faster than P, with its device's grid. */
@@ -300,7 +311,7 @@ static void copies_fast(struct fsc_rate_state *st, const struct fsc_traits *tr,
     if (cls == FSC_CADENCE_LIVE) {
         /* Live from here: true at this sample. The anchor was placed as a
          * copy; the windows restart rather than mix the two readings. */
-        fsc_rate__restart_at(st, smp, t, false);
+        rate_restart_at(st, smp, t, false);
         res->verdict = FSC_RATE_BASELINE;
         return;
     }
@@ -325,7 +336,7 @@ static void copies_fast(struct fsc_rate_state *st, const struct fsc_traits *tr,
          * it; else the baseline starts at this change. */
         int64_t c0 = fsc_grid_copy_before(grid, st->t_anchor);
         if (c0 == FSC_GRID_NONE || c0 >= c) {
-            fsc_rate__restart_at(st, smp, c, false);
+            rate_restart_at(st, smp, c, false);
             st->flags |= FSC_RATE_F_BUSY;
             res->verdict = FSC_RATE_BASELINE;
             return;
@@ -333,8 +344,8 @@ static void copies_fast(struct fsc_rate_state *st, const struct fsc_traits *tr,
         st->t_anchor = st->t_base = c0;
         st->flags &= (uint8_t)~FSC_RATE_F_PROVISIONAL;
     }
-    fsc_rate__interval(st, tr, params, smp, c, raw, wrapped, copies_span(c - st->t_anchor, p),
-                       on_window, arg, res);
+    copies_interval(st, tr, params, smp, c, raw, wrapped, copies_span(c - st->t_anchor, p),
+                    on_window, arg, res);
     set_busy(st, res->verdict == FSC_RATE_INTERVAL);
 }
 
@@ -362,10 +373,10 @@ static void copies_restart_at(struct fsc_rate_state *st, const struct fsc_traits
                          ? lattice_place(st, t, tr->refresh_ns, &n)
                          : FSC_GRID_NONE;
         if (at != FSC_GRID_NONE) {
-            fsc_rate__restart_at(st, smp, at, false);
+            rate_restart_at(st, smp, at, false);
             lattice_grow(st);
         } else {
-            fsc_rate__restart_at(st, smp, t, false);
+            rate_restart_at(st, smp, t, false);
             lattice_restart(st);
             st->flags |= FSC_RATE_F_LEARNING;
         }
@@ -375,14 +386,14 @@ static void copies_restart_at(struct fsc_rate_state *st, const struct fsc_traits
         bool placed;
         int64_t c = fsc_grid_change(grid, st->t_last, t, FSC_GRID_NONE,
                                     fsc_rate_cadence(st) == FSC_CADENCE_COPIED, &placed);
-        fsc_rate__restart_at(st, smp, c == FSC_GRID_NONE ? t : c, false);
+        rate_restart_at(st, smp, c == FSC_GRID_NONE ? t : c, false);
         return;
     }
     int64_t c = fsc_grid_copy_before(grid, t);
     if (c == FSC_GRID_NONE)
-        fsc_rate__restart_at(st, smp, t, true);
+        rate_restart_at(st, smp, t, true);
     else
-        fsc_rate__restart_at(st, smp, c, false);
+        rate_restart_at(st, smp, c, false);
 }
 
 /* Contract in rate_int.h. A lattice series restarts on its lattice when the

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "base/hash.h"
-#include "engine/engine_int.h"
+#include "engine/rate.h"
 
 #define XSRC_EPISODES                                                                              \
     4 /* per port and direction: a few bursts back is enough for                                   \
@@ -58,7 +58,8 @@ struct xs_series {
 };
 
 struct fsc_xsrc {
-    const struct fsc_engine *eng;
+    fsc_xsrc_reported_fn reported;
+    const void *reported_arg;
     struct xs_port *ports;
     uint32_t n_ports, cap_ports;
     uint32_t *port_index; /* port index + 1; 0 = empty; cap a power of two */
@@ -69,11 +70,13 @@ struct fsc_xsrc {
     uint32_t series_index_cap;
 };
 
-struct fsc_xsrc *fsc_xsrc_create(const struct fsc_engine *eng)
+struct fsc_xsrc *fsc_xsrc_create(fsc_xsrc_reported_fn reported, const void *arg)
 {
     struct fsc_xsrc *xs = calloc(1, sizeof(*xs));
-    if (xs)
-        xs->eng = eng;
+    if (xs) {
+        xs->reported = reported;
+        xs->reported_arg = arg;
+    }
     return xs;
 }
 
@@ -282,16 +285,16 @@ int fsc_xsrc_link(struct fsc_xsrc *xs, fsc_series_id id, uint8_t direction, cons
 
 /* ---- noting ---- */
 
-static struct xs_dir *dir_of(const struct fsc_det_ctx *ctx, fsc_series_id id)
+static struct xs_dir *dir_of(struct fsc_xsrc *xs, fsc_series_id id)
 {
-    const struct xs_series *s = series_find(ctx->xs, id);
-    return s ? &ctx->xs->ports[s->port].dir[s->dir] : NULL;
+    const struct xs_series *s = series_find(xs, id);
+    return s ? &xs->ports[s->port].dir[s->dir] : NULL;
 }
 
-void fsc_xsrc_note(const struct fsc_det_ctx *ctx, fsc_series_id id, unsigned what, int64_t t0,
-                   int64_t t1, bool open)
+void fsc_xsrc_note(struct fsc_xsrc *xs, fsc_series_id id, unsigned what, int64_t t0, int64_t t1,
+                   bool open)
 {
-    struct xs_dir *d = dir_of(ctx, id);
+    struct xs_dir *d = dir_of(xs, id);
     if (!d)
         return;
     /* The newest episode of this kind, if it is the one going on or this
@@ -317,9 +320,9 @@ void fsc_xsrc_note(const struct fsc_det_ctx *ctx, fsc_series_id id, unsigned wha
     e->open = open;
 }
 
-void fsc_xsrc_close(const struct fsc_det_ctx *ctx, fsc_series_id id, unsigned what)
+void fsc_xsrc_close(struct fsc_xsrc *xs, fsc_series_id id, unsigned what)
 {
-    struct xs_dir *d = dir_of(ctx, id);
+    struct xs_dir *d = dir_of(xs, id);
     for (unsigned k = 0; d && k < XSRC_EPISODES; k++)
         if (d->ep[k].what == what)
             d->ep[k].open = 0;
@@ -327,29 +330,26 @@ void fsc_xsrc_close(const struct fsc_det_ctx *ctx, fsc_series_id id, unsigned wh
 
 /* ---- annotating ---- */
 
-void fsc_xsrc_annotate(const struct fsc_det_ctx *ctx, struct fsc_event *ev,
-                       const struct fsc_traits *tr, int64_t t0, int64_t t1)
+void fsc_xsrc_annotate(const struct fsc_xsrc *xs, struct fsc_event *ev, const struct fsc_traits *tr,
+                       int64_t t0, int64_t t1)
 {
-    const struct xs_series *s = series_find(ctx->xs, ev->series);
-    if (!s || ctx->xs->ports[s->port].peer == 0)
+    const struct xs_series *s = series_find(xs, ev->series);
+    if (!s || xs->ports[s->port].peer == 0)
         return;
-    const struct fsc_engine *eng = ctx->xs->eng;
-    const struct xs_port *peer = &ctx->xs->ports[ctx->xs->ports[s->port].peer - 1];
+    const struct xs_port *peer = &xs->ports[xs->ports[s->port].peer - 1];
     const struct xs_dir *d = &peer->dir[!s->dir]; /* what we send, it receives */
 
     /* How far the peer has reported, and the slower of the two update
      * periods: a 2 s Junos copy can only place congestion within 2 s. */
     int64_t period = fsc_rate_update_period(tr), reported = INT64_MIN;
     for (unsigned k = 0; k < d->n_rep; k++) {
-        const struct fsc_eng_series *ser =
-            d->rep[k] < eng->cfg.max_series ? fsc_series_find(eng, d->rep[k]) : NULL;
-        if (!ser || !(ser->rs.flags & FSC_RATE_F_BASELINE))
+        int64_t p, t_last;
+        if (!xs->reported(xs->reported_arg, d->rep[k], &p, &t_last))
             continue;
-        int64_t p = fsc_rate_update_period(&eng->tt.traits[ser->traits]);
         if (p > period)
             period = p;
-        if (ser->rs.t_last > reported)
-            reported = ser->rs.t_last;
+        if (t_last > reported)
+            reported = t_last;
     }
     uint8_t saw = FSC_PEER_LINKED;
     if (reported != INT64_MIN && reported >= t1)

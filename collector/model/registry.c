@@ -18,6 +18,9 @@
 
 #include "model/registry_store.h"
 
+_Static_assert(FSC_REGSTORE_MAX_LABELS >= FSC_REGISTRY_MAX_LABELS,
+               "a store key holds every label a series may have");
+
 struct source {
     const char *name; /* in the arena */
     uint32_t series;

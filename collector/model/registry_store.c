@@ -286,7 +286,7 @@ fsc_series_id fsc_regstore_series_add(struct fsc_regstore *st, uint16_t source,
     uint32_t metric = intern_str(st, key->metric, key->metric_len, key->metric_h);
     if (metric == 0)
         return FSC_SERIES_NONE;
-    uint32_t refs[2 * FSC_REGISTRY_MAX_LABELS];
+    uint32_t refs[2 * FSC_REGSTORE_MAX_LABELS];
     for (size_t i = 0; i < key->n; i++) {
         const struct fsc_regstore_label *l = &key->l[i];
         refs[2 * i] = intern_str(st, l->name, l->name_len, l->name_h);

@@ -33,12 +33,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/registry.h"
+#include "model/sample.h"
 
 #define FSC_REGSTORE_BLOCK_BYTES (1u << 16)
 #define FSC_REGSTORE_UNIT        8u
 #define FSC_REGSTORE_OFF_BITS    13u /* 64 KiB / 8-byte units */
 #define FSC_REGSTORE_OFF_MASK    ((1u << FSC_REGSTORE_OFF_BITS) - 1u)
+
+/* Labels one key holds: at least the registry's FSC_REGISTRY_MAX_LABELS
+ * (registry.c asserts it). */
+#define FSC_REGSTORE_MAX_LABELS 16u
 
 #define FSC_REGSTORE_CHUNK_SHIFT 12u
 #define FSC_REGSTORE_CHUNK_SIZE  (1u << FSC_REGSTORE_CHUNK_SHIFT)
@@ -101,7 +105,7 @@ struct fsc_regstore_key {
     uint32_t ls_h; /* label-set hash */
     uint32_t h;    /* series hash: source, metric, label set */
     size_t n;
-    struct fsc_regstore_label l[FSC_REGISTRY_MAX_LABELS];
+    struct fsc_regstore_label l[FSC_REGSTORE_MAX_LABELS];
 };
 
 /* Sets up an empty store able to hold max_entries series (>= 1) and counts

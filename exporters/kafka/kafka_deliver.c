@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "kafka/kafka_exporter_int.h"
 
@@ -69,7 +70,7 @@ static void mark_up(struct fsc_kafka_exporter *x)
 
 static void log_failure(struct fsc_kafka_exporter *x, rd_kafka_resp_err_t err, bool permanent)
 {
-    int64_t now = fsc_kafka_now_ns();
+    int64_t now = fsc_mono_ns();
     if (!permanent && now - x->last_fail_log_ns < LOG_EVERY_NS)
         return;
     x->last_fail_log_ns = now;
@@ -148,7 +149,7 @@ void fsc_kafka_on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *msg, void *
     if (!x->resend_pending) {
         x->resend_pending = true;
         x->purge_wanted = true;
-        x->resend_at = fsc_kafka_now_ns() + RESEND_BACKOFF_NS;
+        x->resend_at = fsc_mono_ns() + RESEND_BACKOFF_NS;
     }
 }
 
@@ -215,7 +216,7 @@ static void log_read_failed(int rc)
 {
     static int64_t last_ns;
     static uint64_t suppressed;
-    int64_t now = fsc_kafka_now_ns();
+    int64_t now = fsc_mono_ns();
     if (last_ns != 0 && now - last_ns < LOG_EVERY_NS) {
         suppressed++;
         return;

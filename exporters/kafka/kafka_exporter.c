@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "kafka/kafka_exporter_int.h"
 #include "kafka/kafka_int.h"
@@ -29,13 +30,6 @@ static inline void put(_Atomic uint64_t *c, uint64_t v)
 static inline uint64_t get(const _Atomic uint64_t *c)
 {
     return atomic_load_explicit(c, memory_order_relaxed);
-}
-
-int64_t fsc_kafka_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
 void fsc_kafka_run_id_new(char out[FSC_KAFKA_RUN_ID_LEN + 1])
@@ -79,7 +73,7 @@ static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
         x->last_err = err;
         return;
     }
-    int64_t now = fsc_kafka_now_ns();
+    int64_t now = fsc_mono_ns();
     if (err == x->last_err && now - x->last_err_ns < LOG_EVERY_NS)
         return;
     x->last_err = err;
@@ -267,7 +261,7 @@ static size_t take(struct fsc_kafka_exporter *x)
         /* Once per LOG_EVERY_NS: a full disk fails every batch (faults.disk_full). */
         static int64_t last_ns;
         static uint64_t suppressed;
-        int64_t t = fsc_kafka_now_ns();
+        int64_t t = fsc_mono_ns();
         if (last_ns == 0 || t - last_ns >= LOG_EVERY_NS) {
             fsc_log(FSC_LOG_ERROR, "kafka_spool_write_failed", "dir=%s suppressed=%llu",
                     x->cfg->spool_dir, (unsigned long long)suppressed);
@@ -278,7 +272,7 @@ static size_t take(struct fsc_kafka_exporter *x)
         }
     }
     add(&x->c.queued, taken); /* after the flush: "queued" means "safe in the spool" */
-    int64_t now = fsc_kafka_now_ns();
+    int64_t now = fsc_mono_ns();
     if ((get(&x->c.dropped_full) != full || get(&x->c.dropped_error) != ioerr) &&
         now - x->last_fail_log_ns >= LOG_EVERY_NS) {
         x->last_fail_log_ns = now;
@@ -336,7 +330,7 @@ static void finish(struct fsc_kafka_exporter *x)
     x->stopping = true;
     int64_t deadline = atomic_load(&x->deadline_ns);
     for (;;) {
-        int64_t now = fsc_kafka_now_ns();
+        int64_t now = fsc_mono_ns();
         serve(x, now);
         if (all_delivered(x) || now >= deadline)
             break;
@@ -349,7 +343,7 @@ static void finish(struct fsc_kafka_exporter *x)
     if (x->rk != NULL && x->result != 0) {
         rd_kafka_purge(x->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
         rd_kafka_poll(x->rk, 0);
-        fsc_kafka_settle(x, fsc_kafka_now_ns());
+        fsc_kafka_settle(x, fsc_mono_ns());
     }
     publish_gauges(x);
     destroy_producer(x);
@@ -363,7 +357,7 @@ static void *run(void *arg)
     for (;;) {
         bool stop = atomic_load(&x->stop);
         size_t got = take(x);
-        serve(x, fsc_kafka_now_ns());
+        serve(x, fsc_mono_ns());
         if (got == KAFKA_BATCH)
             continue; /* more may be waiting */
         if (stop)
@@ -477,7 +471,7 @@ int fsc_kafka_exporter_stop(struct fsc_kafka_exporter *x, int64_t timeout_ns)
 {
     if (x == NULL)
         return 0;
-    atomic_store(&x->deadline_ns, fsc_kafka_now_ns() + (timeout_ns > 0 ? timeout_ns : 0));
+    atomic_store(&x->deadline_ns, fsc_mono_ns() + (timeout_ns > 0 ? timeout_ns : 0));
     atomic_store(&x->stop, true);
     pthread_join(x->thread, NULL);
     int rc = x->result;

@@ -79,8 +79,6 @@ struct fsc_kafka_exporter {
     struct kafka_counters c;
 };
 
-int64_t fsc_kafka_now_ns(void);
-
 /* Delivery report callback (rd_kafka_conf_set_dr_msg_cb); runs on the
  * exporter thread inside rd_kafka_poll(). */
 void fsc_kafka_on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *msg, void *opaque);

@@ -22,21 +22,7 @@
  * during the same pass (prom_series.c) and written after the raw families
  * (prom_derived.c), also straight into `out`. Nothing is written twice.
  *
- * Staleness (decided here, per series), on the local clock only:
- * - value lines need an accepted sample (has_value);
- * - a series whose device time t_last has not moved for stale_after of
- *   local time (now_ns, compared only with earlier now_ns: the renderer
- *   notes when it saw each series' t_last change) is left out entirely,
- *   until its time moves again. Device times are never compared with
- *   anything but the same series' earlier ones, so no series can hide
- *   another: neither a device clock off by any amount nor one point dated
- *   2200 (issue 20: once the source's newest device time was the
- *   reference, and one future point hid every other series of its source);
- * - a series with engine state but no accepted sample yet (traits set by
- *   its source) shows only its detector counters and histograms, at 0, so
- *   rate() sees a port's first microburst as an increase; it is left out
- *   once no series of its source has moved for stale_after (the source is
- *   gone). */
+ * Staleness, per series on the local clock, is prom_stale.c. */
 #include "base/clock.h"
 #include "prometheus/prom_render_int.h"
 
@@ -156,15 +142,6 @@ void fsc_prom_renderer_destroy(struct fsc_prom_renderer *r)
     free(r);
 }
 
-void fsc_prom_family_header(struct fsc_prom_renderer *r, struct fsc_buf *b,
-                            const struct fsc_prom_fdesc *d)
-{
-    /* Text 0.0.4 names a counter family after its samples (x_total);
-     * OpenMetrics names the family x and its samples x_total. */
-    const char *name = r->om ? d->base : d->sample;
-    fsc_prom_header(&r->w, b, name, strlen(name), d->type, d->help, r->om);
-}
-
 /* Makes sure r->src covers every registry source. */
 static int sources_grow(struct fsc_prom_renderer *r)
 {
@@ -178,47 +155,6 @@ static int sources_grow(struct fsc_prom_renderer *r)
     r->src = p;
     r->n_src = n;
     return 0;
-}
-
-/* t_last folded to 32 bits: a change of t_last keeps the fold unless it is
- * a multiple of 2^32 ns in the low word that the high word's change
- * cancels, which no device clock moving forward in real steps does. */
-static uint32_t fold_time(int64_t t)
-{
-    uint64_t u = (uint64_t)t;
-    return (uint32_t)u ^ (uint32_t)(u >> 32) * 0x9e3779b1u;
-}
-
-int fsc_prom_stale(struct fsc_prom_renderer *r, fsc_series_id id, const struct fsc_series_view *v)
-{
-    struct fsc_prom_series *ps = &r->ix.ser[id];
-    struct fsc_prom_src *s = ps->source < r->n_src ? &r->src[ps->source] : NULL;
-    if (!v->has_value) /* no time of its own: it goes with its source */
-        return s && s->seen && r->now_ns - s->moved_at > r->stale_after_ns;
-    uint32_t f = fold_time(v->t_last_ns);
-    if (!ps->seen || ps->t_fold != f) {
-        ps->seen = 1;
-        ps->t_fold = f;
-        ps->moved_at = r->now_ns;
-        if (s) {
-            s->moved_at = r->now_ns;
-            s->seen = 1;
-        }
-        return 0;
-    }
-    return r->now_ns - ps->moved_at > r->stale_after_ns;
-}
-
-/* After a render: a source seen for the first time counts as moved now. */
-static void sources_settle(struct fsc_prom_renderer *r)
-{
-    for (size_t i = 0; i < r->n_src; i++) {
-        struct fsc_prom_src *s = &r->src[i];
-        if (!s->seen) {
-            s->moved_at = r->now_ns;
-            s->seen = 1;
-        }
-    }
 }
 
 /* Renders one raw family's series (and their derived lines). */
@@ -329,7 +265,7 @@ int fsc_prom_render(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64
     if (r->om)
         fsc_prom_append(&r->w, out, "# EOF\n", 6);
 
-    sources_settle(r);
+    fsc_prom_stale_settle(r);
     r->last_duration_s = (double)(fsc_mono_ns() - t0) / 1e9;
     r->last_samples = r->w.samples;
     r->last_bytes = out->len;

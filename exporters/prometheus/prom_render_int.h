@@ -1,6 +1,7 @@
 /* The renderer's state, shared by its files (internal to
  * exporters/prometheus):
- *   prom_render.c  create/destroy, the render pass, staleness, families
+ *   prom_render.c  create/destroy, the render pass, families
+ *   prom_stale.c   which series a render leaves out as stale
  *   prom_series.c  one series: its raw line, and what its derived lines need
  *   prom_hist.c    a histogram kept as separate counters: one histogram family
  *   prom_derived.c the derived families, written from those records
@@ -12,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "engine/engine_keys.h"
 #include "model/topology_keys.h"
@@ -152,9 +154,12 @@ void fsc_prom_series(struct fsc_prom_renderer *r, struct fsc_prom_family *f, fsc
                      struct fsc_buf *out);
 
 /* 1 when present series `id` (view v) is to be left out as stale
- * (prom_render.c's top comment); also notes whether its device time moved,
+ * (prom_stale.c's top comment); also notes whether its device time moved,
  * so it is called for every present series of a render. */
 int fsc_prom_stale(struct fsc_prom_renderer *r, fsc_series_id id, const struct fsc_series_view *v);
+
+/* After a render: a source seen for the first time counts as moved now. */
+void fsc_prom_stale_settle(struct fsc_prom_renderer *r);
 
 /* Writes one histogram family from the n (1..3) raw families of its parts,
  * fams[] in ix.order (adjacent, one per part): for each label set its
@@ -174,8 +179,14 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out);
  * view's). Errors land in r->w.err. */
 void fsc_prom_plugins(struct fsc_prom_renderer *r, struct fsc_buf *out);
 
-/* Writes a family header with the renderer's format. */
-void fsc_prom_family_header(struct fsc_prom_renderer *r, struct fsc_buf *b,
-                            const struct fsc_prom_fdesc *d);
+/* Writes a family header with the renderer's format. Text 0.0.4 names a
+ * counter family after its samples (x_total); OpenMetrics names the family
+ * x and its samples x_total. */
+static inline void fsc_prom_family_header(struct fsc_prom_renderer *r, struct fsc_buf *b,
+                                          const struct fsc_prom_fdesc *d)
+{
+    const char *name = r->om ? d->base : d->sample;
+    fsc_prom_header(&r->w, b, name, strlen(name), d->type, d->help, r->om);
+}
 
 #endif

@@ -60,6 +60,7 @@
  *                      ports, one process) and runs the one loop: one
  *                      thread, one completion queue for all of them;
  *   gnmi_sim_server.c  the gRPC call plumbing: a small state machine per call;
+ *   gnmi_sim_send.c    what a call sends: batches, messages, the status;
  *   gnmi_sim_stream.c  a Subscribe's stream: ticks, wraps, Junos batches,
  *                      the sync, jitter and the fault modes.
  *

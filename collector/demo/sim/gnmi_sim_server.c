@@ -2,8 +2,8 @@
  *
  * Every call is a small state machine whose tags are `struct tag` members of
  * the call; each call belongs to one target (c->srv). This file accepts
- * calls, starts batches, sends statuses and reads the request; what a stream
- * sends and when is gnmi_sim_stream.c. */
+ * calls, reads the request and dispatches completions; what a stream sends
+ * and when is gnmi_sim_stream.c, how a call sends gnmi_sim_send.c. */
 #include "demo/sim/gnmi_sim_server_int.h"
 
 #include <errno.h>
@@ -15,21 +15,6 @@
 #include <grpc/byte_buffer.h>
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/grpc.h>
-
-/* Logs with --verbose (gnmi_sim_server_int.h). */
-void sim_vlog(const struct sim_server *srv, const char *what, const struct call *c)
-{
-    if (!srv->cfg->verbose)
-        return;
-    /* The one-target form is what tests grep (reload_test.sh); the target
-     * index is appended only when there are several. */
-    char tgt[32] = "";
-    if (srv->cfg->targets > 1)
-        snprintf(tgt, sizeof(tgt), " target=%u", srv->index);
-    fprintf(stderr, "gnmi_sim: %s call=%p sent=%llu overruns=%llu%s\n", what, (const void *)c,
-            c ? (unsigned long long)c->sent : 0ULL, c ? (unsigned long long)c->overruns : 0ULL,
-            tgt);
-}
 
 /* Posts the next request_call of srv (gnmi_sim_server_int.h). */
 int sim_request_next(struct sim_server *srv)
@@ -88,55 +73,6 @@ static void call_maybe_free(struct call *c)
     sim_call_free(c);
 }
 
-static void start_batch(struct call *c, const grpc_op *ops, size_t n, struct tag *t)
-{
-    if (grpc_call_start_batch(c->call, ops, n, t, NULL) == GRPC_CALL_OK)
-        c->pending++;
-    else
-        c->dead = 1;
-}
-
-/* Ends the call with `code`; with_md adds the initial metadata (not sent yet)
- * (gnmi_sim_server_int.h). */
-void sim_send_status(struct call *c, grpc_status_code code, const char *msg, int with_md)
-{
-    if (c->dead)
-        return;
-    grpc_op ops[2];
-    memset(ops, 0, sizeof(ops));
-    size_t n = 0;
-    if (with_md)
-        ops[n++].op = GRPC_OP_SEND_INITIAL_METADATA;
-    if (c->has_status_details)
-        grpc_slice_unref(c->status_details);
-    c->status_details = grpc_slice_from_copied_string(msg ? msg : "");
-    c->has_status_details = 1;
-    ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
-    ops[n].data.send_status_from_server.status = code;
-    ops[n].data.send_status_from_server.status_details = &c->status_details;
-    n++;
-    start_batch(c, ops, n, &c->t_status);
-    c->dead = 1;
-}
-
-/* Sends buf (malloc'd, ownership taken) as the next message
- * (gnmi_sim_server_int.h). */
-void sim_send_bytes(struct call *c, uint8_t *buf, size_t len)
-{
-    grpc_slice sl = grpc_slice_new(buf, len, free);
-    c->send_buf = grpc_raw_byte_buffer_create(&sl, 1);
-    grpc_slice_unref(sl);
-    grpc_op op;
-    memset(&op, 0, sizeof(op));
-    op.op = GRPC_OP_SEND_MESSAGE;
-    op.data.send_message.send_message = c->send_buf;
-    start_batch(c, &op, 1, &c->t_send);
-    if (!c->dead) {
-        c->sending = 1;
-        c->sent++;
-    }
-}
-
 static int metadata_equals(const grpc_metadata_array *md, const char *key, const char *want)
 {
     for (size_t i = 0; i < md->count; i++) {
@@ -167,7 +103,7 @@ static void on_new(struct sim_server *srv, struct call *c, int ok)
     memset(&op, 0, sizeof(op));
     op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
     op.data.recv_close_on_server.cancelled = &c->client_cancelled;
-    start_batch(c, &op, 1, &c->t_close);
+    sim_start_batch(c, &op, 1, &c->t_close);
     if (c->dead) { /* cannot even watch the call: cancel it */
         grpc_call_cancel(c->call, NULL);
         c->closed = 1;
@@ -192,7 +128,7 @@ static void on_new(struct sim_server *srv, struct call *c, int ok)
     ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
     ops[1].op = GRPC_OP_RECV_MESSAGE;
     ops[1].data.recv_message.recv_message = &c->recv_buf;
-    start_batch(c, ops, 2, &c->t_recv);
+    sim_start_batch(c, ops, 2, &c->t_recv);
 }
 
 static void on_request(struct call *c, const uint8_t *buf, size_t len, int64_t now)

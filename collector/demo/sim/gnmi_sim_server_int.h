@@ -1,9 +1,10 @@
 /* Private to the simulator's server (gnmi_sim_run.c, gnmi_sim_server.c,
- * gnmi_sim_stream.c): a call, a target's server, and what the files share.
- * gnmi_sim_run.c binds the targets and runs the one loop that serves them
- * all; gnmi_sim_server.c is the gRPC call plumbing (accepting calls,
- * batches, status, the request); gnmi_sim_stream.c the stream of a
- * Subscribe (ticks, wraps, Junos batches, the sync, the fault modes). */
+ * gnmi_sim_stream.c, gnmi_sim_send.c): a call, a target's server, and what
+ * the files share. gnmi_sim_run.c binds the targets and runs the one loop
+ * that serves them all; gnmi_sim_server.c is the gRPC call plumbing
+ * (accepting calls, the request, completions); gnmi_sim_stream.c the stream
+ * of a Subscribe (ticks, wraps, Junos batches, the sync, the fault modes);
+ * gnmi_sim_send.c what a call sends (batches, messages, the status). */
 #ifndef FSC_GNMI_SIM_SERVER_INT_H
 #define FSC_GNMI_SIM_SERVER_INT_H
 
@@ -98,6 +99,8 @@ void sim_call_free(struct call *c);
  * t_shutdown of a server; the call is freed once it is over. */
 void sim_dispatch(struct tag *t, int ok);
 
+/* ---- gnmi_sim_send.c ---- */
+
 /* With --verbose, logs `what` about call c (NULL: none) with its counts. */
 void sim_vlog(const struct sim_server *srv, const char *what, const struct call *c);
 
@@ -109,6 +112,10 @@ void sim_send_status(struct call *c, grpc_status_code code, const char *msg, int
  * c->sending is set until its TAG_SEND completes (the call is marked dead
  * when the batch cannot start). */
 void sim_send_bytes(struct call *c, uint8_t *buf, size_t len);
+
+/* Starts a batch of n ops on the call with tag t (counted in c->pending);
+ * marks the call dead when gRPC refuses it. */
+void sim_start_batch(struct call *c, const grpc_op *ops, size_t n, struct tag *t);
 
 /* ---- gnmi_sim_stream.c ---- */
 

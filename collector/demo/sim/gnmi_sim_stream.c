@@ -3,7 +3,7 @@
  * port by port, one message in flight; the sync_response after the first
  * wrap; timestamp jitter and the fault modes (--disconnect-after,
  * --stall-after, --close-after-sync, --speedup, --garbage-every). The call
- * plumbing is gnmi_sim_server.c. */
+ * plumbing is gnmi_sim_server.c, the sending gnmi_sim_send.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,9 @@
 
 #include "model/time_guard.h"
 #include "sources/gnmi/gnmi_decode.h"
-#include "sources/gnmi/gnmi_source.h"
+#include "plugin/source.h"
+#include "sources/gnmi/gnmi_config.h"
+#include "sources/gnmi/gnmi_stream_stats.h"
 
 #define FSC_GNMI_SAMPLES_CAP       8192 /* samples decoded from one response at most */
 #define FSC_GNMI_CADENCE_SLOTS     4096 /* reference series a stream follows: half of it */

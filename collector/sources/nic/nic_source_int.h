@@ -1,5 +1,6 @@
 /* The nic source's state, shared by its files (internal to collector/sources/nic):
- *   nic_source.c         start/stop, the poll thread and its timer, self-metrics, events
+ *   nic_source.c         start/stop, the poll thread and its timer, self-metrics
+ *   nic_series.c         labels, series, the slow batch, events: what the files share
  *   nic_poll_discover.c  ports: listed, or discovered in sysfs
  *   nic_poll.c           ports: readers, series of counters, the fast poll
  *   nic_plan.c           what one counter becomes (metric, traits, multiplier)
@@ -150,7 +151,10 @@ struct nic_ctx {
     atomic_int stop;
 };
 
-/* ---- nic_source.c -------------------------------------------------------------- */
+/* ---- nic_series.c -------------------------------------------------------------- */
+
+/* Appends name=value to lab when value is not empty and lab has room. */
+void nic_label_add(struct nic_labels *lab, const char *name, const char *value);
 
 /* Builds lab for interface `port` (plan entry may be NULL). */
 void nic_labels_build(struct nic_ctx *ctx, struct nic_labels *lab, const char *port,

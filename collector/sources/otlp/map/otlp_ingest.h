@@ -66,13 +66,7 @@ struct fsc_otlp_ingest_config {
     int64_t max_time_ahead_ns, max_time_behind_ns;
 };
 
-/* Added: label bounds (see "Labels" in otlp_ingest.c). Longer attribute
- * values and device names keep their first bytes and end in a hash of the
- * whole value (otlp_series.h, otlp_value_fit); label names are sanitized,
- * and one longer than FSC_OTLP_LABEL_NAME_MAX - 1 bytes keeps its first 45
- * bytes and ends in "_h" + a hash of the whole key (otlp_label_name). */
-#define FSC_OTLP_LABEL_VALUE_MAX 128
-#define FSC_OTLP_LABEL_NAME_MAX  64
+/* Label bounds: FSC_OTLP_LABEL_VALUE_MAX, FSC_OTLP_LABEL_NAME_MAX (otlp_series.h). */
 
 /* The outcome of one request. */
 struct fsc_otlp_ingest_result {

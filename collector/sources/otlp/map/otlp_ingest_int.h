@@ -1,8 +1,9 @@
 /* Private to the OTLP ingest (otlp_ingest.h is its contract): the ingest's
  * state and what its files share.
  *
- * - otlp_ingest.c: the sample buffer, applying a value to a series, the
- *   visitor the decoders call, the lifecycle.
+ * - otlp_ingest.c: the visitor the decoders call, the lifecycle.
+ * - otlp_ingest_samples.c: rejections, applying a value to a series, the
+ *   sample buffer; the other files end in it.
  * - otlp_ingest_points.c: number and histogram points, checked and turned
  *   into values of their series.
  * - otlp_ingest_key.c: the cache key of a point and the series it feeds
@@ -116,7 +117,7 @@ struct fsc_otlp_ingest {
     uint8_t key[KEY_MAX];
 };
 
-/* ---- otlp_ingest.c ---- */
+/* ---- otlp_ingest_samples.c ---- */
 
 /* Rejects the current point: counts it under reason r (stats and the
  * request's result) and keeps `why` (with the metric name) as the
@@ -129,6 +130,10 @@ void otlp_ingest_reject(struct fsc_otlp_ingest *ing, enum otlp_ingest_rej r, con
 void otlp_ingest_apply(struct fsc_otlp_ingest *ing, struct otlp_state *st, uint32_t flags,
                        uint8_t mode, uint64_t start, bool f64, union fsc_value v, int64_t t,
                        bool *reset);
+
+/* Feeds the buffered samples to the engine (and the tap) and empties the
+ * buffer; an engine failure is kept in ing->rc and counted as lost. */
+void otlp_ingest_flush(struct fsc_otlp_ingest *ing);
 
 /* ---- otlp_ingest_points.c ---- */
 

@@ -26,8 +26,15 @@
 
 #include "model/profile.h"
 #include "plugin/source.h"
-#include "sources/otlp/map/otlp_ingest.h"
 #include "sources/otlp/decode/otlp_point.h"
+
+/* Label bounds (see "Labels" in otlp_ingest.c). Longer attribute
+ * values and device names keep their first bytes and end in a hash of the
+ * whole value (otlp_series.h, otlp_value_fit); label names are sanitized,
+ * and one longer than FSC_OTLP_LABEL_NAME_MAX - 1 bytes keeps its first 45
+ * bytes and ends in "_h" + a hash of the whole key (otlp_label_name). */
+#define FSC_OTLP_LABEL_VALUE_MAX 128
+#define FSC_OTLP_LABEL_NAME_MAX  64
 
 /* How a series' value arrives; a switch to or from DELTA restarts it. */
 enum { OTLP_MODE_GAUGE = 0, OTLP_MODE_CUMULATIVE = 1, OTLP_MODE_DELTA = 2 };

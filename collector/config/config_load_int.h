@@ -1,7 +1,7 @@
-/* Internal to collector/config: what config.c needs of config_sources.c and
+/* Internal to collector/config: what config_load.c needs of config_sources.c and
  * config_check.c. */
-#ifndef FSC_CONFIG_INT_H
-#define FSC_CONFIG_INT_H
+#ifndef FSC_CONFIG_LOAD_INT_H
+#define FSC_CONFIG_LOAD_INT_H
 
 #include <stdio.h>
 

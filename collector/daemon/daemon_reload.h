@@ -1,6 +1,6 @@
-/* Internal to the daemon (daemon.c, daemon_reload.c): the set of running
- * sources, which a SIGHUP reload changes while scrapes and the status page
- * read it from other threads.
+/* The daemon's running sources (daemon_reload.c; internal to
+ * collector/daemon): the set a SIGHUP reload changes while scrapes and the
+ * status page read it from other threads.
  *
  * Threads and locks. The main thread owns the set: it starts, reloads and
  * stops sources. Readers (the Prometheus render callback, the status page's
@@ -17,8 +17,8 @@
  * so an unchanged source keeps pointing into the config it was started
  * from, however many reloads later. The first config is borrowed from the
  * caller of fsc_daemon_run() and never freed here. */
-#ifndef FSC_DAEMON_INT_H
-#define FSC_DAEMON_INT_H
+#ifndef FSC_DAEMON_RELOAD_H
+#define FSC_DAEMON_RELOAD_H
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -11,7 +11,7 @@
 #include <gnutls/gnutls.h>
 
 #include "config/config_decode.h"
-#include "config/config_int.h"
+#include "config/config_load_int.h"
 #include "config/yaml_tree.h"
 
 /* Arena caps: a 4 MiB file cannot need more than this (the tree holds at
