@@ -23,13 +23,17 @@
 
 #define FX_IO_TIMEOUT_S 10
 
-static inline int fx_connect(uint16_t port)
+/* Connects to 127.0.0.1:port; rcvbuf > 0 sets the receive buffer first (so
+ * the window follows it). Returns the fd or -1. */
+static inline int fx_connect_rcvbuf(uint16_t port, int rcvbuf)
 {
     struct sockaddr_in sa;
     struct timeval tv = {FX_IO_TIMEOUT_S, 0};
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd == -1)
         return -1;
+    if (rcvbuf > 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     memset(&sa, 0, sizeof(sa));
@@ -43,27 +47,16 @@ static inline int fx_connect(uint16_t port)
     return fd;
 }
 
+static inline int fx_connect(uint16_t port)
+{
+    return fx_connect_rcvbuf(port, 0);
+}
+
 /* Shrinks the receive buffer so a client that stops reading stalls the
- * server's sends early (set before connecting for the window to follow). */
+ * server's sends early. */
 static inline int fx_connect_small_rcvbuf(uint16_t port)
 {
-    struct sockaddr_in sa;
-    struct timeval tv = {FX_IO_TIMEOUT_S, 0};
-    int small = 4096;
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd == -1)
-        return -1;
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
-        close(fd);
-        return -1;
-    }
-    return fd;
+    return fx_connect_rcvbuf(port, 4096);
 }
 
 static inline int fx_send(int fd, const char *req)
