@@ -304,8 +304,10 @@ static enum MHD_Result call_begin(struct fsc_http_server *s, struct MHD_Connecti
     /* Client certificate and credentials before anything else: an
      * unauthenticated client learns nothing, not even which paths exist,
      * and its refusal (queued now) closes the connection. */
-    if (!fsc_http_sec_gate(s->sec, conn, &gate_ret))
+    if (!fsc_http_sec_gate(s->sec, conn, &gate_ret)) {
+        call->answered = 1; /* by the gate: no route may see this request */
         return gate_ret;
+    }
     fsc_http_watch_admitted(conn);
     call_decide(call);
     /* Refused with a body on its way that may be large: answer now, so MHD

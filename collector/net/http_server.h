@@ -102,11 +102,12 @@ uint64_t fsc_http_call_wire_bytes(const struct fsc_http_call *call);
 /* ---- routes ---------------------------------------------------------------- */
 
 /* One entry of the route table: an exact path (the query is not part of
- * it) and the methods it takes. The first entry with a path wins. */
+ * it) and the methods it takes. Of two entries with the same path the
+ * first is served. */
 struct fsc_http_handler {
     const char *path; /* "/metrics"; borrowed until the server stops */
     unsigned methods; /* FSC_HTTP_* bits */
-    size_t max_body;  /* request-body cap: a larger Content-Length gets 413 at once */
+    size_t max_body;  /* request-body cap: a larger Content-Length gets 413 */
     int store_body;   /* 1: the body is kept for serve(); 0: read and dropped */
     size_t state_size;
     /* Optional. Decides from the request line and headers, after the
