@@ -1,5 +1,6 @@
-/* Strict request framing for the libmicrohttpd listeners (Prometheus and
- * status page, OTLP/HTTP; docs/SECURITY.md "Request framing").
+/* Strict request framing for the collector's HTTP server (net/http_server.c:
+ * Prometheus and status page, OTLP/HTTP; docs/SECURITY.md "Request
+ * framing").
  *
  * libmicrohttpd 0.9.75 accepts a few ambiguous requests that a proxy in
  * front of us could read differently (request smuggling) or that hide what
@@ -10,10 +11,10 @@
  * gate, and its refusal (400) is queued at once, so MHD closes the
  * connection after it and no body is read.
  *
- * Chunk sizes: MHD does not show them to the application. A listener that
- * takes no body (Prometheus) refuses Transfer-Encoding at once (413); on
- * OTLP/HTTP an absurd chunk size (2^64-1) is bounded by max_body (twice
- * max_body of it, then the connection is closed) and by the body rate
+ * Chunk sizes: MHD does not show them to the application. A server none of
+ * whose routes stores a body (Prometheus) refuses Transfer-Encoding at once
+ * (413); on OTLP/HTTP an absurd chunk size (2^64-1) is bounded by max_body
+ * (twice max_body of it, then the connection is closed) and by the body rate
  * (net/http_watch.h): a sender that announces it and sends little is cut
  * within body_rate_window. */
 #ifndef FSC_HTTP_FRAME_H

@@ -1,7 +1,9 @@
-/* An extra route of the collector's HTTP listener: one exact path answered
- * by a function with a body and a content type. The listener
- * (exporters/prometheus/prom_http.c) runs them; other sinks (the status
- * page) provide them without depending on the listener. */
+/* A route another sink serves on the collector's HTTP listener: one exact
+ * GET/HEAD path answered by a function with a body and a content type.
+ * Sinks (the status page) provide them without depending on the listener;
+ * the sink that runs the listener (the Prometheus exporter) puts them into
+ * its route table on the HTTP server (net/http_server.h), the body buffer
+ * being its own. */
 #ifndef FSC_HTTP_ROUTE_H
 #define FSC_HTTP_ROUTE_H
 
@@ -12,7 +14,7 @@ struct fsc_http_req {
     /* The decoded value of query parameter key ("/api/ports?top=5": "top"
      * -> "5"), or NULL when absent. Valid until the route returns. */
     const char *(*query)(const struct fsc_http_req *req, const char *key);
-    void *impl; /* the listener's connection */
+    void *impl; /* the request (struct fsc_http_call, net/http_server.h) */
 };
 
 static inline const char *fsc_http_query(const struct fsc_http_req *req, const char *key)

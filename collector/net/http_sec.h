@@ -1,7 +1,6 @@
-/* TLS and authentication of the libmicrohttpd listeners (Prometheus and
- * status page in exporters/prometheus/prom_http.c, OTLP/HTTP in
- * collector/sources/otlp/transport/otlp_http.c): one implementation for both
- * (docs/SECURITY.md).
+/* TLS and authentication of the collector's HTTP server (net/http_server.c,
+ * which runs the Prometheus and status page listener and OTLP/HTTP): one
+ * implementation for every listener (docs/SECURITY.md).
  *
  * TLS: MHD_USE_TLS with the PEM certificate and key (libmicrohttpd on
  * Debian is built with GnuTLS), TLS 1.2 or newer. Client certificates: with

@@ -1,5 +1,5 @@
-/* Connection admission for the libmicrohttpd listeners (Prometheus and
- * status page, OTLP/HTTP): deadlines, a minimum body rate, and a reserve of
+/* Connection admission for the collector's HTTP server (net/http_server.c:
+ * Prometheus and status page, OTLP/HTTP): deadlines, a minimum body rate, and a reserve of
  * free connection slots (docs/SECURITY.md "Connection admission").
  *
  * Why: MHD's connection timeout is an idle timeout, so a client that sends

@@ -1,7 +1,6 @@
-/* Listening TCP sockets for the HTTP servers (Prometheus/status page and
- * OTLP/HTTP): both bind the socket themselves and hand it to libmicrohttpd,
- * so a failure reports the real errno ("Address already in use") rather
- * than a library log line. */
+/* Listening TCP sockets for the HTTP server (net/http_server.c): it binds
+ * the socket itself and hands it to libmicrohttpd, so a failure reports the
+ * real errno ("Address already in use") rather than a library log line. */
 #ifndef FSC_LISTEN_H
 #define FSC_LISTEN_H
 

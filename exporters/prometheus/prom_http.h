@@ -1,15 +1,16 @@
-/* The exporter's HTTP server (libmicrohttpd): GET /metrics with content
- * negotiation (text 0.0.4 by default, OpenMetrics 1.0 when Accept asks for
- * it) and gzip when Accept-Encoding allows, GET /-/healthy, GET /-/ready;
- * 404 for other paths, 405 for other methods.
+/* The exporter's HTTP listener, a route table on the collector's HTTP
+ * server (net/http_server.h): GET /metrics with content negotiation (text
+ * 0.0.4 by default, OpenMetrics 1.0 when Accept asks for it) and gzip when
+ * Accept-Encoding allows, GET /-/healthy, GET /-/ready; 404 for other
+ * paths, 405 for other methods.
  *
  * A scrape renders into a buffer owned by that request and is sent from it,
  * so a slow client never holds the renderer: renders are serialised by a
  * lock held only while rendering.
  *
  * Security: TLS (optionally verifying client certificates) and basic or
- * bearer authentication, checked before any route - /-/healthy and
- * /-/ready included, as Prometheus does - by net/http_sec.h.
+ * bearer authentication, checked by the server before any route -
+ * /-/healthy and /-/ready included, as Prometheus does (net/http_sec.h).
  *
  * Extra routes (fsc_prom_http_start_routes): a table of GET/HEAD handlers
  * registered at start, each answering one exact path with a body and a

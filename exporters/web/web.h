@@ -1,5 +1,6 @@
 /* The status page and its JSON API (DESIGN §7), served by the collector on
- * the Prometheus exporter's listener through its extra routes (prom_http.h):
+ * the Prometheus exporter's listener as entries of its route table on the
+ * HTTP server (net/http_route.h, net/http_server.h):
  *
  *   /              one self-contained HTML page (inline CSS and JS, no
  *                  external resource); every table is rendered on the

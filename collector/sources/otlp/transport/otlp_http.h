@@ -1,5 +1,6 @@
-/* OTLP/HTTP transport (internal to collector/sources/otlp): POST /v1/metrics on
- * libmicrohttpd. See otlp_http.c for the design. */
+/* OTLP/HTTP transport (internal to collector/sources/otlp): POST /v1/metrics,
+ * a route on the collector's HTTP server (net/http_server.h). See
+ * otlp_http.c for the design. */
 #ifndef FSC_OTLP_HTTP_H
 #define FSC_OTLP_HTTP_H
 
