@@ -290,17 +290,18 @@ int fsc_engine_copy_group_view(struct fsc_engine *eng, uint32_t i, struct fsc_co
  * or -ERANGE. */
 int fsc_engine_group_add(struct fsc_engine *eng, uint32_t group, fsc_series_id id);
 
-/* Cross-source evidence (engine/xsrc.h, DESIGN §3): series id is one of the
- * series of port `self` ("device:port"), whose link ends at port `peer`
- * ("device:port"; the topology's `peer`, or the B300 cable plan's). From
- * then on the series' microburst, burst, queue-peak and buffer-threshold
- * events name the peer (struct fsc_event.subject) and say what it showed
- * around them (peer_saw). The series' traits must be set first: their
- * direction (rx or tx) says which way of the link it sees. Names are
- * copied. Linking again moves the series. Returns 0, -ERANGE (id beyond
- * max_series), -EINVAL (no direction, an empty name, self == peer),
- * -ENOSPC (FSC_XSRC_PORTS_MAX ports or FSC_XSRC_SERIES_MAX series already
- * linked) or -ENOMEM. Thread: any; takes the engine lock. */
+/* Cross-source evidence (engine/xsrc.h; docs/DESIGN.md, "Cross-source
+ * evidence"): series id is one of the series of port `self` ("device:port"),
+ * whose link ends at port `peer` ("device:port"; the topology's `peer`, or
+ * the B300 cable plan's). From then on the series' microburst, burst,
+ * queue-peak and buffer-threshold events name the peer (struct
+ * fsc_event.subject) and say what it showed around them (peer_saw). The
+ * series' traits must be set first: their direction (rx or tx) says which way
+ * of the link it sees. Names are copied. Linking again moves the series.
+ * Returns 0, -ERANGE (id beyond max_series), -EINVAL (no direction, an empty
+ * name, self == peer), -ENOSPC (FSC_XSRC_PORTS_MAX ports or
+ * FSC_XSRC_SERIES_MAX series already linked) or -ENOMEM. Thread: any; takes
+ * the engine lock. */
 #define FSC_XSRC_PORTS_MAX  65536u
 #define FSC_XSRC_SERIES_MAX 262144u
 int fsc_engine_peer_add(struct fsc_engine *eng, fsc_series_id id, const char *self,

@@ -1,4 +1,5 @@
-/* The event stream: detectors publish, sinks subscribe (DESIGN §5, §7).
+/* The event stream: detectors publish, sinks subscribe (docs/DESIGN.md,
+ * "Detectors and events").
  *
  * A bounded broadcast ring. Publishing never blocks and never allocates: the
  * oldest events are overwritten, and a subscriber that fell behind learns how

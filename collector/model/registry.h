@@ -1,4 +1,4 @@
-/* Series registry (DESIGN §2): (source, metric name, label set) -> dense id.
+/* Series registry (docs/DESIGN.md, "One data model"): (source, metric name, label set) -> dense id.
  *
  * Every sample names its series by a small integer (fsc_series_id, 0, 1, 2,
  * ...) so the engine and the sinks can keep per-series state in flat arrays.

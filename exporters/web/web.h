@@ -1,4 +1,4 @@
-/* The status page and its JSON API (DESIGN §7), served by the collector on
+/* The status page and its JSON API (docs/API.md), served by the collector on
  * the Prometheus exporter's listener through its extra routes (prom_http.h):
  *
  *   /              one self-contained HTML page (inline CSS and JS, no

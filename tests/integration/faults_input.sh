@@ -1,6 +1,6 @@
 #!/bin/sh
 # Hostile inputs and operator mistakes (issue 20, part A; docs/RELIABILITY.md,
-# "Hostile inputs"). One part per run:
+# "Hostile inputs and operator mistakes"). One part per run:
 #
 #   faults_input.sh FABRICSCOPE PYTHON time
 #     An otlp source (HTTP/JSON, tests/integration/faults_input_otlp.py) with

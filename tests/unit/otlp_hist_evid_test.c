@@ -26,8 +26,8 @@
 #define SRC "otlp-cumulus"
 #define NB  10 /* NVIDIA's 10 bins */
 
-/* Egress buffer bounds (bytes) and the latency example's (ns,
- * Open-Telemetry-Export.md "Histogram Data Format"). */
+/* Egress buffer bounds (bytes) and the latency example's (ns, NVIDIA's
+ * Monitoring-and-Troubleshooting/Open-Telemetry-Export.md "Histogram Data Format"). */
 static const double QB[NB - 1] = {863, 2399, 3935, 5471, 7007, 8543, 10079, 11615, 13151};
 static const double LBD[NB - 1] = {319, 831, 1343, 1855, 2367, 2879, 3391, 3903, 4415};
 

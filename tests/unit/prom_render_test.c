@@ -1,7 +1,7 @@
 /* Prometheus renderer: exact exposition text in both formats for a small
- * fixture (the expected text is written by hand from PROTOCOLS.md §6 and
- * docs/METRICS.md), staleness, series order, the buffer limit, histograms
- * and derived families. The text primitives are in prom_text_test.c. */
+ * fixture (the expected text is written by hand from Prometheus'
+ * exposition_formats.md, OpenMetrics 1.0 and docs/METRICS.md), staleness, series order, the buffer
+ * limit, histograms and derived families. The text primitives are in prom_text_test.c. */
 #include "prom_fixture.h"
 
 /* ---- the small fixture --------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* gNMI SubscribeResponse -> samples (DESIGN §2, §6).
+/* gNMI SubscribeResponse -> samples (docs/DESIGN.md, "One data model").
  *
  * One decoder per Subscribe stream, used by that stream's thread only. Input
  * is the bytes of one gnmi.SubscribeResponse as gRPC delivers them; output is

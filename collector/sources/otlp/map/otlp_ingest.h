@@ -1,4 +1,5 @@
-/* OTLP points -> samples (DESIGN §2-§4, §6; PROTOCOLS §2, §4).
+/* OTLP points -> samples (docs/DESIGN.md, "One data model" and "The rate rules";
+ * docs/vendors/cumulus.md).
  *
  * One ingest per `otlp` source instance, shared by its gRPC and HTTP
  * transports. A request is processed between fsc_otlp_ingest_begin() and

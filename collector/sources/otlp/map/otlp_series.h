@@ -8,7 +8,7 @@
  *   profile lookup, no registry lock.
  * - The state (last start time, DELTA running total) belongs to a REGISTRY
  *   series, not to a cache key. Several keys can name one series: `pg` as
- *   int 0 and as string "0" (PROTOCOLS §4.2), a value cut at the label bound,
+ *   int 0 and as string "0" (docs/vendors/cumulus.md), a value cut at the label bound,
  *   an empty value (dropped by the registry), attribute keys that sanitize
  *   alike, and every bucket-bounds variant of one histogram shares its
  *   `_count` / `_sum`. Keeping the state per series id means such aliases
