@@ -92,7 +92,7 @@ fsc_series_id fsc_registry_lookup(struct fsc_registry *reg, uint16_t source, con
 
 /* Counts n series of `source` refused by its limit before the registry was
  * asked (a source that keeps its own count, as the OTLP cache does), so
- * that `dropped` is every series the limit refused (issue 20). Unknown
+ * that `dropped` is every series the limit refused. Unknown
  * sources are ignored. Thread: any; takes the lock. */
 void fsc_registry_note_dropped(struct fsc_registry *reg, uint16_t source, uint64_t n);
 

@@ -62,7 +62,7 @@
  * (default 256: threads cost little; each connection holds at most one body
  * buffer while it sends), per address from max_connections_per_ip; the
  * watch (net/http_watch.h) keeps `reserve` of them free by closing idle
- * ones, and cuts slow headers and bodies (issue 20). */
+ * ones, and cuts slow headers and bodies. */
 /* Requests have no business carrying a body; up to this much is read and
  * discarded so the connection stays usable, more is refused. */
 #define HTTP_REQ_BODY_MAX ((size_t)64 * 1024)

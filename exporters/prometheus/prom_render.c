@@ -30,8 +30,8 @@
  *   until its time moves again. Device times are never compared with
  *   anything but the same series' earlier ones, so no series can hide
  *   another: neither a device clock off by any amount nor one point dated
- *   2200 (issue 20: once the source's newest device time was the
- *   reference, and one future point hid every other series of its source);
+ *   2200 (were the source's newest device time the reference, one future
+ *   point would hide every other series of its source);
  * - a series with engine state but no accepted sample yet (traits set by
  *   its source) shows only its detector counters and histograms, at 0, so
  *   rate() sees a port's first microburst as an increase; it is left out

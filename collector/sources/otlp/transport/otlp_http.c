@@ -63,7 +63,7 @@
 /* Connections: limits.max_connections in all, max_connections_per_ip per
  * address; net/http_watch.h keeps `reserve` of them free by closing idle
  * ones and cuts slow headers (header_timeout) and slow bodies
- * (body_min_rate); idle_timeout is MHD's connection timeout (issue 20). */
+ * (body_min_rate); idle_timeout is MHD's connection timeout. */
 #define HTTP_THREADS 2
 /* Room for a burst of connections while the accept loop closes the ones
  * over a per-address cap (2 000 at once in tests/integration/faults_admit.sh). */
