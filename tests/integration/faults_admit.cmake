@@ -1,4 +1,4 @@
-# --- faults: connection admission and strict framing (issue 20, part B) ---
+# --- faults: connection admission and strict framing ---
 # 2 000 idle connections per HTTP listener (from one address and from 100),
 # 70 slow-body and slow-header clients, the framing cases, 8 and 40 gRPC
 # calls that never send their message, one 100 MiB gRPC message; a

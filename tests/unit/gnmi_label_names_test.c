@@ -1,5 +1,5 @@
 /* gNMI passthrough list keys whose names are too long for a label name
- * (issue 20, "long label values collide", the keys' half): responses built
+ * (the keys' half of otlp_ingest's long_values_never_merge): responses built
  * with the generated protobuf-c structs, packed and decoded against a real
  * registry and engine. Known answers: the expected label names are computed
  * here from the formula (first 45 bytes of the sanitized name + "_h" + 16
@@ -188,9 +188,9 @@ static const char *want_text(const char *name, const char *value, char out[512])
 /* ---- cases ----------------------------------------------------------------------- */
 
 /* Two list-key names of 100 bytes ("key-" 25 times) that differ only at
- * byte 90 (index 89), and the first with a second value: the names were
- * over the 63-byte label bound and dropped, so all three entries fed one
- * series. Now each name is a 63-byte label of its own: three series with
+ * byte 90 (index 89), and the first with a second value: over the 63-byte
+ * label bound, dropped names would make all three entries feed one series.
+ * Each name is a 63-byte label of its own: three series with
  * the exact names; a 63-byte name is kept as it is; the updates of hashed
  * series are counted, also on cache hits (a second message). */
 static void long_key_names_never_merge(void)

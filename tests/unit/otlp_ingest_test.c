@@ -1030,9 +1030,9 @@ static uint64_t fnv1a(const char *s, size_t n)
     return h;
 }
 
-/* Issue 20: two interfaces whose names differ only after byte 128 were cut
- * to one label value, hence one series (and a spurious counter reset).
- * They are two series now, each value ending in its own hash; a value of
+/* Two interfaces whose names differ only after byte 128: cut to one label
+ * value they would be one series (with a spurious counter reset). They are
+ * two series, each value ending in its own hash; a value of
  * exactly 128 bytes is kept as it is; the hashed values are counted. */
 static void long_values_never_merge(void)
 {

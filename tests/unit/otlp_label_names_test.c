@@ -1,5 +1,5 @@
 /* OTLP attribute keys too long for a label name or for the series cache key
- * (issue 20, "long label values collide", the keys' half): the ingest
+ * (the keys' half of otlp_ingest's long_values_never_merge): the ingest
  * driven through its visitor against a real registry and engine. Known
  * answers: the expected label names are computed here from the formula
  * (first 45 bytes of the sanitized name + "_h" + 16 hex digits of the
@@ -170,8 +170,8 @@ static const char *want_text(const char *port, const char *const *names, const c
 /* ---- cases ------------------------------------------------------------------------ */
 
 /* Two attribute keys of 100 bytes that differ only at byte 90 (index 89):
- * both were cut to the same 63-byte label name, so their points fed one
- * series (and a point with both kept one of them). Now each is its own
+ * cut to the same 63-byte label name, their points would feed one series
+ * (and a point with both would keep one of them). Each is its own
  * label name (63 bytes, the hash of the whole key), two series, and a
  * point with both keys has both labels. */
 static void long_keys_never_merge(void)
@@ -277,9 +277,9 @@ static void name_bound_edges(void)
 }
 
 /* Two keys of 300 bytes that differ only at byte 281 (after the cache key's
- * 255 bytes of a key): the cache cut both to the same 255 bytes, so the
- * second point hit the first one's entry and fed its series. Now the part
- * of the key past 247 bytes is a hash of the whole key: two cache entries,
+ * 255 bytes of a key): cut to the same 255 bytes, the second point would hit
+ * the first one's entry and feed its series. The part of the key past 247
+ * bytes is a hash of the whole key: two cache entries,
  * two series, each with its own label name; a repeat hits its own entry. */
 static void long_cache_keys_never_merge(void)
 {

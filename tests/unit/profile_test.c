@@ -187,7 +187,7 @@ static void cumulus_gauges_become_counters(void)
     CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
 }
 
-/* The names issue 26 found unmapped on Cumulus 5.11 .. 5.16, with the kind,
+/* Names Cumulus 5.11 .. 5.16 publish beyond port bytes, with the kind,
  * unit and label NVIDIA's Open-Telemetry-Export pages give them
  * (tests/vendor/cumulus/5.<NN>.names). */
 static void cumulus_packets_buffers_phy(void)
@@ -413,7 +413,7 @@ static void mlx5_32bit_q_counters(void)
     CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
 }
 
-/* mlx5 per-priority drops, link-level pause and PHY errors (issue 26):
+/* mlx5 per-priority drops, link-level pause and PHY errors:
  * labels, never numbers in names; widths as the driver reads them. Names
  * from the kernel files of docs/vendors/mlx5.md (tests/vendor/mlx5). */
 static void mlx5_drops_pause_phy(void)
