@@ -68,7 +68,7 @@ MD_LINK = re.compile(r"\]\(([^)\s]+)\)")
 PATH = re.compile(r"(?<![\w./$@<*-])((?:\.ci|[a-z_][a-z0-9_]*)/[\w./<>*{},+-]*)")
 BARE = re.compile(r"(?<![\w./<>$@*-])([A-Za-z0-9_][\w-]*\.(?:c|h|py|sh|js|cmake|md))(?![\w/-])")
 SECTION = re.compile("\u00a7")
-ISSUE = re.compile(r"\bissues?\s+#?[0-9]+", re.I)
+ISSUE = re.compile(r"\bissues?[\s#-]*[0-9]+", re.I)
 BARE_DOC = re.compile(r"\b(DESIGN|PROTOCOLS)\b(?!\.md)")
 # A comment's line prefix, blanked before references are matched so that a
 # reference may break across lines.
