@@ -153,8 +153,8 @@ time_part() {
     stop_pid "$fsc_pid"
     fsc_pid=""
 
-    # The root cause: with the bounds off the 2200 point is taken, and
-    # staleness no longer measures other series against it.
+    # With the bounds off the 2200 point is taken, and staleness never
+    # measures other series against it.
     start_otlp ", max_time_ahead: 0s, max_time_behind: 0s" || return 1
     send "$hport" devA,now,10 >/dev/null
     b=$(send "$hport" "devB,$Y2200,5")
