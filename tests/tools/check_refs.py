@@ -50,14 +50,9 @@ import sys
 SCANNED = (".c", ".h", ".cmake", ".sh", ".py", ".js", ".proto", ".md", ".yaml", ".yml",
            ".scn", ".names", "CMakeLists.txt", "pending_metrics.txt", "Containerfile")
 SKIP_DIRS = {".git", "node_modules", "corpus", "regressions", "fixtures"}
-# Bare names of files that are not ours but are cited by name: kernel, library
-# and vendor sources the code follows.
-EXTERNAL = {
-    "ethtool.h", "sockios.h", "if.h", "counters.rst", "microhttpd.h", "grpc.h",
-    "rdkafka.h", "yaml.h", "zlib.h", "gnutls.h", "snappy-c.h", "jansson.h",
-    "protobuf-c.h", "pthread.h", "en_ethtool.c", "en_stats.c", "rdkafka_mock.h",
-    "gnmi_ext.proto",
-}
+# Bare names of files that are not ours but are cited by name: the library
+# and kernel sources the code follows.
+EXTERNAL = {"microhttpd.h", "sockios.h", "en_stats.c"}
 SELF = os.path.join("tests", "tools", "check_refs.py")
 # First folders of paths that were ours and are gone (the app and core
 # folders of collector): a path under them is checked, so it fails.
@@ -313,17 +308,13 @@ class Repo:
         return False
 
 
-def check_file(repo, rel, bad):
-    path = os.path.join(repo.root, rel)
-    text = open(path, encoding="utf-8", errors="replace").read()
-    here = os.path.dirname(rel)
-    is_md = rel.endswith(".md")
-    lines = text.split("\n")
+def line_of(text, pos):
+    return text.count("\n", 0, pos) + 1
 
-    def at(pos):
-        return text.count("\n", 0, pos) + 1
 
-    for no, line in enumerate(lines, 1):
+def check_refused(rel, text, bad):
+    """Section signs, issue numbers and bare DESIGN / PROTOCOLS, anywhere."""
+    for no, line in enumerate(text.split("\n"), 1):
         if SECTION.search(line):
             bad.append(f"{rel}:{no}: section sign: cite the heading by name")
         m = ISSUE.search(line)
@@ -333,41 +324,42 @@ def check_file(repo, rel, bad):
         if m and rel != SELF:
             bad.append(f"{rel}:{no}: bare '{m.group(1)}': cite FILE.md, \"Heading\"")
 
-    # Code blanked and comment prefixes too (same length, so positions stay).
-    prose = prose_of(rel, text)
-    if not is_md:
-        prose = PREFIX.sub(lambda m: m.group(1) + " " * len(m.group(2)), prose)
+
+def check_heading_refs(repo, rel, text, prose, bad):
+    """Heading references in prose: the cited file and heading exist."""
+    here = os.path.dirname(rel)
     for m in HEADING_REF.finditer(prose):
         name, head = m.group(1), " ".join(m.group(2).split())
         target = repo.resolve_md(name, here)
         if target == "":
             continue
         if target is None:
-            bad.append(f"{rel}:{at(m.start())}: {name}: no such file")
+            bad.append(f"{rel}:{line_of(text, m.start())}: {name}: no such file")
+        elif head not in headings(os.path.join(repo.root, target))[0]:
+            bad.append(f"{rel}:{line_of(text, m.start())}: {target} has no heading \"{head}\"")
+
+
+def check_links(repo, rel, text, bad):
+    """[text](path#anchor) of a Markdown file: the path and the anchor exist."""
+    for m in MD_LINK.finditer(text):
+        link = m.group(1)
+        if re.match(r"[a-z]+:", link):
             continue
-        if head not in headings(os.path.join(repo.root, target))[0]:
-            bad.append(f"{rel}:{at(m.start())}: {target} has no heading \"{head}\"")
+        target, _, anchor = link.partition("#")
+        tpath = os.path.normpath(os.path.join(os.path.dirname(rel), target)) if target else rel
+        if not os.path.exists(os.path.join(repo.root, tpath)):
+            bad.append(f"{rel}:{line_of(text, m.start())}: link to {target}: no such file")
+        elif anchor and tpath.endswith(".md") and \
+                anchor not in headings(os.path.join(repo.root, tpath))[1]:
+            bad.append(f"{rel}:{line_of(text, m.start())}: link to {link}: no such heading anchor")
 
-    if is_md:
-        for m in MD_LINK.finditer(text):
-            link = m.group(1)
-            if re.match(r"[a-z]+:", link):
-                continue
-            target, _, anchor = link.partition("#")
-            tpath = os.path.normpath(os.path.join(here, target)) if target else rel
-            if not os.path.exists(os.path.join(repo.root, tpath)):
-                bad.append(f"{rel}:{at(m.start())}: link to {target}: no such file")
-                continue
-            if anchor and tpath.endswith(".md") and \
-                    anchor not in headings(os.path.join(repo.root, tpath))[1]:
-                bad.append(f"{rel}:{at(m.start())}: link to {link}: no such heading anchor")
 
+def check_paths(repo, rel, text, prose, bad):
+    """Repository paths and bare file names of ours in prose: they exist."""
     for m in PATH.finditer(prose):
         token = m.group(1).rstrip(".,;:-")
-        ok = repo.path_ok(token, here)
-        if ok is False:
-            bad.append(f"{rel}:{at(m.start())}: {token}: no such file or folder")
-
+        if repo.path_ok(token, os.path.dirname(rel)) is False:
+            bad.append(f"{rel}:{line_of(text, m.start())}: {token}: no such file or folder")
     if rel == SELF:
         return
     for m in BARE.finditer(prose):
@@ -376,7 +368,20 @@ def check_file(repo, rel, bad):
             continue
         if name.endswith(".md") and not re.match(r"[A-Z][A-Z_]*\.md$", name):
             continue
-        bad.append(f"{rel}:{at(m.start())}: {name}: no such file in the repository")
+        bad.append(f"{rel}:{line_of(text, m.start())}: {name}: no such file in the repository")
+
+
+def check_file(repo, rel, bad):
+    text = open(os.path.join(repo.root, rel), encoding="utf-8", errors="replace").read()
+    check_refused(rel, text, bad)
+    # Code blanked and comment prefixes too (same length, so positions stay).
+    prose = prose_of(rel, text)
+    if not rel.endswith(".md"):
+        prose = PREFIX.sub(lambda m: m.group(1) + " " * len(m.group(2)), prose)
+    else:
+        check_links(repo, rel, text, bad)
+    check_heading_refs(repo, rel, text, prose, bad)
+    check_paths(repo, rel, text, prose, bad)
 
 
 def main():
