@@ -6,9 +6,8 @@
  * name below is in one of them): the driver's ethtool tables in
  * drivers/net/ethernet/mellanox/mlx5/core/en_stats.c and their descriptions
  * in Documentation/networking/device_drivers/ethernet/mellanox/mlx5/
- * counters.rst; the RDMA hw_counters in
- * drivers/infiniband/hw/mlx5/counters.c; the IB PMA files in
- * drivers/infiniband/core/sysfs.c and
+ * counters.rst; the RDMA hw_counters in drivers/infiniband/hw/mlx5/
+ * counters.c; the IB PMA files in drivers/infiniband/core/sysfs.c and
  * Documentation/ABI/stable/sysfs-class-infiniband (all Linux).
  *
  * canonical                              vendor                     notes
@@ -67,8 +66,8 @@
  * fabric_nic_cnp_ignored_total           rp_cnp_ignored
  * fabric_nic_ecn_marked_roce_packets_total  np_ecn_marked_roce_packets  ECN
  * fabric_nic_rx_icrc_errors_total        rx_icrc_encapsulated
- * hw_counters Q counters, width 32 (hw/mlx5/counters.c reads QUERY_Q_COUNTER
- * fields with be32_to_cpu: they wrap at 2^32), as fabric_nic_<name>_total with
+ * hw_counters Q counters, width 32 (counters.c reads QUERY_Q_COUNTER fields
+ * with be32_to_cpu: they wrap at 2^32), as fabric_nic_<name>_total with
  * plural nouns, e.g. fabric_nic_out_of_sequence_total (REORDER),
  * fabric_nic_packet_seq_errors_total (REORDER), fabric_nic_out_of_buffer_total,
  * fabric_nic_duplicate_requests_total, fabric_nic_local_ack_timeout_errors_total ...
@@ -87,9 +86,9 @@
  * fabric_nic_ib_port_rx_errors_total     port_rcv_errors
  * fabric_nic_ib_port_tx_discards_total   port_xmit_discards
  *     Widths: the data / packet counters are the 64-bit PortCountersExtended
- *     ones. The others are PortCounters fields (infiniband/core/sysfs.c
- *     PORT_PMA_ATTR: 16 bits symbol_error, port_rcv_errors,
- *     port_xmit_discards; 8 bits link_downed; 32 bits port_xmit_wait) that saturate at all ones instead of wrapping
+ *     ones. The others are PortCounters fields (sysfs.c PORT_PMA_ATTR: 16 bits
+ *     symbol_error, port_rcv_errors, port_xmit_discards; 8 bits link_downed;
+ *     32 bits port_xmit_wait) that saturate at all ones instead of wrapping
  *     (IBA). They are declared 64-bit so that a decrease (a counter reset) is
  *     a reset, never unwound as a wrap; a counter stuck at its maximum
  *     (65535, 255, 2^32-1) reads as no further increase, and its raw value
