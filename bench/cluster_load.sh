@@ -1,5 +1,5 @@
 #!/bin/sh
-# Cluster-scale load (issue 9, docs/PERFORMANCE.md "Cluster-scale load"): the
+# Cluster-scale load (docs/PERFORMANCE.md "Cluster-scale load"): the
 # field report's cluster on loopback. Numbers, not pass/fail; not in ctest.
 #
 #   bench/cluster_load.sh [-B BUILD_DIR] [-w SECONDS] [-n B300_NODES] [STEP ...]

@@ -13,7 +13,7 @@
  * Two mixes of traits:
  *   worst      every series a 400G port-bytes counter at 0..60 % of line
  *              rate: each carries microburst state and a utilization
- *              histogram (the default, the figures of earlier versions)
+ *              histogram (the default; the older figures in docs/PERFORMANCE.md)
  *   realistic  per port of 20 counters: rx and tx bytes (400G, 0..60 %),
  *              2 CNP counters (500..1500/s), 1 reorder counter (32-bit,
  *              0..20/s), 1 PFC pause duration (us, 0..2 % paused) and 14

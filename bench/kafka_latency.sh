@@ -1,6 +1,6 @@
 #!/bin/sh
-# Latency of detector events to Kafka (issue 9, docs/PERFORMANCE.md "Latency
-# to Kafka"). Numbers, not pass/fail; not in ctest. Loopback only.
+# Latency of detector events to Kafka (docs/PERFORMANCE.md "Latency to
+# Kafka"). Numbers, not pass/fail; not in ctest. Loopback only.
 #
 #   bench/kafka_latency.sh [-B BUILD_DIR] [-l] [-i LOAD_INTERVAL] [-k DIR] [SECONDS]
 #   default: build, no background load, 60 s

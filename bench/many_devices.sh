@@ -1,5 +1,5 @@
 #!/bin/sh
-# Many devices per collector (issue 19; docs/PERFORMANCE.md "Many devices per
+# Many devices per collector (docs/PERFORMANCE.md "Many devices per
 # collector"): one collector for D simulated QFX5240 targets with Junos
 # reporting at 2 s, D = 100, 250, 500 by default; numbers, not pass/fail; not
 # in ctest. gnmic users report lost metrics past ~150 devices per instance

@@ -1,4 +1,4 @@
-/* The hash of names too long for their bound (issue 20): FNV-1a 64-bit,
+/* The hash of names too long for their bound: FNV-1a 64-bit,
  * and the hashed form of a Prometheus label name.
  *
  * Unlike base/hash.h (in-process tables only, free to change), this hash

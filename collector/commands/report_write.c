@@ -1,4 +1,4 @@
-/* report.csv and report.json (docs/REPORT.md, "Files"): the tables of
+/* report.csv and report.json (docs/REPORT.md, "The tables"): the tables of
  * report_tables.c, written row by row. */
 #include <errno.h>
 #include <math.h>

@@ -95,7 +95,7 @@ struct fsc_listener_auth {
 };
 
 /* Connection admission of a listener (Prometheus/status page, OTLP HTTP and
- * gRPC; docs/CONFIG.md "limits", docs/SECURITY.md). Always filled in (an
+ * gRPC; docs/CONFIG.md "Listener limits", docs/SECURITY.md). Always filled in (an
  * absent `limits:` gets the defaults). */
 struct fsc_listener_limits {
     uint32_t max_connections;        /* HTTP: open connections; default 256 */

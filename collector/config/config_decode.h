@@ -227,7 +227,7 @@ void fsc_cfg_print_indent(FILE *out, unsigned indent);
  * read as an integer ("5000.0"); nan and inf as "nan", "inf", "-inf". */
 const char *fsc_cfg_format_f64(double v, char *buf, size_t size);
 
-/* ---- tables shared by several kinds (config_auth.c) --------------------------- */
+/* ---- tables shared by several kinds (config_common.c) --------------------------- */
 
 extern const struct fsc_cspec fsc_cspec_tls_client;      /* struct fsc_tls_config */
 extern const struct fsc_cspec fsc_cspec_tls_server;      /* struct fsc_tls_config */

@@ -150,8 +150,8 @@ static void stop_sinks(struct daemon *d, bool last)
 }
 
 /* Once a tick: a state_dir deleted or replaced under the daemon is logged
- * and made again, with the lock (state_lock.h; issue 20: writes went on
- * into deleted files). */
+ * and made again, with the lock (state_lock.h), so that writes never go
+ * on into deleted files. */
 static void watch_state_dir(struct daemon *d)
 {
     char err[4400];

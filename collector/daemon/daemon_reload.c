@@ -412,7 +412,7 @@ struct prev_run {
  * certificate that does not load) runs on with the settings it was running
  * with when this reload stopped it: the last *running* settings, whatever
  * number of failed reloads came between (those made their config current
- * but never ran it; issue 20). Returns "previous" when that worked, else
+ * but never ran it). Returns "previous" when that worked, else
  * "none" (it was not running, or its settings are the new ones, or they
  * fail to start again). */
 static const char *restart_previous(struct fsc_dsources *s, const struct prev_run *prev,

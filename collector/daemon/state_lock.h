@@ -1,4 +1,4 @@
-/* The daemon's hold on its state_dir (issue 20): a lock file that keeps a
+/* The daemon's hold on its state_dir: a lock file that keeps a
  * second daemon out of the same directory, and a watch for the directory
  * being deleted or replaced under the running daemon.
  *

@@ -19,8 +19,9 @@
  * the next one two steps' worth. With a 10 ms lifespan the repeat would be
  * idleness, a zero-rate interval and then a double one: a CNP storm could
  * read as two. Within 1.5 x 200 ms the engine takes a repeat as a stale
- * cached copy and spreads the next change over the whole span (DESIGN §4
- * rule 2), so the hw_counters detectors (CNP, reorder) see a storm whole.
+ * cached copy and spreads the next change over the whole span (rule 5 of
+ * docs/DESIGN.md, "The rate rules"), so the hw_counters detectors (CNP,
+ * reorder) see a storm whole.
  * The netdev and PMA byte counters have no lifespan: a starved step can cost
  * them one implausible interval (dropped by the engine), never an event.
  *

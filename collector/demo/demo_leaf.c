@@ -60,7 +60,7 @@ int demo_leaf_start(struct demo_leaf *lf, struct demo_run *run, unsigned i, char
     c->stop = &run->sim_stop;
     if (i == 0) {
         c->utilization = 0.2;
-        c->jitter = 0.05; /* +-100 ms: what the demo had at 1 s, now on a 2 s interval */
+        c->jitter = 0.05; /* +-100 ms on a 2 s interval */
         c->batch_copy_phase_ms = DEMO_LEAF_COPY_PHASE_MS;
     } else {
         const struct demo_fault *f = &demo_faults[DEMO_F_MICROBURST];

@@ -2,7 +2,7 @@
  * metrics over gRPC (the gRPC C core as a client, protobuf-c for the
  * message) to the collector's own receiver, about once a second.
  *
- * Shape, as Cumulus sends it (PROTOCOLS §4.2, profile_cumulus.c): one
+ * Shape, as Cumulus sends it (docs/vendors/cumulus.md, profile_cumulus.c): one
  * resource with host.name = spine1; interface counters as *Gauge* points
  * with double values although they are cumulative (attribute `interface`);
  * per traffic class (attribute `tc`, an int) the tc_* counters, also gauge

@@ -25,9 +25,9 @@
  * at most that much instead of all at once (a jump of 40 ms in one step made
  * one 2 s interval 2 % off). A move of more than P / 8 is a jump.
  *
- * An earlier version intersected every constraint with the projection of the
- * previous estimate widened by a drift allowance per period; with one
- * constraint per copy the allowance, added each period, kept the interval
+ * Intersecting every constraint with the projection of the previous
+ * estimate widened by a drift allowance per period would not do: with one
+ * constraint per copy the allowance, added each period, keeps the interval
  * about 40 ms wide at 100 ms sampling (measured in copy_grid_test). The
  * sweep over a window of constraints has no allowance to pay: a device
  * timer that drifts moves the window's agreement with it.

@@ -80,11 +80,13 @@ struct fsc_engine_config {
     int64_t reset_event_every_ns;
 };
 
-/* Fills every default listed above. */
+/* Fills every default listed above.
+ * Thread: any. Locks: none. Owns: nothing; *cfg is the caller's. */
 void fsc_engine_config_defaults(struct fsc_engine_config *cfg);
 
 /* Checks ranges and relations (fall < rise, ascending windows, ...). Returns 0
- * or -EINVAL with a sentence in err. */
+ * or -EINVAL with a sentence in err.
+ * Thread: any. Locks: none. Owns: nothing. */
 int fsc_engine_config_validate(const struct fsc_engine_config *cfg, char *err, size_t errlen);
 
 /* Histogram bucket bounds (upper, inclusive, "le"), shared by the engine and
@@ -201,11 +203,15 @@ typedef void (*fsc_window_listener_fn)(void *arg, fsc_series_id id, const struct
 #define FSC_WINDOW_LISTENERS_MAX 4
 
 /* Adds a listener (fn, arg). Returns 0, or -ENOSPC when
- * FSC_WINDOW_LISTENERS_MAX are installed. Thread: any; takes the lock. */
+ * FSC_WINDOW_LISTENERS_MAX are installed.
+ * Thread: any. Locks: the engine lock. Owns: nothing; arg stays the
+ * caller's and must outlive the listener. */
 int fsc_engine_add_window_listener(struct fsc_engine *eng, fsc_window_listener_fn fn, void *arg);
 
 /* Removes the listener (fn, arg) if installed; when this returns, fn is not
- * running and will not be called again. Thread: any; takes the lock. */
+ * running and will not be called again.
+ * Thread: any but the listener's own (it runs under the engine lock). Locks:
+ * the engine lock. Owns: nothing. */
 void fsc_engine_remove_window_listener(struct fsc_engine *eng, fsc_window_listener_fn fn,
                                        void *arg);
 
@@ -219,7 +225,8 @@ typedef void (*fsc_fine_listener_fn)(void *arg, fsc_series_id id, const struct f
                                      int64_t t_ns, double rate);
 
 /* Adds / removes a fine listener, as fsc_engine_add_window_listener /
- * fsc_engine_remove_window_listener (the same limit, in a table of its own). */
+ * fsc_engine_remove_window_listener (the same limit, in a table of its own).
+ * Thread, Locks, Owns: as those. */
 int fsc_engine_add_fine_listener(struct fsc_engine *eng, fsc_fine_listener_fn fn, void *arg);
 void fsc_engine_remove_fine_listener(struct fsc_engine *eng, fsc_fine_listener_fn fn, void *arg);
 
@@ -235,19 +242,24 @@ struct fsc_engine_observer {
     void *arg;
 };
 
-/* Creates an engine. cfg is copied; bus is borrowed (may be NULL: events are
- * then only counted) and must outlive the engine. Returns NULL with a sentence
- * in err on bad config or allocation failure. */
+/* Creates an engine. Returns NULL with a sentence in err on bad config or
+ * allocation failure.
+ * Thread: any. Locks: none. Owns: the returned engine (fsc_engine_destroy);
+ * a copy of *cfg. bus is borrowed (may be NULL: events are then only
+ * counted) and must outlive the engine. */
 struct fsc_engine *fsc_engine_create(const struct fsc_engine_config *cfg, struct fsc_event_bus *bus,
                                      char *err, size_t errlen);
 
-/* Frees everything the engine owns. NULL is a no-op. */
+/* Frees everything the engine owns. NULL is a no-op.
+ * Thread: any, once no other thread uses the engine (sources stopped,
+ * listeners removed). Locks: none. Owns: frees eng; not the bus. */
 void fsc_engine_destroy(struct fsc_engine *eng);
 
-/* Sets the traits of a series (copied; identical traits are shared). Call it
- * when the series is interned, before its first sample; calling again (link
- * speed learned later) is allowed. Returns 0, -ENOMEM, or -ERANGE when id is
- * beyond max_series. */
+/* Sets the traits of a series. Call it when the series is interned, before
+ * its first sample; calling again (link speed learned later) is allowed.
+ * Returns 0, -ENOMEM, or -ERANGE when id is beyond max_series.
+ * Thread: any. Locks: the engine lock. Owns: a copy of *tr (identical traits
+ * are shared). */
 int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct fsc_traits *tr);
 
 /* Changes only the link speed of series id (a speed the device reported,
@@ -255,7 +267,8 @@ int fsc_engine_set_traits(struct fsc_engine *eng, fsc_series_id id, const struct
  * cadence stay; a port-bytes series gains or loses its microburst detector
  * (zeroed) as the speed becomes known or unknown. Returns 0, -ERANGE (id
  * beyond max_series), -ENOENT (no traits set yet) or -ENOMEM (nothing
- * changed). Thread: any; takes the engine lock. */
+ * changed).
+ * Thread: any. Locks: the engine lock. Owns: nothing. */
 int fsc_engine_set_link_speed(struct fsc_engine *eng, fsc_series_id id, uint64_t bps);
 
 /* The copy group of a device whose counters are copied every period_ns on
@@ -264,7 +277,7 @@ int fsc_engine_set_link_speed(struct fsc_engine *eng, fsc_series_id id, uint64_t
  * them). Returns the group for traits.copy_group (1 ..), the same one for the
  * same key and period, or 0 when the table is full (FSC_COPY_GROUPS_MAX) or
  * memory ran out: such series are treated as on-read copies.
- * Thread: any; takes the engine lock. */
+ * Thread: any. Locks: the engine lock. Owns: a copy of key. */
 #define FSC_COPY_GROUPS_MAX 65535u
 uint16_t fsc_engine_copy_group(struct fsc_engine *eng, const char *key, int64_t period_ns);
 
@@ -280,59 +293,72 @@ struct fsc_copy_group_view {
 };
 
 /* Copy groups so far (they are never removed), and group i (0 .. count-1)
- * into *out (caller-owned). Returns 0, or -ENOENT for i out of range.
- * Thread: any; takes the engine lock. */
+ * into *out. Returns 0, or -ENOENT for i out of range.
+ * Thread: any. Locks: the engine lock. Owns: nothing; *out is the caller's. */
 uint32_t fsc_engine_copy_group_count(struct fsc_engine *eng);
 int fsc_engine_copy_group_view(struct fsc_engine *eng, uint32_t i, struct fsc_copy_group_view *out);
 
 /* Adds a series (a port's tx or rx bytes) to port group `group` (index chosen
  * by the caller, < max_groups) for the imbalance detector. Returns 0, -ENOMEM
- * or -ERANGE. */
+ * or -ERANGE.
+ * Thread: any. Locks: the engine lock. Owns: nothing. */
 int fsc_engine_group_add(struct fsc_engine *eng, uint32_t group, fsc_series_id id);
 
-/* Cross-source evidence (engine/xsrc.h, DESIGN §3): series id is one of the
- * series of port `self` ("device:port"), whose link ends at port `peer`
- * ("device:port"; the topology's `peer`, or the B300 cable plan's). From
- * then on the series' microburst, burst, queue-peak and buffer-threshold
- * events name the peer (struct fsc_event.subject) and say what it showed
- * around them (peer_saw). The series' traits must be set first: their
- * direction (rx or tx) says which way of the link it sees. Names are
- * copied. Linking again moves the series. Returns 0, -ERANGE (id beyond
- * max_series), -EINVAL (no direction, an empty name, self == peer),
- * -ENOSPC (FSC_XSRC_PORTS_MAX ports or FSC_XSRC_SERIES_MAX series already
- * linked, xsrc.h) or -ENOMEM. Thread: any; takes the engine lock. */
+/* Cross-source evidence (engine/xsrc.h; docs/DESIGN.md, "Cross-source
+ * evidence"): series id is one of the series of port `self` ("device:port"),
+ * whose link ends at port `peer` ("device:port"; the topology's `peer`, or
+ * the B300 cable plan's). From then on the series' microburst, burst,
+ * queue-peak and buffer-threshold events name the peer (struct
+ * fsc_event.subject) and say what it showed around them (peer_saw). The
+ * series' traits must be set first: their direction (rx or tx) says which way
+ * of the link it sees. Names are copied. Linking again moves the series.
+ * Returns 0, -ERANGE (id beyond max_series), -EINVAL (no direction, an empty
+ * name, self == peer), -ENOSPC (FSC_XSRC_PORTS_MAX ports or
+ * FSC_XSRC_SERIES_MAX series already linked, xsrc.h) or -ENOMEM.
+ * Thread: any. Locks: the engine lock. Owns: copies of self and peer. */
 int fsc_engine_peer_add(struct fsc_engine *eng, fsc_series_id id, const char *self,
                         const char *peer);
 
 /* Applies n samples in order. Samples for series without traits use a plain
  * 64-bit counter with no link speed. Returns 0 or -ENOMEM (state growth
- * failed; those samples are counted as unknown_series and dropped). */
+ * failed; those samples are counted as unknown_series and dropped).
+ * Thread: any (each source from its own threads). Locks: the engine lock,
+ * once per batch; detectors publish under it (the bus lock after it), and
+ * observers and listeners run under it. Owns: nothing; smp[0..n) is
+ * borrowed for the call. */
 int fsc_engine_ingest(struct fsc_engine *eng, const struct fsc_sample *smp, size_t n);
 
 /* Publishes an event that a source raised itself (the NIC source's cable
  * mismatches and PCIe degradations) exactly as the engine's detectors do:
  * counted in the engine's stats.events (START and INSTANT phases) and copied
  * to the bus the engine was created with (none: only counted). The event's
- * series names the series whose labels describe it. Thread: any; takes the
- * engine lock, then the bus lock. */
+ * series names the series whose labels describe it.
+ * Thread: any. Locks: the engine lock, then the bus lock. Owns: nothing;
+ * *ev is copied. */
 void fsc_engine_publish(struct fsc_engine *eng, const struct fsc_event *ev);
 
-/* Installs observer hooks (copied). NULL removes them. */
+/* Installs observer hooks. NULL removes them; when this returns, the old
+ * hooks are not running.
+ * Thread: any but an observer's own. Locks: the engine lock. Owns: a copy of
+ * *obs; obs->arg stays the caller's. */
 void fsc_engine_set_observer(struct fsc_engine *eng, const struct fsc_engine_observer *obs);
 
-/* Copies the counters. */
+/* Copies the counters.
+ * Thread: any. Locks: the engine lock. Owns: nothing; *out is the caller's. */
 void fsc_engine_stats_get(struct fsc_engine *eng, struct fsc_engine_stats *out);
 
 /* Fills *out for series id (the same fields fsc_engine_view_ids fills).
  * Returns 0, or -ENOENT (out zeroed, present = 0) when the engine has no
- * state for it. */
+ * state for it.
+ * Thread: any. Locks: the engine lock. Owns: nothing; *out is the caller's. */
 int fsc_engine_view(struct fsc_engine *eng, fsc_series_id id, struct fsc_series_view *out);
 
 /* Copies the views of n series (ids in any order, duplicates allowed) into
  * out[0..n) under one lock hold, so a renderer can walk 1 M series in chunks
  * of a few thousand without stalling ingest for more than a chunk's copy.
  * Ids without state get a zeroed view (present = 0). Returns 0.
- * Thread: any; takes the engine lock once. */
+ * Thread: any. Locks: the engine lock, held once for all n. Owns: nothing;
+ * out[0..n) is the caller's. */
 int fsc_engine_view_ids(struct fsc_engine *eng, const fsc_series_id *ids, size_t n,
                         struct fsc_series_view *out);
 
@@ -348,19 +374,21 @@ struct fsc_group_view {
 /* One past the highest group index with a member (0: no groups), so that
  * `for (g = 0; g < count; g++) fsc_engine_group_view(...)` visits every
  * group; indexes in between without members answer present = 0.
- * Thread: any; takes the engine lock. */
+ * Thread: any. Locks: the engine lock. Owns: nothing. */
 uint32_t fsc_engine_group_count(struct fsc_engine *eng);
 
 /* Fills *out for group. Returns 0, or -ENOENT (out zeroed, present = 0) for
- * a group without members or beyond max_groups. Thread: any; takes the
- * engine lock. */
+ * a group without members or beyond max_groups.
+ * Thread: any. Locks: the engine lock. Owns: nothing; *out is the caller's. */
 int fsc_engine_group_view(struct fsc_engine *eng, uint32_t group, struct fsc_group_view *out);
 
-/* Latest max/mean utilization ratio of a group (0 when unknown). */
+/* Latest max/mean utilization ratio of a group (0 when unknown).
+ * Thread: any. Locks: the engine lock. Owns: nothing. */
 double fsc_engine_group_ratio(struct fsc_engine *eng, uint32_t group);
 
 /* Total bytes the engine holds (series slots, traits, detector state, groups);
- * divide by the number of series for the per-series cost (benchmarks). */
+ * divide by the number of series for the per-series cost (benchmarks).
+ * Thread: any. Locks: the engine lock. Owns: nothing. */
 size_t fsc_engine_memory_bytes(struct fsc_engine *eng);
 
 #endif

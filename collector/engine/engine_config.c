@@ -98,7 +98,7 @@ static int validate_rate(const struct fsc_rate_params *rp, char *err, size_t err
 
 /* Returns 0, or -EINVAL with one sentence naming the first bad setting. The
  * sentence starts with the setting's path in the config file ("engine.pfc.
- * rise_intervals (0) ..."): config_engine.c uses it to point at the line.
+ * rise_intervals (0) ..."): engine_keys.c uses it to point at the line.
  * Thread: any. */
 int fsc_engine_config_validate(const struct fsc_engine_config *cfg, char *err, size_t errlen)
 {

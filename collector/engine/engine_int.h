@@ -1,6 +1,7 @@
 /* Internal API shared by the engine files (engine.c, engine_config.c,
- * engine_pool.c, engine_view.c) and the detector files (DESIGN §5). Not a
- * public contract: only the engine .c files include it.
+ * engine_pool.c, engine_view.c) and the detector files (docs/DESIGN.md,
+ * "Detectors and events"). Not a public contract: only the engine .c files
+ * include it.
  *
  * The engine owns every detector state and calls these functions on the
  * ingest thread with the engine lock held, so none of them locks anything

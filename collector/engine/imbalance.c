@@ -1,4 +1,4 @@
-/* Uplink imbalance over port groups (DESIGN §5).
+/* Uplink imbalance over port groups (docs/DESIGN.md, "Detectors and events").
  *
  * A group is a leaf's uplinks or a B300 node's 16 interfaces. ECMP / DLB that
  * works spreads load evenly, so max/mean utilization per aligned window is

@@ -1,5 +1,5 @@
-/* Microbursts and bursts (DESIGN §5), plus the switch- and NIC-side evidence
- * that stands in for them when rate sampling is too coarse.
+/* Microbursts and bursts (docs/DESIGN.md, "Detectors and events"), plus the switch- and NIC-side
+ * evidence that stands in for them when rate sampling is too coarse.
  *
  * Fine utilization u = bytes*8/s / link speed of each non-gap interval. A
  * burst starts at the first interval with u >= rise and ends at the first with

@@ -1,4 +1,4 @@
-/* PFC pause storms (DESIGN §5).
+/* PFC pause storms (docs/DESIGN.md, "Detectors and events").
  *
  * Where the device counts paused time (mlx5 rx_prio{p}_pause_duration in µs,
  * Cumulus sp_rx_pause_duration), the paused fraction of each fine interval is

@@ -1,5 +1,5 @@
-/* CNP, ECN and reorder spikes (DESIGN §5), and the hysteresis shape they
- * share with the PFC storm detector.
+/* CNP, ECN and reorder spikes (docs/DESIGN.md, "Detectors and events"), and the hysteresis shape
+ * they share with the PFC storm detector.
  *
  * A spike is a rate far above what the series normally does. "Normally" is an
  * EWMA baseline of the fine rates seen while nothing is happening; it is

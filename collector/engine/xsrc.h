@@ -1,4 +1,4 @@
-/* Cross-source evidence (DESIGN §3, "Cross-source evidence"): which port is
+/* Cross-source evidence (docs/DESIGN.md, "Cross-source evidence"): which port is
  * at the other end of a link, what congestion each linked port showed
  * lately, and the annotation of a port's burst and evidence events with
  * what its peer showed around them. Internal to the engine: the engine

@@ -1,7 +1,6 @@
-/* A detector event as data (DESIGN §5): what happened (kind, phase), on
- * which series or group, when, and the kind's figures. The engine's
- * detectors and the sources fill them; the event bus (engine/events.h)
- * carries them; sinks render them. */
+/* A detector event as data (docs/DESIGN.md, "Detectors and events"): what happened (kind, phase),
+ * on which series or group, when, and the kind's figures. The engine's detectors and the sources
+ * fill them; the event bus (engine/events.h) carries them; sinks render them. */
 #ifndef FSC_EVENT_H
 #define FSC_EVENT_H
 

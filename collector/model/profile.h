@@ -1,4 +1,4 @@
-/* Vendor profiles (DESIGN §3): vendor counter names -> canonical metrics.
+/* Vendor profiles (docs/DESIGN.md, "One data model"): vendor counter names -> canonical metrics.
  *
  * A profile is data, not code: one sorted const table per source family
  * (sources/gnmi/profile_junos.c, sources/otlp/map/profile_cumulus.c,

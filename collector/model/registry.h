@@ -1,4 +1,4 @@
-/* Series registry (DESIGN §2): (source, metric name, label set) -> dense id.
+/* Series registry (docs/DESIGN.md, "One data model"): (source, metric name, label set) -> dense id.
  *
  * Every sample names its series by a small integer (fsc_series_id, 0, 1, 2,
  * ...) so the engine and the sinks can keep per-series state in flat arrays.
@@ -17,7 +17,7 @@
  *   read any entry below it without a lock: fsc_registry_count(),
  *   fsc_registry_metric(), fsc_registry_labels() and fsc_registry_source_of()
  *   are lock-free and safe from any thread while other threads intern.
- * - Interning and lookups take one mutex. Sources intern rarely (they cache
+ * - Interning and lookups take one mutex (the registry lock). Sources intern rarely (they cache
  *   the id of every series the first time they see it), so the lock is cold.
  * - Memory is bounded: a per-source limit and a total limit. A series past a
  *   limit is not created (FSC_SERIES_NONE) and counted as dropped for its
@@ -56,11 +56,14 @@ struct fsc_registry;
 /* Creates an empty registry that will never hold more than max_series_total
  * series (1..FSC_REGISTRY_MAX_TOTAL). Memory grows with use; only a small
  * directory proportional to max_series_total is allocated up front.
- * Returns NULL on a bad limit or allocation failure. */
+ * Returns NULL on a bad limit or allocation failure.
+ * Thread: any. Locks: none. Owns: the returned registry
+ * (fsc_registry_destroy). */
 struct fsc_registry *fsc_registry_create(uint32_t max_series_total);
 
-/* Frees the registry and every string it handed out. NULL is a no-op. No
- * other thread may use the registry during or after this call. */
+/* Frees the registry and every string it handed out. NULL is a no-op.
+ * Thread: any, once no other thread uses the registry (during or after).
+ * Locks: none. Owns: frees reg and every name and label it handed out. */
 void fsc_registry_destroy(struct fsc_registry *reg);
 
 /* Registers a source (a device stream, an OTLP sender, a NIC poller) named
@@ -69,7 +72,7 @@ void fsc_registry_destroy(struct fsc_registry *reg);
  * 0, 1, 2, ... in order of registration; the number is written to
  * *source_out. Returns 0, -EINVAL (bad name), -EEXIST (name taken),
  * -ENOSPC (FSC_REGISTRY_MAX_SOURCES reached) or -ENOMEM.
- * Thread: any; takes the registry lock. */
+ * Thread: any. Locks: the registry lock. Owns: a copy of name. */
 int fsc_registry_source_add(struct fsc_registry *reg, const char *name, uint32_t max_series,
                             uint16_t *source_out);
 
@@ -81,39 +84,47 @@ int fsc_registry_source_add(struct fsc_registry *reg, const char *name, uint32_t
  * - memory ran out (counted as alloc_failed; the registry stays consistent),
  * - `source` is not a registered source (not counted anywhere).
  * Cost for an existing series: one hash over the input, one probe, no
- * allocation. Thread: any; takes the registry lock. */
+ * allocation.
+ * Thread: any. Locks: the registry lock. Owns: copies of the strings of a
+ * new series; the arguments stay the caller's. */
 fsc_series_id fsc_registry_intern(struct fsc_registry *reg, uint16_t source, const char *metric,
                                   const struct fsc_label *labels, size_t n_labels);
 
 /* Like fsc_registry_intern() but never creates and never counts anything:
- * returns the existing id or FSC_SERIES_NONE. Thread: any; takes the lock. */
+ * returns the existing id or FSC_SERIES_NONE.
+ * Thread: any. Locks: the registry lock. Owns: nothing. */
 fsc_series_id fsc_registry_lookup(struct fsc_registry *reg, uint16_t source, const char *metric,
                                   const struct fsc_label *labels, size_t n_labels);
 
 /* Counts n series of `source` refused by its limit before the registry was
  * asked (a source that keeps its own count, as the OTLP cache does), so
- * that `dropped` is every series the limit refused (issue 20). Unknown
- * sources are ignored. Thread: any; takes the lock. */
+ * that `dropped` is every series the limit refused. Unknown sources are
+ * ignored.
+ * Thread: any. Locks: the registry lock. Owns: nothing. */
 void fsc_registry_note_dropped(struct fsc_registry *reg, uint16_t source, uint64_t n);
 
-/* Number of series published so far; ids 0 .. count-1 are valid. Lock-free
- * (acquire): every entry below the returned count is complete. */
+/* Number of series published so far; ids 0 .. count-1 are valid.
+ * Thread: any. Locks: none (an acquire load: every entry below the returned
+ * count is complete). Owns: nothing. */
 uint32_t fsc_registry_count(const struct fsc_registry *reg);
 
 /* Metric name of series id, or NULL when id >= fsc_registry_count(). The
  * string is interned: series with the same metric name return the same
- * pointer, so a sink can group a family by pointer. Valid until
- * fsc_registry_destroy(). Lock-free. */
+ * pointer, so a sink can group a family by pointer.
+ * Thread: any. Locks: none. Owns: nothing; the string is the registry's,
+ * valid until fsc_registry_destroy(). */
 const char *fsc_registry_metric(const struct fsc_registry *reg, fsc_series_id id);
 
 /* Writes up to `max` labels of series id into out[], sorted by name (empty
  * values were dropped at intern time), and returns the series' total number
  * of labels (which may exceed max, as snprintf does), or 0 for an unknown id.
- * The strings stay valid until fsc_registry_destroy(). Lock-free. */
+ * Thread: any. Locks: none. Owns: nothing; the strings are the registry's,
+ * valid until fsc_registry_destroy(). */
 size_t fsc_registry_labels(const struct fsc_registry *reg, fsc_series_id id, struct fsc_label *out,
                            size_t max);
 
-/* Source that owns series id, or UINT16_MAX for an unknown id. Lock-free. */
+/* Source that owns series id, or UINT16_MAX for an unknown id.
+ * Thread: any. Locks: none. Owns: nothing. */
 uint16_t fsc_registry_source_of(const struct fsc_registry *reg, fsc_series_id id);
 
 struct fsc_registry_source_stats {
@@ -126,16 +137,19 @@ struct fsc_registry_source_stats {
 };
 
 /* Copies the counters of `source` into *out. Returns 0 or -ENOENT.
- * Thread: any; takes the registry lock. */
+ * Thread: any. Locks: the registry lock. Owns: nothing; out->name is the
+ * registry's. */
 int fsc_registry_source_stats(struct fsc_registry *reg, uint16_t source,
                               struct fsc_registry_source_stats *out);
 
-/* Number of registered sources. Thread: any; takes the registry lock. */
+/* Number of registered sources.
+ * Thread: any. Locks: the registry lock. Owns: nothing. */
 uint16_t fsc_registry_source_count(struct fsc_registry *reg);
 
 /* Bytes currently allocated by the registry (entries, chunks, arena, hash
- * tables, directories, the struct itself). Lock-free (relaxed): a
- * self-metric, exact when no intern runs concurrently. */
+ * tables, directories, the struct itself): a self-metric, exact when no
+ * intern runs concurrently.
+ * Thread: any. Locks: none (a relaxed load). Owns: nothing. */
 size_t fsc_registry_memory_bytes(const struct fsc_registry *reg);
 
 #endif

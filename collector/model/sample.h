@@ -1,4 +1,4 @@
-/* The one data model that crosses every boundary (DESIGN §2).
+/* The one data model that crosses every boundary (docs/DESIGN.md, "One data model").
  *
  * A source turns protocol messages into `struct fsc_sample` at its edge: the
  * series it belongs to (interned once in the registry, then cached by the

@@ -1,4 +1,4 @@
-/* Sharding devices across collectors (DESIGN §8, docs/CONFIG.md "shard").
+/* Sharding devices across collectors (docs/CONFIG.md "shard", docs/DEPLOY.md "Sharding").
  *
  * N collectors share the devices by a static rule, the one Prometheus'
  * `hashmod` relabel action uses: the MD5 digest of the device name, its

@@ -124,7 +124,7 @@ static const struct fsc_stat_col source_cols[] = {
     {.id = "rejected_future",
      .family = REJECTED,
      .type = FSC_STAT_COUNTER,
-     .help = "Points refused for their device time (issue 20, docs/CONFIG.md "
+     .help = "Points refused for their device time (docs/CONFIG.md "
              "max_time_ahead / max_time_behind), by reason (future: ahead of the collector's "
              "clock by more than max_time_ahead; past: behind it by more than max_time_behind).",
      .label = "reason",

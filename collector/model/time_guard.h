@@ -1,4 +1,4 @@
-/* Time sanity of device times (issue 20): a source checks the device time
+/* Time sanity of device times: a source checks the device time
  * of each point it receives against the collector's clock at arrival and
  * refuses points too far ahead or behind, so one device with a wrong clock
  * (a point dated 2200, or 1971) never reaches the engine and the exporters.

@@ -1,7 +1,7 @@
 /* What a listener's admission control closed or refused, and what it holds
  * open, exported as fabricscope_listener_closed_total{listener, reason} and
- * fabricscope_listener_open{listener} (issue 20: shedding and deadlines
- * were visible only in log lines).
+ * fabricscope_listener_open{listener}, so shedding and deadlines are seen
+ * in metrics, not only in log lines.
  *
  * One row per listener, named as in its log lines: "prometheus",
  * "otlp/http:<source>", "otlp/grpc:<source>". The HTTP listeners fill the

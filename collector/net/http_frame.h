@@ -4,7 +4,7 @@
  *
  * libmicrohttpd 0.9.75 accepts a few ambiguous requests that a proxy in
  * front of us could read differently (request smuggling) or that hide what
- * they ask for (issue 20): two Content-Length headers, Content-Length with
+ * they ask for: two Content-Length headers, Content-Length with
  * Transfer-Encoding, a target with %00 (the decoded path was cut at the
  * NUL, so /metrics%00.html was served as /metrics), HTTP/1.1 without Host.
  * The check runs on the first access-handler call, before the credentials

@@ -6,7 +6,7 @@
  * one byte a second (slowloris, or a body trickled at 1 byte / 2 s) holds a
  * connection slot for ever, and idle connections that never send anything
  * hold one for the whole timeout; a few hundred of either fill the
- * connection limit and scrapes or exports are refused (issue 20). The watch
+ * connection limit and scrapes or exports are refused. The watch
  * tracks every connection of a listener and shuts down (shutdown(2), not
  * close: the descriptor stays MHD's, which then ends the connection):
  *   - a connection whose request header is not complete `header_timeout`

@@ -2,8 +2,9 @@
  * what the engine knows (the rollup store). One const struct fsc_sink_ops
  * per kind names its config section, when the daemon starts and stops it,
  * how to start and stop an instance, the stats tables it reports and the
- * HTTP routes it serves on the collector's listener. The application's
- * plugin table (app/plugins.c) lists it once.
+ * HTTP routes it serves on the collector's listener. The plugin table the
+ * build generates from each folder's fsc_sink() line (read by
+ * daemon/plugins.c) lists it once.
  *
  * Order. The daemon starts EARLY sinks before the sources (they subscribe
  * to the event bus and must miss nothing), then the sources, then LATE

@@ -1,9 +1,9 @@
-/* A source's face (STYLE.md; as fluent-bit's input plugins): one const
+/* A source's face (as fluent-bit's input plugins): one const
  * struct fsc_source_ops per type, naming its config kind (type name, key
  * table, config hooks), how to start, reload and stop an instance, its
  * health and the stats tables it reports. A source is one folder under
- * sources/ with this face; the application's plugin table (app/plugins.c)
- * lists it once.
+ * sources/ with this face; the plugin table the build generates from each
+ * folder's fsc_source() line (read by daemon/plugins.c) lists it once.
  *
  * The daemon starts one instance per enabled `sources:` entry of its shard.
  * Each instance interns its series in the registry under its own source id

@@ -92,7 +92,7 @@ static int set_security(rd_kafka_conf_t *conf, const struct fsc_kafka_config *kc
 rd_kafka_conf_t *fsc_kafka_conf_build(const struct fsc_kafka_config *kc, const char *file,
                                       bool spool, char *err, size_t errlen)
 {
-    (void)spool; /* the message timeout no longer depends on it (kafka_int.h) */
+    (void)spool; /* the message timeout does not depend on it (kafka_int.h) */
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     if (conf == NULL) {
         snprintf(err, errlen, "out of memory");

@@ -1,5 +1,5 @@
 /* exporters.kafka: the settings of the Kafka exporter (its key table is
- * kafka_keys.c; docs/CONFIG.md, "exporters.kafka"). */
+ * kafka_keys.c; docs/CONFIG.md, "kafka"). */
 #ifndef FSC_KAFKA_CONFIG_H
 #define FSC_KAFKA_CONFIG_H
 
@@ -28,7 +28,7 @@ struct fsc_sasl_config {
     struct fsc_secret password;        /* required */
 };
 
-/* When the Kafka spool calls fsync (docs/CONFIG.md, "kafka spool"). */
+/* When the Kafka spool calls fsync (docs/CONFIG.md, "kafka"). */
 enum fsc_spool_fsync {
     FSC_SPOOL_FSYNC_INTERVAL = 0, /* once a second (default) */
     FSC_SPOOL_FSYNC_ALWAYS = 1,   /* before each batch is handed to librdkafka */

@@ -210,8 +210,8 @@ static bool err_wait(rd_kafka_resp_err_t err)
 
 /* A record that cannot be read back (its flush failed: disk full, or an
  * I/O error) is retried on every pump, i.e. every few milliseconds: logged
- * at most once per LOG_EVERY_NS with the count left out (a full disk logged
- * ~100 lines a second before, faults.disk_full). One exporter thread. */
+ * at most once per LOG_EVERY_NS with the count left out (unthrottled, a full
+ * disk logs ~100 lines a second, faults.disk_full). One exporter thread. */
 static void log_read_failed(int rc)
 {
     static int64_t last_ns;

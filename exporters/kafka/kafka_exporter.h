@@ -1,7 +1,6 @@
-/* The Kafka exporter (DESIGN §7): detector events from the engine's event bus
- * to the events topic, one JSON document per event keyed "device/port", with
- * librdkafka's idempotent producer (acks=all) so nothing is lost or
- * duplicated by retries.
+/* The Kafka exporter (docs/DESIGN.md, "Plugins"; docs/EVENTS.md): detector events from the engine's
+ * event bus to the events topic, one JSON document per event keyed "device/port", with librdkafka's
+ * idempotent producer (acks=all) so nothing is lost or duplicated by retries.
  *
  * One exporter thread reads the bus, encodes each event through the caller's
  * encoder and hands it on; ingest never waits for Kafka (the bus overwrites

@@ -1,5 +1,5 @@
 /* exporters.kafka: key table, defaults and checks (librdkafka properties
- * pass through by name; docs/CONFIG.md, "exporters.kafka"). */
+ * pass through by name; docs/CONFIG.md, "kafka"). */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  *
  * Every event is appended here before librdkafka sees it, so a broker outage
  * of any length, and a crash of the process, lose nothing the fsync policy
- * does not allow to be lost (docs/CONFIG.md, "kafka spool"). Records are
+ * does not allow to be lost (docs/CONFIG.md, "kafka"). Records are
  * read back in append order to be produced, and acknowledged in that order
  * once delivered; a segment file is deleted when every record in it is.
  *

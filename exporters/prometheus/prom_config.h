@@ -1,5 +1,5 @@
 /* exporters.prometheus: the settings of the Prometheus exporter (its key
- * table is prom_keys.c; docs/CONFIG.md, "exporters.prometheus"). */
+ * table is prom_keys.c; docs/CONFIG.md, "prometheus"). */
 #ifndef FSC_PROM_CONFIG_H
 #define FSC_PROM_CONFIG_H
 

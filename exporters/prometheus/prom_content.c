@@ -1,6 +1,7 @@
 #include "prometheus/prom_render.h"
 
-/* Content types from the exposition format specs (PROTOCOLS.md §6). */
+/* Content types from the exposition format specs (Prometheus'
+ * exposition_formats.md, OpenMetrics 1.0). */
 const char *fsc_prom_content_type(enum fsc_prom_format fmt)
 {
     return fmt == FSC_PROM_OPENMETRICS

@@ -1,5 +1,5 @@
-/* The Prometheus remote_write 1.0 exporter (DESIGN §7, docs/CONFIG.md
- * "remote_write", docs/METRICS.md "remote_write exporter").
+/* The Prometheus remote_write 1.0 exporter (docs/CONFIG.md "remote_write", docs/METRICS.md
+ * "remote_write exporter").
  *
  * Two threads per exporter:
  * - the reader, every `resolution`, copies engine views in chunks (the same

@@ -1,4 +1,4 @@
-/* The wire side of remote_write 1.0 (docs: PROTOCOLS.md §6.3, the schema in
+/* The wire side of remote_write 1.0 (Prometheus' remote_write_spec.md, the schema in
  * remote_write.proto beside this file): a WriteRequest written field by
  * field into a reused buffer, and its snappy block compression.
  *

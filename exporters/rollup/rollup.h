@@ -1,4 +1,4 @@
-/* Per-minute rollups for capacity reports (DESIGN §7, docs/REPORT.md).
+/* Per-minute rollups for capacity reports (docs/REPORT.md).
  *
  * A rollup polls the engine's series views once per tick (1 s) and writes,
  * once per wall-clock minute, one record per port, port group and B300 node

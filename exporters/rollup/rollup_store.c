@@ -137,7 +137,7 @@ static int file_open(struct fsc_rollup_store *st, int64_t day_s)
     if (fsc_rr_day_path(st->dir, day_s, path, sizeof(path)) != 0)
         return -ENAMETOOLONG;
     /* The open file must still be the one at its path: when the state_dir
-     * was deleted or replaced under the daemon (issue 20), writes to it
+     * was deleted or replaced under the daemon, writes to it
      * would go where nobody reads them. Then it is started again. */
     if (st->fd >= 0 && st->day_s == day_s) {
         if (fstat(st->fd, &sb) == 0 && stat(path, &ps) == 0 && sb.st_dev == ps.st_dev &&

@@ -1,4 +1,4 @@
-/* The status page and its JSON API (DESIGN §7), served by the collector on
+/* The status page and its JSON API (docs/API.md), served by the collector on
  * the Prometheus exporter's listener as entries of its route table on the
  * HTTP server (net/http_route.h, net/http_server.h):
  *

@@ -87,7 +87,7 @@ static void stat_value(struct fsc_json *w, const struct fsc_stat_col *c, double 
     }
 }
 
-/* Every plugin table with its columns and rows (docs/API.md, "tables"). */
+/* Every plugin table with its columns and rows (docs/API.md, "/api/status"). */
 static void status_tables(struct fsc_json *w, const struct fsc_web_status *st)
 {
     fsc_json_array(w, "tables");

@@ -1,5 +1,5 @@
 /* exporters.web: the status page's settings (key table web_keys.c;
- * docs/CONFIG.md, "exporters.web"). The page is served on the Prometheus
+ * docs/CONFIG.md, "web"). The page is served on the Prometheus
  * exporter's listener, so it runs only while that exporter does. */
 #ifndef FSC_WEB_CONFIG_H
 #define FSC_WEB_CONFIG_H

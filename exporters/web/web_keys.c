@@ -1,4 +1,4 @@
-/* exporters.web: on or off (docs/CONFIG.md, "exporters.web"). */
+/* exporters.web: on or off (docs/CONFIG.md, "web"). */
 #include <stddef.h>
 
 #include "config/config_decode.h"

@@ -1,6 +1,6 @@
 /* The status page (GET /): one self-contained HTML document. Every table
  * is rendered here, on the server, so the page is complete with scripts
- * disabled; the inline script (web_page_assets.c) only refreshes the same
+ * disabled; the inline script (web_page.js) only refreshes the same
  * tables and SVG from /api/... every refresh_s seconds. A Content-Security-
  * Policy meta tag forbids every external resource, so a stray reference
  * would fail loudly in a browser instead of silently reaching a CDN.

@@ -1,6 +1,7 @@
 /* Pieces of the status page (internal to exporters/web): the SVG views
  * (web_page_svg.c) and the inline stylesheet and script
- * (web_page_assets.c). The script re-renders the same tables and SVG from
+ * (web_page.css, web_page.js, embedded by
+ * embed.cmake). The script re-renders the same tables and SVG from
  * /api/... with the same geometry, so the constants below are shared by
  * both (the script reads them from data- attributes of the SVG). */
 #ifndef FSC_WEB_PAGE_H

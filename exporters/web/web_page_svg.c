@@ -1,6 +1,6 @@
 /* The page's two SVG views, drawn on the server for the first load (and
  * for browsers without scripts); the script redraws them from /api/port
- * and /api/mesh with the same geometry (web_page_assets.c). */
+ * and /api/mesh with the same geometry (web_page.js). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Shared by the libFuzzer harnesses in tests/fuzz/ (issue 10).
+/* Shared by the libFuzzer harnesses in tests/fuzz/.
  *
  * Each fuzz_<target>.c defines LLVMFuzzerTestOneInput() and nothing else
  * exported. It is linked two ways: with clang -fsanitize=fuzzer (libFuzzer's

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Junos cadence end to end (issue 17): the QFX5240 simulator reports as
+# Junos cadence end to end: the QFX5240 simulator reports as
 # Juniper documents ("Guidelines for Specifying Data Reporting Intervals":
 # intervals only in multiples of 2 s, a subset of the interfaces per
 # interval): --junos-cadence, 20 ports, 10 per 2 s interval (each port every

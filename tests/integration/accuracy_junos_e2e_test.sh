@@ -13,9 +13,10 @@
 #   (accuracy_rw_check.py); in the first 30 s a longer step is allowed and
 #   counted (learning_holes): while the copy grid learns the copy instants
 #   under +-25 % jitter, an interval it cannot place is no fine evidence
-#   (DESIGN rule 5) and no fine rate is sent for it (seen in CI under the
-#   sanitizer build: one 10-12 s hole on one port after the first copy; once
-#   an 8 s hole ending 22-24 s after the first fine rate, so 30 s, not 20).
+#   (docs/DESIGN.md, "The rate rules", rule 5) and no fine rate is sent for it
+#   (seen in CI under the sanitizer build: one 10-12 s hole on one port after
+#   the first copy; once an 8 s hole ending 22-24 s after the first fine rate,
+#   so 30 s, not 20).
 #   Later, a longer step is allowed only where the simulator skipped ticks
 #   because the daemon read too slowly (gnmi_sim --verbose logs each
 #   overrun; counted as overrun_holes): no sample exists there, so two copies

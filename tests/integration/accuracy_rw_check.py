@@ -15,8 +15,9 @@ every value within 1 % of RATE. For fabric_port_fine_bytes_per_second: every
 timestamp once, consecutive ones COPY_MS apart within 10 %, every value
 within 2 % of RATE; with LEARN_MS, a longer step that ends within LEARN_MS
 of the first fine rate on the log is allowed and counted as a learning hole
-(the copy grid is still learning the copy instants: intervals it cannot
-place are no fine evidence, DESIGN rule 5, so no fine rate is sent for them).
+(the copy grid is still learning the copy instants: intervals it cannot place
+are no fine evidence, docs/DESIGN.md, "The rate rules", rule 5, so no fine
+rate is sent for them).
 OVERRUNS is a file of the simulator's skipped ticks, one line "TICK_MS
 NEXT_MS" each (gnmi_sim --verbose logs them when its client reads too slowly
 to take every tick): a longer step that overlaps one is allowed and counted

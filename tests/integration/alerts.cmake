@@ -1,5 +1,5 @@
 # The shipped alerting rules (dashboards/alerts.yml, recording.yml) in a real
-# Prometheus 2.42 against `fabricscope demo` (issue 18): every injected fault
+# Prometheus 2.42 against `fabricscope demo`: every injected fault
 # has its alert, with the fault's device and port, within 60 s of its first
 # injection, and no other alert fires or is pending during the run. About
 # 110 s; the table of firing times is kept as <build dir>/alerts_demo_table.md

@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck disable=SC2016 # single-quoted conditions are expanded by eval
-# The shipped alerting rules against the demo's injected faults (issue 18):
+# The shipped alerting rules against the demo's injected faults:
 # `fabricscope demo` scraped by Debian's Prometheus 2.42 every second,
 # evaluating dashboards/alerts.yml and dashboards/recording.yml every second;
 # Prometheus' /api/v1/alerts is polled every second (ctest -L dashboards).
@@ -221,7 +221,7 @@ done
 # and fail above; this names the reason).
 check "Prometheus loaded the rule files" eval '! grep -q "err=\"error loading\|Failed to apply configuration" "$tmp/prom.log"'
 
-# ---- every dashboard target against this Prometheus (issue 18) ---------------------
+# ---- every dashboard target against this Prometheus ------------------------------
 # While the demo still runs (the poll ended 95 s after the zero, the demo runs
 # 105 s): every Grafana variable query and panel target, variables set to
 # `.*`, range queries over the last 60 s at a 5 s step (--at fixes the end,

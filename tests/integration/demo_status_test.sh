@@ -315,8 +315,8 @@ def phase_report(out):
     # most 1.25 x their load: each port's copies are placed on its reading
     # lattice and counted over whole periods (rate.h rule 5), so a fine rate
     # is the copies' own (measured 1.000 x with the lattice). What this
-    # guards against: a copy's bytes spread over the wrong span (issue 15,
-    # 2.15 x), or a copy counted twice (reads that straddle the copies, 1.5 x).
+    # guards against: a copy's bytes spread over the wrong span
+    # (2.15 x), or a copy counted twice (reads that straddle the copies, 1.5 x).
     load = {"leaf1": 0.20, "leaf2": 0.30}
     flat = [r for r in L if r["device"] in load and key(r) not in want]
     high = [(key(r), r["max_fine"], r["max_1s_avg"]) for r in flat

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Connection-admission attacks on the HTTP listeners (faults_admit.sh,
-issue 20), python3 stdlib only (sockets, selectors). Attackers bind their
+"""Connection-admission attacks on the HTTP listeners (faults_admit.sh),
+python3 stdlib only (sockets, selectors). Attackers bind their
 sockets to other loopback addresses (127.0.0.2 and up) so that a per-address
 cap can be told apart from a global one; the legitimate client uses
 127.0.0.1.

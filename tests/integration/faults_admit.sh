@@ -1,9 +1,9 @@
 #!/bin/sh
 # shellcheck disable=SC2016,SC2034 # single-quoted conditions (and the variables they read) are expanded by eval
-# Connection admission and strict framing on every listener (issue 20, part
-# B), against the real daemon with an otlp source (gRPC + HTTP) and the
-# Prometheus exporter. Attackers come from other loopback addresses
-# (127.0.0.2 and up), the legitimate scrape / export from 127.0.0.1.
+# Connection admission and strict framing on every listener, against the real
+# daemon with an otlp source (gRPC + HTTP) and the Prometheus exporter.
+# Attackers come from other loopback addresses (127.0.0.2 and up), the
+# legitimate scrape / export from 127.0.0.1.
 #   1. 2 000 idle connections to each HTTP listener at once, from one
 #      address, reopened as soon as the server closes one: 5 scrapes and 5
 #      OTLP posts (one a second, each on a new connection) all answered 200

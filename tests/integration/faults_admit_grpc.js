@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// gRPC admission attacks on the OTLP receiver (faults_admit.sh, issue 20),
+// gRPC admission attacks on the OTLP receiver (faults_admit.sh),
 // with node's own http2 (no grpc-js: the bytes are ours).
 //
 //   node faults_admit_grpc.js stall --grpc HOST:PORT --calls N --src ADDR --seconds S

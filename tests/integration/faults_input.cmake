@@ -1,9 +1,9 @@
-# --- faults: hostile inputs and operator mistakes (issue 20, part A) ---
+# --- faults: hostile inputs and operator mistakes ---
 # tests/integration/faults_input.sh, one part per test (docs/RELIABILITY.md,
 # "Hostile inputs and operator mistakes"):
 # - time: OTLP points dated 2200 / two days old refused as partial success,
 #   counted by reason, the device's clock offset shown; with the bounds off
-#   a 2200 point no longer hides the source's other series;
+#   a 2200 point hides none of the source's other series;
 # - reload: two failing reloads in a row (missing bearer_tokens_file, then a
 #   port held by another process) keep the last running settings;
 # - labels: two interfaces differing after byte 128 stay two series (hash

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Hostile inputs and operator mistakes (issue 20, part A; docs/RELIABILITY.md,
-# "Hostile inputs"). One part per run:
+# Hostile inputs and operator mistakes (docs/RELIABILITY.md,
+# "Hostile inputs and operator mistakes"). One part per run:
 #
 #   faults_input.sh FABRICSCOPE PYTHON time
 #     An otlp source (HTTP/JSON, tests/integration/faults_input_otlp.py) with
@@ -13,18 +13,16 @@
 #     fabricscope_device_clock_offset_seconds shows devB ~ +5.46e9 s (2200 - now) and
 #     devD ~ -172800 s, devA within 5 s of 0. Then the same sequence with
 #     both bounds off (max_time_ahead: 0s, max_time_behind: 0s): the 2200
-#     point is taken and still hides nothing: devA, devB and devC exposed
-#     (before the fix only devB was).
+#     point is taken and still hides nothing: devA, devB and devC exposed.
 #
 #   faults_input.sh FABRICSCOPE PYTHON reload
 #     An otlp source O on port P1. Reload 1 adds auth with a
-#     bearer_tokens_file that does not exist: O's new settings fail, it
-#     runs on P1 (kept=previous). Reload 2 moves O to port P2, held by
-#     another process: fails again. Checks: the second failure logs
-#     kept=previous too (before the fix it fell back to reload 1's failed
-#     settings: kept=none, fabricscope_up 0), fabricscope_up{source="O"} 1,
-#     O answers 200 on P1 after each reload, and a point sent after reload 2
-#     is exposed.
+#     bearer_tokens_file that does not exist: O's new settings fail, it runs
+#     on P1 (kept=previous). Reload 2 moves O to port P2, held by another
+#     process: fails again. Checks: the second failure logs kept=previous too
+#     (not reload 1's failed settings, kept=none), fabricscope_up{source="O"}
+#     1, O answers 200 on P1 after each reload, and a point sent after reload
+#     2 is exposed.
 #
 #   faults_input.sh FABRICSCOPE PYTHON labels
 #     Two interfaces of one device whose names (141 bytes) differ only at
@@ -155,8 +153,8 @@ time_part() {
     stop_pid "$fsc_pid"
     fsc_pid=""
 
-    # The root cause: with the bounds off the 2200 point is taken, and
-    # staleness no longer measures other series against it.
+    # With the bounds off the 2200 point is taken, and staleness never
+    # measures other series against it.
     start_otlp ", max_time_ahead: 0s, max_time_behind: 0s" || return 1
     send "$hport" devA,now,10 >/dev/null
     b=$(send "$hport" "devB,$Y2200,5")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """One OTLP/HTTP JSON export request for the hostile-input fault tests
-(faults_input.sh, issue 20).
+(faults_input.sh).
 
   faults_input_otlp.py PORT POINT [POINT ...]
 

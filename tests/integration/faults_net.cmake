@@ -1,4 +1,4 @@
-# --- faults: network (issue 10) ---
+# --- faults: network ---
 # Network fault injection against the real daemon (docs/RELIABILITY.md,
 # "gNMI faults", "OTLP faults", "Prometheus endpoint faults"):
 # - gnmi: seven gnmi_sim targets at once, six misbehaving (garbage, 10x

@@ -1,5 +1,5 @@
 #!/bin/sh
-# gNMI network faults (issue 10), beyond gnmi_faults_test.sh (stall,
+# gNMI network faults, beyond gnmi_faults_test.sh (stall,
 # UNAVAILABLE, counter reset with the stream open, mTLS, credentials). One
 # daemon subscribes to seven targets at once (2 ports at 25 % of 400G,
 # 100 ms), six of which misbehave for FAULT_S seconds after the daemon

@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck disable=SC2016 # single-quoted conditions are expanded by eval
-# OTLP network faults (issue 10) against the real daemon (one otlp source,
+# OTLP network faults against the real daemon (one otlp source,
 # both transports, max_body 4 MiB, max_decompressed 32 MiB), driven by
 # tests/tools/otlp_faults.js (node; grpc-js from tests/interop/otlp_js):
 #   1. 1000 concurrent senders, each on its own connection (500 HTTP, 500

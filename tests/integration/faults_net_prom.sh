@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck disable=SC2016 # single-quoted conditions are expanded by eval
-# Prometheus endpoint faults (issue 10) against the real daemon fed by the
+# Prometheus endpoint faults against the real daemon fed by the
 # fixed replay tests/fixtures/replay/all_families.* (played at once, so
 # /metrics no longer changes once replay_done is logged, but for the
 # exporter's own scrape gauges):

@@ -1,4 +1,4 @@
-# --- faults: Kafka, resource limits, soak (issue 10; docs/RELIABILITY.md) ------
+# --- faults: Kafka, resource limits, soak (docs/RELIABILITY.md) ------------------
 # Kafka on librdkafka's mock cluster (tests/tools/kafka_mock), beyond
 # kafka.outage / kafka.restart:
 # - kafka_down_at_start: the broker is down before the daemon starts; events

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Disk full for the Kafka spool and the rollup store (issue 10).
+# Disk full for the Kafka spool and the rollup store.
 #
 # A real ENOSPC: a 256 KiB tmpfs mounted in a private mount namespace
 # (`unshare -m`, so nothing outside the test sees it and it goes away with

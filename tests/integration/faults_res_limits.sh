@@ -1,5 +1,5 @@
 #!/bin/sh
-# Resource limits (issue 10): series limits and file-descriptor exhaustion.
+# Resource limits: series limits and file-descriptor exhaustion.
 #
 #   faults_res_limits.sh FABRICSCOPE series
 #     Two OTLP/HTTP sources get series churn (faults_res_churn.py: every
@@ -10,13 +10,12 @@
 #     total is known). Replay and synthetic sources are not used: they stop the
 #     daemon at their limit (their series are fixed up front). Checks:
 #     ca holds 1000 series, cb the remaining 2000; every point beyond is
-#     refused and counted exactly (otlp_rejected_points_total = points sent
-#     - series held); cb's refusals (total limit) also in
-#     fabricscope_series_dropped_total, and ca's too (source limit, refused
-#     by the OTLP cache before the registry, which it tells: issue 20; before,
-#     that counter stayed 0); the refusal logged
-#     (otlp_request_error ... series limit reached) about once a second;
-#     a known series is still accepted after; RSS grew by less than
+#     refused and counted exactly (otlp_rejected_points_total = points sent -
+#     series held); cb's refusals (total limit) also in
+#     fabricscope_series_dropped_total, and ca's too (source limit, refused by
+#     the OTLP cache before the registry, which it tells); the refusal logged
+#     (otlp_request_error ... series limit reached) about once a second; a
+#     known series is still accepted after; RSS grew by less than
 #     RSS_BOUND_KIB between the middle and the end (printed); no error line.
 #   faults_res_limits.sh FABRICSCOPE fds
 #     The daemon under `prlimit --nofile=L` where L is its own descriptor
@@ -96,8 +95,8 @@ EOF
     check_eq "cb: the registry counts each refused series" \
         "$(series_value fabricscope_series_dropped_total source=cb)" "$((${b:-0} - 2000))"
     # The OTLP cache refuses past its own source's limit before the
-    # registry is asked, and tells the registry (issue 20: this counter
-    # stayed 0 while points were refused).
+    # registry is asked, and tells the registry, so that this counter
+    # counts those refusals too.
     echo "ca: points $a, series_dropped_total $(series_value fabricscope_series_dropped_total source=ca)"
     check_eq "ca: every series the source limit refused in series_dropped_total" \
         "$(series_value fabricscope_series_dropped_total source=ca)" "$((${a:-0} - 1000))"

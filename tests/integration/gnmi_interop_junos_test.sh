@@ -1,5 +1,5 @@
 #!/bin/sh
-# gNMI interop at Junos cadence (issue 17) with an independent gRPC
+# gNMI interop at Junos cadence with an independent gRPC
 # implementation: tests/interop/gnmi_js/target.js --junos-cadence on
 # @grpc/grpc-js (HTTP/2 and protobuf in JavaScript, nothing shared with our
 # gRPC C core, nor with gnmi_sim's C mode of the same name) reports as

@@ -21,9 +21,9 @@ included; a counter clear or a lost report moves no byte). The truth of a
 window (a, b] is (traffic(b) - traffic(a)) / (b - a), for a window and for
 a fine interval alike. A copied port's fine interval is taken to end at its
 stamp and to span one copy period P = 2 s (copy to copy), a live port's one
-reporting interval. Each port is judged at its rate level W (DESIGN rule 9):
-the first of --windows-ms at least as long as its update period (a copied
-port: 10 s; a live 100 ms port: 1 s).
+reporting interval. Each port is judged at its rate level W (docs/DESIGN.md,
+"The rate rules", rule 9): the first of --windows-ms at least as long as its
+update period (a copied port: 10 s; a live 100 ms port: 1 s).
 
 Bounds (absolute, in B/s):
 - window: |got - truth| <= 1 % of the highest rate the port ran at in the
@@ -36,8 +36,9 @@ Bounds (absolute, in B/s):
     changes a window's bytes by (r(b) - r(a)) d = S W d: S d <= S P in
     rate, one copy period of rate change (S = 1e8 B/s per s, P = 2 s: 2e8
     B/s, 0.6 % of a 3.2e10 B/s port). Spreading a copy interval's delta
-    evenly over it (DESIGN rule 9) adds, at an edge x inside the copy
-    interval [c, c + P], (S / 2)(x - c)(c + P - x) <= S P^2 / 8 bytes
+    evenly over it (docs/DESIGN.md, "The rate rules", rule 9) adds, at an
+    edge x inside the copy interval [c, c + P],
+    (S / 2)(x - c)(c + P - x) <= S P^2 / 8 bytes
     (linear interpolation of a quadratic): two edges, over W.
   * rate step (the flap's start and end, |dr| = the rate before or after
     it): |dr| P / W for each window edge within P of the step. Derivation:
@@ -76,15 +77,15 @@ faults"):
   over the lost copy is excused.
 - late batch: the ports of one batch arrive after the next batch's; per
   series nothing is out of order: no excuse at all.
-- clear at C on port p: the interval with the clear is a reset (DESIGN rule
-  6), its delta may be dropped: windows overlapping [C - P, C + P] may be
-  low by up to one copy period of traffic (never high) or missing; a fine
-  step over it is excused.
-- restart: every series' interval from its last report on the ended stream
-  to its first on the new one may be a reset (a new
-  stream_creation_timestamp, DESIGN rule 4): windows overlapping that span
-  (in value times) may be low by the traffic of the span or missing; fine
-  steps over it are excused.
+- clear at C on port p: the interval with the clear is a reset
+  (docs/DESIGN.md, "The rate rules", rule 6), its delta may be dropped:
+  windows overlapping [C - P, C + P] may be low by up to one copy period of
+  traffic (never high) or missing; a fine step over it is excused.
+- restart: every series' interval from its last report on the ended stream to
+  its first on the new one may be a reset (a new stream_creation_timestamp,
+  the same section's rule 4): windows overlapping that span (in value times)
+  may be low by the traffic of the span or missing; fine steps over it are
+  excused.
 - flap: judged with the step bound; the windows must be there. The first
   repeat of the port that stops is held (it may be a read just before its
   copy): a fine-rate step of two copy periods at the flap's start is
@@ -276,8 +277,9 @@ class Judge:
         if dev.flap:
             # A busy port that stops repeats its value: the engine cannot
             # tell that from a read just before its copy (a straddle,
-            # DESIGN rule 5) and holds the first repeat; the zero comes with
-            # the next reading, one fine rate over two copy periods.
+            # docs/DESIGN.md, "The rate rules", rule 5) and holds the first
+            # repeat; the zero comes with the next reading, one fine rate over
+            # two copy periods.
             p, f = dev.flap[0], dev.flap[1]
             zones[p].append(("stop", f - COPY_MS, f + 2 * COPY_MS))
         for call, at in facts["restarts"]:
@@ -321,9 +323,9 @@ class Judge:
     # ---- remote_write windows ----------------------------------------------
 
     def level(self, p):
-        """The port's rate level: the first configured window at least as
-        long as its update period (DESIGN rule 9): the reading interval for
-        a live port, the copy period for a copied one."""
+        """The port's rate level: the first configured window at least as long
+        as its update period (docs/DESIGN.md, "The rate rules", rule 9): the
+        reading interval for a live port, the copy period for a copied one."""
         period = self.interval if self.dev.live(p) else max(self.interval, COPY_MS)
         return next((w for w in self.widths if w >= period), self.widths[-1])
 

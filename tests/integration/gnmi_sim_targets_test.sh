@@ -1,5 +1,5 @@
 #!/bin/sh
-# gnmi_sim --targets (issue 19, "Many devices per collector"): one simulator
+# gnmi_sim --targets (docs/PERFORMANCE.md, "Many devices per collector"): one simulator
 # process serves three independent QFX5240 targets on three ports, target K
 # at utilization 0.1 + K x 0.1 with system_id <id>-K; the real daemon
 # subscribes to each as its own gnmi source (device leafK) and /metrics must

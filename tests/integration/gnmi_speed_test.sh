@@ -1,5 +1,5 @@
 #!/bin/sh
-# Link speed learned from the device, no speed in the config (issue 26): the
+# Link speed learned from the device, no speed in the config: the
 # independent grpc-js target (tests/interop/gnmi_js/target.js
 # --junos-cadence --speed-leaves) reports 6 ports as a Junos QFX5240 at 2 s,
 # and after each port's counters its speed leaves: port-speed (bare and

@@ -108,7 +108,7 @@
 lib_init() {
     tmp=$(mktemp -d) || exit 1
     # The default state_dir (rollups) of every daemon the test starts: its
-    # temporary directory, not /var/lib/fabricscope (config_rollup.c).
+    # temporary directory, not /var/lib/fabricscope (config/config_load.c).
     STATE_DIRECTORY=$tmp/state
     export STATE_DIRECTORY
     checks=0
@@ -382,10 +382,10 @@ num_le() {
 
 # The expected 1 s window rate of a counter stepping STEP per collection of
 # tests/interop/otlp_js/sender.js, from the `collect n=K time_ms=T` lines it
-# printed to OUTFILE, exactly as DESIGN §4 rule 9 defines a window: the
-# counter interpolated linearly at the edges E - 1 s and E of the last window
-# completed by the last collection, divided by 1 s. NA when the run did not
-# print enough collections to cover a whole window.
+# printed to OUTFILE, exactly as docs/DESIGN.md, "The rate rules", rule 9
+# defines a window: the counter interpolated linearly at the edges E - 1 s and
+# E of the last window completed by the last collection, divided by 1 s. NA
+# when the run did not print enough collections to cover a whole window.
 expected_rate() { # OUTFILE STEP
     awk -v step="$2" '
         /^collect n=[0-9]+ time_ms=[0-9]+ / {

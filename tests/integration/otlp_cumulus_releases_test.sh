@@ -32,7 +32,7 @@
 #        1), one otlp_sender_warning log line naming it, no byte series
 # Rates (fabric_port_bytes_per_second, last completed 1 s window) within 1 %
 # of the value computed from the printed collection times exactly as
-# otlp_sdk_test.sh does (lib.sh expected_rate, DESIGN §4 rule 9): a doubled count would be 100 %
+# otlp_sdk_test.sh does (lib.sh expected_rate): a doubled count would be 100 %
 # off, a derived sum missing a class >= 20 %.
 # Every process stopped by PID; every wait bounded (senders under timeout 60,
 # log waits by lib.sh). node_modules must exist (scripts/setup.sh).

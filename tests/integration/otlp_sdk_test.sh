@@ -30,15 +30,15 @@
 # window (engine.windows [1s]). The gauges are linear in the collection
 # number k, and the SDK stamps collection k with Date.now() (whole ms, printed
 # by sender.js as `collect n=k time_ms=T`), so the expected window rate is
-# computed from those printed pairs exactly as DESIGN §4 rule 9 defines it:
-# interpolate the counter linearly at the edges E - 1 s and E of the last
-# window completed by the last sample (E = floor(T_N / 1 s) * 1 s) and
-# divide the difference by 1 s. Tolerance 1e-6 relative: the engine keeps
-# the window rate as a 32-bit float (rounding <= 2^-24 = 6e-8) and the rest
-# is double arithmetic; one millisecond of timestamp error (arrival time
-# instead of the point's time_unix_nano, or a dropped/duplicated point)
-# moves a 250 ms interval's share of the window by ~1e-3, a thousand times
-# the tolerance.
+# computed from those printed pairs exactly as rule 9 of docs/DESIGN.md,
+# "The rate rules" defines it: interpolate the counter linearly at the edges
+# E - 1 s and E of the last window completed by the last sample
+# (E = floor(T_N / 1 s) * 1 s) and divide the difference by 1 s. Tolerance
+# 1e-6 relative: the engine keeps the window rate as a 32-bit float
+# (rounding <= 2^-24 = 6e-8) and the rest is double arithmetic; one
+# millisecond of timestamp error (arrival time instead of the point's
+# time_unix_nano, or a dropped/duplicated point) moves a 250 ms interval's
+# share of the window by ~1e-3, a thousand times the tolerance.
 # Also: every export succeeded, the resource's service.name made no label,
 # fabricscope_up of the source is 1, no sanitizer report, and the daemon
 # exits 0 on SIGTERM.

@@ -118,7 +118,7 @@ check "--apply with --dry-run: message" grep -q "^fabricscope: --apply and --dry
 
 # ---- --apply, in a network namespace of this test -------------------------------------
 # Node 1's 16 interfaces as veth ends (peers p0..p15) named as the plan of
-# examples/b300.yaml names them. In the namespace (ns.sh, its results in
+# examples/b300.yaml names them. In the namespace ($tmp/ns.sh, its results in
 # files):
 #   apply1  a stale 10.99.0.1/30 on ens8f0np0 first; --apply --node 1
 #   apply2  --apply again (a rerun: still one address per interface)

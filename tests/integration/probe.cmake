@@ -1,4 +1,4 @@
-# First contact (issue 19): `fabricscope probe`, `run --listen`, the demo's
+# First contact: `fabricscope probe`, `run --listen`, the demo's
 # fixed ports. Real peers on 127.0.0.1: gnmi_sim (collector/demo/sim), the
 # OpenTelemetry JS SDK (tests/interop/otlp_js, installed by scripts/setup.sh
 # with npm ci), the demo's own simulators.

@@ -1,4 +1,4 @@
-# Config reload on SIGHUP, clean stop on SIGTERM (issue 9): a gNMI target
+# Config reload on SIGHUP, clean stop on SIGTERM: a gNMI target
 # that stays connected across reloads, sources added and removed, a broken
 # file kept out, scrapes during 20 reloads.
 add_test(NAME reload.sighup

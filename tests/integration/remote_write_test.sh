@@ -1,5 +1,5 @@
 #!/bin/sh
-# remote_write end to end (issue 9; docs/CONFIG.md "remote_write"):
+# remote_write end to end (docs/CONFIG.md "remote_write"):
 #   remote_write_test.sh FABRICSCOPE vm|drops|http
 # vm:    the daemon, fed a replay with known values, writes to VictoriaMetrics
 #        on loopback; VM is stopped mid-stream and started again: every

@@ -1,4 +1,4 @@
-# Security of every listener (issue 10; docs/SECURITY.md): TLS, client
+# Security of every listener (docs/SECURITY.md): TLS, client
 # certificates, basic and bearer auth against curl, a real Prometheus 2.42
 # and the OpenTelemetry JS SDK, with the daemon running as nobody; and no
 # secret in any output.

@@ -1,4 +1,4 @@
-# Sharding across collectors (issue 9, DESIGN §8): three daemons with
+# Sharding across collectors (docs/DEPLOY.md, "Sharding"): three daemons with
 # --shard 0/3, 1/3, 2/3 over 30 devices (synthetic and gnmi_sim targets).
 add_test(NAME shard.three_collectors
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/shard_test.sh $<TARGET_FILE:fabricscope>

@@ -10,7 +10,7 @@
 # curl, and a NIC source on a fixture sysfs tree (tests/tools/nic_fixture.py)
 # as node 1 of a one-cable B300 plan whose second link has no interface.
 #
-# 1. API against /metrics (tests/integration/web_status_check.py is
+# 1. API against /metrics (checked by the Python
 #    inlined below): every number the API shares with /metrics is equal when
 #    /metrics did not change around the API call (scrape, API, scrape); the
 #    mesh document exactly; the burst, storm and mismatch events; the chart

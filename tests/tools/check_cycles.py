@@ -2,10 +2,10 @@
 """Checks the file-level graphs inside each folder (docs/DESIGN.md, "Layers"):
 the modules of one folder form no circle, neither by includes nor by calls.
 
-A module is the files of one stem: x.c, x.h and x_int.h are module x. Two
+A module is the files of one stem: <x>.c, <x>.h and <x>_int.h are module x. Two
 graphs join the modules of a folder, and each must be free of circles:
-  includes  a file of module a includes b.h or b_int.h: a reads b's types;
-  calls     a.c calls a function that b.c defines.
+  includes  a file of module a includes <b>.h or <b>_int.h: a reads b's types;
+  calls     <a>.c calls a function that <b>.c defines.
 A private header that declares the functions of several files hides their
 calls from the include graph; the call graph shows them. The two are kept
 apart so that a file split off a hub may use the hub's private types while
@@ -41,7 +41,7 @@ WORD = re.compile(r'(?<![.>\w])(?<!struct )(?<!union )(?<!enum )[A-Za-z_]\w*')
 
 
 def stem_of(name):
-    """The module a file name belongs to: x for x.c, x.h and x_int.h."""
+    """The module a file name belongs to: x for <x>.c, <x>.h and <x>_int.h."""
     base = os.path.splitext(os.path.basename(name))[0]
     if base.endswith(PRIVATE):
         base = base[: -len(PRIVATE)]

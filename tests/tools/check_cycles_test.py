@@ -36,7 +36,7 @@ CLEAN = {
     ),
 }
 
-# Headers that include each other's modules: a.h -> b, b.c -> a.
+# Headers that include each other's modules: <a>.h -> b, <b>.c -> a.
 INCLUDES = {
     "collector/base/a.h": "#ifndef A_H\n#define A_H\n#include \"base/b.h\"\n#endif\n",
     "collector/base/a.c": '#include "base/a.h"\n',

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """nic_fixture: a sysfs fixture tree of DGX B300 ConnectX-8 NICs for tests.
 
-It writes the files the NIC poller reads (PROTOCOLS §5) under ROOT/sys, so a
-reader pointed at the sysfs root ROOT/sys (and node_exporter at
+It writes the files the NIC poller reads (docs/vendors/mlx5.md) under
+ROOT/sys, so a reader pointed at the sysfs root ROOT/sys (and node_exporter at
 --path.sysfs=ROOT/sys) sees N mlx5 devices, and advances their counters step
 by step with exact integer arithmetic. Python 3 standard library only.
 
@@ -19,7 +19,7 @@ CLI
   nic_fixture.py show ROOT      prints the state (JSON) on stdout
 
 init (ROOT must be empty or absent) creates, for device K = 0..N-1 (N <= 64):
-  sys/class/infiniband/mlx5_K/ports/1/hw_counters/<PROTOCOLS §5.1 names>, lifespan
+  sys/class/infiniband/mlx5_K/ports/1/hw_counters/<tests/vendor/mlx5/hw_counters.names>, lifespan
   sys/class/infiniband/mlx5_K/ports/1/counters/<IB PMA names>
   sys/class/infiniband/mlx5_K/ports/1/{state,phys_state,rate,link_layer}
   sys/class/infiniband/mlx5_K/{fw_ver,board_id,hca_type}   (placeholder text)
@@ -66,7 +66,7 @@ step advances the fixture clock by MS (default 100) and applies, in order:
      new text), except hw_counters of a device given --freeze K: they keep
      their previous text, as the RDMA core's `lifespan` cache does, and show
      the true (accumulated) values at the next step without --freeze.
-Counters of hw_counters marked 32-bit in PROTOCOLS §5.1 (the Q counters)
+Counters of hw_counters 32 bits wide (the Q counters, docs/vendors/mlx5.md)
 wrap modulo 2^32; all others modulo 2^64. NAME in --set/--add is looked up in
 hw_counters, then counters, then statistics. K and the options taking K may
 be repeated. A step is not atomic against a concurrent reader: tests step

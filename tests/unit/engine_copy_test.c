@@ -162,7 +162,7 @@ static void watch_interval(void *arg, fsc_series_id id, const struct fsc_interva
         fw->off++;
 }
 
-/* 3. One device, two live ports and two copied ones (the issue-25 shape:
+/* 3. One device, two live ports and two copied ones (a mixed-cadence device:
  * counter groups on different cadences): each series learns its own. The
  * live ports are exact at 1 s; the copied ports are exact at 10 s, their
  * 1 s windows withheld (resolution), and no fine rate of theirs is ever 0

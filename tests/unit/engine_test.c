@@ -1,8 +1,8 @@
-/* Engine and detectors, known-answer cases 1, 6 and 7 of the foundation
- * issue (a 400G microburst, a CNP storm against noise, uplink imbalance) plus
- * views and stats, through the public API only: a config from
- * fsc_engine_config_defaults(), traits, samples, an event-bus subscriber and
- * an observer. The other detector cases are in detect_test.c. */
+/* Engine and detectors, known-answer cases (a 400G microburst, a CNP storm
+ * against noise, uplink imbalance) plus views and stats, through the public
+ * API only: a config from fsc_engine_config_defaults(), traits, samples, an
+ * event-bus subscriber and an observer. The other detector cases are in
+ * detect_test.c. */
 #include <errno.h>
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-/* The event kinds issue 7 added: counter_reset (the rate engine's reset
+/* The event kinds counter_reset (the rate engine's reset
  * verdict, rate-limited per series; collector/engine/reset_event.c) and
  * their log lines (collector/model/event_text.c, with stream_down's). */
 #include <stdio.h>

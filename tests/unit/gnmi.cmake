@@ -29,7 +29,7 @@ fsc_unit_test(gnmi_sim_model LABELS gnmi sim LIBS fsc_sim CASES
   burst_inside_interval_once no_burst_baseline edges_and_repeats every_queue_and_instant
   port_values_known_answers messages_and_zero_suppress sensors_served)
 
-# Issue 20: passthrough list-key names over the label-name bound (63 bytes):
+# Passthrough list-key names over the label-name bound (63 bytes):
 # hashed names, never merged series, counted per update.
 fsc_unit_test(gnmi_label_names LABELS gnmi LIBS fsc_gnmi CASES long_key_names_never_merge)
 

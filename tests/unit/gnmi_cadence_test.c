@@ -139,7 +139,7 @@ static void stream_families_exposition(void)
         CHECK_INT(pfx_count(o, "fabricscope_gnmi_stream_jitter_seconds{"), 1);
         CHECK(pfx_line_at(
                   o, "fabricscope_gnmi_messages_total{source=\"leaf1\",stream=\"rest\"} 0") >= 0);
-        /* issue 20: long list-key names hashed, a counter per stream */
+        /* long list-key names hashed, a counter per stream */
         CHECK(strstr(o, "# TYPE fabricscope_gnmi_label_names_hashed_total counter\n"
                         "fabricscope_gnmi_label_names_hashed_total{source=\"leaf1\","
                         "stream=\"interfaces\"} 2\n") != NULL);

@@ -28,11 +28,11 @@ static void openconfig_prefix_keys(void)
     CHECK_INT(res.unknown, 0);
     CHECK_INT(res.has_header, 0);
     if (res.n_samples == 3) {
-        CHECK_STR(series_text(&e, smp[0].series),
+        CHECK_STR(series_text(e.se.reg, smp[0].series),
                   "fabric_port_rx_bytes_total{device=\"leaf1\",port=\"et-0/0/1\"}");
-        CHECK_STR(series_text(&e, smp[1].series),
+        CHECK_STR(series_text(e.se.reg, smp[1].series),
                   "fabric_port_tx_bytes_total{device=\"leaf1\",port=\"et-0/0/1\"}");
-        CHECK_STR(series_text(&e, smp[2].series),
+        CHECK_STR(series_text(e.se.reg, smp[2].series),
                   "fabric_port_rx_pause_frames_total{device=\"leaf1\",port=\"et-0/0/1\"}");
         CHECK(smp[0].v.u == 123456789012ULL);
         CHECK_INT(smp[1].v.u, 42);
@@ -51,7 +51,7 @@ static void openconfig_prefix_keys(void)
     CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, &s2, 1, &res), 0);
     CHECK_INT(res.n_samples, 1);
     CHECK_INT(s2.series, smp[0].series);
-    CHECK_INT(fsc_registry_count(e.reg), 3);
+    CHECK_INT(fsc_registry_count(e.se.reg), 3);
     env_close(&e);
 }
 
@@ -121,10 +121,10 @@ static void pseudo_leaves_dropped(void)
     CHECK_INT(res.unsupported, 0);
     CHECK_INT(res.n_samples, 2);
     if (res.n_samples == 2) {
-        CHECK_STR(series_text(&e, smp[0].series),
+        CHECK_STR(series_text(e.se.reg, smp[0].series),
                   "fabric_port_tx_packets_total{device=\"leaf1\",port=\"et-0/0/3\"}");
         CHECK_INT(smp[0].v.u, 99);
-        CHECK_STR(series_text(&e, smp[1].series),
+        CHECK_STR(series_text(e.se.reg, smp[1].series),
                   "fabric_port_rx_packets_total{device=\"leaf1\",port=\"et-0/0/3\"}");
     }
     struct fsc_gnmi_decode_stats st;
@@ -157,19 +157,19 @@ static void queue_occupancy_labels(void)
     CHECK_INT(res.n_samples, 3);
     CHECK_INT(res.unknown, 0);
     if (res.n_samples == 3) {
-        CHECK_STR(series_text(&e, smp[0].series),
+        CHECK_STR(series_text(e.se.reg, smp[0].series),
                   "fabric_port_queue_peak_bytes{device=\"leaf1\",port=\"et-0/0/4\",queue=\"3\"}");
-        CHECK_STR(series_text(&e, smp[1].series),
+        CHECK_STR(series_text(e.se.reg, smp[1].series),
                   "fabric_port_queue_avg_bytes{device=\"leaf1\",port=\"et-0/0/4\",queue=\"3\"}");
-        CHECK_STR(series_text(&e, smp[2].series),
+        CHECK_STR(series_text(e.se.reg, smp[2].series),
                   "fabric_port_queue_dropped_packets_total{device=\"leaf1\",port=\"et-0/0/4\","
                   "queue=\"3\"}");
         CHECK_INT(smp[0].v.u, 65536);
         struct fsc_series_view view;
-        CHECK_INT(fsc_engine_view(e.eng, smp[0].series, &view), 0);
+        CHECK_INT(fsc_engine_view(e.se.eng, smp[0].series, &view), 0);
         CHECK_INT(view.kind, FSC_KIND_GAUGE);
         CHECK_INT(view.signal, FSC_SIG_QUEUE_PEAK);
-        CHECK_INT(fsc_engine_view(e.eng, smp[1].series, &view), 0);
+        CHECK_INT(fsc_engine_view(e.se.eng, smp[1].series, &view), 0);
         CHECK_INT(view.kind, FSC_KIND_GAUGE);
         CHECK_INT(view.signal, FSC_SIG_NONE);
     }
@@ -179,7 +179,7 @@ static void queue_occupancy_labels(void)
     CHECK_INT(res.n_samples, 1);
     CHECK_INT(res.unknown, 1);
     if (res.n_samples == 1)
-        CHECK_STR(series_text(&e, smp[0].series),
+        CHECK_STR(series_text(e.se.reg, smp[0].series),
                   "fabric_junos_qos_interfaces_interface_output_queues_queue_state_ecn_marked_pkts{"
                   "device=\"leaf1\",name=\"UC3\",port=\"et-0/0/5\"}");
     env_close(&e);
@@ -415,16 +415,16 @@ static void pfc_priority_label(void)
     CHECK_INT(res.n_samples, 2);
     CHECK_INT(res.unknown, 0);
     if (res.n_samples == 2) {
-        CHECK_STR(series_text(&e, smp[0].series),
+        CHECK_STR(series_text(e.se.reg, smp[0].series),
                   "fabric_port_pfc_rx_pause_frames_total{device=\"leaf1\",port=\"et-0/0/2\","
                   "priority=\"3\"}");
-        CHECK_STR(series_text(&e, smp[1].series),
+        CHECK_STR(series_text(e.se.reg, smp[1].series),
                   "fabric_port_pfc_tx_pause_frames_total{device=\"leaf1\",port=\"et-0/0/2\","
                   "priority=\"3\"}");
         CHECK_INT(smp[0].v.u, 41);
         CHECK_INT(smp[1].v.u, 7);
         struct fsc_series_view view;
-        CHECK_INT(fsc_engine_view(e.eng, smp[0].series, &view), 0);
+        CHECK_INT(fsc_engine_view(e.se.eng, smp[0].series, &view), 0);
         CHECK_INT(view.signal, FSC_SIG_PFC_PAUSE_FRAMES);
     }
     env_close(&e);
@@ -578,7 +578,7 @@ static void value_types(void)
         CHECK(smp[6].flags == FSC_SMP_F64 && smp[6].v.d == 1500.0);
         CHECK(smp[7].flags == 0 && smp[7].v.u == 31337);
         /* passthrough name, the unknown list's key kept as a label */
-        CHECK_STR(series_text(&e, smp[0].series),
+        CHECK_STR(series_text(e.se.reg, smp[0].series),
                   "fabric_junos_components_component_a_uint{device=\"leaf1\",name=\"FPC0\"}");
     }
     env_close(&e);
@@ -676,11 +676,11 @@ static void unknown_path_passthrough(void)
         CHECK_INT(res.unknown, 1);
         CHECK_INT(res.n_samples, 2);
     }
-    CHECK_STR(series_text(&e, smp[0].series),
+    CHECK_STR(series_text(e.se.reg, smp[0].series),
               "fabric_junos_interfaces_interface_state_counters_in_sflow_pkts{device=\"leaf1\","
               "port=\"et-0/0/8\"}");
     struct fsc_series_view view;
-    CHECK_INT(fsc_engine_view(e.eng, smp[0].series, &view), 0);
+    CHECK_INT(fsc_engine_view(e.se.eng, smp[0].series, &view), 0);
     CHECK_INT(view.kind, FSC_KIND_COUNTER);
     CHECK_INT(view.signal, FSC_SIG_NONE);
     struct fsc_gnmi_decode_stats st;
@@ -712,8 +712,8 @@ static void cache_no_alloc(void)
     struct fsc_gnmi_decode_stats st1, st2;
     fsc_gnmi_decoder_stats(e.dec, &st1);
     CHECK_INT(st1.cache_series, 3);
-    uint32_t count = fsc_registry_count(e.reg);
-    size_t reg_mem = fsc_registry_memory_bytes(e.reg);
+    uint32_t count = fsc_registry_count(e.se.reg);
+    size_t reg_mem = fsc_registry_memory_bytes(e.se.reg);
 
     Gnmi__Update *v[3] = {
         mk_update("/state/counters/in-octets", tv_uint(11)),
@@ -730,8 +730,8 @@ static void cache_no_alloc(void)
     CHECK_INT(st2.cache_series, 3);
     CHECK_INT(st2.heap_allocs, st1.heap_allocs);
     CHECK(st2.memory_bytes == st1.memory_bytes);
-    CHECK_INT(fsc_registry_count(e.reg), count);
-    CHECK(fsc_registry_memory_bytes(e.reg) == reg_mem);
+    CHECK_INT(fsc_registry_count(e.se.reg), count);
+    CHECK(fsc_registry_memory_bytes(e.se.reg) == reg_mem);
 
     /* The same path with its keys in another order is another byte string
      * (a cache entry of its own) but the same series. */
@@ -740,7 +740,7 @@ static void cache_no_alloc(void)
     CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, second, 4, &res), 0);
     CHECK_INT(res.n_samples, 1);
     CHECK_INT(second[0].series, first[2].series);
-    CHECK_INT(fsc_registry_count(e.reg), count);
+    CHECK_INT(fsc_registry_count(e.se.reg), count);
 
     /* Past the cache bound series still resolve (counted), ids unchanged. */
     struct env f;
@@ -754,7 +754,7 @@ static void cache_no_alloc(void)
         fsc_gnmi_decoder_stats(f.dec, &st1);
         CHECK_INT(st1.cache_series, 2);
         CHECK_INT(st1.cache_full, 2);
-        CHECK_INT(fsc_registry_count(f.reg), 3);
+        CHECK_INT(fsc_registry_count(f.se.reg), 3);
     }
     env_close(&f);
     env_close(&e);
@@ -838,11 +838,11 @@ static void topology_labels_and_traits(void)
     CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 2, &res), 0);
     CHECK_INT(res.n_samples, 1);
     if (res.n_samples == 1) {
-        CHECK_STR(series_text(&e, smp[0].series),
+        CHECK_STR(series_text(e.se.reg, smp[0].series),
                   "fabric_port_tx_bytes_total{device=\"leaf1\",peer=\"spine1:swp3\",port=\"et-0/"
                   "0/32\",rail=\"2\",role=\"uplink\"}");
         struct fsc_series_view view;
-        CHECK_INT(fsc_engine_view(e.eng, smp[0].series, &view), 0);
+        CHECK_INT(fsc_engine_view(e.se.eng, smp[0].series, &view), 0);
         CHECK(view.link_speed_bps == 400000000000ULL);
         CHECK_INT(view.signal, FSC_SIG_PORT_BYTES);
     }
@@ -861,7 +861,7 @@ static void decode_ingest(struct env *e, const char *prefix, int t_s, Gnmi__Upda
     uint8_t buf[4096];
     size_t len = pack_notif(buf, prefix, T0_NS + (int64_t)t_s * 1000000000LL, u, n, NULL);
     CHECK_INT(fsc_gnmi_decode(e->dec, buf, len, ARR, smp, 8, res), 0);
-    CHECK_INT(fsc_engine_ingest(e->eng, smp, res->n_samples), 0);
+    CHECK_INT(fsc_engine_ingest(e->se.eng, smp, res->n_samples), 0);
 }
 
 /* The counter_reset events published so far (at most max), in order. */
@@ -888,7 +888,7 @@ static void last_clear_reset_evidence(void)
     CHECK_INT(env_open(&e, NULL, 0), 0);
     if (!e.dec)
         return;
-    struct fsc_event_sub *sub = fsc_event_subscribe(e.bus);
+    struct fsc_event_sub *sub = fsc_event_subscribe(e.se.bus);
     struct fsc_gnmi_result res;
     struct fsc_sample smp[8];
     /* 1: first sighting of last-clear, after the counters: no evidence */
@@ -900,7 +900,7 @@ static void last_clear_reset_evidence(void)
     CHECK_INT(res.clears, 1);
     CHECK_INT(res.unknown, 0);
     CHECK_INT(smp[0].flags | smp[1].flags, 0);
-    CHECK_INT(fsc_registry_count(e.reg), 2); /* no last-clear series */
+    CHECK_INT(fsc_registry_count(e.se.reg), 2); /* no last-clear series */
     fsc_series_id rx = smp[0].series, tx = smp[1].series;
     /* 2: the same value: nothing */
     Gnmi__Update *m2[3] = {mk_update("/in-octets", tv_uint(1100)),
@@ -978,7 +978,7 @@ static void last_clear_reset_evidence(void)
     CHECK_INT(st.clear_untracked, 0);
     CHECK_INT(st.unknown, 0);
     struct fsc_engine_stats es;
-    fsc_engine_stats_get(e.eng, &es);
+    fsc_engine_stats_get(e.se.eng, &es);
     CHECK_INT(es.verdicts[FSC_RATE_RESET], 6);
     fsc_event_unsubscribe(sub);
     env_close(&e);
@@ -994,7 +994,7 @@ static void gauge_falls_no_reset(void)
     CHECK_INT(env_open(&e, NULL, 0), 0);
     if (!e.dec)
         return;
-    struct fsc_event_sub *sub = fsc_event_subscribe(e.bus);
+    struct fsc_event_sub *sub = fsc_event_subscribe(e.se.bus);
     struct fsc_gnmi_result res;
     struct fsc_sample smp[8];
     const char *pfx = "/junos/system/linecard/qmon-sw";
@@ -1013,15 +1013,15 @@ static void gauge_falls_no_reset(void)
     }
     /* The passthrough name is shortened to its last words (profile_test
      * checks the tag); the labels stay. */
-    const char *text = series_text(&e, smp[0].series);
+    const char *text = series_text(e.se.reg, smp[0].series);
     static const char tail[] = "_stats_egress_queue_monitor_stats_info_peak_buffer_occupancy_"
                                "percent{device=\"leaf1\",port=\"et-0/0/4\",queue_number=\"3\"}";
     CHECK(strncmp(text, "fabric_junos_x", 14) == 0);
     CHECK(strlen(text) > strlen(tail) && strcmp(text + strlen(text) - strlen(tail), tail) == 0);
     struct fsc_series_view view;
-    CHECK_INT(fsc_engine_view(e.eng, smp[0].series, &view), 0);
+    CHECK_INT(fsc_engine_view(e.se.eng, smp[0].series, &view), 0);
     CHECK_INT(view.kind, FSC_KIND_GAUGE);
-    CHECK_INT(fsc_engine_view(e.eng, smp[1].series, &view), 0);
+    CHECK_INT(fsc_engine_view(e.se.eng, smp[1].series, &view), 0);
     CHECK_INT(view.kind, FSC_KIND_COUNTER);
     struct fsc_event ev[8];
     size_t nev = reset_events(sub, ev, 8);
@@ -1031,7 +1031,7 @@ static void gauge_falls_no_reset(void)
         CHECK_INT(EVF(&ev[0], FSC_EF_CAUSE), 0); /* decrease */
     }
     struct fsc_engine_stats es;
-    fsc_engine_stats_get(e.eng, &es);
+    fsc_engine_stats_get(e.se.eng, &es);
     CHECK_INT(es.verdicts[FSC_RATE_GAUGE], 3);
     CHECK_INT(es.verdicts[FSC_RATE_RESET], 1);
     fsc_event_unsubscribe(sub);

@@ -1,5 +1,5 @@
 /* gNMI passthrough list keys whose names are too long for a label name
- * (issue 20, "long label values collide", the keys' half): responses built
+ * (the keys' half of otlp_ingest's long_values_never_merge): responses built
  * with the generated protobuf-c structs, packed and decoded against a real
  * registry and engine. Known answers: the expected label names are computed
  * here from the formula (first 45 bytes of the sanitized name + "_h" + 16
@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 #include "gnmi.pb-c.h"
 #include "model/registry.h"
+#include "source_env_fixture.h"
 #include "sources/gnmi/gnmi_decode.h"
 #include "test.h"
 
@@ -104,8 +105,7 @@ static size_t pack_notif(uint8_t *buf, int64_t ts_ns, Gnmi__Update **upd, size_t
 /* ---- environment ------------------------------------------------------------ */
 
 struct env {
-    struct fsc_registry *reg;
-    struct fsc_engine *eng;
+    struct src_env se;
     struct fsc_gnmi_decoder *dec;
 };
 
@@ -113,15 +113,11 @@ static int env_open(struct env *e)
 {
     char err[256] = "";
     memset(e, 0, sizeof(*e));
-    struct fsc_engine_config ecfg;
-    fsc_engine_config_defaults(&ecfg);
-    e->reg = fsc_registry_create(10000);
-    e->eng = fsc_engine_create(&ecfg, NULL, err, sizeof(err));
-    struct fsc_source_env senv = {.reg = e->reg, .eng = e->eng};
-    if (!e->reg || !e->eng || fsc_registry_source_add(e->reg, "leaf1", 0, &senv.source_id) != 0)
+    struct src_env_opts o = {.source = "leaf1"};
+    if (src_env_open(&e->se, &o) != 0)
         return -1;
     struct fsc_gnmi_decode_config dcfg = {.device = "leaf1", .sample_interval_ns = 2000000000};
-    e->dec = fsc_gnmi_decoder_create(&dcfg, &senv, err, sizeof(err));
+    e->dec = fsc_gnmi_decoder_create(&dcfg, &e->se.env, err, sizeof(err));
     if (!e->dec) {
         fprintf(stderr, "%s\n", err);
         return -1;
@@ -132,25 +128,8 @@ static int env_open(struct env *e)
 static void env_close(struct env *e)
 {
     fsc_gnmi_decoder_destroy(e->dec);
-    fsc_engine_destroy(e->eng);
-    fsc_registry_destroy(e->reg);
+    src_env_close(&e->se);
     tb_reset();
-}
-
-/* "name{k="v",...}" of a series (labels sorted by name). */
-static const char *series_text(struct env *e, fsc_series_id id)
-{
-    static char buf[512];
-    struct fsc_label lb[FSC_REGISTRY_MAX_LABELS];
-    const char *m = fsc_registry_metric(e->reg, id);
-    size_t n = fsc_registry_labels(e->reg, id, lb, FSC_REGISTRY_MAX_LABELS);
-    int off = snprintf(buf, sizeof(buf), "%s{", m ? m : "(none)");
-    for (size_t i = 0; i < n && off < (int)sizeof(buf); i++)
-        off += snprintf(buf + off, sizeof(buf) - (size_t)off, "%s%s=\"%s\"", i ? "," : "",
-                        lb[i].name, lb[i].value);
-    if (off < (int)sizeof(buf) - 1)
-        snprintf(buf + off, sizeof(buf) - (size_t)off, "}");
-    return buf;
 }
 
 /* ---- the formula, independently ------------------------------------------------ */
@@ -188,9 +167,9 @@ static const char *want_text(const char *name, const char *value, char out[512])
 /* ---- cases ----------------------------------------------------------------------- */
 
 /* Two list-key names of 100 bytes ("key-" 25 times) that differ only at
- * byte 90 (index 89), and the first with a second value: the names were
- * over the 63-byte label bound and dropped, so all three entries fed one
- * series. Now each name is a 63-byte label of its own: three series with
+ * byte 90 (index 89), and the first with a second value: over the 63-byte
+ * label bound, dropped names would make all three entries feed one series.
+ * Each name is a 63-byte label of its own: three series with
  * the exact names; a 63-byte name is kept as it is; the updates of hashed
  * series are counted, also on cache hits (a second message). */
 static void long_key_names_never_merge(void)
@@ -222,10 +201,10 @@ static void long_key_names_never_merge(void)
             for (int j = i + 1; j < 4; j++)
                 CHECK(smp[i].series != smp[j].series);
         char want[512];
-        CHECK_STR(series_text(&e, smp[0].series), want_text(k1, "fpc0", want));
-        CHECK_STR(series_text(&e, smp[1].series), want_text(k2, "fpc0", want));
-        CHECK_STR(series_text(&e, smp[2].series), want_text(k1, "fpc1", want));
-        CHECK_STR(series_text(&e, smp[3].series), want_text(k63, "fpc0", want));
+        CHECK_STR(series_text(e.se.reg, smp[0].series), want_text(k1, "fpc0", want));
+        CHECK_STR(series_text(e.se.reg, smp[1].series), want_text(k2, "fpc0", want));
+        CHECK_STR(series_text(e.se.reg, smp[2].series), want_text(k1, "fpc1", want));
+        CHECK_STR(series_text(e.se.reg, smp[3].series), want_text(k63, "fpc0", want));
         CHECK(strstr(want_text(k1, "fpc0", want), "{device=\"leaf1\",key_key_key_") != NULL);
     }
 
@@ -243,7 +222,7 @@ static void long_key_names_never_merge(void)
     fsc_gnmi_decoder_stats(e.dec, &st);
     CHECK_INT(st.names_hashed, 6);
     CHECK_INT(st.cache_series, 4);
-    CHECK_INT(fsc_registry_count(e.reg), 4);
+    CHECK_INT(fsc_registry_count(e.se.reg), 4);
     env_close(&e);
 }
 

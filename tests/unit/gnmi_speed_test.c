@@ -15,6 +15,7 @@
 #include "engine/link_speed.h"
 #include "gnmi_msg_fixture.h"
 #include "model/registry.h"
+#include "source_env_fixture.h"
 #include "sources/gnmi/gnmi_decode.h"
 #include "sources/gnmi/gnmi_int.h"
 #include "test.h"
@@ -141,10 +142,7 @@ static void typed_values(void)
 /* ---- the decoder ---------------------------------------------------------------------- */
 
 struct env {
-    struct fsc_registry *reg;
-    struct fsc_engine *eng;
-    struct fsc_config *cfg;
-    struct fsc_link_speeds *ls;
+    struct src_env se; /* with a link-speed table when asked */
     struct fsc_gnmi_decoder *dec;
 };
 
@@ -152,27 +150,11 @@ static int env_open(struct env *e, const char *yaml, bool table)
 {
     char err[256];
     memset(e, 0, sizeof(*e));
-    if (yaml) {
-        e->cfg = fsc_config_parse(yaml, strlen(yaml), "t.yaml", fsc_app_schema(), err, sizeof(err));
-        if (!e->cfg) {
-            fprintf(stderr, "%s\n", err);
-            return -1;
-        }
-    }
-    struct fsc_engine_config ecfg;
-    fsc_engine_config_defaults(&ecfg);
-    e->reg = fsc_registry_create(10000);
-    e->eng = fsc_engine_create(&ecfg, NULL, err, sizeof(err));
-    struct fsc_source_env senv = {.reg = e->reg, .eng = e->eng};
-    if (e->cfg)
-        senv.topo = fsc_topology_of(e->cfg);
-    if (table)
-        senv.speeds = e->ls = fsc_link_speeds_create(e->eng, senv.topo, 64, 256);
-    if (!e->reg || !e->eng || (table && !e->ls) ||
-        fsc_registry_source_add(e->reg, "leaf1", 0, &senv.source_id) != 0)
+    struct src_env_opts o = {.source = "leaf1", .yaml = yaml, .speeds = table};
+    if (src_env_open(&e->se, &o) != 0)
         return -1;
     struct fsc_gnmi_decode_config dcfg = {.device = "leaf1", .sample_interval_ns = 2000000000};
-    e->dec = fsc_gnmi_decoder_create(&dcfg, &senv, err, sizeof(err));
+    e->dec = fsc_gnmi_decoder_create(&dcfg, &e->se.env, err, sizeof(err));
     if (!e->dec)
         fprintf(stderr, "%s\n", err);
     return e->dec ? 0 : -1;
@@ -181,10 +163,7 @@ static int env_open(struct env *e, const char *yaml, bool table)
 static void env_close(struct env *e)
 {
     fsc_gnmi_decoder_destroy(e->dec);
-    fsc_link_speeds_destroy(e->ls);
-    fsc_engine_destroy(e->eng);
-    fsc_registry_destroy(e->reg);
-    fsc_config_destroy(e->cfg);
+    src_env_close(&e->se);
     tb_reset();
 }
 
@@ -229,7 +208,7 @@ static void port_counters(struct env *e, const char *port, fsc_series_id id[2])
 static uint64_t speed_of(struct env *e, fsc_series_id id)
 {
     struct fsc_series_view v;
-    return fsc_engine_view(e->eng, id, &v) == 0 ? v.link_speed_bps : UINT64_MAX;
+    return fsc_engine_view(e->se.eng, id, &v) == 0 ? v.link_speed_bps : UINT64_MAX;
 }
 
 static void count_row(void *arg, const char *device, const char *port, uint32_t byte_series)
@@ -253,15 +232,15 @@ static void decoder_learns_port_speed(void)
     port_counters(&e, "et-0/0/1", p1);
     CHECK(speed_of(&e, p1[0]) == 0 && speed_of(&e, p1[1]) == 0);
     int unknown = 0;
-    CHECK_INT(fsc_link_speeds_each_unknown(e.ls, 8, count_row, &unknown), 1);
+    CHECK_INT(fsc_link_speeds_each_unknown(e.se.speeds, 8, count_row, &unknown), 1);
 
     struct fsc_gnmi_result res = speed_leaf(&e, "et-0/0/1", PORT_SPEED, tv_string("SPEED_400GB"));
     CHECK_INT(res.speeds, 1);
     CHECK_INT(res.n_samples, 0);
     CHECK_INT(res.unknown, 0);
-    CHECK_INT(fsc_registry_count(e.reg), 2); /* no speed series */
+    CHECK_INT(fsc_registry_count(e.se.reg), 2); /* no speed series */
     CHECK(speed_of(&e, p1[0]) == 400000000000ULL && speed_of(&e, p1[1]) == 400000000000ULL);
-    CHECK_INT(fsc_link_speeds_each_unknown(e.ls, 8, count_row, &unknown), 0);
+    CHECK_INT(fsc_link_speeds_each_unknown(e.se.speeds, 8, count_row, &unknown), 0);
 
     speed_leaf(&e, "et-0/0/1", HIGH_SPEED, tv_uint(100000));
     CHECK(speed_of(&e, p1[0]) == 100000000000ULL);
@@ -288,7 +267,7 @@ static void decoder_learns_port_speed(void)
     CHECK_INT(st.speeds, 8);
     CHECK_INT(st.speed_unreadable, 1);
     CHECK_INT(st.speed_changes, 6); /* 400, 100, 200, 100, 400 on et-0/0/1; 800 on et-0/0/2 */
-    CHECK_INT(fsc_registry_count(e.reg), 4);
+    CHECK_INT(fsc_registry_count(e.se.reg), 4);
     env_close(&e);
 }
 
@@ -321,7 +300,7 @@ static void topology_speed_wins(void)
         CHECK(speed_of(&e, p1[0]) == 100000000000ULL);
         CHECK(speed_of(&e, p1[1]) == 100000000000ULL);
         CHECK(speed_of(&e, p2[0]) == (table ? 400000000000ULL : 0));
-        CHECK_INT(fsc_registry_count(e.reg), 4);
+        CHECK_INT(fsc_registry_count(e.se.reg), 4);
         env_close(&e);
     }
 }

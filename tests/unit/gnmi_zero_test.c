@@ -28,7 +28,7 @@ static void decode_at(struct env *e, const char *prefix, int t_s, Gnmi__Update *
     uint8_t buf[4096];
     size_t len = pack_notif(buf, prefix, T0_NS + (int64_t)t_s * 1000000000LL, u, n, NULL);
     CHECK_INT(fsc_gnmi_decode(e->dec, buf, len, ARR, smp, CAP, res), 0);
-    CHECK_INT(fsc_engine_ingest(e->eng, smp, res->n_samples), 0);
+    CHECK_INT(fsc_engine_ingest(e->se.eng, smp, res->n_samples), 0);
 }
 
 /* Port 1 sends both counters, port 2 only in-octets (its discards stay 0
@@ -72,7 +72,7 @@ static void suppressed_counter_reads_zero(void)
         port2(&e, t, 5000u * (unsigned)(t + 1), &res, smp);
         CHECK_INT(res.n_samples, 2);
         CHECK_INT(res.zero_filled, 1);
-        CHECK_STR(series_text(&e, smp[1].series),
+        CHECK_STR(series_text(e.se.reg, smp[1].series),
                   "fabric_port_rx_discards_total{device=\"leaf1\",port=\"et-0/0/2\"}");
         CHECK_INT(smp[1].v.u, 0);
         CHECK_INT(smp[1].flags, 0);
@@ -81,7 +81,7 @@ static void suppressed_counter_reads_zero(void)
     }
     /* Through the engine: a series whose value is 0 and has not moved. */
     struct fsc_series_view view;
-    CHECK_INT(fsc_engine_view(e.eng, smp[1].series, &view), 0);
+    CHECK_INT(fsc_engine_view(e.se.eng, smp[1].series, &view), 0);
     CHECK(view.present);
     CHECK(view.has_value);
     CHECK_INT(view.value.u, 0);
@@ -153,8 +153,9 @@ static void queues_counters_only(void)
         }
         CHECK_INT(res.zero_filled, 1);
         const struct fsc_sample *z = &smp[res.n_samples - 1];
-        CHECK_STR(series_text(&e, z->series), "fabric_port_queue_dropped_packets_total{device="
-                                              "\"leaf1\",port=\"et-0/0/1\",queue=\"4\"}");
+        CHECK_STR(series_text(e.se.reg, z->series),
+                  "fabric_port_queue_dropped_packets_total{device="
+                  "\"leaf1\",port=\"et-0/0/1\",queue=\"4\"}");
         CHECK_INT(z->v.u, 0);
     }
     env_close(&e);

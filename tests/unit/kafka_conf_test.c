@@ -1,4 +1,4 @@
-/* The kafka config section (collector/config/config_exporters.c) and its
+/* The kafka config section (exporters/kafka/kafka_keys.c) and its
  * mapping to librdkafka (exporters/kafka/kafka_conf.c): properties with
  * their positions, reserved names, TLS / SASL, defaults. */
 #include <errno.h>

@@ -627,7 +627,7 @@ static void without_registry_or_config(void)
 }
 
 /* Shortest round-trip numbers (base/numfmt.h: the subnormal 5e-324 is
- * "5e-324" now, the shortest text that reads back, where %.15g gave
+ * "5e-324", the shortest text that reads back, not %.15g's
  * "4.94065645841247e-324"); non-finite numbers are null. */
 static void numbers(void)
 {

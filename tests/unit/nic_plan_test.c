@@ -113,7 +113,7 @@ static void netdev_statistics(void)
 
 /* The ethtool names of a B300 port that carry an index get it as a label,
  * and the IB PMA wait / error counters get canonical names (ethtool names
- * from the kernel's mlx5 en_stats.c, PMA names from sysfs.c: the sysfs
+ * from the kernel's mlx5 en_stats.c, PMA names from infiniband/core/sysfs.c: the sysfs
  * fixture cannot hold ethtool statistics, so this is where their plan is
  * checked). */
 static void indexed_and_pma_names(void)

@@ -9,6 +9,7 @@
 
 #include "engine/engine.h"
 #include "model/registry.h"
+#include "source_env_fixture.h"
 #include "sources/otlp/map/otlp_bytes.h"
 #include "sources/otlp/map/otlp_ingest.h"
 #include "test.h"
@@ -20,8 +21,7 @@
 #define NV    "nvswitch_interface_"
 
 struct fx {
-    struct fsc_registry *reg;
-    struct fsc_engine *eng;
+    struct src_env se;
     struct fsc_otlp_ingest *ing;
     struct fsc_sample smp[TAP_N];
     size_t n_smp;
@@ -40,18 +40,14 @@ static int fx_open(struct fx *f, const char *device_attribute)
 {
     char err[256] = "";
     memset(f, 0, sizeof(*f));
-    struct fsc_engine_config ecfg;
-    fsc_engine_config_defaults(&ecfg);
-    f->reg = fsc_registry_create(100000);
-    f->eng = fsc_engine_create(&ecfg, NULL, err, sizeof(err));
-    struct fsc_source_env env = {.reg = f->reg, .eng = f->eng};
-    if (!f->reg || !f->eng || fsc_registry_source_add(f->reg, SRC, 0, &env.source_id) != 0)
+    struct src_env_opts o = {.source = SRC, .max_series = 100000};
+    if (src_env_open(&f->se, &o) != 0)
         return -1;
     struct fsc_otlp_ingest_config icfg = {.source_name = SRC,
                                           .device_attribute = device_attribute,
                                           .sample_tap = tap,
                                           .sample_tap_arg = f};
-    f->ing = fsc_otlp_ingest_create(&icfg, &env, err, sizeof(err));
+    f->ing = fsc_otlp_ingest_create(&icfg, &f->se.env, err, sizeof(err));
     if (!f->ing) {
         fprintf(stderr, "ingest: %s\n", err);
         return -1;
@@ -62,23 +58,7 @@ static int fx_open(struct fx *f, const char *device_attribute)
 static void fx_close(struct fx *f)
 {
     fsc_otlp_ingest_destroy(f->ing);
-    fsc_engine_destroy(f->eng);
-    fsc_registry_destroy(f->reg);
-}
-
-static const char *series_text(struct fx *f, fsc_series_id id)
-{
-    static char buf[1024];
-    struct fsc_label lb[FSC_REGISTRY_MAX_LABELS];
-    const char *m = fsc_registry_metric(f->reg, id);
-    size_t n = fsc_registry_labels(f->reg, id, lb, FSC_REGISTRY_MAX_LABELS);
-    int off = snprintf(buf, sizeof(buf), "%s{", m ? m : "(none)");
-    for (size_t i = 0; i < n && off < (int)sizeof(buf); i++)
-        off += snprintf(buf + off, sizeof(buf) - (size_t)off, "%s%s=\"%s\"", i ? "," : "",
-                        lb[i].name, lb[i].value);
-    if (off < (int)sizeof(buf) - 1)
-        snprintf(buf + off, sizeof(buf) - (size_t)off, "}");
-    return buf;
+    src_env_close(&f->se);
 }
 
 /* One point of a Cumulus interface gauge: metric name (without the
@@ -142,7 +122,7 @@ static size_t samples_of(struct fx *f, const char *text, const struct fsc_sample
 {
     size_t n = 0;
     for (size_t i = 0; i < f->n_smp; i++)
-        if (strcmp(series_text(f, f->smp[i].series), text) == 0) {
+        if (strcmp(series_text(f->se.reg, f->smp[i].series), text) == 0) {
             if (n < cap)
                 out[n] = &f->smp[i];
             n++;
@@ -255,7 +235,7 @@ static void release_511_derived(void)
     struct fsc_series_view view;
     const struct fsc_sample *s[1];
     CHECK_INT(samples_of(&f, TXB("spine1", "swp1"), s, 1), 1);
-    CHECK_INT(fsc_engine_view(f.eng, s[0]->series, &view), 0);
+    CHECK_INT(fsc_engine_view(f.se.eng, s[0]->series, &view), 0);
     CHECK_INT(view.kind, FSC_KIND_COUNTER);
     CHECK_INT(view.signal, FSC_SIG_PORT_BYTES);
     CHECK_INT(view.direction, FSC_DIR_TX);

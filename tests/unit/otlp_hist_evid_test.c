@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "engine/events.h"
 #include "model/registry.h"
+#include "source_env_fixture.h"
 #include "sources/otlp/map/otlp_ingest.h"
 #include "sources/otlp/map/otlp_ingest_int.h"
 #include "test.h"
@@ -26,8 +27,8 @@
 #define SRC "otlp-cumulus"
 #define NB  10 /* NVIDIA's 10 bins */
 
-/* Egress buffer bounds (bytes) and the latency example's (ns,
- * Open-Telemetry-Export.md "Histogram Data Format"). */
+/* Egress buffer bounds (bytes) and the latency example's (ns, NVIDIA's
+ * Monitoring-and-Troubleshooting/Open-Telemetry-Export.md "Histogram Data Format"). */
 static const double QB[NB - 1] = {863, 2399, 3935, 5471, 7007, 8543, 10079, 11615, 13151};
 static const double LBD[NB - 1] = {319, 831, 1343, 1855, 2367, 2879, 3391, 3903, 4415};
 
@@ -47,11 +48,7 @@ static const char YAML[] = "engine:\n"
                            "        - {name: swp1, speed: 400G}\n";
 
 struct fx {
-    struct fsc_config *cfg;
-    struct fsc_registry *reg;
-    struct fsc_event_bus *bus;
-    struct fsc_event_sub *sub;
-    struct fsc_engine *eng;
+    struct src_env se; /* the config's topology and engine, a bus with a subscriber */
     struct fsc_otlp_ingest *ing;
     struct fsc_otlp_visitor v;
     /* the peak gauge samples of the requests since the last take */
@@ -64,7 +61,7 @@ static void tap(void *arg, const struct fsc_sample *smp, size_t n)
 {
     struct fx *f = arg;
     for (size_t i = 0; i < n; i++) {
-        const char *m = fsc_registry_metric(f->reg, smp[i].series);
+        const char *m = fsc_registry_metric(f->se.reg, smp[i].series);
         if (m && strstr(m, "_histogram_") && !strstr(m, "nvswitch") && f->n_peak < 64) {
             f->peak_id[f->n_peak] = smp[i].series;
             f->peak_v[f->n_peak++] = smp[i].v.d;
@@ -76,22 +73,12 @@ static int fx_open(struct fx *f, const char *yaml)
 {
     char err[256] = "";
     memset(f, 0, sizeof(*f));
-    f->cfg = fsc_config_parse(yaml, strlen(yaml), "t.yaml", fsc_app_schema(), err, sizeof(err));
-    if (!f->cfg) {
-        fprintf(stderr, "config: %s\n", err);
-        return -1;
-    }
-    f->reg = fsc_registry_create(100000);
-    f->bus = fsc_event_bus_create(256);
-    f->sub = f->bus ? fsc_event_subscribe(f->bus) : NULL;
-    f->eng = fsc_engine_create(fsc_engine_config_of(f->cfg), f->bus, err, sizeof(err));
-    struct fsc_source_env env = {.reg = f->reg, .eng = f->eng, .topo = fsc_topology_of(f->cfg)};
-    if (!f->reg || !f->sub || !f->eng ||
-        fsc_registry_source_add(f->reg, SRC, 0, &env.source_id) != 0)
+    struct src_env_opts o = {.source = SRC, .yaml = yaml, .max_series = 100000, .bus = true};
+    if (src_env_open(&f->se, &o) != 0)
         return -1;
     struct fsc_otlp_ingest_config icfg = {
         .source_name = SRC, .sample_tap = tap, .sample_tap_arg = f};
-    f->ing = fsc_otlp_ingest_create(&icfg, &env, err, sizeof(err));
+    f->ing = fsc_otlp_ingest_create(&icfg, &f->se.env, err, sizeof(err));
     if (!f->ing)
         fprintf(stderr, "ingest: %s\n", err);
     return f->ing ? 0 : -1;
@@ -100,27 +87,7 @@ static int fx_open(struct fx *f, const char *yaml)
 static void fx_close(struct fx *f)
 {
     fsc_otlp_ingest_destroy(f->ing);
-    fsc_engine_destroy(f->eng);
-    fsc_event_unsubscribe(f->sub);
-    fsc_event_bus_destroy(f->bus);
-    fsc_registry_destroy(f->reg);
-    fsc_config_destroy(f->cfg);
-}
-
-/* "name{k="v",...}" of a series (labels sorted by name). */
-static const char *series_text(struct fx *f, fsc_series_id id)
-{
-    static char buf[512];
-    struct fsc_label lb[FSC_REGISTRY_MAX_LABELS];
-    const char *m = fsc_registry_metric(f->reg, id);
-    size_t n = fsc_registry_labels(f->reg, id, lb, FSC_REGISTRY_MAX_LABELS);
-    int off = snprintf(buf, sizeof(buf), "%s{", m ? m : "(none)");
-    for (size_t i = 0; i < n && off < (int)sizeof(buf); i++)
-        off += snprintf(buf + off, sizeof(buf) - (size_t)off, "%s%s=\"%s\"", i ? "," : "",
-                        lb[i].name, lb[i].value);
-    if (off < (int)sizeof(buf) - 1)
-        snprintf(buf + off, sizeof(buf) - (size_t)off, "}");
-    return buf;
+    src_env_close(&f->se);
 }
 
 static struct fsc_otlp_str str(const char *s)
@@ -165,7 +132,7 @@ static size_t events(struct fx *f, struct fsc_event *ev)
 {
     struct fsc_event all[64];
     uint64_t lost = 0;
-    size_t n = fsc_event_poll(f->sub, all, 64, &lost), k = 0;
+    size_t n = fsc_event_poll(f->se.sub, all, 64, &lost), k = 0;
     CHECK_INT(lost, 0);
     for (size_t i = 0; i < n; i++)
         if (all[i].kind == FSC_EV_QUEUE_PEAK && k < 8)
@@ -209,7 +176,8 @@ static void egress_delta_burst_once(void)
     send(&f, eb, FSC_OTLP_TEMP_DELTA, "tc", 3, QB, quiet, (uint64_t)S1, T0 + NS);
     CHECK_INT(f.n_peak, 2);
     CHECK(f.peak_v[0] == 3935 && f.peak_v[1] == 3935);
-    CHECK_STR(series_text(&f, f.peak_id[0]), QPEAK "{device=\"spine1\",port=\"swp1\",queue=\"3\"}");
+    CHECK_STR(series_text(f.se.reg, f.peak_id[0]),
+              QPEAK "{device=\"spine1\",port=\"swp1\",queue=\"3\"}");
     CHECK_INT(events(&f, ev), 0);
 
     send(&f, eb, FSC_OTLP_TEMP_DELTA, "tc", 3, QB, burst, (uint64_t)S1, T0 + 2 * NS);
@@ -231,7 +199,7 @@ static void egress_delta_burst_once(void)
     CHECK_INT(events(&f, ev), 1);
     CHECK(fsc_event_get(&ev[0], FSC_EF_QUEUE_PEAK_BYTES, &v) && v == 13151);
     struct fsc_series_view view;
-    CHECK_INT(fsc_engine_view(f.eng, f.peak_id[0], &view), 0);
+    CHECK_INT(fsc_engine_view(f.se.eng, f.peak_id[0], &view), 0);
     CHECK_INT(view.events, 2);
     CHECK_INT(view.signal, FSC_SIG_QUEUE_PEAK);
     struct fsc_otlp_ingest_stats st;
@@ -301,7 +269,8 @@ static void latency_and_ingress(void)
     send(&f, lh, FSC_OTLP_TEMP_DELTA, "tc", 0, LBD, slow, (uint64_t)S1, T0 + NS);
     CHECK_INT(f.n_peak, 2);
     CHECK(fabs(f.peak_v[0] - 1343e-9) < 1e-18);
-    CHECK_STR(series_text(&f, f.peak_id[1]), LPEAK "{device=\"spine1\",port=\"swp1\",queue=\"0\"}");
+    CHECK_STR(series_text(f.se.reg, f.peak_id[1]),
+              LPEAK "{device=\"spine1\",port=\"swp1\",queue=\"0\"}");
     CHECK_INT(events(&f, ev), 1);
     double v = 0;
     CHECK(fsc_event_get(&ev[0], FSC_EF_QUEUE_LATENCY, &v) && fabs(v - 2367e-9) < 1e-18);
@@ -311,7 +280,7 @@ static void latency_and_ingress(void)
     send(&f, "nvswitch_histogram_interface_ingress_buffer", FSC_OTLP_TEMP_DELTA, "pg", 1, QB, full,
          (uint64_t)S1, T0 + 2 * NS);
     CHECK_INT(f.n_peak, 3);
-    CHECK_STR(series_text(&f, f.peak_id[2]),
+    CHECK_STR(series_text(f.se.reg, f.peak_id[2]),
               "fabric_port_pg_histogram_peak_bytes{device=\"spine1\",port=\"swp1\","
               "priority_group=\"1\"}");
     CHECK_INT(events(&f, ev), 1);

@@ -7,7 +7,7 @@ fsc_unit_test(otlp_ingest LABELS otlp LIBS fsc_otlp CASES
   known_request_no_alloc rates_through_engine batch_chunks label_bounds long_values_never_merge le_format
   topology_labels_and_speed abort_releases)
 
-# Issue 20: attribute keys over the label-name bound (63 bytes) or the cache
+# Attribute keys over the label-name bound (63 bytes) or the cache
 # key's 255 bytes per key: hashed names, never merged series, counted.
 fsc_unit_test(otlp_label_names LABELS otlp LIBS fsc_otlp CASES
   long_keys_never_merge name_bound_edges long_cache_keys_never_merge)

@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "model/registry.h"
 #include "engine/engine.h"
+#include "source_env_fixture.h"
 #include "sources/otlp/map/otlp_ingest.h"
 #include "sources/otlp/map/otlp_series.h"
 #include "test.h"
@@ -26,9 +27,7 @@
 /* ---- fixture ------------------------------------------------------------------ */
 
 struct fx {
-    struct fsc_registry *reg;
-    struct fsc_engine *eng;
-    struct fsc_config *cfg;
+    struct src_env se; /* with the topology of fx_opts.yaml */
     struct fsc_otlp_ingest *ing;
     struct fsc_sample smp[TAP_N]; /* samples of the requests since tap_clear */
     size_t n_smp;
@@ -61,23 +60,8 @@ static int fx_open(struct fx *f, const struct fx_opts *o)
 {
     char err[256] = "";
     memset(f, 0, sizeof(*f));
-    struct fsc_engine_config ecfg;
-    fsc_engine_config_defaults(&ecfg);
-    if (o && o->yaml) {
-        f->cfg = fsc_config_parse(o->yaml, strlen(o->yaml), "t.yaml", fsc_app_schema(), err,
-                                  sizeof(err));
-        if (!f->cfg) {
-            fprintf(stderr, "config: %s\n", err);
-            return -1;
-        }
-    }
-    f->reg = fsc_registry_create(100000);
-    f->eng =
-        fsc_engine_create(f->cfg ? fsc_engine_config_of(f->cfg) : &ecfg, NULL, err, sizeof(err));
-    struct fsc_source_env env = {.reg = f->reg, .eng = f->eng};
-    if (f->cfg)
-        env.topo = fsc_topology_of(f->cfg);
-    if (!f->reg || !f->eng || fsc_registry_source_add(f->reg, SRC, 0, &env.source_id) != 0)
+    struct src_env_opts so = {.source = SRC, .yaml = o ? o->yaml : NULL, .max_series = 100000};
+    if (src_env_open(&f->se, &so) != 0)
         return -1;
     struct fsc_otlp_ingest_config icfg = {
         .source_name = SRC,
@@ -87,7 +71,7 @@ static int fx_open(struct fx *f, const struct fx_opts *o)
         .sample_tap = tap,
         .sample_tap_arg = f,
     };
-    f->ing = fsc_otlp_ingest_create(&icfg, &env, err, sizeof(err));
+    f->ing = fsc_otlp_ingest_create(&icfg, &f->se.env, err, sizeof(err));
     if (!f->ing) {
         fprintf(stderr, "ingest: %s\n", err);
         return -1;
@@ -98,25 +82,7 @@ static int fx_open(struct fx *f, const struct fx_opts *o)
 static void fx_close(struct fx *f)
 {
     fsc_otlp_ingest_destroy(f->ing);
-    fsc_engine_destroy(f->eng);
-    fsc_registry_destroy(f->reg);
-    fsc_config_destroy(f->cfg);
-}
-
-/* "name{k="v",...}" of a series (labels sorted by name). */
-static const char *series_text(struct fx *f, fsc_series_id id)
-{
-    static char buf[1024];
-    struct fsc_label lb[FSC_REGISTRY_MAX_LABELS];
-    const char *m = fsc_registry_metric(f->reg, id);
-    size_t n = fsc_registry_labels(f->reg, id, lb, FSC_REGISTRY_MAX_LABELS);
-    int off = snprintf(buf, sizeof(buf), "%s{", m ? m : "(none)");
-    for (size_t i = 0; i < n && off < (int)sizeof(buf); i++)
-        off += snprintf(buf + off, sizeof(buf) - (size_t)off, "%s%s=\"%s\"", i ? "," : "",
-                        lb[i].name, lb[i].value);
-    if (off < (int)sizeof(buf) - 1)
-        snprintf(buf + off, sizeof(buf) - (size_t)off, "}");
-    return buf;
+    src_env_close(&f->se);
 }
 
 /* ---- builders ------------------------------------------------------------------ */
@@ -217,10 +183,10 @@ static void cumulus_gauge_counter(void)
     CHECK(f.smp[0].v.d == 123456789.0);
     CHECK_INT(f.smp[0].t_dev_ns, T0 + 5);
     CHECK_INT(f.smp[0].t_arr_ns, ARR);
-    CHECK_STR(series_text(&f, f.smp[0].series),
+    CHECK_STR(series_text(f.se.reg, f.smp[0].series),
               "fabric_port_rx_bytes_total{device=\"leaf1\",port=\"swp1\"}");
     struct fsc_series_view view;
-    CHECK_INT(fsc_engine_view(f.eng, f.smp[0].series, &view), 0);
+    CHECK_INT(fsc_engine_view(f.se.eng, f.smp[0].series, &view), 0);
     CHECK_INT(view.kind, FSC_KIND_COUNTER);
     CHECK_INT(view.signal, FSC_SIG_PORT_BYTES);
     CHECK_INT(view.direction, FSC_DIR_RX);
@@ -275,29 +241,29 @@ static void profile_labels_queue_priority(void)
     CHECK_INT(f.n_smp, 5);
     if (f.n_smp == 5) {
         CHECK_STR(
-            series_text(&f, f.smp[0].series),
+            series_text(f.se.reg, f.smp[0].series),
             "fabric_port_ecn_marked_packets_total{device=\"leaf1\",port=\"swp2\",queue=\"3\"}");
         CHECK_STR(
-            series_text(&f, f.smp[1].series),
+            series_text(f.se.reg, f.smp[1].series),
             "fabric_port_pfc_rx_pause_frames_total{device=\"leaf1\",port=\"swp2\",priority=\"5\"}");
-        CHECK_STR(series_text(&f, f.smp[2].series),
+        CHECK_STR(series_text(f.se.reg, f.smp[2].series),
                   "fabric_port_queue_peak_bytes{device=\"leaf1\",port=\"swp2\",queue=\"0\"}");
-        CHECK_STR(series_text(&f, f.smp[3].series),
+        CHECK_STR(series_text(f.se.reg, f.smp[3].series),
                   "fabric_cumulus_nvswitch_interface_tc_tx_uc_frames{device=\"leaf1\","
                   "port=\"swp2\",tc=\"3\"}");
-        CHECK_STR(series_text(&f, f.smp[4].series),
+        CHECK_STR(series_text(f.se.reg, f.smp[4].series),
                   "fabric_port_queue_current_cells{device=\"leaf1\",port=\"swp2\",queue=\"3\"}");
         struct fsc_series_view view;
-        CHECK_INT(fsc_engine_view(f.eng, f.smp[0].series, &view), 0);
+        CHECK_INT(fsc_engine_view(f.se.eng, f.smp[0].series, &view), 0);
         CHECK_INT(view.kind, FSC_KIND_COUNTER);
         CHECK_INT(view.signal, FSC_SIG_ECN);
-        CHECK_INT(fsc_engine_view(f.eng, f.smp[2].series, &view), 0);
+        CHECK_INT(fsc_engine_view(f.se.eng, f.smp[2].series, &view), 0);
         CHECK_INT(view.kind, FSC_KIND_GAUGE);
         CHECK_INT(view.signal, FSC_SIG_QUEUE_PEAK);
         CHECK(view.value.d == 4096.0);
-        CHECK_INT(fsc_engine_view(f.eng, f.smp[3].series, &view), 0);
+        CHECK_INT(fsc_engine_view(f.se.eng, f.smp[3].series, &view), 0);
         CHECK_INT(view.kind, FSC_KIND_GAUGE); /* an unknown gauge stays a gauge */
-        CHECK_INT(fsc_engine_view(f.eng, f.smp[4].series, &view), 0);
+        CHECK_INT(fsc_engine_view(f.se.eng, f.smp[4].series, &view), 0);
         CHECK_INT(view.kind, FSC_KIND_GAUGE);
         CHECK_INT(view.signal, FSC_SIG_NONE);
         CHECK(view.value.d == 7.0);
@@ -330,12 +296,12 @@ static void unknown_name_passthrough(void)
     struct fsc_otlp_ingest_result res = one(&f, &m, &p);
     CHECK_INT(res.accepted, 1);
     CHECK_INT(f.n_smp, 1);
-    CHECK_STR(series_text(&f, f.smp[0].series),
+    CHECK_STR(series_text(f.se.reg, f.smp[0].series),
               "fabric_cumulus_nvswitch_platform_environment_temp_c{_1st_key=\"a\",_private=\"b\","
               "device=\"leaf1\",exported_device=\"x\",exported_role=\"uplink\",name=\"sensor "
               "1\",ratio=\"0.25\",up=\"true\"}");
     struct fsc_series_view view;
-    CHECK_INT(fsc_engine_view(f.eng, f.smp[0].series, &view), 0);
+    CHECK_INT(fsc_engine_view(f.se.eng, f.smp[0].series, &view), 0);
     CHECK_INT(view.kind, FSC_KIND_GAUGE);
     fx_close(&f);
 }
@@ -361,7 +327,7 @@ static void kinds_and_values(void)
         pi(a, 1, T0, 9),     pd(a, 1, T0, -1.0),   pd(a, 1, T0 + NS, NAN),
         pi(NULL, 0, T0, -3), pd(NULL, 0, T0, NAN), pd(a, 1, T0 + 2 * NS, INFINITY),
     };
-    uint32_t before = fsc_registry_count(f.reg);
+    uint32_t before = fsc_registry_count(f.se.reg);
     begin(&f, "leaf1");
     visit_metric(&f, &cum_sum);
     visit(&f, &p[0]); /* counter, u64 */
@@ -385,12 +351,12 @@ static void kinds_and_values(void)
     CHECK_INT(res.rejected, 4);
     CHECK_STR(res.message, "negative, NaN or infinite counter value (metric "
                            "nvswitch_interface_if_in_octets)");
-    CHECK_INT(fsc_registry_count(f.reg), before + 5); /* no series for out_octets */
+    CHECK_INT(fsc_registry_count(f.se.reg), before + 5); /* no series for out_octets */
     CHECK_INT(f.n_smp, 5);
     if (f.n_smp == 5) {
         CHECK_INT(f.smp[0].flags, 0);
         CHECK_INT(f.smp[0].v.u, 42);
-        CHECK_STR(series_text(&f, f.smp[0].series),
+        CHECK_STR(series_text(f.se.reg, f.smp[0].series),
                   "fabric_cumulus_nvswitch_control_plane_rx_packets{device=\"leaf1\"}");
         CHECK_INT(f.smp[1].flags, FSC_SMP_F64);
         CHECK(f.smp[1].v.d == -5.0);
@@ -401,9 +367,9 @@ static void kinds_and_values(void)
         CHECK_INT(f.smp[4].flags, FSC_SMP_F64);
         CHECK(isnan(f.smp[4].v.d));
         struct fsc_series_view view;
-        CHECK_INT(fsc_engine_view(f.eng, f.smp[0].series, &view), 0);
+        CHECK_INT(fsc_engine_view(f.se.eng, f.smp[0].series, &view), 0);
         CHECK_INT(view.kind, FSC_KIND_COUNTER);
-        CHECK_INT(fsc_engine_view(f.eng, f.smp[1].series, &view), 0);
+        CHECK_INT(fsc_engine_view(f.se.eng, f.smp[1].series, &view), 0);
         CHECK_INT(view.kind, FSC_KIND_GAUGE);
     }
     struct fsc_otlp_ingest_stats st;
@@ -444,7 +410,7 @@ static void cumulative_reset_start_time(void)
     fsc_otlp_ingest_stats(f.ing, &st);
     CHECK_INT(st.resets, 1);
     struct fsc_engine_stats es;
-    fsc_engine_stats_get(f.eng, &es);
+    fsc_engine_stats_get(f.se.eng, &es);
     CHECK_INT(es.verdicts[FSC_RATE_RESET], 1);
     fx_close(&f);
 }
@@ -512,7 +478,7 @@ static void check_hist(struct fx *f, const struct hist_expect *e, size_t n)
     CHECK_INT(f->n_smp, n);
     for (size_t i = 0; i < n && i < f->n_smp; i++) {
         if (e[i].series)
-            CHECK_STR(series_text(f, f->smp[i].series), e[i].series);
+            CHECK_STR(series_text(f->se.reg, f->smp[i].series), e[i].series);
         CHECK_INT(f->smp[i].flags, e[i].flags);
         double got = (f->smp[i].flags & FSC_SMP_F64) ? f->smp[i].v.d : (double)f->smp[i].v.u;
         CHECK(got == e[i].v);
@@ -559,7 +525,7 @@ static void histogram_cumulative(void)
     };
     check_hist(&f, e1, 7);
     struct fsc_series_view view;
-    CHECK_INT(fsc_engine_view(f.eng, f.smp[6].series, &view), 0);
+    CHECK_INT(fsc_engine_view(f.se.eng, f.smp[6].series, &view), 0);
     CHECK_INT(view.kind, FSC_KIND_COUNTER);
 
     /* the device restarted its histogram */
@@ -590,7 +556,7 @@ static void histogram_cumulative(void)
     CHECK_INT(f.n_smp, 8);
     for (size_t i = 0; i < f.n_smp; i++)
         CHECK_INT(f.smp[i].flags & FSC_SMP_RESET, 0);
-    CHECK_STR(series_text(&f, f.smp[7].series),
+    CHECK_STR(series_text(f.se.reg, f.smp[7].series),
               "fabric_port_queue_histogram_peak_bytes{device=\"leaf1\",port=\"swp1\",queue=\"2\"}");
     CHECK(f.smp[7].v.d == 0);
     struct fsc_otlp_ingest_stats st;
@@ -721,13 +687,13 @@ static void attribute_order_independent(void)
     CHECK_INT(f.n_smp, 5);
     if (f.n_smp == 5) {
         CHECK_INT(f.smp[1].series, f.smp[0].series);
-        CHECK_STR(series_text(&f, f.smp[0].series),
+        CHECK_STR(series_text(f.se.reg, f.smp[0].series),
                   "fabric_cumulus_nvswitch_x{a=\"1\",b=\"2\",device=\"leaf1\",port=\"swp1\"}");
         CHECK_INT(f.smp[3].series, f.smp[2].series);
         CHECK_INT(f.smp[3].v.u, 10);
         CHECK_INT(f.smp[4].series, f.smp[2].series);
         CHECK_INT(f.smp[4].v.u, 11);
-        CHECK_STR(series_text(&f, f.smp[4].series),
+        CHECK_STR(series_text(f.se.reg, f.smp[4].series),
                   "fabric_cumulus_nvswitch_pg_delta{device=\"leaf1\",pg=\"0\",port=\"swp1\"}");
     }
     struct fsc_otlp_ingest_stats st;
@@ -759,7 +725,7 @@ static void series_limit(void)
     CHECK_INT(res.accepted, 3);
     CHECK_INT(res.rejected, 1);
     CHECK_STR(res.message, "series limit reached (metric nvswitch_interface_if_in_octets)");
-    CHECK_INT(fsc_registry_count(f.reg), 3);
+    CHECK_INT(fsc_registry_count(f.se.reg), 3);
 
     tap_clear(&f);
     struct fsc_otlp_point known = pd(a[1], 1, T0 + NS, 200);
@@ -771,7 +737,7 @@ static void series_limit(void)
     struct fsc_otlp_point hp = {.time_ns = (uint64_t)T0, .count = 1};
     res = one(&f, &h, &hp);
     CHECK_INT(res.rejected, 1);
-    CHECK_INT(fsc_registry_count(f.reg), 3);
+    CHECK_INT(fsc_registry_count(f.se.reg), 3);
     struct fsc_otlp_ingest_stats st;
     fsc_otlp_ingest_stats(f.ing, &st);
     CHECK_INT(st.rej_limit, 2);
@@ -818,7 +784,7 @@ static void skipped_and_rejected(void)
     CHECK_STR(res.message, "data point without a valid time_unix_nano (metric "
                            "nvswitch_interface_if_in_octets)");
     CHECK_INT(f.n_smp, 0);
-    CHECK_INT(fsc_registry_count(f.reg), 0);
+    CHECK_INT(fsc_registry_count(f.se.reg), 0);
     struct fsc_otlp_ingest_stats st;
     fsc_otlp_ingest_stats(f.ing, &st);
     CHECK_INT(st.skipped, 1);
@@ -852,11 +818,11 @@ static void devices_from_resource(void)
     end(&f);
     CHECK_INT(f.n_smp, 3);
     if (f.n_smp == 3) {
-        CHECK_STR(series_text(&f, f.smp[0].series),
+        CHECK_STR(series_text(f.se.reg, f.smp[0].series),
                   "fabric_port_rx_bytes_total{device=\"leaf1\",port=\"swp1\"}");
-        CHECK_STR(series_text(&f, f.smp[1].series),
+        CHECK_STR(series_text(f.se.reg, f.smp[1].series),
                   "fabric_port_rx_bytes_total{device=\"leaf2\",port=\"swp1\"}");
-        CHECK_STR(series_text(&f, f.smp[2].series),
+        CHECK_STR(series_text(f.se.reg, f.smp[2].series),
                   "fabric_port_rx_bytes_total{device=\"" SRC "\",port=\"swp1\"}");
     }
     fx_close(&f);
@@ -871,7 +837,7 @@ static void devices_from_resource(void)
     visit(&f, &p);
     end(&f);
     CHECK_INT(f.n_smp, 1);
-    CHECK_STR(series_text(&f, f.smp[0].series),
+    CHECK_STR(series_text(f.se.reg, f.smp[0].series),
               "fabric_port_rx_bytes_total{device=\"spine7\",port=\"swp1\"}");
     fx_close(&f);
 }
@@ -923,8 +889,8 @@ static void known_request_no_alloc(void)
     /* 64 ports, the histogram's 4 buckets + _count + _sum, and its peak
      * gauge (fabric_port_pg_histogram_peak_bytes, otlp_hist_evid.c) */
     CHECK_INT(st1.series, 64 + 6 + 1);
-    uint32_t count = fsc_registry_count(f.reg);
-    size_t reg_mem = fsc_registry_memory_bytes(f.reg);
+    uint32_t count = fsc_registry_count(f.se.reg);
+    size_t reg_mem = fsc_registry_memory_bytes(f.se.reg);
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     const int rounds = 200;
@@ -936,8 +902,8 @@ static void known_request_no_alloc(void)
     CHECK(st2.memory_bytes == st1.memory_bytes);
     CHECK_INT(st2.series, st1.series);
     CHECK_INT(st2.cache_entries, st1.cache_entries);
-    CHECK_INT(fsc_registry_count(f.reg), count);
-    CHECK(fsc_registry_memory_bytes(f.reg) == reg_mem);
+    CHECK_INT(fsc_registry_count(f.se.reg), count);
+    CHECK(fsc_registry_memory_bytes(f.se.reg) == reg_mem);
     CHECK_INT(st2.accepted, 65 * (rounds + 1));
     double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
     printf("known series: %.0f ns per point incl. engine (%d points)\n", ns / (rounds * 65.0),
@@ -973,15 +939,15 @@ static void rates_through_engine(void)
     }
     CHECK_INT(f.n_smp, 6);
     struct fsc_series_view view;
-    CHECK_INT(fsc_engine_view(f.eng, f.smp[0].series, &view), 0);
+    CHECK_INT(fsc_engine_view(f.se.eng, f.smp[0].series, &view), 0);
     CHECK_REL(view.fine_rate, 5e9, 1e-6);
-    CHECK_INT(fsc_engine_view(f.eng, f.smp[1].series, &view), 0);
+    CHECK_INT(fsc_engine_view(f.se.eng, f.smp[1].series, &view), 0);
     CHECK_REL(view.fine_rate, 1000.0, 1e-6);
-    CHECK_INT(fsc_engine_view(f.eng, f.smp[2].series, &view), 0);
+    CHECK_INT(fsc_engine_view(f.se.eng, f.smp[2].series, &view), 0);
     CHECK_REL(view.fine_rate, 500.0, 1e-6);
     CHECK_INT(view.value.u, 1000);
     struct fsc_engine_stats es;
-    fsc_engine_stats_get(f.eng, &es);
+    fsc_engine_stats_get(f.se.eng, &es);
     CHECK_INT(es.verdicts[FSC_RATE_INTERVAL], 3);
     fx_close(&f);
 }
@@ -1011,7 +977,7 @@ static void batch_chunks(void)
     for (size_t i = 0; i < f.n_smp; i++)
         CHECK(f.smp[i].v.d == (double)i);
     struct fsc_engine_stats es;
-    fsc_engine_stats_get(f.eng, &es);
+    fsc_engine_stats_get(f.se.eng, &es);
     CHECK_INT(es.samples, 10);
     struct fsc_otlp_ingest_stats st;
     fsc_otlp_ingest_stats(f.ing, &st);
@@ -1030,9 +996,9 @@ static uint64_t fnv1a(const char *s, size_t n)
     return h;
 }
 
-/* Issue 20: two interfaces whose names differ only after byte 128 were cut
- * to one label value, hence one series (and a spurious counter reset).
- * They are two series now, each value ending in its own hash; a value of
+/* Two interfaces whose names differ only after byte 128: cut to one label
+ * value they would be one series (with a spurious counter reset). They are
+ * two series, each value ending in its own hash; a value of
  * exactly 128 bytes is kept as it is; the hashed values are counted. */
 static void long_values_never_merge(void)
 {
@@ -1067,7 +1033,7 @@ static void long_values_never_merge(void)
         char want[140];
         const char *src[] = {v1, v2};
         for (int k = 0; k < 2; k++) {
-            size_t n = fsc_registry_labels(f.reg, f.smp[k].series, lb, FSC_REGISTRY_MAX_LABELS);
+            size_t n = fsc_registry_labels(f.se.reg, f.smp[k].series, lb, FSC_REGISTRY_MAX_LABELS);
             memset(want, 'p', 110);
             snprintf(want + 110, sizeof(want) - 110, "~h%016llx",
                      (unsigned long long)fnv1a(src[k], 200));
@@ -1075,7 +1041,7 @@ static void long_values_never_merge(void)
             if (n == 2)
                 CHECK_STR(lb[1].value, want); /* device, port */
         }
-        size_t n = fsc_registry_labels(f.reg, f.smp[2].series, lb, FSC_REGISTRY_MAX_LABELS);
+        size_t n = fsc_registry_labels(f.se.reg, f.smp[2].series, lb, FSC_REGISTRY_MAX_LABELS);
         CHECK_INT(n, 2);
         if (n == 2)
             CHECK_STR(lb[1].value, v128);
@@ -1111,7 +1077,7 @@ static void label_bounds(void)
     CHECK_INT(res.accepted, 1);
     CHECK_INT(f.n_smp, 1);
     struct fsc_label lb[FSC_REGISTRY_MAX_LABELS];
-    size_t n = fsc_registry_labels(f.reg, f.smp[0].series, lb, FSC_REGISTRY_MAX_LABELS);
+    size_t n = fsc_registry_labels(f.se.reg, f.smp[0].series, lb, FSC_REGISTRY_MAX_LABELS);
     CHECK_INT(n, 4);
     if (n == 4) {
         CHECK_STR(lb[0].name, "bad");
@@ -1211,11 +1177,11 @@ static void topology_labels_and_speed(void)
     visit(&f, &p);
     end(&f);
     CHECK_INT(f.n_smp, 1);
-    CHECK_STR(series_text(&f, f.smp[0].series),
+    CHECK_STR(series_text(f.se.reg, f.smp[0].series),
               "fabric_port_tx_bytes_total{device=\"spine1\",peer=\"leaf1:et-0/0/32\",port=\"swp3\","
               "role=\"downlink\"}");
     struct fsc_series_view view;
-    CHECK_INT(fsc_engine_view(f.eng, f.smp[0].series, &view), 0);
+    CHECK_INT(fsc_engine_view(f.se.eng, f.smp[0].series, &view), 0);
     CHECK(view.link_speed_bps == 400000000000ULL);
     fx_close(&f);
 }

@@ -1,5 +1,5 @@
 /* OTLP attribute keys too long for a label name or for the series cache key
- * (issue 20, "long label values collide", the keys' half): the ingest
+ * (the keys' half of otlp_ingest's long_values_never_merge): the ingest
  * driven through its visitor against a real registry and engine. Known
  * answers: the expected label names are computed here from the formula
  * (first 45 bytes of the sanitized name + "_h" + 16 hex digits of the
@@ -11,6 +11,7 @@
 
 #include "engine/engine.h"
 #include "model/registry.h"
+#include "source_env_fixture.h"
 #include "sources/otlp/map/otlp_ingest.h"
 #include "test.h"
 
@@ -22,8 +23,7 @@
 /* ---- fixture ------------------------------------------------------------------ */
 
 struct fx {
-    struct fsc_registry *reg;
-    struct fsc_engine *eng;
+    struct src_env se;
     struct fsc_otlp_ingest *ing;
     struct fsc_sample smp[TAP_N]; /* samples since the fixture opened */
     size_t n_smp;
@@ -41,18 +41,12 @@ static int fx_open(struct fx *f)
 {
     char err[256] = "";
     memset(f, 0, sizeof(*f));
-    struct fsc_engine_config ecfg;
-    fsc_engine_config_defaults(&ecfg);
-    f->reg = fsc_registry_create(10000);
-    f->eng = fsc_engine_create(&ecfg, NULL, err, sizeof(err));
-    struct fsc_source_env env = {.reg = f->reg, .eng = f->eng};
-    if (!f->reg || !f->eng || fsc_registry_source_add(f->reg, SRC, 0, &env.source_id) != 0) {
-        fprintf(stderr, "fixture: %s\n", err);
+    struct src_env_opts o = {.source = SRC};
+    if (src_env_open(&f->se, &o) != 0)
         return -1;
-    }
     struct fsc_otlp_ingest_config icfg = {
         .source_name = SRC, .sample_tap = tap, .sample_tap_arg = f};
-    f->ing = fsc_otlp_ingest_create(&icfg, &env, err, sizeof(err));
+    f->ing = fsc_otlp_ingest_create(&icfg, &f->se.env, err, sizeof(err));
     if (!f->ing) {
         fprintf(stderr, "ingest: %s\n", err);
         return -1;
@@ -63,24 +57,7 @@ static int fx_open(struct fx *f)
 static void fx_close(struct fx *f)
 {
     fsc_otlp_ingest_destroy(f->ing);
-    fsc_engine_destroy(f->eng);
-    fsc_registry_destroy(f->reg);
-}
-
-/* "name{k="v",...}" of a series (labels sorted by name). */
-static const char *series_text(struct fx *f, fsc_series_id id)
-{
-    static char buf[1024];
-    struct fsc_label lb[FSC_REGISTRY_MAX_LABELS];
-    const char *m = fsc_registry_metric(f->reg, id);
-    size_t n = fsc_registry_labels(f->reg, id, lb, FSC_REGISTRY_MAX_LABELS);
-    int off = snprintf(buf, sizeof(buf), "%s{", m ? m : "(none)");
-    for (size_t i = 0; i < n && off < (int)sizeof(buf); i++)
-        off += snprintf(buf + off, sizeof(buf) - (size_t)off, "%s%s=\"%s\"", i ? "," : "",
-                        lb[i].name, lb[i].value);
-    if (off < (int)sizeof(buf) - 1)
-        snprintf(buf + off, sizeof(buf) - (size_t)off, "}");
-    return buf;
+    src_env_close(&f->se);
 }
 
 static struct fsc_otlp_attr as(const char *k, const char *v)
@@ -170,8 +147,8 @@ static const char *want_text(const char *port, const char *const *names, const c
 /* ---- cases ------------------------------------------------------------------------ */
 
 /* Two attribute keys of 100 bytes that differ only at byte 90 (index 89):
- * both were cut to the same 63-byte label name, so their points fed one
- * series (and a point with both kept one of them). Now each is its own
+ * cut to the same 63-byte label name, their points would feed one series
+ * (and a point with both would keep one of them). Each is its own
  * label name (63 bytes, the hash of the whole key), two series, and a
  * point with both keys has both labels. */
 static void long_keys_never_merge(void)
@@ -204,9 +181,9 @@ static void long_keys_never_merge(void)
         CHECK(f.smp[2].v.d == 3.0 && f.smp[1].v.d == 2.0);
         char want[512];
         const char *na[] = {n1}, *nb[] = {n2}, *nab[] = {n1, n2}, *va[] = {"a"}, *vb[] = {"b", "b"};
-        CHECK_STR(series_text(&f, f.smp[0].series), want_text("swp1", na, va, 1, want));
-        CHECK_STR(series_text(&f, f.smp[1].series), want_text("swp1", nb, va, 1, want));
-        CHECK_STR(series_text(&f, f.smp[3].series), want_text("swp1", nab, vb, 2, want));
+        CHECK_STR(series_text(f.se.reg, f.smp[0].series), want_text("swp1", na, va, 1, want));
+        CHECK_STR(series_text(f.se.reg, f.smp[1].series), want_text("swp1", nb, va, 1, want));
+        CHECK_STR(series_text(f.se.reg, f.smp[3].series), want_text("swp1", nab, vb, 2, want));
     }
     struct fsc_otlp_ingest_stats st;
     fsc_otlp_ingest_stats(f.ing, &st);
@@ -267,7 +244,7 @@ static void name_bound_edges(void)
     for (size_t i = 0; i < f.n_smp && i < 5; i++) {
         char line[512];
         const char *nm[] = {want[i]}, *vl[] = {"v"};
-        CHECK_STR(series_text(&f, f.smp[i].series), want_text("swp2", nm, vl, 1, line));
+        CHECK_STR(series_text(f.se.reg, f.smp[i].series), want_text("swp2", nm, vl, 1, line));
     }
     struct fsc_otlp_ingest_stats st;
     fsc_otlp_ingest_stats(f.ing, &st);
@@ -277,9 +254,9 @@ static void name_bound_edges(void)
 }
 
 /* Two keys of 300 bytes that differ only at byte 281 (after the cache key's
- * 255 bytes of a key): the cache cut both to the same 255 bytes, so the
- * second point hit the first one's entry and fed its series. Now the part
- * of the key past 247 bytes is a hash of the whole key: two cache entries,
+ * 255 bytes of a key): cut to the same 255 bytes, the second point would hit
+ * the first one's entry and feed its series. The part of the key past 247
+ * bytes is a hash of the whole key: two cache entries,
  * two series, each with its own label name; a repeat hits its own entry. */
 static void long_cache_keys_never_merge(void)
 {
@@ -305,14 +282,14 @@ static void long_cache_keys_never_merge(void)
         for (int i = 0; i < 2; i++) {
             char name[64], want[512];
             const char *nm[] = {hashed_name(keys[i], keys[i], name)}, *vl[] = {"v"};
-            CHECK_STR(series_text(&f, f.smp[i].series), want_text("swp3", nm, vl, 1, want));
+            CHECK_STR(series_text(f.se.reg, f.smp[i].series), want_text("swp3", nm, vl, 1, want));
         }
     }
     struct fsc_series_view view;
     if (f.n_smp == 4) {
-        CHECK_INT(fsc_engine_view(f.eng, f.smp[0].series, &view), 0);
+        CHECK_INT(fsc_engine_view(f.se.eng, f.smp[0].series, &view), 0);
         CHECK(view.value.d == 11.0);
-        CHECK_INT(fsc_engine_view(f.eng, f.smp[1].series, &view), 0);
+        CHECK_INT(fsc_engine_view(f.se.eng, f.smp[1].series, &view), 0);
         CHECK(view.value.d == 21.0);
     }
     struct fsc_otlp_ingest_stats st;

@@ -14,6 +14,7 @@
 #include "engine/engine.h"
 #include "engine/link_speed.h"
 #include "model/registry.h"
+#include "source_env_fixture.h"
 #include "sources/otlp/map/otlp_ingest.h"
 #include "test.h"
 
@@ -22,35 +23,19 @@
 #define SRC "spines"
 
 struct fx {
-    struct fsc_registry *reg;
-    struct fsc_engine *eng;
-    struct fsc_config *cfg;
-    struct fsc_link_speeds *ls;
+    struct src_env se; /* with a link-speed table */
     struct fsc_otlp_ingest *ing;
-    uint16_t source_id;
 };
 
 static int fx_open(struct fx *f, const char *yaml)
 {
     char err[256] = "";
     memset(f, 0, sizeof(*f));
-    if (yaml && !(f->cfg = fsc_config_parse(yaml, strlen(yaml), "t.yaml", fsc_app_schema(), err,
-                                            sizeof(err)))) {
-        fprintf(stderr, "config: %s\n", err);
+    struct src_env_opts o = {.source = SRC, .yaml = yaml, .max_series = 1000, .speeds = true};
+    if (src_env_open(&f->se, &o) != 0)
         return -1;
-    }
-    struct fsc_engine_config ecfg;
-    fsc_engine_config_defaults(&ecfg);
-    f->reg = fsc_registry_create(1000);
-    f->eng = fsc_engine_create(&ecfg, NULL, err, sizeof(err));
-    struct fsc_source_env env = {.reg = f->reg, .eng = f->eng};
-    env.topo = f->cfg ? fsc_topology_of(f->cfg) : NULL;
-    env.speeds = f->ls = f->eng ? fsc_link_speeds_create(f->eng, env.topo, 64, 256) : NULL;
-    if (!f->reg || !f->ls || fsc_registry_source_add(f->reg, SRC, 0, &env.source_id) != 0)
-        return -1;
-    f->source_id = env.source_id;
     struct fsc_otlp_ingest_config icfg = {.source_name = SRC};
-    f->ing = fsc_otlp_ingest_create(&icfg, &env, err, sizeof(err));
+    f->ing = fsc_otlp_ingest_create(&icfg, &f->se.env, err, sizeof(err));
     if (!f->ing)
         fprintf(stderr, "ingest: %s\n", err);
     return f->ing ? 0 : -1;
@@ -59,10 +44,7 @@ static int fx_open(struct fx *f, const char *yaml)
 static void fx_close(struct fx *f)
 {
     fsc_otlp_ingest_destroy(f->ing);
-    fsc_link_speeds_destroy(f->ls);
-    fsc_engine_destroy(f->eng);
-    fsc_registry_destroy(f->reg);
-    fsc_config_destroy(f->cfg);
+    src_env_close(&f->se);
 }
 
 static struct fsc_otlp_str str(const char *s)
@@ -102,9 +84,9 @@ static uint64_t tx_speed(struct fx *f, const char *port)
 {
     struct fsc_label lb[2] = {{"device", "spine1"}, {"port", port}};
     fsc_series_id id =
-        fsc_registry_lookup(f->reg, f->source_id, "fabric_port_tx_bytes_total", lb, 2);
+        fsc_registry_lookup(f->se.reg, f->se.env.source_id, "fabric_port_tx_bytes_total", lb, 2);
     struct fsc_series_view v;
-    if (id == FSC_SERIES_NONE || fsc_engine_view(f->eng, id, &v) != 0)
+    if (id == FSC_SERIES_NONE || fsc_engine_view(f->se.eng, id, &v) != 0)
         return UINT64_MAX;
     return v.link_speed_bps;
 }
@@ -124,14 +106,14 @@ static void speed_reaches_byte_counters(void)
     CHECK_INT(res.accepted, 1);
     CHECK(tx_speed(&f, "swp1") == 0);
     struct fsc_link_speeds_stats ls;
-    fsc_link_speeds_stats(f.ls, &ls);
+    fsc_link_speeds_stats(f.se.speeds, &ls);
     CHECK_INT(ls.ports_unknown, 1);
     /* then the speed: 400 Gb/s as a double */
     res = send(&f, SPEED, "swp1", 4e11, false);
     CHECK_INT(res.accepted, 1);
     CHECK_INT(res.rejected, 0);
     CHECK(tx_speed(&f, "swp1") == 400000000000ULL);
-    fsc_link_speeds_stats(f.ls, &ls);
+    fsc_link_speeds_stats(f.se.speeds, &ls);
     CHECK_INT(ls.ports_unknown, 0);
     CHECK_INT(ls.ports_learned, 1);
     /* the speed first, as an int: the counter is made with it */
@@ -151,7 +133,7 @@ static void speed_reaches_byte_counters(void)
     res = send(&f, SPEED, "swp1", NAN, false);
     CHECK_INT(res.rejected, 1);
     CHECK(tx_speed(&f, "swp1") == 800000000000ULL);
-    CHECK_INT(fsc_registry_count(f.reg), 2); /* the speed metric is no series */
+    CHECK_INT(fsc_registry_count(f.se.reg), 2); /* the speed metric is no series */
     struct fsc_otlp_ingest_stats st;
     fsc_otlp_ingest_stats(f.ing, &st);
     CHECK_INT(st.speeds, 4);

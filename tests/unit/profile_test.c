@@ -187,9 +187,9 @@ static void cumulus_gauges_become_counters(void)
     CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
 }
 
-/* The names issue 26 found unmapped on Cumulus 5.11 .. 5.16, with the kind,
+/* Names Cumulus 5.11 .. 5.16 publish beyond port bytes, with the kind,
  * unit and label NVIDIA's Open-Telemetry-Export pages give them
- * (tests/vendor/cumulus/5.NN.names). */
+ * (tests/vendor/cumulus/5.<NN>.names). */
 static void cumulus_packets_buffers_phy(void)
 {
     const struct fsc_profile *c = &fsc_profile_cumulus;
@@ -333,7 +333,7 @@ static void mlx5_priority_capture(void)
 static void mlx5_32bit_q_counters(void)
 {
     const struct fsc_profile *x = &fsc_profile_mlx5;
-    /* Every row marked 32 in PROTOCOLS §5.1. */
+    /* Every Q counter: 32 bits wide (docs/vendors/mlx5.md). */
     static const char *const q32[] = {
         "rx_write_requests",
         "rx_read_requests",
@@ -413,9 +413,9 @@ static void mlx5_32bit_q_counters(void)
     CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
 }
 
-/* mlx5 per-priority drops, link-level pause and PHY errors (issue 26):
+/* mlx5 per-priority drops, link-level pause and PHY errors:
  * labels, never numbers in names; widths as the driver reads them. Names
- * from en_stats.c / counters.rst / sysfs.c (tests/vendor/mlx5). */
+ * from the kernel files of docs/vendors/mlx5.md (tests/vendor/mlx5). */
 static void mlx5_drops_pause_phy(void)
 {
     const struct fsc_profile *x = &fsc_profile_mlx5;

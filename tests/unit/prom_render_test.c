@@ -1,7 +1,7 @@
 /* Prometheus renderer: exact exposition text in both formats for a small
- * fixture (the expected text is written by hand from PROTOCOLS.md §6 and
- * docs/METRICS.md), staleness, series order, the buffer limit, histograms
- * and derived families. The text primitives are in prom_text_test.c. */
+ * fixture (the expected text is written by hand from Prometheus'
+ * exposition_formats.md, OpenMetrics 1.0 and docs/METRICS.md), staleness, series order, the buffer
+ * limit, histograms and derived families. The text primitives are in prom_text_test.c. */
 #include "prom_fixture.h"
 
 /* ---- the small fixture --------------------------------------------------- */
@@ -335,11 +335,10 @@ static void stale_series_disappear(void)
     pfx_close(&p);
 }
 
-/* Issue 20: devA now, devB dated 2200, devC now, devA again, all of one
- * source. Staleness once compared each series with its source's newest
- * device time, so devB's hid devA and devC (only devB was exposed). Each
- * series is now judged on its own time alone: all three are shown, and
- * stay shown while they move. */
+/* devA now, devB dated 2200, devC now, devA again, all of one source.
+ * Compared with its source's newest device time, devB's would hide devA and
+ * devC; each series is judged on its own time alone: all three are shown,
+ * and stay shown while they move. */
 static void future_time_hides_nothing(void)
 {
     struct pfx p;

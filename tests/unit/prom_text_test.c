@@ -1,6 +1,6 @@
 /* Exposition text primitives (prometheus/prom_text.h): integer and float
  * formatting against known answers and against printf + strtod, and the
- * label and HELP escapes of PROTOCOLS.md §6. */
+ * label and HELP escapes of Prometheus' exposition_formats.md. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

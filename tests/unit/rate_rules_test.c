@@ -1,4 +1,5 @@
-/* Rate engine rules (collector/engine/rate.c, DESIGN §4), one case each:
+/* Rate engine rules (collector/engine/rate.c; docs/DESIGN.md,
+ * "The rate rules"), one case each:
  * implausible-rate glitches, gaps that are not fine-grained, gauges, the
  * first partial window, the per-interval window cap, double counters and
  * scale, extreme and negative times, names and defaults. The known-answer

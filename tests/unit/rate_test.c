@@ -1,5 +1,7 @@
-/* Known-answer tests for the rate engine (collector/engine/rate.c, DESIGN §4),
- * cases 2-5 of the foundation issue plus a 400G burst through the windows.
+/* Known-answer tests for the rate engine (collector/engine/rate.c;
+ * docs/DESIGN.md, "The rate rules"): timestamp jitter, batched counter copies,
+ * a 32-bit wrap and a 64-bit reset, duplicates and clock steps, and a 400G
+ * burst through the windows.
  *
  * Every case drives fsc_rate_update() directly with synthetic counters whose
  * true value is known at every device time, and a small collector
@@ -324,7 +326,7 @@ static void duplicates_order_clock_step(void)
 }
 
 /* A 400G link idle except one 100 ms line-rate burst: 400 / 80 / 40 Gb/s at
- * 100 ms / 500 ms / 1 s (DESIGN §1), i.e. 50e9 / 10e9 / 5e9 B/s. */
+ * 100 ms / 500 ms / 1 s, i.e. 50e9 / 10e9 / 5e9 B/s. */
 static void burst_windows_400g(void)
 {
     struct fsc_traits tr = bytes_traits(400000000000ULL, 100 * MS);

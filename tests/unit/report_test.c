@@ -1,4 +1,4 @@
-/* The capacity report (exporters/rollup/report*.c) from a rollup store
+/* The capacity report (collector/commands/report_*.c) from a rollup store
  * seeded with known per-minute records over 4 hours: every table's numbers
  * asserted exactly in the CSV and in the JSON, Prometheus' quantile rules,
  * an empty range, and the HTML rendered by headless Chromium without

@@ -455,10 +455,10 @@ static void version1_reads_whole_minutes(void)
     CHECK_NEAR(back.port.dir[FSC_RR_TX].bytes, 1e9, 0);
 }
 
-/* Issue 20: the directory deleted under an open store (rm -rf), then
- * replaced (moved away, an empty one put there). Before, the store kept
- * writing into its open file, gone or elsewhere; now the next append finds
- * the file no longer at its path and starts it again where it belongs. */
+/* The directory deleted under an open store (rm -rf), then replaced (moved
+ * away, an empty one put there): the next append finds the file no longer
+ * at its path and starts it again where it belongs, rather than writing
+ * into an open file that is gone or elsewhere. */
 static void dir_deleted_or_replaced(void)
 {
     mkdir_tmp();

@@ -1,4 +1,4 @@
-# Listener security (issue 10): the credential check of net/http_auth.c
+# Listener security: the credential check of net/http_auth.c
 # (verdicts, cache, tokens file, no secret in logs) and the auth / server
 # tls config keys. The listeners themselves: tests/integration/security.cmake.
 fsc_unit_test(http_auth LABELS security core config CASES

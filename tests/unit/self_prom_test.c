@@ -1,4 +1,4 @@
-/* Self-metrics fed by counters that used to stay internal
+/* Self-metrics fed by counters the engine, the sources and the listeners keep
  * (exporters/prometheus/prom_self.c): the engine's unknown-series drops,
  * the OTLP receivers' skipped points by reason, listener refusals by reason
  * and the rollup store's families - exact text from the daemon's stats

@@ -1,4 +1,4 @@
-/* The time guard (collector/model/time_guard.h, issue 20): bounds exactly at
+/* The time guard (collector/model/time_guard.h): bounds exactly at
  * and past their edges, either side off, int64 extremes without overflow,
  * the per-device offsets and the bound of the device table. */
 #include <stdint.h>

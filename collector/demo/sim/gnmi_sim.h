@@ -174,7 +174,7 @@ struct fsc_sim_config {
     int close_after_sync;   /* ends each call with OK right after its sync_response */
     int64_t fault_for_ms;
     /* Every time the target sends (payload, creation, export) is this far
-     * ahead of the host's clock: a device with a wrong clock (issue 20). */
+     * ahead of the host's clock: a device with a wrong clock. */
     int64_t clock_ahead_ms;
     int64_t duration_ms; /* process lifetime (always bounded) */
     /* --targets N: N independent targets in this process, each its own gRPC

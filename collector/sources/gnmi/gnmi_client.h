@@ -18,8 +18,7 @@
 #define FSC_GNMI_CADENCE_SLOTS_MIN 64   /* the table's first size (it doubles as it fills) */
 #define FSC_GNMI_CADENCE_SPAN      64   /* EWMA weight 1/64 (after the first 64 intervals) */
 
-/* Observed cadence of one stream (DESIGN §6 "observed cadence", issue 4
- * "cadence and jitter (exported)").
+/* Observed cadence of one stream (docs/METRICS.md, "Self-monitoring").
  *
  * Why per reference series: a target sends one message per sensor and port
  * (or queue) per sample interval, all stamped with (nearly) the same time,

@@ -1,4 +1,4 @@
-/* gNMI SubscribeResponse -> samples (DESIGN §2, §6).
+/* gNMI SubscribeResponse -> samples (docs/DESIGN.md, "One data model").
  *
  * One decoder per Subscribe stream, used by that stream's thread only. Input
  * is the bytes of one gnmi.SubscribeResponse as gRPC delivers them; output is
@@ -108,7 +108,7 @@ struct fsc_gnmi_result {
     uint32_t multi_wait;    /* updates of a multi-producer series held until all reported */
     uint32_t multi_dropped; /* updates of a multi-producer series past the bounds (dropped) */
     uint32_t names_hashed;  /* updates of a series with a list-key label name over 63 bytes,
-                             * hashed to 45 bytes + "_h" + 16 hex digits (issue 20) */
+                             * hashed to 45 bytes + "_h" + 16 hex digits */
     uint32_t zero_filled;   /* samples of value 0 added for zero-suppressed counters */
     uint64_t seq_skipped;   /* sequence numbers this message jumped over (may arrive late) */
     uint64_t seq_lost;      /* numbers this message made lost: out of the reorder window

@@ -204,7 +204,7 @@ int fsc_gnmi_plan_request(const struct fsc_gnmi_config *gc, size_t idx, uint8_t 
     list.mode = GNMI__SUBSCRIPTION_LIST__MODE__STREAM;
     list.encoding = plan_encoding(gc->encoding);
     list.updates_only = st->updates_only;
-    /* list.qos stays NULL on purpose (PROTOCOLS §3.2); prefix stays NULL:
+    /* list.qos stays NULL on purpose (Junos answers "Qos not supported"); prefix stays NULL:
      * each path is absolute, so the response prefixes are the target's own. */
     Gnmi__SubscribeRequest req = GNMI__SUBSCRIBE_REQUEST__INIT;
     req.request_case = GNMI__SUBSCRIBE_REQUEST__REQUEST_SUBSCRIBE;

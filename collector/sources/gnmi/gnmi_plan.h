@@ -3,7 +3,8 @@
  * Pure functions (no I/O, no globals): config in, packed request bytes out,
  * so the exact bytes a device receives are unit-tested. Every request is
  * STREAM mode with the configured encoding, no prefix, and never `qos` (a
- * Junos target answers UNIMPLEMENTED "Qos not supported", PROTOCOLS §3.2).
+ * Junos target answers UNIMPLEMENTED "Qos not supported", as reported in
+ * akarneliuk/pygnmi#131).
  * Paths are written in the usual gNMI string form, "/a/b[k=v][k2=v2]/c";
  * a '/' inside [] belongs to the key value, and a backslash escapes the next
  * character inside [] ("\]" is a literal ']'). */

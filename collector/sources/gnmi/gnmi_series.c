@@ -291,8 +291,8 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
          * of an unknown list (components, PFEs) would merge into one series.
          * Room is left for the three topology labels. A name over 63 bytes
          * is its first 45 + "_h" + 16 hex digits of the FNV-1a hash of the
-         * whole key name (base/name_hash.h; issue 20: it was dropped, and
-         * the entries of such a list merged into one series). */
+         * whole key name (base/name_hash.h): dropping it would merge the
+         * entries of such a list into one series. */
         for (size_t i = 0; i < dp.n_keys && nl + 3 < FSC_REGISTRY_MAX_LABELS; i++) {
             if ((int)i == pk)
                 continue;

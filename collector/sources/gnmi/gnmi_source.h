@@ -1,4 +1,4 @@
-/* The `gnmi` source: a dial-in gNMI client for one device (DESIGN §6).
+/* The `gnmi` source: a dial-in gNMI client for one device (docs/DESIGN.md, "Plugins").
  *
  * One instance per `sources:` entry of type gnmi. start() plans one
  * SubscribeRequest per configured stream (gnmi_plan.h), opens a gRPC channel

@@ -28,8 +28,8 @@ struct fsc_gnmi_stream_stats {
     uint64_t seq_late;                /* Junos messages that arrived after a higher number */
     uint64_t reconnects;              /* calls that failed and were retried after backoff */
     uint64_t resubscribes;            /* calls cancelled for silence and restarted */
-    uint64_t names_hashed; /* updates of series with a list-key label name hashed (issue 20) */
-    uint64_t zero_filled;  /* samples of 0 given to zero-suppressed counters (gnmi_zero.c) */
+    uint64_t names_hashed;            /* updates of series with a list-key label name hashed */
+    uint64_t zero_filled; /* samples of 0 given to zero-suppressed counters (gnmi_zero.c) */
     /* Observed cadence (gnmi_client.h, struct fsc_gnmi_cadence): device-time
      * interval between messages that start with the same series, EWMA over ~64 intervals,
      * and the mean absolute deviation of the intervals from it; both in

@@ -1,5 +1,5 @@
 /* SIOCETHTOOL stats reader and sysfs link state. See nic_ethtool.h. */
-#define _DEFAULT_SOURCE /* struct ifreq (net/if.h), MAP_ANONYMOUS */
+#define _DEFAULT_SOURCE /* struct ifreq (<net/if.h>), MAP_ANONYMOUS */
 
 #include "sources/nic/nic_ethtool.h"
 
@@ -21,10 +21,10 @@
 
 _Static_assert(ETH_GSTRING_LEN == FSC_NIC_ETHTOOL_NAME_LEN, "ETH_GSTRING_LEN is 32");
 _Static_assert(IFNAMSIZ == FSC_NIC_IFNAME_MAX, "IFNAMSIZ is 16");
-_Static_assert(offsetof(struct ethtool_gstrings, data) == 12, "PROTOCOLS §5.3 layout");
-_Static_assert(offsetof(struct ethtool_stats, data) == 8, "PROTOCOLS §5.3 layout");
-_Static_assert(offsetof(struct ethtool_sset_info, data) == 16, "PROTOCOLS §5.3 layout");
-_Static_assert(offsetof(struct ethtool_drvinfo, n_stats) == 180, "PROTOCOLS §5.3 layout");
+_Static_assert(offsetof(struct ethtool_gstrings, data) == 12, "linux/ethtool.h layout");
+_Static_assert(offsetof(struct ethtool_stats, data) == 8, "linux/ethtool.h layout");
+_Static_assert(offsetof(struct ethtool_sset_info, data) == 16, "linux/ethtool.h layout");
+_Static_assert(offsetof(struct ethtool_drvinfo, n_stats) == 180, "linux/ethtool.h layout");
 
 /* Reloads tried in one read before giving up on a count that keeps moving. */
 #define ETHTOOL_RELOAD_TRIES 3

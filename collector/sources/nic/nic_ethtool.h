@@ -1,4 +1,5 @@
-/* ethtool statistics through the SIOCETHTOOL ioctl (PROTOCOLS §5.3), and the
+/* ethtool statistics through the SIOCETHTOOL ioctl (the kernel's
+ * include/uapi/linux/ethtool.h and sockios.h), and the
  * netdev's link state and speed from sysfs.
  *
  * Stats: GSSET_INFO (or GDRVINFO.n_stats on drivers without it) gives the

@@ -1,5 +1,5 @@
 /* The host check of a switchless B300 node against its cable plan
- * (DESIGN §5 "Topology checks", docs/CABLING.md): for every cabled interface
+ * (docs/CABLING.md, "For the NIC poller"): for every cabled interface
  * the plan gives this node, does the host really look like that?
  *
  *   missing  the interface does not exist (<sysfs>/class/net/<if>)

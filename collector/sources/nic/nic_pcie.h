@@ -1,5 +1,7 @@
-/* PCIe health of a NIC (PROTOCOLS §5.5): link speed and width against their
- * maximum, and the AER error counters, from /sys/bus/pci/devices/<BDF>/.
+/* PCIe health of a NIC (the kernel's drivers/pci/pci-sysfs.c and
+ * Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats): link speed
+ * and width against their maximum, and the AER error counters, from
+ * /sys/bus/pci/devices/<BDF>/.
  *
  * On B300 the GPU-NIC path is PCIe Gen6 x16 (64 GT/s). A ConnectX-8 that
  * trains at Gen5 or at reduced width halves its bandwidth with no error on

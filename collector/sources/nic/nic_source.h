@@ -1,5 +1,5 @@
 /* The `nic` source: the poller of a switchless DGX B300 node's ConnectX-8
- * NICs (DESIGN §6, PROTOCOLS §5, docs/METRICS.md "NIC source").
+ * NICs (docs/vendors/mlx5.md, docs/METRICS.md "NIC source").
  *
  * One instance per `sources:` entry of type nic, one thread, one timer
  * (absolute CLOCK_MONOTONIC deadlines every nic.interval) for all ports.

@@ -1,5 +1,5 @@
 /* Counter directories in sysfs: one decimal number per file, read many times
- * a second (DESIGN §6, PROTOCOLS §5.1 and §5.4).
+ * a second (docs/vendors/mlx5.md, "Where a counter comes from").
  *
  *   /sys/class/infiniband/<dev>/ports/<n>/hw_counters   (+ its `lifespan`)
  *   /sys/class/infiniband/<dev>/ports/<n>/counters

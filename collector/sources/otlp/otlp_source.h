@@ -1,4 +1,4 @@
-/* The `otlp` source: an OTLP metrics receiver for Cumulus switches (DESIGN §6).
+/* The `otlp` source: an OTLP metrics receiver for Cumulus switches (docs/DESIGN.md, "Plugins").
  *
  * One instance per `sources:` entry of type otlp. start() creates the ingest
  * (otlp_ingest.h) and the configured transports: an OTLP/gRPC server on the

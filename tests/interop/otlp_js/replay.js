@@ -25,7 +25,7 @@
 // The script. t_i = T0 + i s + J[i] (J in microseconds, multiples of 250 us,
 // within +-50 ms: Cumulus' jittered 1 s cadence). RESET = tick 10.
 //   A. Gauge nvswitch_interface_if_in_octets {interface=swp1}, asDouble
-//      (Cumulus interface counters are gauge doubles, PROTOCOLS §4.2):
+//      (Cumulus interface counters are gauge doubles, docs/vendors/cumulus.md):
 //        i < 10: 5e12 + 2.5 * (t_i - T0) [ns]     (2.5e9 B/s)
 //        i >= 10: 1000 + 2.5 * (t_i - t_10)      (reset: drops to 1000)
 //      last value (i = 19): 22354376000.

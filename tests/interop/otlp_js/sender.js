@@ -65,12 +65,12 @@
 // time_ms. The gauge is linear in k, NOT in time: the scheduler's jitter
 // moves the timestamps, so the per-interval rate is 1e9 / (t_k - t_{k-1}),
 // not a constant. The test therefore derives the expected rate from the
-// printed (t_k, v_k) pairs exactly as DESIGN §4 rule 9 defines an aligned
-// window: interpolate the counter linearly at the window's two edges and
-// divide the difference by the width. That is exact up to float rounding
-// whatever the jitter. Collections are scheduled at phase M/2 of an
-// epoch-aligned M grid (x.125, x.375, ... for M = 250), so a collection
-// falls on a window edge only when it is late by M/2.
+// printed (t_k, v_k) pairs exactly as rule 9 of docs/DESIGN.md, "The rate
+// rules" defines an aligned window: interpolate the counter linearly at the
+// window's two edges and divide the difference by the width. That is exact
+// up to float rounding whatever the jitter. Collections are scheduled at
+// phase M/2 of an epoch-aligned M grid (x.125, x.375, ... for M = 250), so a
+// collection falls on a window edge only when it is late by M/2.
 //
 // What the SDK sends (recorded with a throwaway dump server: SDK 2.12.0,
 // exporters 0.223.0, grpc-js 1.14.7; the same content over gRPC, HTTP/protobuf

@@ -1,4 +1,4 @@
-/* The OTLP data model as the receiver's decoders hand it over (DESIGN §6).
+/* The OTLP data model as the receiver's decoders hand it over (docs/DESIGN.md, "One data model").
  *
  * Two decoders (otlp_proto.c for application/x-protobuf and gRPC, otlp_json.c
  * for OTLP/JSON) turn one ExportMetricsServiceRequest into calls on a
@@ -48,7 +48,7 @@ enum fsc_otlp_value_type {
 };
 
 /* One KeyValue. `pg` arrives as int in histograms and as string "0" in
- * buffer stats (PROTOCOLS §4.2): consumers compare by text, see
+ * buffer stats (docs/vendors/cumulus.md, "Buffer statistics"): consumers compare by text, see
  * fsc_otlp_attr_text(). */
 struct fsc_otlp_attr {
     struct fsc_otlp_str key;

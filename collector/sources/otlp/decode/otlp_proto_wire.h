@@ -4,7 +4,7 @@
  * where, and the readers of the OTLP common types (KeyValue / AnyValue, in
  * otlp_proto_wire.c).
  *
- * Internal to collector/otlp. Nothing here allocates; every read is bounded
+ * Internal to the OTLP source. Nothing here allocates; every read is bounded
  * by the end of the enclosing message, so a length that overruns its parent
  * is caught at the level where it is declared. */
 #ifndef FSC_OTLP_PROTO_WIRE_H

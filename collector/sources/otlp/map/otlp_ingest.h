@@ -1,4 +1,5 @@
-/* OTLP points -> samples (DESIGN §2-§4, §6; PROTOCOLS §2, §4).
+/* OTLP points -> samples (docs/DESIGN.md, "One data model" and "The rate rules";
+ * docs/vendors/cumulus.md).
  *
  * One ingest per `otlp` source instance, shared by its gRPC and HTTP
  * transports. A request is processed between fsc_otlp_ingest_begin() and
@@ -51,15 +52,15 @@ struct fsc_otlp_ingest_config {
     const struct fsc_profile *profile; /* NULL = fsc_profile_cumulus */
     int64_t nominal_interval_ns;       /* traits of new series; 0 = 1 s (Cumulus default) */
     uint32_t max_series;               /* per-source bound; 0 = 100000 */
-    /* Added: samples buffered per request before the engine is fed (a
+    /* Samples buffered per request before the engine is fed (a
      * bigger request feeds it in chunks of this size); 0 = 65536. */
     uint32_t max_batch;
-    /* Added, a test hook: called with every chunk of samples just before
+    /* A test hook: called with every chunk of samples just before
      * fsc_engine_ingest() (also when env->eng is NULL), under the ingest
      * lock. NULL = none. */
     void (*sample_tap)(void *arg, const struct fsc_sample *smp, size_t n);
     void *sample_tap_arg;
-    /* Added (issue 20, model/time_guard.h): a point whose time is more than
+    /* Device time bounds (model/time_guard.h): a point whose time is more than
      * max_time_ahead_ns ahead of its request's arrival time, or more than
      * max_time_behind_ns behind it, is rejected; 0 = that side unchecked
      * (the ingest's default; the source passes its keys' 5 m / 24 h). */
@@ -76,7 +77,7 @@ struct fsc_otlp_ingest_result {
     uint64_t skipped;     /* neither accepted nor rejected: NO_RECORDED_VALUE points and */
     uint64_t other_shard; /* (of skipped) points of a device another shard owns */
     char message[256];    /* first rejection reason of the request, "" when none */
-    /* Added: a condition of the sender worth one log line, "" when none; each
+    /* A condition of the sender worth one log line, "" when none; each
      * is returned once (today: a Cumulus device that sends no port byte
      * counter, otlp_bytes.h). The caller logs it; the ingest prints nothing. */
     char warning[256];
@@ -90,7 +91,6 @@ struct fsc_otlp_ingest_stats {
     uint64_t resets; /* cumulative start-time changes seen */
     uint32_t series; /* series known to the ingest */
     size_t memory_bytes;
-    /* Added below. */
     uint64_t rej_labels;    /* no usable series identity: metric name empty or over
                              * FSC_PROFILE_VENDOR_MAX, more attributes than labels fit */
     uint64_t samples_lost;  /* samples the engine refused (fsc_engine_ingest error) */
@@ -98,22 +98,22 @@ struct fsc_otlp_ingest_stats {
     uint64_t heap_allocs;   /* allocations after create; a request of known series makes none */
     uint32_t cache_entries; /* (device, name, attributes[, bounds]) keys cached */
     uint64_t other_shard;   /* of skipped: points of another shard's device */
-    uint64_t rej_time;      /* of rejected: time too far ahead or behind (issue 20) */
+    uint64_t rej_time;      /* of rejected: time too far ahead or behind */
     uint64_t values_hashed; /* label values over FSC_OTLP_LABEL_VALUE_MAX given a hash
                              * suffix (per point and device name seen) */
-    /* Added: Cumulus port bytes by release (otlp_bytes.h). */
+    /* Cumulus port bytes by release (otlp_bytes.h). */
     uint64_t bytes_derived;    /* derived (per-class sum) samples emitted */
     uint64_t bytes_incomplete; /* exports of a port that lacked a learned class: no sum */
     uint64_t bytes_dropped;    /* points of a lower-ranked byte counter not counted */
     uint64_t bytes_unplaced;   /* byte points past the port bound or without class */
-    /* Added: Cumulus histograms as queue-peak evidence (otlp_hist_evid.c). */
+    /* Cumulus histograms as queue-peak evidence (otlp_hist_evid.c). */
     uint64_t hist_evid_samples;  /* peak gauge samples derived from histogram points */
     uint64_t hist_evid_unplaced; /* histogram points whose peak gauge could not be made */
-    /* Added (issue 20): attribute keys whose label name is over 63 bytes,
+    /* Attribute keys whose label name is over 63 bytes,
      * named by their first 45 bytes + "_h" + 16 hex digits of a hash of the
      * whole key (otlp_label_name); per point, as values_hashed. */
     uint64_t names_hashed;
-    /* Added: Cumulus' link speed (otlp_speed.c): points read, points with
+    /* Cumulus' link speed (otlp_speed.c): points read, points with
      * no usable value or port (also rejected), reports that changed their
      * port's speed. */
     uint64_t speeds, speed_unreadable, speed_changes;

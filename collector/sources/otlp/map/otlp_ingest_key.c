@@ -56,8 +56,8 @@ void otlp_ingest_key_prefix(struct fsc_otlp_ingest *ing, bool hist, size_t name_
 }
 
 /* Writes an attribute key into the cache key: u16 length and the bytes,
- * or for a key over ATTR_KEY_MAX bytes (issue 20: it was cut there, and
- * two keys that differ after byte 255 shared one cache entry, one series)
+ * or for a key over ATTR_KEY_MAX bytes (cut there, two keys that differ
+ * after byte 255 would share one cache entry, one series)
  * u16 ATTR_KEY_HASHED | ATTR_KEY_MAX, its first ATTR_KEY_MAX - 8 bytes and
  * the FNV-1a 64 hash of all of it (8 bytes, little-endian). The flag keeps
  * a hashed key apart from any key of 255 bytes as sent. */

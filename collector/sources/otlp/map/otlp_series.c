@@ -332,7 +332,7 @@ static bool has_label(const struct fsc_label *lb, size_t n, const char *name)
     return false;
 }
 
-/* Labels the collector itself gives meaning to (DESIGN §3): an attribute
+/* Labels the collector itself gives meaning to (docs/DESIGN.md, "One data model"): an attribute
  * never takes them over, even when the collector has no value for them. */
 static bool reserved(const char *name)
 {

@@ -8,7 +8,7 @@
  *   profile lookup, no registry lock.
  * - The state (last start time, DELTA running total) belongs to a REGISTRY
  *   series, not to a cache key. Several keys can name one series: `pg` as
- *   int 0 and as string "0" (PROTOCOLS §4.2), a value cut at the label bound,
+ *   int 0 and as string "0" (docs/vendors/cumulus.md), a value cut at the label bound,
  *   an empty value (dropped by the registry), attribute keys that sanitize
  *   alike, and every bucket-bounds variant of one histogram shares its
  *   `_count` / `_sum`. Keeping the state per series id means such aliases
@@ -165,9 +165,9 @@ const uint32_t *otlp_series_create(struct otlp_series *s, const struct otlp_iden
  * digit gets a '_' in front, a run of leading '_' becomes one (names
  * starting with "__" are Prometheus' own). A name longer than
  * FSC_LABEL_NAME_BOUND (63) bytes is its first 45 bytes + "_h" + 16 hex
- * digits of the FNV-1a hash of the whole key as sent (base/name_hash.h;
- * issue 20: it was cut at 63 bytes, and two keys that differ after that
- * became one label, their series one series); *hashed says so. Returns
+ * digits of the FNV-1a hash of the whole key as sent (base/name_hash.h:
+ * cut at 63 bytes, two keys that differ after that would become one label,
+ * their series one series); *hashed says so. Returns
  * the length (0: an empty key, no label). */
 size_t otlp_label_name(const char *k, size_t klen, char out[FSC_OTLP_LABEL_NAME_MAX], bool *hashed);
 
@@ -175,8 +175,8 @@ size_t otlp_label_name(const char *k, size_t klen, char out[FSC_OTLP_LABEL_NAME_
  * splitting a UTF-8 character. */
 size_t otlp_utf8_cut(const char *s, size_t n);
 
-/* A label value that fits (issue 20: values over the bound were cut, and
- * two interfaces differing after byte 128 became one series). When n <=
+/* A label value that fits (cut at the bound, two interfaces differing after
+ * byte 128 would become one series). When n <=
  * FSC_OTLP_LABEL_VALUE_MAX, returns s itself and *len = n. Else writes
  * into out the value's first bytes (cut on a character boundary) followed
  * by OTLP_HASH_SUFFIX_LEN bytes "~h" + 16 hex digits of the FNV-1a 64-bit

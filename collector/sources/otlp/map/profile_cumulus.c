@@ -6,7 +6,7 @@
  * content/cumulus-linux-5NN/Monitoring-and-Troubleshooting/Open-Telemetry-Export.md
  * for NN = 11 .. 16, and the "Deprecated OTEL Metrics" lists of
  * content/cumulus-linux-515/Whats-New/_index.md and -516. The names each
- * release lists are kept in tests/vendor/cumulus/5.NN.names; every vendor
+ * release lists are kept in tests/vendor/cumulus/5.<NN>.names; every vendor
  * name below is in one of them (test profile_conformance). A name is listed
  * when at least one release documents it; names a later release drops simply
  * stop arriving.

@@ -15,8 +15,8 @@
  * {initial metadata, response message, status, RECV_CLOSE_ON_SERVER} ->
  * REPLY -> unref and request again.
  *
- * Admission (issue 20: eight calls that never sent their message used to
- * hold all eight slots, and the ninth legitimate Export waited until its
+ * Admission (eight calls that never send their message must not hold all
+ * eight slots while the ninth, a legitimate Export, waits until its
  * deadline). A call whose message has not come limits.message_timeout after
  * it arrived is cancelled (DEADLINE_EXCEEDED). When a client address has
  * max_calls_per_ip calls in progress, its own call waiting longest for a
@@ -641,12 +641,12 @@ static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, c
 }
 
 /* The core's memory quota: 8 x max_body, within [32, 256] MiB. gRPC 1.51
- * checks GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH only once a message is
- * complete, and opens the stream's flow-control window to the length the
- * message announces, so one 100 MiB message was buffered whole (+100 MB
- * peak RSS, issue 20). The quota bounds what all connections may buffer:
- * when it runs out the core closes the connection that needs more
- * (measured: +17 MB at 16 MiB, the 100 MiB sender cut after 17 MiB). */
+ * checks GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH only once a message is complete,
+ * and opens the stream's flow-control window to the length the message
+ * announces, so without a quota one 100 MiB message is buffered whole
+ * (+100 MB peak RSS). The quota bounds what all connections may buffer: when it
+ * runs out the core closes the connection that needs more (measured: +17 MB
+ * at 16 MiB, the 100 MiB sender cut after 17 MiB). */
 static size_t memory_quota(size_t max_body)
 {
     size_t q = max_body > GRPC_MEMORY_QUOTA_MAX / 8 ? GRPC_MEMORY_QUOTA_MAX : 8 * max_body;

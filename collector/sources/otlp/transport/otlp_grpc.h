@@ -9,7 +9,7 @@
 
 #include "sources/otlp/transport/otlp_server.h"
 
-/* The Export method path (PROTOCOLS §2.1). */
+/* The Export method path (proto/otlp_metrics_service.proto). */
 #define FSC_OTLP_GRPC_METHOD "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export"
 
 struct fsc_otlp_grpc;

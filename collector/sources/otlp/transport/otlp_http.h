@@ -9,7 +9,7 @@
 
 #include "sources/otlp/transport/otlp_server.h"
 
-/* The request path (PROTOCOLS §2.1). */
+/* The request path (the OTLP specification, OTLP/HTTP). */
 #define FSC_OTLP_HTTP_PATH "/v1/metrics"
 
 struct fsc_otlp_http;
