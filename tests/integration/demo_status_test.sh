@@ -58,7 +58,9 @@ mport=$(wait_for "$tmp/fsc.log" \
 base="http://127.0.0.1:$mport"
 
 cat >"$tmp/check.py" <<'PY'
-import csv, html.parser, json, re, sys, time, urllib.request
+import csv, json, os, re, sys, time, urllib.request
+sys.path.insert(0, os.environ["FSC_TEST_TOOLS"])  # the shared page tree
+from html_tree import parse, rows  # noqa: E402
 fails, checks = [], 0
 
 def check(ok, what):
@@ -160,54 +162,6 @@ def phase_api(base):
     check(not probs, "mesh:\n  " + "\n  ".join(probs[:10]))
 
 # ---- DOM ----
-class Node:
-    def __init__(self, tag, attrs, parent):
-        self.tag, self.attrs, self.parent, self.kids, self.text = tag, dict(attrs), parent, [], ""
-    def all(self):
-        yield self
-        for k in self.kids:
-            yield from k.all()
-    def find(self, tag, **attrs):
-        return [n for n in self.all() if n.tag == tag and
-                all(n.attrs.get(k) == v for k, v in attrs.items())]
-    def cls(self):
-        return (self.attrs.get("class") or "").split()
-    def texts(self):
-        return self.text + "".join(k.texts() for k in self.kids)
-    def cell(self, c):
-        found = [n for n in self.kids if n.tag == "td" and c in n.cls()]
-        return found[0] if found else None
-
-VOID = {"meta", "link", "br", "img", "input", "hr"}
-class Tree(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.root = self.cur = Node("#root", {}, None)
-    def handle_starttag(self, tag, attrs):
-        n = Node(tag, attrs, self.cur)
-        self.cur.kids.append(n)
-        if tag not in VOID:
-            self.cur = n
-    def handle_startendtag(self, tag, attrs):
-        self.cur.kids.append(Node(tag, attrs, self.cur))
-    def handle_endtag(self, tag):
-        n = self.cur
-        while n is not None and n.tag != tag:
-            n = n.parent
-        if n is not None and n.parent is not None:
-            self.cur = n.parent
-    def handle_data(self, data):
-        self.cur.text += data
-
-def parse(path):
-    t = Tree()
-    t.feed(open(path, encoding="utf-8").read())
-    return t.root
-
-def rows(root, table):
-    t = root.find("table", id=table)
-    return [r for r in t[0].all() if r.tag == "tr" and r.parent.tag == "tbody"] if t else []
-
 def phase_dom(path):
     root = parse(path)
     htm = root.find("html")
@@ -369,18 +323,6 @@ for f in fails:
 print("checks=%d fails=%d" % (checks, len(fails)))
 PY
 
-# Runs the python checker and adds its counts to ours.
-pycheck() {
-    "$py" "$tmp/check.py" "$@" >"$tmp/py.out" 2>&1
-    cat "$tmp/py.out"
-    _n=$(sed -n 's/^checks=\([0-9]*\) fails=\([0-9]*\)$/\1 \2/p' "$tmp/py.out")
-    if [ -z "$_n" ]; then
-        fail "checker $1 did not finish"
-        return
-    fi
-    checks=$((checks + ${_n% *}))
-    fails=$((fails + ${_n#* }))
-}
 # chrome PROFILE ARGS...: headless, bounded, console to stderr ($tmp/PROFILE.err).
 chrome() {
     _prof=$1

@@ -111,6 +111,9 @@ lib_init() {
     # temporary directory, not /var/lib/fabricscope (config/config_load.c).
     STATE_DIRECTORY=$tmp/state
     export STATE_DIRECTORY
+    # Python checkers import shared modules of tests/tools from here.
+    FSC_TEST_TOOLS="$(cd "$(dirname "$0")/../tools" && pwd)"
+    export FSC_TEST_TOOLS
     checks=0
     fails=0
     fsc_pid=""
@@ -312,6 +315,21 @@ poll_metrics() {
         _pm_n=$((_pm_n + 2))
     done
     return 1
+}
+
+# pycheck ARGS...: runs the test's python checker ($tmp/check.py, which may
+# import tests/tools modules through FSC_TEST_TOOLS) and adds its counts
+# ("checks=N fails=M", its last line) to ours.
+pycheck() {
+    "$py" "$tmp/check.py" "$@" >"$tmp/py.out" 2>&1
+    cat "$tmp/py.out"
+    _n=$(sed -n 's/^checks=\([0-9]*\) fails=\([0-9]*\)$/\1 \2/p' "$tmp/py.out")
+    if [ -z "$_n" ]; then
+        fail "checker $1 did not finish"
+        return
+    fi
+    checks=$((checks + ${_n% *}))
+    fails=$((fails + ${_n#* }))
 }
 
 value() { grep -E "^$1" "${2:-$tmp/metrics}" | head -n 1 | awk '{print $NF}'; }
