@@ -67,6 +67,10 @@ if v6_port=$(free_port ::1 2>/dev/null); then
     fsc_pid=$!
     wait_exporter || exit 1
     check_log "exporter_started on [::1]" "event=exporter_started exporter=prometheus listen=\\[::1\\]:$v6_port port=$v6_port"
+    grep -q "listen=\\[::1\\]:$v6_port " "$tmp/fsc.log" || {
+        echo "--- log ---"
+        cut -c1-300 "$tmp/fsc.log" | head -20
+    }
     check "/metrics on [::1]" wait_until 50 eval \
         'curl -sfg --max-time 5 "http://[::1]:$v6_port/metrics" | grep -q "^fabric_port_rx_bytes_total{"'
     stop_pid "$fsc_pid"

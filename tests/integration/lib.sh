@@ -114,6 +114,9 @@ lib_init() {
     # Python checkers import shared modules of tests/tools from here.
     FSC_TEST_TOOLS="$(cd "$(dirname "$0")/../tools" && pwd)"
     export FSC_TEST_TOOLS
+    # ... without leaving __pycache__ in the source tree.
+    PYTHONDONTWRITEBYTECODE=1
+    export PYTHONDONTWRITEBYTECODE
     checks=0
     fails=0
     fsc_pid=""
