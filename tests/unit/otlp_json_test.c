@@ -275,6 +275,11 @@ static void all_fields(void)
                 "{'name':'a','unit':null,'gauge':null},{'name':'b','sum':{'isMonotonic':null,"
                 "'dataPoints':[{'asDouble':null,'timeUnixNano':null,'attributes':null}]}}]}]}]}"),
               "R\nM a u= none t=0 mono=0\nM b u= sum t=0 mono=0\nP | t=0 v=-\n");
+    /* ... in a oneof too: a null member beside the one set is no second one */
+    EXPECT_OK(q("{'resourceMetrics':[{'resource':{'attributes':[{'key':'k','value':{"
+                "'stringValue':null,'intValue':'3'}}]},'scopeMetrics':[{'metrics':[{'name':'c',"
+                "'gauge':null,'sum':{'dataPoints':[{'asDouble':null,'asInt':'4'}]}}]}]}]}"),
+              "R k=i:3\nM c u= sum t=0 mono=0\nP | t=0 v=i:4\n");
     /* unknown keys anywhere, any JSON inside; keys the decoder does not use */
     EXPECT_OK(q("{'x':{'a':[1,2.5e-3,{'b':null}],'c':'\\u00e9'},'resourceMetrics':[{'schemaUrl':"
                 "'u','y':[],'scopeMetrics':[{'metrics':[{'description':5,'metadata':'?',"

@@ -177,7 +177,7 @@ static int walk_keyvalue(struct jdec *d, json_t *kv, unsigned depth, struct fsc_
     return rc;
 }
 
-/* The attributes of a resource or point (key k), kept in d->attrs. */
+/* The attributes of a resource or point, kept in d->attrs. */
 static int walk_attrs(struct jdec *d, json_t *arr, uint32_t *count)
 {
     int rc;
