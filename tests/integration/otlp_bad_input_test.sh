@@ -4,8 +4,9 @@
 # client (tests/interop/otlp_js/replay.js --grpc-raw):
 #   malformed protobuf (truncated length, invalid wire type)
 #       -> HTTP 400 + a protobuf google.rpc.Status {code 3, message}; gRPC 3
-#   malformed JSON, and JSON that is not a request -> 400 + JSON Status whose
-#       message names line and column (otlp_point.h)
+#   malformed JSON -> 400 + JSON Status whose message names line and column;
+#       JSON that is not a request -> 400, the message names the key's path
+#       (otlp_point.h)
 #   body over max_body (valid JSON padded with 100 KiB of blanks; a valid
 #       protobuf with a 100 KiB unknown field over gRPC)
 #       -> 413 / gRPC RESOURCE_EXHAUSTED (8): the cap, not a parse error
@@ -121,8 +122,8 @@ check_eq "truncated JSON: status" "$(post application/json "$fx/bad_truncated.js
 check "truncated JSON: message with line and column" \
     grep -Eq '"code": *3.*"message": *"[^"]*line [0-9]+, column [0-9]+' "$tmp/resp"
 check_eq "JSON not a request: status" "$(post application/json "$fx/bad_not_request.json")" 400
-check "JSON not a request: message with line and column" \
-    grep -Eq '"message": *"[^"]*line [0-9]+, column [0-9]+' "$tmp/resp"
+check "JSON not a request: message with the path" \
+    grep -Eq '"message": *"resourceMetrics: expected an array"' "$tmp/resp"
 
 check_eq "body over max_body" "$(post application/json "$tmp/big.json")" 413
 check_eq "gzip bomb (JSON)" "$(post application/json "$tmp/bomb.json.gz" -H 'Content-Encoding: gzip')" 413

@@ -17,9 +17,7 @@
 static char tr[1 << 16];
 static size_t trlen;
 static unsigned ncalls;
-static unsigned bad_ptrs; /* strings outside the request buffer, misaligned arrays */
-static const char *cur_buf;
-static size_t cur_len;
+static unsigned bad_ptrs; /* a string with bytes but no pointer, misaligned arrays */
 static char err[512];
 
 static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -35,7 +33,7 @@ static void out(const char *fmt, ...)
 
 static void put_str(struct fsc_otlp_str s)
 {
-    if (s.len && (s.p < cur_buf || s.p + s.len > cur_buf + cur_len))
+    if (s.len && !s.p)
         bad_ptrs++;
     for (uint32_t i = 0; i < s.len; i++) {
         unsigned char c = (unsigned char)s.p[i];
@@ -140,8 +138,6 @@ static int dec(const char *json, size_t len)
     tr[0] = '\0';
     ncalls = 0;
     bad_ptrs = 0;
-    cur_buf = buf;
-    cur_len = len;
     int rc = fsc_otlp_decode_json(buf, len, &vis, err, sizeof(err));
     free(buf);
     return rc;
@@ -279,6 +275,11 @@ static void all_fields(void)
                 "{'name':'a','unit':null,'gauge':null},{'name':'b','sum':{'isMonotonic':null,"
                 "'dataPoints':[{'asDouble':null,'timeUnixNano':null,'attributes':null}]}}]}]}]}"),
               "R\nM a u= none t=0 mono=0\nM b u= sum t=0 mono=0\nP | t=0 v=-\n");
+    /* ... in a oneof too: a null member beside the one set is no second one */
+    EXPECT_OK(q("{'resourceMetrics':[{'resource':{'attributes':[{'key':'k','value':{"
+                "'stringValue':null,'intValue':'3'}}]},'scopeMetrics':[{'metrics':[{'name':'c',"
+                "'gauge':null,'sum':{'dataPoints':[{'asDouble':null,'asInt':'4'}]}}]}]}]}"),
+              "R k=i:3\nM c u= sum t=0 mono=0\nP | t=0 v=i:4\n");
     /* unknown keys anywhere, any JSON inside; keys the decoder does not use */
     EXPECT_OK(q("{'x':{'a':[1,2.5e-3,{'b':null}],'c':'\\u00e9'},'resourceMetrics':[{'schemaUrl':"
                 "'u','y':[],'scopeMetrics':[{'metrics':[{'description':5,'metadata':'?',"
@@ -300,9 +301,37 @@ static void int64_exact(void)
     EXPECT_OK(pt_doc(q("'timeUnixNano':1700000000123456789,'asInt':-9223372036854775808")),
               "R\nM m u= gauge t=0 mono=0\nP | t=1700000000123456789 v=i:-9223372036854775808\n");
     EXPECT_OK(pt_doc(q("'startTimeUnixNano':'18446744073709551615','timeUnixNano':"
-                       "18446744073709551615,'asInt':9223372036854775807,'flags':4294967295")),
-              "R\nM m u= gauge t=0 mono=0\nP | s=18446744073709551615 t=18446744073709551615 "
+                       "'9223372036854775808','asInt':9223372036854775807,'flags':4294967295")),
+              "R\nM m u= gauge t=0 mono=0\nP | s=18446744073709551615 t=9223372036854775808 "
               "f=4294967295 v=i:9223372036854775807\n");
+    /* a bare -0 is the integer 0 (jansson holds it so) */
+    EXPECT_OK(pt_doc(q("'timeUnixNano':-0,'asInt':-0")),
+              "R\nM m u= gauge t=0 mono=0\nP | t=0 v=i:0\n");
+    /* uint64 above INT64_MAX as a bare number: jansson cannot hold it exactly,
+     * refused with the field's path (a string is exact, above) */
+    EXPECT_BAD(pt_doc(q("'timeUnixNano':9223372036854775808")), "timeUnixNano: bare JSON number");
+    CHECK_STR(err, "resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints[0]."
+                   "timeUnixNano: bare JSON number above 9223372036854775807: send uint64 "
+                   "values as strings (protobuf JSON mapping)");
+    EXPECT_BAD(q("{'resourceMetrics':[{'scopeMetrics':[{'metrics':[{'name':'h','histogram':{"
+                 "'dataPoints':[{'bucketCounts':['1',18446744073709551615]}]}}]}]}]}"),
+               "histogram.dataPoints[0].bucketCounts[1]: bare JSON number above "
+               "9223372036854775807");
+    /* such a number in a key the decoder does not use: the text is read with
+     * every integer as a double, and integer fields take bare numbers up to
+     * 2^53 (exact in a double; 2.0 then equals 2), refuse 2^53 and more
+     * (2^53 + 1 reads as 2^53) */
+    EXPECT_OK(pt_doc(q("'exemplars':[{'asInt':18446744073709551615}],'timeUnixNano':"
+                       "9007199254740991,'startTimeUnixNano':'18446744073709551615','asInt':"
+                       "-9007199254740991,'flags':2.0")),
+              "R\nM m u= gauge t=0 mono=0\nP | s=18446744073709551615 t=9007199254740991 f=2 "
+              "v=i:-9007199254740991\n");
+    EXPECT_BAD(pt_doc(q("'x':18446744073709551616,'timeUnixNano':9007199254740993")),
+               "dataPoints[0].timeUnixNano: bare JSON number of 2^53 or more in a request holding "
+               "one beyond int64: send 64-bit integers as strings");
+    EXPECT_BAD(pt_doc(q("'x':-9223372036854775809,'asInt':-9007199254740992")),
+               "dataPoints[0].asInt: bare JSON number of 2^53 or more");
+    EXPECT_BAD(pt_doc(q("'x':-9223372036854775809,'asInt':1.5")), "asInt: expected an integer");
     /* doubles: numbers, numeric strings, the three special strings */
     EXPECT_OK(pt_doc(q("'asDouble':'1.5e2'")), "R\nM m u= gauge t=0 mono=0\nP | t=0 v=d:150\n");
     EXPECT_OK(pt_doc(q("'asDouble':4.9406564584124654e-324")),
@@ -336,20 +365,22 @@ static void int64_exact(void)
                                     "{}",
                                     "[]",
                                     "'NaN'",
-                                    "-0"};
+                                    "'-0'"};
     char m[128];
     for (size_t i = 0; i < sizeof(bad_u64) / sizeof(bad_u64[0]); i++) {
         snprintf(m, sizeof(m), "'timeUnixNano':%s", bad_u64[i]);
         EXPECT_BAD(pt_doc(q(m)), "dataPoints[0].timeUnixNano");
     }
     EXPECT_BAD(pt_doc(q("'count':1,'asInt':'9223372036854775808'")), "number out of range");
-    EXPECT_BAD(pt_doc(q("'asInt':-9223372036854775809")), "asInt: number out of range");
+    EXPECT_BAD(pt_doc(q("'asInt':'-9223372036854775809'")), "asInt: number out of range");
+    EXPECT_BAD(pt_doc(q("'asInt':-9223372036854775809")),
+               "asInt: bare JSON number of 2^53 or more");
     EXPECT_BAD(pt_doc(q("'asInt':'-'")), "asInt: expected an integer");
     EXPECT_BAD(pt_doc(q("'asInt':2.0")), "asInt: expected an integer");
     EXPECT_BAD(pt_doc(q("'flags':4294967296")), "flags: number out of range");
     EXPECT_BAD(pt_doc(q("'asDouble':'nan'")), "asDouble: expected a number");
     EXPECT_BAD(pt_doc(q("'asDouble':'inf'")), "asDouble: expected a number");
-    EXPECT_BAD(pt_doc(q("'asDouble':1e999")), "asDouble: number out of range");
+    EXPECT_BAD(pt_doc(q("'asDouble':1e999")), "invalid JSON: real number overflow near '1e999'");
     EXPECT_BAD(pt_doc(q("'asDouble':'-1e999'")), "asDouble: number out of range");
     EXPECT_BAD(pt_doc(q("'asDouble':'1.'")), "asDouble: expected a number");
     EXPECT_BAD(pt_doc(q("'asDouble':true")), "asDouble: expected a number");
@@ -428,11 +459,10 @@ static void truncated_prefixes(void)
         CHECK_INT(bad, 0);
         CHECK_INT(good, len - end + 1);
     }
-    /* the message says where */
+    /* jansson's sentence, line and column (of the last character it read) */
     const char *t = "{\"resourceMetrics\":[{\"scopeMetrics\":[\n  {\"metrics\":[{\"name\":\"a";
     CHECK_INT(dec(t, strlen(t)), -EBADMSG);
-    CHECK_STR(err, "resourceMetrics[0].scopeMetrics[0].metrics[0].name: unexpected end of "
-                   "input (line 2, column 25)");
+    CHECK_STR(err, "invalid JSON: premature end of input near '\"a' (line 2, column 24)");
 }
 
 /* ---- key order, spelling, whitespace ---------------------------------------------------- */
@@ -595,7 +625,7 @@ static void whitespace(void)
     CHECK_INT(m, strlen(doc));
     EXPECT_OK(mini, all_want);
     /* other bytes are not whitespace */
-    EXPECT_BAD("{\f}", "expected a string key");
+    EXPECT_BAD("{\f}", "invalid JSON: string or '}' expected near '\f' (line 1, column 2)");
     EXPECT_BAD("\xc2\xa0{}", "expected an object");
 }
 
@@ -616,45 +646,50 @@ static void escapes_utf8(void)
                 "'if\\u005fin','g\\u0061uge':{'dataPoints':[{'\\u0074imeUnixNano':'3'}]}}]}]}]}"),
               "R\nM if_in u= gauge t=0 mono=0\nP | t=3 v=-\n");
 
-    static const char *bad[] = {"\xc0\x80",         /* overlong NUL */
-                                "\xc1\xbf",         /* overlong */
-                                "\xe0\x80\xaf",     /* overlong 3-byte */
-                                "\xf0\x80\x80\xaf", /* overlong 4-byte */
-                                "\xed\xa0\x80",     /* UTF-16 surrogate D800 */
-                                "\xed\xbf\xbf",     /* surrogate DFFF */
-                                "\xf4\x90\x80\x80", /* above U+10FFFF */
-                                "\xf5\x80\x80\x80",
-                                "\x80",
-                                "a\xbf",
-                                "\xe2\x82",
-                                "\xf0\x9f\x98",
-                                "\xff",
-                                "\xfe",
-                                "\xc3\x28", /* bad continuation */
-                                "\\ud800",
-                                "\\udc00",
-                                "\\ud800\\u0041",
-                                "\\ud800x",
-                                "\\udbff\\ud800",
-                                "\\x",
-                                "\\u12G4",
-                                "\\u12",
-                                "\\U0041",
-                                "\\'",
-                                "\x01",
-                                "\x1f",
-                                "\t",
-                                "\n"};
-    char m[128];
+    /* jansson's sentences (its load.c): a UTF-8 sequence it cannot decode is
+     * named by its first byte */
+    static const char *bad[][2] = {
+        {"\xc0\x80", "unable to decode byte 0xc0"}, /* overlong NUL */
+        {"\xc1\xbf", "unable to decode byte 0xc1"}, /* overlong */
+        {"\xe0\x80\xaf", "unable to decode byte 0xe0"},
+        {"\xf0\x80\x80\xaf", "unable to decode byte 0xf0"},
+        {"\xed\xa0\x80", "unable to decode byte 0xed"},     /* UTF-16 surrogate D800 */
+        {"\xed\xbf\xbf", "unable to decode byte 0xed"},     /* surrogate DFFF */
+        {"\xf4\x90\x80\x80", "unable to decode byte 0xf4"}, /* above U+10FFFF */
+        {"\xf5\x80\x80\x80", "unable to decode byte 0xf5"},
+        {"\x80", "unable to decode byte 0x80"},
+        {"a\xbf", "unable to decode byte 0xbf"},
+        {"\xe2\x82", "unable to decode byte 0xe2"},
+        {"\xf0\x9f\x98", "unable to decode byte 0xf0"},
+        {"\xff", "unable to decode byte 0xff"},
+        {"\xfe", "unable to decode byte 0xfe"},
+        {"\xc3\x28", "unable to decode byte 0xc3"}, /* bad continuation */
+        {"\\ud800", "invalid Unicode '\\uD800'"},
+        {"\\udc00", "invalid Unicode '\\uDC00'"},
+        {"\\ud800\\u0041", "invalid Unicode '\\uD800\\u0041'"},
+        {"\\ud800x", "invalid Unicode '\\uD800'"},
+        {"\\udbff\\ud800", "invalid Unicode '\\uDBFF\\uD800'"},
+        {"\\x", "invalid escape"},
+        {"\\u12G4", "invalid escape"},
+        {"\\u12", "invalid escape"},
+        {"\\U0041", "invalid escape"},
+        {"\\'", "invalid escape"},
+        {"\x01", "control character 0x1"},
+        {"\x1f", "control character 0x1f"},
+        {"\t", "control character 0x9"},
+        {"\n", "unexpected newline"},
+    };
+    char m[128], want[64];
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        snprintf(want, sizeof(want), "invalid JSON: %s", bad[i][1]);
         /* as a value, as a key, and inside an unknown key's value */
         snprintf(m, sizeof(m),
-                 "\"attributes\":[{\"key\":\"k\",\"value\":{\"stringValue\":\"%s\"}}]", bad[i]);
-        EXPECT_BAD(pt_doc(m), "string");
-        snprintf(m, sizeof(m), "\"%s\":1", bad[i]);
-        EXPECT_BAD(pt_doc(m), "string");
-        snprintf(m, sizeof(m), "\"x\":[\"%s\"]", bad[i]);
-        EXPECT_BAD(pt_doc(m), "string");
+                 "\"attributes\":[{\"key\":\"k\",\"value\":{\"stringValue\":\"%s\"}}]", bad[i][0]);
+        EXPECT_BAD(pt_doc(m), want);
+        snprintf(m, sizeof(m), "\"%s\":1", bad[i][0]);
+        EXPECT_BAD(pt_doc(m), want);
+        snprintf(m, sizeof(m), "\"x\":[\"%s\"]", bad[i][0]);
+        EXPECT_BAD(pt_doc(m), want);
     }
 }
 
@@ -662,11 +697,11 @@ static void escapes_utf8(void)
 
 static void trailing_garbage(void)
 {
-    EXPECT_BAD("{} x", "unexpected characters after the document (line 1, column 4)");
-    EXPECT_BAD("{}{}", "unexpected characters after the document");
-    EXPECT_BAD("{},", "unexpected characters");
-    EXPECT_BAD("{}}", "unexpected characters");
-    EXPECT_BAD("{}]", "unexpected characters");
+    EXPECT_BAD("{} x", "invalid JSON: end of file expected near 'x' (line 1, column 4)");
+    EXPECT_BAD("{}{}", "invalid JSON: end of file expected near '{'");
+    EXPECT_BAD("{},", "invalid JSON: end of file expected near ','");
+    EXPECT_BAD("{}}", "invalid JSON: end of file expected near '}'");
+    EXPECT_BAD("{}]", "invalid JSON: end of file expected near ']'");
     CHECK_INT(dec("{}\0", 3), -EBADMSG);
     CHECK_INT(ncalls, 0);
     size_t len = 0;
@@ -674,7 +709,7 @@ static void trailing_garbage(void)
     if (doc) {
         static char g[1 << 16];
         snprintf(g, sizeof(g), "%s\n\n  x", doc);
-        EXPECT_BAD(g, "unexpected characters after the document");
+        EXPECT_BAD(g, "invalid JSON: end of file expected near 'x'");
     }
     EXPECT_OK("{}\n \t\r", "");
     CHECK_INT(ncalls, 0);
@@ -752,7 +787,7 @@ static void bounds(void)
             EXPECT_OK(pt_doc(m), want);
         else
             EXPECT_BAD(pt_doc(m), "resourceMetrics[0].scopeMetrics[0].metrics[0].gauge."
-                                  "dataPoints[0].attributes: more than 64 attributes (line 1, ");
+                                  "dataPoints[0].attributes: more than 64 attributes");
         /* the same list as resource attributes */
         static char r[20000];
         snprintf(r, sizeof(r), "{\"resourceMetrics\":[{\"resource\":{%s}}]}", m);
@@ -834,7 +869,7 @@ static void type_errors(void)
                         "{'name':'c','gauge':{'dataPoints': 5}}]}]}]}");
     EXPECT_BAD(doc, "x");
     CHECK_STR(err, "resourceMetrics[0].scopeMetrics[0].metrics[2].gauge.dataPoints: expected an "
-                   "array (line 4, column 36)");
+                   "array");
 
     static const char *cases[][2] = {
         {"{'resourceMetrics':{}}", "resourceMetrics: expected an array"},
@@ -864,7 +899,7 @@ static void type_errors(void)
         {"{'resourceMetrics':[{'scopeMetrics':[{'metrics':[{'gauge':{},'sum':{}}]}]}]}",
          "metrics[0].sum: more than one of gauge, sum"},
         {"{'resourceMetrics':[{'scopeMetrics':[{'metrics':[{'name':'a','name':'a'}]}]}]}",
-         "metrics[0].name: duplicate key (line 1, column 62)"},
+         "invalid JSON: duplicate object key near '\"name\"' (line 1, column 67)"},
         {"{'resourceMetrics':[],'resource_metrics':[]}", "resourceMetrics: duplicate key"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -892,45 +927,50 @@ static void type_errors(void)
 /* JSON syntax errors, also where the decoder only skips. */
 static void syntax_errors(void)
 {
+    /* jansson's sentences (its load.c), the column of the last character read */
     static const char *cases[][2] = {
-        {"{'x':[1,]}", "expected a value"},
-        {"{'x':{'a' 1}}", "expected ':' after a key"},
-        {"{'x':{'a':1,}}", "expected a string key"},
-        {"{'x':01}", "expected ',' or '}'"},
-        {"{'x':1.}", "invalid number"},
-        {"{'x':-}", "invalid number"},
-        {"{'x':.5}", "expected a value"},
-        {"{'x':+1}", "expected a value"},
-        {"{'x':1e}", "invalid number"},
-        {"{'x':NaN}", "expected a value"},
-        {"{'x':tru}", "invalid literal"},
-        {"{'x':nul}", "invalid literal"},
-        {"{'x':[1 2]}", "expected ',' or ']' in an array"},
-        {"{'x':]}", "expected a value"},
-        {"{'x':[}]}", "expected a value"},
-        {"{'x':{]}", "expected a string key"},
-        {"{'x':[1}", "expected ',' or ']' in an array"},
-        {"{'x':{'a':1]}", "expected ',' or '}' in an object"},
-        {"{x:1}", "expected a string key"},
-        {"{'x' 1}", "expected ':'"},
-        {"{'x':1 'y':2}", "expected ',' or '}'"},
-        {"{'x':1,,'y':2}", "expected a string key"},
-        {"{,}", "expected a string key"},
-        {"{'x':'\\u00'}", "\\u escape"},
-        {"{'x':'abc}", "unexpected end of input"},
-        {"{'x':[[[", "unexpected end of input"},
+        {"{'x':[1,]}", "unexpected token near ']' (line 1, column 9)"},
+        {"{'x':{'a' 1}}", "':' expected near '1' (line 1, column 11)"},
+        {"{'x':{'a':1,}}", "string or '}' expected near '}' (line 1, column 13)"},
+        {"{'x':01}", "invalid token near '0' (line 1, column 6)"},
+        {"{'x':1.}", "invalid token near '1.' (line 1, column 7)"},
+        {"{'x':-}", "invalid token near '-' (line 1, column 6)"},
+        {"{'x':.5}", "invalid token near '.' (line 1, column 6)"},
+        {"{'x':+1}", "invalid token near '+' (line 1, column 6)"},
+        {"{'x':1e}", "invalid token near '1e' (line 1, column 7)"},
+        {"{'x':NaN}", "invalid token near 'NaN' (line 1, column 8)"},
+        {"{'x':tru}", "invalid token near 'tru' (line 1, column 8)"},
+        {"{'x':nul}", "invalid token near 'nul' (line 1, column 8)"},
+        {"{'x':[1 2]}", "']' expected near '2' (line 1, column 9)"},
+        {"{'x':]}", "unexpected token near ']' (line 1, column 6)"},
+        {"{'x':[}]}", "unexpected token near '}' (line 1, column 7)"},
+        {"{'x':{]}", "string or '}' expected near ']' (line 1, column 7)"},
+        {"{'x':[1}", "']' expected near '}' (line 1, column 8)"},
+        {"{'x':{'a':1]}", "'}' expected near ']' (line 1, column 12)"},
+        {"{x:1}", "string or '}' expected near 'x' (line 1, column 2)"},
+        {"{'x' 1}", "':' expected near '1' (line 1, column 6)"},
+        {"{'x':1 'y':2}", "'}' expected near '\"y\"' (line 1, column 10)"},
+        {"{'x':1,,'y':2}", "string or '}' expected near ',' (line 1, column 8)"},
+        {"{,}", "string or '}' expected near ',' (line 1, column 2)"},
+        {"{'x':'\\u00'}", "invalid escape near '\"\\u00\"' (line 1, column 11)"},
+        {"{'x':'abc}", "premature end of input near '\"abc}' (line 1, column 10)"},
+        {"{'x':[[[", "']' expected near end of file (line 1, column 8)"},
     };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        EXPECT_BAD(q(cases[i][0]), cases[i][1]);
-    /* lines and columns count bytes after each newline, blank lines too */
-    EXPECT_BAD("{\"x\":[\n1,\n\n2 3]}", "expected ',' or ']' in an array (line 4, column 3)");
+    char want[128];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(want, sizeof(want), "invalid JSON: %s", cases[i][1]);
+        EXPECT_BAD(q(cases[i][0]), want);
+        CHECK_STR(err, want);
+    }
+    /* lines count newlines, blank lines too; columns restart after each */
+    EXPECT_BAD("{\"x\":[\n1,\n\n2 3]}", "invalid JSON: ']' expected near '3' (line 4, column 3)");
 }
 
 /* Every allocation jansson or the decoder makes fails in turn (and every
  * one after it): the decode then refuses with -ENOMEM and calls nothing, or
  * succeeds; ASan (Sanitize build) sees any leak or bad access on those paths.
- * The second document takes the path of integers beyond int64 (a second
- * parse, exact values put back into the tree). */
+ * The second document takes the path of an integer beyond int64 (in a key
+ * the decoder does not use): a second parse, every integer a double. */
 static long allocs_left = -1; /* -1: no limit */
 
 static void *failing_malloc(size_t n)
@@ -948,11 +988,13 @@ static void alloc_failures(void)
     snprintf(docs[0], sizeof(docs[0]), "%s", q(all_doc));
     snprintf(want[0], sizeof(want[0]), "%s", all_want);
     snprintf(docs[1], sizeof(docs[1]), "%s",
-             pt_doc(q("'attributes':[{'key':'k','value':{'intValue':-9223372036854775808}}],"
-                      "'timeUnixNano':18446744073709551615,'asInt':9223372036854775807")));
+             pt_doc(q("'attributes':[{'key':'k','value':{'intValue':'-9223372036854775808'}},"
+                      "{'key':'small','value':{'intValue':42}},{'key':'s','value':{"
+                      "'stringValue':'swp1'}}],'exemplars':[{'asInt':18446744073709551615}],"
+                      "'timeUnixNano':'18446744073709551615','asInt':'9223372036854775807'")));
     snprintf(want[1], sizeof(want[1]), "%s",
-             "R\nM m u= gauge t=0 mono=0\nP k=i:-9223372036854775808 | t=18446744073709551615 "
-             "v=i:9223372036854775807\n");
+             "R\nM m u= gauge t=0 mono=0\nP k=i:-9223372036854775808 small=i:42 s=s:swp1 | "
+             "t=18446744073709551615 v=i:9223372036854775807\n");
     json_set_alloc_funcs(failing_malloc, free);
     for (int i = 0; i < 2; i++) {
         unsigned refused = 0, bad = 0;

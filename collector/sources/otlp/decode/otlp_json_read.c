@@ -1,250 +1,274 @@
-/* OTLP/JSON decoder, the walks' steps (otlp_json.c has the design and the
- * walks, otlp_json_int.h what the files share): an object's members and an
- * array's elements in document order, the checking walk's cursor moving
- * over the text beside them (step 3 of otlp_json.c), and the readers of
- * strings and numbers.
+/* OTLP/JSON decoder, what the walks read (otlp_json.c has the design and
+ * its decisions, otlp_json_int.h what the files share): the text's bounds
+ * and jansson's parse, an object's known members, the scalars and the
+ * error sentence.
  *
- * Numbers:
- * - Integers are exact (no double round trip): a JSON number without
- *   fraction or exponent, or a string holding `-?(0|[1-9][0-9]*)` ('-' only
- *   for the signed forms), in range. The checking walk reads their digits
- *   from the text, so 64-bit fields are exact whatever jansson made of them
- *   (above INT64_MAX, "-0", 1.0 against 1); an integer the tree does not
- *   hold exactly is replaced in the tree by one holding its 64 bits (stash)
- *   for the visiting walk.
- * - Doubles: any JSON number (jansson's strtod), or a string holding one or
- *   "NaN", "Infinity", "-Infinity"; a magnitude beyond a double is out of
- *   range, a text over 127 bytes is refused (LC_NUMERIC must be "C", the
- *   default).
- * - Enums: a JSON integer in int32 range (no strings). Bools: true / false. */
+ * Scalars (protobuf's JSON mapping, as otlp_json.c decides it):
+ * - uint64 / int64 / uint32: a JSON string of decimal digits,
+ *   `0|[1-9][0-9]*` with '-' in front for the signed ones, read here digit
+ *   by digit (overflow refused); or a JSON number without fraction or
+ *   exponent that jansson holds exactly (its json_integer, int64).
+ * - Doubles: any JSON number, or a string holding one (RFC 8259 grammar,
+ *   read with strtod: LC_NUMERIC must be "C", the default) or "NaN",
+ *   "Infinity", "-Infinity"; beyond a double's range is refused.
+ * - Enums: a JSON integer in int32 range (no strings). Bools: true, false. */
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sources/otlp/decode/otlp_json_int.h"
 
-#define NUM_TEXT_MAX 128 /* longest text read as a double */
+/* Bytes the tree may take, as check_text counts them. OTLP/JSON as
+ * exporters write it takes about 12 bytes of tree per byte of text, so this
+ * admits ~10 MiB of such JSON per request; larger batches belong in
+ * protobuf (decoded without a tree). Several requests may parse at once (one
+ * per HTTP connection thread): a bound per request that is a fraction of a
+ * collector's memory, not its whole. */
+#define JSON_TREE_MAX ((size_t)128 << 20) /* the refusal below names it */
 
 /* clang-format off */
-/* The snake_case proto spelling is derived (key_matches). */
 const char *const otlp_json_key_names[K_IDS] = {
-    "?", "resourceMetrics", "resource", "scopeMetrics", "metrics", "attributes", "name",
-    "unit", "gauge", "sum", "histogram", "exponentialHistogram", "summary", "dataPoints",
+    "resourceMetrics", "resource", "scopeMetrics", "metrics", "attributes", "name", "unit",
+    "gauge", "sum", "histogram", "exponentialHistogram", "summary", "dataPoints",
     "aggregationTemporality", "isMonotonic", "key", "value", "stringValue", "boolValue",
     "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue", "values",
     "startTimeUnixNano", "timeUnixNano", "asDouble", "asInt", "flags", "count", "bucketCounts",
     "explicitBounds", "min", "max",
 };
+
+/* The proto field names, where they differ from the camelCase ones. */
+static const char *const snake_names[K_IDS] = {
+    [K_RESOURCE_METRICS] = "resource_metrics", [K_SCOPE_METRICS] = "scope_metrics",
+    [K_EXP_HISTOGRAM] = "exponential_histogram", [K_DATA_POINTS] = "data_points",
+    [K_TEMPORALITY] = "aggregation_temporality", [K_MONOTONIC] = "is_monotonic",
+    [K_STRING_VALUE] = "string_value", [K_BOOL_VALUE] = "bool_value",
+    [K_INT_VALUE] = "int_value", [K_DOUBLE_VALUE] = "double_value",
+    [K_ARRAY_VALUE] = "array_value", [K_KVLIST_VALUE] = "kvlist_value",
+    [K_BYTES_VALUE] = "bytes_value", [K_START_TIME] = "start_time_unix_nano",
+    [K_TIME] = "time_unix_nano", [K_AS_DOUBLE] = "as_double", [K_AS_INT] = "as_int",
+    [K_BUCKET_COUNTS] = "bucket_counts", [K_EXPLICIT_BOUNDS] = "explicit_bounds",
+};
 /* clang-format on */
 
-/* The checking walk's cursor and jansson's tree went apart: a decoder bug. */
-static int desync(struct jdec *d)
+/* ---- before and during jansson's parse ------------------------------------------------- */
+
+static bool is_ws(char c)
 {
-    return fail(d, "internal error: the text and the parsed tree disagree");
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-/* ---- walking the tree -------------------------------------------------------------------- */
-
-/* The checking walk stands at the value (whitespace skipped); both walks:
- * it has the type. */
-static int expect(struct jdec *d, json_t *val, json_type type, const char *msg)
+static bool is_number_char(char c)
 {
-    if (!d->visit)
-        skip_ws(d);
-    return json_typeof(val) == type ? 0 : fail(d, msg);
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
-/* raw is camel itself or its snake_case form (fooBar -> foo_bar). */
-static bool key_matches(const char *raw, size_t len, const char *camel)
+/* A text error at byte `at`: line and column counted as jansson counts them
+ * (1-based; the column in characters, UTF-8 continuation bytes not counted). */
+static int fail_text(struct jdec *d, const char *b, size_t at, const char *msg)
 {
-    size_t i = 0;
-    while (i < len && camel[i] != '\0' && camel[i] == raw[i])
-        i++;
-    if (camel[i] == '\0')
-        return i == len;
-    i = 0; /* snake_case: each capital of camel is '_' and its lower case */
-    for (const char *c = camel; *c; c++) {
-        if (*c >= 'A' && *c <= 'Z') {
-            if (len - i < 2 || raw[i] != '_' || raw[i + 1] != *c - 'A' + 'a')
-                return false;
-            i += 2;
-        } else if (i >= len || raw[i++] != *c) {
-            return false;
+    unsigned line = 1, col = 1;
+    for (size_t i = 0; i < at; i++) {
+        if (b[i] == '\n') {
+            line++;
+            col = 1;
+        } else if (((unsigned char)b[i] & 0xc0) != 0x80) {
+            col++;
         }
     }
-    return i == len;
+    otlp_json_fail(d, msg);
+    d->line = line;
+    d->col = col;
+    return -EBADMSG;
 }
 
-/* Which of the keys in mask the key (as jansson decoded it) is (K_UNKNOWN:
- * none). */
-static enum key_id classify(const char *key, size_t len, uint64_t mask)
+/* Offset past the closing quote of the string whose opening quote is at q
+ * (the first '"' after an even run of backslashes); len if it does not close. */
+static size_t string_end(const char *b, size_t len, size_t q)
+{
+    for (size_t i = q + 1; i < len;) {
+        const char *p = memchr(b + i, '"', len - i);
+        if (!p)
+            break;
+        size_t k = (size_t)(p - b), s = k;
+        while (s > q + 1 && b[s - 1] == '\\')
+            s--;
+        if ((k - s) % 2 == 0)
+            return k + 1;
+        i = k + 1;
+    }
+    return len;
+}
+
+/* One scan of the text before jansson sees it: the top level is an object,
+ * nested at most JSON_DEPTH_MAX deep, and the tree jansson would build takes
+ * at most JSON_TREE_MAX bytes. jansson's own depth bound is 2048 (compiled
+ * in; its parser recurses once per level) and its tree takes up to ~80
+ * times the text ("{}," is 3 bytes of text and 232 of tree), while the
+ * text of a gzip'd body may be a thousand times its bytes on the wire. The
+ * sizes are jansson 2.14's on 64-bit glibc, measured: an object 232 bytes
+ * with its first hash buckets, an array 136, a string 88 plus its bytes (a
+ * key is less: counted as a string), a number 40; true, false and null are
+ * shared. On text that is not JSON the counts are wrong and jansson says
+ * why: up to where jansson stops, the text is valid and counted right. */
+static int check_text(struct jdec *d, const char *b, size_t len)
+{
+    size_t i = 0, tree = 0;
+    unsigned depth = 0;
+    while (i < len && is_ws(b[i]))
+        i++;
+    if (i == len)
+        return fail_text(d, b, len, "empty document");
+    if (b[i] != '{')
+        return fail_text(d, b, i, "expected an object (ExportMetricsServiceRequest)");
+    for (; i < len; i++) {
+        char c = b[i];
+        if (c == '"') {
+            size_t e = string_end(b, len, i);
+            tree += 88 + (e - i);
+            i = e - 1;
+        } else if (c == '{' || c == '[') {
+            if (++depth > JSON_DEPTH_MAX)
+                return fail_text(d, b, i, "nesting deeper than 128 levels");
+            tree += c == '{' ? 232 : 136;
+        } else if (c == '}' || c == ']') {
+            depth -= depth > 0;
+        } else if ((c >= '0' && c <= '9') || c == '-') {
+            tree += 40;
+            while (i + 1 < len && is_number_char(b[i + 1]))
+                i++;
+        }
+    }
+    if (tree > JSON_TREE_MAX)
+        return fail_text(d, b, 0,
+                         "the document would take more than 128 MiB to decode (send large "
+                         "batches as protobuf)");
+    return 0;
+}
+
+/* Whether jansson's refusal is an allocation failure: it reports one with
+ * no sentence, or, when it could not store a string it had read whole, as
+ * a syntax error about that token (the text before the position it gives
+ * ends with the string's closing quote; no invalid token ends so). */
+static bool out_of_memory(const json_error_t *e, const char *text, size_t len)
+{
+    if (e->text[0] == '\0' || json_error_code(e) == json_error_out_of_memory)
+        return true;
+    if (json_error_code(e) != json_error_invalid_syntax || e->position <= 0 ||
+        (size_t)e->position > len || text[e->position - 1] != '"')
+        return false;
+    return strncmp(e->text, "invalid token", 13) == 0 ||
+           strncmp(e->text, "string or '}' expected", 22) == 0;
+}
+
+int otlp_json_load(struct jdec *d, const char *text, size_t len, json_t **root)
+{
+    /* repeated keys refused (last-wins would guess); \u0000 allowed in strings */
+    const size_t flags = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL;
+    json_error_t e;
+    int rc = check_text(d, text, len);
+    if (rc < 0)
+        return rc;
+    *root = json_loadb(text, len, flags, &e);
+    if (!*root && json_error_code(&e) == json_error_numeric_overflow &&
+        strncmp(e.text, "too big", 7) == 0) {
+        /* an integer beyond int64: again, every integer a double (otlp_json.c) */
+        d->ints_as_reals = true;
+        *root = json_loadb(text, len, flags | JSON_DECODE_INT_AS_REAL, &e);
+    }
+    if (*root)
+        return 0;
+    if (out_of_memory(&e, text, len))
+        return -ENOMEM;
+    snprintf(d->jmsg, sizeof(d->jmsg), "invalid JSON: %s", e.text);
+    otlp_json_fail(d, d->jmsg);
+    d->line = e.line > 0 ? (unsigned)e.line : 0;
+    d->col = e.column > 0 ? (unsigned)e.column : 0;
+    return -EBADMSG;
+}
+
+/* ---- an object's members ------------------------------------------------------------ */
+
+static enum key_id classify(const char *key, uint64_t mask)
 {
     for (uint64_t m = mask; m; m &= m - 1) {
         int k = __builtin_ctzll(m);
-        if (key_matches(key, len, otlp_json_key_names[k]))
+        if (strcmp(key, otlp_json_key_names[k]) == 0 ||
+            (snake_names[k] && strcmp(key, snake_names[k]) == 0))
             return (enum key_id)k;
     }
-    return K_UNKNOWN;
+    return K_IDS;
 }
 
-/* The next member of obj in document order (1) or the end (0); the checking
- * walk's cursor moves along (it stands after the ':', as errors about the
- * member as a whole point there). */
-static int step_member(struct jdec *d, struct iter *it, json_t *obj)
+int otlp_json_members(struct jdec *d, json_t *obj, uint64_t mask, uint64_t oneof,
+                      const char *oneof_msg, json_t **vals)
 {
-    if (!d->visit) {
-        skip_ws(d);
-        if (d->pos < d->len && d->text[d->pos] == '}') {
-            d->pos++;
-            return it->n == json_object_size(obj) ? 0 : desync(d);
-        }
-        if (it->n > 0) { /* ',' */
-            d->pos++;
-            skip_ws(d);
-        }
-        it->key_at = d->pos;
-        d->pos = otlp_json_string_end(d->text, d->len, d->pos);
-        skip_ws(d);
-        d->pos++; /* ':' */
-    }
-    it->it = it->n ? json_object_iter_next(obj, it->it) : json_object_iter(obj);
-    if (!it->it)
-        return d->visit ? 0 : desync(d);
-    it->n++;
-    it->val = json_object_iter_value(it->it);
-    return 1;
-}
-
-/* Next member (1, it->val its value, key in it->k) or 0 at the end. Other
- * keys are skipped; a known key repeated is malformed; a null value is an
- * absent member. */
-int otlp_json_next_member(struct jdec *d, struct iter *it, json_t *obj, uint64_t mask)
-{
-    int rc;
-    if (!it->open) {
-        it->open = true;
-        if ((rc = expect(d, obj, JSON_OBJECT, "expected an object")) < 0)
-            return rc;
-        d->pos += !d->visit; /* '{' */
-    }
-    for (;;) {
-        if (it->pushed)
-            d->nseg--;
-        it->pushed = false;
-        if ((rc = step_member(d, it, obj)) <= 0)
-            return rc;
-        const char *key = json_object_iter_key(it->it); /* jansson refuses a NUL in keys */
-        it->k = classify(key, strlen(key), mask);
-        if (it->k == K_UNKNOWN) {
-            if (!d->visit)
-                otlp_json_skip_value(d);
+    uint64_t seen = 0, set = 0;
+    if (!json_is_object(obj))
+        return otlp_json_fail(d, "expected an object");
+    memset(vals, 0, K_IDS * sizeof(*vals));
+    for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
+        json_t *val = json_object_iter_value(it);
+        enum key_id k = classify(json_object_iter_key(it), mask);
+        if (k == K_IDS)
             continue;
-        }
-        push_key(d, it->k);
-        it->pushed = true;
-        if (it->seen & BIT(it->k))
-            return fail_at(d, it->key_at, "duplicate key");
-        it->seen |= BIT(it->k);
-        if (!json_is_null(it->val)) {
-            d->slot_obj = obj;
-            d->slot_iter = it->it;
-            d->slot_arr = NULL;
-            return 1;
-        }
-        if (!d->visit)
-            otlp_json_skip_value(d);
-    }
-}
-
-/* Next element (1, it->val, index it->n - 1 on the path) or 0 at the end;
- * more than max elements is malformed (too_many says so). */
-int otlp_json_next_elem(struct jdec *d, struct iter *it, json_t *arr, size_t max,
-                        const char *too_many)
-{
-    int rc;
-    if (!it->open) {
-        it->open = true;
-        if ((rc = expect(d, arr, JSON_ARRAY, "expected an array")) < 0)
-            return rc;
-        d->pos += !d->visit; /* '[' */
-    }
-    if (it->pushed)
-        d->nseg--;
-    it->pushed = false;
-    if (!d->visit) {
-        skip_ws(d);
-        if (d->pos < d->len && d->text[d->pos] == ']') {
-            d->pos++;
-            return it->n == json_array_size(arr) ? 0 : desync(d);
-        }
-        d->pos += it->n > 0; /* ',' */
-    }
-    if (it->n >= json_array_size(arr))
-        return d->visit ? 0 : desync(d);
-    it->val = json_array_get(arr, it->n);
-    d->slot_obj = NULL;
-    d->slot_arr = arr;
-    d->slot_idx = it->n;
-    it->n++;
-    if (it->n > max)
-        return fail(d, too_many);
-    push(d, NULL, 0, it->n - 1);
-    it->pushed = true;
-    return 1;
-}
-
-/* Visiting walk: walks the value val of key k with fn. */
-int otlp_json_revisit(struct jdec *d, enum key_id k, int (*fn)(struct jdec *, json_t *),
-                      json_t *val)
-{
-    push_key(d, k);
-    int rc = fn(d, val);
-    if (rc < 0)
-        return rc;
-    d->nseg--;
-    return 0;
-}
-
-/* ---- scalars ------------------------------------------------------------------------- */
-
-/* A string for the visitor (out NULL: checked only), copied into the
- * request buffer in the visiting walk. */
-int otlp_json_get_str(struct jdec *d, json_t *val, struct fsc_otlp_str *out)
-{
-    int rc = expect(d, val, JSON_STRING, "expected a string");
-    if (rc < 0)
-        return rc;
-    size_t n = json_string_length(val);
-    if (n > UINT32_MAX)
-        return fail(d, "string longer than 4 GiB");
-    if (!d->visit) {
-        d->pos = otlp_json_string_end(d->text, d->len, d->pos);
-        return 0;
-    }
-    if (out) {
-        if (n > d->len - d->out_len) /* cannot happen: see otlp_json.c, step 4 */
-            return fail(d, "internal error: decoded strings longer than the text");
-        memcpy(d->out + d->out_len, json_string_value(val), n);
-        out->p = d->out + d->out_len;
-        out->len = (uint32_t)n;
-        d->out_len += n;
+        /* both spellings of one key (jansson refuses one spelling twice) */
+        if (seen & BIT(k))
+            return otlp_json_in_key(d, k, otlp_json_fail(d, "duplicate key"));
+        seen |= BIT(k);
+        if (json_is_null(val))
+            continue; /* null = absent (protobuf JSON mapping) */
+        if ((BIT(k) & oneof) && (set & oneof))
+            return otlp_json_in_key(d, k, otlp_json_fail(d, oneof_msg));
+        set |= BIT(k);
+        vals[k] = val;
     }
     return 0;
 }
 
-/* `0|[1-9][0-9]*` into *out: -EINVAL if it is not that, -ERANGE if above
+/* ---- scalars ----------------------------------------------------------------------------- */
+
+#define MSG_U64  "expected an unsigned integer (a number without fraction or exponent, or a string)"
+#define MSG_I64  "expected an integer (a number without fraction or exponent, or a string)"
+#define MSG_DBL  "expected a number (or a string: a number, NaN, Infinity or -Infinity)"
+#define MSG_ENUM "expected an integer enum value"
+#define MSG_BIG                                                                                    \
+    "bare JSON number above 9223372036854775807: send uint64 values as strings (protobuf JSON "    \
+    "mapping)"
+#define MSG_INEXACT                                                                                \
+    "bare JSON number of 2^53 or more in a request holding one beyond int64: send 64-bit "         \
+    "integers as strings"
+
+int otlp_json_str(struct jdec *d, json_t *val, struct fsc_otlp_str *out)
+{
+    if (!json_is_string(val))
+        return otlp_json_fail(d, "expected a string");
+    /* under 4 GiB: the tree bound keeps every string under 128 MiB */
+    out->p = json_string_value(val);
+    out->len = (uint32_t)json_string_length(val);
+    return 0;
+}
+
+int otlp_json_bool(struct jdec *d, json_t *val, bool *out)
+{
+    if (!json_is_boolean(val))
+        return otlp_json_fail(d, "expected true or false");
+    *out = json_is_true(val);
+    return 0;
+}
+
+/* `0|[1-9][0-9]*` into *out: -EINVAL if it is not that, -ERANGE above
  * UINT64_MAX. */
 static int parse_u64(const char *p, size_t len, uint64_t *out)
 {
+    uint64_t v = 0;
     if (len == 0 || (p[0] == '0' && len > 1))
         return -EINVAL;
-    for (size_t i = 0; i < len; i++)
+    for (size_t i = 0; i < len; i++) {
         if (p[i] < '0' || p[i] > '9')
             return -EINVAL;
-    uint64_t v = 0;
-    for (size_t i = 0; i < len; i++) {
         unsigned dg = (unsigned)(p[i] - '0');
         if (v > (UINT64_MAX - dg) / 10)
             return -ERANGE;
@@ -254,212 +278,182 @@ static int parse_u64(const char *p, size_t len, uint64_t *out)
     return 0;
 }
 
-static int parse_i64(const char *p, size_t len, int64_t *out)
+/* A JSON number jansson holds as a double, in an integer field: it had a
+ * fraction or exponent, or the tree holds every integer as a double
+ * (d->ints_as_reals): then one of magnitude below 2^53 is exact, and a
+ * larger one is refused (its digits may be lost). 0 with the value in *x. */
+static int integral_real(struct jdec *d, json_t *val, bool is_unsigned, const char *msg, double *x)
 {
-    bool neg = len > 0 && p[0] == '-';
-    uint64_t mag;
-    int rc = parse_u64(p + neg, len - neg, &mag);
-    if (rc < 0)
-        return rc;
-    /* exact: -9223372036854775808 has no positive counterpart */
-    if (mag > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
-        return -ERANGE;
-    *out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+    double v = json_real_value(val);
+    if (!d->ints_as_reals || v != floor(v) || (is_unsigned && v < 0))
+        return otlp_json_fail(d, msg);
+    if (is_unsigned && v >= 0x1p63)
+        return otlp_json_fail(d, MSG_BIG);
+    if (fabs(v) >= 0x1p53) /* 2^53 + 1 rounds to 2^53 */
+        return otlp_json_fail(d, MSG_INEXACT);
+    *x = v;
     return 0;
 }
 
-static size_t digits(const char *p, size_t i, size_t len)
+int otlp_json_u64(struct jdec *d, json_t *val, uint64_t *out)
 {
-    while (i < len && p[i] >= '0' && p[i] <= '9')
-        i++;
-    return i;
-}
-
-/* Whether p[0..len) is exactly one JSON number (RFC 8259 grammar): for the
- * numbers inside strings, which jansson does not look into. */
-static bool is_number(const char *p, size_t len)
-{
-    size_t i = 0, j;
-    if (i < len && p[i] == '-')
-        i++;
-    if (i < len && p[i] == '0')
-        i++;
-    else if ((j = digits(p, i, len)) > i)
-        i = j;
-    else
-        return false;
-    if (i < len && p[i] == '.') {
-        if ((j = digits(p, i + 1, len)) == i + 1)
-            return false;
-        i = j;
-    }
-    if (i < len && (p[i] == 'e' || p[i] == 'E')) {
-        i++;
-        if (i < len && (p[i] == '+' || p[i] == '-'))
-            i++;
-        if ((j = digits(p, i, len)) == i)
-            return false;
-        i = j;
-    }
-    return i == len;
-}
-
-/* A double in a string: a JSON number, NaN, Infinity or -Infinity. */
-static int parse_double(const char *p, size_t len, double *out)
-{
-    if (len == 3 && memcmp(p, "NaN", 3) == 0) {
-        *out = NAN;
-        return 0;
-    }
-    if (len == 8 && memcmp(p, "Infinity", 8) == 0) {
-        *out = INFINITY;
-        return 0;
-    }
-    if (len == 9 && memcmp(p, "-Infinity", 9) == 0) {
-        *out = -INFINITY;
-        return 0;
-    }
-    if (len >= NUM_TEXT_MAX || !is_number(p, len))
-        return -EINVAL;
-    char text[NUM_TEXT_MAX]; /* strtod needs a terminator; jansson's string may hold a NUL */
-    memcpy(text, p, len);
-    text[len] = '\0';
-    errno = 0;
-    double v = strtod(text, NULL);
-    if (errno == ERANGE && isinf(v))
-        return -ERANGE;
-    *out = v;
-    return 0;
-}
-
-/* The checking walk read an integer from the text; the visiting walk reads
- * it from the tree, which must therefore hold it exactly: if it does not
- * (above INT64_MAX, or parsed as a double), the value in its slot is
- * replaced by an integer holding the 64 bits. */
-static int stash(struct jdec *d, json_t *val, json_int_t bits)
-{
-    if (json_is_integer(val) && json_integer_value(val) == bits)
-        return 0;
-    json_t *n = json_integer(bits);
-    if (!n)
-        return -ENOMEM;
-    int rc = d->slot_arr ? json_array_set_new(d->slot_arr, d->slot_idx, n)
-                         : json_object_iter_set_new(d->slot_obj, d->slot_iter, n);
-    return rc == 0 ? 0 : -ENOMEM;
-}
-
-#define MSG_U64  "expected an unsigned integer (a number without fraction or exponent, or a string)"
-#define MSG_I64  "expected an integer (a number without fraction or exponent, or a string)"
-#define MSG_DBL  "expected a number (or a string: a number, NaN, Infinity or -Infinity)"
-#define MSG_ENUM "expected an integer enum value"
-
-/* kind: 'u' u64, 'i' i64, 'd' double, 'e' enum (a JSON integer, int32).
- * Integers: from the text (checking walk) or the tree (visiting walk; the
- * checking walk made it exact). Doubles: jansson's for a number, parsed
- * from a string. A string's content is the tree's (escapes decoded).
- * Errors point at the number, or at a string's first content byte. */
-int otlp_json_read_num(struct jdec *d, json_t *val, int kind, void *out)
-{
-    const char *msg = kind == 'u'   ? MSG_U64
-                      : kind == 'i' ? MSG_I64
-                      : kind == 'd' ? MSG_DBL
-                                    : MSG_ENUM;
-    if (!d->visit)
-        skip_ws(d);
-    size_t at = d->pos;
-    const char *p;
-    size_t len;
-    bool str = json_is_string(val) && kind != 'e';
-    if (str) {
-        p = json_string_value(val);
-        len = json_string_length(val);
-        if (!d->visit)
-            d->pos = otlp_json_string_end(d->text, d->len, at);
-        at++;
-    } else if (json_is_number(val)) {
-        if (kind == 'd') {
-            if (!d->visit)
-                d->pos = otlp_json_token_end(d->text, d->len, at);
-            if (d->pos - at >= NUM_TEXT_MAX)
-                return fail_at(d, at, msg);
-            *(double *)out = json_number_value(val);
-            return 0;
-        }
-        if (d->visit) { /* the checking walk left an exact integer */
-            json_int_t v = json_integer_value(val);
-            if (kind == 'u')
-                *(uint64_t *)out = (uint64_t)v;
-            else if (kind == 'i')
-                *(int64_t *)out = v;
-            else
-                *(int32_t *)out = (int32_t)v;
-            return json_is_integer(val) ? 0 : fail(d, "internal error: an inexact integer");
-        }
-        p = d->text + at;
-        d->pos = otlp_json_token_end(d->text, d->len, at);
-        len = d->pos - at;
-    } else {
-        return fail_at(d, at, msg);
-    }
-    int64_t e = 0;
+    double x;
     int rc;
-    if (kind == 'u')
-        rc = parse_u64(p, len, out);
-    else if (kind == 'i')
-        rc = parse_i64(p, len, out);
-    else if (kind == 'd')
-        rc = parse_double(p, len, out);
-    else if ((rc = parse_i64(p, len, &e)) == 0 && (e < INT32_MIN || e > INT32_MAX))
-        rc = -ERANGE;
-    else
-        *(int32_t *)out = (int32_t)e;
-    if (rc < 0)
-        return fail_at(d, at, rc == -ERANGE ? "number out of range" : msg);
-    if (str || d->visit)
-        return 0;
-    const uint64_t *u = out;
-    const int64_t *v = out;
-    json_int_t bits = kind == 'u' ? (json_int_t)u[0] : kind == 'i' ? v[0] : e;
-    return stash(d, val, bits);
+    if (json_is_integer(val)) {
+        if (json_integer_value(val) < 0)
+            return otlp_json_fail(d, MSG_U64);
+        *out = (uint64_t)json_integer_value(val);
+    } else if (json_is_string(val)) {
+        rc = parse_u64(json_string_value(val), json_string_length(val), out);
+        if (rc < 0)
+            return otlp_json_fail(d, rc == -ERANGE ? "number out of range" : MSG_U64);
+    } else if (json_is_real(val)) {
+        if ((rc = integral_real(d, val, true, MSG_U64, &x)) < 0)
+            return rc;
+        *out = (uint64_t)x;
+    } else {
+        return otlp_json_fail(d, MSG_U64);
+    }
+    return 0;
 }
 
-int otlp_json_read_u32(struct jdec *d, json_t *val, uint32_t *out)
+int otlp_json_i64(struct jdec *d, json_t *val, int64_t *out)
 {
-    if (!d->visit)
-        skip_ws(d);
-    size_t at = d->pos;
+    double x;
+    int rc;
+    if (json_is_integer(val)) {
+        *out = json_integer_value(val);
+    } else if (json_is_string(val)) {
+        const char *p = json_string_value(val);
+        bool neg = p[0] == '-';
+        uint64_t mag = 0;
+        rc = parse_u64(p + neg, json_string_length(val) - neg, &mag);
+        /* -9223372036854775808 has no positive counterpart */
+        if (rc == 0 && mag > (uint64_t)INT64_MAX + neg)
+            rc = -ERANGE;
+        if (rc < 0)
+            return otlp_json_fail(d, rc == -ERANGE ? "number out of range" : MSG_I64);
+        *out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+    } else if (json_is_real(val)) {
+        if ((rc = integral_real(d, val, false, MSG_I64, &x)) < 0)
+            return rc;
+        *out = (int64_t)x;
+    } else {
+        return otlp_json_fail(d, MSG_I64);
+    }
+    return 0;
+}
+
+int otlp_json_u32(struct jdec *d, json_t *val, uint32_t *out)
+{
     uint64_t v = 0;
-    int rc = otlp_json_read_num(d, val, 'u', &v);
+    int rc = otlp_json_u64(d, val, &v);
     if (rc == 0 && v > UINT32_MAX)
-        return fail_at(d, at, "number out of range");
+        return otlp_json_fail(d, "number out of range");
     *out = (uint32_t)v;
     return rc;
 }
 
-int otlp_json_read_bool(struct jdec *d, json_t *val, bool *out)
+int otlp_json_enum(struct jdec *d, json_t *val, int32_t *out)
 {
-    if (!d->visit)
-        skip_ws(d);
-    if (!json_is_boolean(val))
-        return fail(d, "expected true or false");
-    *out = json_is_true(val);
-    if (!d->visit)
-        d->pos = otlp_json_token_end(d->text, d->len, d->pos);
+    double x;
+    int64_t v;
+    int rc;
+    if (json_is_integer(val)) {
+        v = json_integer_value(val);
+    } else if (json_is_real(val)) {
+        if ((rc = integral_real(d, val, false, MSG_ENUM, &x)) < 0)
+            return rc;
+        v = (int64_t)x;
+    } else {
+        return otlp_json_fail(d, MSG_ENUM);
+    }
+    if (v < INT32_MIN || v > INT32_MAX)
+        return otlp_json_fail(d, "number out of range");
+    *out = (int32_t)v;
     return 0;
 }
 
-/* bucketCounts ('u') or explicitBounds ('d') into the scratch. */
-int otlp_json_get_numbers(struct jdec *d, json_t *arr, int kind, void *out, uint32_t *count)
+/* Whether p[0..len) is one JSON number (RFC 8259): the strings read as
+ * doubles hold one. */
+static bool is_number(const char *p, size_t len)
 {
-    struct iter it = {0};
-    int rc;
-    while ((rc = otlp_json_next_elem(d, &it, arr, FSC_OTLP_BUCKETS_MAX, "more than 512 entries")) >
-           0) {
-        void *slot =
-            kind == 'd' ? (void *)((double *)out + it.n - 1) : (void *)((uint64_t *)out + it.n - 1);
-        if ((rc = otlp_json_read_num(d, it.val, kind, slot)) < 0)
-            return rc;
+    size_t i = p[0] == '-', j;
+    if (i < len && p[i] == '0') {
+        i++;
+    } else {
+        for (j = i; i < len && p[i] >= '0' && p[i] <= '9'; i++)
+            ;
+        if (i == j)
+            return false;
     }
-    *count = (uint32_t)it.n;
-    return rc;
+    if (i < len && p[i] == '.') {
+        for (j = ++i; i < len && p[i] >= '0' && p[i] <= '9'; i++)
+            ;
+        if (i == j)
+            return false;
+    }
+    if (i < len && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        i += i < len && (p[i] == '+' || p[i] == '-');
+        for (j = i; i < len && p[i] >= '0' && p[i] <= '9'; i++)
+            ;
+        if (i == j)
+            return false;
+    }
+    return i == len;
+}
+
+int otlp_json_double(struct jdec *d, json_t *val, double *out)
+{
+    if (json_is_number(val)) {
+        *out = json_number_value(val);
+        return 0;
+    }
+    if (!json_is_string(val))
+        return otlp_json_fail(d, MSG_DBL);
+    const char *p = json_string_value(val); /* NUL-terminated; may hold a NUL before */
+    size_t len = json_string_length(val);
+    if (len == 3 && memcmp(p, "NaN", 3) == 0) {
+        *out = NAN;
+        return 0;
+    }
+    if ((len == 8 && memcmp(p, "Infinity", 8) == 0) ||
+        (len == 9 && memcmp(p, "-Infinity", 9) == 0)) {
+        *out = p[0] == '-' ? -INFINITY : INFINITY;
+        return 0;
+    }
+    if (!is_number(p, len))
+        return otlp_json_fail(d, MSG_DBL);
+    errno = 0;
+    *out = strtod(p, NULL);
+    if (errno == ERANGE && isinf(*out))
+        return otlp_json_fail(d, "number out of range");
+    return 0;
+}
+
+/* ---- the sentence ------------------------------------------------------------------------ */
+
+/* A deep path keeps its first and last steps, so the sentence stays short. */
+void otlp_json_format_error(const struct jdec *d, const char *prefix, char *err, size_t errlen)
+{
+    enum { HEAD = 12, TAIL = 8 };
+    char path[512], where[64] = "";
+    size_t o = 0;
+    path[0] = '\0';
+    for (unsigned i = 0; i < d->nseg && o < sizeof(path); i++) {
+        if (d->nseg > HEAD + TAIL && i >= HEAD && i < d->nseg - TAIL) {
+            if (i == HEAD)
+                o += (size_t)snprintf(path + o, sizeof(path) - o, "...");
+            continue;
+        }
+        const struct seg *s = &d->path[d->nseg - 1 - i]; /* innermost first */
+        int w = s->key ? snprintf(path + o, sizeof(path) - o, "%s%s", i ? "." : "", s->key)
+                       : snprintf(path + o, sizeof(path) - o, "[%zu]", s->idx);
+        o += w > 0 ? (size_t)w : 0;
+    }
+    if (d->line)
+        snprintf(where, sizeof(where), " (line %u, column %u)", d->line, d->col);
+    snprintf(err, errlen, "%s%s%s%s%s", prefix, path, path[0] ? ": " : "",
+             d->err_msg ? d->err_msg : "malformed", where);
 }

@@ -124,16 +124,17 @@ struct fsc_otlp_visitor {
 int fsc_otlp_decode_proto(const uint8_t *buf, size_t len, const struct fsc_otlp_visitor *v,
                           char *err, size_t errlen);
 
-/* Decodes one OTLP/JSON ExportMetricsServiceRequest (lowerCamelCase keys;
- * 64-bit integers as strings or numbers; enums as integers; unknown keys
- * ignored) and visits it. Parsed with jansson: allocates a tree of the text
- * (bounded, otlp_json.c), freed before returning. buf is overwritten with the
- * strings handed to the visitor, so it must be writable; len bytes, no NUL
- * needed; a refused buf is left as it came. Returns 0, or -EBADMSG with a
- * sentence in err (what is wrong, line and column) when the text is not valid
- * JSON or not a valid request, or exceeds a bound above, or -ENOMEM (and a
+/* Decodes one OTLP/JSON ExportMetricsServiceRequest (lowerCamelCase or
+ * snake_case keys; 64-bit integers as strings, or as numbers within int64;
+ * enums as integers; unknown keys ignored) and visits it. Parsed with
+ * jansson: allocates a tree of the text (bounded, otlp_json_read.c), freed
+ * before returning; the strings handed to the visitor point into it. buf:
+ * len bytes, no NUL needed, only read. Returns 0, or -EBADMSG with a
+ * sentence in err (a syntax error with its line and column, a schema error
+ * with the path of keys and indexes to it) when the text is not valid JSON
+ * or not a valid request, or exceeds a bound above, or -ENOMEM (and a
  * sentence) when memory ran out; then no callback was called. Thread: any. */
-int fsc_otlp_decode_json(char *buf, size_t len, const struct fsc_otlp_visitor *v, char *err,
+int fsc_otlp_decode_json(const char *buf, size_t len, const struct fsc_otlp_visitor *v, char *err,
                          size_t errlen);
 
 /* Writes the attribute's value as text into out (cap bytes, NUL-terminated):
