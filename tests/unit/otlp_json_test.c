@@ -646,7 +646,7 @@ static void escapes_utf8(void)
                 "'if\\u005fin','g\\u0061uge':{'dataPoints':[{'\\u0074imeUnixNano':'3'}]}}]}]}]}"),
               "R\nM if_in u= gauge t=0 mono=0\nP | t=3 v=-\n");
 
-    /* jansson's sentences (its load.c): a UTF-8 sequence it cannot decode is
+    /* jansson's sentences (its parser's words): a UTF-8 sequence it cannot decode is
      * named by its first byte */
     static const char *bad[][2] = {
         {"\xc0\x80", "unable to decode byte 0xc0"}, /* overlong NUL */
@@ -927,7 +927,7 @@ static void type_errors(void)
 /* JSON syntax errors, also where the decoder only skips. */
 static void syntax_errors(void)
 {
-    /* jansson's sentences (its load.c), the column of the last character read */
+    /* jansson's sentences (its parser's words), the column of the last character read */
     static const char *cases[][2] = {
         {"{'x':[1,]}", "unexpected token near ']' (line 1, column 9)"},
         {"{'x':{'a' 1}}", "':' expected near '1' (line 1, column 11)"},
