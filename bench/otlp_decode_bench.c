@@ -12,8 +12,9 @@
  * Collector's exporters write it (64-bit integers as strings, doubles as
  * numbers, each message's fields in proto order, so a Sum's dataPoints come
  * before its aggregationTemporality), and decoded with fsc_otlp_decode_json,
- * each run from a fresh copy of the text; only the decode call is timed. "no visitor" passes a NULL
- * visitor (what that skips depends on the decoder's version). JSON runs a tenth of the points.
+ * each run from a fresh copy of the text; only the decode call is timed.
+ * "no visitor" passes a NULL visitor (what that skips depends on the
+ * decoder's version). JSON runs a tenth of the points.
  *
  *   otlp_decode_bench [total_points]        (default 20 000 000 per run) */
 #include <stdarg.h>
