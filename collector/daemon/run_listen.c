@@ -6,7 +6,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "prometheus/prom_config.h"
+#include "daemon/plugins.h"
+
+/* The sink that runs the collector's HTTP listener and takes `--listen`, or
+ * NULL when this build has none. */
+static const struct fsc_sink_ops *listener_sink(void)
+{
+    for (size_t i = 0; fsc_app_sinks[i]; i++)
+        if (fsc_app_sinks[i]->serves_routes && fsc_app_sinks[i]->listen_override)
+            return fsc_app_sinks[i];
+    return NULL;
+}
 
 /* The enabled source whose listener clashes with addr, or NULL (*key: its key). */
 static const struct fsc_source_config *source_clash(const struct fsc_config *cfg, const char *addr,
@@ -36,16 +46,16 @@ int fsc_run_listen_apply(struct fsc_config *cfg, const char *addr, char *err, si
                  addr);
         return -1;
     }
-    struct fsc_prometheus_config *p = fsc_config_section_mut(cfg, &fsc_prometheus_kind);
-    if (!p) {
-        snprintf(err, errlen, "--listen: this build has no Prometheus exporter");
+    const struct fsc_sink_ops *ops = listener_sink();
+    void *settings = ops ? fsc_config_section_mut(cfg, ops->config) : NULL;
+    if (!settings) {
+        snprintf(err, errlen, "--listen: this build has no HTTP listener (Prometheus exporter)");
         return -1;
     }
-    if (!p->enabled) {
-        snprintf(err, errlen,
-                 "--listen: exporters.prometheus is disabled in %s (enabled: false); nothing "
-                 "would listen there",
-                 cfg->file);
+    char why[256];
+    if (!ops->enabled(settings)) {
+        (void)ops->listen_override(settings, addr, cfg->file, why, sizeof(why));
+        snprintf(err, errlen, "--listen: %s", why);
         return -1;
     }
     const char *key = NULL;
@@ -55,19 +65,22 @@ int fsc_run_listen_apply(struct fsc_config *cfg, const char *addr, char *err, si
                  key);
         return -1;
     }
-    p->listen = addr;
-    p->listen_from_cli = true;
+    if (ops->listen_override(settings, addr, cfg->file, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "--listen: %s", why);
+        return -1;
+    }
     return 0;
 }
 
 void fsc_run_listen_carry(const struct fsc_config *first, struct fsc_config *next)
 {
-    const struct fsc_prometheus_config *f = fsc_prometheus_config_of(first);
-    if (!f || !f->listen_from_cli)
+    const struct fsc_sink_ops *ops = listener_sink();
+    if (!ops)
         return;
-    struct fsc_prometheus_config *n = fsc_config_section_mut(next, &fsc_prometheus_kind);
-    if (!n)
-        return;
-    n->listen = f->listen;
-    n->listen_from_cli = true;
+    const void *f = fsc_config_section(first, ops->config);
+    const char *addr = f ? ops->listen_overridden(f) : NULL;
+    void *n = fsc_config_section_mut(next, ops->config);
+    char why[256];
+    if (addr && n)
+        (void)ops->listen_override(n, addr, next->file, why, sizeof(why));
 }

@@ -97,6 +97,15 @@ struct fsc_sink_ops {
      * that serves routes (serves_routes) runs. NULL: none. */
     size_t (*routes)(void *ctx, struct fsc_http_route *out, size_t cap);
     bool serves_routes; /* it runs the listener other sinks' routes are served on */
+    /* `run --listen HOST:PORT`, for the sink that serves_routes: puts addr
+     * (borrowed; outlives every config a reload loads) over the section's
+     * listen address and marks it as the command line's. Returns 0, or -1
+     * with a sentence in err (the section is disabled in file, the config
+     * file's name). NULL: no listener. */
+    int (*listen_override)(void *settings, const char *addr, const char *file, char *err,
+                           size_t errlen);
+    /* The address listen_override put in settings, or NULL (the file's). */
+    const char *(*listen_overridden)(const void *settings);
 };
 
 #endif

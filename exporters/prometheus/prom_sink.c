@@ -105,6 +105,28 @@ static void prom_stats(void *ctx, const struct fsc_stats_out *out)
     fsc_admit_stat_row(out, "prometheus", &adm);
 }
 
+static int prom_listen_override(void *settings, const char *addr, const char *file, char *err,
+                                size_t errlen)
+{
+    struct fsc_prometheus_config *pc = settings;
+    if (!pc->enabled) {
+        snprintf(err, errlen,
+                 "exporters.prometheus is disabled in %s (enabled: false); nothing would listen "
+                 "there",
+                 file);
+        return -1;
+    }
+    pc->listen = addr;
+    pc->listen_from_cli = true;
+    return 0;
+}
+
+static const char *prom_listen_overridden(const void *settings)
+{
+    const struct fsc_prometheus_config *pc = settings;
+    return pc->listen_from_cli ? pc->listen : NULL;
+}
+
 const struct fsc_sink_ops fsc_prometheus_sink_ops = {
     .config = &fsc_prometheus_kind,
     .phase = FSC_SINK_LAST,
@@ -115,4 +137,6 @@ const struct fsc_sink_ops fsc_prometheus_sink_ops = {
     .stat_tables = prom_tables,
     .stats = prom_stats,
     .serves_routes = true,
+    .listen_override = prom_listen_override,
+    .listen_overridden = prom_listen_overridden,
 };
