@@ -59,16 +59,22 @@ static inline int fx_connect_small_rcvbuf(uint16_t port)
     return fx_connect_rcvbuf(port, 4096);
 }
 
-static inline int fx_send(int fd, const char *req)
+/* Sends n bytes of p whole. Returns 0 or -1. */
+static inline int fx_send_bytes(int fd, const void *p, size_t n)
 {
-    size_t n = strlen(req), off = 0;
-    while (off < n) {
-        ssize_t k = send(fd, req + off, n - off, MSG_NOSIGNAL);
+    const char *c = p;
+    for (size_t off = 0; off < n;) {
+        ssize_t k = send(fd, c + off, n - off, MSG_NOSIGNAL);
         if (k <= 0)
             return -1;
         off += (size_t)k;
     }
     return 0;
+}
+
+static inline int fx_send(int fd, const char *req)
+{
+    return fx_send_bytes(fd, req, strlen(req));
 }
 
 struct fx_resp {

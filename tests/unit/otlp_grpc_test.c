@@ -221,7 +221,7 @@ static void export_ok_exact(void)
     uint64_t t = fx_time();
     struct fx_point pts[3] = {{"swp1", t, 10.0}, {"swp2", t, 20.5}, {"swp3", t, 4e15}};
     size_t len;
-    uint8_t *req = fx_request("spine1", pts, 3, &len);
+    uint8_t *req = fx_export_request("spine1", pts, 3, &len);
     grpc_channel *ch = chan_open(&f, 0, NULL);
     unary(ch, FSC_OTLP_GRPC_METHOD, req, len, 0, &r);
     CHECK(r.completed);
@@ -263,7 +263,7 @@ static void partial_success_bytes(void)
     uint64_t t = fx_time();
     struct fx_point pts[3] = {{"swp1", FX_NO_TIME, 1.0}, {"swp2", t, 2.0}, {"swp3", 0, 3.0}};
     size_t len;
-    uint8_t *req = fx_request("spine2", pts, 3, &len);
+    uint8_t *req = fx_export_request("spine2", pts, 3, &len);
     grpc_channel *ch = chan_open(&f, 0, NULL);
     unary(ch, FSC_OTLP_GRPC_METHOD, req, len, 0, &r);
     CHECK_INT(r.status, GRPC_STATUS_OK);
@@ -340,7 +340,7 @@ static void gzip_compressed_request(void)
         pts[i] = (struct fx_point){names[i], t, 1000.0 * (i + 1)};
     }
     size_t len;
-    uint8_t *req = fx_request("spine3", pts, 8, &len);
+    uint8_t *req = fx_export_request("spine3", pts, 8, &len);
     /* the client's gRPC core compresses the message */
     grpc_channel *ch = chan_open(&f, 1, NULL);
     unary(ch, FSC_OTLP_GRPC_METHOD, req, len, 0, &r);
@@ -360,7 +360,7 @@ static void gzip_compressed_request(void)
     pts[0].value = 1234.0;
     pts[0].time_ns = t + 1000000000; /* a later sample of swp1 */
     free(req);
-    req = fx_request("spine3", pts, 1, &len);
+    req = fx_export_request("spine3", pts, 1, &len);
     uint8_t *z = fx_gzip(req, len, 0, &zlen);
     ch = chan_open(&f, 1, NULL);
     unary(ch, FSC_OTLP_GRPC_METHOD, z, zlen, 1, &r);
@@ -392,7 +392,7 @@ static void resource_exhausted_over_cap(void)
     /* the server is still fine */
     struct fx_point pts[1] = {{"swp1", fx_time(), 3.0}};
     size_t len;
-    uint8_t *req = fx_request("spine4", pts, 1, &len);
+    uint8_t *req = fx_export_request("spine4", pts, 1, &len);
     unary(ch, FSC_OTLP_GRPC_METHOD, req, len, 0, &r);
     CHECK_INT(r.status, GRPC_STATUS_OK);
     struct fsc_otlp_transport_stats st = fx_stats(&f, "grpc");
@@ -474,7 +474,7 @@ static void concurrent_calls(void)
     uint64_t t = fx_time();
     struct fx_point pts[1] = {{"swp100", t, 100.0}};
     size_t len;
-    uint8_t *req = fx_request("spine5", pts, 1, &len);
+    uint8_t *req = fx_export_request("spine5", pts, 1, &len);
     unary(ch, FSC_OTLP_GRPC_METHOD, req, len, 0, &r);
     CHECK_INT(r.status, GRPC_STATUS_OK);
     free(req);
@@ -483,7 +483,7 @@ static void concurrent_calls(void)
         char iface[16];
         snprintf(iface, sizeof(iface), "swp%d", i + 1);
         pts[0] = (struct fx_point){iface, t, (double)(i + 1)};
-        req = fx_request("spine5", pts, 1, &len);
+        req = fx_export_request("spine5", pts, 1, &len);
         grpc_slice sl = grpc_slice_from_copied_buffer((const char *)req, len);
         grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&sl, 1);
         grpc_slice_unref(sl);
@@ -546,7 +546,7 @@ static void tls_and_mutual_tls(void)
     uint8_t *req;
     size_t len;
     struct fx_point pts[1] = {{"swp1", fx_time(), 42.0}};
-    req = fx_request("spine6", pts, 1, &len);
+    req = fx_export_request("spine6", pts, 1, &len);
 
     if (ca && ccert && ckey && start(&f, &o) == 0) {
         CHECK(strstr(fx_log_text(&f), "transport=grpc") && strstr(fx_log_text(&f), "tls=on"));

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sources/otlp/transport/otlp_gzip.h"
+#include "http_client_fixture.h"
 #include "otlp_server_fixture.h"
 
 #define RESP_MAX (64 * 1024)
@@ -24,39 +25,6 @@ struct hresp {
     char body[RESP_MAX + 1];
     size_t len;
 };
-
-static int connect_local(uint16_t port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa;
-    struct timeval tv = {10, 0};
-    if (fd == -1)
-        return -1;
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-static int send_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n > 0) {
-        ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
 
 /* Copies header `name`'s value (case-insensitive) from the head into out. */
 static void header_value(const char *head, const char *name, char *out, size_t cap)
@@ -116,7 +84,7 @@ static void read_answer(int fd, struct hresp *r)
 /* One request: head (without the final blank line) plus body. */
 static void http_raw(uint16_t port, const char *head, const void *body, size_t len, struct hresp *r)
 {
-    int fd = connect_local(port);
+    int fd = fx_connect(port);
     memset(r, 0, sizeof(*r));
     r->status = -1;
     CHECK(fd != -1);
@@ -124,8 +92,8 @@ static void http_raw(uint16_t port, const char *head, const void *body, size_t l
         return;
     char h[1024];
     snprintf(h, sizeof(h), "%sConnection: close\r\n\r\n", head);
-    if (send_all(fd, h, strlen(h)) == 0 && len > 0)
-        send_all(fd, body, len);
+    if (fx_send_bytes(fd, h, strlen(h)) == 0 && len > 0)
+        fx_send_bytes(fd, body, len);
     read_answer(fd, r);
     close(fd);
 }
@@ -166,7 +134,7 @@ static void protobuf_ok_series_value(void)
     uint64_t t = fx_time();
     struct fx_point pts[2] = {{"swp1", t, 1000.5}, {"swp2", t, 2e12}};
     size_t len;
-    uint8_t *req = fx_request("leaf1", pts, 2, &len);
+    uint8_t *req = fx_export_request("leaf1", pts, 2, &len);
     http_post(port, "/v1/metrics", "application/x-protobuf", NULL, req, len, &r);
     CHECK_INT(r.status, 200);
     CHECK_STR(r.ctype, "application/x-protobuf");
@@ -199,7 +167,7 @@ static void json_ok_response(void)
     char body[2048];
     if (fx_start(&f, &o) != 0)
         return;
-    size_t len = fx_request_json(body, sizeof(body), "leaf2", "swp7", fx_time(), 12345.25);
+    size_t len = fx_export_request_json(body, sizeof(body), "leaf2", "swp7", fx_time(), 12345.25);
     /* media type parameters and case are allowed */
     http_post(http_port(&f), "/v1/metrics", "Application/JSON; charset=utf-8", "identity", body,
               len, &r);
@@ -224,7 +192,7 @@ static void gzip_body(void)
     uint64_t t = fx_time();
     struct fx_point pts[1] = {{"swp3", t, 77.0}};
     size_t len, zlen_a = 0, zlen_b = 0;
-    uint8_t *req = fx_request("leaf3", pts, 1, &len);
+    uint8_t *req = fx_export_request("leaf3", pts, 1, &len);
     uint8_t *z = fx_gzip(req, len, 0, &zlen_a);
     CHECK(z != NULL);
     http_post(http_port(&f), "/v1/metrics", "application/x-protobuf", "gzip", z, zlen_a, &r);
@@ -236,7 +204,7 @@ static void gzip_body(void)
     free(z);
 
     /* JSON, gzip, upper-case encoding name */
-    len = fx_request_json(body, sizeof(body), "leaf3", "swp4", t, 88.5);
+    len = fx_export_request_json(body, sizeof(body), "leaf3", "swp4", t, 88.5);
     z = fx_gzip(body, len, 0, &zlen_b);
     http_post(http_port(&f), "/v1/metrics", "application/json", "GZIP", z, zlen_b, &r);
     CHECK_INT(r.status, 200);
@@ -331,21 +299,21 @@ static void too_large_wire(void)
     CHECK_INT(r.status, 400);
 
     /* Chunked, growing past max_body: stored no further, 413 at its end. */
-    int fd = connect_local(port);
+    int fd = fx_connect(port);
     CHECK(fd != -1);
     if (fd != -1) {
         const char *head =
             "POST /v1/metrics HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
-        send_all(fd, head, strlen(head));
+        fx_send_bytes(fd, head, strlen(head));
         for (int i = 0; i < 3; i++) { /* 3 x 2000 bytes = 6000 > 4096 */
             char ch[16];
             snprintf(ch, sizeof(ch), "%x\r\n", 2000);
-            send_all(fd, ch, strlen(ch));
-            send_all(fd, junk, 2000);
-            send_all(fd, "\r\n", 2);
+            fx_send_bytes(fd, ch, strlen(ch));
+            fx_send_bytes(fd, junk, 2000);
+            fx_send_bytes(fd, "\r\n", 2);
         }
-        send_all(fd, "0\r\n\r\n", 5);
+        fx_send_bytes(fd, "0\r\n\r\n", 5);
         read_answer(fd, &r);
         close(fd);
         CHECK_INT(r.status, 413);
@@ -517,7 +485,7 @@ static void partial_success(void)
     uint64_t t = fx_time();
     struct fx_point pts[2] = {{"swp1", t, 5.0}, {"swp2", FX_NO_TIME, 6.0}};
     size_t len;
-    uint8_t *req = fx_request("leaf4", pts, 2, &len);
+    uint8_t *req = fx_export_request("leaf4", pts, 2, &len);
 
     http_post(http_port(&f), "/v1/metrics", "application/x-protobuf", NULL, req, len, &r);
     CHECK_INT(r.status, 200);
@@ -537,7 +505,7 @@ static void partial_success(void)
     CHECK_INT(fx_value(&f, FX_CANON, "leaf4", "swp2", &v), -1);
 
     char body[2048];
-    len = fx_request_json(body, sizeof(body), "leaf4", "swp9", FX_NO_TIME, 1.0);
+    len = fx_export_request_json(body, sizeof(body), "leaf4", "swp9", FX_NO_TIME, 1.0);
     http_post(http_port(&f), "/v1/metrics", "application/json", NULL, body, len, &r);
     CHECK_INT(r.status, 200);
     CHECK_STR(r.body,
@@ -584,20 +552,21 @@ static void keepalive_requests(void)
     struct fx_opts o = {.http = 1};
     if (fx_start(&f, &o) != 0)
         return;
-    int fd = connect_local(http_port(&f));
+    int fd = fx_connect(http_port(&f));
     CHECK(fd != -1);
     char body[2048], head[256], buf[4096];
     int answered = 0;
     for (int i = 0; fd != -1 && i < 3; i++) {
         char iface[16];
         snprintf(iface, sizeof(iface), "swp%d", 10 + i);
-        size_t len = fx_request_json(body, sizeof(body), "leaf5", iface, fx_time(), 100.0 + i);
+        size_t len =
+            fx_export_request_json(body, sizeof(body), "leaf5", iface, fx_time(), 100.0 + i);
         snprintf(head, sizeof(head),
                  "POST /v1/metrics HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                  "Content-Length: %zu\r\n\r\n",
                  len);
-        send_all(fd, head, strlen(head));
-        send_all(fd, body, len);
+        fx_send_bytes(fd, head, strlen(head));
+        fx_send_bytes(fd, body, len);
         /* read one answer: head + "{}" */
         size_t n = 0;
         for (int k = 0; k < 100 && n < sizeof(buf) - 1; k++) {
@@ -671,7 +640,7 @@ static void https_served(void)
         uint16_t port = http_port(&f);
         CHECK(strstr(fx_log_text(&f), "tls=on") != NULL);
         char body[1024];
-        size_t len = fx_request_json(body, sizeof(body), "leaf6", "swp1", fx_time(), 6.5);
+        size_t len = fx_export_request_json(body, sizeof(body), "leaf6", "swp1", fx_time(), 6.5);
         body[len] = '\0';
         snprintf(cmd, sizeof(cmd),
                  "curl -sS --max-time 10 -o %s -w '%%{http_code}' --cacert %s --resolve "

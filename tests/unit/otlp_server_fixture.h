@@ -192,8 +192,8 @@ typedef Opentelemetry__Proto__Common__V1__AnyValue fx_any;
 /* An ExportMetricsServiceRequest (protobuf-c): one resource (host.name =
  * host), one Gauge metric with n <= 8 double points, each with `interface`.
  * Returns malloc'd bytes and their length in *len. */
-static inline uint8_t *fx_request(const char *host, const struct fx_point *pts, size_t n,
-                                  size_t *len)
+static inline uint8_t *fx_export_request(const char *host, const struct fx_point *pts, size_t n,
+                                         size_t *len)
 {
     fx_kv host_kv = OPENTELEMETRY__PROTO__COMMON__V1__KEY_VALUE__INIT;
     fx_any host_v = OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__INIT;
@@ -270,8 +270,8 @@ static inline uint8_t *fx_request(const char *host, const struct fx_point *pts, 
 }
 
 /* The same request in OTLP/JSON (one point). Returns the length. */
-static inline size_t fx_request_json(char *out, size_t cap, const char *host, const char *iface,
-                                     uint64_t time_ns, double value)
+static inline size_t fx_export_request_json(char *out, size_t cap, const char *host,
+                                            const char *iface, uint64_t time_ns, double value)
 {
     int n = snprintf(out, cap,
                      "{\"resourceMetrics\":[{\"resource\":{\"attributes\":[{\"key\":\"host.name\","
