@@ -227,21 +227,30 @@ int fsc_report_sort(struct fsc_report *rep)
     return 0;
 }
 
+/* Whether a table holding n entries may take one more (else counted in
+ * rep->dropped): groups and nodes are few (a fabric's devices), so their
+ * arrays grow by one. */
+static bool room_for_one(struct fsc_report *rep, size_t n, size_t max)
+{
+    if (n < max)
+        return true;
+    rep->dropped++;
+    return false;
+}
+
 struct fsc_rpt_group *fsc_report_group(struct fsc_report *rep, const char *name)
 {
     for (size_t i = 0; i < rep->n_groups; i++)
         if (strcmp(rep->groups[i].name, name) == 0)
             return &rep->groups[i];
-    if (rep->n_groups >= FSC_RPT_MAX_GROUPS) {
-        rep->dropped++;
+    if (!room_for_one(rep, rep->n_groups, FSC_RPT_MAX_GROUPS))
         return NULL;
-    }
-    struct fsc_rpt_group *ng = realloc(rep->groups, (rep->n_groups + 1) * sizeof(*ng));
-    if (!ng)
+    struct fsc_rpt_group *grown = realloc(rep->groups, (rep->n_groups + 1) * sizeof(*grown));
+    if (!grown)
         return NULL;
-    rep->groups = ng;
-    struct fsc_rpt_group *g = &ng[rep->n_groups++];
-    memset(g, 0, sizeof(*g));
+    rep->groups = grown;
+    struct fsc_rpt_group *g = &grown[rep->n_groups++];
+    *g = (struct fsc_rpt_group){0};
     snprintf(g->name, sizeof(g->name), "%s", name);
     g->ratio_max = NAN;
     return g;
@@ -252,16 +261,14 @@ struct fsc_rpt_node *fsc_report_node(struct fsc_report *rep, const char *device,
     for (size_t i = 0; i < rep->n_nodes; i++)
         if (strcmp(rep->nodes[i].device, device) == 0 && strcmp(rep->nodes[i].node, node) == 0)
             return &rep->nodes[i];
-    if (rep->n_nodes >= FSC_RPT_MAX_NODES) {
-        rep->dropped++;
+    if (!room_for_one(rep, rep->n_nodes, FSC_RPT_MAX_NODES))
         return NULL;
-    }
-    struct fsc_rpt_node *nn = realloc(rep->nodes, (rep->n_nodes + 1) * sizeof(*nn));
-    if (!nn)
+    struct fsc_rpt_node *grown = realloc(rep->nodes, (rep->n_nodes + 1) * sizeof(*grown));
+    if (!grown)
         return NULL;
-    rep->nodes = nn;
-    struct fsc_rpt_node *n = &nn[rep->n_nodes++];
-    memset(n, 0, sizeof(*n));
+    rep->nodes = grown;
+    struct fsc_rpt_node *n = &grown[rep->n_nodes++];
+    *n = (struct fsc_rpt_node){0};
     snprintf(n->device, sizeof(n->device), "%s", device);
     snprintf(n->node, sizeof(n->node), "%s", node);
     for (unsigned d = 0; d < FSC_RPT_DIRS; d++)
