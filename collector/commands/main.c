@@ -12,6 +12,7 @@
 #include "daemon/daemon.h"
 #include "base/log.h"
 #include "daemon/plugins.h"
+#include "commands/check_config.h"
 #include "commands/probe.h"
 #include "daemon/run_listen.h"
 #include "model/shard.h"
@@ -31,7 +32,8 @@ static const char usage_main[] =
     "Commands:\n"
     "  demo                  run a simulated fabric and the collector against it\n"
     "  run -c FILE           run the collector with configuration FILE\n"
-    "  check-config FILE     validate FILE and print the effective configuration\n"
+    "  check-config FILE     validate FILE and the files it names; print the effective\n"
+    "                        configuration\n"
     "  probe -c FILE         start one source of FILE for a few seconds and print what\n"
     "                        arrives as canonical series, mapped and unmapped names\n"
     "  plan CABLES_FILE      the B300 cable plan: print its ip commands and expected map\n"
@@ -72,13 +74,6 @@ static const char usage_run[] =
     "  --log-level LEVEL     error, warn, info or debug; overrides log.level in FILE\n"
     "  -h, --help            show this help\n";
 
-static const char usage_check[] =
-    "Usage: fabricscope check-config FILE\n"
-    "\n"
-    "Validates FILE and prints the effective configuration (defaults filled in) as\n"
-    "YAML on stdout. Secrets are printed as <redacted>. On error prints\n"
-    "FILE:LINE:COLUMN: what is wrong, and exits with status 2.\n";
-
 static const char usage_version[] = "Usage: fabricscope version\n\nPrints the version.\n";
 
 static int is_help(const char *arg)
@@ -110,42 +105,7 @@ static int cmd_version(int argc, char **argv)
 
 static int cmd_check_config(int argc, char **argv)
 {
-    const char *path = NULL;
-    char err[1024];
-
-    for (int i = 1; i < argc; i++) {
-        if (is_help(argv[i])) {
-            fputs(usage_check, stdout);
-            return EXIT_OK;
-        }
-        if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return usage_error(usage_check, "unknown option", argv[i]);
-        if (path)
-            return usage_error(usage_check, "unexpected argument", argv[i]);
-        path = argv[i];
-    }
-    if (!path)
-        return usage_error(usage_check, "missing FILE", NULL);
-
-    struct fsc_config *cfg = fsc_app_config_load(path, err, sizeof(err));
-    if (!cfg) {
-        fprintf(stderr, "%s\n", err);
-        return EXIT_USAGE;
-    }
-    /* Warnings first, on stderr: the printout on stdout stays a config that
-     * loads back (it shows the values as they will be used). */
-    const char *const *warnings;
-    size_t n_warnings = fsc_config_warnings(cfg, &warnings);
-    for (size_t i = 0; i < n_warnings; i++)
-        fprintf(stderr, "%s\n", warnings[i]);
-    int rc = fsc_config_print(cfg, stdout);
-    fsc_config_destroy(cfg);
-    if (rc != 0) {
-        fprintf(stderr, "fabricscope: cannot print configuration: %s\n", strerror(-rc));
-        return EXIT_RUNTIME;
-    }
-    fprintf(stderr, "%s: OK\n", path);
-    return EXIT_OK;
+    return fsc_check_config_main(argc, argv, fsc_app_schema());
 }
 
 /* The report reads a config with this build's schema (for its topology). */
@@ -247,7 +207,7 @@ static const struct command {
     const char *usage;
 } commands[] = {
     {"run", cmd_run, usage_run},
-    {"check-config", cmd_check_config, usage_check},
+    {"check-config", cmd_check_config, fsc_check_config_usage},
     {"plan", fsc_plan_main, fsc_plan_usage},
     {"report", report_main, fsc_report_usage},
     {"demo", fsc_demo_main, fsc_demo_usage},

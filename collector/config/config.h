@@ -17,11 +17,13 @@
  *
  * Every key, its type and default is documented in docs/CONFIG.md. The loader
  * is strict: unknown keys, wrong types, out-of-range values, duplicates and
- * missing required keys are errors with "file:line:col: path: sentence"; the
- * first error stops loading. Defaults are filled in, so consumers read typed
- * fields and never look for "was it set". Secrets (passwords, tokens) are
- * resolved at load time from the file, the environment variable or the
- * inline value, and no error message or printout ever contains one.
+ * missing required keys are errors with "file:line:col: path: sentence";
+ * decoding goes on past an error, so one load reports every key that is
+ * wrong (up to FSC_CONFIG_MAX_ERRORS, one per line); the checks across
+ * sections run only on a file whose keys all decoded. Defaults are filled in, so consumers read
+ * typed fields and never look for "was it set". Secrets (passwords, tokens) are resolved at load
+ * time from the file, the environment variable or the inline value, and no error message or
+ * printout ever contains one.
  *
  * Ownership and threads: a loaded config owns all its memory (one arena,
  * wiped on destroy) and is read-only; any thread may read it without locks.
@@ -44,6 +46,7 @@
 #define FSC_CONFIG_MAX_SECRET   4096 /* bytes of a resolved secret */
 #define FSC_CONFIG_MAX_SECTIONS 16   /* section kinds (root and exporters) in a schema */
 #define FSC_CONFIG_MAX_WARNINGS 32   /* warnings kept per load (more are counted, not kept) */
+#define FSC_CONFIG_MAX_ERRORS   20   /* errors reported per load (one line each) */
 
 /* Where an item was declared in the config file (1-based), so runtime
  * messages can point back at it. */
@@ -217,6 +220,18 @@ struct fsc_source_config {
 
 struct fsc_config_private; /* arena; private to config_load.c */
 
+/* A file or directory the config names and the collector reads at start
+ * (keys flagged FSC_CF_INPUT_*: TLS files, token lists, cable plans, replay
+ * files, sysfs roots), in file order. */
+struct fsc_config_input {
+    const char *path; /* absolute (resolved against the config's directory) */
+    const char *key;  /* "sources[0].tls.ca_file" */
+    uint32_t line, col;
+    bool dir;                               /* a directory; else a regular file */
+    const struct fsc_source_config *source; /* the source it belongs to, or NULL */
+    const struct fsc_config_input *next;
+};
+
 struct fsc_config {
     const char *file;             /* the name given to load/parse */
     const char *dir;              /* absolute directory of file: relative paths in the file
@@ -231,13 +246,15 @@ struct fsc_config {
      * schema's order; read them with fsc_config_section(). */
     void *exporters[FSC_CONFIG_MAX_SECTIONS];
     void *sections[FSC_CONFIG_MAX_SECTIONS];
+    const struct fsc_config_input *inputs; /* linked by next; NULL: none */
     struct fsc_config_private *priv;
 };
 
 /* Reads and parses the file at `path` (at most FSC_CONFIG_MAX_FILE bytes)
  * with the kinds of `schema` (borrowed; must outlive the config). Returns a
  * config the caller owns (fsc_config_destroy), or NULL with
- * "path:line:col: sentence" (or "path: sentence" for I/O errors) in err.
+ * "path:line:col: sentence" (or "path: sentence" for I/O errors) in err,
+ * one line per error found (newline-separated, no trailing newline).
  * Thread: any; reads the environment for *_env secrets. */
 struct fsc_config *fsc_config_load(const char *path, const struct fsc_config_schema *schema,
                                    char *err, size_t errlen);
@@ -253,6 +270,14 @@ struct fsc_config *fsc_config_parse(const char *text, size_t len, const char *na
  * the device's grid), at most FSC_CONFIG_MAX_WARNINGS. *out points into the
  * config (valid until fsc_config_destroy). Returns how many. Thread: any. */
 size_t fsc_config_warnings(const struct fsc_config *cfg, const char *const **out);
+
+/* Opens every input of cfg (those of disabled sources aside) for reading,
+ * without blocking (a FIFO is refused, never waited on), and checks it is a
+ * regular file or a directory as its key says. Returns how many are
+ * missing or unreadable, each as one line "file:line:col: key: path:
+ * reason" in err (newline-separated, at most FSC_CONFIG_MAX_ERRORS lines).
+ * Thread: any. */
+size_t fsc_config_check_inputs(const struct fsc_config *cfg, char *err, size_t errlen);
 
 /* Frees the config and wipes the memory that held secrets. NULL is a no-op. */
 void fsc_config_destroy(struct fsc_config *cfg);

@@ -131,7 +131,7 @@ static const struct fsc_ckey auth_keys[] = {
      .printed = basic_users_printed},
     {.key = "bearer_tokens_file",
      .kind = FSC_CK_STR,
-     .flags = FSC_CF_PATH | FSC_CF_LONG | FSC_CF_OMIT_ZERO,
+     .flags = FSC_CF_PATH | FSC_CF_LONG | FSC_CF_OMIT_ZERO | FSC_CF_INPUT_FILE,
      .off = AUTH(bearer_tokens_file)},
 };
 
@@ -191,9 +191,18 @@ static const char *const client_auth_names[] = {"none", "request", "require", NU
 
 static const struct fsc_ckey tls_client_keys[] = {
     {.key = "enabled", .kind = FSC_CK_BOOL, .off = TLS(enabled)},
-    {.key = "ca_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(ca_file)},
-    {.key = "cert_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(cert_file)},
-    {.key = "key_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(key_file)},
+    {.key = "ca_file",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_PATH | FSC_CF_INPUT_FILE,
+     .off = TLS(ca_file)},
+    {.key = "cert_file",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_PATH | FSC_CF_INPUT_FILE,
+     .off = TLS(cert_file)},
+    {.key = "key_file",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_PATH | FSC_CF_INPUT_FILE,
+     .off = TLS(key_file)},
     {.key = "server_name", .kind = FSC_CK_STR, .off = TLS(server_name)},
     {.key = "insecure_skip_verify", .kind = FSC_CK_BOOL, .off = TLS(insecure_skip_verify)},
 };
@@ -208,9 +217,18 @@ const struct fsc_cspec fsc_cspec_tls_client = {
 
 static const struct fsc_ckey tls_server_keys[] = {
     {.key = "enabled", .kind = FSC_CK_BOOL, .off = TLS(enabled)},
-    {.key = "cert_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(cert_file)},
-    {.key = "key_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(key_file)},
-    {.key = "ca_file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = TLS(ca_file)},
+    {.key = "cert_file",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_PATH | FSC_CF_INPUT_FILE,
+     .off = TLS(cert_file)},
+    {.key = "key_file",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_PATH | FSC_CF_INPUT_FILE,
+     .off = TLS(key_file)},
+    {.key = "ca_file",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_PATH | FSC_CF_INPUT_FILE,
+     .off = TLS(ca_file)},
     {.key = "client_auth",
      .kind = FSC_CK_ENUM,
      .off = TLS(client_auth),

@@ -73,6 +73,7 @@ static int decode_list(struct fsc_cctx *ctx, const struct fsc_ckey *key,
     char *arr = fsc_cfg_alloc(ctx, val, (n ? n : 1) * esize);
     if (arr == NULL)
         return -1;
+    int failed = 0;
     for (size_t i = 0; i < n; i++) {
         const struct fsc_ynode *item = val->items[i];
         size_t pl = fsc_cfg_path_index(ctx, i);
@@ -86,9 +87,10 @@ static int decode_list(struct fsc_cctx *ctx, const struct fsc_ckey *key,
             rc = fsc_cfg_decode_map(ctx, item, fsc_cfg_node_mark(item), key->spec, arr + i * esize);
         }
         fsc_cfg_path_pop(ctx, pl);
-        if (rc != 0)
-            return -1;
+        failed |= rc != 0; /* the next items may hold more errors */
     }
+    if (failed)
+        return -1;
     memcpy(obj + key->off, &arr, sizeof(arr));
     memcpy(obj + key->off2, &n, sizeof(n));
     return 0;
@@ -124,21 +126,24 @@ static int expect_map(struct fsc_cctx *ctx, const struct fsc_ynode *node)
     return 0;
 }
 
-/* Every key of node must be in one of specs[] (NULL-terminated). */
+/* Every key of node must be in one of specs[] (NULL-terminated); each one
+ * that is not is an error. */
 static int check_keys(struct fsc_cctx *ctx, const struct fsc_ynode *node,
                       const struct fsc_cspec *const *specs, const struct fsc_cspec *const *siblings)
 {
+    int rc = 0;
     for (size_t i = 0; node != NULL && i < node->n; i++) {
         bool known = false;
         for (size_t k = 0; specs[k] && !known; k++)
             known = spec_key(specs[k], node->pairs[i].key->str) != NULL;
         if (!known)
-            return unknown_key(ctx, node->pairs[i].key, specs, siblings);
+            rc = unknown_key(ctx, node->pairs[i].key, specs, siblings);
     }
-    return 0;
+    return rc;
 }
 
-/* Defaults, then spec's keys in table order, then finish. */
+/* Defaults, then spec's keys in table order (all of them, past an error:
+ * the others may be wrong too), then finish when every key decoded. */
 static int decode_keys(struct fsc_cctx *ctx, const struct fsc_ynode *node,
                        struct fsc_config_mark mark, const struct fsc_cspec *spec, void *obj)
 {
@@ -147,6 +152,7 @@ static int decode_keys(struct fsc_cctx *ctx, const struct fsc_ynode *node,
         spec->defaults(obj);
     if (spec->mark_off != 0)
         memcpy(base + spec->mark_off, &mark, sizeof(mark));
+    int failed = 0;
     for (size_t i = 0; i < spec->n_keys; i++) {
         const struct fsc_ckey *key = &spec->keys[i];
         const struct fsc_ypair *pair = fsc_ymap_get(node, key->key);
@@ -161,9 +167,10 @@ static int decode_keys(struct fsc_cctx *ctx, const struct fsc_ynode *node,
             rc = fsc_cfg_decode_map(ctx, NULL, mark, key->spec, base + key->off);
         }
         fsc_cfg_path_pop(ctx, pl);
-        if (rc != 0)
-            return -1;
+        failed |= rc != 0;
     }
+    if (failed)
+        return -1;
     return spec->finish ? spec->finish(ctx, node, mark, obj) : 0;
 }
 
@@ -173,9 +180,10 @@ int fsc_cfg_decode_map(struct fsc_cctx *ctx, const struct fsc_ynode *node,
     const struct fsc_cspec *specs[] = {spec, NULL};
     if (node != NULL && fsc_ynode_is_null(node))
         node = NULL;
-    if (expect_map(ctx, node) != 0 || check_keys(ctx, node, specs, NULL) != 0)
+    if (expect_map(ctx, node) != 0)
         return -1;
-    return decode_keys(ctx, node, mark, spec, obj);
+    int unknown = check_keys(ctx, node, specs, NULL) != 0;
+    return decode_keys(ctx, node, mark, spec, obj) != 0 || unknown ? -1 : 0;
 }
 
 int fsc_cfg_decode_shared(struct fsc_cctx *ctx, const struct fsc_ynode *node,
@@ -186,9 +194,12 @@ int fsc_cfg_decode_shared(struct fsc_cctx *ctx, const struct fsc_ynode *node,
     const struct fsc_cspec *specs[] = {head, own, NULL};
     if (node != NULL && fsc_ynode_is_null(node))
         node = NULL;
-    if (expect_map(ctx, node) != 0 || check_keys(ctx, node, specs, siblings) != 0)
+    if (expect_map(ctx, node) != 0)
         return -1;
-    if (decode_keys(ctx, node, mark, head, head_obj) != 0)
-        return -1;
-    return decode_keys(ctx, node, mark, own, own_obj);
+    int unknown = check_keys(ctx, node, specs, siblings) != 0;
+    /* The head's finish may be needed by own's (a source's name): own is
+     * decoded either way, for its errors. */
+    int head_failed = decode_keys(ctx, node, mark, head, head_obj) != 0;
+    int own_failed = decode_keys(ctx, node, mark, own, own_obj) != 0;
+    return unknown || head_failed || own_failed ? -1 : 0;
 }

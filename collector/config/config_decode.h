@@ -34,6 +34,8 @@ struct fsc_cctx {
     const char *dir;              /* absolute directory relative paths are resolved against */
     char path[512];               /* "sources[1].tls.ca_file" */
     size_t pathlen;
+    unsigned n_errors; /* found so far: decoding goes on past an error to find the others */
+    struct fsc_config_input *last_input; /* the end of cfg->inputs */
 };
 
 enum fsc_ckind {
@@ -57,12 +59,14 @@ enum fsc_ckind {
 
 enum {
     FSC_CF_REQUIRED = 1u << 0,
-    FSC_CF_EMPTY_OK = 1u << 1,  /* STR: "" (or null) allowed */
-    FSC_CF_OMIT_ZERO = 1u << 2, /* print nothing for 0 / NULL / negative INT */
-    FSC_CF_PRESENCE = 1u << 3,  /* MAP: struct starts with `bool present`; absent = zeroed */
-    FSC_CF_FLOW = 1u << 4,      /* LIST / STRLIST: print items in flow style */
-    FSC_CF_PATH = 1u << 5,      /* STR: a file path, resolved against the config's directory */
-    FSC_CF_LONG = 1u << 6,      /* STR: up to FSC_CONFIG_MAX_PATH bytes (URLs, gNMI paths) */
+    FSC_CF_EMPTY_OK = 1u << 1,   /* STR: "" (or null) allowed */
+    FSC_CF_OMIT_ZERO = 1u << 2,  /* print nothing for 0 / NULL / negative INT */
+    FSC_CF_PRESENCE = 1u << 3,   /* MAP: struct starts with `bool present`; absent = zeroed */
+    FSC_CF_FLOW = 1u << 4,       /* LIST / STRLIST: print items in flow style */
+    FSC_CF_PATH = 1u << 5,       /* STR: a file path, resolved against the config's directory */
+    FSC_CF_LONG = 1u << 6,       /* STR: up to FSC_CONFIG_MAX_PATH bytes (URLs, gNMI paths) */
+    FSC_CF_INPUT_FILE = 1u << 7, /* PATH: a file read at start (fsc_config_check_inputs) */
+    FSC_CF_INPUT_DIR = 1u << 8,  /* PATH: a directory read at start */
 };
 
 struct fsc_cctx;
@@ -114,8 +118,9 @@ struct fsc_cspec {
 
 /* ---- errors and paths ----------------------------------------------------- */
 
-/* Writes "name:line:col: path: sentence" (path omitted when empty, position
- * omitted when line is 0) into ctx->err. Returns -1. */
+/* Adds "name:line:col: path: sentence" (path omitted when empty, position
+ * omitted when line is 0) to ctx->err: the first error, then each further
+ * one on its own line (at most FSC_CONFIG_MAX_ERRORS). Returns -1. */
 int fsc_cfg_fail(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -125,9 +130,15 @@ int fsc_cfg_fail(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *
 int fsc_cfg_warn(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Writes `sentence` (already complete: "file:line:col: path: ...") as the
- * error. Returns -1. */
+/* Adds `sentence` (already complete: "file:line:col: path: ...") as an
+ * error, as fsc_cfg_fail() does. Returns -1. */
 int fsc_cfg_fail_raw(struct fsc_cctx *ctx, const char *sentence);
+
+/* Records path (resolved, in the arena) as an input of the config being
+ * built, at val's position, under the current key path and source.
+ * Returns 0, or -1 after fsc_cfg_fail() when out of memory. */
+int fsc_cfg_note_input(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *path,
+                       bool dir);
 
 /* As fsc_cfg_fail() at a node's position. */
 int fsc_cfg_fail_at(struct fsc_cctx *ctx, const struct fsc_ynode *node, const char *fmt, ...)

@@ -6,24 +6,48 @@
 #include "config/config_decode.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
+
+#include "base/closest.h"
 
 /* ---- errors and paths ----------------------------------------------------- */
 
 static int vfail(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *fmt, va_list ap)
     __attribute__((format(printf, 4, 0)));
 
+/* Adds one error line to ctx->err: the first one alone, later ones after a
+ * newline while they fit (FSC_CONFIG_MAX_ERRORS, and errlen), then one line
+ * saying more were found. */
+static void add_error(struct fsc_cctx *ctx, const char *line)
+{
+    unsigned n = ctx->n_errors++;
+    if (ctx->errlen == 0)
+        return;
+    if (n == 0) {
+        snprintf(ctx->err, ctx->errlen, "%s", line);
+        return;
+    }
+    size_t used = strlen(ctx->err);
+    if (n < FSC_CONFIG_MAX_ERRORS)
+        snprintf(ctx->err + used, ctx->errlen - used, "\n%s", line);
+    else if (n == FSC_CONFIG_MAX_ERRORS)
+        snprintf(ctx->err + used, ctx->errlen - used,
+                 "\n(more errors not shown: fix these and run it again)");
+}
+
 static int vfail(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *fmt, va_list ap)
 {
-    char msg[512];
+    char msg[512], full[1280];
     vsnprintf(msg, sizeof(msg), fmt, ap);
     const char *sep = ctx->pathlen ? ": " : "";
     const char *path = ctx->pathlen ? ctx->path : "";
     if (line != 0)
-        snprintf(ctx->err, ctx->errlen, "%s:%u:%u: %s%s%s", ctx->name, (unsigned)line,
-                 (unsigned)col, path, sep, msg);
+        snprintf(full, sizeof(full), "%s:%u:%u: %s%s%s", ctx->name, (unsigned)line, (unsigned)col,
+                 path, sep, msg);
     else
-        snprintf(ctx->err, ctx->errlen, "%s: %s%s%s", ctx->name, path, sep, msg);
+        snprintf(full, sizeof(full), "%s: %s%s%s", ctx->name, path, sep, msg);
+    add_error(ctx, full);
     return -1;
 }
 
@@ -38,7 +62,7 @@ int fsc_cfg_fail(struct fsc_cctx *ctx, uint32_t line, uint32_t col, const char *
 
 int fsc_cfg_fail_raw(struct fsc_cctx *ctx, const char *sentence)
 {
-    snprintf(ctx->err, ctx->errlen, "%s", sentence);
+    add_error(ctx, sentence);
     return -1;
 }
 
@@ -134,50 +158,19 @@ struct fsc_config_mark fsc_cfg_key_mark(const struct fsc_ynode *map, const char 
 
 /* ---- unknown keys ----------------------------------------------------------- */
 
-/* Optimal string alignment distance (Levenshtein plus adjacent swaps), for
- * "did you mean". Both strings are at most 64 bytes here. */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    size_t d[65][65];
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cost = a[i - 1] != b[j - 1];
-            size_t v = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < v)
-                v = d[i][j - 1] + 1;
-            if (d[i - 1][j - 1] + cost < v)
-                v = d[i - 1][j - 1] + cost;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < v)
-                v = d[i - 2][j - 2] + 1;
-            d[i][j] = v;
-        }
-    }
-    return d[la][lb];
-}
-
 const char *fsc_cfg_closest(const char *word, const char *const *names,
                             const struct fsc_cspec *spec)
 {
-    if (strlen(word) > 64)
-        return NULL;
-    size_t limit = strlen(word) >= 6 ? 2 : 1, best_d = SIZE_MAX;
+    size_t best_d = SIZE_MAX;
     const char *best = NULL;
     size_t n = spec ? spec->n_keys : SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
         const char *cand = spec ? spec->keys[i].key : names[i];
         if (cand == NULL)
             break;
-        if (strlen(cand) > 64)
-            continue;
-        size_t dist = edit_distance(word, cand);
-        if (dist <= limit && dist < best_d) {
-            best_d = dist;
+        size_t d = fsc_edit_distance(word, cand);
+        if (d != SIZE_MAX && fsc_close_enough(word, d) && d < best_d) {
+            best_d = d;
             best = cand;
         }
     }

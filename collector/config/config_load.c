@@ -318,13 +318,14 @@ struct fsc_config *fsc_config_parse(const char *text, size_t len, const char *na
         goto fail;
     }
     ctx.root = root;
-    if (fsc_cfg_decode_shared(&ctx, root, (struct fsc_config_mark){1, 1}, &cfg->priv->root_spec,
-                              cfg, &cfg->priv->sections_spec, cfg->priv->sections_block,
-                              NULL) != 0 ||
-        (fsc_ymap_get(root, "exporters") == NULL &&
-         fsc_cfg_decode_map(&ctx, NULL, (struct fsc_config_mark){1, 1}, &cfg->priv->exporters_spec,
-                            cfg->priv->exporters_block) != 0) ||
-        fsc_cfg_check_whole(&ctx, root) != 0)
+    int bad =
+        fsc_cfg_decode_shared(&ctx, root, (struct fsc_config_mark){1, 1}, &cfg->priv->root_spec,
+                              cfg, &cfg->priv->sections_spec, cfg->priv->sections_block, NULL) != 0;
+    if (fsc_ymap_get(root, "exporters") == NULL)
+        bad |= fsc_cfg_decode_map(&ctx, NULL, (struct fsc_config_mark){1, 1},
+                                  &cfg->priv->exporters_spec, cfg->priv->exporters_block) != 0;
+    /* The checks across sections read decoded values: only on a clean file. */
+    if (bad || ctx.n_errors != 0 || fsc_cfg_check_whole(&ctx, root) != 0)
         goto fail;
     fsc_cfg_arena_destroy(tree_arena);
     return cfg;

@@ -163,11 +163,12 @@ int fsc_cfg_decode_sources(struct fsc_cctx *ctx, const struct fsc_ynode *val)
     struct fsc_source_config *arr = fsc_cfg_alloc(ctx, val, (val->n ? val->n : 1) * sizeof(*arr));
     if (arr == NULL)
         return -1;
+    int failed = 0;
     for (size_t i = 0; i < val->n; i++) {
         size_t pl = fsc_cfg_path_index(ctx, i);
         int rc = decode_source(ctx, val->items[i], &arr[i]);
         for (size_t j = 0; rc == 0 && j < i; j++) {
-            if (strcmp(arr[i].name, arr[j].name) != 0)
+            if (arr[j].name == NULL || strcmp(arr[i].name, arr[j].name) != 0)
                 continue;
             struct fsc_config_mark m = fsc_cfg_key_mark(val->items[i], "name", arr[i].mark);
             fsc_cfg_path_key(ctx, "name");
@@ -175,9 +176,10 @@ int fsc_cfg_decode_sources(struct fsc_cctx *ctx, const struct fsc_ynode *val)
                               arr[i].name, j);
         }
         fsc_cfg_path_pop(ctx, pl);
-        if (rc != 0)
-            return -1;
+        failed |= rc != 0; /* the next sources may hold more errors */
     }
+    if (failed)
+        return -1;
     cfg->sources = arr;
     cfg->n_sources = val->n;
     return 0;

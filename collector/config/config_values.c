@@ -97,10 +97,15 @@ int fsc_cfg_decode_str(struct fsc_cctx *ctx, const struct fsc_ckey *key,
     }
     if (*s != '\0' && key->check != NULL && key->check(ctx, val, s) != 0)
         return -1;
-    if ((key->flags & FSC_CF_PATH) && *s != '\0' && *s != '/')
-        return resolve_path(ctx, val, s, out);
-    *out = fsc_cfg_strdup(ctx, val, s);
-    return *out ? 0 : -1;
+    if ((key->flags & FSC_CF_PATH) && *s != '\0' && *s != '/') {
+        if (resolve_path(ctx, val, s, out) != 0)
+            return -1;
+    } else if ((*out = fsc_cfg_strdup(ctx, val, s)) == NULL) {
+        return -1;
+    }
+    if ((key->flags & (FSC_CF_INPUT_FILE | FSC_CF_INPUT_DIR)) && **out != '\0')
+        return fsc_cfg_note_input(ctx, val, *out, key->flags & FSC_CF_INPUT_DIR);
+    return 0;
 }
 
 /* Decimal integer with optional '-' and '_' between digits (100_000). */

@@ -359,7 +359,10 @@ static int cable_plan_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 
 #define CPLAN(field) offsetof(struct fsc_cable_plan, field)
 static const struct fsc_ckey cable_plan_keys[] = {
-    {.key = "file", .kind = FSC_CK_STR, .flags = FSC_CF_REQUIRED | FSC_CF_PATH, .off = CPLAN(file)},
+    {.key = "file",
+     .kind = FSC_CK_STR,
+     .flags = FSC_CF_REQUIRED | FSC_CF_PATH | FSC_CF_INPUT_FILE,
+     .off = CPLAN(file)},
     {.key = "nodes",
      .kind = FSC_CK_LIST,
      .flags = FSC_CF_FLOW | FSC_CF_OMIT_ZERO,

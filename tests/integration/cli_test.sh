@@ -46,11 +46,14 @@ expect_exit 2 "run without -c" -- "$bin" run
 expect_grep "$tmp/err" "missing -c FILE" "run explains what is missing"
 expect_exit 2 "check-config without file" -- "$bin" check-config
 
-# Every shipped example is valid, and its printed effective config loads again.
+# Every shipped example is valid (its /etc/fabricscope files belong to the
+# machine it is written for: --no-files), and its printed effective config
+# loads again.
 for f in "$src"/examples/*.yaml; do
-    expect_exit 0 "check-config $(basename "$f")" -- "$bin" check-config "$f"
+    expect_exit 0 "check-config $(basename "$f")" -- "$bin" check-config --no-files "$f"
     cp "$tmp/out" "$tmp/effective.yaml"
-    expect_exit 0 "effective config of $(basename "$f") reloads" -- "$bin" check-config "$tmp/effective.yaml"
+    expect_exit 0 "effective config of $(basename "$f") reloads" -- \
+        "$bin" check-config --no-files "$tmp/effective.yaml"
     cmp -s "$tmp/out" "$tmp/effective.yaml" || fail "effective config of $(basename "$f") is not stable"
 done
 
@@ -67,6 +70,68 @@ expect_grep "$tmp/err" "bad.yaml:5:5:" "error names file:line:col"
 expect_grep "$tmp/err" "fal" "error names the key"
 expect_exit 2 "missing file" -- "$bin" check-config "$tmp/nope.yaml"
 expect_grep "$tmp/err" "nope.yaml" "I/O error names the file"
+
+# Every error of a file at once, each with its line and column.
+cat >"$tmp/three.yaml" <<'YAML'
+engine:
+  windows: [1s, 10s]
+  microburst:
+    fal: 0.5
+sources:
+  - name: a
+    type: gnmii
+  - name: b
+    type: synthetic
+    interval: soon
+YAML
+expect_exit 2 "three errors" -- "$bin" check-config "$tmp/three.yaml"
+expect_grep "$tmp/err" "three.yaml:4:5: engine.microburst.fal: unknown key" "first error"
+expect_grep "$tmp/err" 'three.yaml:7:11: sources\[0\].type: "gnmii" is not one of' "second error"
+expect_grep "$tmp/err" 'three.yaml:10:15: sources\[1\].interval:' "third error"
+ok
+[ "$(wc -l <"$tmp/err")" -eq 3 ] || fail "three errors, one line each: $(cat "$tmp/err")"
+
+# The files a config names: each missing or unreadable one is an error at
+# its key (a FIFO is refused at once, never waited on); a cable plan must
+# parse; --no-files checks the file alone; a disabled source's files are
+# not checked.
+mkfifo "$tmp/fifo.pem"
+printf 'this is not a cable plan\n' >"$tmp/cables.txt"
+cat >"$tmp/files.yaml" <<YAML
+sources:
+  - name: leaf1
+    type: gnmi
+    address: 127.0.0.1:50051
+    username: telemetry
+    password: x
+    tls:
+      ca_file: $tmp/missing-ca.pem
+  - name: leaf2
+    type: gnmi
+    address: 127.0.0.1:50052
+    username: telemetry
+    password: x
+    tls:
+      ca_file: $tmp/fifo.pem
+  - name: leaf3
+    type: gnmi
+    enabled: false
+    address: 127.0.0.1:50053
+    username: telemetry
+    password: x
+    tls:
+      ca_file: $tmp/also-missing.pem
+topology:
+  cable_plan:
+    file: $tmp/cables.txt
+YAML
+expect_exit 2 "named files checked" -- timeout 10 "$bin" check-config "$tmp/files.yaml"
+expect_grep "$tmp/err" "files.yaml:8:16: sources\[0\].tls.ca_file: $tmp/missing-ca.pem: No such file or directory" "missing CA named at its key"
+expect_grep "$tmp/err" "files.yaml:15:16: sources\[1\].tls.ca_file: $tmp/fifo.pem: is a FIFO" "FIFO refused"
+expect_no_grep "$tmp/err" "also-missing" "a disabled source's file is not checked"
+expect_grep "$tmp/err" "files.yaml: cable plan: $tmp/cables.txt:1:" "cable plan parse error with its line"
+expect_grep "$tmp/err" "3 named files cannot be used" "the count"
+expect_exit 0 "--no-files" -- timeout 10 "$bin" check-config --no-files "$tmp/files.yaml"
 
 # Secrets: resolved from the environment, never printed.
 cat >"$tmp/secret.yaml" <<'YAML'

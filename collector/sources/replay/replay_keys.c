@@ -31,7 +31,7 @@ static int replay_finish(struct fsc_cctx *ctx, const struct fsc_ynode *node,
 }
 
 static const struct fsc_ckey replay_keys[] = {
-    {.key = "file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH, .off = X(file)},
+    {.key = "file", .kind = FSC_CK_STR, .flags = FSC_CF_PATH | FSC_CF_INPUT_FILE, .off = X(file)},
     {.key = "mode", .kind = FSC_CK_ENUM, .off = X(mode), .names = replay_modes},
     {.key = "speed",
      .kind = FSC_CK_SPEED,
