@@ -57,8 +57,9 @@ const char fsc_probe_usage[] =
     "  --seconds N           how long to listen, 1..300 (default 5)\n"
     "  -h, --help            show this help\n"
     "\n"
-    "Exit status: 0 when anything arrived, 1 when nothing did (or the source could\n"
-    "not start: a port in use, a peer that refuses), 2 usage or configuration error.\n";
+    "Exit status: 0 when the device sent anything, 1 when it did not (the source's own\n"
+    "fabricscope_* statistics do not count; or the source could not start: a port in\n"
+    "use, a peer that refuses), 2 usage or configuration error.\n";
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -285,7 +286,9 @@ int fsc_probe_main(int argc, char **argv)
     if (got < 0)
         fprintf(stderr, "fabricscope probe: %s\n", err);
     else if (got == 0)
-        fprintf(stderr, "fabricscope probe: nothing arrived from source %s (%s) in %.1f s\n",
+        fprintf(stderr,
+                "fabricscope probe: nothing arrived from the device of source %s (%s) in %.1f s "
+                "(the collector's own fabricscope_* statistics do not count)\n",
                 sc->name, sc->kind->name, waited);
     run_free(&r);
     fsc_config_destroy(cfg);

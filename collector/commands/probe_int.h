@@ -76,8 +76,10 @@ struct probe_report_info {
  * labels, native name, last value, samples), sorted, then one `map` or
  * `unmapped` line per native name (what it became and in how many series),
  * `derived` lines for series the source made itself, and a `probe` summary
- * line. Returns the number of samples that arrived, or -1 when memory for
- * sorting ran out (nothing printed but a message in err). */
+ * line. Returns the number of samples from the device (the source's own
+ * fabricscope_* statistics do not count: a NIC source on a host with no
+ * RDMA device still reports its polls), or -1 when memory for sorting ran
+ * out (nothing printed but a message in err). */
 long long probe_report(const struct probe_tap *t, const struct fsc_registry *reg,
                        const struct probe_report_info *info, FILE *out, char *err, size_t errlen);
 

@@ -255,7 +255,7 @@ long long probe_report(const struct probe_tap *t, const struct fsc_registry *reg
     }
     qsort(rows, n_rows, sizeof(*rows), row_cmp);
 
-    uint64_t with_samples = 0;
+    uint64_t with_samples = 0, own_samples = 0;
     for (uint32_t r = 0; r < n_rows; r++) {
         const struct probe_series *s = &t->ser[rows[r].id];
         const char *metric = fsc_registry_metric(reg, rows[r].id);
@@ -284,6 +284,8 @@ long long probe_report(const struct probe_tap *t, const struct fsc_registry *reg
             fprintf(out, " last=%" PRIu64, s->last.u);
         fprintf(out, " samples=%" PRIu64 "\n", s->samples);
         with_samples += s->samples > 0;
+        if (strncmp(metric, "fabricscope_", 12) == 0)
+            own_samples += s->samples;
     }
 
     uint32_t mapped = 0, unmapped = 0;
@@ -309,11 +311,12 @@ long long probe_report(const struct probe_tap *t, const struct fsc_registry *reg
                 t->natives_dropped, PROBE_NATIVE_MAX);
     fprintf(out,
             "probe source=%s type=%s profile=%s seconds=%.1f series=%u series_with_samples=%" PRIu64
-            " samples=%" PRIu64 " native_names=%u mapped=%u unmapped=%u\n",
+            " samples=%" PRIu64 " device_samples=%" PRIu64
+            " native_names=%u mapped=%u unmapped=%u\n",
             info->source, info->type, info->profile ? info->profile : "-", info->seconds, n_rows,
-            with_samples, t->samples, t->n_natives, mapped, unmapped);
+            with_samples, t->samples, t->samples - own_samples, t->n_natives, mapped, unmapped);
     fflush(out);
-    rc = (long long)t->samples;
+    rc = (long long)(t->samples - own_samples);
     goto out;
 oom:
     snprintf(err, errlen, "out of memory formatting %u series", n);

@@ -166,7 +166,7 @@ check "gnmi mapping lines exact: $(diff "$tmp/g.map.want" "$tmp/g.map" | tr '\n'
 check "gnmi series line names its native path" grep -q \
     "^series fabric_port_rx_bytes_total{device=\"leaf1\",port=\"et-0/0/0\"} native=$I/in-octets last=[1-9][0-9]* samples=[0-9]*$" "$tmp/g.out"
 check "gnmi summary line" grep -Eq \
-    '^probe source=leaf1 type=gnmi profile=junos seconds=3\.[0-9] series=48 series_with_samples=48 samples=[0-9]+ native_names=24 mapped=24 unmapped=0$' "$tmp/g.out"
+    '^probe source=leaf1 type=gnmi profile=junos seconds=3\.[0-9] series=48 series_with_samples=48 samples=[0-9]+ device_samples=[1-9][0-9]* native_names=24 mapped=24 unmapped=0$' "$tmp/g.out"
 
 # The simulator's model (gnmi_sim.h) in the last values of one notification.
 for p in et-0/0/0 et-0/0/1; do
@@ -254,13 +254,30 @@ check_eq "histogram peak = last bound 245760" \
 check "otlp series line names its native name" grep -q \
     "^series fabric_port_rx_bytes_total{$sw1} native=nvswitch_interface_if_in_octets last=1003000000000 samples=3$" "$tmp/o.out"
 check "otlp summary line" grep -Eq \
-    '^probe source=spine1 type=otlp profile=cumulus seconds=[0-9.]+ series=20 series_with_samples=20 samples=59 native_names=6 mapped=3 unmapped=3$' "$tmp/o.out"
+    '^probe source=spine1 type=otlp profile=cumulus seconds=[0-9.]+ series=20 series_with_samples=20 samples=59 device_samples=59 native_names=6 mapped=3 unmapped=3$' "$tmp/o.out"
 
 # ---- OTLP with nobody sending ------------------------------------------------
 "$bin" probe -c "$tmp/fsc.yaml" --source spine1 --seconds 1 >"$tmp/n.out" 2>"$tmp/n.err"
 check_eq "probe with nothing arriving: exit status" "$?" 1
-check "nothing arrived: said on stderr" grep -Eq "fabricscope probe: nothing arrived from source spine1 \(otlp\) in 1\.[0-9] s" "$tmp/n.err"
+check "nothing arrived: said on stderr" grep -Eq "fabricscope probe: nothing arrived from the device of source spine1 \(otlp\) in 1\.[0-9] s" "$tmp/n.err"
 check "nothing arrived: summary with no series" grep -Eq '^probe source=spine1 .* series=0 series_with_samples=0 samples=0 ' "$tmp/n.out"
+
+# ---- a NIC source on a host with no RDMA device --------------------------------
+# Its own poll statistics arrive (fabricscope_nic_*), nothing from a device:
+# exit 1, as for a switch that sends nothing.
+mkdir -p "$tmp/nosys/sys/class/infiniband" "$tmp/nosys/sys/class/net"
+cat >"$tmp/nic.yaml" <<YAML
+sources:
+  - name: nic
+    type: nic
+    device: b300-01
+    sysfs_root: $tmp/nosys
+YAML
+"$bin" probe -c "$tmp/nic.yaml" --seconds 1 >"$tmp/nic.out" 2>"$tmp/nic.err"
+check_eq "probe of a NIC source with no device: exit status" "$?" 1
+check "no device: own statistics arrived" grep -Eq '^series fabricscope_nic_polls_total\{source="nic"\} native=- last=[1-9][0-9]* samples=[1-9]' "$tmp/nic.out"
+check "no device: device_samples=0" grep -Eq '^probe source=nic .* device_samples=0 ' "$tmp/nic.out"
+check "no device: said on stderr" grep -q "nothing arrived from the device of source nic (nic)" "$tmp/nic.err"
 
 # ---- usage and configuration errors: exit 2 -----------------------------------
 expect2() { # DESCRIPTION STDERR_TEXT ARGS...
