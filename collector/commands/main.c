@@ -10,6 +10,8 @@
 
 #include "config/config.h"
 #include "daemon/daemon.h"
+#include "base/build_info.h"
+#include "base/closest.h"
 #include "base/log.h"
 #include "daemon/plugins.h"
 #include "commands/check_config.h"
@@ -74,7 +76,9 @@ static const char usage_run[] =
     "  --log-level LEVEL     error, warn, info or debug; overrides log.level in FILE\n"
     "  -h, --help            show this help\n";
 
-static const char usage_version[] = "Usage: fabricscope version\n\nPrints the version.\n";
+static const char usage_version[] =
+    "Usage: fabricscope version\n\nPrints the version and the commit it was built from\n"
+    "(\"-dirty\": with uncommitted changes; \"unknown\": built outside a git checkout).\n";
 
 static int is_help(const char *arg)
 {
@@ -99,7 +103,7 @@ static int cmd_version(int argc, char **argv)
     }
     if (argc > 1)
         return usage_error(usage_version, "unexpected argument", argv[1]);
-    printf("fabricscope %s\n", FSC_VERSION);
+    printf("fabricscope %s (commit %s)\n", FSC_VERSION, fsc_build_commit);
     return EXIT_OK;
 }
 
@@ -224,6 +228,22 @@ static const struct command *command_find(const char *name)
     return NULL;
 }
 
+/* An unknown command: one line naming it, the closest command when one is
+ * close ("did you mean"), and where the list is; not the whole help. */
+static int unknown_command(const char *name)
+{
+    const char *names[sizeof(commands) / sizeof(commands[0])];
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        names[i] = commands[i].name;
+    const char *guess = fsc_closest_name(name, names, sizeof(names) / sizeof(names[0]));
+    if (guess)
+        fprintf(stderr, "fabricscope: unknown command '%s' (did you mean '%s'?)\n", name, guess);
+    else
+        fprintf(stderr, "fabricscope: unknown command '%s'\n", name);
+    fprintf(stderr, "Run 'fabricscope help' for the list of commands.\n");
+    return EXIT_USAGE;
+}
+
 static int cmd_help(int argc, char **argv)
 {
     if (argc < 2) {
@@ -232,13 +252,17 @@ static int cmd_help(int argc, char **argv)
     }
     const struct command *cmd = command_find(argv[1]);
     if (!cmd)
-        return usage_error(usage_main, "unknown command", argv[1]);
+        return unknown_command(argv[1]);
     fputs(cmd->usage, stdout);
     return EXIT_OK;
 }
 
+/* build_commit.c, generated at build time (scripts/build_commit.cmake). */
+extern const char fsc_build_commit_text[];
+
 int main(int argc, char **argv)
 {
+    fsc_build_commit = fsc_build_commit_text;
     if (argc < 2) {
         fputs(usage_main, stderr);
         return EXIT_USAGE;
@@ -251,6 +275,6 @@ int main(int argc, char **argv)
         return cmd_version(1, argv + 1);
     const struct command *cmd = command_find(argv[1]);
     if (!cmd)
-        return usage_error(usage_main, "unknown command", argv[1]);
+        return unknown_command(argv[1]);
     return cmd->fn(argc - 1, argv + 1);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/build_info.h"
 #include "prometheus/prom_render_int.h"
 
 enum self_family {
@@ -41,7 +42,7 @@ enum self_family {
 
 static const struct fsc_prom_fdesc self_desc[S__COUNT] = {
     [S_BUILD] = {"fabricscope_build_info", "fabricscope_build_info", "gauge",
-                 "Always 1; the version label tells which fabricscope runs."},
+                 "Always 1; the version and commit labels tell which fabricscope runs."},
     [S_UP] = {"fabricscope_up", "fabricscope_up", "gauge",
               "1 while the source is running and healthy."},
     [S_SAMPLES] = {"fabricscope_samples", "fabricscope_samples_total", "counter",
@@ -195,8 +196,8 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out)
     fsc_engine_stats_get(r->env.eng, &st);
 
     header(r, out, S_BUILD);
-    struct fsc_prom_label ver[1] = {lbl("version", FSC_VERSION)};
-    line_u64(r, out, S_BUILD, ver, 1, 1);
+    struct fsc_prom_label ver[2] = {lbl("commit", fsc_build_commit), lbl("version", FSC_VERSION)};
+    line_u64(r, out, S_BUILD, ver, 2, 1);
 
     self_up(r, out);
 

@@ -42,6 +42,16 @@ done
 expect_exit 2 "no command" -- "$bin"
 expect_exit 2 "unknown command" -- "$bin" frobnicate
 expect_grep "$tmp/err" "unknown command 'frobnicate'" "unknown command is named"
+ok
+[ "$(wc -l <"$tmp/err")" -eq 2 ] || fail "unknown command: two lines, not the whole help: $(cat "$tmp/err")"
+expect_exit 2 "mistyped command" -- "$bin" check-confg
+expect_grep "$tmp/err" "unknown command 'check-confg' (did you mean 'check-config'?)" "did you mean"
+expect_exit 2 "mistyped command, two letters swapped" -- "$bin" rnu
+expect_grep "$tmp/err" "(did you mean 'run'?)" "did you mean, swap"
+# version: the number and the commit the binary was built from (12 hex
+# digits, "-dirty" with uncommitted changes, "unknown" outside git).
+expect_exit 0 "version" -- "$bin" version
+expect_grep "$tmp/out" '^fabricscope [0-9][0-9.]* (commit \([0-9a-f]\{12\}\(-dirty\)\{0,1\}\|unknown\))$' "version names the commit"
 expect_exit 2 "run without -c" -- "$bin" run
 expect_grep "$tmp/err" "missing -c FILE" "run explains what is missing"
 expect_exit 2 "check-config without file" -- "$bin" check-config

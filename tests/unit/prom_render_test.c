@@ -56,9 +56,10 @@ static void small_fixture(struct pfx *p)
  * previous scrape's duration, lines and bytes are 0). */
 #define SELF_METRICS(SAMPLES, VERDICTS, WRAPS, GAPS, ARRIVAL, UNKNOWN, INTERVAL, SERIES, DROPPED,  \
                      REJECTED, EVENTS, RESETS, WITHHELD, COPYCH, COPYRL, SCRAPE)                   \
-    "# HELP fabricscope_build_info Always 1; the version label tells which fabricscope runs.\n"    \
+    "# HELP fabricscope_build_info Always 1; the version and commit labels tell which "            \
+    "fabricscope runs.\n"                                                                          \
     "# TYPE fabricscope_build_info gauge\n"                                                        \
-    "fabricscope_build_info{version=\"" FSC_VERSION "\"} 1\n"                                      \
+    "fabricscope_build_info{commit=\"unknown\",version=\"" FSC_VERSION "\"} 1\n"                   \
     "# HELP fabricscope_up 1 while the source is running and healthy.\n"                           \
     "# TYPE fabricscope_up gauge\n"                                                                \
     "fabricscope_up{source=\"leaf1\",type=\"synthetic\"} 1\n"                                      \
