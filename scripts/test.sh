@@ -6,9 +6,11 @@ set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# FSC_BUILD_TESTS=ON: a build directory the README's first command made
+# (the program alone) gets the tests too.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFSC_BUILD_TESTS=ON >/dev/null
 cmake --build build -j"$jobs"
-cmake -S . -B build-san -DCMAKE_BUILD_TYPE=Sanitize >/dev/null
+cmake -S . -B build-san -DCMAKE_BUILD_TYPE=Sanitize -DFSC_BUILD_TESTS=ON >/dev/null
 cmake --build build-san -j"$jobs"
 
 # run_suite TITLE BUILD_DIR: ctest's full output, kept in BUILD_DIR/ctest.log.

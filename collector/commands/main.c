@@ -41,7 +41,7 @@ static const char usage_main[] =
     "  plan CABLES_FILE      the B300 cable plan: print its ip commands and expected map\n"
     "                        (--dry-run, the default), or --apply one node's on this host\n"
     "  report [OPTIONS]      write a capacity-planning report (HTML, CSV, JSON)\n"
-    "  version               print the version\n"
+    "  version               print the version and the commit it was built from\n"
     "  help [COMMAND]        show help for COMMAND\n"
     "\n"
     "Options:\n"
