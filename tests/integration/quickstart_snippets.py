@@ -34,6 +34,15 @@ What it prints (tab-separated, one line each; LINE is the document line):
   cmd LINE KIND SUB ARGS...  a `fabricscope SUB ARGS` command the document
                              shows (KIND `block` in a ```sh block, `inline`
                              in prose); ARGS with /etc/ paths moved
+  dial LINE NAME             a gnmi source dials NAME (its tls.server_name,
+                             else the host of its address): the leaf's
+                             certificate must carry it
+  otlp-cert LINE FILE CONFIG SOURCE
+                             an otlp source's TLS certificate, the config
+                             and the source that name it
+  otlp-dest LINE NAME        the destination the document tells a Cumulus
+                             switch to export to: that certificate must
+                             carry it
   error LINE SENTENCE        something the document gets wrong
 The run blocks are written but not run here: the shell runs them, then calls
 this script again with --after-run to place the config fixtures."""
@@ -122,6 +131,23 @@ def commands(text, root):
     return words[1], [move_text(w, root) for w in words[2:]]
 
 
+DEST = re.compile(r"nv set system telemetry export otlp grpc destination (\S+)")
+
+
+def tls_names(cfg, first, config, out):
+    """The dial and otlp-cert lines of one parsed config."""
+    srcs = (cfg.get("sources") or []) if isinstance(cfg, dict) else []
+    for s in srcs:
+        if not isinstance(s, dict):
+            continue
+        tls = s.get("tls") if isinstance(s.get("tls"), dict) else None
+        if s.get("type") == "gnmi" and tls is not None:
+            name = tls.get("server_name") or re.sub(r":\d+$", "", str(s.get("address", ""))).strip("[]")
+            out.append("dial\t%d\t%s" % (first, name))
+        if s.get("type") == "otlp" and tls is not None and tls.get("cert_file"):
+            out.append("otlp-cert\t%d\t%s\t%s\t%s" % (first, tls["cert_file"], config, s.get("name")))
+
+
 def main():
     args = sys.argv[1:]
     after_run = False
@@ -179,6 +205,7 @@ def main():
                 continue
             out.append("config\t%d\t%s" % (first, f))
             types |= source_types(cfg)
+            tls_names(cfg, first, f, out)
             for where, key, val in file_refs(cfg):
                 if key.endswith("_env"):
                     envs.add(val)
@@ -208,6 +235,11 @@ def main():
                     out.append("error\t%d\t%s names %s: no fixture of that kind (teach "
                                "quickstart_snippets.py)" % (first, where, val[len(root):]))
             continue
+        if after_run and info == "text":
+            for n, line in enumerate(body):
+                m = DEST.search(line)
+                if m:
+                    out.append("otlp-dest\t%d\t%s" % (first + n, m.group(1)))
         if after_run and info == "sh":
             joined = []
             for n, line in enumerate(body):

@@ -16,6 +16,11 @@
 #   (check-config, plan without --apply, version) run and exit 0, in
 #   SOURCE_DIR for relative paths; a -c FILE below /etc/ is one of the
 #   document's configs;
+# - the names agree: the certificate the CA block makes for the leaf carries
+#   the name each gnmi config dials, the OTLP receiver's certificate the
+#   destination the Cumulus commands export to; the receiver starts with
+#   that certificate and key (a 1 s probe on a loopback port: exit 1, nothing
+#   sent, its listening line says tls=on);
 # - the harness itself fails where it should: a config with an unknown key
 #   fails check-config, an option no help names is not found.
 set -u
@@ -38,6 +43,7 @@ mkdir -p "$root"
 "$py" "$snip" "$doc" "$root" "$src" >"$tmp/m1" 2>"$tmp/m1.err"
 check "extraction (before the run blocks) works: $(cat "$tmp/m1.err")" test ! -s "$tmp/m1.err"
 runs=0
+ca_files=""
 while IFS=$tab read -r kind line dir file; do
     [ "$kind" = run ] || continue
     runs=$((runs + 1))
@@ -47,6 +53,9 @@ while IFS=$tab read -r kind line dir file; do
         fail "QUICKSTART.md:$line: the block does not run"
         cat "$tmp/run.out"
     fi
+    for ca in "$dir"/*ca.pem; do
+        [ -f "$ca" ] && ca_files="$ca_files $ca"
+    done
     for crt in "$dir"/*.crt; do
         [ -f "$crt" ] || continue
         check "QUICKSTART.md:$line: $(basename "$crt") verifies against the block's CA" \
@@ -106,6 +115,52 @@ if [ -n "$first_config" ]; then
     check "a broken copy of the first config: the error names the key" \
         grep -q "broken.yaml:1:1: no_such_section: unknown key" "$tmp/cc.out"
 fi
+
+# ---- names in the certificates --------------------------------------------------
+# verify_name CERT NAME: CERT verifies against one of the run blocks' CAs for
+# NAME (a DNS name, or an IP address in the subjectAltName).
+verify_name() {
+    case $2 in
+    *[!0-9.]*) _vn_opt=-verify_hostname ;;
+    *) _vn_opt=-verify_ip ;;
+    esac
+    for _vn_ca in $ca_files; do
+        openssl verify -CAfile "$_vn_ca" "$_vn_opt" "$2" "$1" >/dev/null 2>&1 && return 0
+    done
+    return 1
+}
+# Every certificate the run blocks made, for the gnmi names.
+certs=""
+while IFS=$tab read -r kind line dir file; do
+    [ "$kind" = run ] || continue
+    for crt in "$dir"/*.crt; do
+        [ -f "$crt" ] && certs="$certs $crt"
+    done
+done <"$tmp/m1"
+while IFS=$tab read -r kind line name; do
+    [ "$kind" = dial ] || continue
+    found=""
+    for crt in $certs; do
+        verify_name "$crt" "$name" && found=$crt
+    done
+    check "QUICKSTART.md:$line: a certificate of the CA block carries $name, the name the gnmi source dials" \
+        test -n "$found"
+done <"$tmp/m2"
+dests=$(awk -F"$tab" '$1 == "otlp-dest" { print $3 }' "$tmp/m2")
+check "the document tells the Cumulus switch where to export" test -n "$dests"
+while IFS=$tab read -r kind line cert file source; do
+    [ "$kind" = otlp-cert ] || continue
+    for d in $dests; do
+        check "QUICKSTART.md:$line: the OTLP receiver's certificate carries $d, the switch's destination" \
+            verify_name "$cert" "$d"
+    done
+    # The receiver starts with that certificate and key, on a loopback port.
+    sed 's/"0\.0\.0\.0:[0-9]*"/"127.0.0.1:0"/' "$file" >"$tmp/loopback.yaml"
+    "$bin" probe -c "$tmp/loopback.yaml" --source "$source" --seconds 1 >"$tmp/probe.out" 2>"$tmp/probe.err"
+    check_eq "QUICKSTART.md:$line: a 1 s probe of $source with nothing sent: exit status" "$?" 1
+    check "QUICKSTART.md:$line: $source listened with TLS on" \
+        grep -Eq "event=otlp_listening transport=grpc .* tls=on " "$tmp/probe.err"
+done <"$tmp/m2"
 
 # ---- Prometheus -----------------------------------------------------------------
 proms=0
