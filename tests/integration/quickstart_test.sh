@@ -206,7 +206,8 @@ while IFS= read -r entry; do
     ok
     apply=0
     prev=""
-    # shellcheck disable=SC2086 # the arguments are tab-separated words
+    # The arguments are tab-separated words: split on tabs only, no globbing.
+    old_ifs=$IFS
     set -f
     IFS=$tab
     for a in $args; do
@@ -223,8 +224,7 @@ while IFS= read -r entry; do
         esac
         prev=$a
     done
-    IFS=' 	
-'
+    IFS=$old_ifs
     set +f
     # Inline mentions in prose are often partial (`fabricscope check-config`):
     # only the shell blocks' lines are run.
