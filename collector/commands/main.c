@@ -257,7 +257,7 @@ static int cmd_help(int argc, char **argv)
     return EXIT_OK;
 }
 
-/* build_commit.c, generated at build time (scripts/build_commit.cmake). */
+/* Defined in the file scripts/build_commit.cmake generates at build time. */
 extern const char fsc_build_commit_text[];
 
 int main(int argc, char **argv)

@@ -1,6 +1,7 @@
 /* The files and directories a config names (config.h, struct
- * fsc_config_input): recorded while decoding, checked by check-config so a
- * missing certificate or cable plan is found before `run` starts. */
+ * fsc_config_input; recorded while decoding by config_values.c), checked
+ * by check-config so a missing certificate or cable plan is found before
+ * `run` starts. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,28 +10,6 @@
 #include <unistd.h>
 
 #include "config/config_decode.h"
-
-int fsc_cfg_note_input(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *path,
-                       bool dir)
-{
-    struct fsc_config_input *in = fsc_cfg_alloc(ctx, val, sizeof(*in));
-    char *key = in ? fsc_cfg_strdup(ctx, val, ctx->path) : NULL;
-    if (key == NULL)
-        return -1;
-    *in = (struct fsc_config_input){.path = path,
-                                    .key = key,
-                                    .line = val->line,
-                                    .col = val->col,
-                                    .dir = dir,
-                                    .source = ctx->source};
-    /* Appended at the end, so the list reads in file order. */
-    if (ctx->last_input)
-        ctx->last_input->next = in;
-    else
-        ctx->cfg->inputs = in;
-    ctx->last_input = in;
-    return 0;
-}
 
 /* Why path cannot be read as a regular file (dir: a directory), or NULL
  * when it can. Opened non-blocking: a FIFO or a device must not stall the

@@ -73,6 +73,28 @@ static int resolve_path(struct fsc_cctx *ctx, const struct fsc_ynode *val, const
     return 0;
 }
 
+int fsc_cfg_note_input(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *path,
+                       bool dir)
+{
+    struct fsc_config_input *in = fsc_cfg_alloc(ctx, val, sizeof(*in));
+    char *key = in ? fsc_cfg_strdup(ctx, val, ctx->path) : NULL;
+    if (key == NULL)
+        return -1;
+    *in = (struct fsc_config_input){.path = path,
+                                    .key = key,
+                                    .line = val->line,
+                                    .col = val->col,
+                                    .dir = dir,
+                                    .source = ctx->source};
+    /* Appended at the end, so the list reads in file order. */
+    if (ctx->last_input)
+        ctx->last_input->next = in;
+    else
+        ctx->cfg->inputs = in;
+    ctx->last_input = in;
+    return 0;
+}
+
 int fsc_cfg_decode_str(struct fsc_cctx *ctx, const struct fsc_ckey *key,
                        const struct fsc_ynode *val, const char **out)
 {
