@@ -72,7 +72,8 @@ static int64_t int_arg(const char *opt, const char *s, int64_t lo, int64_t hi)
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (*s == '\0' || *s == ' ' || *end != '\0' || errno != 0)
+    bool starts_ok = (*s >= '0' && *s <= '9') || *s == '-' || *s == '+';
+    if (!starts_ok || *end != '\0' || errno != 0)
         die("%s: not an integer: '%s'", opt, s);
     if (v < lo || v > hi)
         die("%s must be %lld..%lld", opt, (long long)lo, (long long)hi);
@@ -260,7 +261,7 @@ static unsigned dev_index(const struct fsc_nicfx *fx, const char *s)
     char *end;
     errno = 0;
     long long k = strtoll(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno != 0)
+    if (!((*s >= '0' && *s <= '9') || *s == '-' || *s == '+') || *end != '\0' || errno != 0)
         die("not a device index: '%s'", s);
     if (k < 0 || (size_t)k >= fx->n)
         die("no device %lld (the fixture has %zu)", k, fx->n);

@@ -244,10 +244,11 @@ void fsc_nicfx_mac_text(char *out, size_t size, unsigned node, unsigned index);
 
 /* ---- the files (nicfx_tree.c) ------------------------------------------------------- */
 
-/* Creates dev's whole tree under root (root/sys/...; root itself must exist
- * or be creatable): directories, symlinks, the static attributes and every
- * file fsc_nicfx_tree_write writes. Fails if dev's directories exist
- * already. Returns 0, or -1 with a sentence (path and errno text) in err. */
+/* Creates dev's whole tree under root (root/sys/...; missing directories
+ * are made): directories, symlinks, the static attributes and every file
+ * fsc_nicfx_tree_write writes. A device already in the tree fails at its
+ * symlinks (EEXIST). Returns 0, or -1 with a sentence (path and errno
+ * text) in err. */
 int fsc_nicfx_tree_create(const char *root, const struct fsc_nicfx_dev *dev, char *err,
                           size_t errlen);
 
