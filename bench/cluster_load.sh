@@ -12,7 +12,7 @@
 # 7 SN4700 spines x 32 ports pushing OTLP/gRPC from one bench/otlp_load
 # process (16 Cumulus interface counters per port) -- all into ONE collector.
 # B300: 56 nodes x 16 interfaces, each node its own collector process with one
-# nic source polling its own tests/tools/nic_fixture.py tree at 100 ms, as the
+# nic source polling its own fabricscope-nic-fixture tree at 100 ms, as the
 # DaemonSet runs them (one process cannot hold 56 x 16 x 76 = 68 096 open
 # counter files under a 20 000 descriptor limit). The fixture trees are not
 # stepped (stepping 56 trees every 100 ms would cost the box more than the
@@ -54,10 +54,10 @@ shift $((OPTIND - 1))
 bin=$build/collector/fabricscope
 sim=$build/tests/sim/gnmi_sim
 load=$build/bench/otlp_load
-fixture=$(cd "$(dirname "$0")/.." && pwd)/tests/tools/nic_fixture.py
-for f in "$bin" "$sim" "$load"; do
+fixture=$build/collector/fabricscope-nic-fixture
+for f in "$bin" "$sim" "$load" "$fixture"; do
     [ -x "$f" ] || {
-        echo "missing $f: make -C $build fabricscope gnmi_sim otlp_load" >&2
+        echo "missing $f: make -C $build fabricscope gnmi_sim otlp_load fabricscope-nic-fixture" >&2
         exit 2
     }
 done
@@ -195,7 +195,7 @@ start_nics() {
     k=1
     while [ "$k" -le "$1" ]; do
         d=$tmp/nic$k
-        [ -d "$d/root" ] || python3 "$fixture" init "$d/root" --devices 16 >/dev/null
+        [ -d "$d/root" ] || "$fixture" init "$d/root" --devices 16 >/dev/null
         cat >"$d/c.yaml" <<EOF
 log: {level: warn}
 sources:

@@ -25,7 +25,7 @@
 # defaults.
 #
 # B300: N nodes x 16 interfaces at 100 ms, one collector process each with one
-# nic source on its own tests/tools/nic_fixture.py tree (fixture: true), as
+# nic source on its own fabricscope-nic-fixture tree (fixture: true), as
 # the DaemonSet runs them (deploy/kubernetes). They cannot join the switch
 # collector: N x 16 x 76 = 68 096 counter files held open, above this box's
 # 20 000 descriptor limit (soft and hard). They run for the whole bench and
@@ -73,10 +73,10 @@ shift $((OPTIND - 1))
 [ $# -gt 0 ] || set -- 100 250 500
 bin=$build/collector/fabricscope
 sim=$build/tests/sim/gnmi_sim
-fixture=$(cd "$(dirname "$0")/.." && pwd)/tests/tools/nic_fixture.py
-for f in "$bin" "$sim"; do
+fixture=$build/collector/fabricscope-nic-fixture
+for f in "$bin" "$sim" "$fixture"; do
     [ -x "$f" ] || {
-        echo "missing $f: cmake --build $build -j2 --target fabricscope gnmi_sim" >&2
+        echo "missing $f: cmake --build $build -j2 --target fabricscope gnmi_sim fabricscope-nic-fixture" >&2
         exit 2
     }
 done
@@ -149,7 +149,7 @@ start_nics() {
     k=1
     while [ "$k" -le "$1" ]; do
         d=$tmp/nic$k
-        python3 "$fixture" init "$d/root" --devices 16 >/dev/null || exit 1
+        "$fixture" init "$d/root" --devices 16 >/dev/null || exit 1
         cat >"$d/c.yaml" <<EOF
 log: {level: warn}
 sources:

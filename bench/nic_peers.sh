@@ -6,7 +6,7 @@
 # interfaces. One tool runs at a time, each under the same background load,
 # so they do not compete for the (possibly few) cores.
 #
-# Part 1, fixture tree (tests/tools/nic_fixture.py: N interfaces x 100
+# Part 1, fixture tree (fabricscope-nic-fixture: N interfaces x 100
 # counter files, regular files on disk, advanced every 100 ms by a stepper):
 #   ours           nic source, sysfs_root = the fixture, every INTERVAL ms
 #   node_exporter  --path.sysfs=<fixture>/sys, infiniband + netclass collectors
@@ -78,7 +78,7 @@ done
 [ "$ival" -ge 10 ] || { echo "the nic source polls every 10 ms at most" >&2; exit 2; }
 if [ "$veths" -lt 1 ] || [ "$veths" -gt 200 ]; then echo "-k: 1..200" >&2; exit 2; fi
 here=$(cd "$(dirname "$0")" && pwd)
-fixture="$here/../tests/tools/nic_fixture.py"
+fixture="$(dirname "$bin")/fabricscope-nic-fixture"
 ne=$(command -v prometheus-node-exporter || command -v node_exporter || echo "")
 cd_bin=$(command -v collectd || echo /usr/sbin/collectd)
 cd_plugins=/usr/lib/collectd
@@ -86,6 +86,7 @@ types_db=/usr/share/collectd/types.db
 # shellcheck source=tests/integration/lib.sh
 . "$here/../tests/integration/lib.sh"
 [ -x "$bin" ] || { echo "no fabricscope at $bin (-b)" >&2; exit 2; }
+[ -x "$fixture" ] || { echo "no fabricscope-nic-fixture beside $bin (the default build makes it)" >&2; exit 2; }
 lib_init
 
 nsa="fscpeers-$$-a"
@@ -223,7 +224,7 @@ run_ne() {
 # ---- part 1: fixture ----------------------------------------------------------------
 part1() {
     root="$tmp/fx"
-    python3 "$fixture" init "$root" --devices "$devices" --cnp-rate 1000 --oos-rate 100 || return 1
+    "$fixture" init "$root" --devices "$devices" --cnp-rate 1000 --oos-rate 100 || return 1
     # 24 more hw_counters files per port (the optional per-flow and RoCE
     # counters of a CX-8), as bench/nic_poll_bench.sh: 100 files per port.
     extra="cc_rx_ce_pkts cc_rx_cnp_pkts cc_tx_cnp_pkts rdma_tx_packets rdma_tx_bytes
@@ -236,21 +237,8 @@ tx_read_errs tx_write_errs"
         for x in $extra; do echo 0 >"$root/sys/class/infiniband/mlx5_$k/ports/1/hw_counters/$x"; done
         k=$((k + 1))
     done
-    cat >"$tmp/stepper.py" <<'PY'
-# Advances the fixture by 100 ms every 100 ms until the deadline.
-import argparse, importlib.util, sys, time
-spec = importlib.util.spec_from_file_location("nic_fixture", sys.argv[1])
-fx = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fx)
-end = time.monotonic() + float(sys.argv[3])
-args = argparse.Namespace(root=sys.argv[2], dt_ms=100, device=None, gbps=None, cnp_rate=None,
-    oos_rate=None, reset=[], near_wrap=[], set=[], add=[], cnp_storm=[], freeze=[],
-    degrade_pcie=[], restore_pcie=[], link_down=[], link_up=[], aer=[])
-while time.monotonic() < end:
-    fx.cmd_step(args)
-    time.sleep(0.1)
-PY
-    python3 "$tmp/stepper.py" "$fixture" "$root" $((6 * (window + warm + 15))) &
+    # Advances the fixture by 100 ms every 100 ms until the deadline.
+    "$fixture" run "$root" --dt-ms 100 --steps $((60 * (window + warm + 15))) &
     peer_pid=$!
     cat >"$tmp/p1.yaml" <<YAML
 sources:

@@ -2,7 +2,7 @@
 # The globals bin, tmp, fsc_pid and peer_pid are shared with lib.sh.
 # shellcheck disable=SC2034,SC2154
 # NIC poller cost: the real daemon with one nic source polling a fixture
-# sysfs tree (tests/tools/nic_fixture.py) of 16 interfaces x 100 counter
+# sysfs tree (fabricscope-nic-fixture, built beside FABRICSCOPE) of 16 interfaces x 100 counter
 # files (76 of the generator's + 24 extra hw_counters files, the optional
 # per-flow and RoCE counters of a CX-8) at 100 Hz, while a stepper advances
 # the tree every 100 ms. Prints the daemon's CPU (% of one core, from
@@ -28,13 +28,14 @@ while getopts b:w:i:n: opt; do
     esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
-fixture="$here/../tests/tools/nic_fixture.py"
+fixture="$(dirname "$bin")/fabricscope-nic-fixture"
+[ -x "$fixture" ] || { echo "no fabricscope-nic-fixture beside $bin (the default build makes it)" >&2; exit 2; }
 # shellcheck source=tests/integration/lib.sh
 . "$here/../tests/integration/lib.sh"
 lib_init
 
 root="$tmp/fx"
-python3 "$fixture" init "$root" --devices "$devices" --cnp-rate 1000 --oos-rate 100 || exit 1
+"$fixture" init "$root" --devices "$devices" --cnp-rate 1000 --oos-rate 100 || exit 1
 extra="cc_rx_ce_pkts cc_rx_cnp_pkts cc_tx_cnp_pkts rdma_tx_packets rdma_tx_bytes rdma_rx_packets
 rdma_rx_bytes roce_adp_retrans_extra bind_mw_errs lkey_violation_errs rx_dct_ops
 req_rnr_naks resp_rnr_naks tx_atomic_requests tx_read_requests tx_write_requests
@@ -62,19 +63,7 @@ start_fsc "$tmp/bench.yaml"
 wait_exporter || exit 1
 
 # The stepper: one process, one step every 100 ms (fixture time = real time).
-cat >"$tmp/stepper.py" <<'PY'
-import argparse, importlib.util, sys, time
-spec = importlib.util.spec_from_file_location("nic_fixture", sys.argv[1])
-fx = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fx)
-end = time.monotonic() + float(sys.argv[3])
-while time.monotonic() < end:
-    fx.cmd_step(argparse.Namespace(root=sys.argv[2], dt_ms=100, device=None, gbps=None,
-        cnp_rate=None, oos_rate=None, reset=[], near_wrap=[], set=[], add=[], cnp_storm=[],
-        freeze=[], degrade_pcie=[], restore_pcie=[], link_down=[], link_up=[], aer=[]))
-    time.sleep(0.1)
-PY
-python3 "$tmp/stepper.py" "$fixture" "$root" $((window + 5)) &
+"$fixture" run "$root" --dt-ms 100 --steps $(((window + 5) * 10)) &
 peer_pid=$!
 
 ticks() { awk '{print $14 + $15}' "/proc/$fsc_pid/stat"; }

@@ -28,10 +28,6 @@
  * A step is not atomic against a concurrent read; a torn read at worst costs
  * one interval (a 64-bit decrease is a reset, which the engine drops), and no
  * detector starts on one interval. */
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "base/log.h"
 #include "demo/demo_mesh_int.h"
@@ -41,92 +37,88 @@
 #define BG_CNP_PER_S 20
 #define BG_OOS_PER_S 2
 
-const struct mesh_ctr_def mesh_ctr_defs[MC__COUNT] = {
-    [MC_RX_BYTES] = {"rx_bytes", MD_STAT, false},
-    [MC_TX_BYTES] = {"tx_bytes", MD_STAT, false},
-    [MC_RX_PACKETS] = {"rx_packets", MD_STAT, false},
-    [MC_TX_PACKETS] = {"tx_packets", MD_STAT, false},
-    [MC_XMIT_DATA] = {"port_xmit_data", MD_PMA, false},
-    [MC_RCV_DATA] = {"port_rcv_data", MD_PMA, false},
-    [MC_XMIT_PACKETS] = {"port_xmit_packets", MD_PMA, false},
-    [MC_RCV_PACKETS] = {"port_rcv_packets", MD_PMA, false},
-    [MC_UC_XMIT_PACKETS] = {"unicast_xmit_packets", MD_PMA, false},
-    [MC_UC_RCV_PACKETS] = {"unicast_rcv_packets", MD_PMA, false},
-    [MC_WRITE_REQUESTS] = {"rx_write_requests", MD_HW, true},
-    [MC_CNP_SENT] = {"np_cnp_sent", MD_HW, false},
-    [MC_CNP_HANDLED] = {"rp_cnp_handled", MD_HW, false},
-    [MC_ECN_MARKED] = {"np_ecn_marked_roce_packets", MD_HW, false},
-    [MC_OUT_OF_SEQUENCE] = {"out_of_sequence", MD_HW, true},
+const enum fsc_nicfx_ctr mesh_moving[MESH_MOVING] = {
+    FSC_NICFX_RX_BYTES,
+    FSC_NICFX_TX_BYTES,
+    FSC_NICFX_RX_PACKETS,
+    FSC_NICFX_TX_PACKETS,
+    FSC_NICFX_PORT_XMIT_DATA,
+    FSC_NICFX_PORT_RCV_DATA,
+    FSC_NICFX_PORT_XMIT_PACKETS,
+    FSC_NICFX_PORT_RCV_PACKETS,
+    FSC_NICFX_UNICAST_XMIT_PACKETS,
+    FSC_NICFX_UNICAST_RCV_PACKETS,
+    FSC_NICFX_RX_WRITE_REQUESTS,
+    FSC_NICFX_NP_CNP_SENT,
+    FSC_NICFX_RP_CNP_HANDLED,
+    FSC_NICFX_NP_ECN_MARKED_ROCE_PACKETS,
+    FSC_NICFX_OUT_OF_SEQUENCE,
 };
 
-uint64_t mesh_value(const struct mesh_nic *nic, enum mesh_ctr c, int64_t e_ns)
+uint64_t mesh_value(const struct mesh_nic *nic, enum fsc_nicfx_ctr c, int64_t e_ns)
 {
     int64_t us = e_ns / 1000;
     uint64_t v = 0;
     switch (c) {
-    case MC_RX_BYTES:
+    case FSC_NICFX_RX_BYTES:
         v = demo_integral_us(nic->rx_bps, us);
         break;
-    case MC_TX_BYTES:
+    case FSC_NICFX_TX_BYTES:
         v = demo_integral_us(nic->tx_bps, us);
         break;
-    case MC_RX_PACKETS:
-    case MC_RCV_PACKETS:
-    case MC_UC_RCV_PACKETS:
-    case MC_WRITE_REQUESTS:
+    case FSC_NICFX_RX_PACKETS:
+    case FSC_NICFX_PORT_RCV_PACKETS:
+    case FSC_NICFX_UNICAST_RCV_PACKETS:
+    case FSC_NICFX_RX_WRITE_REQUESTS:
         v = demo_integral_us(nic->rx_bps, us) / PACKET_BYTES;
         break;
-    case MC_TX_PACKETS:
-    case MC_XMIT_PACKETS:
-    case MC_UC_XMIT_PACKETS:
+    case FSC_NICFX_TX_PACKETS:
+    case FSC_NICFX_PORT_XMIT_PACKETS:
+    case FSC_NICFX_UNICAST_XMIT_PACKETS:
         v = demo_integral_us(nic->tx_bps, us) / PACKET_BYTES;
         break;
-    case MC_XMIT_DATA:
+    case FSC_NICFX_PORT_XMIT_DATA:
         v = demo_integral_us(nic->tx_bps, us) / 4;
         break;
-    case MC_RCV_DATA:
+    case FSC_NICFX_PORT_RCV_DATA:
         v = demo_integral_us(nic->rx_bps, us) / 4;
         break;
-    case MC_CNP_SENT:
+    case FSC_NICFX_NP_CNP_SENT:
         v = demo_integral_us(BG_CNP_PER_S, us);
         if (nic->cnp_storm)
             v +=
                 demo_integral_us(DEMO_CNP_STORM_PER_S, demo_fault_overlap(DEMO_F_CNP, e_ns) / 1000);
         break;
-    case MC_CNP_HANDLED:
-    case MC_ECN_MARKED:
+    case FSC_NICFX_RP_CNP_HANDLED:
+    case FSC_NICFX_NP_ECN_MARKED_ROCE_PACKETS:
         v = demo_integral_us(BG_CNP_PER_S, us);
         break;
-    case MC_OUT_OF_SEQUENCE:
+    case FSC_NICFX_OUT_OF_SEQUENCE:
         v = demo_integral_us(BG_OOS_PER_S, us);
         if (nic->reorder)
             v += demo_integral_us(DEMO_REORDER_BURST_PER_S,
                                   demo_fault_overlap(DEMO_F_REORDER, e_ns) / 1000);
         break;
-    case MC__COUNT:
+    default:
         break;
     }
-    return mesh_ctr_defs[c].wrap32 ? v & 0xffffffffu : v;
+    return fsc_nicfx_ctrs[c].width == 32 ? v & 0xffffffffu : v;
 }
 
 /* Rewrites nic's moving counters that changed since the last step. */
 static void step_nic(struct demo_mesh *mesh, struct mesh_nic *nic, int64_t e_ns)
 {
-    for (int c = 0; c < MC__COUNT; c++) {
-        if (nic->fd[c] < 0)
+    for (int i = 0; i < MESH_MOVING; i++) {
+        if (nic->fd[i] < 0)
             continue;
-        uint64_t v = mesh_value(nic, (enum mesh_ctr)c, e_ns);
-        if (v == nic->last[c])
+        uint64_t v = mesh_value(nic, mesh_moving[i], e_ns);
+        if (v == nic->last[i])
             continue;
-        char text[24];
-        int n = snprintf(text, sizeof(text), "%llu\n", (unsigned long long)v);
-        if (pwrite(nic->fd[c], text, (size_t)n, 0) != n ||
-            (n < nic->last_len[c] && ftruncate(nic->fd[c], n) == -1)) {
+        if (fsc_nicfx_ctr_rewrite(nic->fd[i], v, &nic->last_len[i]) != 0) {
             mesh->write_errors++;
             continue;
         }
-        nic->last[c] = v;
-        nic->last_len[c] = (uint8_t)n;
+        nic->last[i] = v;
         mesh->writes++;
     }
 }

@@ -1,9 +1,9 @@
 #!/bin/sh
 # shellcheck disable=SC2016 # single-quoted conditions are expanded by eval
 # The real daemon with a nic source on a fixture sysfs tree
-# (tests/tools/nic_fixture.py): 3 ConnectX devices mlx5_0..2 with netdevs
+# (fabricscope-nic-fixture): 3 ConnectX devices mlx5_0..2 with netdevs
 # ens1f0np0..ens3f0np0, polled every 50 ms.
-#   nic_fixture_test.sh FABRICSCOPE PYTHON3 SOURCE_DIR
+#   nic_fixture_test.sh FABRICSCOPE NIC_FIXTURE PYTHON3
 #
 # 1. Start: ethtool is off (fixture: true, no ioctl), the cable plan labels
 #    the ports (node, card, link, peer, peer_node), the plan's second link
@@ -13,7 +13,7 @@
 #    per second: exact raw values in /metrics (hw_counters, IB PMA data in
 #    bytes: the tree's 4-byte words x 4, netdev statistics), link, PCIe and
 #    AER gauges, and the poll's counter count (3 x 76 files).
-# 3. A stepper (python, importing nic_fixture) advances the tree in real time
+# 3. A stepper (python, running the fixture tool) advances the tree in real time
 #    (every ~50 ms by the elapsed ms, so fixture rates are real rates) at
 #    25 Gb/s while it scrapes /metrics, for 9 s:
 #    - out_of_sequence of mlx5_0 starts 3000 below 2^32 and wraps after
@@ -39,15 +39,14 @@
 # at 25 Gb/s it takes 16.8 x, a lag the max_step check below would report.
 set -u
 bin=$1
-py=$2
-src=$3
-fixture="$src/tests/tools/nic_fixture.py"
+fixture=$2
+py=$3
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 lib_init
 
 root="$tmp/fx"
-fx() { "$py" "$fixture" "$@"; }
+fx() { "$fixture" "$@"; }
 fx init "$root" --devices 3 --gbps 100 --cnp-rate 1000 --oos-rate 2000 --lifespan 1000 || exit 1
 # 2^32 - 3000: the wrap comes 1.5 s into the 2000/s of phase 3. mlx5_2's
 # port_rcv_data starts at 1000000007 words, not a multiple of anything the
@@ -151,20 +150,16 @@ check_eq "no reset yet" "$resets0" 0
 
 # ---- 3. in real time ------------------------------------------------------------------------
 cat >"$tmp/stepper.py" <<'PY'
-import argparse, importlib.util, re, sys, time, urllib.request
+import re, subprocess, sys, time, urllib.request
 tool, root, url = sys.argv[1], sys.argv[2], sys.argv[3]
-spec = importlib.util.spec_from_file_location("nic_fixture", tool)
-fx = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fx)
 
 def step(dt_ms, **kw):
-    a = argparse.Namespace(root=root, dt_ms=dt_ms, device=None, gbps=None, cnp_rate=None,
-                           oos_rate=None, reset=[], near_wrap=[], set=[], add=[], cnp_storm=[],
-                           freeze=[], degrade_pcie=[], restore_pcie=[], link_down=[],
-                           link_up=[], aer=[])
-    for k, v in kw.items():
-        setattr(a, k, v)
-    fx.cmd_step(a)
+    """One `step` of the tool; kw maps an option (reset=["1"]) to its values."""
+    args = [tool, "step", root, "--dt-ms", str(dt_ms)]
+    for k, vs in kw.items():
+        for v in vs if isinstance(vs, list) else [vs]:
+            args += ["--" + k.replace("_", "-"), v]
+    subprocess.run(args, check=True)
 
 LINE = re.compile(r'^([A-Za-z_:][A-Za-z0-9_:]*)\{(.*)\} (\S+)$')
 LABEL = re.compile(r'([A-Za-z_]\w*)="((?:[^"\\]|\\.)*)"')

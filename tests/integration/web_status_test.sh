@@ -2,12 +2,12 @@
 # shellcheck disable=SC2016 # single-quoted conditions are expanded by eval
 # The status page and its JSON API on the real daemon, checked against
 # /metrics and in headless Chromium (Debian package `chromium`).
-#   web_status_test.sh FABRICSCOPE GNMI_SIM PYTHON3 SOURCE_DIR BUILD_DIR
+#   web_status_test.sh FABRICSCOPE GNMI_SIM PYTHON3 NIC_FIXTURE BUILD_DIR
 #
 # Peers, all on 127.0.0.1 and started here: a synthetic 4-port leaf (a 100 ms
 # line-rate burst every 2 s, a CNP storm every 6 s), the gNMI simulator
 # (tests/sim) on two streams, an OTLP/HTTP receiver sent one request with
-# curl, and a NIC source on a fixture sysfs tree (tests/tools/nic_fixture.py)
+# curl, and a NIC source on a fixture sysfs tree (fabricscope-nic-fixture)
 # as node 1 of a one-cable B300 plan whose second link has no interface.
 #
 # 1. API against /metrics (checked by the Python
@@ -31,7 +31,7 @@ set -u
 bin=$1
 sim=$2
 py=$3
-src=$4
+fixture=$4
 build=$5
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
@@ -44,7 +44,7 @@ if [ -z "$chrome" ]; then
 fi
 
 # ---- peers and the daemon -------------------------------------------------------------
-fx() { "$py" "$src/tests/tools/nic_fixture.py" "$@"; }
+fx() { "$fixture" "$@"; }
 fx init "$tmp/fx" --devices 2 --gbps 100 >/dev/null || exit 1
 fx step "$tmp/fx" --dt-ms 100 >/dev/null || exit 1
 # Node 1's port 5 is card 0 (ens1f0np0 / ens1f1np1): the fixture has

@@ -20,6 +20,7 @@ RANKS = {
     "collector/net": 3,
     "collector/engine": 3,
     "collector/demo/sim": 3,
+    "collector/demo/nicfx": 3,
     "collector/plugin": 4,
     "collector/daemon": 7,
     "collector/demo": 8,

@@ -1,13 +1,13 @@
 # NIC readers (collector/sources/nic: nic_sysfs, nic_ethtool, nic_pcie) against
-# fixture trees written by tests/tools/nic_fixture.py (Python 3, stdlib).
+# fixture trees written by the fabricscope-nic-fixture tool (collector/demo/nicfx).
 # The executable is tests/unit/test_nic_readers.c; each named case is one
 # ctest test "nic_readers.<case>", labelled unit;nic.
-find_package(Python3 REQUIRED COMPONENTS Interpreter)
 add_executable(test_nic_readers ${FSC_TESTS_DIR}/unit/test_nic_readers.c)
 target_include_directories(test_nic_readers PRIVATE ${FSC_TESTS_DIR})
 target_compile_options(test_nic_readers PRIVATE ${FSC_WARNINGS})
 target_compile_definitions(test_nic_readers PRIVATE
-  NIC_FIXTURE="${FSC_TESTS_DIR}/tools/nic_fixture.py" NIC_PYTHON="${Python3_EXECUTABLE}")
+  NIC_FIXTURE="$<TARGET_FILE:fabricscope-nic-fixture>")
+add_dependencies(test_nic_readers fabricscope-nic-fixture)
 target_link_libraries(test_nic_readers PRIVATE fsc_nic fsc_app)
 foreach(c parse_u64_table cdir_fixture_exact cdir_malformed_counted cdir_vanished_and_new
           cdir_bounds pcie_strings aer_parse pcie_fixture link_fixture fixture_step_semantics

@@ -3,6 +3,7 @@
 
 #include "config_all.h"
 #include "test.h"
+#include "demo/nicfx/nicfx.h"
 #include "model/profile.h"
 #include "model/registry.h"
 
@@ -330,46 +331,58 @@ static void mlx5_priority_capture(void)
     CHECK_INT(m.traits.signal, FSC_SIG_BUFFER_THRESHOLD);
 }
 
+/* The hw_counters of a CX-8 whose width the driver states (the sections of
+ * tests/vendor/mlx5/hw_counters.names marked "(32)" or "(64)": Q counters
+ * 32 bits, congestion and PPCNT counters 64) are known entries of that
+ * width, and they are exactly the hw_counters the NIC fixture writes, at the
+ * same widths (one list: demo/nicfx/nicfx_names.c). */
 static void mlx5_32bit_q_counters(void)
 {
     const struct fsc_profile *x = &fsc_profile_mlx5;
-    /* Every Q counter: 32 bits wide (docs/vendors/mlx5.md). */
-    static const char *const q32[] = {
-        "rx_write_requests",
-        "rx_read_requests",
-        "rx_atomic_requests",
-        "rx_dct_connect",
-        "out_of_buffer",
-        "out_of_sequence",
-        "duplicate_request",
-        "rnr_nak_retry_err",
-        "packet_seq_err",
-        "implied_nak_seq_err",
-        "local_ack_timeout_err",
-        "resp_local_length_error",
-        "resp_cqe_error",
-        "req_cqe_error",
-        "resp_cqe_flush_error",
-        "req_cqe_flush_error",
-        "req_remote_invalid_request",
-        "req_remote_access_errors",
-        "resp_remote_access_errors",
-        "req_transport_retries_exceeded",
-        "req_rnr_retries_exceeded",
-        "roce_adp_retrans",
-        "roce_adp_retrans_to",
-        "roce_slow_restart",
-        "roce_slow_restart_cnps",
-        "roce_slow_restart_trans",
-    };
-    for (size_t i = 0; i < sizeof(q32) / sizeof(q32[0]); i++) {
-        struct fsc_profile_match m = map_ok(x, q32[i]);
-        if (m.entry == NULL || m.traits.width != 32)
-            fprintf(stderr, "q counter %s: not a known 32-bit counter\n", q32[i]);
-        CHECK(m.entry != NULL);
-        CHECK_INT(m.traits.width, 32);
-        CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+    char path[512], line[128];
+    snprintf(path, sizeof(path), "%s/mlx5/hw_counters.names", FSC_VENDOR_NAMES);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (f == NULL) {
+        fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
+        return;
     }
+    int width = 0, n32 = 0, n64 = 0;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        size_t len = strcspn(line, "\r\n");
+        line[len] = '\0';
+        if (line[0] == '#') {
+            width = len > 4 && strcmp(line + len - 4, "(32)") == 0   ? 32
+                    : len > 4 && strcmp(line + len - 4, "(64)") == 0 ? 64
+                                                                     : 0;
+            continue;
+        }
+        if (width == 0 || len == 0)
+            continue;
+        struct fsc_profile_match m = map_ok(x, line);
+        if (m.entry == NULL || m.traits.width != width)
+            fprintf(stderr, "%s: not a known %d-bit counter\n", line, width);
+        CHECK(m.entry != NULL);
+        CHECK_INT(m.traits.width, width);
+        CHECK_INT(m.traits.kind, FSC_KIND_COUNTER);
+        int c = fsc_nicfx_ctr_find(line);
+        if (c < 0 || fsc_nicfx_ctrs[c].group != FSC_NICFX_HW || fsc_nicfx_ctrs[c].width != width)
+            fprintf(stderr, "%s: not a %d-bit hw_counters file of the fixture\n", line, width);
+        CHECK(c >= 0 && fsc_nicfx_ctrs[c].group == FSC_NICFX_HW);
+        CHECK_INT(c >= 0 ? fsc_nicfx_ctrs[c].width : 0, width);
+        if (width == 32)
+            n32++;
+        else
+            n64++;
+    }
+    fclose(f);
+    CHECK_INT(n32, 26);
+    CHECK_INT(n64, 5);
+    int fixture_hw = 0;
+    for (int c = 0; c < FSC_NICFX__CTRS; c++)
+        fixture_hw += fsc_nicfx_ctrs[c].group == FSC_NICFX_HW;
+    CHECK_INT(fixture_hw, n32 + n64);
+
     struct fsc_profile_match m = map_ok(x, "out_of_sequence");
     CHECK_STR(m.canonical, "fabric_nic_out_of_sequence_total");
     CHECK_INT(m.traits.signal, FSC_SIG_REORDER);
@@ -382,27 +395,16 @@ static void mlx5_32bit_q_counters(void)
     /* The congestion counters are 64-bit. */
     m = map_ok(x, "np_cnp_sent");
     CHECK_STR(m.canonical, "fabric_nic_cnp_sent_total");
-    CHECK_INT(m.traits.width, 64);
     CHECK_INT(m.traits.signal, FSC_SIG_CNP);
     m = map_ok(x, "rp_cnp_handled");
     CHECK_STR(m.canonical, "fabric_nic_cnp_handled_total");
-    CHECK_INT(m.traits.width, 64);
     CHECK_INT(m.traits.signal, FSC_SIG_CNP);
     m = map_ok(x, "np_ecn_marked_roce_packets");
     CHECK_STR(m.canonical, "fabric_nic_ecn_marked_roce_packets_total");
-    CHECK_INT(m.traits.width, 64);
     CHECK_INT(m.traits.signal, FSC_SIG_ECN);
     m = map_ok(x, "rp_cnp_ignored");
     CHECK_STR(m.canonical, "fabric_nic_cnp_ignored_total");
     CHECK_INT(m.traits.signal, FSC_SIG_NONE);
-    /* Known entries, not passthrough (which is 64-bit too). */
-    static const char *const c64[] = {"np_cnp_sent", "rp_cnp_handled", "rp_cnp_ignored",
-                                      "np_ecn_marked_roce_packets", "rx_icrc_encapsulated"};
-    for (size_t i = 0; i < sizeof(c64) / sizeof(c64[0]); i++) {
-        m = map_ok(x, c64[i]);
-        CHECK(m.entry != NULL);
-        CHECK_INT(m.traits.width, 64);
-    }
 
     /* PCIe stall percentages are gauges. */
     m = map_ok(x, "outbound_pci_stalled_rd");

@@ -1,7 +1,7 @@
 /* NIC readers (collector/sources/nic): counter directories, PCIe link and AER, link
  * state, the ethtool reader's error paths, and the fixture generator
- * (tests/tools/nic_fixture.py) whose trees they read. Known answers come from
- * the generator's documented arithmetic (its header comment). */
+ * (fabricscope-nic-fixture) whose trees they read. Known answers come from
+ * the generator's documented arithmetic (collector/demo/nicfx/nicfx.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -53,7 +53,7 @@ static void drop_root(void)
         fprintf(stderr, "cannot remove %s\n", root);
 }
 
-/* Runs nic_fixture.py with `args` (a format; arguments with spaces quoted by
+/* Runs fabricscope-nic-fixture with `args` (a format; arguments with spaces quoted by
  * the caller). Returns its exit status. */
 __attribute__((format(printf, 1, 2))) static int fx(const char *fmt, ...)
 {
@@ -62,7 +62,7 @@ __attribute__((format(printf, 1, 2))) static int fx(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
-    snprintf(cmd, sizeof cmd, "'%s' '%s' %s", NIC_PYTHON, NIC_FIXTURE, args);
+    snprintf(cmd, sizeof cmd, "'%s' %s", NIC_FIXTURE, args);
     int st = system(cmd);
     return st == -1 ? -1 : (st >> 8) & 0xff;
 }
