@@ -4,7 +4,10 @@
 #include "config/config_decode.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <string.h>
+
+#include "base/closest.h"
 
 static const struct fsc_ckey *spec_key(const struct fsc_cspec *spec, const char *key)
 {
@@ -142,6 +145,23 @@ static int check_keys(struct fsc_cctx *ctx, const struct fsc_ynode *node,
     return rc;
 }
 
+/* Whether node holds a key that is not spec's but close to `name`: a
+ * misspelling already reported as unknown ("did you mean"), so name's
+ * absence is not a second error. */
+static bool misspelt_in(const struct fsc_ynode *node, const struct fsc_cspec *spec,
+                        const char *name)
+{
+    for (size_t i = 0; node != NULL && i < node->n; i++) {
+        const char *k = node->pairs[i].key->str;
+        if (spec_key(spec, k) != NULL)
+            continue;
+        size_t d = fsc_edit_distance(k, name);
+        if (d != SIZE_MAX && fsc_close_enough(k, d))
+            return true;
+    }
+    return false;
+}
+
 /* Defaults, then spec's keys in table order (all of them, past an error:
  * the others may be wrong too), then finish when every key decoded. */
 static int decode_keys(struct fsc_cctx *ctx, const struct fsc_ynode *node,
@@ -161,7 +181,9 @@ static int decode_keys(struct fsc_cctx *ctx, const struct fsc_ynode *node,
         if (pair != NULL) {
             rc = decode_value(ctx, key, pair->key, pair->value, base);
         } else if (key->flags & FSC_CF_REQUIRED) {
-            rc = fsc_cfg_fail(ctx, mark.line, mark.col, "required key is missing");
+            rc = misspelt_in(node, spec, key->key)
+                     ? -1
+                     : fsc_cfg_fail(ctx, mark.line, mark.col, "required key is missing");
         } else if (key->kind == FSC_CK_MAP && !(key->flags & FSC_CF_PRESENCE)) {
             /* An absent section still gets its defaults and checks. */
             rc = fsc_cfg_decode_map(ctx, NULL, mark, key->spec, base + key->off);

@@ -34,6 +34,21 @@ static void unknown_key_file_line(void)
     expect_error("sources: [{name: s, type: otlp, sample_interval: 1s}]\n",
                  "t.yaml:1:33: sources[0].sample_interval: unknown key for an otlp source (it is "
                  "a key of a gnmi source)");
+    /* Every error at once, in file order, one line each; a misspelt
+     * required key is one error (its absence is not a second). */
+    expect_error("sources:\n"
+                 "  - name: leaf1\n"
+                 "    type: gnmi\n"
+                 "    adress: \"10.0.0.1:50051\"\n"
+                 "  - name: leaf2\n"
+                 "    type: gnmi\n"
+                 "engine:\n"
+                 "  microburst: {rise: 3, smaple: 1}\n",
+                 /* unknown keys of a mapping first, then its keys' values */
+                 "t.yaml:4:5: sources[0].adress: unknown key (did you mean \"address\"?)\n"
+                 "t.yaml:5:5: sources[1].address: required key is missing\n"
+                 "t.yaml:8:25: engine.microburst.smaple: unknown key\n"
+                 "t.yaml:8:22: engine.microburst.rise: \"3\" is out of range (0.0..2.0)");
 }
 
 static void bad_duration_file_line(void)

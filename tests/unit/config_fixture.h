@@ -9,13 +9,11 @@
 #include "test.h"
 #include "config_all.h"
 
-/* A file of the repository, found from this header's path (CMake compiles the
- * tests by absolute path): ".../tests/unit/config_fixture.h" -> ".../<rel>". */
+/* A file of the repository by its path from the top (FSC_SOURCE_DIR, set
+ * for every test by tests/CMakeLists.txt). */
 static inline const char *repo_file(const char *rel, char *buf, size_t size)
 {
-    const char *me = __FILE__;
-    const char *p = strstr(me, "tests/unit/config_fixture.h");
-    snprintf(buf, size, "%.*s%s", p ? (int)(p - me) : 0, me, rel);
+    snprintf(buf, size, "%s%s", FSC_SOURCE_DIR, rel);
     return buf;
 }
 
