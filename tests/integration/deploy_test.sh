@@ -177,11 +177,16 @@ for kind in ("StatefulSet", "DaemonSet"):
               "DaemonSet: /sys mounted at sysfs_root/sys")
         check("NODE_NAME" in conf["nic.yaml"] and "NODE_NAME" in c["command"][-1],
               "DaemonSet: NODE_NAME substituted at start")
+        plan = [m for m in c["volumeMounts"] if m.get("subPath") == "cables.txt"]
+        check(len(plan) == 1 and plan[0]["mountPath"] == nic["topology"]["cable_plan"]["file"],
+              "DaemonSet: cables.txt mounted where nic.yaml's cable plan is")
+        check("cables.txt" in conf, "ConfigMap: cables.txt")
 
 # The configs for check-config, and the shard spread (Prometheus hashmod:
 # md5, the digest's last 8 bytes big-endian, modulo N).
 open(os.path.join(out, "switches.yaml"), "w").write(conf["switches.yaml"])
 open(os.path.join(out, "nic.yaml"), "w").write(conf["nic.yaml"].replace("NODE_NAME", "b300-n01"))
+open(os.path.join(out, "cables.txt"), "w").write(conf["cables.txt"])
 sw = yaml.safe_load(conf["switches.yaml"])
 devs = [d["name"] for d in sw["topology"]["devices"]]
 check(len(devs) == 21, "21 switches in the topology, got %d" % len(devs))
@@ -204,6 +209,12 @@ check "switches.yaml passes check-config" \
           { cat "$tmp/cc.out"; false; }'
 check "nic.yaml passes check-config" \
     eval '"$bin" check-config --no-files "$tmp/nic.yaml" >"$tmp/cc.out" 2>&1 || { cat "$tmp/cc.out"; false; }'
+# The shipped cable plan parses with the shipped layout: the same config with
+# its files where this test wrote them (the node's /sys is this host's).
+sed -e "s|/etc/fabricscope/cables.txt|$tmp/cables.txt|" -e "s|sysfs_root: /host|sysfs_root: /|" \
+    "$tmp/nic.yaml" >"$tmp/nic-local.yaml"
+check "nic.yaml's files (cables.txt parsed) pass check-config" \
+    eval '"$bin" check-config "$tmp/nic-local.yaml" >"$tmp/cc.out" 2>&1 || { cat "$tmp/cc.out"; false; }'
 check "the container's config passes check-config" \
     eval '"$bin" check-config --no-files "$dep/container/fabricscope.yaml" >"$tmp/cc.out" 2>&1 ||
           { cat "$tmp/cc.out"; false; }'
