@@ -21,6 +21,7 @@
 #include "engine/events.h"
 #include "engine/rate.h"
 #include "plugin/sink.h"
+#include "web/web_conditions.h"
 
 #define FSC_WEB_NAME_MAX 64
 
@@ -175,6 +176,26 @@ struct fsc_web_mesh {
     struct fsc_web_mesh_link links[FSC_WEB_MESH_LINKS];
 };
 
+/* ---- /api/health (web_conditions.h has the conditions and their text) --------------------- */
+
+/* One condition shown, with its sentence. */
+struct fsc_web_hline {
+    struct fsc_web_hcond c;
+    struct fsc_web_htext t;
+};
+
+struct fsc_web_health {
+    int64_t now_ns;    /* wall clock the ages are measured from */
+    size_t n_active;   /* active conditions in all */
+    size_t n_recent;   /* recent ones in all (the last recent_ns) */
+    int64_t recent_ns; /* what "recent" spans */
+    size_t by_kind[FSC_WEB_HK__COUNT]; /* active ones by kind */
+    bool incomplete;   /* events were lost, or a bound was reached: the list may miss some */
+    struct fsc_web_hline *active, *recent; /* the first ones, in order */
+    size_t n_active_shown, n_recent_shown;
+    void *owned[4]; /* what the builder allocated for the strings (fsc_web_health_free) */
+};
+
 /* ---- renderers ------------------------------------------------------------------- */
 
 int fsc_web_json_status(const struct fsc_web_status *st, struct fsc_buf *out);
@@ -182,10 +203,12 @@ int fsc_web_json_ports(const struct fsc_web_port_row *rows, size_t n, struct fsc
 int fsc_web_json_events(const struct fsc_web_events *evs, struct fsc_buf *out);
 int fsc_web_json_chart(const struct fsc_web_chart *c, struct fsc_buf *out);
 int fsc_web_json_mesh(const struct fsc_web_mesh *m, struct fsc_buf *out);
+int fsc_web_json_health(const struct fsc_web_health *hm, struct fsc_buf *out);
 /* {"error":"<msg>"} */
 int fsc_web_json_error(const char *msg, struct fsc_buf *out);
 
-/* The whole page. chart may be NULL (no port to chart yet). */
+/* The whole page. chart may be NULL (no port to chart yet), health too
+ * (the page then says it is not known). */
 struct fsc_web_page {
     const struct fsc_web_status *status;
     const struct fsc_web_port_row *ports;
@@ -196,6 +219,7 @@ struct fsc_web_page {
     unsigned refresh_s; /* the script's refresh period */
     unsigned top;       /* the ?top and ?limit the script asks for */
     unsigned limit;
+    const struct fsc_web_health *health;
 };
 int fsc_web_html_page(const struct fsc_web_page *pg, struct fsc_buf *out);
 
