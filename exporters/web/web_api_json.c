@@ -450,7 +450,11 @@ int fsc_web_json_health(const struct fsc_web_health *hm, struct fsc_buf *out)
 
     fsc_json_start(&w, out);
     fsc_json_object(&w, NULL);
+    char sum[512];
     jw_time(&w, "time", hm->now_ns);
+    fsc_json_str(&w, "summary",
+                 fsc_web_health_summary(hm->by_kind, hm->n_active, hm->n_recent, hm->recent_ns,
+                                        hm->incomplete, sum, sizeof(sum)));
     fsc_json_uint(&w, "active_total", hm->n_active);
     fsc_json_uint(&w, "recent_total", hm->n_recent);
     fsc_json_uint(&w, "recent_seconds", (uint64_t)(hm->recent_ns / 1000000000));

@@ -21,6 +21,9 @@
 #include "web/web_conditions.h"
 #include "web/web_model.h"
 
+static void put(char *buf, size_t size, size_t *o, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 static const struct {
     const char *name, *title, *check;
     bool error;
@@ -94,6 +97,28 @@ const char *fsc_web_hk_name(enum fsc_web_hk kind)
 const char *fsc_web_hk_title(enum fsc_web_hk kind)
 {
     return kind < FSC_WEB_HK__COUNT ? hk_info[kind].title : "Unknown";
+}
+
+const char *fsc_web_health_summary(const size_t by_kind[FSC_WEB_HK__COUNT], size_t n_active,
+                                   size_t n_recent, int64_t recent_ns, bool incomplete, char *buf,
+                                   size_t size)
+{
+    size_t o = 0;
+    const char *sep = ": ";
+    if (size)
+        buf[0] = '\0';
+    put(buf, size, &o, "%zu active", n_active);
+    for (int k = 0; k < FSC_WEB_HK__COUNT; k++) {
+        if (!by_kind[k])
+            continue;
+        put(buf, size, &o, "%s%s %zu", sep, hk_info[k].title, by_kind[k]);
+        sep = ", ";
+    }
+    put(buf, size, &o, " \xc2\xb7 %zu in the last %lld minutes", n_recent,
+        (long long)(recent_ns / (60 * 1000000000LL)));
+    if (incomplete)
+        put(buf, size, &o, " \xc2\xb7 incomplete: events were lost or a bound was reached");
+    return buf;
 }
 
 const char *fsc_web_hk_severity(enum fsc_web_hk kind)
@@ -336,8 +361,6 @@ size_t fsc_web_conditions_derive(struct fsc_web_hfact *facts, size_t n, const st
 /* ---- sentences -------------------------------------------------------------------------- */
 
 /* Appends printf text to buf[0..size) at *o (cut at the end). */
-static void put(char *buf, size_t size, size_t *o, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 static void put(char *buf, size_t size, size_t *o, const char *fmt, ...)
 {
     va_list ap;

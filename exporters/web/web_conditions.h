@@ -134,6 +134,14 @@ struct fsc_web_htext *fsc_web_condition_text(const struct fsc_web_hcond *c,
                                          const struct fsc_engine_config *ecfg, int64_t now_ns,
                                          struct fsc_web_htext *t);
 
+/* The list's summary line: "4 active: Cables swapped 1, PCIe degraded 1
+ * \u00b7 1 in the last 10 minutes",
+ * and when incomplete, why. by_kind counts the active conditions of each
+ * kind. Returns buf. */
+const char *fsc_web_health_summary(const size_t by_kind[FSC_WEB_HK__COUNT], size_t n_active,
+                                   size_t n_recent, int64_t recent_ns, bool incomplete, char *buf,
+                                   size_t size);
+
 /* "PCIe degraded", "Cables swapped", ... (the page's title of a kind). */
 const char *fsc_web_hk_title(enum fsc_web_hk kind);
 

@@ -61,9 +61,6 @@
 #define WEB_PAGE_EVENTS    100 /* the page's event table: a demo cycle's faults fit */
 #define WEB_ACTIVE_MAX     4096
 #define WEB_FACTS_MAX      16384 /* health facts gathered per request; more are counted */
-#define WEB_PAGE_HEALTH    20    /* active conditions on the page; the rest counted */
-#define WEB_PAGE_RECENT    8     /* recent ones on the page */
-#define WEB_PAGE_ROWS      20    /* rows of a collector table on the page; the rest counted */
 #define WEB_DEFAULT_HEALTH 100   /* /api/health */
 #define WEB_HEALTH_MAX     1000  /* its ?limit and ?recent at most */
 #define WEB_RECENT_NS      ((int64_t)600 * 1000000000) /* "recent": the last 10 minutes */

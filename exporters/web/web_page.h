@@ -13,6 +13,10 @@
 /* Rows of a collector table (sources, a plugin's table) the page shows;
  * a last row counts the rest. The script reads it from data-rows. */
 #define FSC_WEB_PAGE_ROWS 20
+/* Active and recent conditions the page lists; the rest are counted
+ * (data-limit of the lists, for the script). */
+#define FSC_WEB_PAGE_HEALTH 20
+#define FSC_WEB_PAGE_RECENT 8
 
 /* Chart geometry (SVG user units). */
 #define FSC_WEB_CHART_W 900

@@ -63,29 +63,19 @@ void fsc_web_html_health(struct fsc_html *h, const struct fsc_web_health *hm)
         fsc_html_raw(h, "not known</p>\n");
         return;
     }
-    fsc_html_fmt(h, "<span id=\"h-active\">%zu</span> active", hm->n_active);
-    const char *sep = ": ";
-    for (int k = 0; k < FSC_WEB_HK__COUNT; k++) {
-        if (!hm->by_kind[k])
-            continue;
-        fsc_html_raw(h, sep);
-        fsc_html_text(h, fsc_web_hk_title((enum fsc_web_hk)k));
-        fsc_html_fmt(h, " %zu", hm->by_kind[k]);
-        sep = ", ";
-    }
-    fsc_html_fmt(h, " &#183; <span id=\"h-recent\">%zu</span> in the last %lld minutes",
-                 hm->n_recent, (long long)(hm->recent_ns / 60000000000LL));
-    if (hm->incomplete)
-        fsc_html_raw(h, " &#183; <span class=\"bad\">incomplete: events were lost or a bound "
-                        "was reached</span>");
-    fsc_html_raw(h, "</p>\n<ul id=\"conditions\" class=\"conds\">\n");
+    char sum[512];
+    fsc_html_text(h, fsc_web_health_summary(hm->by_kind, hm->n_active, hm->n_recent,
+                                            hm->recent_ns, hm->incomplete, sum, sizeof(sum)));
+    fsc_html_fmt(h, "</p>\n<ul id=\"conditions\" class=\"conds\" data-limit=\"%u\">\n",
+                 FSC_WEB_PAGE_HEALTH);
     for (size_t i = 0; i < hm->n_active_shown; i++)
         line(h, &hm->active[i]);
     if (hm->n_active == 0)
         fsc_html_raw(h, "<li class=\"empty good\">Nothing wrong now: every source up, no cable, "
                         "PCIe link or detector condition active.</li>\n");
     more(h, hm->n_active, hm->n_active_shown, "limit");
-    fsc_html_raw(h, "</ul>\n<ul id=\"recent\" class=\"conds recent\">\n");
+    fsc_html_fmt(h, "</ul>\n<ul id=\"recent\" class=\"conds recent\" data-limit=\"%u\">\n",
+                 FSC_WEB_PAGE_RECENT);
     for (size_t i = 0; i < hm->n_recent_shown; i++)
         line(h, &hm->recent[i]);
     more(h, hm->n_recent, hm->n_recent_shown, "recent");

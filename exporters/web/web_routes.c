@@ -10,6 +10,7 @@
 
 #include "base/clock.h"
 #include "web/web_int.h"
+#include "web/web_page.h"
 
 #define CT_JSON "application/json"
 #define CT_HTML "text/html; charset=utf-8"
@@ -417,7 +418,7 @@ int fsc_web_route_page(void *arg, const struct fsc_http_req *req, struct fsc_buf
     if (rc)
         return rc;
     struct fsc_web_health hm;
-    rc = fsc_web_health_build(web, WEB_PAGE_HEALTH, WEB_PAGE_RECENT, &hm);
+    rc = fsc_web_health_build(web, FSC_WEB_PAGE_HEALTH, FSC_WEB_PAGE_RECENT, &hm);
     if (rc) {
         fsc_web_health_free(&hm);
         status_free(&sm);

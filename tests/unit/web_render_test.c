@@ -236,7 +236,9 @@ static void health_json_exact(void)
     CHECK_INT(fsc_web_json_health(&hm, &b), 0);
     CHECK(json_valid(b.data));
     CHECK_STR(b.data,
-              "{\"time\":\"2023-11-14T22:13:20.000Z\",\"active_total\":4,\"recent_total\":1,"
+              "{\"time\":\"2023-11-14T22:13:20.000Z\",\"summary\":\"4 active: Cables swapped 1, "
+              "PCIe degraded 1, CNP storm 2 \xc2\xb7 1 in the last 10 minutes\",\"active_total\":4,"
+              "\"recent_total\":1,"
               "\"recent_seconds\":600,\"incomplete\":false,\"by_kind\":{\"cables_swapped\":1,"
               "\"pcie_degraded\":1,\"cnp_spike\":2},\"active\":[{\"kind\":\"cables_swapped\","
               "\"severity\":\"error\",\"title\":\"Cables swapped\",\"device\":\"b300-04\","
@@ -618,9 +620,9 @@ static void page_rows_exact(void)
     /* Health first: the summary, each condition's parts, the rest counted. */
     const char *fh = strstr(p, "<section id=\"fabric-health\"><h2>Fabric health</h2>\n");
     CHECK(fh != NULL && fh < strstr(p, "<section id=\"traffic\">"));
-    CHECK(strstr(p, "<p id=\"health-info\" class=\"info\"><span id=\"h-active\">4</span> "
-                    "active: Cables swapped 1, PCIe degraded 1, CNP storm 2 &#183; <span "
-                    "id=\"h-recent\">1</span> in the last 10 minutes</p>") != NULL);
+    CHECK(strstr(p, "<p id=\"health-info\" class=\"info\">4 active: Cables swapped 1, PCIe "
+                    "degraded 1, CNP storm 2 \xc2\xb7 1 in the last 10 minutes</p>\n<ul "
+                    "id=\"conditions\" class=\"conds\" data-limit=\"20\">") != NULL);
     CHECK(strstr(p, "<li class=\"cond error\" data-kind=\"pcie_degraded\" data-state=\"active\" "
                     "data-device=\"b300-01\" data-port=\"ens7f0np0\"><span class=\"title\">PCIe "
                     "degraded</span> <span class=\"what\">b300-01 ens7f0np0: NIC&#39;s PCIe link "
