@@ -210,9 +210,12 @@ void fsc_web_destroy(struct fsc_web *web)
 size_t fsc_web_routes(struct fsc_web *web, struct fsc_http_route *out, size_t cap)
 {
     const struct fsc_http_route routes[FSC_WEB_ROUTES] = {
-        {"/", fsc_web_route_page, web},           {"/api/status", fsc_web_route_status, web},
-        {"/api/ports", fsc_web_route_ports, web}, {"/api/events", fsc_web_route_events, web},
-        {"/api/port", fsc_web_route_port, web},   {"/api/mesh", fsc_web_route_mesh, web},
+        {"/", fsc_web_route_page, web},
+        {"/api/status", fsc_web_route_status, web},
+        {"/api/ports", fsc_web_route_ports, web},
+        {"/api/events", fsc_web_route_events, web},
+        {"/api/port", fsc_web_route_port, web},
+        {"/api/mesh", fsc_web_route_mesh, web},
         {"/api/health", fsc_web_route_health, web},
     };
     for (size_t i = 0; i < FSC_WEB_ROUTES && i < cap; i++)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/numfmt.h"
+#include "web/web_conditions.h"
 #include "web/web_format.h"
 #include "base/json_write.h"
 #include "web/web_model.h"

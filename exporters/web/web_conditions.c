@@ -129,8 +129,10 @@ const char *fsc_web_hk_severity(enum fsc_web_hk kind)
 int fsc_web_hk_of_event(unsigned event_kind, int mismatch)
 {
     static const int mm[FSC_WEB_MM__COUNT] = {
-        [FSC_WEB_MM_MISSING] = FSC_WEB_HK_CABLE_MISSING, [FSC_WEB_MM_DOWN] = FSC_WEB_HK_LINK_DOWN,
-        [FSC_WEB_MM_SPEED] = FSC_WEB_HK_CABLE_SPEED,     [FSC_WEB_MM_ADDRESS] = FSC_WEB_HK_CABLE_ADDRESS,
+        [FSC_WEB_MM_MISSING] = FSC_WEB_HK_CABLE_MISSING,
+        [FSC_WEB_MM_DOWN] = FSC_WEB_HK_LINK_DOWN,
+        [FSC_WEB_MM_SPEED] = FSC_WEB_HK_CABLE_SPEED,
+        [FSC_WEB_MM_ADDRESS] = FSC_WEB_HK_CABLE_ADDRESS,
         [FSC_WEB_MM_PEER] = FSC_WEB_HK_CABLE_PEER,
     };
     switch (event_kind) {
@@ -210,8 +212,7 @@ static struct fsc_web_hfact *cable_fact(struct fsc_web_hfact *facts, size_t n, u
 /* Whether interface node/ifname shows the swap's evidence: a peer fact
  * whose neighbour entry exists but is not complete here, and no other
  * cable fact. */
-static bool peer_evidence(struct fsc_web_hfact *facts, size_t n, uint32_t node,
-                          const char *ifname)
+static bool peer_evidence(struct fsc_web_hfact *facts, size_t n, uint32_t node, const char *ifname)
 {
     const struct fsc_web_hfact *f = cable_fact(facts, n, node, ifname, FSC_WEB_HK_CABLE_PEER);
     double seen = FSC_PEER_NONE;
@@ -219,8 +220,8 @@ static bool peer_evidence(struct fsc_web_hfact *facts, size_t n, uint32_t node,
         (seen != FSC_PEER_INCOMPLETE && seen != FSC_PEER_ELSEWHERE))
         return false;
     for (size_t i = 0; i < n; i++)
-        if (&facts[i] != f && !facts[i].ended && facts[i].node == node &&
-            is_cable(facts[i].kind) && facts[i].port && strcmp(facts[i].port, ifname) == 0)
+        if (&facts[i] != f && !facts[i].ended && facts[i].node == node && is_cable(facts[i].kind) &&
+            facts[i].port && strcmp(facts[i].port, ifname) == 0)
             return false;
     return true;
 }
@@ -267,7 +268,8 @@ static size_t find_swaps(struct fsc_web_hfact *facts, size_t n, const struct fsc
                     continue;
                 if (k < 2)
                     on[k++] = e;
-                all = all && peer_evidence(facts, n, node, e->ifname) && far_end_agrees(facts, n, e);
+                all =
+                    all && peer_evidence(facts, n, node, e->ifname) && far_end_agrees(facts, n, e);
             }
             if (k == 0 || !all)
                 continue;
@@ -330,8 +332,9 @@ static void fold_streams(struct fsc_web_hfact *facts, size_t n)
     }
 }
 
-size_t fsc_web_conditions_derive(struct fsc_web_hfact *facts, size_t n, const struct fsc_cabling *plan,
-                             struct fsc_web_hcond *out, size_t cap)
+size_t fsc_web_conditions_derive(struct fsc_web_hfact *facts, size_t n,
+                                 const struct fsc_cabling *plan, struct fsc_web_hcond *out,
+                                 size_t cap)
 {
     struct fsc_web_hcond swaps[FSC_CABLE_MAX_NODE];
     size_t ns = find_swaps(facts, n, plan, swaps, FSC_CABLE_MAX_NODE), total = 0, si = 0;
@@ -419,7 +422,8 @@ static void what_swap(const struct fsc_web_hcond *c, const struct fsc_web_hnames
     char nb[2][16];
     put(t->what, sizeof(t->what), &o, "%s", c->f.device ? c->f.device : "?");
     for (int p = 0; p < 2; p++) {
-        put(t->what, sizeof(t->what), &o, "%s port %u (", p ? " and" : "", (unsigned)c->swap_port[p]);
+        put(t->what, sizeof(t->what), &o, "%s port %u (", p ? " and" : "",
+            (unsigned)c->swap_port[p]);
         for (int i = 0; i < 2; i++)
             if (c->swap_if[p][i])
                 put(t->what, sizeof(t->what), &o, "%s%s", i ? ", " : "", c->swap_if[p][i]);
@@ -429,8 +433,9 @@ static void what_swap(const struct fsc_web_hcond *c, const struct fsc_web_hnames
     if (c->either_end)
         put(t->what, sizeof(t->what), &o, " (the swap may be at %s's end)",
             node_name(names, c->swap_peer_node[0], nb[0], sizeof(nb[0])));
-    put(t->measure, sizeof(t->measure), &m, "planned: port %u to %s port %u, port %u to %s port %u; ",
-        (unsigned)c->swap_port[0], node_name(names, c->swap_peer_node[0], nb[0], sizeof(nb[0])),
+    put(t->measure, sizeof(t->measure), &m,
+        "planned: port %u to %s port %u, port %u to %s port %u; ", (unsigned)c->swap_port[0],
+        node_name(names, c->swap_peer_node[0], nb[0], sizeof(nb[0])),
         (unsigned)c->swap_peer_port[0], (unsigned)c->swap_port[1],
         node_name(names, c->swap_peer_node[1], nb[1], sizeof(nb[1])),
         (unsigned)c->swap_peer_port[1]);
@@ -484,16 +489,16 @@ static void measure_spike(const struct fsc_web_hfact *f, const struct fsc_spike_
         double th = sc->factor * base > sc->floor ? sc->factor * base : sc->floor;
         put(b, size, o, "%s %s/s (%g x the baseline %s/s, at least %s/s)",
             kp ? " against a threshold of" : "threshold", fsc_web_fmt_count(th, x, sizeof(x)),
-            sc->factor,
-            fsc_web_fmt_count(base, y, sizeof(y)), fsc_web_fmt_count(sc->floor, z, sizeof(z)));
+            sc->factor, fsc_web_fmt_count(base, y, sizeof(y)),
+            fsc_web_fmt_count(sc->floor, z, sizeof(z)));
     }
     if (kc)
         put(b, size, o, "%s%s %s%s", kp || kb ? "; " : "", fsc_web_fmt_count(count, x, sizeof(x)),
             noun, f->ended ? "" : " so far");
 }
 
-static void measure_of(const struct fsc_web_hcond *c, const struct fsc_engine_config *ecfg,
-                       char *b, size_t size)
+static void measure_of(const struct fsc_web_hcond *c, const struct fsc_engine_config *ecfg, char *b,
+                       size_t size)
 {
     const struct fsc_web_hfact *f = &c->f;
     size_t o = 0;
@@ -594,7 +599,8 @@ static void measure_of(const struct fsc_web_hcond *c, const struct fsc_engine_co
                 fsc_web_fmt_span((double)(f->end_ns - f->since_ns) / 1e9, x, sizeof(x)));
         v2 = field(f, FSC_EF_BYTES, &k2);
         if (k2)
-            put(b, size, &o, "%s%s", k || f->ended ? ", " : "", fsc_web_fmt_bytes(v2, x, sizeof(x)));
+            put(b, size, &o, "%s%s", k || f->ended ? ", " : "",
+                fsc_web_fmt_bytes(v2, x, sizeof(x)));
         break;
     case FSC_WEB_HK_ECN_SPIKE:
         measure_spike(f, &ecfg->ecn, "ECN marks", b, size, &o);
@@ -681,9 +687,9 @@ static void what_of(const struct fsc_web_hcond *c, struct fsc_web_htext *t)
 }
 
 struct fsc_web_htext *fsc_web_condition_text(const struct fsc_web_hcond *c,
-                                         const struct fsc_web_hnames *names,
-                                         const struct fsc_engine_config *ecfg, int64_t now_ns,
-                                         struct fsc_web_htext *t)
+                                             const struct fsc_web_hnames *names,
+                                             const struct fsc_engine_config *ecfg, int64_t now_ns,
+                                             struct fsc_web_htext *t)
 {
     const struct fsc_web_hfact *f = &c->f;
     bool instant = f->kind == FSC_WEB_HK_QUEUE_PEAK || f->kind == FSC_WEB_HK_BUFFER_THRESHOLD ||

@@ -63,9 +63,9 @@ int fsc_web_hk_of_event(unsigned event_kind, int mismatch);
 
 /* One condition as the collector's state shows it. */
 struct fsc_web_hfact {
-    uint8_t kind;      /* enum fsc_web_hk */
-    uint8_t direction; /* enum fsc_direction */
-    bool ended;        /* a recent one: it ended at end_ns (or happened then) */
+    uint8_t kind;              /* enum fsc_web_hk */
+    uint8_t direction;         /* enum fsc_direction */
+    bool ended;                /* a recent one: it ended at end_ns (or happened then) */
     const char *device, *port; /* labels; NULL unknown */
     const char *peer;          /* the series' `peer` label ("device:port"), or NULL */
     const char *queue;         /* the `queue` label, or NULL */
@@ -111,8 +111,9 @@ struct fsc_web_hnames {
  * first). plan may be NULL (no swap is inferred). Writes at most cap
  * conditions to out and returns how many there are in all; facts may be
  * reordered. */
-size_t fsc_web_conditions_derive(struct fsc_web_hfact *facts, size_t n, const struct fsc_cabling *plan,
-                             struct fsc_web_hcond *out, size_t cap);
+size_t fsc_web_conditions_derive(struct fsc_web_hfact *facts, size_t n,
+                                 const struct fsc_cabling *plan, struct fsc_web_hcond *out,
+                                 size_t cap);
 
 /* The sentence of a condition, in parts (each NUL-terminated; cut when
  * long) and whole. */
@@ -130,9 +131,9 @@ struct fsc_web_htext {
 /* Writes c's text at now_ns (wall clock) with the engine's thresholds
  * (ecfg). Returns t. */
 struct fsc_web_htext *fsc_web_condition_text(const struct fsc_web_hcond *c,
-                                         const struct fsc_web_hnames *names,
-                                         const struct fsc_engine_config *ecfg, int64_t now_ns,
-                                         struct fsc_web_htext *t);
+                                             const struct fsc_web_hnames *names,
+                                             const struct fsc_engine_config *ecfg, int64_t now_ns,
+                                             struct fsc_web_htext *t);
 
 /* The list's summary line: "4 active: Cables swapped 1, PCIe degraded 1
  * \u00b7 1 in the last 10 minutes",
@@ -147,5 +148,25 @@ const char *fsc_web_hk_title(enum fsc_web_hk kind);
 
 /* "error" for what stops traffic or data, else "warning". */
 const char *fsc_web_hk_severity(enum fsc_web_hk kind);
+
+/* ---- the model the page and /api/health render (web_model.h) ------------------------- */
+
+/* One condition shown, with its sentence. */
+struct fsc_web_hline {
+    struct fsc_web_hcond c;
+    struct fsc_web_htext t;
+};
+
+struct fsc_web_health {
+    int64_t now_ns;                    /* wall clock the ages are measured from */
+    size_t n_active;                   /* active conditions in all */
+    size_t n_recent;                   /* recent ones in all (the last recent_ns) */
+    int64_t recent_ns;                 /* what "recent" spans */
+    size_t by_kind[FSC_WEB_HK__COUNT]; /* active ones by kind */
+    bool incomplete; /* events were lost, or a bound was reached: the list may miss some */
+    struct fsc_web_hline *active, *recent; /* the first ones, in order */
+    size_t n_active_shown, n_recent_shown;
+    void *owned[4]; /* what the builder allocated for the strings (fsc_web_health_free) */
+};
 
 #endif

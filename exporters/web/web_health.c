@@ -118,7 +118,13 @@ void fsc_web_down_note(struct fsc_web *web, const struct fsc_source_status *src,
 /* ---- gathering facts ----------------------------------------------------------------- */
 
 /* The gauges of one port the health list reads. */
-enum { G_MM = 0, G_PCIE = G_MM + FSC_WEB_MM__COUNT, G_LINK = G_PCIE + WEB_PCIE__COUNT, G_OPER, G__N };
+enum {
+    G_MM = 0,
+    G_PCIE = G_MM + FSC_WEB_MM__COUNT,
+    G_LINK = G_PCIE + WEB_PCIE__COUNT,
+    G_OPER,
+    G__N
+};
 
 struct cand {
     const char *device, *port, *peer;
@@ -138,7 +144,8 @@ static struct fsc_web_hfact *fact_add(struct gather *g)
 {
     if (g->n == g->cap) {
         size_t cap = g->cap ? g->cap * 2 : 64;
-        struct fsc_web_hfact *nf = cap <= WEB_FACTS_MAX ? realloc(g->facts, cap * sizeof(*nf)) : NULL;
+        struct fsc_web_hfact *nf =
+            cap <= WEB_FACTS_MAX ? realloc(g->facts, cap * sizeof(*nf)) : NULL;
         if (!nf) {
             g->full = true;
             return NULL;
@@ -212,8 +219,10 @@ static void port_facts(struct gather *g, const struct cand *c, const struct fsc_
         fact_from_event(f, active_of(g, c->ids[G_PCIE + WEB_PCIE_DEGRADED]));
         /* The gauges are what the link runs at now. */
         static const enum fsc_event_field_id fid[WEB_PCIE__COUNT] = {
-            [WEB_PCIE_SPEED] = FSC_EF_SPEED_GTS, [WEB_PCIE_MAX_SPEED] = FSC_EF_MAX_SPEED_GTS,
-            [WEB_PCIE_WIDTH] = FSC_EF_WIDTH, [WEB_PCIE_MAX_WIDTH] = FSC_EF_MAX_WIDTH};
+            [WEB_PCIE_SPEED] = FSC_EF_SPEED_GTS,
+            [WEB_PCIE_MAX_SPEED] = FSC_EF_MAX_SPEED_GTS,
+            [WEB_PCIE_WIDTH] = FSC_EF_WIDTH,
+            [WEB_PCIE_MAX_WIDTH] = FSC_EF_MAX_WIDTH};
         struct fsc_event now = {.kind = FSC_EV_PCIE_DEGRADED};
         bool all = true;
         for (int p = WEB_PCIE_SPEED; p < WEB_PCIE__COUNT; p++) {

@@ -40,6 +40,7 @@
 #include "engine/engine_keys.h"
 #include "model/topology_keys.h"
 #include "web/web.h"
+#include "web/web_conditions.h"
 
 #define WEB_TICK_NS        ((int64_t)50 * 1000000) /* the sampler's period */
 #define WEB_EVENTS_MAX     1024

@@ -21,7 +21,6 @@
 #include "engine/events.h"
 #include "engine/rate.h"
 #include "plugin/sink.h"
-#include "web/web_conditions.h"
 
 #define FSC_WEB_NAME_MAX 64
 
@@ -176,25 +175,9 @@ struct fsc_web_mesh {
     struct fsc_web_mesh_link links[FSC_WEB_MESH_LINKS];
 };
 
-/* ---- /api/health (web_conditions.h has the conditions and their text) --------------------- */
+/* ---- /api/health: struct fsc_web_health is in web_conditions.h -------------------- */
 
-/* One condition shown, with its sentence. */
-struct fsc_web_hline {
-    struct fsc_web_hcond c;
-    struct fsc_web_htext t;
-};
-
-struct fsc_web_health {
-    int64_t now_ns;    /* wall clock the ages are measured from */
-    size_t n_active;   /* active conditions in all */
-    size_t n_recent;   /* recent ones in all (the last recent_ns) */
-    int64_t recent_ns; /* what "recent" spans */
-    size_t by_kind[FSC_WEB_HK__COUNT]; /* active ones by kind */
-    bool incomplete;   /* events were lost, or a bound was reached: the list may miss some */
-    struct fsc_web_hline *active, *recent; /* the first ones, in order */
-    size_t n_active_shown, n_recent_shown;
-    void *owned[4]; /* what the builder allocated for the strings (fsc_web_health_free) */
-};
+struct fsc_web_health;
 
 /* ---- renderers ------------------------------------------------------------------- */
 

@@ -7,6 +7,7 @@
  * The script (web_page.js, renderHealth) writes the same markup. */
 #include <stdio.h>
 
+#include "web/web_conditions.h"
 #include "web/web_format.h"
 #include "web/web_page.h"
 
@@ -28,8 +29,8 @@ static void line(struct fsc_html *h, const struct fsc_web_hline *l)
     int64_t at = f->ended ? f->end_ns : f->since_ns;
     if (at) {
         /* The absolute time in words and, exact, in the datetime. */
-        fsc_html_raw(h, f->ended ? (f->kind >= FSC_WEB_HK_MICROBURST ? "at " : "ended ")
-                                 : "since ");
+        fsc_html_raw(h,
+                     f->ended ? (f->kind >= FSC_WEB_HK_MICROBURST ? "at " : "ended ") : "since ");
         fsc_html_fmt(h, "<time datetime=\"%s\">", fsc_web_fmt_time(at, t, sizeof(t)));
         fsc_html_text(h, l->t.when);
         fsc_html_raw(h, "</time> (");
@@ -64,8 +65,8 @@ void fsc_web_html_health(struct fsc_html *h, const struct fsc_web_health *hm)
         return;
     }
     char sum[512];
-    fsc_html_text(h, fsc_web_health_summary(hm->by_kind, hm->n_active, hm->n_recent,
-                                            hm->recent_ns, hm->incomplete, sum, sizeof(sum)));
+    fsc_html_text(h, fsc_web_health_summary(hm->by_kind, hm->n_active, hm->n_recent, hm->recent_ns,
+                                            hm->incomplete, sum, sizeof(sum)));
     fsc_html_fmt(h, "</p>\n<ul id=\"conditions\" class=\"conds\" data-limit=\"%u\">\n",
                  FSC_WEB_PAGE_HEALTH);
     for (size_t i = 0; i < hm->n_active_shown; i++)

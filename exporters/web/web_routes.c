@@ -384,8 +384,9 @@ int fsc_web_route_health(void *arg, const struct fsc_http_req *req, struct fsc_b
     unsigned limit, recent;
     if (query_uint(req, "limit", WEB_DEFAULT_HEALTH, 1, WEB_HEALTH_MAX, &limit) != 0 ||
         query_uint(req, "recent", WEB_DEFAULT_HEALTH, 0, WEB_HEALTH_MAX, &recent) != 0)
-        return bad_request(out, ctype, "limit must be an integer from 1 to 1000, recent from 0 "
-                                       "to 1000");
+        return bad_request(out, ctype,
+                           "limit must be an integer from 1 to 1000, recent from 0 "
+                           "to 1000");
     int rc = fsc_web_health_build(arg, limit, recent, &hm);
     if (rc == 0) {
         *ctype = CT_JSON;

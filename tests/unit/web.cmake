@@ -7,7 +7,8 @@ fsc_unit_test(web_json LABELS web LIBS fsc_web fsc_otlp CASES
   writer_exact string_escapes misuse_and_limits html_escapes utf8_sequences)
 fsc_unit_test(web_render LABELS web LIBS fsc_web fsc_otlp CASES
   status_json_exact ports_json_exact events_json_exact chart_json_exact mesh_json_exact
-  health_json_exact error_json_and_limit event_summaries page_rows_exact page_script_injection)
+  health_json_exact error_json_and_limit event_summaries page_rows_exact page_caps_rows
+  page_script_injection)
 fsc_unit_test(web_routes LABELS web LIBS fsc_web fsc_otlp CASES
   api_known_answers methods_and_errors route_table_checked health_from_state)
 # The health list (web_conditions.h): known facts in, exact sentences out;

@@ -12,6 +12,7 @@
 #include "test.h"
 #include "model/operstate.h"
 #include "web/web_format.h"
+#include "web/web_conditions.h"
 #include "web/web_model.h"
 
 #define NS 1000000000LL
@@ -28,8 +29,8 @@ static const char *const dev[5] = {NULL, "b300-01", "b300-02", "b300-03", "b300-
 static struct fsc_cabling *plan(void)
 {
     char err[256] = "";
-    struct fsc_cabling *cab = fsc_cabling_parse(cables, sizeof(cables) - 1, "cables", NULL, err,
-                                                sizeof(err));
+    struct fsc_cabling *cab =
+        fsc_cabling_parse(cables, sizeof(cables) - 1, "cables", NULL, err, sizeof(err));
     if (!cab)
         fprintf(stderr, "plan: %s\n", err);
     return cab;
@@ -196,7 +197,10 @@ static void sentences_by_kind(void)
          NULL,
          NULL,
          0,
-         {{FSC_EF_SPEED_GTS, 32}, {FSC_EF_MAX_SPEED_GTS, 64}, {FSC_EF_WIDTH, 8}, {FSC_EF_MAX_WIDTH, 16}},
+         {{FSC_EF_SPEED_GTS, 32},
+          {FSC_EF_MAX_SPEED_GTS, 64},
+          {FSC_EF_WIDTH, 8},
+          {FSC_EF_MAX_WIDTH, 16}},
          "b300-01 ens7f0np0: NIC's PCIe link degraded, since 2023-11-14 22:13:20 UTC (for 1 h 2 "
          "m): trained at 32 GT/s x8 against its maximum 64 GT/s x16. Check the NIC's seating, "
          "slot and riser, and the BIOS PCIe settings."},
@@ -331,9 +335,9 @@ static void order_and_folding(void)
     f[n++] = other;
     n += swap_facts(f + n, FSC_PEER_INCOMPLETE);
     CHECK_INT(fsc_web_conditions_derive(f, n, cab, c, 16), 6);
-    static const enum fsc_web_hk order[6] = {
-        FSC_WEB_HK_SOURCE_DOWN, FSC_WEB_HK_STREAM_DOWN, FSC_WEB_HK_CABLES_SWAPPED,
-        FSC_WEB_HK_PCIE,        FSC_WEB_HK_ECN_SPIKE,   FSC_WEB_HK_CNP_SPIKE};
+    static const enum fsc_web_hk order[6] = {FSC_WEB_HK_SOURCE_DOWN,    FSC_WEB_HK_STREAM_DOWN,
+                                             FSC_WEB_HK_CABLES_SWAPPED, FSC_WEB_HK_PCIE,
+                                             FSC_WEB_HK_ECN_SPIKE,      FSC_WEB_HK_CNP_SPIKE};
     for (int i = 0; i < 6; i++)
         CHECK_INT(c[i].f.kind, order[i]);
     CHECK_STR(c[1].f.name, "leaf10/interfaces");

@@ -390,7 +390,9 @@ static void health_from_state(void)
     }
     uint16_t src;
     CHECK_INT(fsc_registry_source_add(w.reg, "nic", 0, &src), 0);
-    struct fsc_label mm[4] = {{"device", "b300-01"}, {"kind", "missing"}, {"peer", "b300-02:ens1f1np1"},
+    struct fsc_label mm[4] = {{"device", "b300-01"},
+                              {"kind", "missing"},
+                              {"peer", "b300-02:ens1f1np1"},
                               {"port", "ens1f1np1"}};
     fsc_series_id gid = fsc_registry_intern(w.reg, src, "fabric_cable_mismatch", mm, 4);
     struct fsc_label cl[2] = {{"device", "b300-02"}, {"port", "ens3f0np0"}};
@@ -401,11 +403,17 @@ static void health_from_state(void)
     struct fsc_sample one = {gid, 0, t, t, {.u = 1}};
     CHECK_INT(fsc_engine_ingest(w.eng, &one, 1), 0);
 
-    struct fsc_event ev = {.kind = FSC_EV_CABLE_MISMATCH, .phase = FSC_EV_START, .series = gid,
-                           .group = UINT32_MAX, .t_start_ns = t};
+    struct fsc_event ev = {.kind = FSC_EV_CABLE_MISMATCH,
+                           .phase = FSC_EV_START,
+                           .series = gid,
+                           .group = UINT32_MAX,
+                           .t_start_ns = t};
     publish_kept(&w, &ev, 1, 2);
-    struct fsc_event storm = {.kind = FSC_EV_CNP_SPIKE, .phase = FSC_EV_START,
-                              .direction = FSC_DIR_TX, .series = cnp, .t_start_ns = t};
+    struct fsc_event storm = {.kind = FSC_EV_CNP_SPIKE,
+                              .phase = FSC_EV_START,
+                              .direction = FSC_DIR_TX,
+                              .series = cnp,
+                              .t_start_ns = t};
     fsc_event_add(&storm, FSC_EF_PEAK_RATE, 100000);
     fsc_event_add(&storm, FSC_EF_BASELINE_RATE, 20);
     publish_kept(&w, &storm, 1, 3);
@@ -417,14 +425,14 @@ static void health_from_state(void)
     CHECK(b && strstr(b, "\"active_total\":2,\"recent_total\":1,") != NULL);
     CHECK(b && strstr(b, "\"recent\":[{\"kind\":\"microburst\",") != NULL);
     CHECK(b && strstr(b, "\"what\":\"leaf1 swp1 (tx): microburst\"") != NULL);
-    CHECK(b && strstr(b, "\"measure\":\"peak 100.0 % of the link against 70.0 %, 5.0 GB\"") !=
-                   NULL);
+    CHECK(b &&
+          strstr(b, "\"measure\":\"peak 100.0 % of the link against 70.0 %, 5.0 GB\"") != NULL);
     free(b);
 
     /* Events that are no condition, enough to push every START out of the
      * page's ring (1024): both conditions stay, nothing is recent. */
-    struct fsc_event reset = {.kind = FSC_EV_COUNTER_RESET, .phase = FSC_EV_INSTANT,
-                              .series = cnp, .t_start_ns = t};
+    struct fsc_event reset = {
+        .kind = FSC_EV_COUNTER_RESET, .phase = FSC_EV_INSTANT, .series = cnp, .t_start_ns = t};
     publish_kept(&w, &reset, 600, 603);
     publish_kept(&w, &reset, 500, 1024);
     b = get(&w, "/api/events?limit=1024", &st, NULL, 0);
