@@ -643,6 +643,9 @@ static void measure_of(const struct fsc_web_hcond *c, const struct fsc_engine_co
     default:
         break;
     }
+    if (f->quiet_ns && !f->ended)
+        put(b, size, &o, "%sno data since %s, so its end cannot be seen", o ? "; " : "",
+            fsc_web_fmt_when(f->quiet_ns, 0, x, sizeof(x)));
 }
 
 static void what_of(const struct fsc_web_hcond *c, struct fsc_web_htext *t)

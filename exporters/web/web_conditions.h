@@ -75,6 +75,9 @@ struct fsc_web_hfact {
     uint32_t node;             /* B300 plan node of a cable fact (the `node` label); 0 none */
     int64_t since_ns;          /* when it started (event time); 0 not known */
     int64_t end_ns;            /* ended: when; 0 */
+    int64_t quiet_ns;          /* active detector condition whose series sent nothing for
+                                * long: its last data (device time), so its end cannot be
+                                * seen; 0 otherwise */
     int has_ev;                /* ev holds the kind's figures */
     struct fsc_event ev;       /* the START (or latest UPDATE / END) event */
     uint32_t streams_down;     /* source: streams of it down (folded in) */

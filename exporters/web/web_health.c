@@ -305,6 +305,30 @@ static bool event_fact(const struct fsc_web *web, const struct fsc_event *ev, bo
     return true;
 }
 
+/* Whether the source of a stream_down event ("source/stream") is still
+ * configured (a reload may have removed it, and its END with it). */
+static bool source_known(const struct fsc_source_status *src, size_t n, const struct fsc_event *ev)
+{
+    const char *slash = memchr(ev->subject, '/', sizeof(ev->subject));
+    size_t len = slash ? (size_t)(slash - ev->subject) : strnlen(ev->subject, sizeof(ev->subject));
+    for (size_t i = 0; i < n; i++)
+        if (strlen(src[i].name) == len && strncmp(src[i].name, ev->subject, len) == 0)
+            return true;
+    return false;
+}
+
+/* The last data of a series that has been silent for WEB_QUIET_NS and ten
+ * of its update periods (a detector ends a condition only on new data, so
+ * a device gone dark mid-storm leaves it open), else 0. */
+static int64_t quiet_since(struct fsc_web *web, fsc_series_id id, int64_t now)
+{
+    struct fsc_series_view v;
+    if (fsc_engine_view(web->env.eng, id, &v) != 0 || !v.present || !v.has_value)
+        return 0;
+    int64_t quiet = 10 * v.update_period_ns > WEB_QUIET_NS ? 10 * v.update_period_ns : WEB_QUIET_NS;
+    return now - v.t_last_ns > quiet ? v.t_last_ns : 0;
+}
+
 /* ---- the model -------------------------------------------------------------------------- */
 
 static void node_names(const struct fsc_web *web, const struct cand *cands, size_t nc,
@@ -438,7 +462,12 @@ int fsc_web_health_build(struct fsc_web *web, unsigned limit, unsigned recent_li
         const struct fsc_event *e = &g.active[i];
         struct fsc_web_hfact f, *slot;
         if (e->kind == FSC_EV_CABLE_MISMATCH || e->kind == FSC_EV_PCIE_DEGRADED ||
-            !event_fact(web, e, false, &f) || !(slot = fact_add(&g)))
+            !event_fact(web, e, false, &f) ||
+            (f.kind == FSC_WEB_HK_STREAM_DOWN && view && !source_known(src, n_src, e)))
+            continue;
+        if (e->series != FSC_SERIES_NONE)
+            f.quiet_ns = quiet_since(web, e->series, hm->now_ns);
+        if (!(slot = fact_add(&g)))
             continue;
         *slot = f;
         if (slot->kind == FSC_WEB_HK_STREAM_DOWN)

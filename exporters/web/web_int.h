@@ -65,6 +65,7 @@
 #define WEB_DEFAULT_HEALTH 100   /* /api/health */
 #define WEB_HEALTH_MAX     1000  /* its ?limit and ?recent at most */
 #define WEB_RECENT_NS      ((int64_t)600 * 1000000000) /* "recent": the last 10 minutes */
+#define WEB_QUIET_NS       ((int64_t)60 * 1000000000)  /* an active condition's series silent */
 
 /* Byte-counter ranks for the mesh: the best series of a port and
  * direction wins (the ethtool PHY counters the top ports use, then the IB

@@ -141,7 +141,7 @@ static void stat_cell(struct fsc_html *h, const struct fsc_stat_col *c, double v
         return;
     case FSC_STAT_TIME_S:
         td_num(h, c->id, v > 0, v,
-               v > 0 ? fsc_web_fmt_time((int64_t)(v * 1e9), a, sizeof(a)) : "never");
+               v > 0 ? fsc_web_fmt_when((int64_t)(v * 1e9), 3, a, sizeof(a)) : "never");
         return;
     default:
         if (v >= 0 && v < 1e19 && v == (double)(uint64_t)v)

@@ -277,6 +277,16 @@ static void sentences_by_kind(void)
         CHECK_INT(fsc_web_conditions_derive(f, 1, NULL, c, 1), 1);
         CHECK_STR(sentence(&c[0], now, &t), cases[i].want);
     }
+    /* A storm whose series went silent: still listed, and says so. */
+    f[0] = event_fact(FSC_WEB_HK_CNP_SPIKE, "b300-02", "ens3f0np0", FSC_DIR_TX, T0);
+    fsc_event_add(&f[0].ev, FSC_EF_PEAK_RATE, 100000);
+    fsc_event_add(&f[0].ev, FSC_EF_BASELINE_RATE, 20);
+    f[0].quiet_ns = T0 + 60 * NS;
+    fsc_web_conditions_derive(f, 1, NULL, c, 1);
+    sentence(&c[0], now, &t);
+    CHECK_STR(t.measure, "peak 100.0 k CNPs/s against a threshold of 5.0 k/s (5 x the baseline "
+                         "20/s, at least 5.0 k/s); no data since 2023-11-14 22:14:20 UTC, so its "
+                         "end cannot be seen");
     /* A PCIe fact without its figures still says what it is. */
     f[0] = event_fact(FSC_WEB_HK_PCIE, "b300-01", "ens7f0np0", 0, 0);
     f[0].has_ev = 0;
