@@ -340,7 +340,8 @@ size_t fsc_web_conditions_derive(struct fsc_web_hfact *facts, size_t n,
     size_t ns = find_swaps(facts, n, plan, swaps, FSC_CABLE_MAX_NODE), total = 0, si = 0;
 
     fold_streams(facts, n);
-    qsort(facts, n, sizeof(*facts), fact_cmp);
+    if (n > 1)
+        qsort(facts, n, sizeof(*facts), fact_cmp);
     /* Swaps go where their kind sorts: after the facts of lower kinds. */
     for (size_t i = 0; i <= n; i++) {
         const struct fsc_web_hfact *f = i < n ? &facts[i] : NULL;

@@ -438,7 +438,8 @@ int fsc_web_health_build(struct fsc_web *web, unsigned limit, unsigned recent_li
     pthread_mutex_unlock(&web->mu);
     if (!cands)
         goto out;
-    qsort(g.active, g.n_active, sizeof(*g.active), series_cmp);
+    if (g.n_active > 1)
+        qsort(g.active, g.n_active, sizeof(*g.active), series_cmp);
 
     /* Gauges, in chunks of whole ports. */
     enum { PER = WEB_VIEW_CHUNK / G__N };

@@ -4,8 +4,9 @@
  * - event ring: WEB_EVENTS_MAX events (~130 B each: 130 KiB), the newest
  *   ones the bus published since start;
  * - port index: one entry per device/port pair that has byte counters or
- *   cable-mismatch gauges, at most WEB_PORTS_MAX (~100 B each plus a hash
- *   slot: at most ~8 MiB on a fabric that large, a few KiB on a small one);
+ *   cable-mismatch, PCIe or link gauges, at most WEB_PORTS_MAX (~110 B
+ *   each plus a hash slot: at most ~8 MiB on a fabric that large, a few
+ *   KiB on a small one);
  *   pairs beyond it are counted (ports_dropped) and not shown;
  * - history: at most WEB_TRACK_MAX tracked ports, each with an rx and a tx
  *   ring of WEB_HIST_POINTS fine-utilization points (16 B each): 16 x 2 x
@@ -24,11 +25,13 @@
  *   condition stays listed however many events follow it;
  * - when each source was first seen down, at most WEB_SOURCES_MAX.
  * Per request, the models are allocated and freed by the handler: bounded
- * by the query limits (top <= WEB_TOP_MAX, limit <= WEB_EVENTS_MAX) and by
- * the index size for the ranking pass (done in chunks of WEB_VIEW_CHUNK
- * views).
+ * by the query limits (top <= WEB_TOP_MAX, limit <= WEB_EVENTS_MAX, health
+ * lines <= WEB_HEALTH_MAX at ~2 KiB each) and by the index size for the
+ * ranking pass (done in chunks of WEB_VIEW_CHUNK views); the health list
+ * gathers at most WEB_FACTS_MAX facts (~300 B each, ~5 MiB at the bound).
  *
- * Locks: web->mu guards the index, the tracks and the event ring. The
+ * Locks: web->mu guards the index, the tracks, the event ring, the active
+ * set and the sources seen down. The
  * engine lock may be taken while holding mu (never the other way round:
  * nothing the engine calls comes back here). Registry reads are lock-free. */
 #ifndef FSC_WEB_INT_H

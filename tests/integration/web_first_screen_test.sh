@@ -196,6 +196,7 @@ stop_pid "$fsc_pid" 100
 fsc_pid=""
 check_eq "demo exit status" "$stop_rc" 0
 check_eq "error lines" "$(grep -c 'level=error' "$tmp/fsc.log")" 0
+check_eq "sanitizer reports" "$(grep -Ec 'AddressSanitizer|LeakSanitizer|runtime error' "$tmp/fsc.log")" 0
 if [ "$fails" -ne 0 ]; then
     echo "--- demo log (tail) ---"
     tail -n 20 "$tmp/fsc.log" | cut -c1-300
