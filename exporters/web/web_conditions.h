@@ -9,7 +9,8 @@
  * daemon reports down, a detector event started and not ended (the web
  * module keeps those in its active set, apart from the event ring, so a
  * condition is listed as long as it holds). This file's functions are pure
- * (the clock comes in as an argument): they turn facts into *conditions* -
+ * (the clock comes in as an argument; web_conditions.c derives,
+ * web_conditions_text.c writes): they turn facts into *conditions* -
  * the interfaces of two swapped cables become one condition, the streams
  * of a source that is down fold into it - order them, and write each one's
  * sentence. The unit tests give known facts and compare exact sentences.
@@ -148,6 +149,9 @@ const char *fsc_web_health_summary(const size_t by_kind[FSC_WEB_HK__COUNT], size
 
 /* "PCIe degraded", "Cables swapped", ... (the page's title of a kind). */
 const char *fsc_web_hk_title(enum fsc_web_hk kind);
+
+/* What to check for a kind ("" for a swap: its check names the ports). */
+const char *fsc_web_hk_check(enum fsc_web_hk kind);
 
 /* "error" for what stops traffic or data, else "warning". */
 const char *fsc_web_hk_severity(enum fsc_web_hk kind);
