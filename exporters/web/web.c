@@ -8,7 +8,9 @@
  * 2. indexes the series the registry gained;
  * 3. appends the newest fine interval of each tracked port to its rings;
  * 4. every WEB_TOP_EVERY_NS, ranks the ports and keeps the top
- *    WEB_TRACK_TOP tracked, so the page's default chart has history. */
+ *    WEB_TRACK_TOP tracked, so the page's default chart has history;
+ * 5. every WEB_DOWN_EVERY_NS, notes which sources are down (the health
+ *    list's "since"). Step 1 also keeps the active set (web_health.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 
 static void events_push(struct fsc_web *web, const struct fsc_event *ev, size_t n)
 {
+    fsc_web_active_note(web, ev, n);
     for (size_t i = 0; i < n; i++) {
         web->events[web->ev_head] = ev[i];
         web->ev_head = (web->ev_head + 1) % WEB_EVENTS_MAX;
@@ -33,7 +36,19 @@ static void events_push(struct fsc_web *web, const struct fsc_event *ev, size_t 
     }
 }
 
-static void tick(struct fsc_web *web, int64_t now_mono, int64_t *next_top)
+/* Which sources are down, so the health list can say since when. */
+static void sources_note(struct fsc_web *web)
+{
+    const struct fsc_daemon_view *view = web->env.view;
+    struct fsc_source_status *src;
+    if (!view || !(src = calloc(WEB_SOURCES_MAX, sizeof(*src))))
+        return;
+    size_t n = view->sources(view->arg, src, WEB_SOURCES_MAX);
+    fsc_web_down_note(web, src, n < WEB_SOURCES_MAX ? n : WEB_SOURCES_MAX);
+    free(src);
+}
+
+static void tick(struct fsc_web *web, int64_t now_mono, int64_t *next_top, int64_t *next_down)
 {
     struct fsc_event batch[WEB_EVENT_BATCH];
 
@@ -63,18 +78,22 @@ static void tick(struct fsc_web *web, int64_t now_mono, int64_t *next_top)
         pthread_mutex_unlock(&web->mu);
         *next_top = now_mono + WEB_TOP_EVERY_NS;
     }
+    if (now_mono >= *next_down) {
+        sources_note(web);
+        *next_down = now_mono + WEB_DOWN_EVERY_NS;
+    }
 }
 
 static void *web_main(void *arg)
 {
     struct fsc_web *web = arg;
-    int64_t next = fsc_mono_ns(), next_top = next;
+    int64_t next = fsc_mono_ns(), next_top = next, next_down = next;
 
     pthread_mutex_lock(&web->stop_mu);
     while (!web->stopping) {
         pthread_mutex_unlock(&web->stop_mu);
         int64_t now = fsc_mono_ns();
-        tick(web, now, &next_top);
+        tick(web, now, &next_top, &next_down);
         next += WEB_TICK_NS;
         now = fsc_mono_ns();
         if (next < now) /* fell behind: skip, do not catch up */
@@ -191,9 +210,13 @@ void fsc_web_destroy(struct fsc_web *web)
 size_t fsc_web_routes(struct fsc_web *web, struct fsc_http_route *out, size_t cap)
 {
     const struct fsc_http_route routes[FSC_WEB_ROUTES] = {
-        {"/", fsc_web_route_page, web},           {"/api/status", fsc_web_route_status, web},
-        {"/api/ports", fsc_web_route_ports, web}, {"/api/events", fsc_web_route_events, web},
-        {"/api/port", fsc_web_route_port, web},   {"/api/mesh", fsc_web_route_mesh, web},
+        {"/", fsc_web_route_page, web},
+        {"/api/status", fsc_web_route_status, web},
+        {"/api/ports", fsc_web_route_ports, web},
+        {"/api/events", fsc_web_route_events, web},
+        {"/api/port", fsc_web_route_port, web},
+        {"/api/mesh", fsc_web_route_mesh, web},
+        {"/api/health", fsc_web_route_health, web},
     };
     for (size_t i = 0; i < FSC_WEB_ROUTES && i < cap; i++)
         out[i] = routes[i];

@@ -11,13 +11,15 @@
  *   /api/events    recent detector events (?limit=N)
  *   /api/port      one port's fine utilization history (?device=&port=)
  *   /api/mesh      the B300 mesh: nodes, links, utilization, mismatches
+ *   /api/health    the conditions active now and recent ones, in sentences
  * docs/API.md documents every field with an example.
  *
  * A web instance owns one thread (the sampler) that, every
  * FSC_WEB_TICK_NS, reads the event bus into a bounded ring, indexes new
  * registry series (port bytes, cable mismatch gauges) and appends the fine
- * utilization of tracked ports to bounded per-port rings (web_int.h has
- * every bound). Requests are read-only: they read the engine's views, the
+ * utilization of tracked ports to bounded per-port rings, and keeps the
+ * conditions that started and have not ended (the active set; web_int.h
+ * has every bound). Requests are read-only: they read the engine's views, the
  * registry and those rings, and never change the engine. */
 #ifndef FSC_WEB_H
 #define FSC_WEB_H
@@ -60,7 +62,7 @@ void fsc_web_destroy(struct fsc_web *web);
 /* Writes the module's routes into out[0..cap) and returns how many there
  * are (FSC_WEB_ROUTES; fewer are written when cap is smaller). Paths are
  * static; arg is web. Thread: any. */
-#define FSC_WEB_ROUTES 6
+#define FSC_WEB_ROUTES 7
 size_t fsc_web_routes(struct fsc_web *web, struct fsc_http_route *out, size_t cap);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/numfmt.h"
+#include "web/web_conditions.h"
 #include "web/web_format.h"
 #include "base/json_write.h"
 #include "web/web_model.h"
@@ -387,6 +388,92 @@ int fsc_web_json_mesh(const struct fsc_web_mesh *m, struct fsc_buf *out)
     }
     fsc_json_end(&w);
     mesh_mismatches(&w, m);
+    fsc_json_end(&w);
+    return fsc_json_done(&w);
+}
+
+/* ---- /api/health ------------------------------------------------------------------- */
+
+static void jw_str_or_null(struct fsc_json *w, const char *key, const char *s)
+{
+    if (s && s[0])
+        fsc_json_str(w, key, s);
+    else
+        fsc_json_null(w, key);
+}
+
+static void health_line(struct fsc_json *w, const struct fsc_web_hline *l, int64_t now_ns)
+{
+    const struct fsc_web_hfact *f = &l->c.f;
+    fsc_json_object(w, NULL);
+    fsc_json_str(w, "kind", fsc_web_hk_name((enum fsc_web_hk)f->kind));
+    fsc_json_str(w, "severity", fsc_web_hk_severity((enum fsc_web_hk)f->kind));
+    fsc_json_str(w, "title", l->t.title);
+    jw_str_or_null(w, "device", f->device);
+    jw_str_or_null(w, "port", f->port);
+    if (f->kind == FSC_WEB_HK_CABLES_SWAPPED) {
+        fsc_json_array(w, "ports");
+        for (int p = 0; p < 2; p++)
+            for (int i = 0; i < 2; i++)
+                if (l->c.swap_if[p][i])
+                    fsc_json_str(w, NULL, l->c.swap_if[p][i]);
+        fsc_json_end(w);
+        fsc_json_array(w, "physical_ports");
+        fsc_json_uint(w, NULL, l->c.swap_port[0]);
+        fsc_json_uint(w, NULL, l->c.swap_port[1]);
+        fsc_json_end(w);
+    }
+    jw_str_or_null(w, "peer", f->peer);
+    jw_str_or_null(w, "direction", dir_name(f->direction));
+    jw_str_or_null(w, "name", f->name);
+    if (f->since_ns)
+        jw_time(w, "since", f->since_ns);
+    else
+        fsc_json_null(w, "since");
+    if (f->ended)
+        jw_time(w, "end", f->end_ns);
+    else
+        fsc_json_null(w, "end");
+    int64_t at = f->ended ? f->end_ns : f->since_ns;
+    jw_num_or_null(w, "age_seconds", at != 0, at ? (double)(now_ns - at) / 1e9 : 0);
+    fsc_json_str(w, "what", l->t.what);
+    fsc_json_str(w, "when_text", l->t.when);
+    fsc_json_str(w, "age_text", l->t.age);
+    fsc_json_str(w, "measure", l->t.measure);
+    fsc_json_str(w, "check", l->t.check);
+    fsc_json_str(w, "sentence", l->t.sentence);
+    fsc_json_end(w);
+}
+
+int fsc_web_json_health(const struct fsc_web_health *hm, struct fsc_buf *out)
+{
+    struct fsc_json w;
+
+    fsc_json_start(&w, out);
+    fsc_json_object(&w, NULL);
+    char sum[512];
+    jw_time(&w, "time", hm->now_ns);
+    fsc_json_str(&w, "summary",
+                 fsc_web_health_summary(hm->by_kind, hm->n_active, hm->n_recent, hm->recent_ns,
+                                        hm->incomplete, sum, sizeof(sum)));
+    fsc_json_uint(&w, "active_total", hm->n_active);
+    fsc_json_uint(&w, "recent_total", hm->n_recent);
+    fsc_json_uint(&w, "recent_seconds", (uint64_t)(hm->recent_ns / 1000000000));
+    fsc_json_bool(&w, "incomplete", hm->incomplete);
+    /* Kinds with active conditions only. */
+    fsc_json_object(&w, "by_kind");
+    for (int k = 0; k < FSC_WEB_HK__COUNT; k++)
+        if (hm->by_kind[k])
+            fsc_json_uint(&w, fsc_web_hk_name((enum fsc_web_hk)k), hm->by_kind[k]);
+    fsc_json_end(&w);
+    fsc_json_array(&w, "active");
+    for (size_t i = 0; i < hm->n_active_shown; i++)
+        health_line(&w, &hm->active[i], hm->now_ns);
+    fsc_json_end(&w);
+    fsc_json_array(&w, "recent");
+    for (size_t i = 0; i < hm->n_recent_shown; i++)
+        health_line(&w, &hm->recent[i], hm->now_ns);
+    fsc_json_end(&w);
     fsc_json_end(&w);
     return fsc_json_done(&w);
 }

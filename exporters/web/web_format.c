@@ -82,15 +82,84 @@ const char *fsc_web_fmt_time(int64_t t_ns, char *buf, size_t size)
     return fsc_time_rfc3339_ns(t_ns, 3, buf, size);
 }
 
+const char *fsc_web_fmt_when(int64_t t_ns, unsigned digits, char *buf, size_t size)
+{
+    char t[FSC_RFC3339_MAX];
+    fsc_time_rfc3339_ns(t_ns, digits, t, sizeof(t));
+    size_t n = strlen(t);
+    if (n > 11 && t[10] == 'T' && t[n - 1] == 'Z') {
+        t[10] = ' ';
+        t[n - 1] = '\0';
+        snprintf(buf, size, "%s UTC", t);
+    } else {
+        snprintf(buf, size, "%s", t);
+    }
+    return buf;
+}
+
+const char *fsc_web_fmt_span(double s, char *buf, size_t size)
+{
+    if (!(s > 0))
+        s = 0;
+    if (s < 1.0) {
+        snprintf(buf, size, "%.0f ms", s * 1e3);
+        return buf;
+    }
+    uint64_t v = (uint64_t)s;
+    if (v < 60)
+        snprintf(buf, size, "%llu s", (unsigned long long)v);
+    else if (v < 3600)
+        snprintf(buf, size, "%llu m %llu s", (unsigned long long)(v / 60),
+                 (unsigned long long)(v % 60));
+    else if (v < 86400)
+        snprintf(buf, size, "%llu h %llu m", (unsigned long long)(v / 3600),
+                 (unsigned long long)(v % 3600 / 60));
+    else
+        snprintf(buf, size, "%llu d %llu h", (unsigned long long)(v / 86400),
+                 (unsigned long long)(v % 86400 / 3600));
+    return buf;
+}
+
+const char *fsc_web_fmt_count(double v, char *buf, size_t size)
+{
+    double a = fabs(v);
+    if (a < 1e3)
+        snprintf(buf, size, "%.0f", v);
+    else if (a < 1e6)
+        snprintf(buf, size, "%.1f k", v / 1e3);
+    else if (a < 1e9)
+        snprintf(buf, size, "%.1f M", v / 1e6);
+    else
+        snprintf(buf, size, "%.1f G", v / 1e9);
+    return buf;
+}
+
 const char *fsc_web_fmt_window(int64_t ns, char *buf, size_t size)
 {
     return fsc_duration_format(ns, buf, size);
 }
 
+/* What a spike's count counts: the field's generic label says "events",
+ * which reads as detector events; the page names the packets. */
+static const char *count_noun(unsigned kind)
+{
+    switch (kind) {
+    case FSC_EV_CNP_SPIKE:
+        return "CNPs";
+    case FSC_EV_ECN_SPIKE:
+        return "ECN marks";
+    case FSC_EV_REORDER_SPIKE:
+        return "out-of-sequence packets";
+    default:
+        return NULL;
+    }
+}
+
 /* The event's figures as people read them, through the one field
  * decoder (model/event.h): "<label> <value>" in the order the detector
- * added them; a cable mismatch starts with its mismatch. The windows
- * around a burst are the chart's business, not the summary's. */
+ * added them ("<value> <noun>" for a spike's count); a cable mismatch
+ * starts with its mismatch. The windows around a burst are the chart's
+ * business, not the summary's. */
 const char *fsc_web_event_summary(const struct fsc_web_event_row *row, char *buf, size_t size)
 {
     const struct fsc_event *ev = &row->ev;
@@ -110,8 +179,11 @@ const char *fsc_web_event_summary(const struct fsc_web_event_row *row, char *buf
             continue;
         fsc_event_field_text(f, FSC_EVENT_TEXT_HUMAN, v, sizeof(v));
         const char *sep = o == 0 ? "" : named ? ": " : ", ";
+        const char *noun = f->id == FSC_EF_COUNT ? count_noun(ev->kind) : NULL;
         named = false;
-        int n = snprintf(buf + o, size - o, "%s%s%s%s", sep, d->label, d->label[0] ? " " : "", v);
+        int n = noun ? snprintf(buf + o, size - o, "%s%s %s", sep, v, noun)
+                     : snprintf(buf + o, size - o, "%s%s%s%s", sep, d->label,
+                                d->label[0] ? " " : "", v);
         if (n < 0)
             break;
         o += (size_t)n;

@@ -26,6 +26,17 @@ const char *fsc_web_fmt_speed(uint64_t bps, char *buf, size_t size);
 /* ns since the epoch as 2026-11-29T22:38:36.123Z (milliseconds). */
 const char *fsc_web_fmt_time(int64_t t_ns, char *buf, size_t size);
 
+/* ns since the epoch for people, with its date and zone:
+ * "2023-11-14 22:13:20 UTC" (digits 0) or "... 22:13:20.100 UTC" (3). */
+const char *fsc_web_fmt_when(int64_t t_ns, unsigned digits, char *buf, size_t size);
+
+/* A span for people: "850 ms", "45 s", "3 m 20 s", "2 h 5 m", "3 d 4 h"
+ * (negative reads as 0). */
+const char *fsc_web_fmt_span(double seconds, char *buf, size_t size);
+
+/* A count or a rate for people: "20", "250.0 k", "1.5 M", "2.0 G". */
+const char *fsc_web_fmt_count(double v, char *buf, size_t size);
+
 /* A window length: "1s", "100ms" (the label /metrics uses). */
 const char *fsc_web_fmt_window(int64_t ns, char *buf, size_t size);
 

@@ -19,13 +19,13 @@
 
 /* ---- classification ------------------------------------------------------------ */
 
-enum web_role { ROLE_BYTES, ROLE_MISMATCH };
+enum web_role { ROLE_BYTES, ROLE_MISMATCH, ROLE_PCIE, ROLE_LINK_UP, ROLE_OPER };
 
 static const struct {
     const char *metric;
     enum web_role role;
     int dir;  /* 0 rx, 1 tx */
-    int rank; /* enum web_rank */
+    int rank; /* enum web_rank; for ROLE_PCIE the enum web_pcie slot */
 } web_metrics[] = {
     {"fabric_port_rx_bytes_total", ROLE_BYTES, 0, WEB_RANK_PORT},
     {"fabric_port_tx_bytes_total", ROLE_BYTES, 1, WEB_RANK_PORT},
@@ -34,6 +34,13 @@ static const struct {
     {"fabric_netdev_rx_bytes_total", ROLE_BYTES, 0, WEB_RANK_NETDEV},
     {"fabric_netdev_tx_bytes_total", ROLE_BYTES, 1, WEB_RANK_NETDEV},
     {"fabric_cable_mismatch", ROLE_MISMATCH, 0, 0},
+    /* The health list's standing conditions (web_health.c). */
+    {"fabric_pcie_link_degraded", ROLE_PCIE, 0, WEB_PCIE_DEGRADED},
+    {"fabric_pcie_link_speed_gts", ROLE_PCIE, 0, WEB_PCIE_SPEED},
+    {"fabric_pcie_link_width", ROLE_PCIE, 0, WEB_PCIE_WIDTH},
+    {"fabric_port_link_up", ROLE_LINK_UP, 0, 0},
+    /* Cumulus' oper-state passthrough (docs/vendors/cumulus.md): Up 1, Down 2. */
+    {"fabric_cumulus_nvswitch_interface_oper_state", ROLE_OPER, 0, 0},
 };
 
 static uint32_t small_uint(const char *s)
@@ -133,6 +140,9 @@ static long index_get(struct fsc_web *web, const char *device, const char *port)
         p->bytes[d] = p->mesh[d] = FSC_SERIES_NONE;
     for (int k = 0; k < FSC_WEB_MM__COUNT; k++)
         p->mismatch[k] = FSC_SERIES_NONE;
+    for (int k = 0; k < WEB_PCIE__COUNT; k++)
+        p->pcie[k] = FSC_SERIES_NONE;
+    p->link_up = p->oper = FSC_SERIES_NONE;
     hash_put(web->hash, web->hash_cap, pair_hash(device, port), web->n_ports);
     return (long)web->n_ports++;
 }
@@ -181,13 +191,36 @@ static void index_series(struct fsc_web *web, fsc_series_id id)
         p->node = small_uint(node);
         p->peer_node = small_uint(peer_node);
         p->link = small_uint(link);
-        p->peer = peer;
     }
-    if (web_metrics[m].role == ROLE_MISMATCH) {
+    if (peer && !p->peer)
+        p->peer = peer;
+    switch (web_metrics[m].role) {
+    case ROLE_MISMATCH:
         for (int k = 0; kind && k < FSC_WEB_MM__COUNT; k++)
             if (strcmp(kind, fsc_web_mismatch_name[k]) == 0 && p->mismatch[k] == FSC_SERIES_NONE)
                 p->mismatch[k] = id;
         return;
+    case ROLE_PCIE: {
+        /* Speed and width come as kind="current" and kind="max". */
+        int k = web_metrics[m].rank;
+        if (k != WEB_PCIE_DEGRADED && kind && strcmp(kind, "max") == 0)
+            k++;
+        else if (k != WEB_PCIE_DEGRADED && (!kind || strcmp(kind, "current") != 0))
+            return;
+        if (p->pcie[k] == FSC_SERIES_NONE)
+            p->pcie[k] = id;
+        return;
+    }
+    case ROLE_LINK_UP:
+        if (p->link_up == FSC_SERIES_NONE)
+            p->link_up = id;
+        return;
+    case ROLE_OPER:
+        if (p->oper == FSC_SERIES_NONE)
+            p->oper = id;
+        return;
+    case ROLE_BYTES:
+        break;
     }
     int d = web_metrics[m].dir, rank = web_metrics[m].rank;
     /* The first series of a kind wins (a second source naming the same

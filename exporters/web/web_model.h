@@ -175,6 +175,10 @@ struct fsc_web_mesh {
     struct fsc_web_mesh_link links[FSC_WEB_MESH_LINKS];
 };
 
+/* ---- /api/health: struct fsc_web_health is in web_conditions.h -------------------- */
+
+struct fsc_web_health;
+
 /* ---- renderers ------------------------------------------------------------------- */
 
 int fsc_web_json_status(const struct fsc_web_status *st, struct fsc_buf *out);
@@ -182,10 +186,12 @@ int fsc_web_json_ports(const struct fsc_web_port_row *rows, size_t n, struct fsc
 int fsc_web_json_events(const struct fsc_web_events *evs, struct fsc_buf *out);
 int fsc_web_json_chart(const struct fsc_web_chart *c, struct fsc_buf *out);
 int fsc_web_json_mesh(const struct fsc_web_mesh *m, struct fsc_buf *out);
+int fsc_web_json_health(const struct fsc_web_health *hm, struct fsc_buf *out);
 /* {"error":"<msg>"} */
 int fsc_web_json_error(const char *msg, struct fsc_buf *out);
 
-/* The whole page. chart may be NULL (no port to chart yet). */
+/* The whole page. chart may be NULL (no port to chart yet), health too
+ * (the page then says it is not known). */
 struct fsc_web_page {
     const struct fsc_web_status *status;
     const struct fsc_web_port_row *ports;
@@ -196,6 +202,7 @@ struct fsc_web_page {
     unsigned refresh_s; /* the script's refresh period */
     unsigned top;       /* the ?top and ?limit the script asks for */
     unsigned limit;
+    const struct fsc_web_health *health;
 };
 int fsc_web_html_page(const struct fsc_web_page *pg, struct fsc_buf *out);
 

@@ -8,6 +8,7 @@
  * Table rows carry data- attributes (keys) and their cells classes and
  * data-value attributes (the exact API numbers) so scripts and tests find
  * them without parsing the human text. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -66,13 +67,28 @@ static void td_num(struct fsc_html *h, const char *cls, int known, double v, con
 
 /* ---- sections ------------------------------------------------------------------------ */
 
+/* A last row saying how many rows the page left out (the API has all). */
+static void more_rows(struct fsc_html *h, size_t total, size_t shown, size_t cols)
+{
+    if (total > shown)
+        fsc_html_fmt(h,
+                     "<tr class=\"more\"><td colspan=\"%zu\">and %zu more: <a "
+                     "href=\"/api/status\">/api/status</a> lists them</td></tr>",
+                     cols, total - shown);
+}
+
 static void section_sources(struct fsc_html *h, const struct fsc_web_status *st)
 {
     static const char *const cols[] = {"source", "type", "state", "up", "series"};
+    size_t shown = 0;
     fsc_html_raw(h, "<div class=\"panel\"><h2>Sources</h2>\n");
     head(h, "sources", cols, 5);
-    for (size_t i = 0; i < st->n_sources; i++) {
-        const struct fsc_source_status *s = &st->sources[i];
+    /* Down first, then the rest in config order, FSC_WEB_PAGE_ROWS at most. */
+    for (size_t i = 0; i < 2 * st->n_sources && shown < FSC_WEB_PAGE_ROWS; i++) {
+        const struct fsc_source_status *s = &st->sources[i % st->n_sources];
+        if ((i < st->n_sources) == (s->up != 0))
+            continue;
+        shown++;
         fsc_html_raw(h, "<tr data-source=\"");
         fsc_html_text(h, s->name);
         fsc_html_raw(h, "\">");
@@ -84,6 +100,7 @@ static void section_sources(struct fsc_html *h, const struct fsc_web_status *st)
         td_uint(h, "series", s->series);
         fsc_html_raw(h, "</tr>\n");
     }
+    more_rows(h, st->n_sources, shown, 5);
     tail(h, st->n_sources, 5, "no sources configured");
     fsc_html_raw(h, "</div>\n");
 }
@@ -124,7 +141,7 @@ static void stat_cell(struct fsc_html *h, const struct fsc_stat_col *c, double v
         return;
     case FSC_STAT_TIME_S:
         td_num(h, c->id, v > 0, v,
-               v > 0 ? fsc_web_fmt_time((int64_t)(v * 1e9), a, sizeof(a)) : "never");
+               v > 0 ? fsc_web_fmt_when((int64_t)(v * 1e9), 3, a, sizeof(a)) : "never");
         return;
     default:
         if (v >= 0 && v < 1e19 && v == (double)(uint64_t)v)
@@ -135,8 +152,19 @@ static void stat_cell(struct fsc_html *h, const struct fsc_stat_col *c, double v
     }
 }
 
+/* Whether a row reports something down: a column `up` at 0 (gNMI
+ * streams). Such rows come first on the page. */
+static bool row_down(const struct fsc_stat_table *t, const struct fsc_web_stat_row *row)
+{
+    for (size_t c = 0; c < t->n_cols && c < FSC_WEB_STAT_COLS; c++)
+        if (strcmp(t->cols[c].id, "up") == 0)
+            return row->values[c] == 0;
+    return false;
+}
+
 /* Every plugin table with rows, as the API's "tables" has them: keys, then
- * the columns the page shows (those with a title). */
+ * the columns the page shows (those with a title); rows that report
+ * something down first, FSC_WEB_PAGE_ROWS at most. */
 static void section_tables(struct fsc_html *h, const struct fsc_web_status *st)
 {
     fsc_html_raw(h, "<div id=\"plugins\" class=\"row\">");
@@ -160,10 +188,12 @@ static void section_tables(struct fsc_html *h, const struct fsc_web_status *st)
                 cols++;
             }
         fsc_html_raw(h, "</tr></thead><tbody>");
-        for (size_t r = 0; r < st->n_rows; r++) {
-            const struct fsc_web_stat_row *row = &st->rows[r];
-            if (row->table != tab)
+        size_t shown = 0;
+        for (size_t i = 0; i < 2 * st->n_rows && shown < FSC_WEB_PAGE_ROWS; i++) {
+            const struct fsc_web_stat_row *row = &st->rows[i % st->n_rows];
+            if (row->table != tab || (i < st->n_rows) != row_down(tab, row))
                 continue;
+            shown++;
             fsc_html_raw(h, "<tr");
             for (size_t k = 0; k < FSC_STAT_KEYS_MAX && tab->keys[k]; k++) {
                 fsc_html_fmt(h, " data-%s=\"", tab->keys[k]);
@@ -178,6 +208,7 @@ static void section_tables(struct fsc_html *h, const struct fsc_web_status *st)
                     stat_cell(h, &tab->cols[c], row->values[c]);
             fsc_html_raw(h, "</tr>\n");
         }
+        more_rows(h, rows, shown, cols);
         tail(h, rows, cols, tab->empty);
         fsc_html_raw(h, "</div>\n");
     }
@@ -200,7 +231,7 @@ static void section_ports(struct fsc_html *h, const struct fsc_web_page *pg)
                                        "window",  "dir",         "rx",    "tx",    "rx util",
                                        "tx util", "microbursts", "bursts"};
     char a[32];
-    fsc_html_raw(h, "<h2>Top ports by peak fine-resolution utilization</h2>\n");
+    fsc_html_raw(h, "<h2>Hot links: top ports by peak fine-resolution utilization</h2>\n");
     head(h, "ports", cols, 13);
     for (size_t i = 0; i < pg->n_ports; i++) {
         const struct fsc_web_port_row *p = &pg->ports[i];
@@ -253,7 +284,7 @@ static void section_chart(struct fsc_html *h, const struct fsc_web_chart *c)
                      c->speed_bps ? fsc_web_fmt_speed(c->speed_bps, a, sizeof(a)) : "unknown");
         if (c->tracked)
             fsc_html_fmt(h, "history since %s",
-                         fsc_web_fmt_time(c->tracked_since_ns, b, sizeof(b)));
+                         fsc_web_fmt_when(c->tracked_since_ns, 0, b, sizeof(b)));
         else
             fsc_html_raw(h, "no history kept");
         fsc_html_fmt(h, " &#183; %zu rx / %zu tx points &#183; %zu bursts", c->n_points[0],
@@ -269,19 +300,23 @@ static void section_events(struct fsc_html *h, const struct fsc_web_events *evs)
 {
     static const char *const cols[] = {"time", "kind", "phase",    "device",
                                        "port", "dir",  "duration", "details"};
-    char t[40], a[32], sum[256];
+    char t[40], w[48], a[32], sum[256];
     fsc_html_fmt(h,
                  "<h2>Recent events</h2>\n<p class=\"info\" id=\"events-info\">%llu published "
-                 "&#183; %zu kept &#183; %llu lost</p>\n",
-                 (unsigned long long)evs->published, evs->kept, (unsigned long long)evs->lost);
+                 "&#183; %zu kept &#183; %llu lost &#183; the newest %zu shown</p>\n",
+                 (unsigned long long)evs->published, evs->kept, (unsigned long long)evs->lost,
+                 evs->n_rows);
+    /* A scrolling box: the page's length does not grow with the rows. */
+    fsc_html_raw(h, "<div class=\"scroll\">");
     head(h, "events", cols, 8);
     for (size_t i = 0; i < evs->n_rows; i++) {
         const struct fsc_web_event_row *r = &evs->rows[i];
         const char *kind = fsc_event_kind_name((enum fsc_event_kind)r->ev.kind);
         fsc_web_fmt_time(r->ev.t_start_ns, t, sizeof(t));
+        fsc_web_fmt_when(r->ev.t_start_ns, 3, w, sizeof(w));
         fsc_html_fmt(h, "<tr data-seq=\"%llu\" class=\"ev-%s\">", (unsigned long long)r->ev.seq,
                      kind);
-        fsc_html_fmt(h, "<td class=\"time\" title=\"%s\">%.12s</td>", t, t + 11);
+        fsc_html_fmt(h, "<td class=\"time\" title=\"%s\">%s</td>", t, w);
         td_text(h, "kind", kind);
         td_text(h, "phase", fsc_event_phase_name((enum fsc_event_phase)r->ev.phase));
         /* Events without a series (a gNMI stream down) name a subject. */
@@ -298,6 +333,7 @@ static void section_events(struct fsc_html *h, const struct fsc_web_events *evs)
         fsc_html_raw(h, "</tr>\n");
     }
     tail(h, evs->n_rows, 8, "no events yet");
+    fsc_html_raw(h, "</div>\n");
 }
 
 static void section_mesh(struct fsc_html *h, const struct fsc_web_mesh *m)
@@ -309,6 +345,7 @@ static void section_mesh(struct fsc_html *h, const struct fsc_web_mesh *m)
                  "links &#183; from the %s</p>\n<div class=\"mesh\">",
                  m->n_nodes, m->n_links, m->from_plan ? "cable plan" : "NIC series labels");
     fsc_web_svg_mesh(h, m);
+    fsc_html_raw(h, "<div class=\"scroll mesh-table\">");
     head(h, "mesh-links", cols, 5);
     for (size_t i = 0; i < m->n_links; i++) {
         const struct fsc_web_mesh_link *l = &m->links[i];
@@ -336,7 +373,7 @@ static void section_mesh(struct fsc_html *h, const struct fsc_web_mesh *m)
         fsc_html_raw(h, "</td></tr>\n");
     }
     tail(h, m->n_links, 5, "no B300 cable plan and no NIC series with cable labels");
-    fsc_html_raw(h, "</div>\n");
+    fsc_html_raw(h, "</div></div>\n");
 }
 
 /* ---- the page ----------------------------------------------------------------------------- */
@@ -359,7 +396,7 @@ static void page_head(struct fsc_html *h, const struct fsc_web_page *pg)
     fsc_html_raw(h, "\" data-port=\"");
     if (pg->chart)
         fsc_html_text(h, pg->chart->port);
-    fsc_html_raw(h, "\">\n");
+    fsc_html_fmt(h, "\" data-rows=\"%u\">\n", FSC_WEB_PAGE_ROWS);
 }
 
 static void page_summary(struct fsc_html *h, const struct fsc_web_status *st)
@@ -376,8 +413,26 @@ static void page_summary(struct fsc_html *h, const struct fsc_web_status *st)
                  (unsigned)st->series, (unsigned long long)st->samples, (unsigned long long)events);
     for (unsigned l = 0; l < st->n_windows && l < FSC_MAX_WINDOWS; l++)
         fsc_html_fmt(h, "%s%s", l ? " " : "", fsc_web_fmt_window(st->window_ns[l], w, sizeof(w)));
-    fsc_html_fmt(h, "</span> &#183; updated <time id=\"updated\">%s</time></p>\n",
+    fsc_html_fmt(h, "</span> &#183; updated <time id=\"updated\" datetime=\"%s\">",
                  fsc_web_fmt_time(st->now_ns, t, sizeof(t)));
+    fsc_html_fmt(h, "%s</time></p>\n", fsc_web_fmt_when(st->now_ns, 0, t, sizeof(t)));
+}
+
+/* The collector's own state: sources and every plugin table, folded. */
+static void page_internals(struct fsc_html *h, const struct fsc_web_status *st)
+{
+    size_t down = 0;
+    for (size_t i = 0; i < st->n_sources; i++)
+        down += !st->sources[i].up;
+    fsc_html_fmt(h,
+                 "<details id=\"internals\"><summary>Collector internals: <span "
+                 "id=\"i-sources\">%zu sources, %zu not up</span>, and the tables of its "
+                 "plugins</summary>\n"
+                 "<section id=\"collector\" class=\"row\">",
+                 st->n_sources, down);
+    section_sources(h, st);
+    section_tables(h, st);
+    fsc_html_raw(h, "</section>\n</details>\n");
 }
 
 int fsc_web_html_page(const struct fsc_web_page *pg, struct fsc_buf *out)
@@ -386,11 +441,11 @@ int fsc_web_html_page(const struct fsc_web_page *pg, struct fsc_buf *out)
 
     page_head(&h, pg);
     page_summary(&h, pg->status);
-    /* Health side by side, then traffic, the mesh, and the (long) event
-     * list last, so a 1280 x 1600 screen shows everything but old events. */
-    fsc_html_raw(&h, "<main>\n<section id=\"health\" class=\"row\">");
-    section_sources(&h, pg->status);
-    section_tables(&h, pg->status);
+    /* What is wrong with the fabric first, then its hot links and the
+     * chart, the mesh, the events; the collector's own tables last, folded
+     * (a <details>, open with a click, scripts or not). */
+    fsc_html_raw(&h, "<main>\n<section id=\"fabric-health\">");
+    fsc_web_html_health(&h, pg->health);
     fsc_html_raw(&h, "</section>\n<section id=\"traffic\">");
     section_ports(&h, pg);
     section_chart(&h, pg->chart);
@@ -398,10 +453,12 @@ int fsc_web_html_page(const struct fsc_web_page *pg, struct fsc_buf *out)
     section_mesh(&h, pg->mesh);
     fsc_html_raw(&h, "</section>\n<section id=\"history\">");
     section_events(&h, pg->events);
-    fsc_html_raw(&h, "</section>\n</main>\n<footer>JSON: <a href=\"/api/status\">/api/status</a> "
-                     "<a href=\"/api/ports\">/api/ports</a> <a href=\"/api/events\">/api/events"
-                     "</a> <a href=\"/api/mesh\">/api/mesh</a> &#183; <a href=\"/metrics\">"
-                     "/metrics</a></footer>\n<script>");
+    fsc_html_raw(&h, "</section>\n");
+    page_internals(&h, pg->status);
+    fsc_html_raw(&h, "</main>\n<footer>JSON: <a href=\"/api/health\">/api/health</a> <a "
+                     "href=\"/api/status\">/api/status</a> <a href=\"/api/ports\">/api/ports</a> "
+                     "<a href=\"/api/events\">/api/events</a> <a href=\"/api/mesh\">/api/mesh</a> "
+                     "&#183; <a href=\"/metrics\">/metrics</a></footer>\n<script>");
     fsc_html_raw(&h, fsc_web_js);
     fsc_html_raw(&h, "</script>\n</body></html>\n");
     return h.err;

@@ -10,6 +10,14 @@
 #include "web/web_html.h"
 #include "web/web_model.h"
 
+/* Rows of a collector table (sources, a plugin's table) the page shows;
+ * a last row counts the rest. The script reads it from data-rows. */
+#define FSC_WEB_PAGE_ROWS 20
+/* Active and recent conditions the page lists; the rest are counted
+ * (data-limit of the lists, for the script). */
+#define FSC_WEB_PAGE_HEALTH 20
+#define FSC_WEB_PAGE_RECENT 8
+
 /* Chart geometry (SVG user units). */
 #define FSC_WEB_CHART_W 900
 #define FSC_WEB_CHART_H 240
@@ -32,6 +40,11 @@ void fsc_web_svg_chart(struct fsc_html *h, const struct fsc_web_chart *c);
 /* <svg id="mesh-svg">: nodes on a circle, one line per link coloured by
  * utilization, mismatched links red and dashed. */
 void fsc_web_svg_mesh(struct fsc_html *h, const struct fsc_web_mesh *m);
+
+/* The fabric health section: a summary line, the active conditions
+ * (<ul id="conditions">) and the recent ones (<ul id="recent">), each a
+ * <li class="cond"> with its sentence's parts. hm may be NULL. */
+void fsc_web_html_health(struct fsc_html *h, const struct fsc_web_health *hm);
 
 /* The colour of a utilization (< 0: unknown), as "#rrggbb"; buf >= 8. */
 const char *fsc_web_util_colour(double u, char *buf, size_t size);

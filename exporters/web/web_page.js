@@ -12,6 +12,13 @@
   var refresh = Math.max(1, Number(body.getAttribute('data-refresh')) || 5);
   var top = Number(body.getAttribute('data-top')) || 10;
   var limit = Number(body.getAttribute('data-limit')) || 50;
+  /* Rows of a collector table the page shows (web_page.h FSC_WEB_PAGE_ROWS). */
+  var rowsShown = Number(body.getAttribute('data-rows')) || 20;
+  function listLimit(id, def) {
+    var e = document.getElementById(id);
+    return (e && Number(e.getAttribute('data-limit'))) || def;
+  }
+  var healthLimit = listLimit('conditions', 20), recentLimit = listLimit('recent', 8);
   /* A port chosen in the URL stays charted; otherwise the top port. */
   var fixedPort = body.getAttribute('data-device') !== '';
   var sel = {device: body.getAttribute('data-device'), port: body.getAttribute('data-port')};
@@ -89,6 +96,26 @@
     return String(bps);
   }
   function fmtTime(ms) { return new Date(ms).toISOString(); }
+  /* For people, with the date and the zone: "2026-11-30 02:16:09 UTC"
+   * (digits 3: "...:09.982 UTC"), as web_format.c fsc_web_fmt_when. */
+  function fmtWhen(ms, digits) {
+    var t = new Date(ms).toISOString().replace('T', ' ');
+    return t.slice(0, digits ? 20 + digits : 19) + ' UTC';
+  }
+  /* Problem rows first, at most rowsShown, as web_page.c does. */
+  function firstRows(rows, isDown) {
+    var down = rows.filter(isDown), up = rows.filter(function (r) { return !isDown(r); });
+    return down.concat(up).slice(0, rowsShown);
+  }
+  function moreRow(tb, total, shown, cols) {
+    if (total <= shown) return;
+    var tr = el('tr', {'class': 'more'});
+    var td = el('td', {'colspan': String(cols)}, 'and ' + (total - shown) + ' more: ');
+    td.appendChild(el('a', {'href': '/api/status'}, '/api/status'));
+    td.appendChild(document.createTextNode(' lists them'));
+    tr.appendChild(td);
+    tb.appendChild(tr);
+  }
   function utilColour(u) {
     if (u === null || u < 0) return '#9aa0a6';
     var stop = [[46, 158, 79], [224, 176, 0], [232, 99, 10]];
@@ -109,8 +136,15 @@
     setText('s-samples', String(st.engine.samples));
     setText('s-events', String(events));
     setText('s-windows', st.engine.windows.join(' '));
-    setText('updated', st.time);
-    fillBody('sources', st.sources, function (s) {
+    var up = document.getElementById('updated');
+    if (up) {
+      up.textContent = fmtWhen(Date.parse(st.time), 0);
+      up.setAttribute('datetime', st.time);
+    }
+    var down = st.sources.filter(function (s) { return !s.up; }).length;
+    setText('i-sources', st.sources.length + ' sources, ' + down + ' not up');
+    var shown = firstRows(st.sources, function (s) { return !s.up; });
+    fillBody('sources', shown, function (s) {
       var tr = el('tr', {'data-source': s.name});
       tr.appendChild(tdText('name', s.name));
       tr.appendChild(tdText('type', s.type));
@@ -119,6 +153,8 @@
       tr.appendChild(tdUint('series', s.series));
       return tr;
     }, 5, 'no sources configured');
+    var src = document.getElementById('sources');
+    if (src) moreRow(src.tBodies[0], st.sources.length, shown.length, 5);
     renderTables(st.tables);
   }
 
@@ -128,7 +164,7 @@
     if (c.unit === 'word') return el('td', {'class': c.id + ' w-' + v}, v);
     if (c.unit === 'seconds') return tdNum(c.id, v, fmtSecs(v));
     if (c.unit === 'bytes') return tdNum(c.id, v, fmtBytes(v));
-    if (c.unit === 'unix_seconds') return tdNum(c.id, v, v > 0 ? fmtTime(v * 1000) : 'never');
+    if (c.unit === 'unix_seconds') return tdNum(c.id, v, v > 0 ? fmtWhen(v * 1000, 3) : 'never');
     if (Number.isInteger(v) && v >= 0) return tdUint(c.id, v);
     return tdNum(c.id, v, fmtSecs(v));
   }
@@ -151,7 +187,9 @@
       thead.appendChild(hr);
       table.appendChild(thead);
       var tb = el('tbody', {});
-      t.rows.forEach(function (r) {
+      var hasUp = t.columns.some(function (c) { return c.id === 'up'; });
+      var rows = firstRows(t.rows, function (r) { return hasUp && r.up === 0; });
+      rows.forEach(function (r) {
         var attrs = {};
         t.keys.forEach(function (k) { attrs['data-' + k] = r[k]; });
         var tr = el('tr', attrs);
@@ -159,6 +197,7 @@
         shown.forEach(function (c) { tr.appendChild(statCell(c, r[c.id])); });
         tb.appendChild(tr);
       });
+      moreRow(tb, t.rows.length, rows.length, t.keys.length + shown.length);
       table.appendChild(tb);
       panel.appendChild(table);
       next.appendChild(panel);
@@ -198,10 +237,10 @@
   /* ---- events ---- */
   function renderEvents(ev) {
     setText('events-info', ev.published + ' published \u00b7 ' + ev.kept + ' kept \u00b7 ' +
-                           ev.lost + ' lost');
+                           ev.lost + ' lost \u00b7 the newest ' + ev.events.length + ' shown');
     fillBody('events', ev.events, function (e) {
       var tr = el('tr', {'data-seq': String(e.seq), 'class': 'ev-' + e.kind});
-      tr.appendChild(el('td', {'class': 'time', 'title': e.start}, e.start.slice(11, 23)));
+      tr.appendChild(el('td', {'class': 'time', 'title': e.start}, fmtWhen(Date.parse(e.start), 3)));
       tr.appendChild(tdText('kind', e.kind));
       tr.appendChild(tdText('phase', e.phase));
       tr.appendChild(tdText('device', e.device !== null ? e.device : (e.subject || '')));
@@ -240,7 +279,8 @@
       /* The end labels stay inside the plot's width. */
       var anchor = i === 0 ? 'start' : i === 4 ? 'end' : 'middle';
       svg.appendChild(sv('text', {'class': 'xlab', x: x(tt).toFixed(1), y: H - 8,
-                                  'text-anchor': anchor}, fmtTime(tt).slice(11, 19)));
+                                  'text-anchor': anchor},
+                         i === 0 ? fmtWhen(tt, 0) : fmtTime(tt).slice(11, 19)));
     }
     var yr = y(c.rise).toFixed(1);
     svg.appendChild(sv('line', {'class': 'rise', x1: L, y1: yr, x2: L + PW, y2: yr}));
@@ -277,7 +317,8 @@
     });
     setText('chart-port', c.device + ' ' + c.port);
     setText('chart-info', 'speed ' + (c.speed_bps === null ? 'unknown' : fmtSpeed(c.speed_bps)) +
-            ' \u00b7 ' + (c.tracked ? 'history since ' + c.tracked_since : 'no history kept') +
+            ' \u00b7 ' + (c.tracked ? 'history since ' + fmtWhen(Date.parse(c.tracked_since), 0)
+                                 : 'no history kept') +
             ' \u00b7 ' + c.rx.length + ' rx / ' + c.tx.length + ' tx points \u00b7 ' +
             c.bursts.length + ' bursts');
   }
@@ -353,6 +394,58 @@
     }, 5, 'no B300 cable plan and no NIC series with cable labels');
   }
 
+  /* ---- fabric health (web_page_health.c) ---- */
+  function healthLine(l) {
+    var li = el('li', {'class': 'cond ' + l.severity, 'data-kind': l.kind,
+                       'data-state': l.end === null ? 'active' : 'recent',
+                       'data-device': l.device === null ? '' : l.device,
+                       'data-port': l.port === null ? '' : l.port});
+    li.appendChild(el('span', {'class': 'title'}, l.title));
+    li.appendChild(document.createTextNode(' '));
+    li.appendChild(el('span', {'class': 'what'}, l.what));
+    li.appendChild(document.createTextNode(' '));
+    var since = el('span', {'class': 'since'});
+    var at = l.end !== null ? l.end : l.since;
+    if (at !== null) {
+      var recent = l.end !== null;
+      var instant = ['microburst', 'queue_peak', 'buffer_threshold'].indexOf(l.kind) >= 0;
+      since.appendChild(document.createTextNode(recent ? (instant ? 'at ' : 'ended ') : 'since '));
+      since.appendChild(el('time', {'datetime': at}, l.when_text));
+      since.appendChild(document.createTextNode(recent ? ' (' + l.age_text + ' ago)'
+                                                       : ' (for ' + l.age_text + ')'));
+    } else {
+      since.textContent = 'since a time not known';
+    }
+    li.appendChild(since);
+    li.appendChild(document.createTextNode(' '));
+    li.appendChild(el('span', {'class': 'measure'}, l.measure));
+    li.appendChild(document.createTextNode(' '));
+    li.appendChild(el('span', {'class': 'check'}, 'Check ' + l.check + '.'));
+    return li;
+  }
+  function fillList(id, lines, total, param, empty) {
+    var old = document.getElementById(id);
+    if (!old) return;
+    var ul = el('ul', {'id': id, 'class': old.getAttribute('class'),
+                       'data-limit': old.getAttribute('data-limit')});
+    lines.forEach(function (l) { ul.appendChild(healthLine(l)); });
+    if (total === 0 && empty) ul.appendChild(el('li', {'class': 'empty good'}, empty));
+    if (total > lines.length) {
+      var li = el('li', {'class': 'more'}, 'and ' + (total - lines.length) + ' more: ');
+      li.appendChild(el('a', {'href': '/api/health?' + param + '=1000'}, '/api/health'));
+      li.appendChild(document.createTextNode(' lists them'));
+      ul.appendChild(li);
+    }
+    old.parentNode.replaceChild(ul, old);
+  }
+  function renderHealth(hm) {
+    setText('health-info', hm.summary);
+    fillList('conditions', hm.active, hm.active_total, 'limit',
+             'Nothing wrong now: every source up, no cable, PCIe link or detector condition ' +
+             'active.');
+    fillList('recent', hm.recent, hm.recent_total, 'recent', null);
+  }
+
   /* ---- the loop ---- */
   function get(url) {
     return fetch(url, {cache: 'no-store'}).then(function (r) {
@@ -368,8 +461,10 @@
   }
   function tick() {
     Promise.all([get('/api/status'), get('/api/ports?top=' + top),
-                 get('/api/events?limit=' + limit), get('/api/mesh')])
+                 get('/api/events?limit=' + limit), get('/api/mesh'),
+                 get('/api/health?limit=' + healthLimit + '&recent=' + recentLimit)])
       .then(function (a) {
+        renderHealth(a[4]);
         renderStatus(a[0]);
         renderPorts(a[1]);
         renderEvents(a[2]);

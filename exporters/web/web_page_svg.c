@@ -108,14 +108,18 @@ void fsc_web_svg_chart(struct fsc_html *h, const struct fsc_web_chart *c)
     }
     for (int i = 0; i <= 4; i++) {
         int64_t tt = c->t_from_ns + (c->t_to_ns - c->t_from_ns) / 4 * i;
-        fsc_web_fmt_time(tt, t, sizeof(t));
-        /* The end labels stay inside the plot's width. */
-        fsc_html_fmt(h, "<text class=\"xlab\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.8s</text>",
+        /* The first label has the date and the zone, the others the time
+         * of day; the end labels stay inside the plot's width. */
+        if (i == 0)
+            fsc_web_fmt_when(tt, 0, t, sizeof(t));
+        else
+            fsc_web_fmt_time(tt, t, sizeof(t));
+        fsc_html_fmt(h, "<text class=\"xlab\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.*s</text>",
                      chart_x(c, tt), FSC_WEB_CHART_H - 8,
                      i == 0   ? "start"
                      : i == 4 ? "end"
                               : "middle",
-                     t + 11);
+                     i == 0 ? 64 : 8, i == 0 ? t : t + 11);
     }
     double yr = chart_y(c->rise);
     fsc_html_fmt(h, "<line class=\"rise\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>",

@@ -10,6 +10,7 @@
 
 #include "base/clock.h"
 #include "web/web_int.h"
+#include "web/web_page.h"
 
 #define CT_JSON "application/json"
 #define CT_HTML "text/html; charset=utf-8"
@@ -376,6 +377,25 @@ int fsc_web_route_mesh(void *arg, const struct fsc_http_req *req, struct fsc_buf
     return done(rc, 200);
 }
 
+int fsc_web_route_health(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
+                         const char **ctype)
+{
+    struct fsc_web_health hm;
+    unsigned limit, recent;
+    if (query_uint(req, "limit", WEB_DEFAULT_HEALTH, 1, WEB_HEALTH_MAX, &limit) != 0 ||
+        query_uint(req, "recent", WEB_DEFAULT_HEALTH, 0, WEB_HEALTH_MAX, &recent) != 0)
+        return bad_request(out, ctype,
+                           "limit must be an integer from 1 to 1000, recent from 0 "
+                           "to 1000");
+    int rc = fsc_web_health_build(arg, limit, recent, &hm);
+    if (rc == 0) {
+        *ctype = CT_JSON;
+        rc = fsc_web_json_health(&hm, out);
+    }
+    fsc_web_health_free(&hm);
+    return done(rc, 200);
+}
+
 int fsc_web_route_page(void *arg, const struct fsc_http_req *req, struct fsc_buf *out,
                        const char **ctype)
 {
@@ -398,6 +418,13 @@ int fsc_web_route_page(void *arg, const struct fsc_http_req *req, struct fsc_buf
     rc = status_build(web, &sm);
     if (rc)
         return rc;
+    struct fsc_web_health hm;
+    rc = fsc_web_health_build(web, FSC_WEB_PAGE_HEALTH, FSC_WEB_PAGE_RECENT, &hm);
+    if (rc) {
+        fsc_web_health_free(&hm);
+        status_free(&sm);
+        return rc;
+    }
     rows = calloc(top, sizeof(*rows));
     idx = calloc(top, sizeof(*idx));
     mesh = malloc(sizeof(*mesh));
@@ -416,6 +443,7 @@ int fsc_web_route_page(void *arg, const struct fsc_http_req *req, struct fsc_buf
     if (rc == 0) {
         fsc_web_mesh_build(web, mesh);
         struct fsc_web_page pg = {
+            .health = &hm,
             .status = &sm.st,
             .ports = rows,
             .n_ports = (size_t)n,
@@ -435,6 +463,7 @@ int fsc_web_route_page(void *arg, const struct fsc_http_req *req, struct fsc_buf
     free(mesh);
     free(idx);
     free(rows);
+    fsc_web_health_free(&hm);
     status_free(&sm);
     return done(rc, 200);
 }

@@ -7,9 +7,15 @@ fsc_unit_test(web_json LABELS web LIBS fsc_web fsc_otlp CASES
   writer_exact string_escapes misuse_and_limits html_escapes utf8_sequences)
 fsc_unit_test(web_render LABELS web LIBS fsc_web fsc_otlp CASES
   status_json_exact ports_json_exact events_json_exact chart_json_exact mesh_json_exact
-  error_json_and_limit event_summaries page_rows_exact page_script_injection)
+  health_json_exact error_json_and_limit event_summaries page_rows_exact page_caps_rows
+  page_script_injection)
 fsc_unit_test(web_routes LABELS web LIBS fsc_web fsc_otlp CASES
-  api_known_answers methods_and_errors route_table_checked)
+  api_known_answers methods_and_errors route_table_checked health_from_state)
+# The health list (web_conditions.h): known facts in, exact sentences out;
+# the demo's swapped cables against examples/b300/cables.txt's plan.
+fsc_unit_test(web_health LABELS web LIBS fsc_web CASES
+  swap_sentence_exact no_swap_without_evidence sentences_by_kind order_and_folding
+  recent_sentences kinds_and_formats)
 # The page's script parses (node is a test dependency already: scripts/setup.sh).
 find_program(FSC_NODE NAMES node nodejs)
 fsc_ci_require(FSC_NODE "node is missing: web.script_syntax is not registered")

@@ -6,11 +6,14 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "test.h"
 #include "unit/view_fixture.h"
+#include "web/web_conditions.h"
 #include "web/web_model.h"
 
 #define NS 1000000000LL
@@ -177,6 +180,121 @@ static void events_model(struct fsc_web_events *evs, struct fsc_web_event_row ro
     rows[1].labels[3] = (struct fsc_label){"port", "ens1f1np1"};
     rows[1].n_labels = 4;
     *evs = (struct fsc_web_events){.published = 7, .lost = 0, .kept = 2, .rows = rows, .n_rows = 2};
+}
+
+/* Health: the demo's swapped cables and degraded PCIe link shown, two
+ * CNP storms more counted, one recent queue peak; text by the real
+ * sentence writer (web_health_test.c checks the sentences themselves). */
+static struct fsc_web_hline h_active[2], h_recent[1];
+
+static void health_model(struct fsc_web_health *hm)
+{
+    struct fsc_engine_config e;
+    fsc_engine_config_defaults(&e);
+    struct fsc_web_hnames names = {.node = {NULL, NULL, "b300-02", "b300-03", "b300-04"}};
+    memset(h_active, 0, sizeof(h_active));
+    memset(h_recent, 0, sizeof(h_recent));
+    struct fsc_web_hcond *c = &h_active[0].c;
+    c->f = (struct fsc_web_hfact){.kind = FSC_WEB_HK_CABLES_SWAPPED,
+                                  .device = "b300-04",
+                                  .node = 4,
+                                  .since_ns = T0 - 200 * NS};
+    *c = (struct fsc_web_hcond){.f = c->f,
+                                .swap_port = {4, 5},
+                                .swap_if = {{"ens6f0np0", "ens6f1np1"}, {"ens1f0np0", "ens1f1np1"}},
+                                .swap_peer_node = {3, 2},
+                                .swap_peer_port = {4, 5},
+                                .folded = 8};
+    fsc_web_condition_text(c, &names, &e, T0, &h_active[0].t);
+    c = &h_active[1].c;
+    c->f = (struct fsc_web_hfact){.kind = FSC_WEB_HK_PCIE,
+                                  .device = "b300-01",
+                                  .port = "ens7f0np0",
+                                  .since_ns = T0 - 200 * NS,
+                                  .has_ev = 1};
+    fsc_event_add(&c->f.ev, FSC_EF_SPEED_GTS, 32);
+    fsc_event_add(&c->f.ev, FSC_EF_MAX_SPEED_GTS, 64);
+    fsc_event_add(&c->f.ev, FSC_EF_WIDTH, 8);
+    fsc_event_add(&c->f.ev, FSC_EF_MAX_WIDTH, 16);
+    fsc_web_condition_text(c, &names, &e, T0, &h_active[1].t);
+    c = &h_recent[0].c;
+    c->f = (struct fsc_web_hfact){.kind = FSC_WEB_HK_QUEUE_PEAK,
+                                  .direction = FSC_DIR_TX,
+                                  .ended = true,
+                                  .device = "leaf2",
+                                  .port = "et-0/0/3",
+                                  .queue = "3",
+                                  .since_ns = T0 - 30 * NS,
+                                  .end_ns = T0 - 30 * NS,
+                                  .has_ev = 1};
+    fsc_event_add(&c->f.ev, FSC_EF_QUEUE_PEAK_BYTES, 108134400);
+    fsc_event_add(&c->f.ev, FSC_EF_BUFFER_SHARE, 0.625);
+    fsc_web_condition_text(c, &names, &e, T0, &h_recent[0].t);
+    memset(hm, 0, sizeof(*hm));
+    hm->now_ns = T0;
+    hm->n_active = 4;
+    hm->n_recent = 1;
+    hm->recent_ns = 600 * NS;
+    hm->by_kind[FSC_WEB_HK_CABLES_SWAPPED] = 1;
+    hm->by_kind[FSC_WEB_HK_PCIE] = 1;
+    hm->by_kind[FSC_WEB_HK_CNP_SPIKE] = 2;
+    hm->active = h_active;
+    hm->n_active_shown = 2;
+    hm->recent = h_recent;
+    hm->n_recent_shown = 1;
+}
+
+static void health_json_exact(void)
+{
+    struct fsc_web_health hm;
+    struct fsc_buf b = {0};
+    health_model(&hm);
+    CHECK_INT(fsc_web_json_health(&hm, &b), 0);
+    CHECK(json_valid(b.data));
+    CHECK_STR(
+        b.data,
+        "{\"time\":\"2023-11-14T22:13:20.000Z\",\"summary\":\"4 active: Cables swapped 1, "
+        "PCIe degraded 1, CNP storm 2 \xc2\xb7 1 in the last 10 minutes\",\"active_total\":4,"
+        "\"recent_total\":1,"
+        "\"recent_seconds\":600,\"incomplete\":false,\"by_kind\":{\"cables_swapped\":1,"
+        "\"pcie_degraded\":1,\"cnp_spike\":2},\"active\":[{\"kind\":\"cables_swapped\","
+        "\"severity\":\"error\",\"title\":\"Cables swapped\",\"device\":\"b300-04\","
+        "\"port\":null,\"ports\":[\"ens6f0np0\",\"ens6f1np1\",\"ens1f0np0\","
+        "\"ens1f1np1\"],\"physical_ports\":[4,5],\"peer\":null,\"direction\":null,"
+        "\"name\":null,\"since\":\"2023-11-14T22:10:00.000Z\",\"end\":null,"
+        "\"age_seconds\":200,\"what\":\"b300-04 port 4 (ens6f0np0, ens6f1np1) and port 5 "
+        "(ens1f0np0, ens1f1np1) look swapped: each reaches the other's planned peer\","
+        "\"when_text\":\"2023-11-14 22:10:00 UTC\",\"age_text\":\"3 m 20 s\","
+        "\"measure\":\"planned: port 4 to b300-03 port 4, port 5 to b300-02 port 5; 8 "
+        "interfaces at both ends get no answer from their planned peer\",\"check\":\"ports "
+        "4 and 5 of b300-04 against the cable plan (fabricscope plan), and swap the two "
+        "cables\",\"sentence\":\"b300-04 port 4 (ens6f0np0, ens6f1np1) and port 5 "
+        "(ens1f0np0, ens1f1np1) look swapped: each reaches the other's planned peer, since "
+        "2023-11-14 22:10:00 UTC (for 3 m 20 s): planned: port 4 to b300-03 port 4, port 5 "
+        "to b300-02 port 5; 8 interfaces at both ends get no answer from their planned "
+        "peer. Check ports 4 and 5 of b300-04 against the cable plan (fabricscope plan), and "
+        "swap the two cables.\"},{\"kind\":\"pcie_degraded\",\"severity\":\"error\","
+        "\"title\":\"PCIe degraded\",\"device\":\"b300-01\",\"port\":\"ens7f0np0\","
+        "\"peer\":null,\"direction\":null,\"name\":null,\"since\":"
+        "\"2023-11-14T22:10:00.000Z\",\"end\":null,\"age_seconds\":200,\"what\":"
+        "\"b300-01 ens7f0np0: NIC's PCIe link degraded\",\"when_text\":\"2023-11-14 "
+        "22:10:00 UTC\",\"age_text\":\"3 m 20 s\",\"measure\":\"trained at 32 GT/s x8 "
+        "against its maximum 64 GT/s x16\",\"check\":\"the NIC's seating, slot and riser, "
+        "and the BIOS PCIe settings\",\"sentence\":\"b300-01 ens7f0np0: NIC's PCIe link "
+        "degraded, since 2023-11-14 22:10:00 UTC (for 3 m 20 s): trained at 32 GT/s x8 "
+        "against its maximum 64 GT/s x16. Check the NIC's seating, slot and riser, and the "
+        "BIOS PCIe settings.\"}],\"recent\":[{\"kind\":\"queue_peak\",\"severity\":"
+        "\"warning\",\"title\":\"Queue peak\",\"device\":\"leaf2\",\"port\":"
+        "\"et-0/0/3\",\"peer\":null,\"direction\":\"tx\",\"name\":null,\"since\":"
+        "\"2023-11-14T22:12:50.000Z\",\"end\":\"2023-11-14T22:12:50.000Z\","
+        "\"age_seconds\":30,\"what\":\"leaf2 et-0/0/3 (tx, queue 3): queue peak\","
+        "\"when_text\":\"2023-11-14 22:12:50 UTC\",\"age_text\":\"30 s\",\"measure\":"
+        "\"108.1 MB, 62.5 % of the buffer against 50.0 %\",\"check\":\"incast toward this "
+        "port; the peer's counters say which side bursts\",\"sentence\":\"leaf2 et-0/0/3 "
+        "(tx, queue 3): queue peak at 2023-11-14 22:12:50 UTC (30 s ago): 108.1 MB, 62.5 % of "
+        "the buffer against 50.0 %. Check incast toward this port; the peer's counters say "
+        "which side bursts.\"}]}");
+    fsc_buf_free(&b);
 }
 
 static struct fsc_web_point rx_pts[2] = {{T0 - NS, 0.25f}, {T0 - 900 * MS, 0.3f}};
@@ -405,7 +523,7 @@ static void event_summaries(void)
           .field_id = {FSC_EF_PEAK_RATE, FSC_EF_BASELINE_RATE, FSC_EF_COUNT},
           .field_value = {50000, 200, 250000}},
          NULL,
-         "peak 50000/s, baseline 200/s, events 250000"},
+         "peak 50000/s, baseline 200/s, 250000 CNPs"},
         {F2(FSC_EV_PFC_STORM, FSC_EF_PEAK_PAUSED_FRACTION, 0.45, FSC_EF_PAUSED_SECONDS, 2.5), NULL,
          "peak paused 45.0 %, paused 2.5 s"},
         {{.kind = FSC_EV_UPLINK_IMBALANCE,
@@ -473,14 +591,16 @@ static void page_rows_exact(void)
     events_model(&evs, evrows);
     chart_model(&c);
     mesh_model(m);
-    struct fsc_web_page pg = {&st, port_rows, 2, &evs, &c, m, 5, 10, 50};
+    struct fsc_web_health hm;
+    health_model(&hm);
+    struct fsc_web_page pg = {&st, port_rows, 2, &evs, &c, m, 5, 10, 50, &hm};
     CHECK_INT(fsc_web_html_page(&pg, &b), 0);
     const char *p = b.data ? b.data : "";
 
     CHECK(strncmp(p, "<!DOCTYPE html>\n", 16) == 0);
     CHECK(b.len > 8 && strcmp(p + b.len - 8, "</html>\n") == 0);
     CHECK(strstr(p, "<body data-refresh=\"5\" data-top=\"10\" data-limit=\"50\" "
-                    "data-device=\"leaf1\" data-port=\"et-0/0/1\">") != NULL);
+                    "data-device=\"leaf1\" data-port=\"et-0/0/1\" data-rows=\"20\">") != NULL);
     CHECK(strstr(p, "<tr data-source=\"leaf1\" data-stream=\"interfaces\"><td class=\"source\">"
                     "leaf1</td><td class=\"stream\">interfaces</td><td class=\"state "
                     "w-streaming\">streaming</td><td class=\"sync_seen w-yes\">yes</td><td "
@@ -504,7 +624,8 @@ static void page_rows_exact(void)
                     "%</td><td class=\"num microbursts\">3</td><td class=\"num bursts\">1</td>"
                     "</tr>") != NULL);
     CHECK(strstr(p, "<tr data-seq=\"7\" class=\"ev-microburst\"><td class=\"time\" "
-                    "title=\"2023-11-14T22:13:20.100Z\">22:13:20.100</td><td class=\"kind\">"
+                    "title=\"2023-11-14T22:13:20.100Z\">2023-11-14 22:13:20.100 UTC</td><td "
+                    "class=\"kind\">"
                     "microburst</td><td class=\"phase\">end</td><td class=\"device\">leaf1</td>"
                     "<td class=\"port\">et-0/0/1</td><td class=\"dir\">tx</td><td class=\"num "
                     "duration\" data-value=\"0.1\">100 ms</td><td class=\"summary\">peak 98.0 %, "
@@ -513,6 +634,32 @@ static void page_rows_exact(void)
                     "<td class=\"b\">2:ens1f1np1</td><td class=\"num link\">2</td><td class=\"num "
                     "util\" data-value=\"\">&#8211;</td><td class=\"mm\">1:ens1f1np1 missing</td>"
                     "</tr>") != NULL);
+    /* Health first: the summary, each condition's parts, the rest counted. */
+    const char *fh = strstr(p, "<section id=\"fabric-health\"><h2>Fabric health</h2>\n");
+    CHECK(fh != NULL && fh < strstr(p, "<section id=\"traffic\">"));
+    CHECK(strstr(p, "<p id=\"health-info\" class=\"info\">4 active: Cables swapped 1, PCIe "
+                    "degraded 1, CNP storm 2 \xc2\xb7 1 in the last 10 minutes</p>\n<ul "
+                    "id=\"conditions\" class=\"conds\" data-limit=\"20\">") != NULL);
+    CHECK(strstr(p, "<li class=\"cond error\" data-kind=\"pcie_degraded\" data-state=\"active\" "
+                    "data-device=\"b300-01\" data-port=\"ens7f0np0\"><span class=\"title\">PCIe "
+                    "degraded</span> <span class=\"what\">b300-01 ens7f0np0: NIC&#39;s PCIe link "
+                    "degraded</span> <span class=\"since\">since <time "
+                    "datetime=\"2023-11-14T22:10:00.000Z\">2023-11-14 22:10:00 UTC</time> (for 3 m "
+                    "20 s)</span> <span class=\"measure\">trained at 32 GT/s x8 against its "
+                    "maximum 64 GT/s x16</span> <span class=\"check\">Check the NIC&#39;s seating, "
+                    "slot and riser, and the BIOS PCIe settings.</span></li>") != NULL);
+    CHECK(strstr(p, "<li class=\"cond error\" data-kind=\"cables_swapped\" "
+                    "data-state=\"active\" data-device=\"b300-04\" data-port=\"\">") != NULL);
+    CHECK(strstr(p, "<li class=\"more\">and 2 more: <a href=\"/api/health?limit=1000\">"
+                    "/api/health</a> lists them</li>") != NULL);
+    CHECK(strstr(p, "<li class=\"cond warning\" data-kind=\"queue_peak\" data-state=\"recent\" "
+                    "data-device=\"leaf2\" data-port=\"et-0/0/3\"><span class=\"title\">Queue "
+                    "peak</span> <span class=\"what\">leaf2 et-0/0/3 (tx, queue 3): queue "
+                    "peak</span> <span class=\"since\">at <time datetime=\"2023-11-14T22:12:50."
+                    "000Z\">2023-11-14 22:12:50 UTC</time> (30 s ago)</span>") != NULL);
+    /* The collector's own tables after everything else, folded. */
+    CHECK(strstr(p, "<details id=\"internals\"><summary>Collector internals: <span "
+                    "id=\"i-sources\">2 sources, 1 not up</span>") != NULL);
     /* SVG: the chart's rx/tx lines (column maxima), the burst, the mesh. */
     CHECK(strstr(p, "<polyline class=\"rx\" points=\"805.5,163.0 814.5,152.8 \"/>") != NULL);
     CHECK(strstr(p, "<polyline class=\"tx\" points=\"805.5,10.0 \"/>") != NULL);
@@ -544,6 +691,71 @@ static void page_rows_exact(void)
     free(m);
 }
 
+/* A fabric of 500 devices: 500 sources (10 down), 2000 gNMI streams (3
+ * down), 50 active conditions. The page shows 20 rows of each table, what
+ * is down first, and counts the rest; the API keeps them all. */
+static void page_caps_rows(void)
+{
+    enum { N_SRC = 500, N_STREAMS = 2000 };
+    struct fsc_source_status *src = calloc(N_SRC, sizeof(*src));
+    struct fsc_web_stat_row *rows = calloc(N_STREAMS, sizeof(*rows));
+    struct fsc_web_mesh *m = calloc(1, sizeof(*m));
+    struct fsc_web_status st;
+    struct fsc_web_events evs = {0};
+    struct fsc_web_health hm;
+    struct fsc_buf b = {0};
+    CHECK(src && rows && m);
+    if (!src || !rows || !m)
+        goto out;
+    status_model(&st);
+    for (size_t i = 0; i < N_SRC; i++) {
+        snprintf(src[i].name, sizeof(src[i].name), "leaf%03zu", i);
+        snprintf(src[i].type, sizeof(src[i].type), "gnmi");
+        src[i].state = "running";
+        src[i].up = i % 50 != 49; /* leaf049, leaf099, ... down */
+    }
+    for (size_t i = 0; i < N_STREAMS; i++) {
+        rows[i].table = tables[0];
+        for (size_t c = 0; c < FSC_WEB_STAT_COLS; c++)
+            rows[i].values[c] = NAN;
+        snprintf(rows[i].keys[0], sizeof(rows[i].keys[0]), "leaf%03zu", i / 4);
+        snprintf(rows[i].keys[1], sizeof(rows[i].keys[1]), "s%zu", i % 4);
+        row_set(&rows[i], "up", i == 7 || i == 1000 || i == 1999 ? 0 : 1);
+    }
+    st.sources = src;
+    st.n_sources = N_SRC;
+    st.rows = rows;
+    st.n_rows = N_STREAMS;
+    health_model(&hm);
+    hm.n_active = 50;
+    struct fsc_web_page pg = {&st, port_rows, 2, &evs, NULL, m, 5, 10, 50, &hm};
+    CHECK_INT(fsc_web_html_page(&pg, &b), 0);
+    const char *p = b.data ? b.data : "";
+    CHECK_INT(count(p, "\"><td class=\"name\">"), 20); /* source rows */
+    /* The ten down first, in config order, then the first up ones. */
+    const char *d1 = strstr(p, "<tr data-source=\"leaf049\">");
+    const char *d10 = strstr(p, "<tr data-source=\"leaf499\">");
+    const char *u1 = strstr(p, "<tr data-source=\"leaf000\">");
+    CHECK(d1 && d10 && u1 && d1 < d10 && d10 < u1);
+    CHECK(strstr(p, "<tr data-source=\"leaf010\">") == NULL);
+    CHECK(strstr(p, "<tr class=\"more\"><td colspan=\"5\">and 480 more: <a "
+                    "href=\"/api/status\">/api/status</a> lists them</td></tr>") != NULL);
+    CHECK_INT(count(p, "data-stream=\""), 20);
+    const char *s7 = strstr(p, "data-source=\"leaf001\" data-stream=\"s3\">");
+    const char *s1999 = strstr(p, "data-source=\"leaf499\" data-stream=\"s3\">");
+    const char *s0 = strstr(p, "data-source=\"leaf000\" data-stream=\"s0\">");
+    CHECK(s7 && s1999 && s0 && s7 < s1999 && s1999 < s0);
+    CHECK(strstr(p, "and 1980 more: <a href=\"/api/status\">") != NULL);
+    CHECK(strstr(p, "<li class=\"more\">and 48 more: <a href=\"/api/health?limit=1000\">") != NULL);
+    /* The whole page stays small: its own script and style, and the rows. */
+    CHECK(b.len < 96 * 1024);
+out:
+    fsc_buf_free(&b);
+    free(m);
+    free(rows);
+    free(src);
+}
+
 /* A label that tries to close the script: escaped in rows and attributes. */
 static void page_script_injection(void)
 {
@@ -567,7 +779,7 @@ static void page_script_injection(void)
     if (!m)
         return;
     status_model(&st);
-    struct fsc_web_page pg = {&st, &evil, 1, &evs, NULL, m, 5, 10, 50};
+    struct fsc_web_page pg = {&st, &evil, 1, &evs, NULL, m, 5, 10, 50, NULL};
     CHECK_INT(fsc_web_html_page(&pg, &b), 0);
     CHECK_INT(count(b.data, "<script>"), 1);
     CHECK_INT(count(b.data, "</script>"), 1);
@@ -577,10 +789,12 @@ static void page_script_injection(void)
     CHECK(strstr(b.data, "No port with byte counters yet.") != NULL);
     CHECK(strstr(b.data, "no B300 cable plan and no NIC series with cable labels") != NULL);
     CHECK(strstr(b.data, "no events yet") != NULL);
+    CHECK(strstr(b.data, "<p id=\"health-info\" class=\"info\">not known</p>") != NULL);
     fsc_buf_free(&b);
     free(m);
 }
 
 TEST_MAIN(TEST(status_json_exact), TEST(ports_json_exact), TEST(events_json_exact),
-          TEST(chart_json_exact), TEST(mesh_json_exact), TEST(error_json_and_limit),
-          TEST(event_summaries), TEST(page_rows_exact), TEST(page_script_injection))
+          TEST(chart_json_exact), TEST(mesh_json_exact), TEST(health_json_exact),
+          TEST(error_json_and_limit), TEST(event_summaries), TEST(page_rows_exact),
+          TEST(page_caps_rows), TEST(page_script_injection))

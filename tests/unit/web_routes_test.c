@@ -17,6 +17,7 @@
 #include "model/registry.h"
 #include "prom_http_fixture.h"
 #include "web/web.h"
+#include "web/web_format.h"
 #include "config_all.h"
 #include "unit/view_fixture.h"
 
@@ -362,4 +363,129 @@ static void route_table_checked(void)
     fsc_web_destroy(NULL);
 }
 
-TEST_MAIN(TEST(api_known_answers), TEST(methods_and_errors), TEST(route_table_checked))
+/* Publishes n copies of ev on the world's bus and waits (bounded, by
+ * polling /api/events) until the sampler kept them. */
+static void publish_kept(struct world *w, const struct fsc_event *ev, size_t n, size_t kept_after)
+{
+    char want[64];
+    for (size_t i = 0; i < n; i++)
+        fsc_event_publish(w->bus, ev);
+    snprintf(want, sizeof(want), "\"kept\":%zu,", kept_after);
+    free(get_until(w, "/api/events?limit=1", want));
+}
+
+/* /api/health from the collector's state: a cable-mismatch gauge at 1
+ * with its START, a CNP storm started (still listed after 1100 newer
+ * events pushed its START out of the event ring), then ended (recent);
+ * the feed's microburst is recent. Sentences compared exactly. */
+static void health_from_state(void)
+{
+    struct world w;
+    char want[1024], when[48];
+    int st;
+    if (world_open(&w) != 0) {
+        CHECK(0);
+        world_close(&w);
+        return;
+    }
+    uint16_t src;
+    CHECK_INT(fsc_registry_source_add(w.reg, "nic", 0, &src), 0);
+    struct fsc_label mm[4] = {{"device", "b300-01"},
+                              {"kind", "missing"},
+                              {"peer", "b300-02:ens1f1np1"},
+                              {"port", "ens1f1np1"}};
+    fsc_series_id gid = fsc_registry_intern(w.reg, src, "fabric_cable_mismatch", mm, 4);
+    struct fsc_label cl[2] = {{"device", "b300-02"}, {"port", "ens3f0np0"}};
+    fsc_series_id cnp = fsc_registry_intern(w.reg, src, "fabric_nic_cnp_sent_total", cl, 2);
+    struct fsc_traits g = {.kind = FSC_KIND_GAUGE, .width = 64, .nominal_interval_ns = 100 * MS};
+    CHECK_INT(fsc_engine_set_traits(w.eng, gid, &g), 0);
+    int64_t t = w.base + 3 * NS;
+    struct fsc_sample one = {gid, 0, t, t, {.u = 1}};
+    CHECK_INT(fsc_engine_ingest(w.eng, &one, 1), 0);
+
+    struct fsc_event ev = {.kind = FSC_EV_CABLE_MISMATCH,
+                           .phase = FSC_EV_START,
+                           .series = gid,
+                           .group = UINT32_MAX,
+                           .t_start_ns = t};
+    publish_kept(&w, &ev, 1, 2);
+    struct fsc_event storm = {.kind = FSC_EV_CNP_SPIKE,
+                              .phase = FSC_EV_START,
+                              .direction = FSC_DIR_TX,
+                              .series = cnp,
+                              .t_start_ns = t};
+    fsc_event_add(&storm, FSC_EF_PEAK_RATE, 100000);
+    fsc_event_add(&storm, FSC_EF_BASELINE_RATE, 20);
+    publish_kept(&w, &storm, 1, 3);
+
+    /* The feed's microburst: recent, with its figures. */
+    char *b = get(&w, "/api/health", &st, NULL, 0);
+    CHECK_INT(st, 200);
+    CHECK(json_valid(b));
+    CHECK(b && strstr(b, "\"active_total\":2,\"recent_total\":1,") != NULL);
+    CHECK(b && strstr(b, "\"recent\":[{\"kind\":\"microburst\",") != NULL);
+    CHECK(b && strstr(b, "\"what\":\"leaf1 swp1 (tx): microburst\"") != NULL);
+    CHECK(b &&
+          strstr(b, "\"measure\":\"peak 100.0 % of the link against 70.0 %, 5.0 GB\"") != NULL);
+    free(b);
+
+    /* Events that are no condition, enough to push every START out of the
+     * page's ring (1024): both conditions stay, nothing is recent. */
+    struct fsc_event reset = {
+        .kind = FSC_EV_COUNTER_RESET, .phase = FSC_EV_INSTANT, .series = cnp, .t_start_ns = t};
+    publish_kept(&w, &reset, 600, 603);
+    publish_kept(&w, &reset, 500, 1024);
+    b = get(&w, "/api/events?limit=1024", &st, NULL, 0);
+    CHECK(b && strstr(b, "\"cable_mismatch\"") == NULL && strstr(b, "\"cnp_spike\"") == NULL);
+    free(b);
+    b = get(&w, "/api/health", &st, NULL, 0);
+    CHECK_INT(st, 200);
+    CHECK(json_valid(b));
+    fsc_web_fmt_when(t, 0, when, sizeof(when));
+    CHECK(b && strstr(b, "\"active_total\":2,\"recent_total\":0,\"recent_seconds\":600,"
+                         "\"incomplete\":false,\"by_kind\":{\"cable_missing\":1,"
+                         "\"cnp_spike\":1},\"active\":[{\"kind\":\"cable_missing\","
+                         "\"severity\":\"error\",\"title\":\"Interface missing\","
+                         "\"device\":\"b300-01\",\"port\":\"ens1f1np1\",\"peer\":"
+                         "\"b300-02:ens1f1np1\",\"direction\":null,\"name\":null,") != NULL);
+    snprintf(want, sizeof(want),
+             "\"what\":\"b300-01 ens1f1np1: interface missing\",\"when_text\":\"%s\",", when);
+    CHECK(b && strstr(b, want) != NULL);
+    CHECK(b && strstr(b, "\"measure\":\"the interface is not on the host (planned to reach "
+                         "b300-02:ens1f1np1)\",") != NULL);
+    CHECK(b && strstr(b, "\"what\":\"b300-02 ens3f0np0 (tx): CNP storm\"") != NULL);
+    CHECK(b && strstr(b, "\"measure\":\"peak 100.0 k CNPs/s against a threshold of 5.0 k/s (5 x "
+                         "the baseline 20/s, at least 5.0 k/s)\"") != NULL);
+    free(b);
+
+    /* The storm ends: recent now, the cable stays. */
+    storm.phase = FSC_EV_END;
+    storm.t_end_ns = t + 2 * NS;
+    fsc_event_add(&storm, FSC_EF_COUNT, 200000);
+    publish_kept(&w, &storm, 1, 1024);
+    b = get_until(&w, "/api/health?limit=1&recent=1", "\"active_total\":1,");
+    CHECK(b && strstr(b, "\"active_total\":1,\"recent_total\":1,") != NULL);
+    CHECK(b && strstr(b, "\"recent\":[{\"kind\":\"cnp_spike\",") != NULL);
+    CHECK(b && strstr(b, "; 200.0 k CNPs\",") != NULL);
+    free(b);
+
+    /* The page: the same sentences, first. */
+    b = get(&w, "/", &st, NULL, 0);
+    CHECK(b && strstr(b, "<li class=\"cond error\" data-kind=\"cable_missing\" "
+                         "data-state=\"active\" data-device=\"b300-01\" data-port=\"ens1f1np1\">"
+                         "<span class=\"title\">Interface missing</span> <span class=\"what\">"
+                         "b300-01 ens1f1np1: interface missing</span>") != NULL);
+    CHECK(b && strstr(b, "<section id=\"fabric-health\">") != NULL &&
+          strstr(b, "<section id=\"fabric-health\">") < strstr(b, "<section id=\"traffic\">") &&
+          strstr(b, "<section id=\"traffic\">") < strstr(b, "<details id=\"internals\">"));
+    free(b);
+
+    b = get(&w, "/api/health?limit=0", &st, NULL, 0);
+    CHECK_INT(st, 400);
+    CHECK_STR(b, "{\"error\":\"limit must be an integer from 1 to 1000, recent from 0 to 1000\"}");
+    free(b);
+    world_close(&w);
+}
+
+TEST_MAIN(TEST(api_known_answers), TEST(methods_and_errors), TEST(route_table_checked),
+          TEST(health_from_state))
