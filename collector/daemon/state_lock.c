@@ -63,7 +63,9 @@ int fsc_state_lock_take(struct fsc_state_lock *l, const char *dir, char *err, si
     }
     char path[sizeof(l->dir)];
     snprintf(path, sizeof(path), "%s/lock", dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    /* O_NOFOLLOW: a symlink planted as the lock would have this daemon
+     * open (and keep) whatever file it points to. */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) {
         rc = -errno;
         snprintf(err, errlen, "state_dir %s: cannot open %s: %s", dir, path, strerror(-rc));

@@ -8,30 +8,26 @@
 
 #include <gnutls/gnutls.h>
 
+#include "base/file_read.h"
+
 char *fsc_pem_read(const char *path, const char *what, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        snprintf(err, errlen, "cannot open %s %s: %s", what, path, strerror(e));
-        return NULL;
-    }
     char *buf = malloc(FSC_PEM_MAX + 1);
     if (!buf) {
-        fclose(f);
         snprintf(err, errlen, "out of memory reading %s %s", what, path);
         return NULL;
     }
-    size_t n = fread(buf, 1, FSC_PEM_MAX + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || n == 0 || n > FSC_PEM_MAX) {
-        snprintf(err, errlen, "%s %s is %s", what, path,
-                 bad ? "unreadable" : (n == 0 ? "empty" : "larger than 1 MiB"));
-        fsc_pem_free(buf);
+    char why[128];
+    ssize_t n = fsc_file_read_regular(path, buf, FSC_PEM_MAX, why, sizeof(why));
+    if (n <= 0) {
+        if (n == 0)
+            snprintf(err, errlen, "%s %s is empty", what, path);
+        else
+            snprintf(err, errlen, "cannot open %s %s: %s", what, path, why);
+        gnutls_memset(buf, 0, FSC_PEM_MAX + 1); /* a failed read may have left key bytes */
+        free(buf);
         return NULL;
     }
-    buf[n] = '\0';
     return buf;
 }
 
