@@ -68,6 +68,7 @@ struct fsc_http_sec *fsc_http_sec_create(const struct fsc_tls_config *tls,
         s->cert = fsc_pem_read(tls->cert_file, "certificate", err, errlen);
         if (!s->cert)
             goto fail;
+        fsc_pem_warn_cert_time(s->cert, tls->cert_file, listener);
         s->key = fsc_pem_read(tls->key_file, "key", err, errlen);
         if (!s->key)
             goto fail;

@@ -4,6 +4,7 @@
 #define FSC_PEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define FSC_PEM_MAX ((size_t)1024 * 1024) /* a certificate chain or CA bundle, bytes */
 
@@ -16,5 +17,17 @@ char *fsc_pem_read(const char *path, const char *what, char *err, size_t errlen)
 /* Wipes (key material) and frees a string from fsc_pem_read. NULL is a
  * no-op. */
 void fsc_pem_free(char *pem);
+
+/* Whether the first certificate in pem is valid at now_s (seconds since
+ * the epoch): 0; 1 with a sentence in why when it has expired or is not
+ * valid yet ("expired 2026-01-01 00:00:00 UTC"); -1 when it does not parse
+ * (the TLS setup that reads it reports that). Thread: any. */
+int fsc_pem_cert_time_check(const char *pem, int64_t now_s, char *why, size_t whylen);
+
+/* Logs a warning (event=tls_certificate_time) when the server certificate
+ * `pem` read from `file` for `listener` ("prometheus", "source spine1 OTLP/gRPC")
+ * is outside its validity period now: clients will refuse it, and nothing
+ * else would say why before they do. Thread: any. */
+void fsc_pem_warn_cert_time(const char *pem, const char *file, const char *listener);
 
 #endif

@@ -596,8 +596,8 @@ static void *grpc_thread(void *arg)
 
 /* ---- lifecycle ------------------------------------------------------------------ */
 
-static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, char *err,
-                                             size_t errlen)
+static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, const char *source,
+                                             char *err, size_t errlen)
 {
     /* client_auth none with a CA (a struct built without the loader) meant
      * require before the key existed. */
@@ -611,6 +611,9 @@ static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, c
         return NULL;
     }
     char *cert = fsc_pem_read(tls->cert_file, "certificate", err, errlen);
+    char lname[96];
+    snprintf(lname, sizeof(lname), "otlp/grpc:%s", source);
+    fsc_pem_warn_cert_time(cert, tls->cert_file, lname);
     char *key = cert ? fsc_pem_read(tls->key_file, "key", err, errlen) : NULL;
     int want_ca = mode != FSC_CLIENT_AUTH_NONE;
     if (want_ca && !tls->ca_file) {
@@ -747,7 +750,7 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
     grpc_init();
     g->grpc_inited = 1;
 
-    grpc_server_credentials *creds = server_creds(cfg->tls, err, errlen);
+    grpc_server_credentials *creds = server_creds(cfg->tls, cfg->source, err, errlen);
     if (!creds)
         goto fail;
     /* The core accepts any number of connections: its resource quota bounds
