@@ -85,3 +85,24 @@ void fsc_pem_warn_cert_time(const char *pem, const char *file, const char *liste
                 "listener=\"%s\" file=%s reason=\"%s: clients will refuse it\"", listener, file,
                 why);
 }
+
+int fsc_pem_check_pair(const char *cert, const char *key, const char *cert_file,
+                       const char *key_file, char *err, size_t errlen)
+{
+    gnutls_certificate_credentials_t creds;
+    int rc = gnutls_certificate_allocate_credentials(&creds);
+    if (rc < 0) {
+        snprintf(err, errlen, "TLS: %s", gnutls_strerror(rc));
+        return -1;
+    }
+    gnutls_datum_t c = {.data = (unsigned char *)(uintptr_t)cert, .size = (unsigned)strlen(cert)};
+    gnutls_datum_t k = {.data = (unsigned char *)(uintptr_t)key, .size = (unsigned)strlen(key)};
+    rc = gnutls_certificate_set_x509_key_mem(creds, &c, &k, GNUTLS_X509_FMT_PEM);
+    gnutls_certificate_free_credentials(creds);
+    if (rc < 0) {
+        snprintf(err, errlen, "certificate %s with key %s: %s", cert_file, key_file,
+                 gnutls_strerror(rc));
+        return -1;
+    }
+    return 0;
+}

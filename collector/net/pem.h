@@ -24,6 +24,14 @@ void fsc_pem_free(char *pem);
  * (the TLS setup that reads it reports that). Thread: any. */
 int fsc_pem_cert_time_check(const char *pem, int64_t now_s, char *why, size_t whylen);
 
+/* Whether cert (a PEM chain) and key (its PEM private key) load as a TLS
+ * server's pair: 0, or -1 with a sentence in err naming cert_file and
+ * key_file and what GnuTLS found wrong (not PEM, a key that does not match
+ * the certificate). Checked before a listener is set up, so a bad file is
+ * named as such, not as the listen failure it would become later. */
+int fsc_pem_check_pair(const char *cert, const char *key, const char *cert_file,
+                       const char *key_file, char *err, size_t errlen);
+
 /* Logs a warning (event=tls_certificate_time) when the server certificate
  * `pem` read from `file` for `listener` ("prometheus", "source spine1 OTLP/gRPC")
  * is outside its validity period now: clients will refuse it, and nothing

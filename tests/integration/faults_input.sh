@@ -76,6 +76,15 @@
 #     says why, as for any lock it cannot take), the file it points to is
 #     unchanged (before: overwritten with the pid).
 #
+#   faults_input.sh FABRICSCOPE PYTHON tls_reload
+#     An otlp source with TLS (openssl-made certificate) reloaded to a
+#     certificate file that does not parse together with another changed
+#     key, then to a key that is not the certificate's. Checks: each reload
+#     logs source_failed naming the certificate and key files and GnuTLS's
+#     reason, kept=previous (before: "cannot listen ... address in use",
+#     gRPC's failure at the port); the source answers over TLS after each;
+#     fabricscope_up 1.
+#
 #   faults_input.sh FABRICSCOPE PYTHON gnmi GNMI_SIM
 #     A gnmi source on gnmi_sim --clock-ahead 10m (every time the target
 #     sends is 10 minutes ahead). Checks: at least 100 samples refused as
@@ -311,6 +320,49 @@ EOF
     check_eq "the symlink's target is unchanged" "$(cat "$tmp/victim")" keep
 }
 
+tls_reload_part() {
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
+        -subj /CN=127.0.0.1 -keyout "$tmp/k.pem" -out "$tmp/c.pem" 2>/dev/null ||
+        { fail "openssl could not make a certificate"; return 1; }
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
+        -subj /CN=other -keyout "$tmp/k2.pem" -out "$tmp/c2.pem" 2>/dev/null
+    printf 'not a certificate\n' >"$tmp/bad.pem"
+    p1=$(free_port)
+    p2=$(free_port)
+    mp=$(free_port)
+    tls="{cert_file: $tmp/c.pem, key_file: $tmp/k.pem}"
+    o1="{name: O, type: otlp, grpc_listen: \"127.0.0.1:$p2\", http_listen: \"127.0.0.1:$p1\", tls: $tls}"
+    cat >"$tmp/fsc.yaml" <<EOF
+sources:
+  - $o1
+exporters:
+  prometheus: {listen: "127.0.0.1:$mp"}
+EOF
+    start_fsc "$tmp/fsc.yaml"
+    wait_exporter || return 1
+    wait_log_port 'otlp_listening .*transport=http( |$)' >/dev/null || fail "O did not listen"
+    tls_code() {
+        curl -s -k -o /dev/null -w '%{http_code}' --max-time 5 -X POST \
+            -H 'Content-Type: application/x-protobuf' --data-binary '' "https://127.0.0.1:$p1/v1/metrics"
+    }
+    check_eq "O answers over TLS" "$(tls_code)" 200
+    # A certificate that does not parse, and another key changed with it.
+    reload_to "{name: O, type: otlp, max_series: 5000, grpc_listen: \"127.0.0.1:$p2\",
+     http_listen: \"127.0.0.1:$p1\", tls: {cert_file: $tmp/bad.pem, key_file: $tmp/k.pem}}"
+    check_log "an unloadable certificate is named, previous kept" \
+        "event=source_failed source=O reason=.*certificate $tmp/bad.pem with key $tmp/k.pem: .* kept=previous"
+    check "not blamed on the address" eval '! grep "event=source_failed" "$tmp/fsc.log" | grep -q "cannot listen"'
+    check_eq "after it: O answers over TLS" "$(tls_code)" 200
+    # A key that is not the certificate's.
+    reload_to "{name: O, type: otlp, grpc_listen: \"127.0.0.1:$p2\",
+     http_listen: \"127.0.0.1:$p1\", tls: {cert_file: $tmp/c.pem, key_file: $tmp/k2.pem}}"
+    check_eq "a mismatched key: failed once more" "$(grep -c 'event=source_failed source=O' "$tmp/fsc.log")" 2
+    check_log "a mismatched key is named" \
+        "event=source_failed source=O reason=.*certificate $tmp/c.pem with key $tmp/k2.pem: .* kept=previous"
+    check_eq "after it: O answers over TLS" "$(tls_code)" 200
+    check_eq "fabricscope_up O" "$(fetch_metrics && series_value fabricscope_up source=O type=otlp)" 1
+}
+
 labels_part() {
     start_otlp "" || return 1
     i1='p*140+A'
@@ -531,8 +583,9 @@ labels) labels_part ;;
 label_keys) label_keys_part ;;
 reload) reload_part ;;
 blocking) blocking_part ;;
+tls_reload) tls_reload_part ;;
 *)
-    echo "usage: faults_input.sh FABRICSCOPE PYTHON time|reload|blocking|labels|label_keys|big|state|gnmi [GNMI_SIM]"
+    echo "usage: faults_input.sh FABRICSCOPE PYTHON time|reload|blocking|tls_reload|labels|label_keys|big|state|gnmi [GNMI_SIM]"
     exit 2
     ;;
 esac

@@ -622,7 +622,11 @@ static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, c
     }
     char *ca = key && want_ca ? fsc_pem_read(tls->ca_file, "CA file", err, errlen) : NULL;
     grpc_server_credentials *creds = NULL;
-    if (cert && key && (!want_ca || ca)) {
+    /* gRPC takes any text here and fails only at the port, as if the
+     * address were taken: name the bad file now instead. */
+    int pair_ok = cert && key &&
+                  fsc_pem_check_pair(cert, key, tls->cert_file, tls->key_file, err, errlen) == 0;
+    if (pair_ok && (!want_ca || ca)) {
         grpc_ssl_pem_key_cert_pair pair = {.private_key = key, .cert_chain = cert};
         /* require: a client without a certificate signed by the CA fails the
          * handshake; request: one that presents a certificate must have it
