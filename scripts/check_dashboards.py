@@ -4,7 +4,10 @@
 Steps (all by default; --only picks one group):
   rules        1. `promtool check rules` on alerts.yml and recording.yml, plus
                   conventions promtool does not check: every alert has `for:`,
-                  labels.severity and summary + description annotations;
+                  labels.severity and summary + description annotations, and
+                  runbook_url docs/runbooks/<alert>.md, a file with the title
+                  and sections of a runbook; every runbook there belongs to
+                  an alert (scripts/dashboard_runbooks.py);
                2. `promtool test rules` on dashboards/tests/*_test.yml, and every
                   alert has a test case where it fires and one where it is silent;
                   every alertname the tests name is an alert of alerts.yml.
@@ -37,7 +40,8 @@ Steps (all by default; --only picks one group):
                   scripts/dashboard_targets.py holds this step.
 --self-test checks the checker: known-answer name extraction, a broken
 expression fails step 3, a missing name fails step 4, an empty target and a
-stale --absent entry fail step 5 (against a fake Prometheus on 127.0.0.1).
+stale --absent entry fail step 5 (against a fake Prometheus on 127.0.0.1), a
+missing, misnamed, incomplete and orphan runbook fail step 1.
 
 Each step group is a module next to this file: dashboard_rules.py (1, 2),
 dashboard_expressions.py (3; Grafana JSON in dashboard_grafana.py, the PromQL
@@ -52,6 +56,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree (ctest runs this)
@@ -64,6 +69,7 @@ from dashboard_metrics import step_metrics, unknown_names  # noqa: E402
 from dashboard_promql import promql_names, promql_scan  # noqa: E402
 from dashboard_report import ROOT, Failure, Report  # noqa: E402
 from dashboard_rules import step_rules  # noqa: E402
+from dashboard_runbooks import runbook_problems  # noqa: E402
 # Not used here: tests/integration/dashboards_live_test.sh reaches them (and
 # Report) through this module.
 from dashboard_expressions import all_expressions  # noqa: E402,F401
@@ -129,8 +135,44 @@ def self_test(args, report):
         report.fail(f"self-test: unknown names {sorted(got)}, want {want}")
     for msg in dashboard_targets.self_test():
         report.fail(f"self-test: {msg}")
+    for msg in self_test_runbooks():
+        report.fail(f"self-test: {msg}")
     if not report.failed:
         report.ok("self-test: name extraction, substitution, parse, name and target checks")
+
+
+def self_test_runbooks():
+    """Step 1's runbook check on a planted tree: one alert of each fault and
+    one good pair; returns what differs from the known answer."""
+    good = "# {0}\n\n**warning** (ticket)\n\n## Meaning\n\n## Confirm\n\n## Causes\n\n## Action\n"
+    rule = "\n        labels:\n          severity: {0}\n        annotations:\n          runbook_url: {1}\n"
+    blocks = [(n, rule.format(sev, u)) for n, sev, u in (
+        ("Good", "warning", "docs/runbooks/Good.md"), ("NoFile", "warning", "docs/runbooks/NoFile.md"),
+        ("WrongUrl", "warning", "runbooks/WrongUrl.md"),
+        ("NoSections", "warning", "docs/runbooks/NoSections.md"),
+        ("WrongSeverity", "critical", "docs/runbooks/WrongSeverity.md"))]
+    blocks.append(("NoUrl", "\n        annotations:\n          summary: x\n"))
+    with tempfile.TemporaryDirectory() as root:
+        os.makedirs(os.path.join(root, "docs", "runbooks"))
+        for name, text in (("Good", good.format("Good")), ("WrongUrl", good.format("WrongUrl")),
+                           ("NoUrl", good.format("NoUrl")),
+                           ("WrongSeverity", good.format("WrongSeverity")),
+                           ("NoSections", "# NoSections\n\n**warning**\n\n## Meaning\n\n## Action\n"),
+                           ("Orphan", good.format("Orphan")), ("README", "# Runbooks\n")):
+            with open(os.path.join(root, "docs", "runbooks", name + ".md"), "w") as f:
+                f.write(text)
+        got = runbook_problems(blocks, root)
+    want = sorted([
+        "NoFile: no runbook docs/runbooks/NoFile.md",
+        "NoUrl: runbook_url is missing, want docs/runbooks/NoUrl.md",
+        "WrongUrl: runbook_url is ['runbooks/WrongUrl.md'], want docs/runbooks/WrongUrl.md",
+        "docs/runbooks/NoSections.md: sections ['Meaning', 'Action'], want ## Meaning, "
+        "## Confirm, ## Causes, ## Action",
+        "docs/runbooks/Orphan.md: a runbook of no alert in alerts.yml",
+        "docs/runbooks/WrongSeverity.md: first paragraph does not say **critical** (the rule's "
+        "severity)",
+    ])
+    return [] if got == want else [f"runbook check gave {got}, want {want}"]
 
 
 # --------------------------------------------------------------------------
