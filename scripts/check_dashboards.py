@@ -16,7 +16,9 @@ Steps (all by default; --only picks one group):
                   replaced by stand-ins) parses: they are written into one
                   temporary rule file checked by `promtool check rules`. Also:
                   the dashboards are valid Grafana JSON (schemaVersion >= 37,
-                  datasource variable, unique panel ids, grid) and match what
+                  datasource, job and instance variables, every selector
+                  with the job and instance matchers, unique panel ids,
+                  grid) and match what
                   dashboards/grafana/generate.py writes; pending_metrics.txt and
                   the Pending section of docs/METRICS.md list the same names.
   metrics      4. with --metrics FILE or --metrics-url URL (a /metrics
@@ -64,7 +66,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree (ctest runs 
 # The steps live in the dashboard_*.py modules next to this file.
 import dashboard_targets  # noqa: E402
 from dashboard_expressions import parse_with_promtool, step_expressions  # noqa: E402
-from dashboard_grafana import substitute_vars, variable_query_expr  # noqa: E402
+from dashboard_grafana import (collector_matcher_problems, substitute_vars,  # noqa: E402
+                               variable_query_expr)
 from dashboard_metrics import step_metrics, unknown_names  # noqa: E402
 from dashboard_promql import promql_names, promql_scan  # noqa: E402
 from dashboard_report import ROOT, Failure, Report  # noqa: E402
@@ -115,6 +118,21 @@ def self_test(args, report):
         pass
     if variable_query_expr({"query": 'label_values(m{d="x"}, port)'}) != 'm{d="x"}':
         report.fail("self-test: label_values() selector not extracted")
+    # Every selector carries the collector matchers, save the listed ones.
+    ji = 'job=~"$job", instance=~"$instance"'
+    got = collector_matcher_problems([
+        ("d.json variable job", "fabricscope_build_info"),
+        ("d.json variable instance", 'fabricscope_build_info{job=~"$job"}'),
+        ("d.json panel 'ok' A", f'rate(a{{{ji}, x="1"}}[5m]) / on () fabric:b or ALERTS'),
+        ("d.json panel 'wide' A", f'c{{{ji}}} and on () count(fabric_port_utilization_ratio'
+         '{rail!=""})'),
+        ("d.json panel 'bare' A", f"sum(d) / e{{{ji}}}"),
+        ("d.json panel 'half' A", 'f{job=~"$job"}'),
+    ])
+    want = ["d.json panel 'bare' A: d has no job=~\"$job\", instance=~\"$instance\"",
+            "d.json panel 'half' A: f has no instance=~\"$instance\""]
+    if got != want:
+        report.fail(f"self-test: collector matchers {got}, want {want}")
     # Step 3 must reject what promtool rejects.
     bad = parse_with_promtool(args.promtool, [("good", "rate(m[5m])"),
                                               ("broken", "sum by (a (rate(m[5m]))")])
