@@ -43,14 +43,17 @@
  * (the test runs 36 s). */
 #define DEMO_CYCLE_NS (30 * DEMO_S)
 
-enum demo_fault_id {
-    DEMO_F_PCIE = 0,   /* b300-01: a NIC's PCIe link at Gen5 x8 (always) */
-    DEMO_F_SWAP,       /* b300-04: the cables of ports 4 and 5 swapped (always) */
-    DEMO_F_ECN,        /* spine1 swp3 tc 3: ECN-mark storm */
-    DEMO_F_CNP,        /* b300-02: CNP storm (np_cnp_sent) */
-    DEMO_F_REORDER,    /* b300-03: out_of_sequence burst */
-    DEMO_F_MICROBURST, /* leaf2 et-0/0/3: line-rate burst of 300 ms, both directions */
-    DEMO_F__COUNT
+enum demo_fault_id {                     /* in the order of their first window */
+                     DEMO_F_PCIE = 0,    /* b300-01: a NIC's PCIe link at Gen5 x8 (always) */
+                     DEMO_F_SWAP,        /* b300-04: the cables of ports 4 and 5 swapped (always) */
+                     DEMO_F_ECN,         /* spine1 swp3 tc 3: ECN-mark storm */
+                     DEMO_F_CNP,         /* b300-02: CNP storm (np_cnp_sent) */
+                     DEMO_F_SPINE_BURST, /* spine1 swp5: 2 s at line rate out of a 40 % load */
+                     DEMO_F_REORDER,     /* b300-03: out_of_sequence burst */
+                     DEMO_F_NIC_BURST,  /* b300-01 -> b300-02: 300 ms at line rate over one cable */
+                     DEMO_F_LEAF_BURST, /* leaf2 et-0/0/3: line-rate burst of 300 ms, both
+                                           directions */
+                     DEMO_F__COUNT
 };
 
 struct demo_fault {
@@ -89,6 +92,13 @@ uint64_t demo_integral_us(uint64_t per_s, int64_t us);
  * queue_peak_share (0.5); the other queues stay at utilization x 1e6 >> q. */
 #define DEMO_LEAF_BURST_PEAK  108134400u
 #define DEMO_LEAF_BATCH_PORTS 4 /* Junos batches: half the ports per 2 s interval */
+/* Line rate of every port of the demo (400G), in bytes per second. */
+#define DEMO_LINE_BYTES_PER_S 50000000000ull
+/* DEMO_F_SPINE_BURST: spine1's swp5 (DEMO_SPINE_BURST_PORT) carries
+ * DEMO_SPINE_LOAD_PCT % of line rate each way and, inside the windows, sends
+ * at line rate. */
+#define DEMO_SPINE_BURST_PORT 5
+#define DEMO_SPINE_LOAD_PCT   40
 /* leaf1's copies 1 s after the simulator's start: its reports follow the
  * collector's subscription, made a few hundred ms after that start, so its
  * +-100 ms reads stay far from the copies (reads straddling the copies
