@@ -1,5 +1,6 @@
 /* The demo's parts, shared by its files (internal to collector/demo):
- *   demo_main.c      command line, start and stop order, the supervisor thread
+ *   demo_args.c      the command line and its usage text
+ *   demo_main.c      start and stop order, the supervisor thread
  *   demo_schedule.c  the fault schedule and the fabric's names (one place)
  *   demo_state.c     the state directory (demo_state.h)
  *   demo_net.c       loopback ports: reservation, probes, the readiness check
@@ -131,19 +132,30 @@ extern const char *const demo_node_names[DEMO_NODES];
 
 struct demo_opts {
     int64_t duration_ns;   /* 0: until SIGINT / SIGTERM */
-    const char *listen;    /* Prometheus listener as given (default 127.0.0.1:9464) */
-    const char *state_dir; /* NULL: a fresh temporary directory */
+    const char *listen;    /* Prometheus listener (default 127.0.0.1:9464, or --port-base's) */
+    const char *state_dir; /* NULL: a fresh temporary directory, rollups in rollup_home */
     uint64_t seed;
-    uint16_t gnmi_port[DEMO_LEAVES]; /* --gnmi-ports; 0: a free one each */
-    uint16_t otlp_port;              /* --otlp-port; 0: a free one */
+    uint16_t port_base;              /* --port-base; 0: none */
+    uint16_t gnmi_port[DEMO_LEAVES]; /* --gnmi-ports or --port-base; 0: a free one each */
+    uint16_t otlp_port;              /* --otlp-port or --port-base; 0: a free one */
+    /* The option that chose each port, for the sentence about a busy one. */
+    const char *listen_opt, *gnmi_opt, *otlp_opt;
+    char listen_buf[32]; /* "127.0.0.1:N" from --port-base */
 };
+
+/* Parses argv (argv[0] "demo") into *o (zeroed by the caller) and the
+ * listener's host and port. Returns 0 (with *help set for -h / --help) or
+ * 2 after printing a usage error. Thread: main. (demo_args.c) */
+int demo_args_parse(int argc, char **argv, struct demo_opts *o, char *host, size_t hostlen,
+                    uint16_t *port, int *help);
 
 /* Everything the parts share. Written by the main thread before the threads
  * start; afterwards only `stop` (atomic) and `sim_stop` change. */
 struct demo_run {
     struct demo_opts opt;
     char state_dir[DEMO_PATH];
-    bool state_is_tmp; /* created by us: removed whole at exit */
+    bool state_is_tmp;          /* created by us: removed whole at exit */
+    char rollup_dir[DEMO_PATH]; /* the collector's state_dir (rollups in rollup/): kept */
     char config_path[DEMO_PATH];
     char cables_path[DEMO_PATH];
     char node_root[DEMO_NODES][DEMO_PATH]; /* <state>/b300-0N: sysfs_root of node N */
