@@ -108,6 +108,7 @@ static void write_sources(FILE *f, const struct demo_run *run)
                 "\n"
                 "    fixture: true\n"
                 "    interval: 100ms\n"
+                "    # no SIOCETHTOOL: the tree's ethtool/<netdev> files stand in\n"
                 "    ethtool: false\n"
                 "    node: %u\n",
                 n + 1);

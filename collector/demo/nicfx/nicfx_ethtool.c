@@ -47,7 +47,9 @@ static int write_new(const char *path, const char *text, size_t len)
 int fsc_nicfx_ethtool_write(const char *root, const struct fsc_nicfx_dev *dev, int64_t t_ns,
                             char *err, size_t errlen)
 {
-    char text[64 + ET_STATS * 64], dir[4096], tmp[4096], path[4096];
+    /* The names fit FSC_NICFX_NAME_MAX: room for "/." and ".new" past the directory. */
+    char text[64 + ET_STATS * 64], dir[4096], tmp[sizeof(dir) + FSC_NICFX_NAME_MAX + 8],
+        path[sizeof(dir) + FSC_NICFX_NAME_MAX + 8];
     int n = snprintf(text, sizeof(text), "time_ns: %" PRId64 "\nNIC statistics:\n", t_ns);
     for (size_t i = 0; i < ET_STATS && n > 0 && (size_t)n < sizeof(text); i++)
         n += snprintf(text + n, sizeof(text) - (size_t)n, "     %s: %" PRIu64 "\n",

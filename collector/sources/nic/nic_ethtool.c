@@ -240,6 +240,7 @@ struct fsc_nic_ethtool *fsc_nic_ethtool_create(const char *ifname, int sock, siz
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    et->read = read_stats;
     snprintf(et->ifname, sizeof et->ifname, "%s", ifname);
     if (max_stats == 0)
         max_stats = FSC_NIC_ETHTOOL_STATS_DEF;
@@ -300,7 +301,7 @@ int fsc_nic_ethtool_read(struct fsc_nic_ethtool *et)
 {
     uint32_t gen = et->st.generation;
     et->st.polls++;
-    int rc = et->path ? fsc_nic_ethtool__file_read(et) : read_stats(et);
+    int rc = et->read(et);
     et->st.string_reloads += et->st.generation - gen;
     if (rc < 0)
         et->st.errors++;

@@ -149,7 +149,9 @@ static int renew(struct fsc_nic_ethtool *et, size_t n)
     return 0;
 }
 
-int fsc_nic_ethtool__file_read(struct fsc_nic_ethtool *et)
+/* One read (the backend's et->read): 0, CHANGED or a negative errno, with
+ * et->t_ns set on success. */
+static int file_read(struct fsc_nic_ethtool *et)
 {
     long len = read_whole(et);
     if (len < 0)
@@ -211,7 +213,8 @@ struct fsc_nic_ethtool *fsc_nic_ethtool_create_file(const char *path, size_t max
     if (max_stats == 0)
         max_stats = FSC_NIC_ETHTOOL_STATS_DEF;
     et->max_stats = max_stats < FSC_NIC_ETHTOOL_STATS_MAX ? max_stats : FSC_NIC_ETHTOOL_STATS_MAX;
-    rc = fsc_nic_ethtool__file_read(et);
+    et->read = file_read;
+    rc = file_read(et);
     if (rc >= 0) {
         et->st.generation = 0; /* the first names are no reload */
         if (errnum)

@@ -27,6 +27,9 @@ struct name_slot {
 };
 
 struct fsc_nic_ethtool {
+    /* The backend's read: 0, FSC_NIC_ETHTOOL_CHANGED or a negative errno,
+     * as fsc_nic_ethtool_read() returns them. */
+    int (*read)(struct fsc_nic_ethtool *et);
     char ifname[FSC_NIC_IFNAME_MAX];
     int sock;
     int own_sock;
@@ -47,9 +50,5 @@ int fsc_nic_ethtool__gbuf_alloc(struct gbuf *g, size_t header, size_t entry, siz
 
 /* Unmaps it and zeroes *g (a zeroed gbuf is a no-op). */
 void fsc_nic_ethtool__gbuf_free(struct gbuf *g);
-
-/* One read of the file backend: as fsc_nic_ethtool_read() (0, CHANGED or a
- * negative errno), with et->t_ns set on success. Thread: the reader's. */
-int fsc_nic_ethtool__file_read(struct fsc_nic_ethtool *et);
 
 #endif
