@@ -14,8 +14,8 @@
  * values, so a counter reads as live.
  *
  * The ethtool file (ethtool/IF: rx/tx_bytes_phy, rx/tx_packets_phy, the
- * counters that carry the ports' fine utilization) is replaced whole each
- * step and stamped with the moment its values are of, so the poller's rates
+ * counters that carry the ports' fine utilization) is rewritten each step,
+ * checksummed, and stamped with the moment its values are of, so the poller's rates
  * from it are exact whenever either thread runs: a starved step is a longer
  * interval at its true rate, never a double one. That is what lets the
  * microburst detector run on the B300 ports without a false burst on a

@@ -10,7 +10,7 @@
  * why). Outside sys/, what the NIC source's fixture mode reads instead of
  * the kernel (nic_ethtool.h, nic_hostcheck.h, docs/CABLING.md "Fixtures"):
  *   ethtool/IF      `ethtool -S IF` with the time of its values (the *_phy
- *                   byte and packet counters), replaced whole every step
+ *                   byte and packet counters), rewritten every step
  *   ip_addr.txt     `ip -4 -o addr show`: every interface's planned /30
  *   proc/net/arp    one entry per interface for its planned peer address:
  *                   complete (flags 0x2, the peer's MAC) when the port the
@@ -56,7 +56,7 @@ struct demo_mesh {
  * counter that does not move). Thread: any. */
 uint64_t mesh_value(const struct mesh_nic *nic, enum fsc_nicfx_ctr c, int64_t e_ns);
 
-/* Replaces nic's ethtool file (<node root>/ethtool/IF) with its values at
+/* Rewrites nic's ethtool file (<node root>/ethtool/IF) with its values at
  * e_ns, stamped with that moment's wall time. Returns 0 or -1. Thread: the
  * stepping thread, or main before it starts. */
 int mesh_ethtool_write(struct demo_mesh *mesh, struct mesh_nic *nic, unsigned node, int64_t e_ns);

@@ -12,7 +12,8 @@ add_dependencies(test_nic_readers fabricscope-nic-fixture)
 target_link_libraries(test_nic_readers PRIVATE fsc_nic fsc_nicfx fsc_app)
 foreach(c parse_u64_table cdir_fixture_exact cdir_malformed_counted cdir_vanished_and_new
           cdir_bounds pcie_strings aer_parse pcie_fixture link_fixture fixture_step_semantics
-          ethtool_errors ethtool_fixture_file sysfs_pread_fresh read_cost_100_files)
+          ethtool_errors ethtool_fixture_file
+          ethtool_fixture_file_concurrent sysfs_pread_fresh read_cost_100_files)
   add_test(NAME nic_readers.${c} COMMAND test_nic_readers ${c})
   set_tests_properties(nic_readers.${c} PROPERTIES LABELS "unit;nic" TIMEOUT 60)
 endforeach()

@@ -22,7 +22,8 @@
  *                 (collector/sources/nic/nic_ethtool.h): the time of the
  *                 values, then rx_bytes_phy, tx_bytes_phy, rx_packets_phy,
  *                 tx_packets_phy equal to the statistics' rx_bytes, tx_bytes,
- *                 rx_packets, tx_packets; replaced whole (rename) each write. The hw_counters are
+ *                 rx_packets, tx_packets, then the checksum line; rewritten
+ *                 in place each write. The hw_counters are
  * the driver's Q counters (32 bits wide) and its congestion and PPCNT counters (64 bits); every
  * other counter is 64 bits. Counter files hold "<decimal>\n"; they are rewritten in place (pwrite
  * at offset 0, then truncated: the inode stays, so a reader's open descriptor sees the new text).
@@ -272,7 +273,7 @@ int fsc_nicfx_ctr_open(const char *root, const struct fsc_nicfx_dev *dev, enum f
  * Thread: any (one writer per descriptor). */
 int fsc_nicfx_ctr_rewrite(int fd, uint64_t v, uint8_t *len);
 
-/* Replaces ROOT/ethtool/IF (made with its directory when missing) with
+/* Rewrites ROOT/ethtool/IF (made with its directory when missing) with
  * dev's ethtool statistics stamped t_ns (ns since the Unix epoch, above 0:
  * when the values were true). Returns 0, or -1 with a sentence in err.
  * Thread: any (one writer per device). */

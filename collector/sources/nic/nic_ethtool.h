@@ -15,13 +15,17 @@
  *
  * A fixture tree (nic.fixture) has no kernel to ask: its statistics are a
  * file per interface, <root>/ethtool/<if>, holding what `ethtool -S <if>`
- * prints after one line with the time of its values:
+ * prints between a line with the time of its values and a checksum line
+ * (FNV-1a 64, base/name_hash.h, of every byte before it, in 16 hex digits):
  *     time_ns: 1765432100123456789
  *     NIC statistics:
  *          rx_bytes_phy: 123456
  *          tx_bytes_phy: 654321
- * Its writer replaces the file whole (a new file renamed over it), and the
- * reader opens it at every read, so a read sees one version, never a mix.
+ *     checksum: 0123456789abcdef
+ * Its writer rewrites the file in place (no new inode per version: the
+ * demo rewrites 64 of them 20 times a second); a read that caught it
+ * half written fails the checksum and is read again, so the values used
+ * are always one version's. Bytes after the checksum line are ignored.
  * The time is the writer's: values made at one moment and read later are
  * stamped with that moment (fsc_nic_ethtool_time_ns), as a device stamps its
  * own. Names and count may change between versions, as the ioctl's may.
@@ -71,7 +75,8 @@ struct fsc_nic_ethtool *fsc_nic_ethtool_create(const char *ifname, int sock, siz
 /* A reader of the fixture statistics file at `path` (the format above);
  * max_stats as for fsc_nic_ethtool_create. Reads the file once. Returns the
  * reader, or NULL with a sentence in err; *errnum (may be NULL) gets the
- * negative errno (-ENOENT: no such file, -EINVAL: not that format,
+ * negative errno (-ENOENT: no such file, -EINVAL: not that format or no
+ * read agreed with its checksum,
  * -EOPNOTSUPP: no statistics in it, -E2BIG: more than max_stats).
  * Thread: any; one thread at a time per reader. */
 struct fsc_nic_ethtool *fsc_nic_ethtool_create_file(const char *path, size_t max_stats, int *errnum,

@@ -1,10 +1,14 @@
 /* The ethtool reader's file backend: a fixture tree's statistics file
  * (nic_ethtool.h has the format and why its time matters).
  *
- * Each read opens the file, reads it whole into a buffer kept between reads
- * and parses it in two passes: the first validates every line and compares
- * the names with the cached ones, the second stores the values (and, when
- * the names changed, the names). A malformed file changes nothing. */
+ * Each read opens the file and reads it whole into a buffer kept between
+ * reads. Its writer rewrites it in place, so a read can catch it half
+ * written: the checksum line (FNV-1a 64 of every byte before it) says
+ * whether the text is one whole version, and a text that fails it is read
+ * again (the writer finishes within microseconds). A whole text is parsed in
+ * two passes: the first validates every line and compares the names with
+ * the cached ones, the second stores the values (and, when the names
+ * changed, the names). A malformed file changes nothing. */
 #define _DEFAULT_SOURCE
 
 #include <errno.h>
@@ -17,11 +21,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/name_hash.h"
 #include "sources/nic/nic_ethtool_int.h"
 #include "sources/nic/nic_sysfs.h"
 
 #define TIME_KEY   "time_ns: "
 #define HEADER     "NIC statistics:"
+#define SUM_KEY    "checksum: "
+#define READ_TRIES 3  /* reads of a text caught mid-write before giving up */
 #define LINE_MAX_B 64 /* 5 spaces, a 32-byte name, ": ", 20 digits, '\n', with room */
 
 /* The longest file a reader accepts: every stat on a line of its own. */
@@ -68,7 +75,7 @@ static long read_whole(struct fsc_nic_ethtool *et)
     if (rc != 0)
         return rc;
     if (got == et->text_cap - 1)
-        return -E2BIG; /* longer than its size said: not a file replaced whole */
+        return -EAGAIN; /* it grew since fstat: being rewritten, read again */
     et->text[got] = '\0';
     return (long)got;
 }
@@ -149,13 +156,43 @@ static int renew(struct fsc_nic_ethtool *et, size_t n)
     return 0;
 }
 
+/* Whether text[0..len) is one whole version: a line "checksum: " + 16 hex
+ * digits + '\n' whose value is the FNV-1a 64 of every byte before it.
+ * *body_len gets the length of those bytes; anything after the line (the
+ * stale tail of a longer version) is not read. */
+static bool whole(const char *text, size_t len, size_t *body_len)
+{
+    size_t k = strlen(SUM_KEY);
+    for (size_t i = 0; i + k + 17 <= len; i++) {
+        if ((i > 0 && text[i - 1] != '\n') || memcmp(text + i, SUM_KEY, k) != 0)
+            continue;
+        char want[16];
+        fsc_hex16(fsc_fnv1a64(text, i), want);
+        if (memcmp(text + i + k, want, 16) != 0 || text[i + k + 16] != '\n')
+            return false;
+        *body_len = i;
+        return true;
+    }
+    return false;
+}
+
 /* One read (the backend's et->read): 0, CHANGED or a negative errno, with
  * et->t_ns set on success. */
 static int file_read(struct fsc_nic_ethtool *et)
 {
-    long len = read_whole(et);
-    if (len < 0)
-        return (int)len;
+    size_t body = 0;
+    bool ok = false;
+    for (int i = 0; i < READ_TRIES && !ok; i++) {
+        long len = read_whole(et);
+        if (len == -EAGAIN)
+            continue;
+        if (len < 0)
+            return (int)len;
+        ok = whole(et->text, (size_t)len, &body);
+    }
+    if (!ok)
+        return -EINVAL; /* no checksum, or one no read agreed with */
+    et->text[body] = '\0';
     const char *p = et->text, *first;
     int64_t t_ns;
     if (parse_head(&p, &t_ns) != 0)
