@@ -1,5 +1,5 @@
-/* `fabricscope demo` (demo.h): the order in which the
- * simulated fabric and the collector start and stop, and the supervisor
+/* `fabricscope demo` (demo.h): the order in which the simulated fabric
+ * and the collector start and stop (the command line: demo_args.c), the supervisor
  * thread that says where to look once the collector is up and ends a
  * --duration run with the same SIGTERM an operator would send.
  *
@@ -12,7 +12,8 @@
  * until they accept connections), the fixture and spine threads, the
  * supervisor, and last the collector on the main thread.
  * Stop (after the collector returned): every demo thread is told to end and
- * joined, gRPC is shut down, the state directory is removed. */
+ * joined, gRPC is shut down, the state directory is removed (the rollups
+ * stay), and the report command for them is printed. */
 #include <errno.h>
 #include <grpc/grpc.h>
 #include <signal.h>
