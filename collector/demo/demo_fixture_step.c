@@ -171,7 +171,9 @@ static void *mesh_main(void *arg)
     int64_t next = demo_elapsed_ns(run);
     uint64_t errors_logged = 0;
     while (demo_sleep_until(run, next)) {
-        int64_t e = demo_elapsed_ns(run);
+        /* Whole microseconds: the values are integrals to the microsecond
+         * (demo_integral_us), and their time must be exactly theirs. */
+        int64_t e = demo_elapsed_ns(run) / 1000 * 1000;
         for (unsigned n = 0; n < DEMO_NODES; n++)
             for (unsigned k = 0; k < DEMO_NICS; k++)
                 step_nic(mesh, &mesh->nic[n][k], n, e);

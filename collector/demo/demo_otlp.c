@@ -420,7 +420,9 @@ static void *spine_main(void *arg)
             break;
         if (!atomic_load(&run->ready))
             continue; /* the collector is not up yet: nothing would listen */
-        int64_t e = demo_elapsed_ns(run);
+        /* Whole microseconds: the values are integrals to the microsecond
+         * (demo_integral_us), and their time must be exactly theirs. */
+        int64_t e = demo_elapsed_ns(run) / 1000 * 1000;
         size_t len = fill(sp, e);
         if (len == 0) {
             note_status(sp, GRPC_STATUS_RESOURCE_EXHAUSTED);
