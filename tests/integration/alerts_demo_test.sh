@@ -11,9 +11,13 @@
 # start a PCIe link at Gen5 x8 (b300-01 ens7f0np0) and b300-04's cables of
 # ports 4 and 5 swapped (the eight interfaces of those two cables see a wrong
 # peer: two cables, so two FabricCableMismatch alerts, one per cable, each
-# naming both ends); then every 30 s (DEMO_CYCLE_NS) an ECN storm on spine1 swp3 queue 3
-# at 8 s, a CNP storm on b300-02 ens3f0np0 at 15 s, a reordering burst on
-# b300-03 ens5f1np1 at 20 s and a 300 ms line-rate microburst on leaf2
+# naming both ends); then every 30 s (DEMO_CYCLE_NS) an ECN storm on spine1
+# swp3 queue 3 at 8 s, a CNP storm on b300-02 ens3f0np0 at 15 s, a 2 s
+# line-rate burst on spine1 swp5 at 18.5 s (a `burst`: no rule is written
+# for bursts longer than a microburst, so it must raise no alert), a
+# reordering burst on b300-03 ens5f1np1 at 20 s, a 300 ms line-rate
+# microburst from b300-01 ens2f0np0 (tx) to b300-02 ens2f0np0 (rx) at 23 s
+# (FabricMicroburst on both ends), and a 300 ms line-rate microburst on leaf2
 # et-0/0/3 at 30 s, which a leaf at Junos cadence (2 s reports) shows only
 # as its egress queue 3's peak (FabricQueuePeak).
 #
@@ -48,7 +52,8 @@ command -v prometheus >/dev/null 2>&1 || skip "prometheus (Debian package promet
 # ---- the demo -------------------------------------------------------------------------
 # 105 s: the poll below ends at 95 s after the zero; the demo must still be
 # running then (a stopping demo would mark its sources down).
-TMPDIR="$tmp" "$bin" demo --duration 105 --listen 127.0.0.1:0 >"$tmp/fsc.out" 2>"$tmp/fsc.log" &
+TMPDIR="$tmp" XDG_STATE_HOME="$tmp/xdg" "$bin" demo --duration 105 --listen 127.0.0.1:0 \
+    >"$tmp/fsc.out" 2>"$tmp/fsc.log" &
 fsc_pid=$!
 mport=$(wait_for "$tmp/fsc.log" \
     's/.*event=exporter_started exporter=prometheus .* port=\([0-9]*\).*/\1/p' 300) || {
@@ -107,6 +112,10 @@ EXPECT = [
      ("b300-02", "ens3f0np0"), {"counter": "fabric_nic_cnp_sent_total"}),
     ("reorder burst b300-03 (2 s at 20k/s every 30 s)", 20, "FabricReorderSpike",
      ("b300-03", "ens5f1np1"), {"counter": "fabric_nic_out_of_sequence_total"}),
+    ("microburst b300-01 -> b300-02 (300 ms at 23 s), sender", 23, "FabricMicroburst",
+     ("b300-01", "ens2f0np0"), {"direction": "tx"}),
+    ("microburst b300-01 -> b300-02 (300 ms at 23 s), receiver", 23, "FabricMicroburst",
+     ("b300-02", "ens2f0np0"), {"direction": "rx"}),
     ("microburst leaf2 et-0/0/3 (300 ms at 30 s), queue 3 peak", 30, "FabricQueuePeak",
      ("leaf2", "et-0/0/3"), {"queue": "3"}),
 ]
@@ -237,8 +246,7 @@ check "Prometheus loaded the rule files" eval '! grep -q "err=\"error loading\|F
 # fails too (the list must stay true).
 absent_kafka="no Kafka exporter in the demo"
 absent_rail="the demo fabric is not rail-optimized (no topology.rails, no rail label); its leaves send 20-30 % over the spine"
-absent_ethtool="mlx5 ethtool counter; the demo NICs are sysfs fixtures (ethtool off)"
-absent_microburst="no microburst in the demo: its leaves report at Junos cadence (each port every 4 s), where leaf2's burst is a queue peak (FabricQueuePeak)"
+absent_ethtool="mlx5 ethtool counter; the demo NICs' fixture ethtool files hold only the *_phy byte and packet counters"
 check "every dashboard target returns data from the demo's Prometheus" \
     "$py" "$src/scripts/check_dashboards.py" --only targets \
     --prometheus-url "http://127.0.0.1:$prom_port" --at "$(date +%s)" --range 60 --step 5 \
@@ -251,8 +259,7 @@ check "every dashboard target returns data from the demo's Prometheus" \
     --absent "fabric-overview.json/Utilization per rail (average and busiest port)/B=$absent_rail" \
     --absent "fabric-overview.json/Spine traffic: rail leaf uplinks/A=$absent_rail" \
     --absent "fabric-overview.json/Spine traffic: spine ports/A=$absent_rail" \
-    --absent "congestion.json/Congestion evidence/B=$absent_ethtool (rx_buffer_passed_thres_phy)" \
-    --absent "fabric-overview.json/Top ports by microbursts (1 h)/A=$absent_microburst"
+    --absent "congestion.json/Congestion evidence/B=$absent_ethtool (rx_buffer_passed_thres_phy)"
 # (remote_write has no dashboard panel: its alerts read
 # fabricscope_remote_write_* only; nothing to list.)
 
