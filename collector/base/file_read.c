@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -63,4 +64,27 @@ ssize_t fsc_file_read_regular(const char *path, char *buf, size_t max, char *err
         return -1;
     buf[n] = '\0';
     return (ssize_t)n;
+}
+
+int fsc_mkdir_p(const char *path, mode_t mode)
+{
+    char p[PATH_MAX];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof(p))
+        return -ENAMETOOLONG;
+    memcpy(p, path, n + 1);
+    /* Each prefix in turn; EEXIST on the way is the normal case. */
+    for (size_t i = 1; i <= n; i++) {
+        if (p[i] != '/' && p[i] != '\0')
+            continue;
+        char c = p[i];
+        p[i] = '\0';
+        if (mkdir(p, mode) != 0 && errno != EEXIST)
+            return -errno;
+        p[i] = c;
+    }
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return -errno;
+    return S_ISDIR(sb.st_mode) ? 0 : -ENOTDIR;
 }

@@ -20,4 +20,9 @@ int fsc_file_open_regular(const char *path, char *err, size_t errlen);
  * fsc_file_open_regular(), "is larger than MAX bytes", or the read error. */
 ssize_t fsc_file_read_regular(const char *path, char *buf, size_t max, char *err, size_t errlen);
 
+/* mkdir -p path: each missing directory made with mode (an existing one
+ * is fine). Returns 0 when path ends as a directory, else a negative errno
+ * (-ENAMETOOLONG past PATH_MAX, -ENOTDIR when it is something else). */
+int fsc_mkdir_p(const char *path, mode_t mode);
+
 #endif

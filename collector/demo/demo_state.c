@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_read.h"
 #include "demo/demo_state.h"
 
 #define MARKER    ".fabricscope-demo"
@@ -90,26 +91,6 @@ static bool exists(const char *path)
     return lstat(path, &st) == 0;
 }
 
-/* mkdir -p path with mode for what it makes. Returns 0 or a negative errno. */
-static int mkdirs(const char *path, mode_t mode)
-{
-    char p[DEMO_PATH];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof(p))
-        return -ENAMETOOLONG;
-    memcpy(p, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (p[i] != '/' && p[i] != '\0')
-            continue;
-        char c = p[i];
-        p[i] = '\0';
-        if (mkdir(p, mode) == -1 && errno != EEXIST)
-            return -errno;
-        p[i] = c;
-    }
-    return 0;
-}
-
 /* run->rollup_dir without --state-dir: the XDG state home's
  * fabricscope-demo, made when missing. Returns 0 or -1 with err. */
 static int rollup_home(struct demo_run *run, char *err, size_t errlen)
@@ -128,7 +109,8 @@ static int rollup_home(struct demo_run *run, char *err, size_t errlen)
                  "path (give --state-dir)");
         return -1;
     }
-    int rc = (size_t)n >= sizeof(run->rollup_dir) ? -ENAMETOOLONG : mkdirs(run->rollup_dir, 0700);
+    int rc =
+        (size_t)n >= sizeof(run->rollup_dir) ? -ENAMETOOLONG : fsc_mkdir_p(run->rollup_dir, 0700);
     if (rc != 0) {
         snprintf(err, errlen, "cannot create the rollup directory %s: %s (give --state-dir)",
                  run->rollup_dir, strerror(-rc));
