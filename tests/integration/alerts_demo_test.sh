@@ -65,7 +65,7 @@ t0=$(sed -n 's/^ts=\([^ ]*\) .*event=demo_fault .*/\1/p' "$tmp/fsc.log" | tail -
 [ -n "$t0" ] || { fail "no demo_fault line in the log"; exit 1; }
 
 # ---- Prometheus with the shipped rules ------------------------------------------------
-prom_port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+prom_port=$(free_ports 1)
 cat >"$tmp/prometheus.yml" <<YAML
 global:
   scrape_interval: 1s

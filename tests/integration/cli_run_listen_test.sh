@@ -18,14 +18,7 @@ py=$2
 . "$(dirname "$0")/lib.sh"
 lib_init
 
-# free_port [HOST]: a port nothing listens on just now.
-free_port() {
-    "$py" -c 'import socket, sys
-h = sys.argv[1]
-s = socket.socket(socket.AF_INET6 if ":" in h else socket.AF_INET)
-s.bind((h, 0))
-print(s.getsockname()[1])' "${1:-127.0.0.1}"
-}
+free_port() { free_ports 1 "$@"; }
 file_port=$(free_port)
 cli_port=$(free_port)
 while [ "$cli_port" = "$file_port" ]; do cli_port=$(free_port); done

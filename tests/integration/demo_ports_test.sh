@@ -13,7 +13,7 @@
 # and the option, before anything starts: no simulator announced a port, no
 # demo log line, the other fixed ports not listening, no state or rollup
 # directory made. Malformed or repeated ports are usage errors (exit 2).
-# The ports are found free by binding port 0 first (python).
+# The ports are found free first (lib.sh free_ports).
 # Everything on 127.0.0.1; processes stopped by PID; every wait bounded.
 #   demo_ports_test.sh FABRICSCOPE PYTHON
 # eval'd conditions are single-quoted on purpose:
@@ -25,12 +25,8 @@ py=$2
 . "$(dirname "$0")/lib.sh"
 lib_init
 
-# Four distinct free ports (held open together while they are picked).
-ports=$("$py" -c 'import socket
-ss = [socket.socket() for _ in range(4)]
-for s in ss:
-    s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in ss))')
+# Four distinct free ports (lib.sh: below the ephemeral range).
+ports=$(free_ports 4)
 # shellcheck disable=SC2086 # four words on purpose
 set -- $ports
 p1=$1 p2=$2 p3=$3 p4=$4
@@ -82,18 +78,7 @@ check_eq "demo exits 0 on SIGTERM" "$stop_rc" 0
 check "rollups kept under HOME" eval 'ls "$home_rollups"/rollup/rollup-*.fsr >/dev/null'
 
 # --port-base N: four consecutive free ports (N .. N+3 bound together).
-base=$("$py" -c 'import random, socket
-for _ in range(200):
-    n = random.randint(20000, 60000)
-    ss = []
-    try:
-        for p in range(n, n + 4):
-            s = socket.socket(); ss.append(s); s.bind(("127.0.0.1", p))
-    except OSError:
-        continue
-    finally:
-        for s in ss: s.close()
-    print(n); break')
+base=$(free_ports 4 127.0.0.1 run)
 : >"$tmp/base.out"
 : >"$tmp/base.log"
 XDG_STATE_HOME="$tmp/xdg" TMPDIR="$tmp" "$bin" demo --duration 60 --port-base "$base" \

@@ -41,12 +41,18 @@ Bounds (absolute, in B/s):
     (S / 2)(x - c)(c + P - x) <= S P^2 / 8 bytes
     (linear interpolation of a quadratic): two edges, over W.
   * rate step (the flap's start and end, |dr| = the rate before or after
-    it): |dr| P / W for each window edge within P of the step. Derivation:
-    the step lies in one copy interval and the data say only how many bytes
-    that interval held, not where in it they fell: any split is consistent,
-    so one copy period of traffic at the edge (|dr| P bytes) is the most an
-    estimate that honours the data can be off (even spreading of a placed
-    interval is off by at most |dr| P / 4).
+    it): |dr| P / W for each window edge within P of the step, plus, on a
+    copied port, |dr| P / W when the step lies inside the window.
+    Derivation: the step lies in one copy interval and the data say only
+    how many bytes that interval held, not where in it they fell: any split
+    is consistent, so one copy period of traffic at the edge (|dr| P bytes)
+    is the most an estimate that honours the data can be off (even spreading
+    of a placed interval is off by at most |dr| P / 4). And the placement
+    shift of the ramp bound applies to a step as well: moving both edges by
+    d <= P changes the window's bytes by (r(b) - r(a)) d, which is |dr| d
+    when one step lies between the edges, however far from either (a window
+    ending 2.5 s after a flap's start, its start in steady traffic, is high
+    by one placement shift of line rate: seen at d = 0.95 s, batch 1).
 - fine rate: |got - truth| <= 2 % of the highest rate in its interval,
   plus S P on a ramp (the same placement: the interval may be the one
   ending up to P earlier), plus |dr| when a rate step lies within P of the
@@ -314,6 +320,8 @@ class Judge:
         tol += s * COPY_MS / 1000.0 + s * (COPY_MS / 1000.0) ** 2 / (4 * w_s)
         for ts, dr in dev.steps(p, tx):
             tol += sum(dr * (COPY_MS / 1000.0) / w_s for x in (a, b) if abs(x - ts) <= COPY_MS)
+            if not dev.live(p) and a < ts <= b:
+                tol += dr * (COPY_MS / 1000.0) / w_s
         low = 0.0
         hits = self.zone_hits(p, a, b, ("clear", "restart"))
         for _, za, zb in hits:

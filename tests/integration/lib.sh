@@ -287,6 +287,34 @@ leaf_port_lines() {
     done
 }
 
+# free_ports COUNT [HOST] [run]: COUNT distinct ports nothing listens on just
+# now, space-separated; with `run`, COUNT consecutive ones (the first
+# printed). Picked below the kernel's ephemeral range
+# (net.ipv4.ip_local_port_range, 32768+ on Debian): a port the kernel hands
+# out for bind(0) is also what another test's outgoing connection takes as
+# its local port, so between picking and our daemon's bind a parallel test
+# could hold it (seen in CI). All COUNT are bound together while checked.
+free_ports() {
+    python3 -c 'import random, socket, sys
+n, host, run = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "run"
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for _ in range(500):
+    first = random.randint(10000, lo - n - 1)
+    want = range(first, first + n) if run else random.sample(range(10000, lo), n)
+    held = []
+    try:
+        for p in want:
+            s = socket.socket(fam); held.append(s); s.bind((host, p))
+    except OSError:
+        continue
+    finally:
+        for s in held: s.close()
+    print(first if run else " ".join(map(str, want)))
+    sys.exit(0)
+sys.exit("free_ports: no free ports found")' "$1" "${2:-127.0.0.1}" "${3:-}"
+}
+
 # Sets $chrome to the headless browser the page tests drive, or fails the
 # test (scripts/setup.sh installs Debian's chromium; never a skip).
 need_chromium() {

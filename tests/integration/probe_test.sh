@@ -40,7 +40,7 @@ fi
 for v in $(env | sed -n 's/^\(OTEL_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 
 # A free port for the exporter the probe must not start.
-pport=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+pport=$(free_ports 1)
 
 start_sim "$sim" --listen 127.0.0.1:0 --ports 2 --queues 1 --interval 100ms --utilization 0.3 \
     --duration 60s || exit 1

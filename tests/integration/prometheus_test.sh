@@ -71,7 +71,7 @@ assert len(families) > 20, len(families)
 PY
 
 # A free port for Prometheus' own web listener.
-prom_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+prom_port=$(free_ports 1)
 cat >"$tmp/prometheus.yml" <<YAML
 global:
   scrape_interval: 1s

@@ -107,7 +107,7 @@ check_eq "timestamp of the last success unchanged" \
 reloaded_since() { [ "$(grep -c 'event=reloaded ' "$tmp/fsc.log")" -gt "$1" ]; }
 
 # --- 2b. a changed source that cannot start runs on with its previous settings -----
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+free_port() { free_ports 1; }
 p1=$(free_port)
 p2=$(free_port)
 O1="{name: O, type: otlp, grpc_listen: \"\", http_listen: \"127.0.0.1:$p1\"}"

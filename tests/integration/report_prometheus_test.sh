@@ -47,7 +47,7 @@ YAML
 start_fsc "$tmp/fsc.yaml"
 wait_exporter || exit 1
 
-prom_port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+prom_port=$(free_ports 1)
 cat >"$tmp/prometheus.yml" <<YAML
 global:
   scrape_interval: 1s
@@ -153,7 +153,7 @@ check_eq "report numbers match Prometheus" "$crc" 0
 check "summary in report.html" grep -q '<ul class="summary" id="summary">' "$tmp/out/report.html"
 
 # Clear errors.
-dead=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+dead=$(free_ports 1)
 "$bin" report --prometheus "http://127.0.0.1:$dead" --out "$tmp/e1" 2>"$tmp/e1.err"
 check_eq "unreachable Prometheus: exit 1" "$?" 1
 check "unreachable Prometheus: says so" grep -q "cannot reach Prometheus at http://127.0.0.1:$dead" "$tmp/e1.err"
