@@ -50,8 +50,11 @@
  * Stop: shutdown_and_notify plus cancel_all_calls from the stopping thread;
  * the server thread sees every slot's tags come back (failed), then the
  * shutdown tag, and exits; the server and queue are destroyed after join. */
+#include "net/grpc_channelz.h"
 #include "net/grpc_log.h"
+#include "net/grpc_peer.h"
 #include "sources/otlp/transport/otlp_grpc.h"
+#include "sources/otlp/transport/otlp_grpc_resets.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -77,13 +80,25 @@
 
 #define CALLS_ARMED 8 /* idle Export slots requested in advance */
 #define CALLS_OTHER 2 /* calls of unknown methods requested in advance */
-#define PEER_MAX    64
+#define PEER_MAX    FSC_GRPC_CONN_NAME_MAX
+/* Calls a connection may have reset by its client (ended before their
+ * message) a second, as many at once, per call it may have in flight
+ * (max_calls_per_ip); over that the connection is closed. Connections
+ * tracked at once (least recently seen give way). */
+#define RESETS_PER_CALL 4
+#define RESET_ROWS      256
+/* How long an address whose connection was closed for its resets stays
+ * blocked: its later connections are closed within FSC_GRPC_GUARD_SCAN_MS,
+ * so reconnecting at once buys an attacker that much each time. */
+#define RESET_BLOCK_NS ((int64_t)10 * 1000000000)
+/* channelz polls (streams without a message per connection), at most. */
+#define STREAMS_POLL_NS ((int64_t)100 * 1000000)
 /* Memory the gRPC core may hold for this receiver's connections, and how
  * long an idle connection is kept (docs/SECURITY.md, input bounds). */
 #define GRPC_MEMORY_QUOTA_MIN ((size_t)32 << 20)
 #define GRPC_MEMORY_QUOTA_MAX ((size_t)256 << 20)
 #define GRPC_IDLE_MS          (5 * 60 * 1000)
-#define TICK_MS               250
+#define TICK_MS               100 /* reaping, channelz polls */
 #define DRAIN_NS              ((int64_t)10 * 1000000000)
 
 enum tag_kind { TAG_NEW, TAG_RECV, TAG_REPLY, TAG_SHUTDOWN };
@@ -102,6 +117,7 @@ struct gslot {
     int reaped;          /* cancelled by us: the message did not come in time */
     int armed;           /* Export slot requested, no call yet */
     char peer[PEER_MAX]; /* the client's address without port ("" until the call) */
+    char conn[PEER_MAX]; /* its connection: the core's peer string, with port */
     int64_t started_ns;  /* monotonic, when the call arrived */
     grpc_call *call;
     grpc_call_details details; /* catch-all slots */
@@ -118,10 +134,11 @@ struct gslot {
 struct fsc_otlp_grpc {
     const struct fsc_otlp_server_config *cfg;
     grpc_server *server;
-    grpc_completion_queue *cq;
+    grpc_completion_queue *cq;      /* calls' events; does no I/O (non-polling) */
+    grpc_completion_queue *poll_cq; /* the poller thread's: the core's I/O runs there */
     void *export_method;
-    pthread_t thread;
-    int thread_started;
+    pthread_t thread, poller;
+    int thread_started, poller_started;
     int grpc_inited;
     int stuck; /* the drain timed out: the core may still hold our tags */
     atomic_int stopping;
@@ -136,6 +153,17 @@ struct fsc_otlp_grpc {
     /* Admission counters: written by the call thread, read by stats
      * (fabricscope_listener_closed_total) and logged. */
     _Atomic uint64_t peer_refused, reaped, shed;
+    /* Connections closed for resetting calls over the budget, addresses
+     * blocked for it, and calls of closed connections the core still handed
+     * over afterwards (dropped on arrival). */
+    _Atomic uint64_t reset_closed, reset_blocks, reset_dropped;
+    struct fsc_grpc_resets *resets;        /* calls ended without a message, per connection */
+    struct fsc_grpc_resets *stream_resets; /* streams without a message (channelz) */
+    struct fsc_grpc_channelz *cz;          /* NULL: channelz unreadable */
+    int64_t cz_next_ns;                    /* next channelz poll (monotonic) */
+    struct fsc_grpc_guard *guard;          /* blocked client addresses (call thread) */
+    unsigned resets_per_s;
+    int64_t reset_log_ns; /* last otlp_grpc_reset_flood line */
     struct gslot *slots;
 };
 
@@ -284,6 +312,49 @@ static void slot_finish(struct gslot *s, const struct fsc_otlp_outcome *o, uint6
     }
 }
 
+/* A connection over one of its budgets: its client's address is blocked
+ * and its connections closed (net/grpc_peer.h). */
+static void flood_close(struct fsc_otlp_grpc *g, const char *conn, const char *counted, int64_t now)
+{
+    int n = fsc_grpc_guard_block(g->guard, conn, now);
+    if (n > 0)
+        g->reset_closed += (uint64_t)n;
+    g->reset_blocks++;
+    int ferr = fsc_grpc_guard_filter_errno(g->guard);
+    /* One line a second at most (many addresses could flood at once). */
+    if (n >= 0 && ferr == 0 && now - g->reset_log_ns < 1000000000)
+        return;
+    g->reset_log_ns = now;
+    char q[96];
+    fsc_log(n < 0 || ferr ? FSC_LOG_ERROR : FSC_LOG_WARN, "otlp_grpc_reset_flood",
+            "source=%s peer=%s counted=%s budget_per_s=%u connections_closed=%d blocked_s=%lld "
+            "blocked_addresses=%zu filter=%s",
+            g->cfg->source, fsc_log_quote(conn, q, sizeof(q)), counted, g->resets_per_s, n,
+            (long long)(RESET_BLOCK_NS / 1000000000), fsc_grpc_guard_blocked(g->guard),
+            ferr ? strerror(ferr) : "set");
+}
+
+/* Call s ended without its request message and not by our doing: reset by
+ * its client, its connection broken, or refused at once (credentials,
+ * method, max_calls_per_ip). Counted against its connection's budget
+ * (otlp_grpc_resets.h). */
+static void note_reset(struct fsc_otlp_grpc *g, const struct gslot *s)
+{
+    int64_t now = fsc_mono_ns();
+    if (fsc_grpc_resets_note(g->resets, s->conn, now))
+        flood_close(g, s->conn, "calls", now);
+}
+
+/* channelz: `peer` opened n streams that carried no message since the last
+ * poll (net/grpc_channelz.h). Counted against its other budget. */
+static void note_streams(void *arg, const char *peer, uint64_t n)
+{
+    struct fsc_otlp_grpc *g = arg;
+    int64_t now = fsc_mono_ns();
+    if (fsc_grpc_resets_note_n(g->stream_resets, peer, n, now))
+        flood_close(g, peer, "streams", now);
+}
+
 /* The Export message arrived (or did not): decode, ingest, answer. */
 static void on_recv(struct gslot *s, int ok)
 {
@@ -298,6 +369,8 @@ static void on_recv(struct gslot *s, int ok)
          * time, or shed for a newer call), the message was over max_body
          * (the core has already sent RESOURCE_EXHAUSTED), or the client went
          * away. The status below is then ignored by the core. */
+        if (!s->reaped)
+            note_reset(g, s);
         if (s->reaped) {
             o.verdict = FSC_OTLP_BAD_REQUEST;
             snprintf(o.message, sizeof(o.message),
@@ -314,6 +387,10 @@ static void on_recv(struct gslot *s, int ok)
         return;
     }
     if (!bb) {
+        /* The stream ended without a message: how a call reset by its
+         * client (RST_STREAM) before it sent one comes back from the 1.51
+         * core. */
+        note_reset(g, s);
         o.verdict = FSC_OTLP_BAD_REQUEST;
         snprintf(o.message, sizeof(o.message), "the call carried no request message");
         slot_finish(s, &o, 0);
@@ -381,14 +458,18 @@ static int call_authorized(struct fsc_otlp_grpc *g, const grpc_metadata_array *m
     return ok;
 }
 
-/* The call's peer ("ipv4:10.0.0.1:5555", "ipv6:[::1]:5555") without its
- * port into out. */
-static void peer_of(grpc_call *call, char out[PEER_MAX])
+/* The call's peer ("ipv4:10.0.0.1:5555", "ipv6:[::1]:5555") as the core
+ * names it into conn, and without its port into out. */
+static void peer_of(grpc_call *call, char out[PEER_MAX], char conn[PEER_MAX])
 {
     char *p = grpc_call_get_peer(call);
     out[0] = '\0';
+    conn[0] = '\0';
     if (!p)
         return;
+    size_t cn = strnlen(p, PEER_MAX - 1);
+    memcpy(conn, p, cn);
+    conn[cn] = '\0';
     const char *a = strchr(p, ':');
     a = a ? a + 1 : p;
     const char *e = strrchr(a, ':');
@@ -446,7 +527,17 @@ static void on_new(struct gslot *s, int ok)
         return;
     }
     s->started_ns = fsc_mono_ns();
-    peer_of(s->call, s->peer);
+    peer_of(s->call, s->peer, s->conn);
+    if (s->export && (fsc_grpc_resets_closed(g->resets, s->conn, s->started_ns) ||
+                      fsc_grpc_resets_closed(g->stream_resets, s->conn, s->started_ns))) {
+        /* A call of a connection closed for its resets, queued in the core
+         * before the close: dropped at once, so the backlog drains fast. */
+        g->reset_dropped++;
+        grpc_call_cancel(s->call, NULL);
+        slot_release(s);
+        slot_recycle(g, s);
+        return;
+    }
     if (s->export && !atomic_load(&g->stopping)) {
         arm_exports(g);
         /* Every Export slot has a call: the one waiting longest for its
@@ -459,6 +550,7 @@ static void on_new(struct gslot *s, int ok)
          * go first); only when none of them waits is the new call refused. */
         if (peer_calls(g, s) > g->lim.max_calls_per_ip && !shed_oldest(g, s, s->peer)) {
             g->peer_refused++;
+            note_reset(g, s);
             slot_reply(s, GRPC_STATUS_RESOURCE_EXHAUSTED,
                        "too many calls in progress from this address (max_calls_per_ip)", NULL, 0);
             return;
@@ -466,6 +558,7 @@ static void on_new(struct gslot *s, int ok)
     }
     if (!call_authorized(g, &s->md)) {
         /* Counted and logged by http_auth, not as a request error. */
+        note_reset(g, s);
         slot_reply(s, GRPC_STATUS_UNAUTHENTICATED, "unauthenticated", NULL, 0);
         return;
     }
@@ -478,6 +571,7 @@ static void on_new(struct gslot *s, int ok)
         path[n] = '\0';
         struct fsc_otlp_outcome o;
         memset(&o, 0, sizeof(o));
+        note_reset(g, s);
         o.verdict = FSC_OTLP_UNSUPPORTED;
         snprintf(o.message, sizeof(o.message), "unknown method %s (this server serves %s)",
                  fsc_log_quote(path, q, sizeof(q)), FSC_OTLP_GRPC_METHOD);
@@ -543,22 +637,61 @@ static void reap_stalled(struct fsc_otlp_grpc *g)
     }
 }
 
+/* Reads the connections' stream counters from channelz every
+ * STREAMS_POLL_MS, or less often when a poll took long (many connections):
+ * polling costs at most a twentieth of this thread. */
+static void poll_streams(struct fsc_otlp_grpc *g)
+{
+    int64_t t0 = fsc_mono_ns();
+    if (!g->cz || t0 < g->cz_next_ns)
+        return;
+    if (fsc_grpc_channelz_poll(g->cz, note_streams, g) < 0) {
+        fsc_log(FSC_LOG_WARN, "otlp_grpc_channelz_off",
+                "source=%s reason=\"channelz answer not readable\" effect=\"streams without a "
+                "message are counted only once the core hands their calls over\"",
+                g->cfg->source);
+        fsc_grpc_channelz_destroy(g->cz);
+        g->cz = NULL;
+        return;
+    }
+    int64_t t1 = fsc_mono_ns(), wait = 20 * (t1 - t0);
+    g->cz_next_ns = t1 + (wait > STREAMS_POLL_NS ? wait : STREAMS_POLL_NS);
+}
+
 /* Logs the admission counters when they moved, at most once a second. */
 static void log_admission(struct fsc_otlp_grpc *g, int64_t now, int64_t *last_ns,
                           uint64_t *last_sum)
 {
     uint64_t refused = atomic_load(&g->peer_refused), reaped = atomic_load(&g->reaped),
-             shed = atomic_load(&g->shed);
-    uint64_t sum = refused + reaped + shed;
+             shed = atomic_load(&g->shed), closed = atomic_load(&g->reset_closed),
+             blocks = atomic_load(&g->reset_blocks), dropped = atomic_load(&g->reset_dropped);
+    uint64_t sum = refused + reaped + shed + closed + blocks + dropped;
     if (sum == *last_sum || now - *last_ns < 1000000000)
         return;
     *last_sum = sum;
     *last_ns = now;
     fsc_log(FSC_LOG_INFO, "otlp_grpc_admission",
-            "source=%s refused_per_ip=%llu message_timeout=%llu shed=%llu max_calls=%u "
-            "max_calls_per_ip=%u",
+            "source=%s refused_per_ip=%llu message_timeout=%llu shed=%llu reset_flood=%llu "
+            "reset_blocks=%llu reset_dropped=%llu max_calls=%u max_calls_per_ip=%u",
             g->cfg->source, (unsigned long long)refused, (unsigned long long)reaped,
-            (unsigned long long)shed, g->lim.max_calls, g->lim.max_calls_per_ip);
+            (unsigned long long)shed, (unsigned long long)closed, (unsigned long long)blocks,
+            (unsigned long long)dropped, g->lim.max_calls, g->lim.max_calls_per_ip);
+}
+
+/* Runs the core's I/O (reading, HTTP/2 parsing, call creation) until
+ * poll_cq is shut down. Nothing is ever requested on poll_cq: it exists so
+ * that this thread, not the call thread, does the polling, and a flood that
+ * keeps the core parsing for seconds cannot stop the call thread from
+ * seeing the calls and closing the connection (otlp_grpc_resets.h). */
+static void *poll_thread(void *arg)
+{
+    struct fsc_otlp_grpc *g = arg;
+    for (;;) {
+        grpc_event ev =
+            grpc_completion_queue_next(g->poll_cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+        if (ev.type == GRPC_QUEUE_SHUTDOWN)
+            return NULL;
+    }
 }
 
 static void *grpc_thread(void *arg)
@@ -588,6 +721,8 @@ static void *grpc_thread(void *arg)
             }
         } else {
             reap_stalled(g);
+            poll_streams(g);
+            fsc_grpc_guard_expire(g->guard, fsc_mono_ns());
             log_admission(g, fsc_mono_ns(), &last_log, &last_sum);
         }
     }
@@ -668,6 +803,8 @@ static int clamp_int(size_t v)
 /* Frees a server whose thread is not running (never started or joined). */
 static void grpc_free(struct fsc_otlp_grpc *g)
 {
+    fsc_grpc_guard_destroy(g->guard);
+    g->guard = NULL;
     if (g->server && !g->stuck) {
         if (!g->thread_started) {
             /* Start failed after the server was created: shut it down here;
@@ -686,6 +823,13 @@ static void grpc_free(struct fsc_otlp_grpc *g)
         }
         grpc_server_destroy(g->server);
     }
+    if (g->poller_started && !g->stuck) {
+        /* Last: the server's shutdown above needed its I/O. */
+        grpc_completion_queue_shutdown(g->poll_cq);
+        pthread_join(g->poller, NULL);
+    }
+    if (g->poll_cq && !g->stuck)
+        grpc_completion_queue_destroy(g->poll_cq);
     if (g->cq && !g->stuck) {
         grpc_completion_queue_shutdown(g->cq);
         for (int i = 0; i < 1000; i++) {
@@ -700,6 +844,9 @@ static void grpc_free(struct fsc_otlp_grpc *g)
         return; /* leak the server, queue and slots rather than free under the core */
     fsc_otlp_counters_fini(&g->ctr);
     fsc_http_auth_destroy(g->auth);
+    fsc_grpc_resets_destroy(g->resets);
+    fsc_grpc_resets_destroy(g->stream_resets);
+    fsc_grpc_channelz_destroy(g->cz);
     if (g->grpc_inited)
         grpc_shutdown();
     free(g->slots);
@@ -725,7 +872,15 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
     fsc_listener_limits_resolve(cfg->limits, &g->lim);
     g->n_slots = CALLS_OTHER + (size_t)g->lim.max_calls;
     g->slots = calloc(g->n_slots, sizeof(*g->slots));
-    if (!g->slots) {
+    g->resets_per_s = g->lim.max_calls_per_ip > UINT_MAX / RESETS_PER_CALL
+                          ? UINT_MAX
+                          : RESETS_PER_CALL * g->lim.max_calls_per_ip;
+    g->resets = fsc_grpc_resets_create(g->resets_per_s, RESET_ROWS);
+    g->stream_resets = fsc_grpc_resets_create(g->resets_per_s, RESET_ROWS);
+    if (!g->slots || !g->resets || !g->stream_resets) {
+        fsc_grpc_resets_destroy(g->resets);
+        fsc_grpc_resets_destroy(g->stream_resets);
+        free(g->slots);
         fsc_otlp_counters_fini(&g->ctr);
         free(g);
         snprintf(err, errlen, "out of memory");
@@ -745,6 +900,8 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
         g->auth = fsc_http_auth_create(cfg->auth, lname, err, errlen);
         if (!g->auth) {
             fsc_otlp_counters_fini(&g->ctr);
+            fsc_grpc_resets_destroy(g->resets);
+            fsc_grpc_resets_destroy(g->stream_resets);
             free(g->slots);
             free(g);
             return NULL;
@@ -783,6 +940,8 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
          .key = GRPC_ARG_MAX_CONCURRENT_STREAMS,
          .value.integer = clamp_int(g->lim.max_calls_per_ip)},
         {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_ALLOW_REUSEPORT, .value.integer = 0},
+        /* On by default in 1.51; the stream watch needs it (grpc_channelz.h). */
+        {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_ENABLE_CHANNELZ, .value.integer = 1},
         {.type = GRPC_ARG_INTEGER,
          .key = GRPC_ARG_MAX_CONNECTION_IDLE_MS,
          .value.integer = GRPC_IDLE_MS},
@@ -793,13 +952,24 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
     grpc_channel_args cargs = {.num_args = sizeof(args) / sizeof(args[0]), .args = args};
     g->server = grpc_server_create(&cargs, NULL);
     grpc_resource_quota_unref(quota); /* the server holds its own reference */
-    g->cq = grpc_completion_queue_create_for_next(NULL);
-    if (!g->server || !g->cq) {
+    grpc_completion_queue_attributes nonpolling = {
+        .version = 1, .cq_completion_type = GRPC_CQ_NEXT, .cq_polling_type = GRPC_CQ_NON_POLLING};
+    g->cq = grpc_completion_queue_create(grpc_completion_queue_factory_lookup(&nonpolling),
+                                         &nonpolling, NULL);
+    g->poll_cq = grpc_completion_queue_create_for_next(NULL);
+    if (!g->server || !g->cq || !g->poll_cq) {
         grpc_server_credentials_release(creds);
         snprintf(err, errlen, "cannot create the gRPC server");
         goto fail;
     }
     grpc_server_register_completion_queue(g->server, g->cq, NULL);
+    grpc_server_register_completion_queue(g->server, g->poll_cq, NULL);
+    if (pthread_create(&g->poller, NULL, poll_thread, g) != 0) {
+        grpc_server_credentials_release(creds);
+        snprintf(err, errlen, "cannot start the gRPC poller thread");
+        goto fail;
+    }
+    g->poller_started = 1;
     g->export_method = grpc_server_register_method(g->server, FSC_OTLP_GRPC_METHOD, NULL,
                                                    GRPC_SRM_PAYLOAD_NONE, 0);
     int port = grpc_server_add_http2_port(g->server, listen, creds);
@@ -813,6 +983,18 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
     }
     g->port = (uint16_t)port;
     fsc_otlp_counters_set_port(&g->ctr, g->port);
+    g->guard = fsc_grpc_guard_create(g->port, RESET_BLOCK_NS);
+    if (!g->guard) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    char czerr[128];
+    g->cz = fsc_grpc_channelz_create(g->port, czerr, sizeof(czerr));
+    if (!g->cz)
+        fsc_log(FSC_LOG_WARN, "otlp_grpc_channelz_off",
+                "source=%s reason=\"%s\" effect=\"streams without a message are counted only "
+                "once the core hands their calls over\"",
+                g->cfg->source, czerr);
     grpc_server_start(g->server);
     for (size_t i = 0; i < CALLS_OTHER; i++)
         slot_request(g, &g->slots[i]);
@@ -882,4 +1064,5 @@ void fsc_otlp_grpc_stats(struct fsc_otlp_grpc *g, struct fsc_otlp_transport_stat
     out->admit.shed = atomic_load(&g->shed);
     out->admit.message_timeout = atomic_load(&g->reaped);
     out->admit.refused_per_address = atomic_load(&g->peer_refused);
+    out->admit.reset_flood = atomic_load(&g->reset_closed);
 }
