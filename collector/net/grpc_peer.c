@@ -278,8 +278,9 @@ static int filter_listener(int fd, const struct sockaddr_storage *remote, void *
     struct filter_job *job = ctx;
     if (remote)
         return 0;
+    int unused = 0; /* Linux wants an int-sized option even to detach */
     int rc = job->fp.len == 0
-                 ? setsockopt(fd, SOL_SOCKET, SO_DETACH_FILTER, NULL, 0)
+                 ? setsockopt(fd, SOL_SOCKET, SO_DETACH_FILTER, &unused, sizeof(unused))
                  : setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &job->fp, sizeof(job->fp));
     if (rc != 0 && !(job->fp.len == 0 && errno == ENOENT) && job->err == 0)
         job->err = errno;

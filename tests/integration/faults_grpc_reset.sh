@@ -20,7 +20,7 @@
 #      (fabric_port_rx_bytes_total = 1000 x k of the last OK Export); the
 #      block of 127.0.0.2 ends after 10 s (an Export from it is OK at the end).
 # Every number is printed. Each flood stops early when the daemon's RSS
-# passes baseline + 1 GiB (a build without the defence).
+# passes baseline + 512 MiB (a build without the defence).
 #   faults_grpc_reset.sh FABRICSCOPE NODE
 set -u
 bin=$1
@@ -61,7 +61,7 @@ gport=$(wait_log_port 'otlp_listening .*transport=grpc( |$)') || {
 check "warm-up Export OK ($(tail -n 1 "$tmp/warm.out"))" grep -q '^watch exports=1 ok=1 ' "$tmp/warm.out"
 base=$(fn_vm_rss_kb "$fsc_pid")
 echo "baseline VmRSS ${base} kB"
-stop_kb=$((base + 1048576))
+stop_kb=$((base + 524288))
 
 # ---- 2./3. the exporter, and the two rounds --------------------------------------------
 fn_spawn watch "$node" "$tool" watch --grpc "127.0.0.1:$gport" --pid "$fsc_pid" --seconds 16 \

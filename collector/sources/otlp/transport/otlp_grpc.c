@@ -1,15 +1,21 @@
 /* OTLP/gRPC transport on the gRPC C core (otlp_grpc.h).
  *
- * Threading. One thread drives one completion queue; every call is a slot
- * whose tags say which step completed. limits.max_calls slots serve the
+ * Threading. The core's I/O (reading, HTTP/2 parsing, creating calls) runs
+ * on a poller thread that waits on a queue of its own where nothing is ever
+ * requested; the call thread drives a non-polling completion queue, so a
+ * flood that keeps the core parsing for seconds cannot keep the call
+ * thread from serving calls and from closing the flood (otlp_grpc_flood.h).
+ * On the call thread every call is a slot whose tags say which step
+ * completed. limits.max_calls slots serve the
  * registered Export method; CALLS_ARMED of the idle ones are always
  * requested in advance (re-armed as soon as a call takes one), so that many
  * clients (a fabric of switches exporting every second) are each answered
  * without waiting for a request to be re-armed; CALLS_OTHER slots catch
  * every other method and answer UNIMPLEMENTED (an unregistered call with no
- * request outstanding would otherwise wait in the core until shutdown). Decoding runs on this
- * thread: the ingest serialises requests under one lock anyway, so more
- * threads would only queue on it; the core reads the sockets meanwhile.
+ * request outstanding would otherwise wait in the core until shutdown).
+ * Decoding runs on the call thread: the ingest serialises requests under
+ * one lock anyway, so more threads would only queue on it; the poller reads
+ * the sockets meanwhile.
  *
  * A slot: request -> NEW -> RECV_MESSAGE -> decode, ingest -> one batch
  * {initial metadata, response message, status, RECV_CLOSE_ON_SERVER} ->
@@ -28,6 +34,14 @@
  * waiting longest for its message is cancelled, so that a new call always
  * finds an armed slot: callers that send their message promptly are never
  * starved by ones that do not.
+ *
+ * Stream abuse (otlp_grpc_flood.h). The core caps the streams open at once
+ * per connection (max_calls_per_ip) but not how fast they are opened and
+ * reset: calls that end without their message, or are refused at once, and
+ * streams the transport saw without a message (channelz) are counted per
+ * connection against a budget of RESETS_PER_CALL x max_calls_per_ip a
+ * second; over it the client's address is blocked for a while and its
+ * connections closed.
  *
  * Sizes and compression. The core is told not to decompress
  * (GRPC_ARG_ENABLE_PER_MESSAGE_DECOMPRESSION = 0): gRPC 1.51 checks the
@@ -48,13 +62,13 @@
  * before its message is read; a failure answers UNAUTHENTICATED.
  *
  * Stop: shutdown_and_notify plus cancel_all_calls from the stopping thread;
- * the server thread sees every slot's tags come back (failed), then the
- * shutdown tag, and exits; the server and queue are destroyed after join. */
-#include "net/grpc_channelz.h"
+ * the call thread sees every slot's tags come back (failed), then the
+ * shutdown tag, and exits; the server is destroyed after join, then the
+ * poller's queue is shut down (the server's shutdown needed its I/O), the
+ * poller joined and both queues destroyed. */
 #include "net/grpc_log.h"
-#include "net/grpc_peer.h"
 #include "sources/otlp/transport/otlp_grpc.h"
-#include "sources/otlp/transport/otlp_grpc_resets.h"
+#include "sources/otlp/transport/otlp_grpc_flood.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -78,21 +92,13 @@
 #include "net/http_auth.h"
 #include "base/log.h"
 
-#define CALLS_ARMED 8 /* idle Export slots requested in advance */
-#define CALLS_OTHER 2 /* calls of unknown methods requested in advance */
-#define PEER_MAX    FSC_GRPC_CONN_NAME_MAX
-/* Calls a connection may have reset by its client (ended before their
- * message) a second, as many at once, per call it may have in flight
- * (max_calls_per_ip); over that the connection is closed. Connections
- * tracked at once (least recently seen give way). */
+#define CALLS_ARMED 8  /* idle Export slots requested in advance */
+#define CALLS_OTHER 2  /* calls of unknown methods requested in advance */
+#define PEER_MAX    64 /* a peer string, "ipv6:[...]:port" fits */
+/* Calls or streams a connection may end without their message a second,
+ * as many at once, per call it may have in flight (max_calls_per_ip);
+ * over that its address is blocked (otlp_grpc_flood.h). */
 #define RESETS_PER_CALL 4
-#define RESET_ROWS      256
-/* How long an address whose connection was closed for its resets stays
- * blocked: its later connections are closed within FSC_GRPC_GUARD_SCAN_MS,
- * so reconnecting at once buys an attacker that much each time. */
-#define RESET_BLOCK_NS ((int64_t)10 * 1000000000)
-/* channelz polls (streams without a message per connection), at most. */
-#define STREAMS_POLL_NS ((int64_t)100 * 1000000)
 /* Memory the gRPC core may hold for this receiver's connections, and how
  * long an idle connection is kept (docs/SECURITY.md, input bounds). */
 #define GRPC_MEMORY_QUOTA_MIN ((size_t)32 << 20)
@@ -153,17 +159,7 @@ struct fsc_otlp_grpc {
     /* Admission counters: written by the call thread, read by stats
      * (fabricscope_listener_closed_total) and logged. */
     _Atomic uint64_t peer_refused, reaped, shed;
-    /* Connections closed for resetting calls over the budget, addresses
-     * blocked for it, and calls of closed connections the core still handed
-     * over afterwards (dropped on arrival). */
-    _Atomic uint64_t reset_closed, reset_blocks, reset_dropped;
-    struct fsc_grpc_resets *resets;        /* calls ended without a message, per connection */
-    struct fsc_grpc_resets *stream_resets; /* streams without a message (channelz) */
-    struct fsc_grpc_channelz *cz;          /* NULL: channelz unreadable */
-    int64_t cz_next_ns;                    /* next channelz poll (monotonic) */
-    struct fsc_grpc_guard *guard;          /* blocked client addresses (call thread) */
-    unsigned resets_per_s;
-    int64_t reset_log_ns; /* last otlp_grpc_reset_flood line */
+    struct fsc_otlp_grpc_flood *flood; /* stream abuse (call thread; stats any) */
     struct gslot *slots;
 };
 
@@ -312,47 +308,12 @@ static void slot_finish(struct gslot *s, const struct fsc_otlp_outcome *o, uint6
     }
 }
 
-/* A connection over one of its budgets: its client's address is blocked
- * and its connections closed (net/grpc_peer.h). */
-static void flood_close(struct fsc_otlp_grpc *g, const char *conn, const char *counted, int64_t now)
-{
-    int n = fsc_grpc_guard_block(g->guard, conn, now);
-    if (n > 0)
-        g->reset_closed += (uint64_t)n;
-    g->reset_blocks++;
-    int ferr = fsc_grpc_guard_filter_errno(g->guard);
-    /* One line a second at most (many addresses could flood at once). */
-    if (n >= 0 && ferr == 0 && now - g->reset_log_ns < 1000000000)
-        return;
-    g->reset_log_ns = now;
-    char q[96];
-    fsc_log(n < 0 || ferr ? FSC_LOG_ERROR : FSC_LOG_WARN, "otlp_grpc_reset_flood",
-            "source=%s peer=%s counted=%s budget_per_s=%u connections_closed=%d blocked_s=%lld "
-            "blocked_addresses=%zu filter=%s",
-            g->cfg->source, fsc_log_quote(conn, q, sizeof(q)), counted, g->resets_per_s, n,
-            (long long)(RESET_BLOCK_NS / 1000000000), fsc_grpc_guard_blocked(g->guard),
-            ferr ? strerror(ferr) : "set");
-}
-
-/* Call s ended without its request message and not by our doing: reset by
- * its client, its connection broken, or refused at once (credentials,
- * method, max_calls_per_ip). Counted against its connection's budget
- * (otlp_grpc_resets.h). */
+/* Call s ended without its request message and not by our doing (reset by
+ * its client, its connection broken), or was refused at once: counted
+ * against its connection's budget (otlp_grpc_flood.h). */
 static void note_reset(struct fsc_otlp_grpc *g, const struct gslot *s)
 {
-    int64_t now = fsc_mono_ns();
-    if (fsc_grpc_resets_note(g->resets, s->conn, now))
-        flood_close(g, s->conn, "calls", now);
-}
-
-/* channelz: `peer` opened n streams that carried no message since the last
- * poll (net/grpc_channelz.h). Counted against its other budget. */
-static void note_streams(void *arg, const char *peer, uint64_t n)
-{
-    struct fsc_otlp_grpc *g = arg;
-    int64_t now = fsc_mono_ns();
-    if (fsc_grpc_resets_note_n(g->stream_resets, peer, n, now))
-        flood_close(g, peer, "streams", now);
+    fsc_otlp_grpc_flood_call(g->flood, s->conn, fsc_mono_ns());
 }
 
 /* The Export message arrived (or did not): decode, ingest, answer. */
@@ -528,11 +489,9 @@ static void on_new(struct gslot *s, int ok)
     }
     s->started_ns = fsc_mono_ns();
     peer_of(s->call, s->peer, s->conn);
-    if (s->export && (fsc_grpc_resets_closed(g->resets, s->conn, s->started_ns) ||
-                      fsc_grpc_resets_closed(g->stream_resets, s->conn, s->started_ns))) {
-        /* A call of a connection closed for its resets, queued in the core
+    if (s->export && fsc_otlp_grpc_flood_drop(g->flood, s->conn, s->started_ns)) {
+        /* A call of a connection closed for a flood, queued in the core
          * before the close: dropped at once, so the backlog drains fast. */
-        g->reset_dropped++;
         grpc_call_cancel(s->call, NULL);
         slot_release(s);
         slot_recycle(g, s);
@@ -637,35 +596,15 @@ static void reap_stalled(struct fsc_otlp_grpc *g)
     }
 }
 
-/* Reads the connections' stream counters from channelz every
- * STREAMS_POLL_MS, or less often when a poll took long (many connections):
- * polling costs at most a twentieth of this thread. */
-static void poll_streams(struct fsc_otlp_grpc *g)
-{
-    int64_t t0 = fsc_mono_ns();
-    if (!g->cz || t0 < g->cz_next_ns)
-        return;
-    if (fsc_grpc_channelz_poll(g->cz, note_streams, g) < 0) {
-        fsc_log(FSC_LOG_WARN, "otlp_grpc_channelz_off",
-                "source=%s reason=\"channelz answer not readable\" effect=\"streams without a "
-                "message are counted only once the core hands their calls over\"",
-                g->cfg->source);
-        fsc_grpc_channelz_destroy(g->cz);
-        g->cz = NULL;
-        return;
-    }
-    int64_t t1 = fsc_mono_ns(), wait = 20 * (t1 - t0);
-    g->cz_next_ns = t1 + (wait > STREAMS_POLL_NS ? wait : STREAMS_POLL_NS);
-}
-
 /* Logs the admission counters when they moved, at most once a second. */
 static void log_admission(struct fsc_otlp_grpc *g, int64_t now, int64_t *last_ns,
                           uint64_t *last_sum)
 {
     uint64_t refused = atomic_load(&g->peer_refused), reaped = atomic_load(&g->reaped),
-             shed = atomic_load(&g->shed), closed = atomic_load(&g->reset_closed),
-             blocks = atomic_load(&g->reset_blocks), dropped = atomic_load(&g->reset_dropped);
-    uint64_t sum = refused + reaped + shed + closed + blocks + dropped;
+             shed = atomic_load(&g->shed);
+    struct fsc_otlp_grpc_flood_stats fl;
+    fsc_otlp_grpc_flood_stats(g->flood, &fl);
+    uint64_t sum = refused + reaped + shed + fl.closed + fl.blocks + fl.dropped;
     if (sum == *last_sum || now - *last_ns < 1000000000)
         return;
     *last_sum = sum;
@@ -674,15 +613,15 @@ static void log_admission(struct fsc_otlp_grpc *g, int64_t now, int64_t *last_ns
             "source=%s refused_per_ip=%llu message_timeout=%llu shed=%llu reset_flood=%llu "
             "reset_blocks=%llu reset_dropped=%llu max_calls=%u max_calls_per_ip=%u",
             g->cfg->source, (unsigned long long)refused, (unsigned long long)reaped,
-            (unsigned long long)shed, (unsigned long long)closed, (unsigned long long)blocks,
-            (unsigned long long)dropped, g->lim.max_calls, g->lim.max_calls_per_ip);
+            (unsigned long long)shed, (unsigned long long)fl.closed, (unsigned long long)fl.blocks,
+            (unsigned long long)fl.dropped, g->lim.max_calls, g->lim.max_calls_per_ip);
 }
 
 /* Runs the core's I/O (reading, HTTP/2 parsing, call creation) until
  * poll_cq is shut down. Nothing is ever requested on poll_cq: it exists so
  * that this thread, not the call thread, does the polling, and a flood that
  * keeps the core parsing for seconds cannot stop the call thread from
- * seeing the calls and closing the connection (otlp_grpc_resets.h). */
+ * seeing the calls and closing the connection (otlp_grpc_flood.h). */
 static void *poll_thread(void *arg)
 {
     struct fsc_otlp_grpc *g = arg;
@@ -721,8 +660,7 @@ static void *grpc_thread(void *arg)
             }
         } else {
             reap_stalled(g);
-            poll_streams(g);
-            fsc_grpc_guard_expire(g->guard, fsc_mono_ns());
+            fsc_otlp_grpc_flood_tick(g->flood, fsc_mono_ns());
             log_admission(g, fsc_mono_ns(), &last_log, &last_sum);
         }
     }
@@ -788,7 +726,9 @@ static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, c
  * announces, so without a quota one 100 MiB message is buffered whole
  * (+100 MB peak RSS). The quota bounds what all connections may buffer: when it
  * runs out the core closes the connection that needs more (measured: +17 MB
- * at 16 MiB, the 100 MiB sender cut after 17 MiB). */
+ * at 16 MiB, the 100 MiB sender cut after 17 MiB). It does not bound a flood
+ * of streams (calls the core creates are not refused under pressure:
+ * +2.4 GB measured at 32 MiB); otlp_grpc_flood.h does. */
 static size_t memory_quota(size_t max_body)
 {
     size_t q = max_body > GRPC_MEMORY_QUOTA_MAX / 8 ? GRPC_MEMORY_QUOTA_MAX : 8 * max_body;
@@ -803,8 +743,8 @@ static int clamp_int(size_t v)
 /* Frees a server whose thread is not running (never started or joined). */
 static void grpc_free(struct fsc_otlp_grpc *g)
 {
-    fsc_grpc_guard_destroy(g->guard);
-    g->guard = NULL;
+    fsc_otlp_grpc_flood_destroy(g->flood); /* first: it filters the core's listener */
+    g->flood = NULL;
     if (g->server && !g->stuck) {
         if (!g->thread_started) {
             /* Start failed after the server was created: shut it down here;
@@ -844,9 +784,6 @@ static void grpc_free(struct fsc_otlp_grpc *g)
         return; /* leak the server, queue and slots rather than free under the core */
     fsc_otlp_counters_fini(&g->ctr);
     fsc_http_auth_destroy(g->auth);
-    fsc_grpc_resets_destroy(g->resets);
-    fsc_grpc_resets_destroy(g->stream_resets);
-    fsc_grpc_channelz_destroy(g->cz);
     if (g->grpc_inited)
         grpc_shutdown();
     free(g->slots);
@@ -872,15 +809,7 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
     fsc_listener_limits_resolve(cfg->limits, &g->lim);
     g->n_slots = CALLS_OTHER + (size_t)g->lim.max_calls;
     g->slots = calloc(g->n_slots, sizeof(*g->slots));
-    g->resets_per_s = g->lim.max_calls_per_ip > UINT_MAX / RESETS_PER_CALL
-                          ? UINT_MAX
-                          : RESETS_PER_CALL * g->lim.max_calls_per_ip;
-    g->resets = fsc_grpc_resets_create(g->resets_per_s, RESET_ROWS);
-    g->stream_resets = fsc_grpc_resets_create(g->resets_per_s, RESET_ROWS);
-    if (!g->slots || !g->resets || !g->stream_resets) {
-        fsc_grpc_resets_destroy(g->resets);
-        fsc_grpc_resets_destroy(g->stream_resets);
-        free(g->slots);
+    if (!g->slots) {
         fsc_otlp_counters_fini(&g->ctr);
         free(g);
         snprintf(err, errlen, "out of memory");
@@ -900,8 +829,6 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
         g->auth = fsc_http_auth_create(cfg->auth, lname, err, errlen);
         if (!g->auth) {
             fsc_otlp_counters_fini(&g->ctr);
-            fsc_grpc_resets_destroy(g->resets);
-            fsc_grpc_resets_destroy(g->stream_resets);
             free(g->slots);
             free(g);
             return NULL;
@@ -983,18 +910,14 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
     }
     g->port = (uint16_t)port;
     fsc_otlp_counters_set_port(&g->ctr, g->port);
-    g->guard = fsc_grpc_guard_create(g->port, RESET_BLOCK_NS);
-    if (!g->guard) {
+    g->flood = fsc_otlp_grpc_flood_create(cfg->source, g->port,
+                                          g->lim.max_calls_per_ip > UINT_MAX / RESETS_PER_CALL
+                                              ? UINT_MAX
+                                              : RESETS_PER_CALL * g->lim.max_calls_per_ip);
+    if (!g->flood) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    char czerr[128];
-    g->cz = fsc_grpc_channelz_create(g->port, czerr, sizeof(czerr));
-    if (!g->cz)
-        fsc_log(FSC_LOG_WARN, "otlp_grpc_channelz_off",
-                "source=%s reason=\"%s\" effect=\"streams without a message are counted only "
-                "once the core hands their calls over\"",
-                g->cfg->source, czerr);
     grpc_server_start(g->server);
     for (size_t i = 0; i < CALLS_OTHER; i++)
         slot_request(g, &g->slots[i]);
@@ -1064,5 +987,7 @@ void fsc_otlp_grpc_stats(struct fsc_otlp_grpc *g, struct fsc_otlp_transport_stat
     out->admit.shed = atomic_load(&g->shed);
     out->admit.message_timeout = atomic_load(&g->reaped);
     out->admit.refused_per_address = atomic_load(&g->peer_refused);
-    out->admit.reset_flood = atomic_load(&g->reset_closed);
+    struct fsc_otlp_grpc_flood_stats fl;
+    fsc_otlp_grpc_flood_stats(g->flood, &fl);
+    out->admit.reset_flood = fl.closed;
 }
