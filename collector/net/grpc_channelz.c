@@ -13,13 +13,19 @@
 
 #define PAGE 100 /* sockets asked for per channelz query */
 
+/* A connection's streams without a message so far: streamsStarted minus
+ * messagesReceived. It also holds the streams in flight whose message has
+ * not come yet (a handful, at most the concurrent-stream cap), so only its
+ * growth past its highest value yet is reported: a busy honest client's
+ * in-flight streams are never counted twice, a flood's resets all are. */
 struct sock_row {
     int64_t id;
-    uint64_t started, msgs; /* streamsStarted, messagesReceived at the last poll */
+    uint64_t most; /* the highest streams-without-message seen */
 };
 
 struct fsc_grpc_channelz {
-    intptr_t server_id;
+    uint16_t port;
+    intptr_t server_id;           /* 0 until found */
     struct sock_row *rows, *next; /* sorted by id: last poll's, and this poll's */
     size_t n;
 };
@@ -34,17 +40,43 @@ static uint64_t num(const json_t *v)
     return 0;
 }
 
-/* 1 when a channelz socket name ("chttp2 listener ipv4:127.0.0.1:4317")
- * ends in ":port". */
-static int name_has_port(const char *name, uint16_t port)
+/* The local port of channelz socket `id` (0 when unknown). A listening
+ * socket's is the port asked for (0 for an ephemeral one), a connection's
+ * the port it came in on. */
+static uint16_t socket_port(intptr_t id)
 {
-    char want[8];
-    snprintf(want, sizeof(want), ":%u", (unsigned)port);
-    size_t n = strlen(name), w = strlen(want);
-    return n > w && strcmp(name + n - w, want) == 0;
+    char *text = grpc_channelz_get_socket(id);
+    json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
+    gpr_free(text);
+    const json_t *tcp =
+        json_object_get(json_object_get(json_object_get(doc, "socket"), "local"), "tcpip_address");
+    uint64_t port = num(json_object_get(tcp, "port"));
+    json_decref(doc);
+    return port <= 65535 ? (uint16_t)port : 0;
 }
 
-/* The channelz id of the server with a listening socket on port, or 0. */
+/* 1 when server `id` listens on port: its listening socket was asked for
+ * that port, or (port 0 asked, so channelz never learns the bound one) its
+ * first connection came in on it. */
+static int server_on_port(intptr_t id, const json_t *srv, uint16_t port)
+{
+    size_t j;
+    const json_t *ls;
+    json_array_foreach(json_object_get(srv, "listenSocket"), j, ls)
+    {
+        if (socket_port((intptr_t)num(json_object_get(ls, "socketId"))) == port)
+            return 1;
+    }
+    char *text = grpc_channelz_get_server_sockets(id, 0, 1);
+    json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
+    gpr_free(text);
+    const json_t *first = json_array_get(json_object_get(doc, "socketRef"), 0);
+    int on = first && socket_port((intptr_t)num(json_object_get(first, "socketId"))) == port;
+    json_decref(doc);
+    return on;
+}
+
+/* The channelz id of the server listening on port, or 0 (none yet seen). */
 static intptr_t find_server(uint16_t port)
 {
     intptr_t start = 0, found = 0;
@@ -58,14 +90,8 @@ static intptr_t find_server(uint16_t port)
         json_array_foreach(servers, i, srv)
         {
             intptr_t id = (intptr_t)num(json_object_get(json_object_get(srv, "ref"), "serverId"));
-            size_t j;
-            const json_t *ls;
-            json_array_foreach(json_object_get(srv, "listenSocket"), j, ls)
-            {
-                const char *name = json_string_value(json_object_get(ls, "name"));
-                if (name && name_has_port(name, port))
-                    found = id;
-            }
+            if (!found && server_on_port(id, srv, port))
+                found = id;
             if (id >= start)
                 start = id + 1;
         }
@@ -77,22 +103,16 @@ static intptr_t find_server(uint16_t port)
     return found;
 }
 
-struct fsc_grpc_channelz *fsc_grpc_channelz_create(uint16_t local_port, char *err, size_t errlen)
+struct fsc_grpc_channelz *fsc_grpc_channelz_create(uint16_t local_port)
 {
     struct fsc_grpc_channelz *cz = calloc(1, sizeof(*cz));
     if (cz) {
+        cz->port = local_port;
         cz->rows = calloc(FSC_GRPC_CHANNELZ_SOCKETS, sizeof(*cz->rows));
         cz->next = calloc(FSC_GRPC_CHANNELZ_SOCKETS, sizeof(*cz->next));
     }
     if (!cz || !cz->rows || !cz->next) {
         fsc_grpc_channelz_destroy(cz);
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    cz->server_id = find_server(local_port);
-    if (cz->server_id == 0) {
-        fsc_grpc_channelz_destroy(cz);
-        snprintf(err, errlen, "gRPC channelz lists no server on port %u", (unsigned)local_port);
         return NULL;
     }
     return cz;
@@ -104,8 +124,8 @@ static int by_id(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Reads one connection's counters into *out; calls fn when streams came
- * without a message since the last poll. Returns 1, 0 when the connection
+/* Reads one connection's counters into *out; calls fn when its streams
+ * without a message rose past their highest yet. Returns 1, 0 when the connection
  * closed since it was listed, or -1 when the answer is unreadable. */
 static int poll_socket(const struct fsc_grpc_channelz *cz, int64_t id, fsc_grpc_channelz_fn fn,
                        void *arg, struct sock_row *out)
@@ -125,20 +145,26 @@ static int poll_socket(const struct fsc_grpc_channelz *cz, int64_t id, fsc_grpc_
         json_decref(doc);
         return -1;
     }
-    *out = (struct sock_row){.id = id,
-                             .started = num(json_object_get(data, "streamsStarted")),
-                             .msgs = num(json_object_get(data, "messagesReceived"))};
+    uint64_t started = num(json_object_get(data, "streamsStarted")),
+             msgs = num(json_object_get(data, "messagesReceived"));
+    uint64_t without = started > msgs ? started - msgs : 0;
+    *out = (struct sock_row){.id = id};
     const struct sock_row *was = bsearch(out, cz->rows, cz->n, sizeof(*out), by_id);
-    uint64_t opened = out->started - (was ? was->started : 0);
-    uint64_t carried = out->msgs - (was ? was->msgs : 0);
-    if (opened > carried)
-        fn(arg, peer + 1, opened - carried);
+    out->most = was ? was->most : 0;
+    if (without > out->most) {
+        fn(arg, peer + 1, without - out->most);
+        out->most = without;
+    }
     json_decref(doc);
     return 1;
 }
 
 int fsc_grpc_channelz_poll(struct fsc_grpc_channelz *cz, fsc_grpc_channelz_fn fn, void *arg)
 {
+    if (cz->server_id == 0)
+        cz->server_id = find_server(cz->port);
+    if (cz->server_id == 0)
+        return 0; /* no connection yet to tell which server is ours */
     size_t seen = 0;
     intptr_t start = 0;
     int bad = 0;

@@ -24,21 +24,25 @@
 
 struct fsc_grpc_channelz;
 
-/* Called per connection at each poll: `peer` as the core names it
- * ("ipv4:10.0.0.1:5555"), and the streams it opened since the previous poll
- * (since it was opened, the first time) that carried no request message. */
+/* Called per connection at each poll where its streams that carried no
+ * request message (streamsStarted - messagesReceived) rose past their
+ * highest yet: `peer` as the core names it ("ipv4:10.0.0.1:5555"), and by
+ * how many. Streams in flight whose message is on its way count in that
+ * difference too, but only its growth is reported, so they are counted
+ * once at most. */
 typedef void (*fsc_grpc_channelz_fn)(void *arg, const char *peer, uint64_t streams_without_message);
 
-/* A watch of the server listening on local_port (found among the
- * process's channelz servers by its listening socket's name). Returns
- * NULL with a sentence in err when out of memory or when no such server is
- * listed. Call after the port was added. */
-struct fsc_grpc_channelz *fsc_grpc_channelz_create(uint16_t local_port, char *err, size_t errlen);
+/* A watch of the server listening on local_port, found among the
+ * process's channelz servers at a poll: by its listening socket's port,
+ * or, when port 0 was asked (channelz keeps the port asked, not the one
+ * bound), by its first connection's. Returns NULL when out of memory.
+ * Thread: any. */
+struct fsc_grpc_channelz *fsc_grpc_channelz_create(uint16_t local_port);
 
 /* Reads every connection's counters and calls fn for each whose count
- * moved. Returns the connections seen, or -1 when channelz's answer could
- * not be read. Cost: one channelz query per connection (about 5 us each in
- * gRPC 1.51). */
+ * moved. Returns the connections seen (0 while the server is not found),
+ * or -1 when channelz's answer could not be read. Cost: one channelz query per connection (about 5
+ * us each in gRPC 1.51). */
 int fsc_grpc_channelz_poll(struct fsc_grpc_channelz *cz, fsc_grpc_channelz_fn fn, void *arg);
 
 /* Frees the watch; NULL is a no-op. */

@@ -15,7 +15,8 @@
 #      (sampled and VmHWM) and RSS after within 256 MiB of the baseline; each
 #      attacker's connection closed by the server and its reconnects refused
 #      (connect timeouts: its address is blocked); otlp_grpc_reset_flood
-#      logged for both addresses; fabricscope_listener_closed_total
+#      logged for both addresses (the channelz watch never off);
+#      fabricscope_listener_closed_total
 #      {reason="reset_flood"} >= 2; the last Export's value exposed
 #      (fabric_port_rx_bytes_total = 1000 x k of the last OK Export); the
 #      block of 127.0.0.2 ends after 10 s (an Export from it is OK at the end).
@@ -108,7 +109,10 @@ for r in r1 r2; do
 done
 check_log "round 1 flood logged (127.0.0.2)" 'event=otlp_grpc_reset_flood source=spine1 peer=ipv4:127\.0\.0\.2:'
 check_log "round 2 flood logged (127.0.0.3)" 'event=otlp_grpc_reset_flood source=spine1 peer=ipv4:127\.0\.0\.3:'
-grep 'otlp_grpc_reset_flood\|otlp_grpc_admission' "$tmp/fsc.log" | tail -n 4
+grep 'otlp_grpc_reset_flood' "$tmp/fsc.log"
+grep 'otlp_grpc_admission' "$tmp/fsc.log" | tail -n 1
+check "the channelz stream watch stayed on (no otlp_grpc_channelz_off)" \
+    eval '! grep -q otlp_grpc_channelz_off "$tmp/fsc.log"'
 fetch_metrics || fail "GET /metrics"
 flood=$(series_value fabricscope_listener_closed_total listener=otlp/grpc:spine1 reason=reset_flood)
 echo "fabricscope_listener_closed_total{reason=reset_flood} $flood"

@@ -8,11 +8,16 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
+
+#include "net/grpc_channelz.h"
 #include "net/grpc_peer.h"
 #include "sources/otlp/transport/otlp_grpc_resets.h"
 #include "test.h"
@@ -334,5 +339,188 @@ static void guard_dual_stack(void)
             close(fds[i]);
 }
 
+/* ---- channelz against a real gRPC server ------------------------------------------ */
+
+struct polled {
+    char peer[96];
+    uint64_t streams;
+    int calls;
+};
+
+static void on_streams(void *arg, const char *peer, uint64_t n)
+{
+    struct polled *p = arg;
+    snprintf(p->peer, sizeof(p->peer), "%s", peer);
+    p->streams += n;
+    p->calls++;
+}
+
+static void *poll_cq(void *arg)
+{
+    for (;;) {
+        grpc_event ev = grpc_completion_queue_next(arg, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+        if (ev.type == GRPC_QUEUE_SHUTDOWN)
+            return NULL;
+    }
+}
+
+/* HTTP/2 frame header: length, type, flags, stream id. */
+static size_t frame_head(uint8_t *b, size_t len, uint8_t type, uint8_t flags, uint32_t id)
+{
+    b[0] = (uint8_t)(len >> 16);
+    b[1] = (uint8_t)(len >> 8);
+    b[2] = (uint8_t)len;
+    b[3] = type;
+    b[4] = flags;
+    b[5] = (uint8_t)(id >> 24);
+    b[6] = (uint8_t)(id >> 16);
+    b[7] = (uint8_t)(id >> 8);
+    b[8] = (uint8_t)id;
+    return 9;
+}
+
+/* Appends a request's HEADERS frame on stream id (and, with `message`, an
+ * empty message that ends the stream) to buf at *n. HPACK, literal without
+ * indexing so every block stands alone: :method POST, :scheme http,
+ * :authority x, :path /x.Y/Z, content-type application/grpc, te trailers. */
+static void put_request(uint8_t *buf, size_t *n, uint32_t id, int message)
+{
+    static const uint8_t block[] = {0x83, 0x86, 0x01, 1,   'x', 0x04, 6,   '/', 'x',  '.', 'Y', '/',
+                                    'Z',  0x0f, 0x10, 16,  'a', 'p',  'p', 'l', 'i',  'c', 'a', 't',
+                                    'i',  'o',  'n',  '/', 'g', 'r',  'p', 'c', 0x00, 2,   't', 'e',
+                                    8,    't',  'r',  'a', 'i', 'l',  'e', 'r', 's'};
+    *n += frame_head(buf + *n, sizeof(block), 1, 0x4, id);
+    memcpy(buf + *n, block, sizeof(block));
+    *n += sizeof(block);
+    if (message) {
+        *n += frame_head(buf + *n, 5, 0, 0x1, id); /* DATA, END_STREAM */
+        memset(buf + *n, 0, 5);                    /* uncompressed, 0 bytes */
+        *n += 5;
+    }
+}
+
+/* The next event of cq within 2 s: 1 when it is `tag`, completed. */
+static int completes(grpc_completion_queue *cq, void *tag)
+{
+    grpc_event ev = grpc_completion_queue_next(
+        cq, gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(2000, GPR_TIMESPAN)),
+        NULL);
+    if (!(ev.type == GRPC_OP_COMPLETE && ev.tag == tag && ev.success))
+        fprintf(stderr, "event type %d tag %p (want %p) success %d\n", (int)ev.type, ev.tag, tag,
+                ev.success);
+    return ev.type == GRPC_OP_COMPLETE && ev.tag == tag && ev.success;
+}
+
+/* Polls until `want` streams were reported (2 s at most). */
+static void poll_until(struct fsc_grpc_channelz *cz, struct polled *p, uint64_t want)
+{
+    for (int i = 0; i < 100 && p->streams < want; i++) {
+        CHECK(fsc_grpc_channelz_poll(cz, on_streams, p) >= 0);
+        if (p->streams < want)
+            poll(NULL, 0, 20);
+    }
+}
+
+/* A gRPC server on 127.0.0.1 (its I/O on a thread of its own), found by its
+ * first connection (port 0 was asked). On that connection: one request
+ * with its message, which the server reads and answers: not counted; then
+ * 10 streams with headers only: exactly 10 reported for that connection's
+ * peer string; a poll with nothing new reports nothing; 5 more: 5. */
+static void channelz_streams(void)
+{
+    grpc_init();
+    grpc_arg on = {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_ENABLE_CHANNELZ, .value.integer = 1};
+    grpc_channel_args args = {.num_args = 1, .args = &on};
+    grpc_server *srv = grpc_server_create(&args, NULL);
+    grpc_completion_queue *cq = grpc_completion_queue_create_for_next(NULL);
+    grpc_completion_queue *calls = grpc_completion_queue_create_for_next(NULL);
+    grpc_server_register_completion_queue(srv, cq, NULL);
+    grpc_server_register_completion_queue(srv, calls, NULL);
+    grpc_server_credentials *cr = grpc_insecure_server_credentials_create();
+    int port = grpc_server_add_http2_port(srv, "127.0.0.1:0", cr);
+    grpc_server_credentials_release(cr);
+    CHECK(port > 0);
+    grpc_server_start(srv);
+    pthread_t th;
+    CHECK_INT(pthread_create(&th, NULL, poll_cq, cq), 0);
+    struct fsc_grpc_channelz *cz = fsc_grpc_channelz_create((uint16_t)port);
+    struct polled p = {.streams = 0};
+    CHECK(cz != NULL);
+    CHECK_INT(fsc_grpc_channelz_poll(cz, on_streams, &p), 0); /* no connection yet */
+
+    grpc_call *call = NULL;
+    grpc_call_details details;
+    grpc_metadata_array md;
+    grpc_call_details_init(&details);
+    grpc_metadata_array_init(&md);
+    int t_new, t_recv, t_done;
+    CHECK_INT(grpc_server_request_call(srv, &call, &details, &md, calls, calls, &t_new),
+              GRPC_CALL_OK);
+    int c = connect_from(AF_INET, "127.0.0.1", "127.0.0.1", (uint16_t)port, 1000);
+    CHECK(c >= 0);
+    char peer[96];
+    peer_of(c, peer, sizeof(peer));
+    uint8_t buf[4096];
+    size_t n = 24;
+    memcpy(buf, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 24);
+    n += frame_head(buf + n, 0, 4, 0, 0); /* SETTINGS */
+    put_request(buf, &n, 1, 1);
+    CHECK_INT(send(c, buf, n, MSG_NOSIGNAL), (long long)n);
+    CHECK(completes(calls, &t_new));
+    grpc_byte_buffer *msg = NULL;
+    grpc_op op = {.op = GRPC_OP_RECV_MESSAGE, .data.recv_message.recv_message = &msg};
+    CHECK_INT(grpc_call_start_batch(call, &op, 1, &t_recv, NULL), GRPC_CALL_OK);
+    CHECK(completes(calls, &t_recv));
+    CHECK(msg != NULL);
+    int cancelled = 0;
+    grpc_op ops[3] = {
+        {.op = GRPC_OP_SEND_INITIAL_METADATA},
+        {.op = GRPC_OP_SEND_STATUS_FROM_SERVER,
+         .data.send_status_from_server = {.status = GRPC_STATUS_OK}},
+        {.op = GRPC_OP_RECV_CLOSE_ON_SERVER, .data.recv_close_on_server.cancelled = &cancelled},
+    };
+    CHECK_INT(grpc_call_start_batch(call, ops, 3, &t_done, NULL), GRPC_CALL_OK);
+    CHECK(completes(calls, &t_done));
+    CHECK_INT(fsc_grpc_channelz_poll(cz, on_streams, &p), 1);
+    CHECK_INT(p.calls, 0);
+
+    n = 0;
+    for (uint32_t id = 3; id <= 21; id += 2)
+        put_request(buf, &n, id, 0);
+    CHECK_INT(send(c, buf, n, MSG_NOSIGNAL), (long long)n);
+    poll_until(cz, &p, 10);
+    CHECK_INT(p.streams, 10);
+    CHECK_STR(p.peer, peer);
+    int before = p.calls;
+    CHECK_INT(fsc_grpc_channelz_poll(cz, on_streams, &p), 1);
+    CHECK_INT(p.calls, before);
+    n = 0;
+    for (uint32_t id = 23; id <= 31; id += 2)
+        put_request(buf, &n, id, 0);
+    CHECK_INT(send(c, buf, n, MSG_NOSIGNAL), (long long)n);
+    poll_until(cz, &p, 15);
+    CHECK_INT(p.streams, 15);
+
+    close(c);
+    grpc_byte_buffer_destroy(msg);
+    grpc_call_unref(call);
+    grpc_call_details_destroy(&details);
+    grpc_metadata_array_destroy(&md);
+    fsc_grpc_channelz_destroy(cz);
+    grpc_server_shutdown_and_notify(srv, calls, &t_done);
+    grpc_server_cancel_all_calls(srv);
+    CHECK(completes(calls, &t_done));
+    grpc_server_destroy(srv);
+    grpc_completion_queue_shutdown(cq);
+    pthread_join(th, NULL);
+    grpc_completion_queue_destroy(cq);
+    grpc_completion_queue_shutdown(calls);
+    while (grpc_completion_queue_next(calls, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type !=
+           GRPC_QUEUE_SHUTDOWN)
+        ;
+    grpc_completion_queue_destroy(calls);
+    grpc_shutdown();
+}
+
 TEST_MAIN(TEST(budget_burst), TEST(budget_rate), TEST(budget_eviction), TEST(peer_strings),
-          TEST(guard_ipv4), TEST(guard_dual_stack))
+          TEST(guard_ipv4), TEST(guard_dual_stack), TEST(channelz_streams))

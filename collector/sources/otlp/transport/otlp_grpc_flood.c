@@ -47,14 +47,11 @@ struct fsc_otlp_grpc_flood *fsc_otlp_grpc_flood_create(const char *source, uint1
     f->calls = fsc_grpc_resets_create(per_s, ROWS);
     f->streams = fsc_grpc_resets_create(per_s, ROWS);
     f->guard = fsc_grpc_guard_create(port, BLOCK_NS);
-    if (!f->calls || !f->streams || !f->guard) {
+    f->cz = fsc_grpc_channelz_create(port);
+    if (!f->calls || !f->streams || !f->guard || !f->cz) {
         fsc_otlp_grpc_flood_destroy(f);
         return NULL;
     }
-    char err[128];
-    f->cz = fsc_grpc_channelz_create(port, err, sizeof(err));
-    if (!f->cz)
-        channelz_off(f, err);
     return f;
 }
 

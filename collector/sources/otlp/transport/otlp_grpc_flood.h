@@ -39,9 +39,9 @@ struct fsc_otlp_grpc_flood_stats {
 
 /* The defence of the server listening on port, for source `source`
  * (borrowed; log lines), with a budget of per_s a second per connection
- * and count. Call once the port is bound. Returns NULL when out of memory;
- * a channelz that cannot be read is logged (the streams count is then
- * off) and is no failure. */
+ * and count. Call once the port is bound. Returns NULL when out of memory.
+ * A channelz whose answers cannot be read is logged once (the streams
+ * count is off from then on). */
 struct fsc_otlp_grpc_flood *fsc_otlp_grpc_flood_create(const char *source, uint16_t port,
                                                        unsigned per_s);
 
