@@ -47,6 +47,11 @@ static int split_host_port(const char *hp, char *host, size_t hostlen, int brack
             return -EINVAL;
         }
     }
+    /* A zone ("fe80::1%eth0", "%25eth0" escaped) is dropped: addresses
+     * are compared without it. */
+    const char *zone = bracketed ? memchr(h, '%', (size_t)(he - h)) : NULL;
+    if (zone)
+        he = zone;
     size_t n = (size_t)(he - h);
     if (n == 0 || n >= hostlen)
         return -EINVAL;

@@ -120,6 +120,8 @@ static void peer_strings(void)
     parse_ok("ipv6:[::1]:443", AF_INET6, "::1", 443);
     parse_ok("ipv6:%5B2001:db8::7%5D:80", AF_INET6, "2001:db8::7", 80);
     parse_ok("ipv6:[::ffff:192.0.2.9]:8080", AF_INET, "192.0.2.9", 8080);
+    parse_ok("ipv6:[fe80::1%25eth0]:4317", AF_INET6, "fe80::1", 4317);
+    parse_ok("ipv6:%5Bfe80::2%eth1%5D:4317", AF_INET6, "fe80::2", 4317);
     const char *bad[] = {"unix:/tmp/x",         "ipv4:10.0.0.1",     "ipv4:10.0.0.1:0",
                          "ipv4:10.0.0.1:70000", "ipv4:10.0.0.256:1", "ipv6:::1:80",
                          "ipv6:[::1:80",        "ipv4::80",          ""};
