@@ -127,4 +127,5 @@ num_eq "the last Export's value is exposed" \
 check "127.0.0.2 served again once its block ended ($(tail -n 1 "$tmp/late.out"))" \
     grep -q '^watch exports=\([1-9][0-9]*\) ok=\1 ' "$tmp/late.out"
 fn_stop_fsc
+fn_sanitizer_check "$tmp/fsc.log"
 summary
