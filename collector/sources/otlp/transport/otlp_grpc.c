@@ -6,8 +6,8 @@
  * flood that keeps the core parsing for seconds cannot keep the call
  * thread from serving calls and from closing the flood (otlp_grpc_flood.h).
  * On the call thread every call is a slot whose tags say which step
- * completed. limits.max_calls slots serve the
- * registered Export method; CALLS_ARMED of the idle ones are always
+ * completed. limits.max_calls slots serve the registered Export method;
+ * CALLS_ARMED of the idle ones are always
  * requested in advance (re-armed as soon as a call takes one), so that many
  * clients (a fabric of switches exporting every second) are each answered
  * without waiting for a request to be re-armed; CALLS_OTHER slots catch
@@ -330,14 +330,13 @@ static void on_recv(struct gslot *s, int ok)
          * time, or shed for a newer call), the message was over max_body
          * (the core has already sent RESOURCE_EXHAUSTED), or the client went
          * away. The status below is then ignored by the core. */
-        if (!s->reaped)
-            note_reset(g, s);
         if (s->reaped) {
             o.verdict = FSC_OTLP_BAD_REQUEST;
             snprintf(o.message, sizeof(o.message),
                      "no request message within message_timeout (%lld ms): call cancelled",
                      (long long)(g->lim.message_timeout_ns / 1000000));
         } else {
+            note_reset(g, s);
             o.verdict = FSC_OTLP_TOO_LARGE;
             snprintf(o.message, sizeof(o.message),
                      "request message not received (over max_body %zu "
