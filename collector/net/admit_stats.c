@@ -8,7 +8,16 @@
         .label_value = word, .title = word                                                         \
     }
 
-enum { COL_HEADER, COL_BODY, COL_SHED, COL_MESSAGE, COL_PER_ADDRESS, COL_OPEN, COL__COUNT };
+enum {
+    COL_HEADER,
+    COL_BODY,
+    COL_SHED,
+    COL_MESSAGE,
+    COL_PER_ADDRESS,
+    COL_RESET_FLOOD,
+    COL_OPEN,
+    COL__COUNT
+};
 
 static const struct fsc_stat_col admit_cols[COL__COUNT] = {
     [COL_HEADER] = {.id = "header_timeout",
@@ -23,6 +32,7 @@ static const struct fsc_stat_col admit_cols[COL__COUNT] = {
     [COL_SHED] = CLOSED_COL("shed"),
     [COL_MESSAGE] = CLOSED_COL("message_timeout"),
     [COL_PER_ADDRESS] = CLOSED_COL("refused_per_address"),
+    [COL_RESET_FLOOD] = CLOSED_COL("reset_flood"),
     [COL_OPEN] = {.id = "open",
                   .family = "fabricscope_listener_open",
                   .type = FSC_STAT_GAUGE,
@@ -47,6 +57,7 @@ void fsc_admit_stats_init(struct fsc_admit_stats *st)
                                    .shed = FSC_ADMIT_NA,
                                    .message_timeout = FSC_ADMIT_NA,
                                    .refused_per_address = FSC_ADMIT_NA,
+                                   .reset_flood = FSC_ADMIT_NA,
                                    .open = FSC_ADMIT_NA};
 }
 
@@ -66,6 +77,7 @@ void fsc_admit_stat_row(const struct fsc_stats_out *out, const char *listener,
         [COL_SHED] = value(st->shed),
         [COL_MESSAGE] = value(st->message_timeout),
         [COL_PER_ADDRESS] = value(st->refused_per_address),
+        [COL_RESET_FLOOD] = value(st->reset_flood),
         [COL_OPEN] = value(st->open),
     };
     const char *keys[] = {listener};

@@ -27,6 +27,8 @@ struct fsc_admit_stats {
     uint64_t message_timeout;     /* gRPC: no request message in time */
     uint64_t refused_per_address; /* a connection or call over the per-address cap, none of
                                    * that address's idle */
+    uint64_t reset_flood;         /* gRPC: connections closed for streams or calls ending
+                                   * without a message over the per-connection budget */
     uint64_t open;                /* HTTP: connections open now; FSC_ADMIT_NA when unknown */
 };
 

@@ -1,15 +1,21 @@
 /* OTLP/gRPC transport on the gRPC C core (otlp_grpc.h).
  *
- * Threading. One thread drives one completion queue; every call is a slot
- * whose tags say which step completed. limits.max_calls slots serve the
- * registered Export method; CALLS_ARMED of the idle ones are always
+ * Threading. The core's I/O (reading, HTTP/2 parsing, creating calls) runs
+ * on a poller thread that waits on a queue of its own where nothing is ever
+ * requested; the call thread drives a non-polling completion queue, so a
+ * flood that keeps the core parsing for seconds cannot keep the call
+ * thread from serving calls and from closing the flood (otlp_grpc_flood.h).
+ * On the call thread every call is a slot whose tags say which step
+ * completed. limits.max_calls slots serve the registered Export method;
+ * CALLS_ARMED of the idle ones are always
  * requested in advance (re-armed as soon as a call takes one), so that many
  * clients (a fabric of switches exporting every second) are each answered
  * without waiting for a request to be re-armed; CALLS_OTHER slots catch
  * every other method and answer UNIMPLEMENTED (an unregistered call with no
- * request outstanding would otherwise wait in the core until shutdown). Decoding runs on this
- * thread: the ingest serialises requests under one lock anyway, so more
- * threads would only queue on it; the core reads the sockets meanwhile.
+ * request outstanding would otherwise wait in the core until shutdown).
+ * Decoding runs on the call thread: the ingest serialises requests under
+ * one lock anyway, so more threads would only queue on it; the poller reads
+ * the sockets meanwhile.
  *
  * A slot: request -> NEW -> RECV_MESSAGE -> decode, ingest -> one batch
  * {initial metadata, response message, status, RECV_CLOSE_ON_SERVER} ->
@@ -28,6 +34,14 @@
  * waiting longest for its message is cancelled, so that a new call always
  * finds an armed slot: callers that send their message promptly are never
  * starved by ones that do not.
+ *
+ * Stream abuse (otlp_grpc_flood.h). The core caps the streams open at once
+ * per connection (max_calls_per_ip) but not how fast they are opened and
+ * reset: calls that end without their message, or are refused at once, and
+ * streams the transport saw without a message (channelz) are counted per
+ * connection against a budget of RESETS_PER_CALL x max_calls_per_ip a
+ * second; over it the client's address is blocked for a while and its
+ * connections closed.
  *
  * Sizes and compression. The core is told not to decompress
  * (GRPC_ARG_ENABLE_PER_MESSAGE_DECOMPRESSION = 0): gRPC 1.51 checks the
@@ -48,10 +62,13 @@
  * before its message is read; a failure answers UNAUTHENTICATED.
  *
  * Stop: shutdown_and_notify plus cancel_all_calls from the stopping thread;
- * the server thread sees every slot's tags come back (failed), then the
- * shutdown tag, and exits; the server and queue are destroyed after join. */
+ * the call thread sees every slot's tags come back (failed), then the
+ * shutdown tag, and exits; the server is destroyed after join, then the
+ * poller's queue is shut down (the server's shutdown needed its I/O), the
+ * poller joined and both queues destroyed. */
 #include "net/grpc_log.h"
 #include "sources/otlp/transport/otlp_grpc.h"
+#include "sources/otlp/transport/otlp_grpc_flood.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -75,15 +92,19 @@
 #include "net/http_auth.h"
 #include "base/log.h"
 
-#define CALLS_ARMED 8 /* idle Export slots requested in advance */
-#define CALLS_OTHER 2 /* calls of unknown methods requested in advance */
-#define PEER_MAX    64
+#define CALLS_ARMED 8  /* idle Export slots requested in advance */
+#define CALLS_OTHER 2  /* calls of unknown methods requested in advance */
+#define PEER_MAX    64 /* a peer string, "ipv6:[...]:port" fits */
+/* Calls or streams a connection may end without their message a second,
+ * as many at once, per call it may have in flight (max_calls_per_ip);
+ * over that its address is blocked (otlp_grpc_flood.h). */
+#define RESETS_PER_CALL 4
 /* Memory the gRPC core may hold for this receiver's connections, and how
  * long an idle connection is kept (docs/SECURITY.md, input bounds). */
 #define GRPC_MEMORY_QUOTA_MIN ((size_t)32 << 20)
 #define GRPC_MEMORY_QUOTA_MAX ((size_t)256 << 20)
 #define GRPC_IDLE_MS          (5 * 60 * 1000)
-#define TICK_MS               250
+#define TICK_MS               100 /* reaping, channelz polls */
 #define DRAIN_NS              ((int64_t)10 * 1000000000)
 
 enum tag_kind { TAG_NEW, TAG_RECV, TAG_REPLY, TAG_SHUTDOWN };
@@ -102,6 +123,7 @@ struct gslot {
     int reaped;          /* cancelled by us: the message did not come in time */
     int armed;           /* Export slot requested, no call yet */
     char peer[PEER_MAX]; /* the client's address without port ("" until the call) */
+    char conn[PEER_MAX]; /* its connection: the core's peer string, with port */
     int64_t started_ns;  /* monotonic, when the call arrived */
     grpc_call *call;
     grpc_call_details details; /* catch-all slots */
@@ -118,10 +140,11 @@ struct gslot {
 struct fsc_otlp_grpc {
     const struct fsc_otlp_server_config *cfg;
     grpc_server *server;
-    grpc_completion_queue *cq;
+    grpc_completion_queue *cq;      /* calls' events; does no I/O (non-polling) */
+    grpc_completion_queue *poll_cq; /* the poller thread's: the core's I/O runs there */
     void *export_method;
-    pthread_t thread;
-    int thread_started;
+    pthread_t thread, poller;
+    int thread_started, poller_started;
     int grpc_inited;
     int stuck; /* the drain timed out: the core may still hold our tags */
     atomic_int stopping;
@@ -136,6 +159,7 @@ struct fsc_otlp_grpc {
     /* Admission counters: written by the call thread, read by stats
      * (fabricscope_listener_closed_total) and logged. */
     _Atomic uint64_t peer_refused, reaped, shed;
+    struct fsc_otlp_grpc_flood *flood; /* stream abuse (call thread; stats any) */
     struct gslot *slots;
 };
 
@@ -284,6 +308,14 @@ static void slot_finish(struct gslot *s, const struct fsc_otlp_outcome *o, uint6
     }
 }
 
+/* Call s ended without its request message and not by our doing (reset by
+ * its client, its connection broken), or was refused at once: counted
+ * against its connection's budget (otlp_grpc_flood.h). */
+static void note_reset(struct fsc_otlp_grpc *g, const struct gslot *s)
+{
+    fsc_otlp_grpc_flood_call(g->flood, s->conn, fsc_mono_ns());
+}
+
 /* The Export message arrived (or did not): decode, ingest, answer. */
 static void on_recv(struct gslot *s, int ok)
 {
@@ -304,6 +336,7 @@ static void on_recv(struct gslot *s, int ok)
                      "no request message within message_timeout (%lld ms): call cancelled",
                      (long long)(g->lim.message_timeout_ns / 1000000));
         } else {
+            note_reset(g, s);
             o.verdict = FSC_OTLP_TOO_LARGE;
             snprintf(o.message, sizeof(o.message),
                      "request message not received (over max_body %zu "
@@ -314,6 +347,10 @@ static void on_recv(struct gslot *s, int ok)
         return;
     }
     if (!bb) {
+        /* The stream ended without a message: how a call reset by its
+         * client (RST_STREAM) before it sent one comes back from the 1.51
+         * core. */
+        note_reset(g, s);
         o.verdict = FSC_OTLP_BAD_REQUEST;
         snprintf(o.message, sizeof(o.message), "the call carried no request message");
         slot_finish(s, &o, 0);
@@ -381,14 +418,18 @@ static int call_authorized(struct fsc_otlp_grpc *g, const grpc_metadata_array *m
     return ok;
 }
 
-/* The call's peer ("ipv4:10.0.0.1:5555", "ipv6:[::1]:5555") without its
- * port into out. */
-static void peer_of(grpc_call *call, char out[PEER_MAX])
+/* The call's peer ("ipv4:10.0.0.1:5555", "ipv6:[::1]:5555") as the core
+ * names it into conn, and without its port into out. */
+static void peer_of(grpc_call *call, char out[PEER_MAX], char conn[PEER_MAX])
 {
     char *p = grpc_call_get_peer(call);
     out[0] = '\0';
+    conn[0] = '\0';
     if (!p)
         return;
+    size_t cn = strnlen(p, PEER_MAX - 1);
+    memcpy(conn, p, cn);
+    conn[cn] = '\0';
     const char *a = strchr(p, ':');
     a = a ? a + 1 : p;
     const char *e = strrchr(a, ':');
@@ -446,7 +487,15 @@ static void on_new(struct gslot *s, int ok)
         return;
     }
     s->started_ns = fsc_mono_ns();
-    peer_of(s->call, s->peer);
+    peer_of(s->call, s->peer, s->conn);
+    if (s->export && fsc_otlp_grpc_flood_drop(g->flood, s->conn, s->started_ns)) {
+        /* A call of a connection closed for a flood, queued in the core
+         * before the close: dropped at once, so the backlog drains fast. */
+        grpc_call_cancel(s->call, NULL);
+        slot_release(s);
+        slot_recycle(g, s);
+        return;
+    }
     if (s->export && !atomic_load(&g->stopping)) {
         arm_exports(g);
         /* Every Export slot has a call: the one waiting longest for its
@@ -459,6 +508,7 @@ static void on_new(struct gslot *s, int ok)
          * go first); only when none of them waits is the new call refused. */
         if (peer_calls(g, s) > g->lim.max_calls_per_ip && !shed_oldest(g, s, s->peer)) {
             g->peer_refused++;
+            note_reset(g, s);
             slot_reply(s, GRPC_STATUS_RESOURCE_EXHAUSTED,
                        "too many calls in progress from this address (max_calls_per_ip)", NULL, 0);
             return;
@@ -466,6 +516,7 @@ static void on_new(struct gslot *s, int ok)
     }
     if (!call_authorized(g, &s->md)) {
         /* Counted and logged by http_auth, not as a request error. */
+        note_reset(g, s);
         slot_reply(s, GRPC_STATUS_UNAUTHENTICATED, "unauthenticated", NULL, 0);
         return;
     }
@@ -478,6 +529,7 @@ static void on_new(struct gslot *s, int ok)
         path[n] = '\0';
         struct fsc_otlp_outcome o;
         memset(&o, 0, sizeof(o));
+        note_reset(g, s);
         o.verdict = FSC_OTLP_UNSUPPORTED;
         snprintf(o.message, sizeof(o.message), "unknown method %s (this server serves %s)",
                  fsc_log_quote(path, q, sizeof(q)), FSC_OTLP_GRPC_METHOD);
@@ -549,16 +601,35 @@ static void log_admission(struct fsc_otlp_grpc *g, int64_t now, int64_t *last_ns
 {
     uint64_t refused = atomic_load(&g->peer_refused), reaped = atomic_load(&g->reaped),
              shed = atomic_load(&g->shed);
-    uint64_t sum = refused + reaped + shed;
+    struct fsc_otlp_grpc_flood_stats fl;
+    fsc_otlp_grpc_flood_stats(g->flood, &fl);
+    uint64_t sum = refused + reaped + shed + fl.closed + fl.blocks + fl.dropped;
     if (sum == *last_sum || now - *last_ns < 1000000000)
         return;
     *last_sum = sum;
     *last_ns = now;
     fsc_log(FSC_LOG_INFO, "otlp_grpc_admission",
-            "source=%s refused_per_ip=%llu message_timeout=%llu shed=%llu max_calls=%u "
-            "max_calls_per_ip=%u",
+            "source=%s refused_per_ip=%llu message_timeout=%llu shed=%llu reset_flood=%llu "
+            "reset_blocks=%llu reset_dropped=%llu max_calls=%u max_calls_per_ip=%u",
             g->cfg->source, (unsigned long long)refused, (unsigned long long)reaped,
-            (unsigned long long)shed, g->lim.max_calls, g->lim.max_calls_per_ip);
+            (unsigned long long)shed, (unsigned long long)fl.closed, (unsigned long long)fl.blocks,
+            (unsigned long long)fl.dropped, g->lim.max_calls, g->lim.max_calls_per_ip);
+}
+
+/* Runs the core's I/O (reading, HTTP/2 parsing, call creation) until
+ * poll_cq is shut down. Nothing is ever requested on poll_cq: it exists so
+ * that this thread, not the call thread, does the polling, and a flood that
+ * keeps the core parsing for seconds cannot stop the call thread from
+ * seeing the calls and closing the connection (otlp_grpc_flood.h). */
+static void *poll_thread(void *arg)
+{
+    struct fsc_otlp_grpc *g = arg;
+    for (;;) {
+        grpc_event ev =
+            grpc_completion_queue_next(g->poll_cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+        if (ev.type == GRPC_QUEUE_SHUTDOWN)
+            return NULL;
+    }
 }
 
 static void *grpc_thread(void *arg)
@@ -588,6 +659,7 @@ static void *grpc_thread(void *arg)
             }
         } else {
             reap_stalled(g);
+            fsc_otlp_grpc_flood_tick(g->flood, fsc_mono_ns());
             log_admission(g, fsc_mono_ns(), &last_log, &last_sum);
         }
     }
@@ -653,7 +725,9 @@ static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, c
  * announces, so without a quota one 100 MiB message is buffered whole
  * (+100 MB peak RSS). The quota bounds what all connections may buffer: when it
  * runs out the core closes the connection that needs more (measured: +17 MB
- * at 16 MiB, the 100 MiB sender cut after 17 MiB). */
+ * at 16 MiB, the 100 MiB sender cut after 17 MiB). It does not bound a flood
+ * of streams (calls the core creates are not refused under pressure:
+ * +2.4 GB measured at 32 MiB); otlp_grpc_flood.h does. */
 static size_t memory_quota(size_t max_body)
 {
     size_t q = max_body > GRPC_MEMORY_QUOTA_MAX / 8 ? GRPC_MEMORY_QUOTA_MAX : 8 * max_body;
@@ -668,6 +742,8 @@ static int clamp_int(size_t v)
 /* Frees a server whose thread is not running (never started or joined). */
 static void grpc_free(struct fsc_otlp_grpc *g)
 {
+    fsc_otlp_grpc_flood_destroy(g->flood); /* first: it filters the core's listener */
+    g->flood = NULL;
     if (g->server && !g->stuck) {
         if (!g->thread_started) {
             /* Start failed after the server was created: shut it down here;
@@ -686,6 +762,13 @@ static void grpc_free(struct fsc_otlp_grpc *g)
         }
         grpc_server_destroy(g->server);
     }
+    if (g->poller_started && !g->stuck) {
+        /* Last: the server's shutdown above needed its I/O. */
+        grpc_completion_queue_shutdown(g->poll_cq);
+        pthread_join(g->poller, NULL);
+    }
+    if (g->poll_cq && !g->stuck)
+        grpc_completion_queue_destroy(g->poll_cq);
     if (g->cq && !g->stuck) {
         grpc_completion_queue_shutdown(g->cq);
         for (int i = 0; i < 1000; i++) {
@@ -783,6 +866,8 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
          .key = GRPC_ARG_MAX_CONCURRENT_STREAMS,
          .value.integer = clamp_int(g->lim.max_calls_per_ip)},
         {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_ALLOW_REUSEPORT, .value.integer = 0},
+        /* On by default in 1.51; the stream watch needs it (grpc_channelz.h). */
+        {.type = GRPC_ARG_INTEGER, .key = GRPC_ARG_ENABLE_CHANNELZ, .value.integer = 1},
         {.type = GRPC_ARG_INTEGER,
          .key = GRPC_ARG_MAX_CONNECTION_IDLE_MS,
          .value.integer = GRPC_IDLE_MS},
@@ -793,13 +878,24 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
     grpc_channel_args cargs = {.num_args = sizeof(args) / sizeof(args[0]), .args = args};
     g->server = grpc_server_create(&cargs, NULL);
     grpc_resource_quota_unref(quota); /* the server holds its own reference */
-    g->cq = grpc_completion_queue_create_for_next(NULL);
-    if (!g->server || !g->cq) {
+    grpc_completion_queue_attributes nonpolling = {
+        .version = 1, .cq_completion_type = GRPC_CQ_NEXT, .cq_polling_type = GRPC_CQ_NON_POLLING};
+    g->cq = grpc_completion_queue_create(grpc_completion_queue_factory_lookup(&nonpolling),
+                                         &nonpolling, NULL);
+    g->poll_cq = grpc_completion_queue_create_for_next(NULL);
+    if (!g->server || !g->cq || !g->poll_cq) {
         grpc_server_credentials_release(creds);
         snprintf(err, errlen, "cannot create the gRPC server");
         goto fail;
     }
     grpc_server_register_completion_queue(g->server, g->cq, NULL);
+    grpc_server_register_completion_queue(g->server, g->poll_cq, NULL);
+    if (pthread_create(&g->poller, NULL, poll_thread, g) != 0) {
+        grpc_server_credentials_release(creds);
+        snprintf(err, errlen, "cannot start the gRPC poller thread");
+        goto fail;
+    }
+    g->poller_started = 1;
     g->export_method = grpc_server_register_method(g->server, FSC_OTLP_GRPC_METHOD, NULL,
                                                    GRPC_SRM_PAYLOAD_NONE, 0);
     int port = grpc_server_add_http2_port(g->server, listen, creds);
@@ -813,6 +909,14 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
     }
     g->port = (uint16_t)port;
     fsc_otlp_counters_set_port(&g->ctr, g->port);
+    g->flood = fsc_otlp_grpc_flood_create(cfg->source, g->port,
+                                          g->lim.max_calls_per_ip > UINT_MAX / RESETS_PER_CALL
+                                              ? UINT_MAX
+                                              : RESETS_PER_CALL * g->lim.max_calls_per_ip);
+    if (!g->flood) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     grpc_server_start(g->server);
     for (size_t i = 0; i < CALLS_OTHER; i++)
         slot_request(g, &g->slots[i]);
@@ -882,4 +986,7 @@ void fsc_otlp_grpc_stats(struct fsc_otlp_grpc *g, struct fsc_otlp_transport_stat
     out->admit.shed = atomic_load(&g->shed);
     out->admit.message_timeout = atomic_load(&g->reaped);
     out->admit.refused_per_address = atomic_load(&g->peer_refused);
+    struct fsc_otlp_grpc_flood_stats fl;
+    fsc_otlp_grpc_flood_stats(g->flood, &fl);
+    out->admit.reset_flood = fl.closed;
 }
