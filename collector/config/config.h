@@ -39,14 +39,17 @@
 #include "base/log.h"
 
 /* Bounds; each is an error when exceeded. */
-#define FSC_CONFIG_MAX_FILE     (4u << 20) /* bytes of the config file */
-#define FSC_CONFIG_MAX_SOURCES  1024
-#define FSC_CONFIG_MAX_NAME     63   /* source, stream, device, port, group names */
-#define FSC_CONFIG_MAX_PATH     1023 /* file paths, URLs, gNMI paths */
-#define FSC_CONFIG_MAX_SECRET   4096 /* bytes of a resolved secret */
-#define FSC_CONFIG_MAX_SECTIONS 16   /* section kinds (root and exporters) in a schema */
-#define FSC_CONFIG_MAX_WARNINGS 32   /* warnings kept per load (more are counted, not kept) */
-#define FSC_CONFIG_MAX_ERRORS   20   /* errors reported per load (one line each) */
+#define FSC_CONFIG_MAX_FILE (4u << 20) /* bytes of the config file */
+/* Sources in one file: max_sources (default FSC_CONFIG_DEFAULT_SOURCES) up to
+ * the registry's own bound. */
+#define FSC_CONFIG_MAX_SOURCES     65535
+#define FSC_CONFIG_DEFAULT_SOURCES 4096
+#define FSC_CONFIG_MAX_NAME        63   /* source, stream, device, port, group names */
+#define FSC_CONFIG_MAX_PATH        1023 /* file paths, URLs, gNMI paths */
+#define FSC_CONFIG_MAX_SECRET      4096 /* bytes of a resolved secret */
+#define FSC_CONFIG_MAX_SECTIONS    16   /* section kinds (root and exporters) in a schema */
+#define FSC_CONFIG_MAX_WARNINGS    32   /* warnings kept per load (more are counted, not kept) */
+#define FSC_CONFIG_MAX_ERRORS      20   /* errors reported per load (one line each) */
 
 /* Where an item was declared in the config file (1-based), so runtime
  * messages can point back at it. */
@@ -239,6 +242,7 @@ struct fsc_config {
     enum fsc_log_level log_level; /* default info */
     const char *state_dir;        /* default $STATE_DIRECTORY when it is one absolute path,
                                    * else "/var/lib/fabricscope" */
+    uint32_t max_sources;         /* sources allowed in the file, default 4096 */
     struct fsc_source_config *sources;
     size_t n_sources;
     const struct fsc_config_schema *schema;

@@ -151,28 +151,75 @@ static const char *source_device(const struct fsc_source_config *src)
     return src->kind->device ? src->kind->device(src) : NULL;
 }
 
+/* An enabled source's device and its index, sorted to find duplicates. */
+struct device_use {
+    const char *dev;
+    size_t idx;
+};
+
+static int device_use_cmp(const void *a, const void *b)
+{
+    const struct device_use *x = a, *y = b;
+    int c = strcmp(x->dev, y->dev);
+    return c != 0 ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* first[i]: the lowest index of an enabled source collecting the same
+ * device as enabled source i, or i itself. Sorted, not pairwise: a file may
+ * hold tens of thousands of sources. Returns -1 out of memory. */
+static int first_users(const struct fsc_config *cfg, size_t *first)
+{
+    struct device_use *uses = malloc((cfg->n_sources ? cfg->n_sources : 1) * sizeof(*uses));
+    if (uses == NULL)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < cfg->n_sources; i++) {
+        first[i] = i;
+        const char *dev = source_device(&cfg->sources[i]);
+        if (dev != NULL && cfg->sources[i].enabled)
+            uses[n++] = (struct device_use){dev, i};
+    }
+    qsort(uses, n, sizeof(*uses), device_use_cmp);
+    for (size_t k = 1; k < n; k++)
+        if (strcmp(uses[k].dev, uses[k - 1].dev) == 0)
+            first[uses[k].idx] = first[uses[k - 1].idx];
+    free(uses);
+    return 0;
+}
+
 static int check_sources(struct fsc_cctx *ctx, const struct fsc_ynode *root)
 {
     const struct fsc_config *cfg = ctx->cfg;
     const struct fsc_ypair *list = fsc_ymap_get(root, "sources");
+    if (cfg->n_sources > cfg->max_sources) {
+        /* n_sources > 0: the list is in the file. */
+        size_t pl = fsc_cfg_path_key(ctx, "sources");
+        fsc_cfg_fail_at(ctx, list->value,
+                        "has %zu sources; max_sources allows %u (raise it: docs/CONFIG.md, "
+                        "\"Limits\", says what a source costs)",
+                        cfg->n_sources, (unsigned)cfg->max_sources);
+        fsc_cfg_path_pop(ctx, pl);
+        return -1;
+    }
+    size_t *first = malloc((cfg->n_sources ? cfg->n_sources : 1) * sizeof(*first));
+    if (first == NULL || first_users(cfg, first) != 0) {
+        free(first);
+        return fsc_cfg_fail(ctx, 0, 0, "out of memory");
+    }
     for (size_t i = 0; i < cfg->n_sources; i++) {
         const struct fsc_source_config *src = &cfg->sources[i];
         const char *dev = source_device(src);
         size_t pl = fsc_cfg_path_key(ctx, "sources");
         fsc_cfg_path_index(ctx, i);
         int rc = 0;
-        for (size_t j = 0; dev != NULL && src->enabled && j < i; j++) {
-            const char *other = source_device(&cfg->sources[j]);
-            if (other != NULL && cfg->sources[j].enabled && strcmp(dev, other) == 0) {
-                struct fsc_config_mark m =
-                    fsc_cfg_source_key_mark(root, i, "device", "name", src->mark);
-                fsc_cfg_path_key(ctx, "device");
-                rc = fsc_cfg_fail(ctx, m.line, m.col,
-                                  "device %s is already collected by sources[%zu] (set device: "
-                                  "to tell them apart)",
-                                  dev, j);
-                break;
-            }
+        if (first[i] != i) {
+            struct fsc_config_mark m =
+                fsc_cfg_source_key_mark(root, i, "device", "name", src->mark);
+            fsc_cfg_path_key(ctx, "device");
+            rc = fsc_cfg_fail(ctx, m.line, m.col,
+                              "device %s is already collected by sources[%zu] (set device: "
+                              "to tell them apart)",
+                              dev, first[i]);
         }
         if (rc == 0 && src->kind->check != NULL) {
             const struct fsc_ynode *item =
@@ -182,9 +229,12 @@ static int check_sources(struct fsc_cctx *ctx, const struct fsc_ynode *root)
             rc = src->kind->check(ctx, cfg, src->settings, item);
         }
         fsc_cfg_path_pop(ctx, pl);
-        if (rc != 0)
+        if (rc != 0) {
+            free(first);
             return -1;
+        }
     }
+    free(first);
     return 0;
 }
 

@@ -20,7 +20,8 @@
 #define TREE_ARENA_LIMIT   (96u << 20)
 #define CONFIG_ARENA_LIMIT (64u << 20)
 
-/* The root keys this layer owns: log, sources, exporters, state_dir. The
+/* The root keys this layer owns: log, sources, exporters, state_dir,
+ * max_sources. The
  * sections of the schema are decoded beside them from a table built per
  * load (struct layout below), so unknown keys, defaults, the order of
  * decoding and printing all come from the same table walker. */
@@ -63,6 +64,7 @@ static const char *default_state_dir(void)
 static void root_defaults(void *obj)
 {
     ((struct fsc_config *)obj)->state_dir = default_state_dir();
+    ((struct fsc_config *)obj)->max_sources = FSC_CONFIG_DEFAULT_SOURCES;
 }
 
 static int decode_sources_key(struct fsc_cctx *ctx, const struct fsc_ckey *key,
@@ -90,7 +92,7 @@ struct fsc_config_private {
     struct fsc_ckey exporter_keys[FSC_CONFIG_MAX_SECTIONS];
     struct fsc_ckey section_keys[FSC_CONFIG_MAX_SECTIONS];
     char *exporters_block, *sections_block; /* the instances, at the tables' offsets */
-    struct fsc_ckey root_keys[4];
+    struct fsc_ckey root_keys[5];
     struct fsc_cspec root_spec;
     /* Warnings of the load (fsc_cfg_warn), in the arena; past the bound
      * they are counted, not kept, so a file cannot grow the config. */
@@ -204,8 +206,13 @@ static int build_tables(struct fsc_config *cfg, const struct fsc_config_schema *
                                         .kind = FSC_CK_STR,
                                         .flags = FSC_CF_PATH | FSC_CF_LONG,
                                         .off = offsetof(struct fsc_config, state_dir)};
+    p->root_keys[4] = (struct fsc_ckey){.key = "max_sources",
+                                        .kind = FSC_CK_U32,
+                                        .off = offsetof(struct fsc_config, max_sources),
+                                        .min = 1,
+                                        .max = FSC_CONFIG_MAX_SOURCES};
     p->root_spec = (struct fsc_cspec){
-        .what = "the top level", .keys = p->root_keys, .n_keys = 4, .defaults = root_defaults};
+        .what = "the top level", .keys = p->root_keys, .n_keys = 5, .defaults = root_defaults};
     return 0;
 }
 

@@ -158,8 +158,10 @@ int fsc_cfg_decode_sources(struct fsc_cctx *ctx, const struct fsc_ynode *val)
     if (val->kind != FSC_YNODE_SEQ)
         return fsc_cfg_fail_at(ctx, val, "expected a list of sources (lines starting with \"- \")");
     if (val->n > FSC_CONFIG_MAX_SOURCES)
-        return fsc_cfg_fail_at(ctx, val, "has %zu sources; at most %d are allowed", val->n,
-                               FSC_CONFIG_MAX_SOURCES);
+        return fsc_cfg_fail_at(ctx, val,
+                               "has %zu sources; at most %d are allowed (max_sources' "
+                               "ceiling)",
+                               val->n, FSC_CONFIG_MAX_SOURCES);
     struct fsc_source_config *arr = fsc_cfg_alloc(ctx, val, (val->n ? val->n : 1) * sizeof(*arr));
     if (arr == NULL)
         return -1;

@@ -284,13 +284,26 @@ static void bounds(void)
     CHECK(cfg == NULL);
     CHECK(strstr(err, "the document has more than 262144 nodes") != NULL);
 
+    /* 1100 sources: within the default max_sources (4096), over a
+     * max_sources of 1000 written after the list (checked once the whole
+     * file is read), and a max_sources above its ceiling. */
     o = (size_t)snprintf(text, big, "sources: [");
     for (int i = 0; i < 1100; i++)
         o += (size_t)snprintf(text + o, big - o, "{name: s%d, type: nic},", i);
     text[o - 1] = ']';
+    size_t list_end = o;
+    cfg = fsc_config_parse(text, o, "t.yaml", fsc_app_schema(), err, sizeof(err));
+    CHECK(cfg != NULL && cfg->n_sources == 1100 && cfg->max_sources == 4096);
+    fsc_config_destroy(cfg);
+    o = list_end + (size_t)snprintf(text + list_end, big - list_end, "\nmax_sources: 1000\n");
     cfg = fsc_config_parse(text, o, "t.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg == NULL);
-    CHECK_STR(err, "t.yaml:1:10: sources: has 1100 sources; at most 1024 are allowed");
+    CHECK_STR(err, "t.yaml:1:10: sources: has 1100 sources; max_sources allows 1000 (raise it: "
+                   "docs/CONFIG.md, \"Limits\", says what a source costs)");
+    o = (size_t)snprintf(text, big, "max_sources: 65536\n");
+    cfg = fsc_config_parse(text, o, "t.yaml", fsc_app_schema(), err, sizeof(err));
+    CHECK(cfg == NULL);
+    CHECK(strstr(err, "t.yaml:1:14: max_sources:") != NULL && strstr(err, "65535") != NULL);
 
     o = (size_t)snprintf(text, big, "sources: [{name: \"");
     memset(text + o, 'a', 9000);
