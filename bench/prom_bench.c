@@ -222,11 +222,6 @@ static int gzip_section(struct bench *b)
         for (int i = -1; i < GZ_SCRAPES; i++) { /* scrape -1 primes the compressor */
             if (kind > 0)
                 feed_change(b, b->t + NS, kind == 2);
-            if (!body) {
-                body = calloc(1, sizeof(*body));
-                if (!body)
-                    goto fail;
-            }
             fsc_buf_reset(body);
             int64_t c0 = thread_cpu_ns();
             if (fsc_prom_render(b->r, FSC_PROM_TEXT, b->t, body) != 0)
@@ -243,7 +238,7 @@ static int gzip_section(struct bench *b)
                 exposed += *p != '#';
                 p = nl ? nl + 1 : e;
             }
-            if (fsc_prom_gzchunks_compress(gz, &body, &chunked, &st) != 0)
+            if (fsc_prom_gzchunks_compress(gz, body, &chunked, &st) != 0)
                 goto fail;
             int64_t c3 = thread_cpu_ns();
             if (i < 0)
@@ -275,10 +270,8 @@ static int gzip_section(struct bench *b)
     fail:
         rc = -1;
     }
-    if (body) {
-        fsc_buf_free(body);
-        free(body);
-    }
+    fsc_buf_free(body);
+    free(body);
     fsc_buf_free(&one);
     fsc_buf_free(&chunked);
     fsc_prom_gzchunks_free(gz);

@@ -20,7 +20,10 @@
 #define CHUNK_HARD ((size_t)256 << 10)
 #define CUT_ONE_IN 64u
 /* The key a chunk is looked up by: its length and up to this many bytes at
- * each end; equality is then decided by memcmp. */
+ * each end. Equality is then decided by the length and a 128-bit hash of all
+ * its bytes (chunk_sum: a false match among a few thousand chunks per scrape
+ * is below 1e-30 for data nobody shaped against this hash), so the previous
+ * body itself need not be kept. */
 #define KEY_EDGE 64u
 
 /* RFC 1952 member header: ID1 ID2, CM 8 (deflate), no flags, MTIME 0
@@ -33,16 +36,16 @@ static const unsigned char deflate_last[2] = {0x03, 0x00};
 struct gz_chunk {
     size_t off, len;   /* in the identity body */
     uint64_t key;      /* chunk_key() */
+    uint64_t sum[2];   /* chunk_sum() of all its identity bytes */
     uint32_t crc;      /* CRC-32 of the identity bytes */
     size_t zoff, zlen; /* in the generation's compressed bytes */
 };
 
-/* One body and its compressed chunks. */
+/* One body's chunks (not the body) and their compressed bytes. */
 struct gz_gen {
     struct gz_chunk *v;
     size_t n, cap;
-    struct fsc_buf *body; /* identity bytes; owned */
-    unsigned char *z;     /* the chunks' deflate bytes, back to back */
+    unsigned char *z; /* the chunks' deflate bytes, back to back */
     size_t zlen, zcap;
 };
 
@@ -78,11 +81,6 @@ int fsc_prom_gzchunks_new(int level, struct fsc_prom_gzchunks **out)
 
 static void gen_forget(struct gz_gen *g)
 {
-    if (g->body) {
-        fsc_buf_free(g->body);
-        free(g->body);
-        g->body = NULL;
-    }
     g->n = 0;
     g->zlen = 0;
 }
@@ -137,19 +135,41 @@ static uint64_t chunk_key(const unsigned char *p, size_t n)
     return fsc_hash_bytes(p + n - e, e, fsc_hash_bytes(p, e, (uint64_t)n));
 }
 
-/* The previous body's chunk equal to p[0..n), or NULL. */
-static const struct gz_chunk *find_prev(const struct fsc_prom_gzchunks *c, const unsigned char *p,
-                                        size_t n, uint64_t key)
+/* 128 bits over all of p[0..n): four independent lanes of 8 bytes each per
+ * 32-byte step (the multiplies of one lane do not wait for another's, about
+ * 4x the speed of one chain: a scrape hashes every byte of its body), folded
+ * pairwise and finished with fsc_hash_mix64. */
+static void chunk_sum(const unsigned char *p, size_t n, uint64_t out[2])
+{
+    uint64_t h[4] = {0x6a09e667f3bcc908ull ^ n, 0xbb67ae8584caa73bull, 0x3c6ef372fe94f82bull,
+                     0xa54ff53a5f1d36f1ull};
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        for (int l = 0; l < 4; l++) {
+            uint64_t w;
+            memcpy(&w, p + i + 8 * (size_t)l, 8);
+            h[l] ^= w * 0x87c37b91114253d5ull;
+            h[l] = (h[l] << 31 | h[l] >> 33) * 0x4cf5ad432745937full;
+        }
+    }
+    uint64_t tail = fsc_hash_bytes(p + i, n - i, h[3]);
+    out[0] = fsc_hash_mix64(h[0] ^ (h[2] << 17 | h[2] >> 47) ^ tail);
+    out[1] = fsc_hash_mix64(h[1] ^ (h[3] << 29 | h[3] >> 35) ^ (tail * 0x9e3779b97f4a7c15ull));
+}
+
+/* The previous body's chunk equal to `want` (length, key, sum), or NULL. */
+static const struct gz_chunk *find_prev(const struct fsc_prom_gzchunks *c,
+                                        const struct gz_chunk *want)
 {
     if (c->nslot == 0)
         return NULL;
-    const unsigned char *old = (const unsigned char *)c->prev.body->data;
-    for (size_t i = (size_t)key & (c->nslot - 1);; i = (i + 1) & (c->nslot - 1)) {
+    for (size_t i = (size_t)want->key & (c->nslot - 1);; i = (i + 1) & (c->nslot - 1)) {
         uint32_t s = c->slot[i];
         if (s == 0)
             return NULL;
         const struct gz_chunk *k = &c->prev.v[s - 1];
-        if (k->key == key && k->len == n && memcmp(old + k->off, p, n) == 0)
+        if (k->key == want->key && k->len == want->len && k->sum[0] == want->sum[0] &&
+            k->sum[1] == want->sum[1])
             return k;
     }
 }
@@ -214,10 +234,10 @@ static void put_le32(unsigned char *p, uint32_t v)
 }
 
 /* Makes this call's chunks the previous generation: their deflate bytes
- * (out[zbase..zbase + zlen)) copied, the body swapped in. Returns 0, or
- * -ENOMEM with nothing changed. */
-static int keep_generation(struct fsc_prom_gzchunks *c, struct fsc_buf **body,
-                           const struct fsc_buf *out, size_t zbase, size_t zlen)
+ * (out[zbase..zbase + zlen)) copied. Returns 0, or -ENOMEM with nothing
+ * changed. */
+static int keep_generation(struct fsc_prom_gzchunks *c, const struct fsc_buf *out, size_t zbase,
+                           size_t zlen)
 {
     struct gz_gen *g = &c->prev;
     size_t nslot;
@@ -241,9 +261,6 @@ static int keep_generation(struct fsc_prom_gzchunks *c, struct fsc_buf **body,
     c->cur = v;
     c->capcur = cap;
     c->ncur = 0;
-    struct fsc_buf *old = g->body;
-    g->body = *body;
-    *body = old;
     index_prev(c, nslot);
     return 0;
 }
@@ -278,7 +295,8 @@ static int compress_body(struct fsc_prom_gzchunks *c, const struct fsc_buf *in, 
         struct gz_chunk k = {
             .off = off, .len = end - off, .zoff = out->len - sizeof(gzip_member_head)};
         k.key = chunk_key(d + off, k.len);
-        const struct gz_chunk *old = find_prev(c, d + off, k.len, k.key);
+        chunk_sum(d + off, k.len, k.sum);
+        const struct gz_chunk *old = find_prev(c, &k);
         if (old) {
             rc = fsc_buf_append(out, c->prev.z + old->zoff, old->zlen);
             k.crc = old->crc;
@@ -304,21 +322,20 @@ static int compress_body(struct fsc_prom_gzchunks *c, const struct fsc_buf *in, 
     return fsc_buf_append(out, trailer, sizeof(trailer));
 }
 
-int fsc_prom_gzchunks_compress(struct fsc_prom_gzchunks *c, struct fsc_buf **body,
+int fsc_prom_gzchunks_compress(struct fsc_prom_gzchunks *c, const struct fsc_buf *body,
                                struct fsc_buf *out, struct fsc_prom_gz_stats *st)
 {
     struct fsc_prom_gz_stats local;
     if (!st)
         st = &local;
     memset(st, 0, sizeof(*st));
-    int rc = compress_body(c, *body, out, st);
+    int rc = compress_body(c, body, out, st);
     if (rc == 0) {
         size_t zlen = out->len - sizeof(gzip_member_head) - sizeof(deflate_last) - 8;
-        rc = keep_generation(c, body, out, sizeof(gzip_member_head), zlen);
+        rc = keep_generation(c, out, sizeof(gzip_member_head), zlen);
     }
     if (rc != 0) {
-        /* Nothing half-kept: the next call starts from scratch; *body is
-         * still the caller's. */
+        /* Nothing half-kept: the next call starts from scratch. */
         c->nslot = 0;
         gen_forget(&c->prev);
         c->ncur = 0;

@@ -12,11 +12,13 @@
  * chunks concatenate into one valid deflate stream (RFC 1951 3.2.3: blocks
  * follow each other; a sync flush ends on a byte boundary); one empty final
  * block, the CRC-32 combined from the chunks' and the length make it one gzip
- * member (RFC 1952). A chunk equal (memcmp, not only a hash) to a chunk of
- * the previous body is not compressed again: its compressed bytes are copied.
+ * member (RFC 1952). A chunk equal to a chunk of the previous body (same
+ * length and 128-bit hash of its bytes) is not compressed again: its
+ * compressed bytes are copied.
  *
- * The state holds the previous identity body (swapped in, never copied) and
- * its compressed chunks, about 1/14 of it: memory is one body plus a little.
+ * The state holds the previous body's chunk hashes and compressed chunks,
+ * about 1/14 of it, never the body itself: a scrape body can be shared by
+ * several responses and freed with the last of them.
  * Not thread-safe: one caller at a time (the HTTP server serialises callers
  * with a trylock and compresses without the cache when it is busy). */
 #ifndef FSC_PROM_GZIP_CHUNKS_H
@@ -42,14 +44,12 @@ int fsc_prom_gzchunks_new(int level, struct fsc_prom_gzchunks **out);
 /* Frees c and everything it holds (NULL is a no-op). */
 void fsc_prom_gzchunks_free(struct fsc_prom_gzchunks *c);
 
-/* Compresses (*body)->data[0..len) into out (reset first) as one gzip
- * member. On success the state keeps *body for the next call and *body
- * becomes the body it held before (NULL after the first call): the caller
- * owns that one. On failure *body is unchanged, the state forgets what it
- * held (the next call compresses everything) and out's content is
- * unspecified. st may be NULL. Returns 0, -ENOMEM, -E2BIG (out's limit) or
- * -EIO (zlib failure). */
-int fsc_prom_gzchunks_compress(struct fsc_prom_gzchunks *c, struct fsc_buf **body,
+/* Compresses body->data[0..len) (borrowed) into out (reset first) as one
+ * gzip member, and remembers its chunks for the next call. On failure the
+ * state forgets what it held (the next call compresses everything) and
+ * out's content is unspecified. st may be NULL. Returns 0, -ENOMEM, -E2BIG
+ * (out's limit) or -EIO (zlib failure). */
+int fsc_prom_gzchunks_compress(struct fsc_prom_gzchunks *c, const struct fsc_buf *body,
                                struct fsc_buf *out, struct fsc_prom_gz_stats *st);
 
 #endif

@@ -12,13 +12,17 @@
  * drops clients that stop reading, and net/http_watch.h bounds the time to a
  * complete request header (slowloris) and the body rate.
  *
- * A scrape: negotiate the format and encoding, take a buffer from the pool,
- * render into it under render_mu (only the render itself is serialised), gzip
- * it outside the lock if asked (reusing the compressed bytes of the chunks
- * equal to the previous scrape's: prom_gzip_chunks.h), and hand the buffer to
- * the server as the response body. It is sent straight from that buffer and
- * given back to the pool when the response is destroyed, so a slow reader
- * holds only its own buffer and its own thread, never the renderer.
+ * A scrape: negotiate the format and encoding; under render_mu, take the
+ * newest body of that format when its render ended after the scrape arrived
+ * (scrapes that waited for one render share it), else render a new one into
+ * a pool buffer and publish
+ * it (prom_http_body.h, "shared scrape bodies"); gzip it outside the lock if
+ * asked, once per body (reusing the compressed bytes of the chunks equal to
+ * the previous scrape's: prom_gzip_chunks.h), and hand it to the server as
+ * the response body. It is sent straight from the body and released when the
+ * response is destroyed, so a slow reader holds a reference and its own
+ * thread, never the renderer; readers that never read cannot grow memory
+ * past the bodies' budget (then scrapes are answered from the newest body).
  *
  * Extra routes (the status page): entries of the same route table after the
  * built-in paths; the route function writes into a pool buffer, sent exactly
@@ -57,6 +61,12 @@
 #define HTTP_BACKLOG 4096
 /* /metrics, /-/healthy, /-/ready */
 #define HTTP_BUILTIN_ROUTES 3
+/* Bodies held only by responses (slow readers) may take this much, or
+ * FSC_PROM_HELD_BODIES x the newest body if larger, before scrapes are
+ * answered from the newest body instead of a new render. */
+#define SCRAPE_HELD_MIN ((size_t)64 << 20)
+/* At most one warning per this long about answering from a held body. */
+#define STALE_LOG_NS (10 * 1000000000LL)
 
 /* An extra route as the server calls it: the table entry and its listener. */
 struct prom_extra {
@@ -72,8 +82,10 @@ struct fsc_prom_http {
     size_t max_body;
     pthread_mutex_t render_mu; /* held only around render() */
     struct fsc_prom_bufpool pool;
-    struct fsc_prom_gzshare gz; /* gzip reusing unchanged chunks of the last scrape */
-    char listen[128];           /* as configured, quoted for log lines */
+    struct fsc_prom_bodies bodies; /* rendered bodies, shared by scrapes */
+    struct fsc_prom_gzshare gz;    /* gzip reusing unchanged chunks of the last scrape */
+    int64_t stale_logged_ns;       /* under render_mu */
+    char listen[128];              /* as configured, quoted for log lines */
     struct prom_extra extra[FSC_PROM_HTTP_ROUTES_MAX]; /* immutable while serving */
     size_t n_extra;
 };
@@ -138,6 +150,52 @@ static void reply_buf(struct fsc_prom_http *h, struct fsc_http_call *call, struc
     fsc_http_respond(call, resp); /* hb and buf are the response's now */
 }
 
+static void body_release(void *cls)
+{
+    fsc_prom_body_unref(cls);
+}
+
+/* Under render_mu: the body that answers a scrape of format fmt that
+ * arrived at `arrived`: shared, or rendered now. NULL with *rc on failure. */
+static struct fsc_prom_body *scrape_body(struct fsc_prom_http *h, enum fsc_prom_format fmt,
+                                         int64_t arrived, int *rc, int64_t *render_ns)
+{
+    bool stale;
+    struct fsc_prom_body *body = fsc_prom_bodies_take(&h->bodies, (int)fmt, arrived, &stale);
+    *render_ns = 0;
+    if (body) {
+        if (stale && arrived - h->stale_logged_ns >= STALE_LOG_NS) {
+            h->stale_logged_ns = arrived;
+            fsc_log(FSC_LOG_WARN, "prom_scrape_held_body",
+                    "listen=%s held_bytes=%zu age_ms=%lld reason=slow_readers", h->listen,
+                    h->bodies.held, (long long)((arrived - body->started_ns) / 1000000));
+        }
+        return body;
+    }
+    struct fsc_buf *raw = fsc_prom_bufpool_get(&h->pool, h->max_body);
+    if (!raw) {
+        *rc = -ENOMEM;
+        return NULL;
+    }
+    int64_t t0 = fsc_mono_ns();
+    *rc = h->render(h->arg, fmt, raw);
+    *render_ns = fsc_mono_ns() - t0;
+    /* A renderer that ignored a failed append would otherwise ship a
+     * truncated exposition with a 200. */
+    if (*rc == 0 && raw->len > h->max_body)
+        *rc = -E2BIG;
+    else if (*rc == 0 && raw->failed)
+        *rc = -EIO;
+    if (*rc != 0) {
+        fsc_prom_bufpool_put(&h->pool, raw);
+        return NULL;
+    }
+    body = fsc_prom_bodies_publish(&h->bodies, (int)fmt, raw, t0);
+    if (!body)
+        *rc = -ENOMEM;
+    return body;
+}
+
 /* GET/HEAD /metrics. HEAD renders too, so its Content-Length is the real
  * one; the server leaves the body out. */
 static void serve_metrics(void *arg, struct fsc_http_call *call)
@@ -145,55 +203,39 @@ static void serve_metrics(void *arg, struct fsc_http_call *call)
     struct fsc_prom_http *h = arg;
     enum fsc_prom_format fmt = fsc_prom_negotiate_format(fsc_http_call_header(call, "Accept"));
     int gzip = fsc_prom_negotiate_gzip(fsc_http_call_header(call, "Accept-Encoding"));
-    struct fsc_buf *raw, *zbuf;
     struct fsc_prom_gz_stats gz_st = {0};
-    int64_t t0, t1, t2;
-    int rc;
+    int64_t render_ns;
+    int rc = 0;
 
-    raw = fsc_prom_bufpool_get(&h->pool, h->max_body);
-    if (!raw) {
-        fsc_http_respond_text(call, 500, "out of memory\n");
-        return;
-    }
-    t0 = fsc_mono_ns();
+    int64_t arrived = fsc_mono_ns();
     pthread_mutex_lock(&h->render_mu);
-    rc = h->render(h->arg, fmt, raw);
+    struct fsc_prom_body *body = scrape_body(h, fmt, arrived, &rc, &render_ns);
     pthread_mutex_unlock(&h->render_mu);
-    t1 = fsc_mono_ns();
-    /* A renderer that ignored a failed append would otherwise ship a
-     * truncated exposition with a 200. */
-    if (rc == 0 && raw->len > h->max_body)
-        rc = -E2BIG;
-    else if (rc == 0 && raw->failed)
-        rc = -EIO;
-    if (rc != 0) {
-        fsc_prom_bufpool_put(&h->pool, raw);
+    if (!body) {
         reply_render_error(h, call, rc);
         return;
     }
-    size_t plain_len = raw->len;
+    int64_t t1 = fsc_mono_ns();
+    const struct fsc_buf *wire = body->plain;
     if (gzip) {
-        zbuf = fsc_prom_bufpool_get(&h->pool, 0);
-        rc = zbuf ? fsc_prom_gzip_scrape(&h->gz, HTTP_GZIP_LEVEL, &raw, zbuf, &gz_st) : -ENOMEM;
-        if (rc == 0) {
-            fsc_prom_bufpool_put(&h->pool, raw); /* NULL or the body the compressor let go */
-            raw = zbuf;
+        const struct fsc_buf *z = fsc_prom_body_gzip(body, &h->gz, HTTP_GZIP_LEVEL, &gz_st, &rc);
+        if (z) {
+            wire = z;
         } else {
             /* Identity is always acceptable unless the client said
              * identity;q=0, and a scrape is better than none. */
-            fsc_prom_bufpool_put(&h->pool, zbuf);
             fsc_log(FSC_LOG_WARN, "prom_gzip_failed", "listen=%s err=%d bytes=%zu", h->listen, -rc,
-                    plain_len);
+                    body->plain->len);
             gzip = 0;
         }
     }
-    t2 = fsc_mono_ns();
+    int64_t t2 = fsc_mono_ns();
     fsc_log(FSC_LOG_DEBUG, "prom_scrape",
-            "listen=%s format=%s gzip=%d bytes=%zu wire_bytes=%zu render_us=%lld gzip_us=%lld "
-            "gzip_chunks=%zu gzip_chunks_reused=%zu",
-            h->listen, fmt == FSC_PROM_OPENMETRICS ? "openmetrics" : "text", gzip, plain_len,
-            raw->len, (long long)((t1 - t0) / 1000), (long long)((t2 - t1) / 1000), gz_st.chunks,
-            gz_st.chunks_reused);
+            "listen=%s format=%s gzip=%d bytes=%zu wire_bytes=%zu shared=%d render_us=%lld "
+            "gzip_us=%lld gzip_chunks=%zu gzip_chunks_reused=%zu",
+            h->listen, fmt == FSC_PROM_OPENMETRICS ? "openmetrics" : "text", gzip, body->plain->len,
+            wire->len, render_ns == 0, (long long)(render_ns / 1000), (long long)((t2 - t1) / 1000),
+            gz_st.chunks, gz_st.chunks_reused);
     /* The body depends on both Accept and Accept-Encoding, so caches must
      * key on both (two Vary lines are equivalent to one comma-joined line). */
     struct fsc_http_response resp = {
@@ -201,8 +243,12 @@ static void serve_metrics(void *arg, struct fsc_http_call *call)
         .content_type = fsc_prom_content_type(fmt),
         .headers = {{"Vary", "Accept-Encoding"}, {"Vary", "Accept"}, {"Content-Encoding", "gzip"}},
         .n_headers = gzip ? 3 : 2,
+        .body = wire->data,
+        .len = wire->len,
+        .release = body_release,
+        .release_cls = body,
     };
-    reply_buf(h, call, raw, &resp);
+    fsc_http_respond(call, &resp); /* the reference is the response's now */
 }
 
 static void serve_healthy(void *arg, struct fsc_http_call *call)
@@ -293,6 +339,7 @@ static size_t route_table(struct fsc_prom_http *h, struct fsc_http_handler *out)
 
 static void prom_http_free(struct fsc_prom_http *h)
 {
+    fsc_prom_bodies_fini(&h->bodies);
     fsc_prom_gzshare_fini(&h->gz);
     fsc_prom_bufpool_fini(&h->pool);
     pthread_mutex_destroy(&h->render_mu);
@@ -371,7 +418,15 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
         snprintf(err, errlen, "prometheus http: cannot create a mutex");
         return NULL;
     }
+    if (fsc_prom_bodies_init(&h->bodies, &h->pool, SCRAPE_HELD_MIN) != 0) {
+        fsc_prom_bufpool_fini(&h->pool);
+        pthread_mutex_destroy(&h->render_mu);
+        free(h);
+        snprintf(err, errlen, "prometheus http: cannot create a mutex");
+        return NULL;
+    }
     if (fsc_prom_gzshare_init(&h->gz, HTTP_GZIP_LEVEL) != 0) {
+        fsc_prom_bodies_fini(&h->bodies);
         fsc_prom_bufpool_fini(&h->pool);
         pthread_mutex_destroy(&h->render_mu);
         free(h);
@@ -423,6 +478,18 @@ void fsc_prom_http_sec_stats(struct fsc_prom_http *h, struct fsc_http_sec_stats 
 void fsc_prom_http_admit_stats(struct fsc_prom_http *h, struct fsc_admit_stats *out)
 {
     fsc_http_server_admit_stats(h ? h->server : NULL, out);
+}
+
+void fsc_prom_http_scrape_stats(struct fsc_prom_http *h, struct fsc_prom_scrape_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!h)
+        return;
+    pthread_mutex_lock(&h->bodies.mu);
+    out->shared = h->bodies.shared;
+    out->held_body = h->bodies.stale;
+    out->held_bytes = h->bodies.held;
+    pthread_mutex_unlock(&h->bodies.mu);
 }
 
 void fsc_prom_http_stop(struct fsc_prom_http *h)

@@ -92,6 +92,16 @@ void fsc_prom_http_sec_stats(struct fsc_prom_http *h, struct fsc_http_sec_stats 
  * (present 0 for NULL). Thread: any. */
 void fsc_prom_http_admit_stats(struct fsc_prom_http *h, struct fsc_admit_stats *out);
 
+/* Scrapes answered without a render of their own: `shared` waited for a
+ * render another scrape started, `held_body` got the newest body because
+ * the bodies slow readers still hold were over their budget; held_bytes is
+ * what every live body takes now. Zeros for NULL. Thread: any. */
+struct fsc_prom_scrape_stats {
+    uint64_t shared, held_body;
+    size_t held_bytes;
+};
+void fsc_prom_http_scrape_stats(struct fsc_prom_http *h, struct fsc_prom_scrape_stats *out);
+
 /* Stops serving, waits for the threads, frees. NULL is a no-op. */
 void fsc_prom_http_stop(struct fsc_prom_http *h);
 

@@ -1,6 +1,8 @@
 /* Body buffers and gzip for the exporter's HTTP server (prom_http_body.h). */
 #include "prometheus/prom_http_body.h"
 
+#include "base/clock.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -140,7 +142,7 @@ void fsc_prom_gzshare_fini(struct fsc_prom_gzshare *s)
     pthread_mutex_destroy(&s->mu);
 }
 
-int fsc_prom_gzip_scrape(struct fsc_prom_gzshare *s, int level, struct fsc_buf **raw,
+int fsc_prom_gzip_scrape(struct fsc_prom_gzshare *s, int level, const struct fsc_buf *raw,
                          struct fsc_buf *out, struct fsc_prom_gz_stats *st)
 {
     if (st)
@@ -150,5 +152,137 @@ int fsc_prom_gzip_scrape(struct fsc_prom_gzshare *s, int level, struct fsc_buf *
         pthread_mutex_unlock(&s->mu);
         return rc;
     }
-    return fsc_prom_gzip(*raw, level, out);
+    return fsc_prom_gzip(raw, level, out);
+}
+
+/* ---- shared scrape bodies ---------------------------------------------------- */
+
+int fsc_prom_bodies_init(struct fsc_prom_bodies *b, struct fsc_prom_bufpool *pool,
+                         size_t budget_min)
+{
+    memset(b, 0, sizeof(*b));
+    if (pthread_mutex_init(&b->mu, NULL) != 0)
+        return -ENOMEM;
+    b->pool = pool;
+    b->budget_min = budget_min;
+    return 0;
+}
+
+void fsc_prom_bodies_fini(struct fsc_prom_bodies *b)
+{
+    for (int f = 0; f < FSC_PROM_BODY_FORMATS; f++) {
+        struct fsc_prom_body *cur = b->cur[f];
+        b->cur[f] = NULL;
+        if (cur)
+            fsc_prom_body_unref(cur);
+    }
+    pthread_mutex_destroy(&b->mu);
+}
+
+/* Under b->mu: the bytes of bodies only responses hold (the newest ones
+ * aside), against the budget. */
+static bool held_over_budget(const struct fsc_prom_bodies *b)
+{
+    size_t newest = 0;
+    for (int f = 0; f < FSC_PROM_BODY_FORMATS; f++)
+        newest += b->cur[f] ? b->cur[f]->counted : 0;
+    size_t budget = FSC_PROM_HELD_BODIES * newest > b->budget_min ? FSC_PROM_HELD_BODIES * newest
+                                                                  : b->budget_min;
+    return b->held - newest > budget;
+}
+
+struct fsc_prom_body *fsc_prom_bodies_take(struct fsc_prom_bodies *b, int fmt, int64_t arrived_ns,
+                                           bool *stale)
+{
+    struct fsc_prom_body *body = NULL;
+    *stale = false;
+    pthread_mutex_lock(&b->mu);
+    struct fsc_prom_body *cur = b->cur[fmt];
+    if (cur && cur->finished_ns >= arrived_ns) {
+        body = cur;
+        b->shared++;
+    } else if (cur && held_over_budget(b)) {
+        body = cur;
+        b->stale++;
+        *stale = true;
+    }
+    if (body)
+        body->refs++;
+    pthread_mutex_unlock(&b->mu);
+    return body;
+}
+
+/* The bytes a buffer holds (its capacity: what it costs). */
+static size_t buf_bytes(const struct fsc_buf *buf)
+{
+    return buf ? buf->cap : 0;
+}
+
+struct fsc_prom_body *fsc_prom_bodies_publish(struct fsc_prom_bodies *b, int fmt,
+                                              struct fsc_buf *plain, int64_t started_ns)
+{
+    struct fsc_prom_body *body = calloc(1, sizeof(*body));
+    if (!body || pthread_mutex_init(&body->gz_mu, NULL) != 0) {
+        free(body);
+        fsc_prom_bufpool_put(b->pool, plain);
+        return NULL;
+    }
+    body->owner = b;
+    body->refs = 2; /* the caller's and b->cur's */
+    body->started_ns = started_ns;
+    body->finished_ns = fsc_mono_ns();
+    body->plain = plain;
+    body->gz_rc = 1;
+    body->counted = buf_bytes(plain);
+    pthread_mutex_lock(&b->mu);
+    struct fsc_prom_body *old = b->cur[fmt];
+    b->cur[fmt] = body;
+    b->held += body->counted;
+    pthread_mutex_unlock(&b->mu);
+    if (old)
+        fsc_prom_body_unref(old);
+    return body;
+}
+
+const struct fsc_buf *fsc_prom_body_gzip(struct fsc_prom_body *body, struct fsc_prom_gzshare *gz,
+                                         int level, struct fsc_prom_gz_stats *st, int *rc)
+{
+    struct fsc_prom_bodies *b = body->owner;
+    if (st)
+        memset(st, 0, sizeof(*st));
+    pthread_mutex_lock(&body->gz_mu);
+    if (body->gz_rc == 1) {
+        struct fsc_buf *zbuf = fsc_prom_bufpool_get(b->pool, 0);
+        int r = zbuf ? fsc_prom_gzip_scrape(gz, level, body->plain, zbuf, st) : -ENOMEM;
+        if (r == 0) {
+            body->gz = zbuf;
+            pthread_mutex_lock(&b->mu);
+            body->counted += buf_bytes(zbuf);
+            b->held += buf_bytes(zbuf);
+            pthread_mutex_unlock(&b->mu);
+        } else {
+            fsc_prom_bufpool_put(b->pool, zbuf);
+        }
+        body->gz_rc = r;
+    }
+    *rc = body->gz_rc;
+    const struct fsc_buf *out = body->gz_rc == 0 ? body->gz : NULL;
+    pthread_mutex_unlock(&body->gz_mu);
+    return out;
+}
+
+void fsc_prom_body_unref(struct fsc_prom_body *body)
+{
+    struct fsc_prom_bodies *b = body->owner;
+    pthread_mutex_lock(&b->mu);
+    bool last = --body->refs == 0;
+    if (last)
+        b->held -= body->counted;
+    pthread_mutex_unlock(&b->mu);
+    if (!last)
+        return;
+    fsc_prom_bufpool_put(b->pool, body->plain);
+    fsc_prom_bufpool_put(b->pool, body->gz);
+    pthread_mutex_destroy(&body->gz_mu);
+    free(body);
 }

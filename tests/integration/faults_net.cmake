@@ -23,3 +23,11 @@ add_test(NAME faults.net_prom
 set_tests_properties(faults.net_gnmi PROPERTIES LABELS "faults;integration;gnmi" TIMEOUT 120)
 set_tests_properties(faults.net_otlp PROPERTIES LABELS "faults;integration;otlp" TIMEOUT 120)
 set_tests_properties(faults.net_prom PROPERTIES LABELS "faults;integration;prometheus" TIMEOUT 120)
+# - slow readers: 48 connections that ask for a 13 MB /metrics and never read
+#   it: peak RSS bounded by the shared bodies' budget, a normal scrape still
+#   answered (faults_slow_readers.sh).
+add_test(NAME faults.slow_readers
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults_slow_readers.sh $<TARGET_FILE:fabricscope>
+                 ${Python3_EXECUTABLE})
+set_tests_properties(faults.slow_readers PROPERTIES LABELS "faults;integration;prometheus"
+                     TIMEOUT 120)

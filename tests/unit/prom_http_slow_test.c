@@ -85,6 +85,20 @@ static int wait_calls(struct fake *f, int n)
     return 0;
 }
 
+/* Polls (bounded: 10 s) until a body is published (a render ended): a
+ * scrape sent after that renders its own instead of sharing it. */
+static int wait_published(struct fsc_prom_http *h)
+{
+    for (int i = 0; i < 1000; i++) {
+        struct fsc_prom_scrape_stats st;
+        fsc_prom_http_scrape_stats(h, &st);
+        if (st.held_bytes > 0)
+            return 1;
+        sleep_ms(10);
+    }
+    return 0;
+}
+
 /* Full scrape on a fresh connection; 1 when the body is exactly want. */
 static int scrape_ok(uint16_t port, const char *extra, const char *want, size_t want_len)
 {
@@ -149,6 +163,7 @@ static void slow_reader_does_not_block(void)
         goto out;
     CHECK_INT(fx_send(a, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), 0);
     CHECK(wait_calls(&f, 1));
+    CHECK(wait_published(h));
     /* A's render is done and its response is stuck in full socket buffers. */
     CHECK(scrape_ok(port, "", big, BIG_LEN));
     CHECK(scrape_ok(port, "Accept-Encoding: gzip\r\n", big, BIG_LEN));
@@ -345,8 +360,9 @@ static void *par_main(void *arg)
     return NULL;
 }
 
-/* 8 clients x 5 scrapes, identity and gzip mixed: every body exact, one
- * render each (the pool hands out and takes back buffers concurrently). */
+/* 8 clients x 5 scrapes, identity and gzip mixed: every body exact; each
+ * scrape rendered or shared a render it waited for (the pool hands out and
+ * takes back buffers concurrently), none answered from a held body. */
 static void parallel_scrapes(void)
 {
     struct fake f;
@@ -370,10 +386,68 @@ static void parallel_scrapes(void)
         pthread_join(th[i], NULL);
         CHECK_INT(p[i].ok, 5);
     }
-    CHECK_INT(atomic_load(&f.calls), 40);
+    struct fsc_prom_scrape_stats st;
+    fsc_prom_http_scrape_stats(h, &st);
+    CHECK_INT(atomic_load(&f.calls) + (int)st.shared, 40);
+    CHECK_INT(st.held_body, 0);
     fsc_prom_http_stop(h);
     fake_fini(&f);
     free(big);
+}
+
+/* Three scrapes of one format that arrive while a render is parked share
+ * it: one render, three exact bodies (identity and gzip from the same
+ * body), counted as two shared. */
+static void waiting_scrapes_share_one_render(void)
+{
+    struct fake f;
+    struct fx_resp r;
+    pthread_t t1;
+    fake_init(&f);
+    struct fsc_prom_http *h = fx_start(&f, 0, 0);
+    if (!h)
+        return;
+    uint16_t port = fsc_prom_http_port(h);
+    struct scraper s1 = {port, "", {0}, -1};
+    fake_gate(&f, 1);
+    CHECK_INT(pthread_create(&t1, NULL, scraper_main, &s1), 0);
+    CHECK(fake_wait_in_render(&f));
+    int s2 = fx_connect(port), s3 = fx_connect(port);
+    CHECK(s2 != -1 && s3 != -1);
+    CHECK_INT(fx_send(s2, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), 0);
+    CHECK_INT(fx_send(s3, "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n"), 0);
+    /* Both requests read; 200 ms for their handlers to reach the render lock
+     * (they wait there: the render is parked). Not synchronisation of the
+     * result: a scrape that came later would render and fail the count. */
+    CHECK(wait_request_read(port, s2));
+    CHECK(wait_request_read(port, s3));
+    sleep_ms(200);
+    fake_gate(&f, 0);
+    pthread_join(t1, NULL);
+    CHECK_INT(s1.rc, 0);
+    CHECK_STR(s1.r.body, FX_TEXT);
+    fx_resp_free(&s1.r);
+    CHECK_INT(s2 != -1 ? fx_read_resp(s2, 0, &r) : -1, 0);
+    CHECK_STR(r.body, FX_TEXT);
+    fx_resp_free(&r);
+    CHECK_INT(s3 != -1 ? fx_read_resp(s3, 0, &r) : -1, 0);
+    char *plain = NULL;
+    size_t plain_len = 0;
+    CHECK(fx_gunzip(r.body, r.body_len, &plain, &plain_len) == 0 && plain_len == strlen(FX_TEXT) &&
+          memcmp(plain, FX_TEXT, plain_len) == 0);
+    free(plain);
+    fx_resp_free(&r);
+    CHECK_INT(atomic_load(&f.calls), 1);
+    struct fsc_prom_scrape_stats st;
+    fsc_prom_http_scrape_stats(h, &st);
+    CHECK_INT(st.shared, 2);
+    CHECK_INT(st.held_body, 0);
+    if (s2 != -1)
+        close(s2);
+    if (s3 != -1)
+        close(s3);
+    fsc_prom_http_stop(h);
+    fake_fini(&f);
 }
 
 struct opener {
@@ -425,6 +499,7 @@ static void stop_with_clients(void)
     fx_resp_free(&r);
     CHECK_INT(fx_send(stalled, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), 0);
     CHECK(wait_calls(&f, 1));
+    CHECK(wait_published(h)); /* so the next scrape renders (and parks) */
 
     struct scraper s1 = {port, "", {0}, -1};
     fake_gate(&f, 1);
@@ -454,4 +529,5 @@ static void stop_with_clients(void)
 }
 
 TEST_MAIN(TEST(slow_reader_does_not_block), TEST(render_lock_scope), TEST(idle_clients_dropped),
-          TEST(parallel_scrapes), TEST(stop_with_clients), TEST(slowloris_header_deadline))
+          TEST(parallel_scrapes), TEST(waiting_scrapes_share_one_render), TEST(stop_with_clients),
+          TEST(slowloris_header_deadline))
