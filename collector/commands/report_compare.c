@@ -348,8 +348,32 @@ static void test_pair(struct fsc_cmp_row *row, struct fsc_cmp_test *t, const dou
     t->verdict = b_higher == fsc_cmp_lower_is_better(row->metric) ? FSC_CMP_WORSE : FSC_CMP_BETTER;
 }
 
+static int cmp_rows(const void *x, const void *y)
+{
+    const struct fsc_cmp_row *a = x, *b = y;
+    if (a->metric != b->metric)
+        return a->metric < b->metric ? -1 : 1;
+    return strcmp(a->entity, b->entity);
+}
+
+/* Rows in output order (metric, then entity), the hash rebuilt for them. */
+static void sort_rows(struct fsc_compare *cmp)
+{
+    if (cmp->n_rows == 0)
+        return;
+    qsort(cmp->rows, cmp->n_rows, sizeof(*cmp->rows), cmp_rows);
+    memset(cmp->hash, 0, sizeof(cmp->hash));
+    for (size_t i = 0; i < cmp->n_rows; i++) {
+        size_t s = row_hash(cmp->rows[i].metric, cmp->rows[i].entity) & (HASH_SLOTS - 1);
+        while (cmp->hash[s])
+            s = (s + 1) & (HASH_SLOTS - 1);
+        cmp->hash[s] = (uint32_t)i + 1;
+    }
+}
+
 int fsc_compare_compute(struct fsc_compare *cmp)
 {
+    sort_rows(cmp);
     size_t most = 0;
     for (size_t r = 0; r < cmp->n_ranges; r++)
         if (cmp->ranges[r].n_minutes > most)

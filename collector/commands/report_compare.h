@@ -127,7 +127,8 @@ int fsc_compare_load_rollup(struct fsc_compare *cmp, const char *dir, char *err,
 int fsc_compare_add_port(struct fsc_compare *cmp, const struct fsc_rr_name *name,
                          const struct fsc_rr_record *rec);
 
-/* Derives every row's statistics and tests. Returns 0 or -ENOMEM. */
+/* Sorts the rows (metric, then entity) and derives their statistics and
+ * tests. Returns 0 or -ENOMEM. */
 int fsc_compare_compute(struct fsc_compare *cmp);
 
 /* ---- statistics (report_compare_stats.c) ------------------------------------- */
