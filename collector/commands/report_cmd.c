@@ -58,8 +58,9 @@ const char fsc_report_usage[] =
     "                        --from / --to); two or more compare the ranges side by side\n"
     "                        from the rollup store: CNP/s per rail (else per device),\n"
     "                        NIC throughput per rail, uplink max/mean and coefficient of\n"
-    "                        variation per leaf, microbursts per hour, PFC pause; p50, p99,\n"
-    "                        max of the per-minute values and per pair of ranges a verdict\n"
+    "                        variation per leaf, port group max/mean, microbursts per\n"
+    "                        hour, PFC pause; p50, p99, max of the per-minute values and\n"
+    "                        per pair of ranges a verdict\n"
     "                        (better / worse / same within noise: Mann-Whitney U, 5 %)\n"
     "                        and what the store does not hold (ECN marks, NIC reorder)\n"
     "  --format F            with --compare: text (default), csv, json or html, on\n"
@@ -67,8 +68,9 @@ const char fsc_report_usage[] =
     "  -h, --help            show this help\n"
     "\n"
     "Exit status: 0 success; 1 no rollup store, Prometheus unreachable or refusing,\n"
-    "no data in the range, or the files cannot be written; 2 usage or configuration\n"
-    "error.\n";
+    "no data in the range (--compare: in any one range), or the files cannot be\n"
+    "written; 2 usage or configuration error (--compare: fewer than two ranges, a\n"
+    "malformed range).\n";
 
 struct report_args {
     const char *config, *from, *to, *source, *url, *state_dir, *out, *threshold, *format;

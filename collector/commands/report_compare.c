@@ -21,7 +21,7 @@ const char *const fsc_cmp_not_in_store[] = {
     "reorder / out-of-sequence per NIC: the store keeps no NIC out-of-sequence counter "
     "(the engine's reorder detector sees it live; read it from Prometheus)",
     "CNP/s per spine: spines send no CNPs; CNPs are per rail (NIC ports with a rail) or per "
-    "device",
+    "device; uplink balance is per leaf and per port group, not per spine",
     NULL,
 };
 
@@ -33,6 +33,8 @@ static const struct {
     [FSC_CMP_THROUGHPUT] = {"throughput_bps", "NIC transmit bits per second", false},
     [FSC_CMP_UPLINK_MAXMEAN] = {"uplink_max_over_mean", "busiest uplink tx over the mean", true},
     [FSC_CMP_UPLINK_CV] = {"uplink_cv", "coefficient of variation of the uplinks' tx", true},
+    [FSC_CMP_GROUP_MAXMEAN] = {"group_max_over_mean",
+                               "port group's busiest member over the mean (engine ratio)", true},
     [FSC_CMP_BURSTS] = {"microbursts_per_hour", "microbursts per hour", true},
     [FSC_CMP_PFC] = {"pfc_pause_ms_per_s", "PFC rx pause, ms per second", true},
 };
@@ -226,10 +228,12 @@ static int add_to_range(struct fsc_compare *cmp, const struct fsc_rr_name *name,
     return rc;
 }
 
-int fsc_compare_add_port(struct fsc_compare *cmp, const struct fsc_rr_name *name,
-                         const struct fsc_rr_record *rec)
+int fsc_compare_add_record(struct fsc_compare *cmp, const struct fsc_rr_name *name,
+                           const struct fsc_rr_record *rec)
 {
-    if (rec->type != FSC_RR_PORT || name->kind != FSC_RR_NAME_PORT)
+    bool port = rec->type == FSC_RR_PORT && name->kind == FSC_RR_NAME_PORT;
+    bool group = rec->type == FSC_RR_GROUP && name->kind == FSC_RR_NAME_GROUP;
+    if (!port && !group)
         return 0;
     for (size_t r = 0; r < cmp->n_ranges; r++) {
         struct fsc_cmp_range *rg = &cmp->ranges[r];
@@ -240,7 +244,12 @@ int fsc_compare_add_port(struct fsc_compare *cmp, const struct fsc_rr_name *name
         if (minute >= rg->n_minutes)
             continue;
         rg->records++;
-        int rc = add_to_range(cmp, name, rec, r, minute);
+        /* a group record: the mean over the minute's polls of the engine's
+         * max/mean ratio of the group's members (port groups of the topology,
+         * e.g. a leaf's uplinks) */
+        int rc =
+            port ? add_to_range(cmp, name, rec, r, minute)
+                 : add(cmp, FSC_CMP_GROUP_MAXMEAN, name->device, r, minute, rec->group.ratio_mean);
         if (rc != 0)
             return rc;
     }
@@ -267,7 +276,7 @@ int fsc_compare_load_rollup(struct fsc_compare *cmp, const char *dir, char *err,
     while ((rc = fsc_rollup_reader_next(rd, &rec, &name)) == 1) {
         if (!name)
             continue;
-        rc = fsc_compare_add_port(cmp, name, &rec);
+        rc = fsc_compare_add_record(cmp, name, &rec);
         if (rc != 0)
             break;
     }

@@ -34,6 +34,7 @@ enum fsc_cmp_metric {
     FSC_CMP_THROUGHPUT,     /* NIC transmit bits/s, summed over the entity's ports */
     FSC_CMP_UPLINK_MAXMEAN, /* busiest uplink's tx over the uplinks' mean */
     FSC_CMP_UPLINK_CV,      /* coefficient of variation of the uplinks' tx */
+    FSC_CMP_GROUP_MAXMEAN,  /* a port group's max/mean (the engine's imbalance ratio) */
     FSC_CMP_BURSTS,         /* microbursts per hour, summed over ports */
     FSC_CMP_PFC,            /* PFC rx pause, ms per second summed over ports */
     FSC_CMP_METRICS
@@ -119,13 +120,15 @@ void fsc_compare_fini(struct fsc_compare *cmp);
 
 /* Reads the rollup store at dir for every range. Returns 0, -ENOENT (no
  * store: sentence in err), -ENODATA (a range holds no PORT record: err
- * names it) or another negative errno (sentence in err). */
+ * names it) or another negative errno (sentence in err). A range's
+ * records are its PORT and GROUP records. */
 int fsc_compare_load_rollup(struct fsc_compare *cmp, const char *dir, char *err, size_t errlen);
 
-/* Folds one PORT record named *name into every range holding its minute
- * (the loader's step; tests feed records directly). Returns 0 or -ENOMEM. */
-int fsc_compare_add_port(struct fsc_compare *cmp, const struct fsc_rr_name *name,
-                         const struct fsc_rr_record *rec);
+/* Folds one PORT or GROUP record named *name into every range holding its
+ * minute (the loader's step; tests feed records directly); other records
+ * are ignored. Returns 0 or -ENOMEM. */
+int fsc_compare_add_record(struct fsc_compare *cmp, const struct fsc_rr_name *name,
+                           const struct fsc_rr_record *rec);
 
 /* Sorts the rows (metric, then entity) and derives their statistics and
  * tests. Returns 0 or -ENOMEM. */

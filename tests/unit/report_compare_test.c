@@ -12,6 +12,8 @@
  *   the same values in reverse minute order in B: same within noise;
  * - leaf1's uplinks up1 / up2 carry 1.2 / 0.8 x 100 Gb/s in A (max/mean
  *   1.2, CV 0.2) and 100 Gb/s each in B (1.0, 0): B better;
+ * - the port group leaf1-uplinks (GROUP records): the engine's max/mean
+ *   ratio 1.2 + s(i) / 1000 in A, 1.05 + s(i) / 1000 in B: B better;
  * - PFC pause of gpu1 nic0: (i mod 21) ms/s in A, (i mod 21) + 10 in B:
  *   overlapping samples, U counted pair by pair below;
  * - no microburst anywhere: 0 in both ranges, same.
@@ -27,13 +29,14 @@
 #include "commands/report_compare.h"
 #include "rollup/rollup_store.h"
 #include "test.h"
+#include "config_all.h"
 
 #define D0 1700006400LL /* 2023-11-15T00:00:00Z */
 #define W  63           /* minutes per range */
 
 static char dir[64];
 
-enum { K_GPU1, K_GPU2, K_HOST9, K_UP1, K_UP2, K__N };
+enum { K_GPU1, K_GPU2, K_HOST9, K_UP1, K_UP2, K_GROUP, K__N };
 
 static double spread(int i)
 {
@@ -49,6 +52,11 @@ static double tx_nic(int range, int i)
 {
     int k = range == 0 ? i : W - 1 - i;
     return 100e9 + 1e9 * (k % 21 - 10);
+}
+
+static double group_ratio(int range, int i)
+{
+    return (range == 0 ? 1.2 : 1.05) + spread(i) / 1000;
 }
 
 static double pfc_ms(int range, int i)
@@ -93,6 +101,14 @@ static struct fsc_rr_record rec_of(uint32_t key, int m)
         r.flags = FSC_RR_F_CNP | FSC_RR_F_COVERED;
         r.port.cnp = 600;
         break;
+    case K_GROUP:
+        r.type = FSC_RR_GROUP;
+        r.flags = 0;
+        r.group.ratio_mean = group_ratio(range, i);
+        r.group.ratio_max = r.group.ratio_mean + 0.5;
+        r.group.members = 2;
+        r.group.polls = 60;
+        break;
     case K_UP1:
     case K_UP2: {
         double bps = range == 0 ? (key == K_UP1 ? 1.2e11 : 0.8e11) : 1e11;
@@ -116,8 +132,9 @@ static void seed(void)
     struct fsc_rr_name names[K__N] = {
         name_of("gpu1", "nic0", 0, FSC_PORT_NIC),     name_of("gpu2", "nic0", 0, FSC_PORT_NIC),
         name_of("host9", "nic0", -1, FSC_PORT_NIC),   name_of("leaf1", "up1", -1, FSC_PORT_UPLINK),
-        name_of("leaf1", "up2", -1, FSC_PORT_UPLINK),
+        name_of("leaf1", "up2", -1, FSC_PORT_UPLINK), name_of("leaf1-uplinks", "", -1, 0),
     };
+    names[K_GROUP].kind = FSC_RR_NAME_GROUP;
     for (uint32_t k = 0; k < K__N; k++)
         CHECK_INT(fsc_rollup_store_define(st, k, &names[k]), 0);
     for (int m = 0; m < 2 * W; m++) {
@@ -230,6 +247,14 @@ static void known_answers(void)
             CHECK_INT(mm->tests[0].verdict, FSC_CMP_BETTER);
             CHECK_INT(cv->tests[0].verdict, FSC_CMP_BETTER);
         }
+        const struct fsc_cmp_row *grp = find(&cmp, FSC_CMP_GROUP_MAXMEAN, "leaf1-uplinks");
+        if (grp) {
+            expect_stats(&grp->st[0], group_ratio, 0);
+            expect_stats(&grp->st[1], group_ratio, 1);
+            CHECK_REL(grp->st[1].p50, 1.05, 1e-9);
+            CHECK_REL(grp->tests[0].u, 0, 0); /* every B minute below every A minute */
+            CHECK_INT(grp->tests[0].verdict, FSC_CMP_BETTER);
+        }
         const struct fsc_cmp_row *bursts = find(&cmp, FSC_CMP_BURSTS, "leaf1");
         if (bursts) {
             CHECK_NEAR(bursts->st[0].max, 0, 0);
@@ -314,7 +339,7 @@ static void json_exact(void)
             "\"format\": 1,",
             "\"test\": \"Mann-Whitney U, two-sided, 5 %, normal approximation\",",
             "{\"name\": \"A\", \"from\": \"2023-11-15T00:00:00Z\", \"to\": "
-            "\"2023-11-15T01:03:00Z\", \"records\": 315}",
+            "\"2023-11-15T01:03:00Z\", \"records\": 378}",
             "\"metric\": \"cnp_per_s\",",
             "\"entity\": \"rail 0\",",
             "{\"range\": \"A\", \"minutes\": 63, \"p50\": 1000, \"p99\": 1050, \"max\": 1050, "
@@ -359,8 +384,8 @@ static void html_bars(void)
         fclose(f);
         /* rows: CNP rail 0 and host9, PFC rail 0, throughput rail 0, bursts
          * rail 0 and leaf1 (host9 has no byte series), uplink max/mean and
-         * CV leaf1 */
-        CHECK_INT(cmp.n_rows, 8);
+         * CV leaf1, the group leaf1-uplinks */
+        CHECK_INT(cmp.n_rows, 9);
         CHECK_INT(count(html, "<svg class=\"bars\""), cmp.n_rows);
         CHECK_INT(count(html, "<rect class=\"bar\""), cmp.n_rows * 2 * 3);
         for (enum fsc_cmp_metric m = 0; m < FSC_CMP_METRICS; m++) {
@@ -414,5 +439,41 @@ static void range_errors(void)
     rm_tmp();
 }
 
+static int run(int argc, const char **argv)
+{
+    return fsc_report_main(argc, (char **)argv, fsc_app_schema());
+}
+
+/* The options as `fabricscope report` takes them: --compare goes without
+ * --from / --to / Prometheus, --format only with --compare, and a good
+ * command line writes DIR/compare.json. */
+static void cli_options(void)
+{
+    seed();
+    char sd[96], out[128], path[160];
+    snprintf(sd, sizeof(sd), "%s/state", dir);
+    snprintf(out, sizeof(out), "%s/out", dir);
+    CHECK_INT(mkdir(sd, 0755), 0);
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "mkdir %s/rollup && mv %s/*.fsr %s/rollup/", sd, dir, sd);
+    CHECK_INT(system(cmd), 0);
+    const char *a = "--compare=A=1700006400..1700010180", *b = "--compare=B=1700010180..1700013960";
+    const char *with_from[] = {"report", a, b, "--from", "-1h", "--state-dir", sd};
+    CHECK_INT(run(7, with_from), 2);
+    const char *with_prom[] = {"report", a, b, "--prometheus", "http://127.0.0.1:1"};
+    CHECK_INT(run(5, with_prom), 2);
+    const char *format_alone[] = {"report", "--format", "json", "--state-dir", sd};
+    CHECK_INT(run(5, format_alone), 2);
+    const char *one[] = {"report", a, "--state-dir", sd};
+    CHECK_INT(run(4, one), 2);
+    const char *good[] = {"report", a, b, "--format", "json", "--state-dir", sd, "--out", out};
+    CHECK_INT(run(9, good), 0);
+    snprintf(path, sizeof(path), "%s/compare.json", out);
+    struct stat sb;
+    CHECK_INT(stat(path, &sb), 0);
+    CHECK(sb.st_size > 1000);
+    rm_tmp();
+}
+
 TEST_MAIN(TEST(known_answers), TEST(mann_whitney_by_hand), TEST(json_exact), TEST(html_bars),
-          TEST(range_errors))
+          TEST(range_errors), TEST(cli_options))
