@@ -7,7 +7,9 @@
  * - CNP/s of rail 0 (gpu1 nic0 + gpu2 nic0, half each): A 1000 + s(i),
  *   B 1.3 (1000 + s(i)): p50 1000 / 1300, p99 and max 1050 / 1365, ratio
  *   1.3, every B minute above every A minute: B worse;
- * - CNP/s of host9 (no rail: its device names it): 10 in both: same;
+ * - CNP/s of host9 (no rail: its device names it): 10 + i in A, the same
+ *   values in reverse minute order in B (distinct values: p50 41, p99
+ *   10 + 61.38 = 71.38 by definition 7): same within noise;
  * - NIC tx throughput of rail 0: 2 x (100e9 + 1e9 (i mod 21 - 10)) in A,
  *   the same values in reverse minute order in B: same within noise;
  * - leaf1's uplinks up1 / up2 carry 1.2 / 0.8 x 100 Gb/s in A (max/mean
@@ -46,6 +48,11 @@ static double spread(int i)
 static double cnp_rail0(int range, int i)
 {
     return range == 0 ? 1000 + spread(i) : 1.3 * (1000 + spread(i));
+}
+
+static double cnp_host9(int range, int i)
+{
+    return 10 + (range == 0 ? i : W - 1 - i);
 }
 
 static double tx_nic(int range, int i)
@@ -99,7 +106,7 @@ static struct fsc_rr_record rec_of(uint32_t key, int m)
         break;
     case K_HOST9:
         r.flags = FSC_RR_F_CNP | FSC_RR_F_COVERED;
-        r.port.cnp = 600;
+        r.port.cnp = cnp_host9(range, i) * 60;
         break;
     case K_GROUP:
         r.type = FSC_RR_GROUP;
@@ -227,7 +234,11 @@ static void known_answers(void)
         }
         const struct fsc_cmp_row *host = find(&cmp, FSC_CMP_CNP, "host9");
         if (host) {
-            CHECK_REL(host->st[1].p50, 10, 1e-12);
+            expect_stats(&host->st[0], cnp_host9, 0);
+            expect_stats(&host->st[1], cnp_host9, 1);
+            CHECK_REL(host->st[1].p50, 41, 1e-12);
+            CHECK_REL(host->st[1].p99, 71.38, 1e-9);
+            CHECK_REL(host->tests[0].u, W * W / 2.0, 1e-12);
             CHECK_INT(host->tests[0].verdict, FSC_CMP_SAME);
         }
         const struct fsc_cmp_row *thr = find(&cmp, FSC_CMP_THROUGHPUT, "rail 0");
