@@ -93,6 +93,9 @@ int fsc_compare_write_csv(const struct fsc_compare *cmp, FILE *out)
     fprintf(out, "# test: %s\n", fsc_cmp_test_name);
     for (size_t i = 0; fsc_cmp_not_in_store[i]; i++)
         fprintf(out, "# not in store: %s\n", fsc_cmp_not_in_store[i]);
+    if (cmp->dropped)
+        fprintf(out, "# note: %llu contributions beyond %d rows were left out\n",
+                (unsigned long long)cmp->dropped, FSC_CMP_MAX_ROWS);
     fputs("table,metric,entity,range,minutes,p50,p99,max,mean\n", out);
     for (size_t i = 0; i < cmp->n_rows; i++) {
         const struct fsc_cmp_row *row = &cmp->rows[i];
@@ -141,6 +144,7 @@ int fsc_compare_write_json(const struct fsc_compare *cmp, FILE *out)
     fsc_json_str(&w, "origin", cmp->origin ? cmp->origin : "");
     fsc_json_str(&w, "test", fsc_cmp_test_name);
     fsc_json_num(&w, "alpha", FSC_CMP_ALPHA);
+    fsc_json_uint(&w, "dropped", cmp->dropped); /* contributions beyond FSC_CMP_MAX_ROWS */
     fsc_json_array(&w, "ranges");
     for (size_t r = 0; r < cmp->n_ranges; r++) {
         fsc_json_object(&w, NULL);

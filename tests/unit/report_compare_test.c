@@ -348,6 +348,7 @@ static void json_exact(void)
         fclose(f);
         static const char *const want[] = {
             "\"format\": 1,",
+            "\"dropped\": 0,",
             "\"test\": \"Mann-Whitney U, two-sided, 5 %, normal approximation\",",
             "{\"name\": \"A\", \"from\": \"2023-11-15T00:00:00Z\", \"to\": "
             "\"2023-11-15T01:03:00Z\", \"records\": 378}",
@@ -450,6 +451,38 @@ static void range_errors(void)
     rm_tmp();
 }
 
+/* 200 devices' CNP rows fed directly: FSC_CMP_MAX_ROWS kept, the rest
+ * counted as dropped, never written past the bound. */
+static void row_bound(void)
+{
+    struct fsc_compare cmp;
+    fsc_compare_init(&cmp);
+    CHECK_INT(fsc_compare_add_range(&cmp, "A", D0, D0 + 600), 0);
+    CHECK_INT(fsc_compare_add_range(&cmp, "B", D0 + 600, D0 + 1200), 0);
+    for (int d = 0; d < 200; d++) {
+        char dev[16];
+        snprintf(dev, sizeof(dev), "host%03d", d);
+        struct fsc_rr_name n = name_of(dev, "nic0", -1, FSC_PORT_NIC);
+        struct fsc_rr_record r;
+        memset(&r, 0, sizeof(r));
+        r.type = FSC_RR_PORT;
+        r.flags = FSC_RR_F_CNP | FSC_RR_F_COVERED;
+        r.minute_s = D0 + 60;
+        r.port.counters_ms = 60000;
+        r.port.cnp = 60;
+        CHECK_INT(fsc_compare_add_record(&cmp, &n, &r), 0);
+    }
+    CHECK_INT(cmp.n_rows, FSC_CMP_MAX_ROWS);
+    CHECK_INT(cmp.dropped, 200 - FSC_CMP_MAX_ROWS);
+    CHECK_INT(cmp.ranges[0].records, 200);
+    CHECK_INT(cmp.ranges[1].records, 0);
+    CHECK_INT(fsc_compare_compute(&cmp), 0);
+    CHECK_INT(cmp.rows[0].st[0].n, 1);
+    CHECK_REL(cmp.rows[0].st[0].p50, 1, 1e-12);
+    CHECK_INT(cmp.rows[0].tests[0].verdict, FSC_CMP_TOO_FEW);
+    fsc_compare_fini(&cmp);
+}
+
 static int run(int argc, const char **argv)
 {
     return fsc_report_main(argc, (char **)argv, fsc_app_schema());
@@ -487,4 +520,4 @@ static void cli_options(void)
 }
 
 TEST_MAIN(TEST(known_answers), TEST(mann_whitney_by_hand), TEST(json_exact), TEST(html_bars),
-          TEST(range_errors), TEST(cli_options))
+          TEST(range_errors), TEST(cli_options), TEST(row_bound))
