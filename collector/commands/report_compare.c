@@ -247,9 +247,11 @@ int fsc_compare_add_record(struct fsc_compare *cmp, const struct fsc_rr_name *na
         /* a group record: the mean over the minute's polls of the engine's
          * max/mean ratio of the group's members (port groups of the topology,
          * e.g. a leaf's uplinks) */
-        int rc =
-            port ? add_to_range(cmp, name, rec, r, minute)
-                 : add(cmp, FSC_CMP_GROUP_MAXMEAN, name->device, r, minute, rec->group.ratio_mean);
+        int rc = 0;
+        if (port)
+            rc = add_to_range(cmp, name, rec, r, minute);
+        else if (rec->group.ratio_mean > 0) /* 0: the engine had no ratio (no traffic) */
+            rc = add(cmp, FSC_CMP_GROUP_MAXMEAN, name->device, r, minute, rec->group.ratio_mean);
         if (rc != 0)
             return rc;
     }

@@ -61,14 +61,18 @@ int fsc_compare_write_text(const struct fsc_compare *cmp, FILE *out)
             }
             for (size_t k = 0; k < row->n_tests; k++) {
                 const struct fsc_cmp_test *t = &row->tests[k];
-                fprintf(out, "    %s vs %s: %s (p50 %s; U=%s z=%s p=%s)\n", cmp->ranges[t->b].name,
+                fprintf(out, "    %s vs %s: %s (p50 %s", cmp->ranges[t->b].name,
                         cmp->ranges[t->a].name, fsc_cmp_verdict_word(t->verdict),
-                        ratio_text(t->ratio_p50, e, sizeof(e)), num(t->u, a, sizeof(a)),
-                        num(t->z, b, sizeof(b)), num(t->p, c, sizeof(c)));
+                        ratio_text(t->ratio_p50, e, sizeof(e)));
+                if (t->verdict == FSC_CMP_TOO_FEW)
+                    fprintf(out, "; fewer than %d minutes)\n", FSC_CMP_MIN_N);
+                else
+                    fprintf(out, "; U=%s z=%s p=%s)\n", num(t->u, a, sizeof(a)),
+                            num(t->z, b, sizeof(b)), num(t->p, c, sizeof(c)));
             }
         }
         if (!any)
-            fprintf(out, "\n%s: no data in the store for any range\n", fsc_cmp_metric_name(m));
+            fprintf(out, "\n%s: no value in any range\n", fsc_cmp_metric_name(m));
     }
     fputs("\nNot in the rollup store (not shown, not zero):\n", out);
     for (size_t i = 0; fsc_cmp_not_in_store[i]; i++)
