@@ -414,6 +414,60 @@ static void html_bars(void)
     rm_tmp();
 }
 
+static char *slurp(const char *path)
+{
+    char *text = NULL;
+    size_t cap = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (getdelim(&text, &cap, '\0', f) < 0) {
+            free(text);
+            text = NULL;
+        }
+        fclose(f);
+    }
+    return text;
+}
+
+/* compare.html rendered by headless Chromium: the charts are in the DOM
+ * and the console stays silent (skipped, 77, without chromium). */
+static void html_chromium(void)
+{
+    if (system("command -v chromium >/dev/null 2>&1") != 0)
+        test_skip("chromium (Debian package chromium)");
+    seed();
+    struct fsc_compare cmp;
+    if (load(&cmp) == 0) {
+        char path[128], dom[128], log[128], cmd[1024];
+        snprintf(path, sizeof(path), "%s/compare.html", dir);
+        snprintf(dom, sizeof(dom), "%s/dom.html", dir);
+        snprintf(log, sizeof(log), "%s/chromium.log", dir);
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) {
+            CHECK_INT(fsc_compare_write_html(&cmp, f), 0);
+            fclose(f);
+        }
+        snprintf(cmd, sizeof(cmd),
+                 "HOME=%s timeout 60 chromium --headless=new --no-sandbox --disable-gpu "
+                 "--no-first-run --user-data-dir=%s/profile --enable-logging=stderr --v=0 "
+                 "--dump-dom file://%s >%s 2>%s",
+                 dir, dir, path, dom, log);
+        CHECK_INT(system(cmd), 0);
+        char *text = slurp(dom), *errs = slurp(log);
+        CHECK(text && count(text, "<svg class=\"bars\"") == cmp.n_rows);
+        CHECK(text && strstr(text, "data-metric=\"cnp_per_s\"") != NULL);
+        if (errs && (strstr(errs, "CONSOLE") || strstr(errs, "Uncaught"))) {
+            fprintf(stderr, "chromium console:\n%s\n", errs);
+            CHECK(0);
+        }
+        free(text);
+        free(errs);
+    }
+    fsc_compare_fini(&cmp);
+    rm_tmp();
+}
+
 static void range_errors(void)
 {
     seed();
@@ -520,4 +574,4 @@ static void cli_options(void)
 }
 
 TEST_MAIN(TEST(known_answers), TEST(mann_whitney_by_hand), TEST(json_exact), TEST(html_bars),
-          TEST(range_errors), TEST(cli_options), TEST(row_bound))
+          TEST(html_chromium), TEST(range_errors), TEST(cli_options), TEST(row_bound))
