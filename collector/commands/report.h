@@ -228,6 +228,11 @@ const char *fsc_report_dir_name(unsigned dir);
 
 extern const char fsc_report_usage[];
 
+/* A time as the options take it: `now`, -DURATION relative to now_s (-24h,
+ * -7d, -90m), Unix seconds, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]Z. Returns 0
+ * with *out set, or -1. */
+int fsc_report_parse_time(const char *s, int64_t now_s, int64_t *out);
+
 /* Runs `fabricscope report`; argv[0] is "report". Returns the exit status:
  * 0, 1 (runtime: no store, unreachable Prometheus, empty range, cannot
  * write), 2 (usage or configuration). A --config file is loaded with

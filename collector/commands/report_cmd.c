@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "model/topology_keys.h"
 #include "commands/report.h"
+#include "commands/report_compare.h"
 #include "commands/report_tables.h"
 #include "rollup/rollup_dir.h"
 
@@ -24,6 +25,9 @@ const char fsc_report_usage[] =
     "Usage: fabricscope report [-c CONFIG] [--from T] [--to T] [--source rollup|prometheus]\n"
     "                          [--prometheus URL] [--state-dir DIR] [--out DIR]\n"
     "                          [--threshold RATIO]\n"
+    "       fabricscope report --compare NAME=FROM..TO --compare NAME=FROM..TO [...]\n"
+    "                          [-c CONFIG] [--state-dir DIR] [--format text|csv|json|html]\n"
+    "                          [--out DIR]\n"
     "\n"
     "Writes a capacity-planning report of the range [FROM, TO) as DIR/report.html\n"
     "(self-contained, SVG charts), DIR/report.csv and DIR/report.json, the same tables\n"
@@ -49,14 +53,29 @@ const char fsc_report_usage[] =
     "                        state_dir; default /var/lib/fabricscope)\n"
     "  --out DIR             output directory, created if needed (default .)\n"
     "  --threshold RATIO     utilization that counts as near saturation (default 0.8)\n"
+    "  --compare NAME=FROM..TO\n"
+    "                        one named range (one tuning setting; FROM and TO as for\n"
+    "                        --from / --to); two or more compare the ranges side by side\n"
+    "                        from the rollup store: CNP/s per rail (else per device),\n"
+    "                        NIC throughput per rail, uplink max/mean and coefficient of\n"
+    "                        variation per leaf, port group max/mean, microbursts per\n"
+    "                        hour, PFC pause; p50, p99, max of the per-minute values and\n"
+    "                        per pair of ranges a verdict\n"
+    "                        (better / worse / same within noise: Mann-Whitney U, 5 %)\n"
+    "                        and what the store does not hold (ECN marks, NIC reorder)\n"
+    "  --format F            with --compare: text (default), csv, json or html, on\n"
+    "                        stdout, or DIR/compare.F with --out DIR\n"
     "  -h, --help            show this help\n"
     "\n"
     "Exit status: 0 success; 1 no rollup store, Prometheus unreachable or refusing,\n"
-    "no data in the range, or the files cannot be written; 2 usage or configuration\n"
-    "error.\n";
+    "no data in the range (--compare: in any one range), or the files cannot be\n"
+    "written; 2 usage or configuration error (--compare: fewer than two ranges, a\n"
+    "malformed range).\n";
 
 struct report_args {
-    const char *config, *from, *to, *source, *url, *state_dir, *out, *threshold;
+    const char *config, *from, *to, *source, *url, *state_dir, *out, *threshold, *format;
+    const char *compare[FSC_CMP_MAX_RANGES + 1]; /* one more: "too many" is reported */
+    size_t n_compare;
 };
 
 static int usage_error(const char *what, const char *arg)
@@ -66,47 +85,6 @@ static int usage_error(const char *what, const char *arg)
     else
         fprintf(stderr, "fabricscope: %s\n\n%s", what, fsc_report_usage);
     return EXIT_USAGE;
-}
-
-/* "now", "-24h" / "-7d", Unix seconds, "YYYY-MM-DD", "YYYY-MM-DDTHH:MM[:SS]Z". */
-static int parse_time(const char *s, int64_t now, int64_t *out)
-{
-    size_t len = strlen(s);
-    if (strcmp(s, "now") == 0) {
-        *out = now;
-        return 0;
-    }
-    if (s[0] == '-') {
-        int64_t ns;
-        if (len >= 3 && s[len - 1] == 'd' && strspn(s + 1, "0123456789") == len - 2) {
-            *out = now - atoll(s + 1) * 86400;
-            return 0;
-        }
-        if (fsc_duration_parse(s + 1, &ns) != 0)
-            return -1;
-        *out = now - ns / 1000000000;
-        return 0;
-    }
-    if (strspn(s, "0123456789") == len && len > 0 && len < 13) {
-        *out = atoll(s);
-        return 0;
-    }
-    unsigned y, mo, d, h = 0, mi = 0, se = 0;
-    char tail[4] = "";
-    int n;
-    if (len == 10 && sscanf(s, "%4u-%2u-%2u%n", &y, &mo, &d, &n) == 3 && n == 10) {
-        /* a date alone: midnight UTC */
-    } else if (sscanf(s, "%4u-%2u-%2uT%2u:%2u:%2u%1[Z]", &y, &mo, &d, &h, &mi, &se, tail) == 7 ||
-               (se = 0, sscanf(s, "%4u-%2u-%2uT%2u:%2u%1[Z]", &y, &mo, &d, &h, &mi, tail) == 6)) {
-        if (strlen(s) > 20)
-            return -1;
-    } else {
-        return -1;
-    }
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
-        return -1;
-    *out = fsc_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
-    return 0;
 }
 
 static bool is_help(const char *arg)
@@ -130,6 +108,8 @@ static int parse_args(int argc, char **argv, struct report_args *a, int *status)
         {"--state-dir", offsetof(struct report_args, state_dir)},
         {"--out", offsetof(struct report_args, out)},
         {"--threshold", offsetof(struct report_args, threshold)},
+        {"--format", offsetof(struct report_args, format)},
+        {"--compare", 0}, /* repeatable: collected in compare[] */
     };
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -158,6 +138,14 @@ static int parse_args(int argc, char **argv, struct report_args *a, int *status)
         if (k == n) {
             *status = usage_error(arg[0] == '-' ? "unknown option" : "unexpected argument", arg);
             return -1;
+        }
+        if (strcmp(opts[k].name, "--compare") == 0) {
+            if (a->n_compare > FSC_CMP_MAX_RANGES) {
+                *status = usage_error("too many --compare ranges at", val);
+                return -1;
+            }
+            a->compare[a->n_compare++] = val;
+            continue;
         }
         *(const char **)((char *)a + opts[k].off) = val;
     }
@@ -188,6 +176,36 @@ static int write_file(const char *dir, const char *name, const struct fsc_report
     return 0;
 }
 
+/* --compare: the store from --state-dir or CONFIG's state_dir. */
+static int compare_main(const struct report_args *a, const struct fsc_config_schema *schema,
+                        int64_t now)
+{
+    char err[1024];
+    struct fsc_config *cfg = NULL;
+    if (a->config) {
+        cfg = fsc_config_load(a->config, schema, err, sizeof(err));
+        if (!cfg) {
+            fprintf(stderr, "%s\n", err);
+            return EXIT_USAGE;
+        }
+    }
+    const char *sd = a->state_dir ? a->state_dir : cfg ? cfg->state_dir : "/var/lib/fabricscope";
+    char store[FSC_CONFIG_MAX_PATH + 16];
+    snprintf(store, sizeof(store), "%s/rollup", sd);
+    int status = EXIT_OK;
+    if (a->out) {
+        int rc = fsc_mkdir_p(a->out, 0755);
+        if (rc != 0) {
+            fprintf(stderr, "fabricscope: cannot create %s: %s\n", a->out, strerror(-rc));
+            status = EXIT_RUNTIME;
+        }
+    }
+    if (status == EXIT_OK)
+        status = fsc_report_compare_main(a->compare, a->n_compare, a->format, store, a->out, now);
+    fsc_config_destroy(cfg);
+    return status;
+}
+
 int fsc_report_main(int argc, char **argv, const struct fsc_config_schema *schema)
 {
     struct report_args a = {0};
@@ -197,11 +215,21 @@ int fsc_report_main(int argc, char **argv, const struct fsc_config_schema *schem
         return status;
 
     int64_t now = (int64_t)time(NULL);
+    if (a.n_compare > 0 || a.format) {
+        if (a.n_compare == 0)
+            return usage_error("--format goes with --compare", NULL);
+        if (a.from || a.to || a.threshold)
+            return usage_error("--compare names its own ranges: no --from, --to, --threshold",
+                               NULL);
+        if (a.url || (a.source && strcmp(a.source, "rollup") != 0))
+            return usage_error("--compare reads the rollup store only", NULL);
+        return compare_main(&a, schema, now);
+    }
     int64_t to = now, from;
-    if (a.to && parse_time(a.to, now, &to) != 0)
+    if (a.to && fsc_report_parse_time(a.to, now, &to) != 0)
         return usage_error("bad time for --to", a.to);
     from = to - 86400;
-    if (a.from && parse_time(a.from, now, &from) != 0)
+    if (a.from && fsc_report_parse_time(a.from, now, &from) != 0)
         return usage_error("bad time for --from", a.from);
     if (from >= to)
         return usage_error("--from must be before --to", NULL);
