@@ -201,7 +201,8 @@ struct fsc_prom_body *fsc_prom_bodies_take(struct fsc_prom_bodies *b, int fmt, i
     if (cur && cur->finished_ns >= arrived_ns) {
         body = cur;
         b->shared++;
-    } else if (cur && held_over_budget(b)) {
+    } else if (cur && arrived_ns - cur->finished_ns < FSC_PROM_HELD_MAX_AGE_NS &&
+               held_over_budget(b)) {
         body = cur;
         b->stale++;
         *stale = true;

@@ -77,9 +77,9 @@ int fsc_prom_gzip_scrape(struct fsc_prom_gzshare *s, int level, const struct fsc
  * response that sends it. The bytes
  * of all live bodies are counted: when the bodies still held by responses
  * (slow readers) pass the budget, a scrape is answered from the newest body
- * instead of rendering another, so readers that never read cannot grow
- * memory past the budget plus one body, and a scrape is never refused for
- * it. */
+ * (if under FSC_PROM_HELD_MAX_AGE_NS old) instead of rendering another, so
+ * readers that never read cannot grow memory past the budget plus a few
+ * bodies, and a scrape is never refused for it. */
 
 struct fsc_prom_bodies;
 
@@ -101,6 +101,12 @@ struct fsc_prom_body {
  * couple of Prometheus servers each still reading an older body, with room
  * to spare; 256 readers that never read hold four bodies, not 256. */
 #define FSC_PROM_HELD_BODIES 4
+/* ... but never a body older than this: an attack that lasts must not
+ * freeze the values Prometheus sees (flat counters read as zero rates).
+ * Past it a scrape renders anyway; the slow readers' bodies still end with
+ * their connections (the listener's idle timeout), so at most timeout / age
+ * + 1 extra bodies live: 7 at the default 30 s. */
+#define FSC_PROM_HELD_MAX_AGE_NS (5 * 1000000000LL)
 
 struct fsc_prom_bodies {
     pthread_mutex_t mu;
@@ -121,8 +127,9 @@ void fsc_prom_bodies_fini(struct fsc_prom_bodies *b);
 
 /* A reference to the newest body of format fmt when it may answer a scrape
  * that arrived at arrived_ns: its render ended after that (the scrape
- * waited for it), or the bodies held by responses are over the budget
- * (*stale set). NULL: render a new one. Thread: any. */
+ * waited for it), or the bodies held by responses are over the budget and
+ * it is younger than FSC_PROM_HELD_MAX_AGE_NS (*stale set). NULL: render a
+ * new one. Thread: any. */
 struct fsc_prom_body *fsc_prom_bodies_take(struct fsc_prom_bodies *b, int fmt, int64_t arrived_ns,
                                            bool *stale);
 
