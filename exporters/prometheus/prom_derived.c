@@ -3,7 +3,7 @@
  * output: one family at a time, so each is contiguous, with its header
  * before its first line and no header when it has no line.
  *
- * - topology records (prom_info.h) a shown series refers to: fabric_port_info,
+ * - topology records (model/topo_info.h) a shown series refers to: fabric_port_info,
  *   fabric_nic_info, fabric_node_info, value 1;
  * - port records: bytes_per_second, and with a link speed utilization_ratio
  *   and utilization_peak_ratio{window} (once a window completed); with a
@@ -144,67 +144,26 @@ static void port_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
 
 /* ---- topology ---------------------------------------------------------- */
 
-#define INFO_LABELS_MAX 8
-
-static size_t info_put(struct fsc_prom_label *ex, size_t n, const char *name, const char *value)
-{
-    if (value)
-        ex[n++] = (struct fsc_prom_label){name, strlen(name), value, strlen(value)};
-    return n;
-}
-
-/* The labels of one record's line in family `which`, sorted by name; 0
- * when the record has nothing for that family. */
-static size_t info_labels(const struct fsc_prom_info *rec, enum fsc_prom_derived which,
-                          struct fsc_prom_label ex[INFO_LABELS_MAX])
-{
-    const char *const *v = rec->v;
-    size_t n = 0;
-    if (which == FSC_PD_NODE_INFO) {
-        if (rec->port || !v[FSC_PI_NODE])
-            return 0;
-        n = info_put(ex, n, "device", rec->device);
-        return info_put(ex, n, "node", v[FSC_PI_NODE]);
-    }
-    if (!rec->port)
-        return 0;
-    if (which == FSC_PD_NIC_INFO) {
-        if (!v[FSC_PI_CARD] && !v[FSC_PI_PCI])
-            return 0;
-        n = info_put(ex, n, "card", v[FSC_PI_CARD]);
-        n = info_put(ex, n, "device", rec->device);
-        n = info_put(ex, n, "pci", v[FSC_PI_PCI]);
-        return info_put(ex, n, "port", rec->port);
-    }
-    if (!v[FSC_PI_LINK] && !v[FSC_PI_PEER] && !v[FSC_PI_PEER_NODE] && !v[FSC_PI_RAIL] &&
-        !v[FSC_PI_ROLE])
-        return 0;
-    n = info_put(ex, n, "device", rec->device);
-    n = info_put(ex, n, "link", v[FSC_PI_LINK]);
-    /* The topology and the cable plan write a peer as "device:port". */
-    const char *peer = v[FSC_PI_PEER], *colon = peer ? strchr(peer, ':') : NULL;
-    if (peer)
-        ex[n++] =
-            (struct fsc_prom_label){"peer", 4, peer, colon ? (size_t)(colon - peer) : strlen(peer)};
-    n = info_put(ex, n, "peer_node", v[FSC_PI_PEER_NODE]);
-    if (colon)
-        n = info_put(ex, n, "peer_port", colon + 1);
-    n = info_put(ex, n, "port", rec->port);
-    n = info_put(ex, n, "rail", v[FSC_PI_RAIL]);
-    return info_put(ex, n, "role", v[FSC_PI_ROLE]);
-}
-
 static void info_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
 {
-    const struct fsc_prom_infos *t = &r->ix.infos;
-    struct fsc_prom_label ex[INFO_LABELS_MAX];
+    static const enum fsc_info_family fam[] = {
+        [FSC_PD_PORT_INFO] = FSC_INFO_PORT,
+        [FSC_PD_NIC_INFO] = FSC_INFO_NIC,
+        [FSC_PD_NODE_INFO] = FSC_INFO_NODE,
+    };
+    const struct fsc_topo_infos *t = &r->ix.infos;
+    struct fsc_topo_label tl[FSC_TOPO_LABELS_MAX];
+    struct fsc_prom_label ex[FSC_TOPO_LABELS_MAX];
     struct dfam d;
     for (int which = FSC_PD_PORT_INFO; which <= FSC_PD_NODE_INFO; which++) {
         dfam_open(&d, r, out, (enum fsc_prom_derived)which);
         for (uint32_t i = 0; i < t->n && !r->w.err; i++) {
             if (t->rec[i].shown != r->gen)
                 continue;
-            size_t n = info_labels(&t->rec[i], (enum fsc_prom_derived)which, ex);
+            size_t n = fsc_topo_info_labels(&t->rec[i], fam[which], tl);
+            for (size_t k = 0; k < n; k++)
+                ex[k] = (struct fsc_prom_label){tl[k].name, strlen(tl[k].name), tl[k].value,
+                                                tl[k].value_len};
             if (n > 0)
                 dline(&d, NULL, ex, n, "1", 1);
         }

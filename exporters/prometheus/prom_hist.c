@@ -60,7 +60,7 @@ static void hist_values(struct fsc_prom_renderer *r, const struct fsc_prom_famil
             h->ok = v->present && !r->ix.ser[ids[k]].superseded && !fsc_prom_stale(r, ids[k], v) &&
                     v->has_value;
             if (h->ok)
-                fsc_prom_info_show(&r->ix.infos, r->ix.ser[ids[k]].info, r->gen);
+                fsc_topo_info_show(&r->ix.infos, r->ix.ser[ids[k]].info, r->gen);
             h->f64 = v->is_f64;
             h->v = v->value;
         }

@@ -88,7 +88,7 @@ void fsc_prom_index_free(struct fsc_prom_index *ix)
     free(ix->block_slots);
     free(ix->text);
     free(ix->keys);
-    fsc_prom_infos_free(&ix->infos);
+    fsc_topo_infos_free(&ix->infos);
     memset(ix, 0, sizeof(*ix));
 }
 
@@ -384,47 +384,6 @@ static int block_get(struct fsc_prom_index *ix, const struct fsc_label *lab, siz
 
 /* ---- update ----------------------------------------------------------- */
 
-/* A series' labels split into its identity labels and its topology values
- * (fsc_metric_info_label). A topology label stays on the series when there
- * is no device (or, but for the node, no port) to hang its record on. */
-struct split {
-    struct fsc_label id[FSC_REGISTRY_MAX_LABELS];
-    size_t n_id;
-    const char *v[FSC_PI__COUNT];
-    const char *device, *port;
-    uint32_t sig; /* hash of the topology labels moved, 0: none */
-    int any;
-};
-
-static void split_labels(const struct fsc_label *lab, size_t n, struct split *sp)
-{
-    memset(sp->v, 0, sizeof(sp->v));
-    sp->device = sp->port = NULL;
-    sp->n_id = 0;
-    sp->any = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(lab[i].name, "device") == 0)
-            sp->device = lab[i].value;
-        else if (strcmp(lab[i].name, "port") == 0)
-            sp->port = lab[i].value;
-    }
-    uint64_t h = 0x6a09e667f3bcc909ULL;
-    for (size_t i = 0; i < n; i++) {
-        enum fsc_info_family fam = fsc_metric_info_label(lab[i].name);
-        int slot = fam != FSC_INFO_NONE ? fsc_prom_info_slot(lab[i].name) : -1;
-        int movable = slot >= 0 && sp->device && (fam == FSC_INFO_NODE || sp->port);
-        if (!movable) {
-            sp->id[sp->n_id++] = lab[i];
-            continue;
-        }
-        sp->v[slot] = lab[i].value;
-        sp->any = 1;
-        h = fsc_hash_mix64(h ^ (uint64_t)(uintptr_t)lab[i].name);
-        h = fsc_hash_mix64(h ^ (uint64_t)(uintptr_t)lab[i].value);
-    }
-    sp->sig = sp->any ? (uint32_t)h | 1u : 0;
-}
-
 /* Series `id` of family f has block b, shared with series of other
  * topology (a re-cabled port): the older series of f with that block are
  * no longer shown, so the family never has one label set twice. Linear in
@@ -448,7 +407,7 @@ int fsc_prom_index_update(struct fsc_prom_index *ix, const struct fsc_registry *
         return -ENOMEM;
 
     struct fsc_prom_family *last = NULL;
-    struct split sp;
+    struct fsc_topo_split sp;
     for (fsc_series_id id = ix->indexed; id < count; id++) {
         const char *metric = fsc_registry_metric(reg, id);
         struct fsc_label lab[FSC_REGISTRY_MAX_LABELS];
@@ -460,11 +419,10 @@ int fsc_prom_index_update(struct fsc_prom_index *ix, const struct fsc_registry *
         if (!f && !(f = fam_add(ix, metric)))
             return -ENOMEM;
         last = f;
-        split_labels(lab, n, &sp);
-        uint32_t block, info = FSC_PROM_INFO_NONE;
-        if (block_get(ix, sp.id, sp.n_id, &block) != 0)
-            return -ENOMEM;
-        if (sp.any && fsc_prom_info_note(&ix->infos, sp.device, sp.port, sp.v, &info) != 0)
+        fsc_topo_split(lab, n, &sp);
+        uint32_t block, info;
+        if (block_get(ix, sp.id, sp.n_id, &block) != 0 ||
+            fsc_topo_info_note(&ix->infos, &sp, &info) != 0)
             return -ENOMEM;
         if (grow32((void **)&f->ids, &f->cap_ids, (size_t)f->n_ids + 1, sizeof(*f->ids), 16))
             return -ENOMEM;

@@ -23,7 +23,7 @@
 #include "model/metric_families.h"
 #include "model/registry.h"
 #include "model/sample.h"
-#include "prometheus/prom_info.h"
+#include "model/topo_info.h"
 
 enum fsc_prom_ftype {
     FSC_PROM_PENDING = 0, /* no series with engine state seen yet: kind unknown */
@@ -46,7 +46,7 @@ enum {
 };
 
 /* One distinct set of identity labels and its text. Topology labels are
- * not part of it (prom_info.h): two registry label sets that differ only in
+ * not part of it (model/topo_info.h): two registry label sets that differ only in
  * them share a block. */
 struct fsc_prom_block {
     uint32_t off;     /* into fsc_prom_index.text */
@@ -97,7 +97,7 @@ struct fsc_prom_series {
     uint8_t seen;       /* t_fold and moved_at are set (the renderer's staleness) */
     uint8_t superseded; /* a newer series of its family has its identity labels: not shown */
     uint32_t t_fold;    /* the series' last device time t_last, folded to 32 bits */
-    uint32_t info;      /* its topology record (prom_info.h), or FSC_PROM_INFO_NONE */
+    uint32_t info;      /* its topology record (model/topo_info.h), or FSC_TOPO_INFO_NONE */
     int64_t moved_at;   /* local time (render now_ns) t_fold last changed */
 };
 
@@ -121,7 +121,7 @@ struct fsc_prom_index {
     const char **keys;
     size_t keys_len, keys_cap;
 
-    struct fsc_prom_infos infos; /* the topology taken off the series */
+    struct fsc_topo_infos infos; /* the topology taken off the series */
 };
 
 /* Frees everything; the index is then empty and reusable. */

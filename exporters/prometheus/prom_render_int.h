@@ -134,7 +134,7 @@ struct fsc_prom_renderer {
     /* The render in progress. */
     int om;
     int64_t now_ns;
-    uint32_t gen; /* render count: which topology records were shown (prom_info.h) */
+    uint32_t gen; /* render count: which topology records were shown (model/topo_info.h) */
 
     /* The plugin families' rows, reused from scrape to scrape (prom_plugins.c). */
     void *stat_rows;

@@ -138,7 +138,7 @@ void fsc_prom_series(struct fsc_prom_renderer *r, struct fsc_prom_family *f, fsc
     }
     if (f->type == FSC_PROM_HISTOGRAM)
         return; /* got its hint after this render sorted: shown from the next */
-    fsc_prom_info_show(&r->ix.infos, r->ix.ser[id].info, r->gen);
+    fsc_topo_info_show(&r->ix.infos, r->ix.ser[id].info, r->gen);
     if (v->has_value) {
         /* A family that shares its exposition name with the one that opened
          * the header joins it only when it exposes alike. */
