@@ -694,7 +694,8 @@ static void attribute_order_independent(void)
         CHECK_INT(f.smp[4].series, f.smp[2].series);
         CHECK_INT(f.smp[4].v.u, 11);
         CHECK_STR(series_text(f.se.reg, f.smp[4].series),
-                  "fabric_cumulus_nvswitch_pg_delta{device=\"leaf1\",port=\"swp1\",priority_group=\"0\"}");
+                  "fabric_cumulus_nvswitch_pg_delta{device=\"leaf1\",port=\"swp1\",priority_group="
+                  "\"0\"}");
     }
     struct fsc_otlp_ingest_stats st;
     fsc_otlp_ingest_stats(f.ing, &st);
