@@ -63,16 +63,23 @@ static int record(struct fsc_topo_infos *t, const char *device, const char *port
     if (t->n == t->cap) {
         uint32_t cap = t->cap ? 2 * t->cap : 64;
         struct fsc_topo_info *p = realloc(t->rec, (size_t)cap * sizeof(*p));
-        if (!p)
-            return -ENOMEM;
-        t->rec = p;
+        if (p)
+            t->rec = p;
+        uint32_t *d = p ? realloc(t->dev, (size_t)cap * sizeof(*d)) : NULL;
+        if (d)
+            t->dev = d;
+        uint32_t *sh = d ? realloc(t->shown, (size_t)cap * sizeof(*sh)) : NULL;
+        if (!sh)
+            return -ENOMEM; /* the arrays grown so far stay valid for n */
+        t->shown = sh;
         t->cap = cap;
     }
     struct fsc_topo_info *r = &t->rec[t->n];
     memset(r, 0, sizeof(*r));
     r->device = device;
     r->port = port;
-    r->dev = FSC_TOPO_INFO_NONE;
+    t->dev[t->n] = FSC_TOPO_INFO_NONE;
+    t->shown[t->n] = 0;
     s = key_hash(device, port) & t->mask;
     while (t->slots[s])
         s = (s + 1) & t->mask;
@@ -93,39 +100,78 @@ int fsc_topo_info_note(struct fsc_topo_infos *t, const struct fsc_topo_split *sp
     if (sp->v[FSC_TI_NODE]) {
         if (record(t, sp->device, NULL, &dev) != 0)
             return -ENOMEM;
-        t->rec[dev].v[FSC_TI_NODE] = sp->v[FSC_TI_NODE];
+        if (t->rec[dev].v[FSC_TI_NODE] != sp->v[FSC_TI_NODE]) {
+            t->rec[dev].v[FSC_TI_NODE] = sp->v[FSC_TI_NODE];
+            t->rec[dev].version++;
+        }
     }
     if (sp->port) {
         if (record(t, sp->device, sp->port, &own) != 0)
             return -ENOMEM;
         struct fsc_topo_info *r = &t->rec[own];
-        for (int i = 0; any_port && i < FSC_TI__COUNT; i++)
-            if (i != FSC_TI_NODE && sp->v[i]) /* the newest series' value wins */
-                r->v[i] = sp->v[i];
+        for (int i = 0; any_port && i < FSC_TI__COUNT; i++) {
+            if (i != FSC_TI_NODE && sp->v[i] && r->v[i] != sp->v[i]) {
+                r->v[i] = sp->v[i]; /* the newest series' value wins */
+                r->version++;
+            }
+        }
         if (dev != FSC_TOPO_INFO_NONE)
-            r->dev = dev;
+            t->dev[own] = dev;
     }
     *rec = own != FSC_TOPO_INFO_NONE ? own : dev;
     return 0;
 }
 
+/* What a label name is to the split: a slot, or one of these. */
+enum { L_ID = -1, L_DEVICE = -2, L_PORT = -3 };
+
+/* One strcmp at most per name: the index builds a split for every new
+ * series. The slots agree with fsc_metric_info_label (the tests check
+ * both). */
+static int classify(const char *name)
+{
+    switch (name[0]) {
+    case 'd':
+        return strcmp(name, "device") == 0 ? L_DEVICE : L_ID;
+    case 'p':
+        return strcmp(name, "port") == 0        ? L_PORT
+               : strcmp(name, "peer") == 0      ? FSC_TI_PEER
+               : strcmp(name, "pci") == 0       ? FSC_TI_PCI
+               : strcmp(name, "peer_node") == 0 ? FSC_TI_PEER_NODE
+                                                : L_ID;
+    case 'r':
+        return strcmp(name, "role") == 0   ? FSC_TI_ROLE
+               : strcmp(name, "rail") == 0 ? FSC_TI_RAIL
+                                           : L_ID;
+    case 'l':
+        return strcmp(name, "link") == 0 ? FSC_TI_LINK : L_ID;
+    case 'c':
+        return strcmp(name, "card") == 0 ? FSC_TI_CARD : L_ID;
+    case 'n':
+        return strcmp(name, "node") == 0 ? FSC_TI_NODE : L_ID;
+    default:
+        return L_ID;
+    }
+}
+
 void fsc_topo_split(const struct fsc_label *lab, size_t n, struct fsc_topo_split *out)
 {
+    int cls[FSC_REGISTRY_MAX_LABELS];
     memset(out->v, 0, sizeof(out->v));
     out->device = out->port = NULL;
     out->n_id = 0;
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(lab[i].name, "device") == 0)
+        cls[i] = classify(lab[i].name);
+        if (cls[i] == L_DEVICE)
             out->device = lab[i].value;
-        else if (strcmp(lab[i].name, "port") == 0)
+        else if (cls[i] == L_PORT)
             out->port = lab[i].value;
     }
     uint64_t h = 0x6a09e667f3bcc909ULL;
     int moved = 0;
     for (size_t i = 0; i < n; i++) {
-        enum fsc_info_family fam = fsc_metric_info_label(lab[i].name);
-        int slot = fam != FSC_INFO_NONE ? fsc_topo_info_slot(lab[i].name) : -1;
-        if (slot < 0 || !out->device || (fam != FSC_INFO_NODE && !out->port)) {
+        int slot = cls[i] >= 0 ? cls[i] : -1;
+        if (slot < 0 || !out->device || (slot != FSC_TI_NODE && !out->port)) {
             out->id[out->n_id++] = lab[i];
             continue;
         }
@@ -186,6 +232,8 @@ size_t fsc_topo_info_labels(const struct fsc_topo_info *rec, enum fsc_info_famil
 void fsc_topo_infos_free(struct fsc_topo_infos *t)
 {
     free(t->rec);
+    free(t->dev);
+    free(t->shown);
     free(t->slots);
     memset(t, 0, sizeof(*t));
 }

@@ -41,12 +41,15 @@ struct fsc_topo_info {
     const char *device; /* interned (the registry's) */
     const char *port;   /* interned; NULL: the device's own record */
     const char *v[FSC_TI__COUNT];
-    uint32_t dev;   /* a port record: its device's record, else FSC_TOPO_INFO_NONE */
-    uint32_t shown; /* the owner's generation in which a series of it was shown */
+    uint32_t version; /* changes when a value does: an owner's cached text is stale */
 };
 
 struct fsc_topo_infos {
     struct fsc_topo_info *rec; /* creation order */
+    /* Per record, apart from rec so a render that marks one per series
+     * touches 8 bytes of a small array, not a record: */
+    uint32_t *dev;   /* a port record's device record, else FSC_TOPO_INFO_NONE */
+    uint32_t *shown; /* the owner's generation in which a series of it was shown */
     uint32_t n, cap;
     uint32_t *slots; /* open addressing: record index + 1 */
     uint32_t mask;
@@ -84,9 +87,9 @@ static inline void fsc_topo_info_show(struct fsc_topo_infos *t, uint32_t idx, ui
 {
     if (idx == FSC_TOPO_INFO_NONE)
         return;
-    t->rec[idx].shown = gen;
-    if (t->rec[idx].dev != FSC_TOPO_INFO_NONE)
-        t->rec[t->rec[idx].dev].shown = gen;
+    t->shown[idx] = gen;
+    if (t->dev[idx] != FSC_TOPO_INFO_NONE)
+        t->shown[t->dev[idx]] = gen;
 }
 
 /* One label of an info line; the value need not be NUL-terminated. */

@@ -17,7 +17,9 @@
  * A series that already has a label the renderer would add (direction,
  * window, signal, le) keeps its own and does not get ours; for `le` its
  * histograms are left out (they would be ambiguous). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "prometheus/prom_render_int.h"
@@ -144,28 +146,96 @@ static void port_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
 
 /* ---- topology ---------------------------------------------------------- */
 
+/* Formats record i's three label texts into the arena. Returns 0 or
+ * -ENOMEM. */
+static int info_text_make(struct fsc_prom_renderer *r, uint32_t i)
+{
+    static const enum fsc_info_family fam[3] = {FSC_INFO_PORT, FSC_INFO_NIC, FSC_INFO_NODE};
+    const struct fsc_topo_info *rec = &r->ix.infos.rec[i];
+    struct fsc_prom_info_text *it = &r->info_text[i];
+    struct fsc_topo_label tl[FSC_TOPO_LABELS_MAX];
+    for (int f = 0; f < 3; f++) {
+        size_t n = fsc_topo_info_labels(rec, fam[f], tl), bound = 0;
+        for (size_t k = 0; k < n; k++)
+            bound += strlen(tl[k].name) + 2 * tl[k].value_len + 4;
+        if (fsc_buf_reserve(&r->info_arena, bound + 1) != 0)
+            return -ENOMEM;
+        char *start = r->info_arena.data + r->info_arena.len, *p = start;
+        for (size_t k = 0; k < n; k++) {
+            size_t nl = strlen(tl[k].name);
+            if (k > 0)
+                *p++ = ',';
+            memcpy(p, tl[k].name, nl);
+            p += nl;
+            *p++ = '=';
+            *p++ = '"';
+            p = fsc_prom_escape_label(p, tl[k].value, tl[k].value_len);
+            *p++ = '"';
+        }
+        it->off[f] = (uint32_t)r->info_arena.len;
+        it->len[f] = (uint32_t)(p - start);
+        r->info_arena.len += it->len[f];
+        r->info_arena.data[r->info_arena.len] = '\0';
+    }
+    it->version = rec->version;
+    it->valid = 1;
+    return 0;
+}
+
+/* Makes every shown record's text current. The arena only grows when a
+ * record changes (a re-cabling); once it holds more than twice the live
+ * text it is rebuilt, so it stays bounded. Returns 0 or -ENOMEM. */
+static int info_texts(struct fsc_prom_renderer *r)
+{
+    const struct fsc_topo_infos *t = &r->ix.infos;
+    if (t->n > r->cap_info_text) {
+        void *p = realloc(r->info_text, (size_t)t->n * sizeof(*r->info_text));
+        if (!p)
+            return -ENOMEM;
+        r->info_text = p;
+        memset(r->info_text + r->cap_info_text, 0,
+               (size_t)(t->n - r->cap_info_text) * sizeof(*r->info_text));
+        r->cap_info_text = t->n;
+    }
+    size_t live = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (r->info_text[i].valid)
+            live +=
+                (size_t)r->info_text[i].len[0] + r->info_text[i].len[1] + r->info_text[i].len[2];
+    if (r->info_arena.len > 2 * live + 65536) {
+        fsc_buf_reset(&r->info_arena);
+        for (uint32_t i = 0; i < t->n; i++)
+            r->info_text[i].valid = 0;
+    }
+    for (uint32_t i = 0; i < t->n; i++) {
+        const struct fsc_prom_info_text *it = &r->info_text[i];
+        if (t->shown[i] == r->gen && (!it->valid || it->version != t->rec[i].version) &&
+            info_text_make(r, i) != 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
 static void info_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
 {
-    static const enum fsc_info_family fam[] = {
-        [FSC_PD_PORT_INFO] = FSC_INFO_PORT,
-        [FSC_PD_NIC_INFO] = FSC_INFO_NIC,
-        [FSC_PD_NODE_INFO] = FSC_INFO_NODE,
-    };
     const struct fsc_topo_infos *t = &r->ix.infos;
-    struct fsc_topo_label tl[FSC_TOPO_LABELS_MAX];
-    struct fsc_prom_label ex[FSC_TOPO_LABELS_MAX];
+    if (t->n == 0)
+        return;
+    if (info_texts(r) != 0) {
+        r->w.err = -ENOMEM;
+        return;
+    }
     struct dfam d;
     for (int which = FSC_PD_PORT_INFO; which <= FSC_PD_NODE_INFO; which++) {
+        int f = which - FSC_PD_PORT_INFO;
         dfam_open(&d, r, out, (enum fsc_prom_derived)which);
         for (uint32_t i = 0; i < t->n && !r->w.err; i++) {
-            if (t->rec[i].shown != r->gen)
+            const struct fsc_prom_info_text *it = &r->info_text[i];
+            if (t->shown[i] != r->gen || it->len[f] == 0)
                 continue;
-            size_t n = fsc_topo_info_labels(&t->rec[i], fam[which], tl);
-            for (size_t k = 0; k < n; k++)
-                ex[k] = (struct fsc_prom_label){tl[k].name, strlen(tl[k].name), tl[k].value,
-                                                tl[k].value_len};
-            if (n > 0)
-                dline(&d, NULL, ex, n, "1", 1);
+            dfam_head(&d);
+            fsc_prom_sample(&r->w, out, d.desc->sample, d.name_len, "", 0,
+                            r->info_arena.data + it->off[f], it->len[f], NULL, 0, "1", 1);
         }
     }
 }

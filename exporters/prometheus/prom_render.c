@@ -131,6 +131,8 @@ void fsc_prom_renderer_destroy(struct fsc_prom_renderer *r)
     free(r->src);
     free(r->stat_rows);
     fsc_buf_free(&r->stat_strs);
+    free(r->info_text);
+    fsc_buf_free(&r->info_arena);
     free(r);
 }
 

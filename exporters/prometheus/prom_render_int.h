@@ -101,6 +101,14 @@ struct fsc_prom_det_rec {
     uint64_t events;
 };
 
+/* The escaped label text of one topology record's three info lines. */
+struct fsc_prom_info_text {
+    uint32_t version; /* the record's version it was made from */
+    uint8_t valid;
+    uint8_t pad_[3];
+    uint32_t off[3], len[3]; /* into info_arena; len 0: no line in that family */
+};
+
 /* A histogram part's series as the raw pass found it (prom_hist.c). */
 struct fsc_prom_hval {
     union fsc_value v;
@@ -135,6 +143,12 @@ struct fsc_prom_renderer {
     int om;
     int64_t now_ns;
     uint32_t gen; /* render count: which topology records were shown (model/topo_info.h) */
+
+    /* The info lines' label text per topology record and info family,
+     * formatted when the record's version moves (prom_derived.c). */
+    struct fsc_prom_info_text *info_text;
+    uint32_t cap_info_text;
+    struct fsc_buf info_arena;
 
     /* The plugin families' rows, reused from scrape to scrape (prom_plugins.c). */
     void *stat_rows;

@@ -171,7 +171,7 @@ static int encode_infos(struct fsc_rw_encoder *enc, int64_t t_ms)
     const struct fsc_rw_point pt = {1.0, t_ms};
     for (size_t f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
         for (uint32_t i = 0; i < enc->infos.n; i++) {
-            if (enc->infos.rec[i].shown != enc->gen)
+            if (enc->infos.shown[i] != enc->gen)
                 continue;
             size_t n = fsc_topo_info_labels(&enc->infos.rec[i], fams[f], tl);
             if (n == 0)

@@ -15,6 +15,7 @@
 #include "test.h"
 #include "model/metric_families.h"
 #include "model/profile.h"
+#include "model/topo_info.h"
 
 extern const struct fsc_profile fsc_profile_junos, fsc_profile_cumulus, fsc_profile_mlx5;
 
@@ -85,6 +86,39 @@ static void families_table_checked(void)
     CHECK_INT(fsc_metric_info_label("pci"), FSC_INFO_NIC);
     CHECK_INT(fsc_metric_info_label("node"), FSC_INFO_NODE);
     CHECK_INT(fsc_metric_info_label("queue"), FSC_INFO_NONE);
+
+    /* The split (model/topo_info.c) moves exactly the labels the table
+     * calls topology, the node without a port too, nothing without a
+     * device. */
+    static const char *const names[] = {
+        "card", "device",    "direction", "kind",     "lane",  "link", "node", "pci",
+        "peer", "peer_node", "port",      "priority", "queue", "rail", "role", "signal"};
+    struct fsc_label lab[16];
+    for (size_t i = 0; i < 16; i++)
+        lab[i] = (struct fsc_label){names[i], "v"};
+    struct fsc_topo_split sp;
+    fsc_topo_split(lab, 16, &sp);
+    size_t moved = 0;
+    for (size_t i = 0; i < 16; i++) {
+        int slot = fsc_topo_info_slot(names[i]);
+        int topo = fsc_metric_info_label(names[i]) != FSC_INFO_NONE;
+        CHECK_INT(slot >= 0, topo);
+        if (slot >= 0) {
+            CHECK(sp.v[slot] == lab[i].value);
+            moved++;
+        }
+    }
+    CHECK_INT(moved, 8);
+    CHECK_INT(sp.n_id, 16 - moved);
+    CHECK(sp.sig != 0);
+    struct fsc_label no_port[] = {{"device", "h"}, {"node", "1"}, {"rail", "2"}};
+    fsc_topo_split(no_port, 3, &sp);
+    CHECK(sp.v[FSC_TI_NODE] != NULL && sp.v[FSC_TI_RAIL] == NULL);
+    CHECK_INT(sp.n_id, 2); /* device and rail: a rail needs a port to hang on */
+    struct fsc_label no_device[] = {{"port", "p"}, {"role", "uplink"}};
+    fsc_topo_split(no_device, 2, &sp);
+    CHECK_INT(sp.n_id, 2);
+    CHECK_INT(sp.sig, 0);
 }
 
 /* ---- passthrough names ------------------------------------------------------ */
