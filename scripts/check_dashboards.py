@@ -4,7 +4,10 @@
 Steps (all by default; --only picks one group):
   rules        1. `promtool check rules` on alerts.yml and recording.yml, plus
                   conventions promtool does not check: every alert has `for:`,
-                  labels.severity and summary + description annotations;
+                  labels.severity and summary + description annotations, and
+                  runbook_url docs/runbooks/<alert>.md, a file with the title
+                  and sections of a runbook; every runbook there belongs to
+                  an alert (scripts/dashboard_runbooks.py);
                2. `promtool test rules` on dashboards/tests/*_test.yml, and every
                   alert has a test case where it fires and one where it is silent;
                   every alertname the tests name is an alert of alerts.yml.
@@ -13,7 +16,9 @@ Steps (all by default; --only picks one group):
                   replaced by stand-ins) parses: they are written into one
                   temporary rule file checked by `promtool check rules`. Also:
                   the dashboards are valid Grafana JSON (schemaVersion >= 37,
-                  datasource variable, unique panel ids, grid) and match what
+                  datasource, job and instance variables, every selector
+                  with the job and instance matchers, unique panel ids,
+                  grid) and match what
                   dashboards/grafana/generate.py writes; pending_metrics.txt and
                   the Pending section of docs/METRICS.md list the same names.
   metrics      4. with --metrics FILE or --metrics-url URL (a /metrics
@@ -37,7 +42,8 @@ Steps (all by default; --only picks one group):
                   scripts/dashboard_targets.py holds this step.
 --self-test checks the checker: known-answer name extraction, a broken
 expression fails step 3, a missing name fails step 4, an empty target and a
-stale --absent entry fail step 5 (against a fake Prometheus on 127.0.0.1).
+stale --absent entry fail step 5 (against a fake Prometheus on 127.0.0.1), a
+missing, misnamed, incomplete and orphan runbook fail step 1.
 
 Each step group is a module next to this file: dashboard_rules.py (1, 2),
 dashboard_expressions.py (3; Grafana JSON in dashboard_grafana.py, the PromQL
@@ -52,6 +58,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree (ctest runs this)
@@ -59,11 +66,13 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree (ctest runs 
 # The steps live in the dashboard_*.py modules next to this file.
 import dashboard_targets  # noqa: E402
 from dashboard_expressions import parse_with_promtool, step_expressions  # noqa: E402
-from dashboard_grafana import substitute_vars, variable_query_expr  # noqa: E402
+from dashboard_grafana import (collector_matcher_problems, substitute_vars,  # noqa: E402
+                               variable_query_expr)
 from dashboard_metrics import step_metrics, unknown_names  # noqa: E402
 from dashboard_promql import promql_names, promql_scan  # noqa: E402
 from dashboard_report import ROOT, Failure, Report  # noqa: E402
 from dashboard_rules import step_rules  # noqa: E402
+from dashboard_runbooks import runbook_problems  # noqa: E402
 # Not used here: tests/integration/dashboards_live_test.sh reaches them (and
 # Report) through this module.
 from dashboard_expressions import all_expressions  # noqa: E402,F401
@@ -109,6 +118,21 @@ def self_test(args, report):
         pass
     if variable_query_expr({"query": 'label_values(m{d="x"}, port)'}) != 'm{d="x"}':
         report.fail("self-test: label_values() selector not extracted")
+    # Every selector carries the collector matchers, save the listed ones.
+    ji = 'job=~"$job", instance=~"$instance"'
+    got = collector_matcher_problems([
+        ("d.json variable job", "fabricscope_build_info"),
+        ("d.json variable instance", 'fabricscope_build_info{job=~"$job"}'),
+        ("d.json panel 'ok' A", f'rate(a{{{ji}, x="1"}}[5m]) / on () fabric:b or ALERTS'),
+        ("d.json panel 'wide' A", f'c{{{ji}}} and on () count(fabric_port_utilization_ratio'
+         '{rail!=""})'),
+        ("d.json panel 'bare' A", f"sum(d) / e{{{ji}}}"),
+        ("d.json panel 'half' A", 'f{job=~"$job"}'),
+    ])
+    want = ["d.json panel 'bare' A: d has no job=~\"$job\", instance=~\"$instance\"",
+            "d.json panel 'half' A: f has no instance=~\"$instance\""]
+    if got != want:
+        report.fail(f"self-test: collector matchers {got}, want {want}")
     # Step 3 must reject what promtool rejects.
     bad = parse_with_promtool(args.promtool, [("good", "rate(m[5m])"),
                                               ("broken", "sum by (a (rate(m[5m]))")])
@@ -129,8 +153,44 @@ def self_test(args, report):
         report.fail(f"self-test: unknown names {sorted(got)}, want {want}")
     for msg in dashboard_targets.self_test():
         report.fail(f"self-test: {msg}")
+    for msg in self_test_runbooks():
+        report.fail(f"self-test: {msg}")
     if not report.failed:
         report.ok("self-test: name extraction, substitution, parse, name and target checks")
+
+
+def self_test_runbooks():
+    """Step 1's runbook check on a planted tree: one alert of each fault and
+    one good pair; returns what differs from the known answer."""
+    good = "# {0}\n\n**warning** (ticket)\n\n## Meaning\n\n## Confirm\n\n## Causes\n\n## Action\n"
+    rule = "\n        labels:\n          severity: {0}\n        annotations:\n          runbook_url: {1}\n"
+    blocks = [(n, rule.format(sev, u)) for n, sev, u in (
+        ("Good", "warning", "docs/runbooks/Good.md"), ("NoFile", "warning", "docs/runbooks/NoFile.md"),
+        ("WrongUrl", "warning", "runbooks/WrongUrl.md"),
+        ("NoSections", "warning", "docs/runbooks/NoSections.md"),
+        ("WrongSeverity", "critical", "docs/runbooks/WrongSeverity.md"))]
+    blocks.append(("NoUrl", "\n        annotations:\n          summary: x\n"))
+    with tempfile.TemporaryDirectory() as root:
+        os.makedirs(os.path.join(root, "docs", "runbooks"))
+        for name, text in (("Good", good.format("Good")), ("WrongUrl", good.format("WrongUrl")),
+                           ("NoUrl", good.format("NoUrl")),
+                           ("WrongSeverity", good.format("WrongSeverity")),
+                           ("NoSections", "# NoSections\n\n**warning**\n\n## Meaning\n\n## Action\n"),
+                           ("Orphan", good.format("Orphan")), ("README", "# Runbooks\n")):
+            with open(os.path.join(root, "docs", "runbooks", name + ".md"), "w") as f:
+                f.write(text)
+        got = runbook_problems(blocks, root)
+    want = sorted([
+        "NoFile: no runbook docs/runbooks/NoFile.md",
+        "NoUrl: runbook_url is missing, want docs/runbooks/NoUrl.md",
+        "WrongUrl: runbook_url is ['runbooks/WrongUrl.md'], want docs/runbooks/WrongUrl.md",
+        "docs/runbooks/NoSections.md: sections ['Meaning', 'Action'], want ## Meaning, "
+        "## Confirm, ## Causes, ## Action",
+        "docs/runbooks/Orphan.md: a runbook of no alert in alerts.yml",
+        "docs/runbooks/WrongSeverity.md: first paragraph does not say **critical** (the rule's "
+        "severity)",
+    ])
+    return [] if got == want else [f"runbook check gave {got}, want {want}"]
 
 
 # --------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import json
 import os
 import re
 
+from dashboard_promql import promql_selectors
 from dashboard_report import Failure
 from dashboard_targets import VAR_RE
 
@@ -18,6 +19,41 @@ GRAFANA_BUILTINS = {
     "__range_s": "300", "__range_ms": "300000", "__interval_ms": "300000",
 }
 
+
+
+# Every selector of a dashboard carries these (a sharded deployment runs
+# several collectors; the job and instance variables pick them), except:
+JOB = ("job", "=~", "$job")
+INSTANCE = ("instance", "=~", "$instance")
+# recording rules that sum over every collector, and Prometheus' ALERTS
+# (alert labels carry no job or instance);
+ALL_COLLECTORS = ("fabric:", "rail_direction:")
+# and selectors that ask a question of the whole fabric, with the reason.
+FABRIC_WIDE = {
+    ("fabric_port_utilization_ratio", (("rail", "!=", ""),)):
+        "is the fabric rail-optimized: any port of any collector with a rail",
+}
+
+
+def collector_matcher_problems(exprs):
+    """exprs: [(where, expression as written, Grafana variables unreplaced)].
+    Returns a sentence per selector without the job / instance matchers;
+    the job variable's own query is exempt, the instance variable's needs
+    job only."""
+    out = []
+    for where, expr in exprs:
+        if where.endswith(" variable job"):
+            continue
+        need = [JOB] if where.endswith(" variable instance") else [JOB, INSTANCE]
+        for name, ms in promql_selectors(expr):
+            if name == "ALERTS" or name.startswith(ALL_COLLECTORS):
+                continue
+            if (name, tuple(ms)) in FABRIC_WIDE:
+                continue
+            missing = [f'{k}{op}"{v}"' for k, op, v in need if (k, op, v) not in ms]
+            if missing:
+                out.append(f"{where}: {name} has no {', '.join(missing)}")
+    return out
 
 
 def substitute_vars(expr, variables):
@@ -74,6 +110,9 @@ def grafana_expressions(path, report):
         variables[v.get("name")] = v.get("type")
     if variables.get("datasource") != "datasource":
         problems.append("no datasource template variable named 'datasource'")
+    for v in ("job", "instance"):
+        if variables.get(v) != "query":
+            problems.append(f"no query template variable named '{v}' (one per collector)")
     ds = {"type": "prometheus", "uid": "${datasource}"}
     exprs = []
     ids = set()
@@ -107,6 +146,7 @@ def grafana_expressions(path, report):
                 problems.append(f"panel {title!r} {t.get('refId')}: no expr or datasource")
                 continue
             exprs.append((f"{name} panel {title!r} {t.get('refId')}", t["expr"]))
+    problems += collector_matcher_problems(exprs)
     out = []
     for where, e in exprs:
         try:

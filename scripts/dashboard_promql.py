@@ -95,7 +95,18 @@ def promql_names(expr):
 def promql_scan(expr):
     """Returns (metric names, counter label values, {(metric, le value)} of
     selectors that pin a histogram bucket such as m_bucket{le="0.8"})."""
-    names, counters, les = set(), set(), set()
+    names, counters, les, _ = _scan(expr)
+    return names, counters, les
+
+
+def promql_selectors(expr):
+    """Returns [(metric name, [(label, op, value)])], one per vector
+    selector in order of appearance (a bare name has no matchers)."""
+    return _scan(expr)[3]
+
+
+def _scan(expr):
+    names, counters, les, selectors = set(), set(), set(), []
     s = expr
     i = 0
     selector_of = None  # metric name right before a '{'
@@ -112,6 +123,8 @@ def promql_scan(expr):
             i = _skip_balanced(s, i, "[", "]")
         elif c == "{":
             i, ms = _matchers(s, i)
+            if selector_of:
+                selectors[-1] = (selector_of, ms)
             for name, op, value in ms:
                 if name == "le" and op == "=" and selector_of:
                     les.add((selector_of, value))
@@ -142,10 +155,11 @@ def promql_scan(expr):
                 i = m.end()  # a function call
             else:
                 names.add(word)
+                selectors.append((word, []))
                 i = j if nxt == "{" else m.end()
                 selector_of = word if nxt == "{" else None
                 continue
         else:
             i += 1
         selector_of = None
-    return names, counters, les
+    return names, counters, les, selectors

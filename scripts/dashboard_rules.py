@@ -9,6 +9,7 @@ import os
 import re
 
 from dashboard_report import ROOT, Failure, run
+from dashboard_runbooks import runbook_problems
 
 # --------------------------------------------------------------------------
 # YAML scalars of the rule files. Only what rule files need: `key: value`
@@ -134,6 +135,13 @@ def step_rules(args, report):
                    if f.endswith("_test.yml"))
     check_rule_files(args.promtool, rule_files, report)
     check_alert_conventions(rule_files[0], report)
+    blocks = alert_blocks(rule_files[0])
+    problems = runbook_problems(blocks, ROOT)
+    for msg in problems:
+        report.fail(msg)
+    if not problems:
+        report.ok(f"every alert ({len(blocks)}) has its runbook docs/runbooks/<alert>.md "
+                  "and every runbook an alert")
     rc, out = run([args.promtool, "test", "rules"] + tests)
     if rc != 0:
         report.fail("promtool test rules:\n" + out)

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/file_read.h"
 #include "base/timefmt.h"
 #include "config/config.h"
 #include "model/topology_keys.h"
@@ -232,7 +233,7 @@ int fsc_report_main(int argc, char **argv, const struct fsc_config_schema *schem
         }
     }
     const char *out_dir = a.out ? a.out : ".";
-    int rc = fsc_rr_mkdir_p(out_dir);
+    int rc = fsc_mkdir_p(out_dir, 0755);
     if (rc != 0) {
         fprintf(stderr, "fabricscope: cannot create %s: %s\n", out_dir, strerror(-rc));
         fsc_config_destroy(cfg);

@@ -9,33 +9,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_read.h"
 #include "config/config_decode.h"
 
 /* Why path cannot be read as a regular file (dir: a directory), or NULL
- * when it can. Opened non-blocking: a FIFO or a device must not stall the
- * check (the first open of a FIFO blocks until a writer comes). */
+ * when it can. Never blocks: a FIFO is refused, not opened for a writer. */
 static const char *input_problem(const char *path, bool dir, char *buf, size_t size)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (!dir) {
+        int fd = fsc_file_open_regular(path, buf, size);
+        if (fd == -1)
+            return buf;
+        close(fd);
+        return NULL;
+    }
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
     if (fd == -1) {
-        snprintf(buf, size, "%s", strerror(errno));
+        snprintf(buf, size, "%s", errno == ENOTDIR ? "is not a directory" : strerror(errno));
         return buf;
     }
-    struct stat st;
-    const char *why = NULL;
-    if (fstat(fd, &st) != 0) {
-        snprintf(buf, size, "%s", strerror(errno));
-        why = buf;
-    } else if (dir && !S_ISDIR(st.st_mode)) {
-        why = "is not a directory";
-    } else if (!dir && S_ISDIR(st.st_mode)) {
-        why = "is a directory, not a file";
-    } else if (!dir && !S_ISREG(st.st_mode)) {
-        why = S_ISFIFO(st.st_mode) ? "is a FIFO, not a regular file (reading it could block)"
-                                   : "is not a regular file";
-    }
     close(fd);
-    return why;
+    return NULL;
 }
 
 size_t fsc_config_check_inputs(const struct fsc_config *cfg, char *err, size_t errlen)

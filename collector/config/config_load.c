@@ -10,6 +10,7 @@
 
 #include <gnutls/gnutls.h>
 
+#include "base/file_read.h"
 #include "config/config_decode.h"
 #include "config/config_load_int.h"
 #include "config/yaml_tree.h"
@@ -341,9 +342,16 @@ fail:
 struct fsc_config *fsc_config_load(const char *path, const struct fsc_config_schema *schema,
                                    char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    /* Not blocking on a FIFO, not a directory: the config is a file. */
+    char why[128];
+    int fd = fsc_file_open_regular(path, why, sizeof(why));
+    FILE *f = fd == -1 ? NULL : fdopen(fd, "rb");
     if (f == NULL) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        if (fd != -1) {
+            snprintf(why, sizeof(why), "%s", strerror(errno));
+            close(fd);
+        }
+        snprintf(err, errlen, "%s: cannot open: %s", path, why);
         return NULL;
     }
     char *buf = malloc(FSC_CONFIG_MAX_FILE + 1);

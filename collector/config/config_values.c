@@ -8,6 +8,7 @@
 
 #include <gnutls/gnutls.h>
 
+#include "base/file_read.h"
 #include "config/config_decode.h"
 
 /* Enum fields are decoded through an int: the enums of the key tables have
@@ -278,25 +279,19 @@ static int decode_bool(struct fsc_cctx *ctx, const struct fsc_ynode *val, bool *
 
 /* ---- secrets ---------------------------------------------------------------- */
 
-/* Reads a secret file: at most FSC_CONFIG_MAX_SECRET bytes, trailing line
- * breaks removed (editors add one). Messages name the path, never content. */
+/* Reads a secret file: a regular file (a FIFO would block the load), at
+ * most FSC_CONFIG_MAX_SECRET bytes, trailing line breaks removed (editors
+ * add one). Messages name the path, never content. */
 static int read_secret_file(struct fsc_cctx *ctx, const struct fsc_ynode *val, const char *path,
                             const char **out)
 {
-    char buf[FSC_CONFIG_MAX_SECRET + 1], q[96];
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return fsc_cfg_fail_at(ctx, val, "cannot read %s: %s", fsc_cfg_quote(path, q, sizeof(q)),
-                               strerror(errno));
-    size_t n = fread(buf, 1, sizeof(buf), f);
-    int rd_err = ferror(f);
-    fclose(f);
+    char buf[FSC_CONFIG_MAX_SECRET + 1], q[96], why[128];
+    ssize_t got = fsc_file_read_regular(path, buf, FSC_CONFIG_MAX_SECRET, why, sizeof(why));
+    size_t n = got > 0 ? (size_t)got : 0;
     int rc = 0;
-    if (rd_err)
-        rc = fsc_cfg_fail_at(ctx, val, "cannot read %s", fsc_cfg_quote(path, q, sizeof(q)));
-    else if (n > FSC_CONFIG_MAX_SECRET)
-        rc = fsc_cfg_fail_at(ctx, val, "%s is larger than %d bytes",
-                             fsc_cfg_quote(path, q, sizeof(q)), FSC_CONFIG_MAX_SECRET);
+    if (got < 0)
+        rc =
+            fsc_cfg_fail_at(ctx, val, "cannot read %s: %s", fsc_cfg_quote(path, q, sizeof(q)), why);
     while (rc == 0 && n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
         n--;
     if (rc == 0 && n == 0)

@@ -1,4 +1,5 @@
 /* The daemon's hold on its state_dir (state_lock.h has the contract). */
+#include "base/file_read.h"
 #include "daemon/state_lock.h"
 
 #include <errno.h>
@@ -9,29 +10,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* mkdir -p dir (0755 for what it creates). Returns 0 or -errno. */
-static int mkdir_p(const char *dir)
-{
-    char p[sizeof(((struct fsc_state_lock *)0)->dir)];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof(p))
-        return -ENAMETOOLONG;
-    memcpy(p, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (p[i] != '/' && p[i] != '\0')
-            continue;
-        char c = p[i];
-        p[i] = '\0';
-        if (mkdir(p, 0755) != 0 && errno != EEXIST)
-            return -errno;
-        p[i] = c;
-    }
-    struct stat sb;
-    if (stat(dir, &sb) != 0)
-        return -errno;
-    return S_ISDIR(sb.st_mode) ? 0 : -ENOTDIR;
-}
 
 /* The pid written in a held lock file, or 0 when unreadable. */
 static long holder_pid(int fd)
@@ -56,14 +34,16 @@ int fsc_state_lock_take(struct fsc_state_lock *l, const char *dir, char *err, si
     }
     if (l->dir != dir)
         memcpy(l->dir, dir, n + 1);
-    int rc = mkdir_p(dir);
+    int rc = fsc_mkdir_p(dir, 0755);
     if (rc != 0) {
         snprintf(err, errlen, "state_dir %s: cannot create it: %s", dir, strerror(-rc));
         return rc;
     }
     char path[sizeof(l->dir)];
     snprintf(path, sizeof(path), "%s/lock", dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    /* O_NOFOLLOW: a symlink planted as the lock would have this daemon
+     * open (and keep) whatever file it points to. */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) {
         rc = -errno;
         snprintf(err, errlen, "state_dir %s: cannot open %s: %s", dir, path, strerror(-rc));

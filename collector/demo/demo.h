@@ -3,18 +3,22 @@
  *
  * The process plays the fabric and runs the real collector against it:
  *   - two QFX5240 leaves: the gNMI target simulator of tests/sim (the
- *     fsc_gnmi_sim library, one server thread each), leaf1 with Junos-style
- *     2 s batched counter copies and timestamp jitter, leaf2 with line-rate
- *     microbursts on one port;
+ *     fsc_gnmi_sim library, one server thread each), both with Junos-style
+ *     2 s batched counter copies, leaf1 with timestamp jitter, leaf2 with a
+ *     line-rate microburst on one port;
  *   - one SN4700 spine: a thread posting Cumulus-shaped OTLP/gRPC exports
  *     (gauge-double interface counters, tc ECN counters, buffer watermarks)
  *     every second to the collector's own OTLP receiver;
- *   - a four-node switchless DGX B300 mesh: sysfs fixture trees under the
- *     state directory, written once and then stepped over time by a thread;
+ *   - a four-node switchless DGX B300 mesh: sysfs fixture trees (and
+ *     stamped ethtool statistics files) under the state directory, written
+ *     once and then stepped over time by a thread;
  *   - the collector itself (fsc_daemon_run) with a generated config written
  *     to the state directory.
- * A fixed fault schedule (demo_schedule.c) injects one fault of each kind
- * the detectors know, and each must show up once in the event log. */
+ * A fixed fault schedule (demo_schedule.c) injects a PCIe link trained
+ * low, swapped cables, ECN, CNP and reordering storms, a microburst on a
+ * NIC, a longer burst on a spine port and a microburst a leaf shows as a
+ * queue peak (no PFC storm, no uplink imbalance), and each must show up
+ * once in the event log. */
 #ifndef FSC_DEMO_H
 #define FSC_DEMO_H
 

@@ -108,6 +108,7 @@ static void write_sources(FILE *f, const struct demo_run *run)
                 "\n"
                 "    fixture: true\n"
                 "    interval: 100ms\n"
+                "    # no SIOCETHTOOL: the tree's ethtool/<netdev> files stand in\n"
                 "    ethtool: false\n"
                 "    node: %u\n",
                 n + 1);
@@ -189,11 +190,11 @@ static int config_body(FILE *f, const void *arg)
           "# `fabricscope run -c` on a copy whose listen ports you change.\n"
           "log:\n"
           "  level: info\n"
-          "# The collector's own state (the rollups `fabricscope report` reads) lives\n"
-          "# with the demo's: kept with --state-dir, removed with a temporary one.\n"
+          "# The collector's own state: the rollups `fabricscope report` reads, kept\n"
+          "# after the demo (in --state-dir, else in the XDG state home).\n"
           "state_dir: ",
           f);
-    put_quoted(f, run->state_dir);
+    put_quoted(f, run->rollup_dir);
     fputc('\n', f);
     write_sources(f, run);
     fputs("exporters:\n  prometheus:\n    listen: ", f);

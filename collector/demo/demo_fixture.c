@@ -5,8 +5,9 @@
  * The trees are the NIC fixture's (fsc_nicfx_tree_create, the writer the
  * tests' fabricscope-nic-fixture uses), for 4 nodes x 16 devices, plus what
  * the demo adds: netdev names from the cable plan layout, each node's
- * addresses and neighbour table (ip_addr.txt, proc/net/arp), and the two
- * static faults:
+ * addresses and neighbour table (ip_addr.txt, proc/net/arp), every
+ * interface's ethtool file (fsc_nicfx_ethtool_write), and the two static
+ * faults:
  *   DEMO_F_PCIE  b300-01's device behind ens7f0np0 trained at
  *                "32.0 GT/s PCIe" x8 (max "64.0 GT/s PCIe" x16);
  *   DEMO_F_SWAP  the cables as plugged (demo_cables_built_txt) differ from
@@ -153,7 +154,8 @@ static int mesh_plan(struct demo_mesh *mesh, char *err, size_t errlen)
                               : 0;
         }
 
-    static const enum demo_fault_id flt[] = {DEMO_F_PCIE, DEMO_F_CNP, DEMO_F_REORDER};
+    static const enum demo_fault_id flt[] = {DEMO_F_PCIE, DEMO_F_CNP, DEMO_F_REORDER,
+                                             DEMO_F_NIC_BURST};
     for (size_t i = 0; i < sizeof(flt) / sizeof(flt[0]); i++) {
         const struct demo_fault *f = &demo_faults[flt[i]];
         int n = -1, k = layout_index(&lay, f->port);
@@ -172,6 +174,16 @@ static int mesh_plan(struct demo_mesh *mesh, char *err, size_t errlen)
             break;
         case DEMO_F_CNP:
             nic->cnp_storm = true;
+            break;
+        case DEMO_F_NIC_BURST:
+            /* Over a cable that works: the far end receives the burst. */
+            if (nic->miscabled || nic->peer_n < 0 || nic->peer_k < 0) {
+                snprintf(err, errlen, "the microburst's port %s %s has no working cable", f->device,
+                         f->port);
+                return -1;
+            }
+            nic->burst_tx = true;
+            mesh->nic[nic->peer_n][nic->peer_k].burst_rx = true;
             break;
         default:
             nic->reorder = true;
@@ -267,8 +279,17 @@ struct demo_mesh *demo_mesh_create(struct demo_run *run, char *err, size_t errle
     for (unsigned n = 0; n < DEMO_NODES; n++) {
         char e[512];
         int rc = 0;
-        for (unsigned k = 0; k < DEMO_NICS && rc == 0; k++)
+        for (unsigned k = 0; k < DEMO_NICS && rc == 0; k++) {
             rc = write_nic(run->node_root[n], &mesh->nic[n][k], e, sizeof(e));
+            /* Its ethtool file too, so the poller finds it from the start:
+             * every counter 0, at the clock's zero (it restarts with the
+             * simulators, later: the values and times only grow). */
+            if (rc == 0 && mesh_ethtool_write(mesh, &mesh->nic[n][k], n, 0) != 0) {
+                snprintf(e, sizeof(e), "cannot write the ethtool file of %s",
+                         mesh->nic[n][k].dev.netdev);
+                rc = -1;
+            }
+        }
         if (rc != 0) {
             snprintf(err, errlen, "cannot write the B300 fixture under %s: %s", run->node_root[n],
                      e);

@@ -1,5 +1,6 @@
 /* The demo's parts, shared by its files (internal to collector/demo):
- *   demo_main.c      command line, start and stop order, the supervisor thread
+ *   demo_args.c      the command line and its usage text
+ *   demo_main.c      start and stop order, the supervisor thread
  *   demo_schedule.c  the fault schedule and the fabric's names (one place)
  *   demo_state.c     the state directory (demo_state.h)
  *   demo_net.c       loopback ports: reservation, probes, the readiness check
@@ -43,14 +44,17 @@
  * (the test runs 36 s). */
 #define DEMO_CYCLE_NS (30 * DEMO_S)
 
-enum demo_fault_id {
-    DEMO_F_PCIE = 0,   /* b300-01: a NIC's PCIe link at Gen5 x8 (always) */
-    DEMO_F_SWAP,       /* b300-04: the cables of ports 4 and 5 swapped (always) */
-    DEMO_F_ECN,        /* spine1 swp3 tc 3: ECN-mark storm */
-    DEMO_F_CNP,        /* b300-02: CNP storm (np_cnp_sent) */
-    DEMO_F_REORDER,    /* b300-03: out_of_sequence burst */
-    DEMO_F_MICROBURST, /* leaf2 et-0/0/3: line-rate burst of 300 ms, both directions */
-    DEMO_F__COUNT
+enum demo_fault_id {                     /* in the order of their first window */
+                     DEMO_F_PCIE = 0,    /* b300-01: a NIC's PCIe link at Gen5 x8 (always) */
+                     DEMO_F_SWAP,        /* b300-04: the cables of ports 4 and 5 swapped (always) */
+                     DEMO_F_ECN,         /* spine1 swp3 tc 3: ECN-mark storm */
+                     DEMO_F_CNP,         /* b300-02: CNP storm (np_cnp_sent) */
+                     DEMO_F_SPINE_BURST, /* spine1 swp5: 2 s at line rate out of a 40 % load */
+                     DEMO_F_REORDER,     /* b300-03: out_of_sequence burst */
+                     DEMO_F_NIC_BURST,  /* b300-01 -> b300-02: 300 ms at line rate over one cable */
+                     DEMO_F_LEAF_BURST, /* leaf2 et-0/0/3: line-rate burst of 300 ms, both
+                                           directions */
+                     DEMO_F__COUNT
 };
 
 struct demo_fault {
@@ -89,6 +93,13 @@ uint64_t demo_integral_us(uint64_t per_s, int64_t us);
  * queue_peak_share (0.5); the other queues stay at utilization x 1e6 >> q. */
 #define DEMO_LEAF_BURST_PEAK  108134400u
 #define DEMO_LEAF_BATCH_PORTS 4 /* Junos batches: half the ports per 2 s interval */
+/* Line rate of every port of the demo (400G), in bytes per second. */
+#define DEMO_LINE_BYTES_PER_S 50000000000ull
+/* DEMO_F_SPINE_BURST: spine1's swp5 (DEMO_SPINE_BURST_PORT) carries
+ * DEMO_SPINE_LOAD_PCT % of line rate each way and, inside the windows, sends
+ * at line rate. */
+#define DEMO_SPINE_BURST_PORT 5
+#define DEMO_SPINE_LOAD_PCT   40
 /* leaf1's copies 1 s after the simulator's start: its reports follow the
  * collector's subscription, made a few hundred ms after that start, so its
  * +-100 ms reads stay far from the copies (reads straddling the copies
@@ -121,19 +132,30 @@ extern const char *const demo_node_names[DEMO_NODES];
 
 struct demo_opts {
     int64_t duration_ns;   /* 0: until SIGINT / SIGTERM */
-    const char *listen;    /* Prometheus listener as given (default 127.0.0.1:9464) */
-    const char *state_dir; /* NULL: a fresh temporary directory */
+    const char *listen;    /* Prometheus listener (default 127.0.0.1:9464, or --port-base's) */
+    const char *state_dir; /* NULL: a fresh temporary directory, rollups in rollup_home */
     uint64_t seed;
-    uint16_t gnmi_port[DEMO_LEAVES]; /* --gnmi-ports; 0: a free one each */
-    uint16_t otlp_port;              /* --otlp-port; 0: a free one */
+    uint16_t port_base;              /* --port-base; 0: none */
+    uint16_t gnmi_port[DEMO_LEAVES]; /* --gnmi-ports or --port-base; 0: a free one each */
+    uint16_t otlp_port;              /* --otlp-port or --port-base; 0: a free one */
+    /* The option that chose each port, for the sentence about a busy one. */
+    const char *listen_opt, *gnmi_opt, *otlp_opt;
+    char listen_buf[32]; /* "127.0.0.1:N" from --port-base */
 };
+
+/* Parses argv (argv[0] "demo") into *o (zeroed by the caller) and the
+ * listener's host and port. Returns 0 (with *help set for -h / --help) or
+ * 2 after printing a usage error. Thread: main. (demo_args.c) */
+int demo_args_parse(int argc, char **argv, struct demo_opts *o, char *host, size_t hostlen,
+                    uint16_t *port, int *help);
 
 /* Everything the parts share. Written by the main thread before the threads
  * start; afterwards only `stop` (atomic) and `sim_stop` change. */
 struct demo_run {
     struct demo_opts opt;
     char state_dir[DEMO_PATH];
-    bool state_is_tmp; /* created by us: removed whole at exit */
+    bool state_is_tmp;          /* created by us: removed whole at exit */
+    char rollup_dir[DEMO_PATH]; /* the collector's state_dir (rollups in rollup/): kept */
     char config_path[DEMO_PATH];
     char cables_path[DEMO_PATH];
     char node_root[DEMO_NODES][DEMO_PATH]; /* <state>/b300-0N: sysfs_root of node N */

@@ -15,7 +15,7 @@
  *          places each port's copies on its reading lattice (rate.h rule
  *          5) and must show a flat 20 % and raise nothing.
  *   leaf2  no jitter, 30 % utilization, a 300 ms line-rate burst on
- *          et-0/0/3 every 30 s (DEMO_F_MICROBURST). In a 4 s rate it moves
+ *          et-0/0/3 every 30 s (DEMO_F_LEAF_BURST). In a 4 s rate it moves
  *          the port by 5 points, far under the microburst threshold; the
  *          queue report whose interval holds it shows queue 3's
  *          max-queue-len at
@@ -63,7 +63,7 @@ int demo_leaf_start(struct demo_leaf *lf, struct demo_run *run, unsigned i, char
         c->jitter = 0.05; /* +-100 ms on a 2 s interval */
         c->batch_copy_phase_ms = DEMO_LEAF_COPY_PHASE_MS;
     } else {
-        const struct demo_fault *f = &demo_faults[DEMO_F_MICROBURST];
+        const struct demo_fault *f = &demo_faults[DEMO_F_LEAF_BURST];
         c->utilization = 0.3;
         c->burst_port = DEMO_LEAF_BURST_PORT;
         c->burst_every_ms = DEMO_CYCLE_NS / DEMO_MS;

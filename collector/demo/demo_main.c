@@ -1,17 +1,19 @@
-/* `fabricscope demo` (demo.h): the command line, the order in which the
- * simulated fabric and the collector start and stop, and the supervisor
+/* `fabricscope demo` (demo.h): the order in which the simulated fabric
+ * and the collector start and stop (the command line: demo_args.c), the supervisor
  * thread that says where to look once the collector is up and ends a
  * --duration run with the same SIGTERM an operator would send.
  *
- * Start: signals blocked (so only the daemon's sigtimedwait takes them),
- * the file limit raised (the B300 trees are ~6000 open files between the
- * poller and the fixture), the state directory, the ports (reserved,
- * demo_net.c), cables.txt and the config (loaded and validated before
- * anything runs), the B300 trees, then the leaves' simulators (waited for
+ * Start: the file limit raised (the B300 trees are ~6000 open files
+ * between the poller and the fixture), every port reserved (demo_net.c; a
+ * busy fixed port ends the demo before anything exists), signals blocked
+ * (so only the daemon's sigtimedwait takes them), the state directory,
+ * cables.txt and the config (loaded and validated before anything runs),
+ * the B300 trees, then the leaves' simulators (waited for
  * until they accept connections), the fixture and spine threads, the
  * supervisor, and last the collector on the main thread.
  * Stop (after the collector returned): every demo thread is told to end and
- * joined, gRPC is shut down, the state directory is removed. */
+ * joined, gRPC is shut down, the state directory is removed (the rollups
+ * stay), and the report command for them is printed. */
 #include <errno.h>
 #include <grpc/grpc.h>
 #include <signal.h>
@@ -35,155 +37,6 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 #define NOFILE_WANTED 16384
 #define LEAF_UP_TRIES 200 /* x 50 ms: a simulator must listen within 10 s */
 #define READY_WARN_S  30
-
-const char fsc_demo_usage[] =
-    "Usage: fabricscope demo [--duration D] [--listen HOST:PORT] [--gnmi-ports P1,P2]\n"
-    "                        [--otlp-port P] [--state-dir DIR] [--seed N]\n"
-    "\n"
-    "Runs a simulated fabric and the real collector against it, in this process, on\n"
-    "loopback: two QFX5240 leaves over gNMI (one with Junos-style 2 s batched counters\n"
-    "and timestamp jitter, one with microbursts), one SN4700 spine over OTLP/gRPC, and\n"
-    "a four-node switchless DGX B300 mesh from sysfs fixture trees, with a fixed\n"
-    "schedule of injected faults: a PCIe link trained at Gen5 x8, a planned interface\n"
-    "missing (cable plan), then every 30 s an ECN storm on the spine, a CNP storm and a\n"
-    "reordering burst on B300 ports and a microburst on a leaf port (docs/DEMO.md).\n"
-    "Prints the status page and /metrics URLs; the event log (event=detect lines) is\n"
-    "on stderr. Runs until Ctrl-C (SIGINT) or SIGTERM, or for D.\n"
-    "\n"
-    "Options:\n"
-    "  --duration D          stop after D (\"60s\", \"2m\", or seconds: \"60\")\n"
-    "  --listen HOST:PORT    status page and /metrics (default 127.0.0.1:9464; port 0\n"
-    "                        picks a free one, named in the exporter_started log line)\n"
-    "  --gnmi-ports P1,P2    the two leaves' gNMI targets on 127.0.0.1:P1 and :P2\n"
-    "                        (default: free ports, printed in the banner)\n"
-    "  --otlp-port P         the collector's OTLP/gRPC receiver on 127.0.0.1:P, where the\n"
-    "                        spine posts (default: a free port). A port in use stops the\n"
-    "                        demo with exit status 1 and names the port\n"
-    "  --state-dir DIR       where the generated config, cables.txt and the B300 trees go\n"
-    "                        (default: a temporary directory, removed at exit; in DIR\n"
-    "                        only the trees are removed)\n"
-    "  --seed N              traffic rates and jitter (default 1); the faults are fixed\n"
-    "  -h, --help            show this help\n"
-    "\n"
-    "Exit status: 0 after a clean stop, 1 when something could not start, 2 usage error.\n";
-
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "fabricscope: %s%s%s%s\n\n%s", what, arg ? " '" : "", arg ? arg : "",
-            arg ? "'" : "", fsc_demo_usage);
-    return EXIT_USAGE;
-}
-
-static int parse_duration(const char *s, int64_t *ns)
-{
-    char *end;
-    unsigned long long secs = strtoull(s, &end, 10);
-    if (end != s && *end == '\0' && secs > 0 && secs < 100ULL * 365 * 24 * 3600) {
-        *ns = (int64_t)secs * DEMO_S;
-        return 0;
-    }
-    return fsc_duration_parse(s, ns) == 0 && *ns > 0 ? 0 : -1;
-}
-
-/* A TCP port 1..65535. */
-static int parse_port(const char *s, const char *end, uint16_t *port)
-{
-    unsigned long p = 0;
-    if (s == end || end - s > 5)
-        return -1;
-    for (const char *c = s; c < end; c++) {
-        if (*c < '0' || *c > '9')
-            return -1;
-        p = p * 10 + (unsigned long)(*c - '0');
-    }
-    if (p < 1 || p > 65535)
-        return -1;
-    *port = (uint16_t)p;
-    return 0;
-}
-
-/* --gnmi-ports P1,P2: one port per leaf, distinct. */
-static int parse_gnmi_ports(const char *s, uint16_t port[DEMO_LEAVES])
-{
-    const char *comma = strchr(s, ',');
-    if (!comma || parse_port(s, comma, &port[0]) != 0 ||
-        parse_port(comma + 1, comma + 1 + strlen(comma + 1), &port[1]) != 0 || port[0] == port[1])
-        return -1;
-    return 0;
-}
-
-/* Splits HOST:PORT ("[::1]:9464" keeps its brackets in host). */
-static int parse_listen(const char *s, char *host, size_t hostlen, uint16_t *port)
-{
-    const char *colon = strrchr(s, ':');
-    if (!colon || colon == s || (size_t)(colon - s) >= hostlen)
-        return -1;
-    char *end;
-    unsigned long p = strtoul(colon + 1, &end, 10);
-    if (end == colon + 1 || *end != '\0' || p > 65535)
-        return -1;
-    memcpy(host, s, (size_t)(colon - s));
-    host[colon - s] = '\0';
-    if (strchr(host, ':') && host[0] != '[')
-        return -1; /* a bare IPv6 address needs brackets */
-    *port = (uint16_t)p;
-    return 0;
-}
-
-static int parse_args(int argc, char **argv, struct demo_opts *o, char *host, size_t hostlen,
-                      uint16_t *port, int *help)
-{
-    o->listen = "127.0.0.1:9464";
-    o->seed = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            *help = 1;
-            return 0;
-        }
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--duration") && strcmp(a, "--listen") && strcmp(a, "--state-dir") &&
-            strcmp(a, "--seed") && strcmp(a, "--gnmi-ports") && strcmp(a, "--otlp-port"))
-            return usage_error("unexpected argument", a);
-        if (!v)
-            return usage_error("missing value after", a);
-        i++;
-        if (strcmp(a, "--duration") == 0) {
-            if (parse_duration(v, &o->duration_ns) != 0)
-                return usage_error("--duration is not a positive duration:", v);
-        } else if (strcmp(a, "--listen") == 0) {
-            o->listen = v;
-        } else if (strcmp(a, "--state-dir") == 0) {
-            o->state_dir = v;
-        } else if (strcmp(a, "--gnmi-ports") == 0) {
-            if (parse_gnmi_ports(v, o->gnmi_port) != 0)
-                return usage_error("--gnmi-ports wants two distinct ports P1,P2 (1..65535):", v);
-        } else if (strcmp(a, "--otlp-port") == 0) {
-            if (parse_port(v, v + strlen(v), &o->otlp_port) != 0)
-                return usage_error("--otlp-port wants a port 1..65535:", v);
-        } else {
-            char *end;
-            o->seed = strtoull(v, &end, 10);
-            if (end == v || *end != '\0')
-                return usage_error("--seed is not a number:", v);
-        }
-    }
-    if (parse_listen(o->listen, host, hostlen, port) != 0)
-        return usage_error("--listen is not HOST:PORT:", o->listen);
-    /* The leaves and the receiver all listen on 127.0.0.1: one port each. */
-    uint16_t fixed[DEMO_LEAVES + 2] = {o->gnmi_port[0], o->gnmi_port[1], o->otlp_port, *port};
-    for (unsigned i = 0; i < DEMO_LEAVES + 2; i++) {
-        for (unsigned j = i + 1; j < DEMO_LEAVES + 2; j++) {
-            if (fixed[i] && fixed[i] == fixed[j]) {
-                char p[8];
-                snprintf(p, sizeof(p), "%u", (unsigned)fixed[i]);
-                return usage_error("--listen, --gnmi-ports and --otlp-port name one port twice:",
-                                   p);
-            }
-        }
-    }
-    return EXIT_OK;
-}
 
 /* The B300 trees keep ~6000 files open; a login shell's soft limit is often 1024. */
 static int raise_nofile(char *err, size_t errlen)
@@ -228,6 +81,7 @@ static void print_banner(const struct demo_main *m)
            "(sysfs fixtures)\n"
            "  config     %s\n"
            "  state      %s (%s)\n"
+           "  rollups    %s/rollup (kept: fabricscope report --state-dir %s --out %s/report)\n"
            "\nWhere to look\n"
            "  status page  http://%s:%u/\n"
            "  metrics      http://%s:%u/metrics\n"
@@ -236,8 +90,8 @@ static void print_banner(const struct demo_main *m)
            (unsigned)run->leaf_port[0], (unsigned)run->leaf_port[1], (unsigned)run->otlp_port,
            run->config_path, run->state_dir,
            run->state_is_tmp ? "removed at exit" : "the b300-0N trees are removed at exit",
-           m->url_host, (unsigned)run->prom_port, m->url_host, (unsigned)run->prom_port,
-           (long long)(DEMO_CYCLE_NS / DEMO_S));
+           run->rollup_dir, run->rollup_dir, run->rollup_dir, m->url_host, (unsigned)run->prom_port,
+           m->url_host, (unsigned)run->prom_port, (long long)(DEMO_CYCLE_NS / DEMO_S));
     for (int i = 0; i < DEMO_F__COUNT; i++) {
         const struct demo_fault *f = &demo_faults[i];
         char when[32];
@@ -313,27 +167,51 @@ static int reserve(const char *host, uint16_t *port, int *fd, const char *what, 
     return *fd < 0 ? -1 : 0;
 }
 
-/* Everything up to the collector: returns 0 or -1 with err. */
+/* Every port of the demo, before anything else exists: the fixed ones first
+ * (a busy one stops the demo here, named with the option that chose it),
+ * then the free ones. Returns 0 or -1 with err; what it reserved is released
+ * by release_ports. */
+static int reserve_ports(struct demo_main *m, char *err, size_t errlen)
+{
+    struct demo_run *run = &m->run;
+    const struct demo_opts *o = &run->opt;
+    run->otlp_port = o->otlp_port;
+    for (unsigned i = 0; i < DEMO_LEAVES; i++)
+        run->leaf_port[i] = o->gnmi_port[i];
+    for (int fixed = 1; fixed >= 0; fixed--) {
+        if ((run->prom_port != 0) == fixed && m->prom_fd < 0 &&
+            reserve(run->prom_host, &run->prom_port, &m->prom_fd, "status page", o->listen_opt, err,
+                    errlen) != 0)
+            return -1;
+        for (unsigned i = 0; i < DEMO_LEAVES; i++)
+            if ((run->leaf_port[i] != 0) == fixed && m->leaf_fd[i] < 0 &&
+                reserve("127.0.0.1", &run->leaf_port[i], &m->leaf_fd[i], demo_leaf_names[i],
+                        o->gnmi_opt, err, errlen) != 0)
+                return -1;
+        if ((run->otlp_port != 0) == fixed && m->otlp_fd < 0 &&
+            reserve("127.0.0.1", &run->otlp_port, &m->otlp_fd, "OTLP receiver", o->otlp_opt, err,
+                    errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void release_ports(struct demo_main *m)
+{
+    demo_port_release(m->prom_fd);
+    demo_port_release(m->otlp_fd);
+    for (unsigned i = 0; i < DEMO_LEAVES; i++)
+        demo_port_release(m->leaf_fd[i]);
+    m->prom_fd = m->otlp_fd = m->leaf_fd[0] = m->leaf_fd[1] = -1;
+}
+
+/* Everything up to the collector, the ports reserved: returns 0 or -1 with err. */
 static int start_fabric(struct demo_main *m, struct fsc_config **cfg, struct demo_mesh **mesh,
                         struct demo_spine **spine, char *err, size_t errlen)
 {
     struct demo_run *run = &m->run;
     if (demo_state_prepare(run, err, errlen) != 0)
         return -1;
-    /* A fixed --listen port is the exporter's to bind (and to report busy). */
-    if (run->prom_port == 0 && reserve(run->prom_host, &run->prom_port, &m->prom_fd, "status page",
-                                       "--listen", err, errlen) != 0)
-        return -1;
-    run->otlp_port = run->opt.otlp_port;
-    if (reserve("127.0.0.1", &run->otlp_port, &m->otlp_fd, "OTLP receiver", "--otlp-port", err,
-                errlen) != 0)
-        return -1;
-    for (unsigned i = 0; i < DEMO_LEAVES; i++) {
-        run->leaf_port[i] = run->opt.gnmi_port[i];
-        if (reserve("127.0.0.1", &run->leaf_port[i], &m->leaf_fd[i], demo_leaf_names[i],
-                    "--gnmi-ports", err, errlen) != 0)
-            return -1;
-    }
     if (demo_config_write(run, err, errlen) != 0)
         return -1;
     *cfg = fsc_app_config_load(run->config_path, err, errlen);
@@ -396,10 +274,7 @@ static void stop_fabric(struct demo_main *m, struct demo_mesh *mesh, struct demo
     demo_mesh_destroy(mesh);
     for (unsigned i = 0; i < DEMO_LEAVES; i++)
         demo_leaf_join(&m->leaf[i]);
-    demo_port_release(m->prom_fd);
-    demo_port_release(m->otlp_fd);
-    for (unsigned i = 0; i < DEMO_LEAVES; i++)
-        demo_port_release(m->leaf_fd[i]);
+    release_ports(m);
 }
 
 /* Where a client reaches a listener on host (a wildcard means loopback). */
@@ -423,8 +298,8 @@ int fsc_demo_main(int argc, char **argv)
     memset(&m, 0, sizeof(m));
     m.prom_fd = m.otlp_fd = m.leaf_fd[0] = m.leaf_fd[1] = -1;
     struct demo_run *run = &m.run;
-    int rc = parse_args(argc, argv, &run->opt, run->prom_host, sizeof(run->prom_host),
-                        &run->prom_port, &help);
+    int rc = demo_args_parse(argc, argv, &run->opt, run->prom_host, sizeof(run->prom_host),
+                             &run->prom_port, &help);
     if (rc != EXIT_OK)
         return rc;
     if (help) {
@@ -432,8 +307,9 @@ int fsc_demo_main(int argc, char **argv)
         return EXIT_OK;
     }
     connect_hosts(&m);
-    if (raise_nofile(err, sizeof(err)) != 0) {
+    if (raise_nofile(err, sizeof(err)) != 0 || reserve_ports(&m, err, sizeof(err)) != 0) {
         fprintf(stderr, "fabricscope demo: %s\n", err);
+        release_ports(&m);
         return EXIT_RUNTIME;
     }
     /* Before any thread: only the daemon's sigtimedwait may take these. */
@@ -453,6 +329,7 @@ int fsc_demo_main(int argc, char **argv)
     fflush(stdout);
     grpc_init();
     struct fsc_config *cfg = NULL;
+    bool ran = false; /* the collector started */
     struct demo_mesh *mesh = NULL;
     struct demo_spine *spine = NULL;
     rc = EXIT_OK;
@@ -460,6 +337,7 @@ int fsc_demo_main(int argc, char **argv)
         fprintf(stderr, "fabricscope demo: %s\n", err);
         rc = EXIT_RUNTIME;
     } else {
+        ran = true;
         fsc_log_set_level(cfg->log_level);
         fsc_log(FSC_LOG_INFO, "demo_started", "config=%s state_dir=%s seed=%llu duration_s=%g",
                 run->config_path, run->state_dir, (unsigned long long)run->opt.seed,
@@ -477,6 +355,14 @@ int fsc_demo_main(int argc, char **argv)
     if (crc != 0)
         fsc_log(FSC_LOG_WARN, "demo_cleanup_failed", "state_dir=%s error=%s", run->state_dir,
                 strerror(-crc));
-    fsc_log(FSC_LOG_INFO, "demo_stopped", "status=%d", rc);
+    fsc_log(FSC_LOG_INFO, "demo_stopped", "status=%d rollups=%s/rollup", rc,
+            run->rollup_dir[0] ? run->rollup_dir : "none");
+    if (ran && run->rollup_dir[0]) {
+        /* The collector ran: its rollups are there for a report. */
+        printf("\nfabricscope demo: stopped. The rollups are kept in %s/rollup; a report of "
+               "them:\n  fabricscope report --state-dir %s --out %s/report\n",
+               run->rollup_dir, run->rollup_dir, run->rollup_dir);
+        fflush(stdout);
+    }
     return rc;
 }

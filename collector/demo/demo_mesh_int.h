@@ -7,8 +7,10 @@
  * of node N (mlx5_K, its PCI function and address), card K/2, np K%2, with
  * the netdev the cable plan layout's default name of that card and np
  * (ens<c+1>f<np>np<np>), and `lifespan` 200 ms (demo_fixture_step.c says
- * why). Outside sys/, what the host check reads instead of the kernel
- * (nic_hostcheck.h, docs/CABLING.md "Fixtures"):
+ * why). Outside sys/, what the NIC source's fixture mode reads instead of
+ * the kernel (nic_ethtool.h, nic_hostcheck.h, docs/CABLING.md "Fixtures"):
+ *   ethtool/IF      `ethtool -S IF` with the time of its values (the *_phy
+ *                   byte and packet counters), rewritten every step
  *   ip_addr.txt     `ip -4 -o addr show`: every interface's planned /30
  *   proc/net/arp    one entry per interface for its planned peer address:
  *                   complete (flags 0x2, the peer's MAC) when the port the
@@ -32,6 +34,7 @@ struct mesh_nic {
     uint64_t tx_bps, rx_bps;  /* bytes per second each way (rx = the far end's tx) */
     bool cnp_storm;           /* DEMO_F_CNP: this is its port */
     bool reorder;             /* DEMO_F_REORDER */
+    bool burst_tx, burst_rx;  /* DEMO_F_NIC_BURST: its sender, its receiver */
     bool miscabled;           /* DEMO_F_SWAP: the cable reaches another port than planned */
     bool cabled;              /* in the plan (every interface of the demo's full mesh) */
     uint32_t addr, peer_addr; /* planned, host byte order */
@@ -52,5 +55,10 @@ struct demo_mesh {
 /* Value of moving counter c of nic at e_ns of the demo clock (0 for a
  * counter that does not move). Thread: any. */
 uint64_t mesh_value(const struct mesh_nic *nic, enum fsc_nicfx_ctr c, int64_t e_ns);
+
+/* Rewrites nic's ethtool file (<node root>/ethtool/IF) with its values at
+ * e_ns, stamped with that moment's wall time. Returns 0 or -1. Thread: the
+ * stepping thread, or main before it starts. */
+int mesh_ethtool_write(struct demo_mesh *mesh, struct mesh_nic *nic, unsigned node, int64_t e_ns);
 
 #endif

@@ -18,7 +18,12 @@
  * DEMO_ECN_STORM_PER_S ECN marks inside the DEMO_F_ECN windows, with its
  * watermark at 18 MiB (under half of the 64 MiB buffer the topology gives
  * the spine, so it is no queue-peak evidence: the ECN spike is the one
- * event this fault must raise).
+ * event this fault must raise). swp5 (DEMO_SPINE_BURST_PORT) carries
+ * DEMO_SPINE_LOAD_PCT % of line rate each way and sends at line rate inside
+ * the DEMO_F_SPINE_BURST windows: its out octets (and the tc counters that
+ * share them) add the difference over the time spent inside them. Its
+ * watermarks stay at their baseline (an egress port at line rate does not
+ * queue by itself), so the burst is the one event this fault raises.
  *
  * The request's protobuf-c structs are built once; each tick only rewrites
  * times and values, packs into a reused buffer and makes one unary call,
@@ -157,6 +162,17 @@ static uint64_t tc_share(uint64_t bytes, unsigned tc)
     return tc == 0 ? bytes / 5 : 0;
 }
 
+/* Octets port p sent by e_ns: its rate, plus the line-rate remainder inside
+ * the DEMO_F_SPINE_BURST windows on the burst port. */
+static uint64_t out_bytes(const struct demo_spine *sp, unsigned p, int64_t e_ns)
+{
+    uint64_t v = demo_integral_us(sp->out_rate[p], e_ns / 1000);
+    if (p + 1 == DEMO_SPINE_BURST_PORT)
+        v += demo_integral_us(DEMO_LINE_BYTES_PER_S - sp->out_rate[p],
+                              demo_fault_overlap(DEMO_F_SPINE_BURST, e_ns) / 1000);
+    return v;
+}
+
 static double value_at(struct demo_spine *sp, enum series_kind kind, unsigned p, unsigned tc,
                        int64_t e_ns)
 {
@@ -166,11 +182,11 @@ static double value_at(struct demo_spine *sp, enum series_kind kind, unsigned p,
     case K_IN_BYTES:
         return (double)demo_integral_us(sp->in_rate[p], us);
     case K_OUT_BYTES:
-        return (double)demo_integral_us(sp->out_rate[p], us);
+        return (double)out_bytes(sp, p, e_ns);
     case K_IN_PKTS:
         return (double)(demo_integral_us(sp->in_rate[p], us) / PACKET_BYTES);
     case K_OUT_PKTS:
-        return (double)(demo_integral_us(sp->out_rate[p], us) / PACKET_BYTES);
+        return (double)(out_bytes(sp, p, e_ns) / PACKET_BYTES);
     case K_MCAST:
         return (double)demo_integral_us(10, us);
     case K_BCAST:
@@ -180,9 +196,9 @@ static double value_at(struct demo_spine *sp, enum series_kind kind, unsigned p,
     case K_CARRIER:
         return 2;
     case K_TC_OCTETS:
-        return (double)tc_share(demo_integral_us(sp->out_rate[p], us), tc);
+        return (double)tc_share(out_bytes(sp, p, e_ns), tc);
     case K_TC_FRAMES:
-        return (double)(tc_share(demo_integral_us(sp->out_rate[p], us), tc) / PACKET_BYTES);
+        return (double)(tc_share(out_bytes(sp, p, e_ns), tc) / PACKET_BYTES);
     case K_TC_ECN: {
         if (tc != ROCE_TC)
             return 0;
@@ -404,7 +420,9 @@ static void *spine_main(void *arg)
             break;
         if (!atomic_load(&run->ready))
             continue; /* the collector is not up yet: nothing would listen */
-        int64_t e = demo_elapsed_ns(run);
+        /* Whole microseconds: the values are integrals to the microsecond
+         * (demo_integral_us), and their time must be exactly theirs. */
+        int64_t e = demo_elapsed_ns(run) / 1000 * 1000;
         size_t len = fill(sp, e);
         if (len == 0) {
             note_status(sp, GRPC_STATUS_RESOURCE_EXHAUSTED);
@@ -435,10 +453,14 @@ struct demo_spine *demo_spine_start(struct demo_run *run, char *err, size_t errl
     sp->last_status = -2; /* none yet: the first answer is logged */
     for (unsigned p = 0; p < DEMO_SPINE_PORTS; p++) {
         /* 8 to 12 % of 400G: spine traffic is the exception in a rail-optimized
-         * fabric (NCCL_CROSS_NIC=0), so the spine runs well below the leaves. */
-        uint64_t base = 400000000000ULL / 8 / 100;
+         * fabric (NCCL_CROSS_NIC=0), so the spine runs well below the leaves;
+         * the burst port is a loaded one, under the microburst detector's
+         * fall line (engine.microburst.fall, 0.5) so that its bursts end. */
+        uint64_t base = DEMO_LINE_BYTES_PER_S / 100;
         sp->in_rate[p] = base * (8 + (run->opt.seed + p * 3) % 5);
         sp->out_rate[p] = base * (8 + (run->opt.seed + p * 7 + 2) % 5);
+        if (p + 1 == DEMO_SPINE_BURST_PORT)
+            sp->in_rate[p] = sp->out_rate[p] = base * DEMO_SPINE_LOAD_PCT;
     }
     build(sp);
     if (pthread_create(&sp->thread, NULL, spine_main, sp) != 0) {

@@ -4,13 +4,27 @@
  *
  * Why these times: nothing happens in the first 8 s, so the rate engine has
  * baselines and the spike detectors have seeded their EWMA before the first
- * storm; the storms do not overlap, so each event line is easy to attribute;
- * the leaf's microburst comes at 30 s because the gNMI simulator places its
- * first burst one period after its start. The leaves report at Junos
- * cadence (2 s, half the ports per interval), where a 300 ms burst moves a
- * port's 4 s rate by 5 points: it is found, as on a real QFX5240, through
- * the queue peak (max-queue-len) of the report whose interval holds it
- * (queue_peak). */
+ * storm; each fault has a device and port of its own, so each event line is
+ * easy to attribute; the leaf's microburst comes at 30 s because the gNMI
+ * simulator places its first burst one period after its start. A burst's
+ * END waits for the 10 s window that holds its end (docs/DESIGN.md,
+ * "Detectors and events"), so the bursts end by 23.3 s and their END lines
+ * are out before the test's 36 s.
+ *
+ * How each burst can be seen depends on how often its port is read:
+ *   - the B300 NIC (polled every 100 ms, fine utilization from the ethtool
+ *     *_phy counters) sees a 300 ms line-rate burst as 3 intervals at 100 %:
+ *     a microburst, on the sender's tx and on its peer's rx;
+ *   - the SN4700 spine exports every second (Cumulus' interface-stats
+ *     sample-interval is 1 s at least): a sub-second burst there fills part
+ *     of one interval and reads as that interval, a second long, which no
+ *     detector can tell from a 1 s burst. Its burst lasts 2 s, so at least
+ *     one export interval lies wholly inside it: a burst (longer than the
+ *     microburst limit, engine.microburst.micro_max, 1 s);
+ *   - the QFX5240 leaves report each port every 4 s (2 s, half the ports
+ *     per interval), where a 300 ms burst moves the port's rate by 5
+ *     points: it is found, as on a real QFX5240, through the queue peak
+ *     (max-queue-len) of the report whose interval holds it (queue_peak). */
 #include <time.h>
 
 #include "demo/demo_int.h"
@@ -28,9 +42,14 @@ const struct demo_fault demo_faults[DEMO_F__COUNT] = {
                     "ECN-mark storm on tc 3, +250000 marks/s"},
     [DEMO_F_CNP] = {"cnp_spike", "b300-02", "ens3f0np0", false, 15 * DEMO_S, 3 * DEMO_S,
                     "CNP storm, np_cnp_sent +100000/s"},
+    [DEMO_F_SPINE_BURST] = {"burst", DEMO_SPINE_NAME, "swp5", false, 18500 * DEMO_MS, 2 * DEMO_S,
+                            "line-rate burst of 2 s out of a 40 % load (tx), 1 s exports"},
     [DEMO_F_REORDER] = {"reorder_spike", "b300-03", "ens5f1np1", false, 20 * DEMO_S, 2 * DEMO_S,
                         "reordering burst, out_of_sequence +20000/s"},
-    [DEMO_F_MICROBURST] = {"queue_peak", "leaf2", "et-0/0/3", false, 30 * DEMO_S, 300 * DEMO_MS,
+    [DEMO_F_NIC_BURST] = {"microburst", "b300-01", "ens2f0np0", false, 23 * DEMO_S, 300 * DEMO_MS,
+                          "line-rate microburst of 300 ms (tx; rx of b300-02 ens2f0np0), "
+                          "polled every 100 ms"},
+    [DEMO_F_LEAF_BURST] = {"queue_peak", "leaf2", "et-0/0/3", false, 30 * DEMO_S, 300 * DEMO_MS,
                            "line-rate microburst of 300 ms, seen as queue 3's max-queue-len "
                            "(108134400 B, 62.5 % of the buffer) in the 2 s report holding it"},
 };

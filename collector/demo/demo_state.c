@@ -1,11 +1,17 @@
 /* The demo's state directory: where the generated config, cables.txt and
- * the four B300 sysfs trees live while it runs.
+ * the four B300 sysfs trees live while it runs, and where the collector's
+ * rollups go (its state_dir), which outlive the demo for `fabricscope
+ * report`.
  *
  * Without --state-dir a fresh directory under $TMPDIR (or /tmp) is made and
- * removed whole at exit. With --state-dir DIR the directory is created when
- * missing and marked with a `.fabricscope-demo` file; at exit only the
- * fixture trees go (the config, cables.txt and the collector's rollups under
- * rollup/ stay for a look, or a report, afterwards).
+ * removed whole at exit, and the rollups go to the user's state directory
+ * of the XDG Base Directory Specification: $XDG_STATE_HOME/fabricscope-demo
+ * when that variable is an absolute path, else
+ * $HOME/.local/state/fabricscope-demo (made 0700 where missing), kept. With
+ * --state-dir DIR the directory is created when missing and marked with a
+ * `.fabricscope-demo` file; at exit only the fixture trees go (the config,
+ * cables.txt and the collector's rollups under rollup/ stay for a look, or a
+ * report, afterwards).
  * A b300-0N directory found in an unmarked DIR is somebody else's: the demo
  * refuses to start rather than delete it. */
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -15,9 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_read.h"
 #include "demo/demo_state.h"
 
 #define MARKER    ".fabricscope-demo"
@@ -83,10 +91,66 @@ static bool exists(const char *path)
     return lstat(path, &st) == 0;
 }
 
+/* run->rollup_dir without --state-dir: the XDG state home's
+ * fabricscope-demo, made when missing. Returns 0 or -1 with err. */
+static int rollup_home(struct demo_run *run, char *err, size_t errlen)
+{
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    int n = -1;
+    /* The specification: a relative path in the variable is invalid, ignored. */
+    if (xdg && xdg[0] == '/')
+        n = snprintf(run->rollup_dir, sizeof(run->rollup_dir), "%s/fabricscope-demo", xdg);
+    else if (home && home[0] == '/')
+        n = snprintf(run->rollup_dir, sizeof(run->rollup_dir), "%s/.local/state/fabricscope-demo",
+                     home);
+    if (n < 0) {
+        snprintf(err, errlen,
+                 "no place for the rollups: neither XDG_STATE_HOME nor HOME is an absolute "
+                 "path (give --state-dir)");
+        return -1;
+    }
+    int rc =
+        (size_t)n >= sizeof(run->rollup_dir) ? -ENAMETOOLONG : fsc_mkdir_p(run->rollup_dir, 0700);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot create the rollup directory %s: %s (give --state-dir)",
+                 run->rollup_dir, strerror(-rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* The collector locks its state_dir (rollup_dir/lock, flock): another
+ * collector holding it would stop this one only after the fabric started,
+ * so the demo asks first. Returns 0 or -1 with err. */
+static int rollup_free(const struct demo_run *run, char *err, size_t errlen)
+{
+    char path[DEMO_PATH + 8];
+    snprintf(path, sizeof(path), "%s/lock", run->rollup_dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd == -1)
+        return 0; /* no lock file: nobody ran there yet */
+    int rc = 0;
+    if (flock(fd, LOCK_EX | LOCK_NB) == -1 && errno == EWOULDBLOCK) {
+        char pid[32] = "";
+        ssize_t r = pread(fd, pid, sizeof(pid) - 1, 0);
+        pid[r > 0 ? r : 0] = '\0';
+        pid[strcspn(pid, "\n")] = '\0';
+        snprintf(err, errlen,
+                 "the rollup directory %s is in use by another fabricscope (pid %s): stop it, "
+                 "or give this demo its own --state-dir",
+                 run->rollup_dir, pid[0] ? pid : "unknown");
+        rc = -1;
+    }
+    close(fd); /* and with it the lock, if taken */
+    return rc;
+}
+
 int demo_state_prepare(struct demo_run *run, char *err, size_t errlen)
 {
     const char *dir = run->opt.state_dir;
     if (!dir) {
+        if (rollup_home(run, err, errlen) != 0)
+            return -1;
         const char *tmp = getenv("TMPDIR");
         int n = snprintf(run->state_dir, sizeof(run->state_dir), "%s/fabricscope-demo.XXXXXX",
                          tmp && tmp[0] ? tmp : "/tmp");
@@ -111,8 +175,11 @@ int demo_state_prepare(struct demo_run *run, char *err, size_t errlen)
             return -1;
         }
         memcpy(run->state_dir, abs, strlen(abs) + 1);
+        memcpy(run->rollup_dir, abs, strlen(abs) + 1);
         free(abs);
     }
+    if (rollup_free(run, err, errlen) != 0)
+        return -1;
     char marker[DEMO_PATH];
     if (set_path(marker, run->state_dir, MARKER) != 0 ||
         set_path(run->config_path, run->state_dir, "fabricscope-demo.yaml") != 0 ||

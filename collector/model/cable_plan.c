@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_read.h"
 #include "model/cable_plan.h"
 
 /* One end of a cable as written: node and port, and where it was. */
@@ -386,9 +387,10 @@ fail:
 struct fsc_cabling *fsc_cabling_load(const char *path, const struct fsc_cable_layout *lay,
                                      char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char why[128];
+    int fd = fsc_file_open_regular(path, why, sizeof(why));
     if (fd == -1) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", path, why);
         return NULL;
     }
     struct stat st;

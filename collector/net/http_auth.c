@@ -13,6 +13,7 @@
 #include <nettle/base64.h>
 
 #include "base/clock.h"
+#include "base/file_read.h"
 #include "net/http_auth.h"
 #include "base/log.h"
 
@@ -144,29 +145,19 @@ static int hash_usable(const char *hash)
 
 static int tokens_load(struct fsc_http_auth *a, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "re");
-    if (!f) {
-        snprintf(err, errlen, "cannot read bearer_tokens_file %s: %s", path, strerror(errno));
-        return -1;
-    }
     char *buf = malloc(FSC_HTTP_AUTH_TOKENS_MAX + 1);
     a->tokens = calloc(FSC_HTTP_AUTH_MAX_TOKENS, sizeof(*a->tokens));
     if (!buf || !a->tokens) {
-        fclose(f);
         free(buf);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    size_t len = fread(buf, 1, FSC_HTTP_AUTH_TOKENS_MAX + 1, f);
-    int rd_err = ferror(f);
-    fclose(f);
+    char why[128];
+    ssize_t got = fsc_file_read_regular(path, buf, FSC_HTTP_AUTH_TOKENS_MAX, why, sizeof(why));
+    size_t len = got > 0 ? (size_t)got : 0;
     int rc = 0;
-    if (rd_err) {
-        snprintf(err, errlen, "cannot read bearer_tokens_file %s", path);
-        rc = -1;
-    } else if (len > FSC_HTTP_AUTH_TOKENS_MAX) {
-        snprintf(err, errlen, "bearer_tokens_file %s is larger than %zu bytes", path,
-                 FSC_HTTP_AUTH_TOKENS_MAX);
+    if (got < 0) {
+        snprintf(err, errlen, "cannot read bearer_tokens_file %s: %s", path, why);
         rc = -1;
     }
     buf[rc == 0 ? len : 0] = '\0';

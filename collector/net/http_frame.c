@@ -43,6 +43,21 @@ size_t fsc_http_frame_unescape(void *cls, struct MHD_Connection *conn, char *s)
     return (size_t)(out - s);
 }
 
+void *fsc_http_frame_uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    const char *p = uri;
+    for (; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            break;
+    /* MHD ends the target by writing a NUL over the space before the
+     * version, so "HTTP/" follows the terminator; anything else means the
+     * NUL came from the client. */
+    if (*p != '\0' || strncmp(p + 1, "HTTP/", 5) != 0)
+        fsc_http_watch_set_bad_target(conn);
+    return NULL;
+}
+
 struct frame_count {
     unsigned content_length, transfer_encoding, host;
     int te_chunked; /* the (single) Transfer-Encoding is exactly "chunked" */
@@ -83,7 +98,7 @@ unsigned fsc_http_frame_check(struct MHD_Connection *conn, const char *version, 
     struct frame_count fc = {0};
     (void)MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &fc);
     if (fsc_http_watch_bad_target(conn)) {
-        *why = "bad request: NUL (%00) in the request target\n";
+        *why = "bad request: NUL (%00) or a control byte in the request target\n";
         return MHD_HTTP_BAD_REQUEST;
     }
     if (fc.content_length > 1) {

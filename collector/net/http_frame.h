@@ -32,6 +32,14 @@
  * NUL never cuts a path or argument. Returns the new length. */
 size_t fsc_http_frame_unescape(void *cls, struct MHD_Connection *conn, char *s);
 
+/* MHD_LogCallback (MHD_OPTION_URI_LOG_CALLBACK, cls unused): sees the raw
+ * target before MHD decodes or splits it, and marks the request
+ * (fsc_http_watch_set_bad_target) when it holds a raw control byte: below
+ * 0x20, 0x7f, or a NUL, which would cut the target MHD hands on
+ * (GET /metrics<NUL>.html served as /metrics). Returns NULL (no per-request
+ * context of its own). */
+void *fsc_http_frame_uri_log(void *cls, const char *uri, struct MHD_Connection *conn);
+
 /* Checks the request's framing. body_allowed 0: any Transfer-Encoding is
  * refused with 413 (the listener takes no request bodies). Returns 0 when
  * it may proceed, else the HTTP status (400, 413) with a sentence in *why

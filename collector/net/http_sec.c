@@ -68,8 +68,10 @@ struct fsc_http_sec *fsc_http_sec_create(const struct fsc_tls_config *tls,
         s->cert = fsc_pem_read(tls->cert_file, "certificate", err, errlen);
         if (!s->cert)
             goto fail;
+        fsc_pem_warn_cert_time(s->cert, tls->cert_file, listener);
         s->key = fsc_pem_read(tls->key_file, "key", err, errlen);
-        if (!s->key)
+        if (!s->key ||
+            fsc_pem_check_pair(s->cert, s->key, tls->cert_file, tls->key_file, err, errlen) != 0)
             goto fail;
         if (s->client_auth != FSC_CLIENT_AUTH_NONE) {
             s->ca = fsc_pem_read(tls->ca_file, "CA file", err, errlen);

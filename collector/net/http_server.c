@@ -497,9 +497,10 @@ static struct MHD_Daemon *daemon_start(struct fsc_http_server *s, int fd, int fa
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT,
         fsc_http_watch_mhd_limit(lim), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
         fsc_http_watch_mhd_per_ip_limit(lim), MHD_OPTION_CONNECTION_TIMEOUT, s->info.timeout_s,
-        MHD_OPTION_UNESCAPE_CALLBACK, fsc_http_frame_unescape, NULL, MHD_OPTION_NOTIFY_COMPLETED,
-        call_completed, s, MHD_OPTION_NOTIFY_CONNECTION, fsc_http_watch_notify, s->watch,
-        MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+        MHD_OPTION_UNESCAPE_CALLBACK, fsc_http_frame_unescape, NULL, MHD_OPTION_URI_LOG_CALLBACK,
+        fsc_http_frame_uri_log, NULL, MHD_OPTION_NOTIFY_COMPLETED, call_completed, s,
+        MHD_OPTION_NOTIFY_CONNECTION, fsc_http_watch_notify, s->watch, MHD_OPTION_ARRAY, opts,
+        MHD_OPTION_END);
 }
 
 struct fsc_http_server *fsc_http_server_start(const struct fsc_http_server_config *cfg, char *err,

@@ -10,6 +10,19 @@ from what this script writes.
 Every expression names metrics from docs/METRICS.md, recording rules from
 dashboards/recording.yml, or names in dashboards/pending_metrics.txt.
 
+Every dashboard has `job` and `instance` variables (a sharded deployment runs
+several collectors, docs/DEPLOY.md "Sharding"), and every selector carries
+both matchers (JI below) except the fabric-wide recording rules, which sum
+over every collector; scripts/check_dashboards.py fails on a selector
+without them.
+
+Titles say which window a value covers: a rate gauge of the engine
+(fabric_port_bytes_per_second, fabric_port_utilization_ratio,
+fabric_rate_per_second) is the last completed window of the port's rate
+level, 1 s on a NIC or a Cumulus switch and 10 s on a Junos leaf that
+copies its counters every 2 s (docs/METRICS.md), so "1 s" is said only
+where it holds.
+
 Usage: generate.py [OUTPUT_DIR]   (default: the directory of this script)
 """
 import json
@@ -21,9 +34,13 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree (ctest runs 
 from panels import (Dashboard, custom_var, heatmap, query_var, stat,  # noqa: E402
                     table, targets, timeseries)
 
+# The collector matchers every selector carries (the job / instance variables).
+JI = 'job=~"$job", instance=~"$instance"'
 # Label matchers of the port drill-down and of the device-filtered views.
-PORT_SEL = 'device=~"$device", port=~"$port", direction=~"$direction"'
-PORT_SEL_NODIR = 'device=~"$device", port=~"$port"'
+PORT_SEL = JI + ', device=~"$device", port=~"$port", direction=~"$direction"'
+PORT_SEL_NODIR = JI + ', device=~"$device", port=~"$port"'
+DEV_SEL = JI + ', device=~"$device"'
+SRC_SEL = JI + ', source=~"$source"'
 
 
 # ---- the four dashboards ----
@@ -33,10 +50,10 @@ PORT_SEL_NODIR = 'device=~"$device", port=~"$port"'
 # variable read from fabric_port_utilization_ratio alone could not pick a NIC.
 # query_result over a union of the two (each name checkable by
 # scripts/check_dashboards.py), the label taken by regex.
-DEVICE_Q = ("query_result(group by (device) (fabric_port_utilization_ratio) "
-            "or group by (device) (fabric_nic_cnp_sent_total))")
-PORT_Q = ('query_result(group by (port) (fabric_port_utilization_ratio{device=~"$device"}) '
-          'or group by (port) (fabric_nic_cnp_sent_total{device=~"$device"}))')
+DEVICE_Q = (f"query_result(group by (device) (fabric_port_utilization_ratio{{{JI}}}) "
+            f"or group by (device) (fabric_nic_cnp_sent_total{{{JI}}}))")
+PORT_Q = (f"query_result(group by (port) (fabric_port_utilization_ratio{{{DEV_SEL}}}) "
+          f"or group by (port) (fabric_nic_cnp_sent_total{{{DEV_SEL}}}))")
 DEVICE_RE = '/device="([^"]+)"/'
 PORT_RE = '/port="([^"]+)"/'
 
@@ -58,66 +75,96 @@ def overview():
                   "Fabric-wide utilization per rail and per device, the ports that burst "
                   "most, spine traffic in a rail-optimized fabric, imbalance and detector "
                   "activity.", ["fabricscope", "fabric"])
-    d.variables.append(query_var("rail", "Rail",
-                                 'label_values(fabric_port_utilization_ratio{rail!=""}, rail)'))
+    d.variables.append(query_var(
+        "rail", "Rail", f'label_values(fabric_port_utilization_ratio{{{JI}, rail!=""}}, rail)'))
     d.variables.append(query_var("device", "Device",
                                  DEVICE_Q, regex=DEVICE_RE))
 
     d.row("Now")
+    d.add(stat("Collectors down", "Collector targets of the selected jobs that Prometheus "
+               "fails to scrape (up == 0; alert FabricscopeCollectorDown).",
+               f"count(up{{{JI}}} == 0) or vector(0)", steps=((1, "red"),)), 4, 4)
     d.add(stat("Sources down", "Sources whose fabricscope_up is 0 (not running or unhealthy).",
-               "count(fabricscope_up == 0) or vector(0)", steps=((1, "red"),)), 4, 4)
-    d.add(stat("Fabric alerts firing", "fabricscope alerts (dashboards/alerts.yml) firing now.",
+               f"count(fabricscope_up{{{JI}}} == 0) or vector(0)", steps=((1, "red"),)), 4, 4)
+    d.add(stat("Fabric alerts firing", "fabricscope alerts (dashboards/alerts.yml) firing now, "
+               "all collectors (alert labels carry no job or instance).",
                'count(ALERTS{alertstate="firing", alertname=~"Fabric.*"}) or vector(0)',
                steps=((1, "orange"),)), 4, 4)
     d.add(stat("Microbursts in the last hour",
                "Sum over the selected devices of sub-second bursts (>= 70 % utilization, "
                "< 1 s) in the last hour.",
-               'sum(device_port_direction:fabric_microbursts:increase1h{device=~"$device"})'),
+               f"sum(device_port_direction:fabric_microbursts:increase1h{{{DEV_SEL}}})"),
           4, 4)
-    d.add(stat("CNP per TB received", "Fabric-wide CNPs sent by NICs per 10^12 bytes they "
-               "received (5 min): compare configurations with it.",
+    d.add(stat("CNP per TB received (fabric)", "CNPs sent by all NICs of every collector per "
+               "10^12 bytes they received (5 min): compare configurations with it.",
                "fabric:fabric_nic_cnp_sent_per_rx_terabyte:ratio_rate5m", decimals=0), 4, 4)
-    d.add(stat("Max port utilization (1 s)", "Busiest port of the selected devices, last 1 s "
-               "window.", 'max(fabric_port_utilization_ratio{device=~"$device"})',
+    d.add(stat("Busiest port (last window)", "Highest utilization of the selected devices' "
+               "ports in each port's last rate window: 1 s, 10 s on a Junos leaf that copies "
+               "its counters every 2 s.", f"max(fabric_port_utilization_ratio{{{DEV_SEL}}})",
                unit="percentunit", steps=((0.7, "orange"), (0.9, "red"))), 4, 4)
+
+    d.row("Cable and PCIe health")
+    d.add(stat("Cables off the cable plan", "Planned cables of a B300 mesh with at least one "
+               "interface that differs from cables.txt (missing, down, address, peer, speed): "
+               "one per cable, whichever end reports (alerts FabricCableMismatch, "
+               "FabricCableSpeedMismatch).",
+               "count(count by (cable) (device_port_kind:fabric_cable_mismatch:cable"
+               f"{{{JI}}} == 1)) or vector(0)", steps=((1, "red"),)), 4, 6)
+    d.add(table("Interfaces off the cable plan",
+                "Each interface the NIC source's host check finds off the plan, with the cable "
+                "it belongs to (<lower node>-<higher node>:<k>, both ends' devices) and the "
+                "kind: peer (a swapped cable), down, missing, address, speed.",
+                f"device_port_kind:fabric_cable_mismatch:cable{{{DEV_SEL}}} == 1",
+                "off plan", "short", steps=((1, "red"),),
+                columns=("cable", "device_a", "device_b", "device", "port", "kind", "peer")),
+          10, 6)
     d.add(stat("NIC PCIe links degraded", "NIC ports whose PCIe link runs below its maximum "
-               "speed or width.", "sum(fabric_pcie_link_degraded) or vector(0)",
-               steps=((1, "red"),)), 4, 4)
+               "speed or width (alert FabricPcieLinkDegraded).",
+               f"sum(fabric_pcie_link_degraded{{{JI}}}) or vector(0)",
+               steps=((1, "orange"),)), 4, 6)
+    d.add(table("PCIe links below maximum", "NIC ports whose PCIe link trained below its "
+                "maximum speed or width, with the PCI address: reseat or check the slot and "
+                "BIOS (docs/runbooks/FabricPcieLinkDegraded.md).",
+                f"fabric_pcie_link_degraded{{{DEV_SEL}}} == 1", "degraded", "short",
+                steps=((1, "orange"),), columns=("device", "port", "pci")), 6, 6)
 
     d.row("Utilization")
     d.add(timeseries("Utilization per rail (average and busiest port)",
-                     "Ports with a rail label (rail-optimized fabrics), 1 s windows.",
+                     "Ports with a rail label (rail-optimized fabrics), each port's last rate "
+                     "window (1 s; 10 s on a Junos leaf), all collectors.",
                      targets(('rail_direction:fabric_port_utilization_ratio:avg{rail=~"$rail"}',
                               "rail {{rail}} {{direction}} avg"),
                              ('rail_direction:fabric_port_utilization_ratio:max{rail=~"$rail"}',
                               "rail {{rail}} {{direction}} max")),
                      unit="percentunit", vmin=0, vmax=1), 12, 8)
     d.add(timeseries("Busiest port per device",
-                     "Max over a device's ports of the 1 s utilization.",
-                     targets(('device_direction:fabric_port_utilization_ratio:max'
-                              '{device=~"$device"}', "{{device}} {{direction}}")),
+                     "Max over a device's ports of their last-window utilization (1 s; 10 s "
+                     "on a Junos leaf).",
+                     targets(("device_direction:fabric_port_utilization_ratio:max"
+                              f"{{{DEV_SEL}}}", "{{device}} {{direction}}")),
                      unit="percentunit", vmin=0, vmax=1), 12, 8)
     d.add(timeseries("Average utilization per device",
-                     "Mean over a device's ports of the 1 s utilization.",
-                     targets(('device_direction:fabric_port_utilization_ratio:avg'
-                              '{device=~"$device"}', "{{device}} {{direction}}")),
+                     "Mean over a device's ports of their last-window utilization (1 s; 10 s "
+                     "on a Junos leaf).",
+                     targets(("device_direction:fabric_port_utilization_ratio:avg"
+                              f"{{{DEV_SEL}}}", "{{device}} {{direction}}")),
                      unit="percentunit", vmin=0, vmax=1), 12, 8)
     d.add(table("Top ports by p99 fine utilization (5 min)",
-                "p99 of fine-interval (e.g. 100 ms) utilization: what 1 s averages hide. "
+                "p99 of fine-interval (e.g. 100 ms) utilization: what window averages hide. "
                 "Click a device to open the port drill-down.",
-                'topk(10, device_port_direction:fabric_port_fine_utilization_ratio:p99_5m'
-                '{device=~"$device"})', "p99 fine utilization", "percentunit", DRILL,
+                "topk(10, device_port_direction:fabric_port_fine_utilization_ratio:p99_5m"
+                f"{{{DEV_SEL}}})", "p99 fine utilization", "percentunit", DRILL,
                 steps=((0.7, "orange"), (0.9, "red"))), 12, 8)
 
     d.row("Bursts and congestion")
     d.add(table("Top ports by microbursts (1 h)", "Microbursts per port and direction in the "
                 "last hour.",
-                'topk(10, device_port_direction:fabric_microbursts:increase1h'
-                '{device=~"$device"} > 0)', "microbursts / h", "short", DRILL,
+                "topk(10, device_port_direction:fabric_microbursts:increase1h"
+                f"{{{DEV_SEL}}} > 0)", "microbursts / h", "short", DRILL,
                 steps=((360, "orange"),)), 12, 8)
     d.add(timeseries("Detector events per kind",
                      "Events published by the engine's detectors (START and instant events).",
-                     targets(("sum by (kind) (rate(fabricscope_events_total"
+                     targets((f"sum by (kind) (rate(fabricscope_events_total{{{JI}}}"
                               "[$__rate_interval]))", "{{kind}}")),
                      unit="ops", vmin=0), 12, 8)
 
@@ -126,33 +173,34 @@ def overview():
                      "Utilization of leaf uplinks in a rail-optimized fabric. With "
                      "NCCL_CROSS_NIC=0 this should stay near zero; the alert fires above 5 % "
                      "(10 min average).",
-                     targets(('fabric_port_utilization_ratio{role="uplink", rail!="", '
-                              'device=~"$device"}', "{{device}} {{port}} {{direction}}")),
+                     targets((f'fabric_port_utilization_ratio{{{DEV_SEL}, role="uplink", '
+                              'rail!=""}', "{{device}} {{port}} {{direction}}")),
                      unit="percentunit", vmin=0, steps=((0.05, "red"),), threshold_line=True),
           12, 8)
     d.add(timeseries("Spine traffic: spine ports",
                      "Spine ports (no rail) of a rail-optimized fabric; empty when no port "
                      "has a rail label.",
-                     targets(('fabric_port_utilization_ratio{role="downlink", rail=""} '
+                     targets((f'fabric_port_utilization_ratio{{{JI}, role="downlink", rail=""}} '
                               'and on () (count(fabric_port_utilization_ratio{rail!=""}) > 0)',
                               "{{device}} {{port}} {{direction}}")),
                      unit="percentunit", vmin=0, steps=((0.05, "red"),), threshold_line=True),
           12, 8)
     d.add(timeseries("Uplink imbalance (max / mean per group)",
                      "1 = perfectly even; the alert fires above 1.5 for 15 min. 0 = idle group.",
-                     targets(("fabric_uplink_imbalance_ratio", "{{group}}")),
+                     targets((f"fabric_uplink_imbalance_ratio{{{JI}}}", "{{group}}")),
                      vmin=0, steps=((1.5, "red"),), threshold_line=True), 12, 8)
     d.add(timeseries("Imbalance events", "Imbalance events per group.",
                      targets(("sum by (group) (increase(fabric_uplink_imbalance_events_total"
-                              "[$__rate_interval]))", "{{group}}")),
+                              f"{{{JI}}}[$__rate_interval]))", "{{group}}")),
                      vmin=0, bars=True), 12, 8)
     return d
 
 
 def port_drilldown():
     d = Dashboard("fabricscope-port", "fabricscope / Port drill-down",
-                  "One port at fine resolution: 1 s utilization, peak of the fine intervals "
-                  "per window, the fine-utilization distribution, microbursts, queues.",
+                  "One port at fine resolution: utilization of its rate window (1 s; 10 s on a "
+                  "Junos leaf), peak of the fine intervals per window, the fine-utilization "
+                  "distribution, microbursts, queues.",
                   ["fabricscope", "port"])
     d.variables.append(query_var("device", "Device",
                                  DEVICE_Q, regex=DEVICE_RE,
@@ -162,8 +210,10 @@ def port_drilldown():
     d.variables.append(custom_var("direction", "Direction", ["rx", "tx"]))
 
     d.row("Utilization")
-    d.add(timeseries("Throughput (1 s windows)",
-                     "Rate of the last completed aligned 1 s window, device timestamps. NIC "
+    d.add(timeseries("Throughput (rate window: 1 s, 10 s on Junos leaves)",
+                     "Rate of the port's last completed aligned window, device timestamps: 1 s "
+                     "on NICs and Cumulus switches, 10 s on a Junos leaf, whose counters are "
+                     "copied every 2 s (its 1 s windows are withheld; docs/METRICS.md). NIC "
                      "ports also (and without ethtool, only) show their RDMA traffic from the "
                      "IB PMA byte counters, rate over the step.",
                      targets((f"fabric_port_bytes_per_second{{{PORT_SEL}}} * 8",
@@ -173,11 +223,12 @@ def port_drilldown():
                              (f"rate(fabric_nic_ib_port_tx_bytes_total{{{PORT_SEL_NODIR}}}"
                               "[$__rate_interval]) * 8", "{{port}} tx RDMA (IB PMA)")),
                      unit="bps", vmin=0), 12, 8)
-    d.add(timeseries("Utilization: 1 s window, fine p50 / p99",
-                     "The 1 s utilization next to the median and 99th percentile of the fine "
-                     "intervals of the last 5 min: a p99 far above the 1 s line means bursts.",
+    d.add(timeseries("Utilization: rate window, fine p50 / p99",
+                     "The utilization of the port's rate window (1 s; 10 s on a Junos leaf) "
+                     "next to the median and 99th percentile of the fine intervals of the last "
+                     "5 min: a p99 far above the window line means bursts.",
                      targets((f"fabric_port_utilization_ratio{{{PORT_SEL}}}",
-                              "{{port}} {{direction}} 1 s"),
+                              "{{port}} {{direction}} window"),
                              ("device_port_direction:fabric_port_fine_utilization_ratio:p99_5m"
                               f"{{{PORT_SEL}}}", "{{port}} {{direction}} fine p99"),
                              ("device_port_direction:fabric_port_fine_utilization_ratio:p50_5m"
@@ -256,14 +307,15 @@ def congestion():
 
     d.row("ECN")
     d.add(timeseries("Switch ECN marks per queue",
-                     "Packets ECN-marked per second by switch queues (5 min alert threshold: "
-                     "100k/s).",
+                     "Packets ECN-marked per second by switch queues, rate over the step. Alert "
+                     "FabricSwitchQueueEcnMarksHigh: above 100k/s in the busiest rate window of "
+                     "every minute for 3 min.",
                      targets((f'rate(fabric_port_ecn_marked_packets_total{{queue!="", {sel}}}'
                               "[$__rate_interval])", "{{device}} {{port}} q{{queue}}")),
                      unit="pps", vmin=0, steps=((100000, "red"),), threshold_line=True), 12, 8)
     d.add(timeseries("NIC: ECN-marked RoCE packets received",
                      "np_ecn_marked_roce_packets: marked packets arriving at the NIC "
-                     "(engine rate, 1 s windows).",
+                     "(the engine's window rate: 1 s for a NIC polled every second or faster).",
                      targets(('fabric_rate_per_second{counter="fabric_nic_ecn_marked_roce_'
                               f'packets_total", {sel}}}', "{{device}} {{port}}")),
                      unit="pps", vmin=0), 12, 8)
@@ -271,13 +323,16 @@ def congestion():
     d.row("CNP")
     d.add(timeseries("CNPs sent (notification point)",
                      "np_cnp_sent per second over the step (rate of the raw counter: nothing "
-                     "between scrapes is lost). Alert: 10k/s for 10 min.",
+                     "between scrapes is lost, short storms are averaged). Alert "
+                     "FabricNicCnpRateHigh: above 10k/s in the busiest window of every minute "
+                     "for 3 min.",
                      targets((f"rate(fabric_nic_cnp_sent_total{{{sel}}}[$__rate_interval])",
                               "{{device}} {{port}}")),
                      unit="ops", vmin=0, steps=((10000, "red"),), threshold_line=True), 12, 8)
     d.add(timeseries("CNPs handled (reaction point)",
                      "rp_cnp_handled: CNPs this NIC received and acted on, i.e. it was "
-                     "throttled (engine rate, 1 s windows).",
+                     "throttled (the engine's window rate: 1 s for a NIC polled every second "
+                     "or faster).",
                      targets(('fabric_rate_per_second{counter="fabric_nic_cnp_handled_total", '
                               f"{sel}}}", "{{device}} {{port}}")),
                      unit="ops", vmin=0), 12, 8)
@@ -326,7 +381,8 @@ def congestion():
                      vmin=0, bars=True), 12, 8)
     d.add(timeseries("Congestion evidence",
                      "Queue-peak and NIC buffer-threshold evidence events (bursts too short "
-                     "for rate sampling), and rx_buffer_passed_thres_phy per second.",
+                     "for rate sampling), and rx_buffer_passed_thres_phy per second (the "
+                     "engine's window rate).",
                      targets(("sum by (device, port, counter) (increase("
                               f"fabric_congestion_evidence_total{{{sel}}}[$__rate_interval]))",
                               "{{device}} {{port}} {{counter}} events"),
@@ -336,7 +392,9 @@ def congestion():
 
     d.row("Reordering")
     d.add(timeseries("Out-of-sequence and sequence-error NAKs",
-                     "Engine rate (32-bit counters, wraps unwound). Alert: 1000/s for 10 min.",
+                     "The engine's window rate (32-bit counters, wraps unwound). Alert "
+                     "FabricReorderRateHigh: above 1000/s in the busiest window of every minute "
+                     "for 3 min.",
                      targets(('fabric_rate_per_second{counter=~"fabric_nic_out_of_sequence_total'
                               f'|fabric_nic_packet_seq_errors_total", {sel}}}',
                               "{{device}} {{port}} {{counter}}")),
@@ -354,31 +412,44 @@ def collector_health():
                   "fabricscope's own metrics: sources, what the rate engine did with each "
                   "sample, jitter, series limits, scrape cost, gNMI streams and Kafka.",
                   ["fabricscope", "collector"])
-    d.variables.append(query_var("source", "Source", "label_values(fabricscope_up, source)"))
+    d.variables.append(query_var("source", "Source",
+                                 f"label_values(fabricscope_up{{{JI}}}, source)"))
+
+    d.row("Collectors")
+    d.add(timeseries("Collector targets up", "Prometheus' up per collector target: 1 when the "
+                     "last scrape succeeded (alerts FabricscopeCollectorDown, "
+                     "FabricscopeNicPollerDown).",
+                     targets((f"up{{{JI}}}", "{{job}} {{instance}}")), vmin=0, vmax=1), 12, 7)
+    d.add(table("Shards", "Each collector's shard: index of count (0 of 1 when not sharded). "
+                "Alert FabricscopeShardMissing when fewer shards are known than count.",
+                f"fabricscope_shard_info{{{JI}}}", "reporting", "short",
+                columns=("job", "instance", "index", "count")), 6, 7)
+    d.add(table("Build", "Running fabricscope version per collector.",
+                f"fabricscope_build_info{{{JI}}}", "reporting", "short",
+                columns=("job", "instance", "version", "commit")), 6, 7)
 
     d.row("Sources")
     d.add(timeseries("Source up", "1 while the source is running and healthy.",
-                     targets(('fabricscope_up{source=~"$source"}', "{{source}} ({{type}})")),
+                     targets((f'fabricscope_up{{{SRC_SEL}}}', "{{source}} ({{type}})")),
                      vmin=0, vmax=1), 12, 7)
-    d.add(table("Build", "Running fabricscope version.", "fabricscope_build_info", "instances",
-                "short"), 6, 7)
-    d.add(stat("Samples per second", "Samples given to the engine.",
-               "sum(rate(fabricscope_samples_total[$__rate_interval]))", unit="ops"), 6, 7)
+    d.add(stat("Samples per second", "Samples given to the engine by the selected collectors.",
+               f"sum(rate(fabricscope_samples_total{{{JI}}}[$__rate_interval]))", unit="ops"),
+          12, 7)
     d.add(timeseries("gNMI streams up", "Per stream: subscribed, synced and updating.",
-                     targets(('fabricscope_gnmi_stream_up{source=~"$source"}',
+                     targets((f'fabricscope_gnmi_stream_up{{{SRC_SEL}}}',
                               "{{source}} {{stream}}")),
                      vmin=0, vmax=1), 12, 7)
     d.add(timeseries("gNMI updates and reconnects",
                      "Updates per second per stream, and reconnects (resubscriptions).",
-                     targets(('rate(fabricscope_gnmi_updates_total{source=~"$source"}'
+                     targets((f'rate(fabricscope_gnmi_updates_total{{{SRC_SEL}}}'
                               "[$__rate_interval])", "{{source}} {{stream}} updates/s"),
-                             ('increase(fabricscope_gnmi_reconnects_total{source=~"$source"}'
+                             (f'increase(fabricscope_gnmi_reconnects_total{{{SRC_SEL}}}'
                               "[$__rate_interval])", "{{source}} {{stream}} reconnects")),
                      vmin=0), 12, 7)
     d.add(timeseries("OTLP requests", "OTLP export requests per second by transport and "
                      "result.",
                      targets(('sum by (source, transport, result) (rate('
-                              'fabricscope_otlp_requests_total{source=~"$source"}'
+                              f'fabricscope_otlp_requests_total{{{SRC_SEL}}}'
                               "[$__rate_interval]))", "{{source}} {{transport}} {{result}}")),
                      unit="reqps", vmin=0), 12, 7)
 
@@ -386,55 +457,58 @@ def collector_health():
     d.add(timeseries("Sample verdicts",
                      "What the rate engine did with each sample: intervals used, stale "
                      "repeats, duplicates, out-of-order, clock steps, resets, implausible.",
-                     targets(("sum by (verdict) (rate(fabricscope_sample_verdicts_total"
+                     targets((f"sum by (verdict) (rate(fabricscope_sample_verdicts_total{{{JI}}}"
                               "[$__rate_interval]))", "{{verdict}}")),
                      unit="ops", vmin=0, stack=True), 12, 8)
     d.add(timeseries("Wraps, gaps, arrival-time samples",
                      "32-bit wraps unwound, intervals longer than max_gap, samples without a "
                      "device timestamp (per second).",
-                     targets(("rate(fabricscope_wraps_total[$__rate_interval])",
+                     targets((f"rate(fabricscope_wraps_total{{{JI}}}[$__rate_interval])",
                               "wraps"),
-                             ("rate(fabricscope_gaps_total[$__rate_interval])", "gaps"),
-                             ("rate(fabricscope_arrival_time_samples_total[$__rate_interval])",
+                             (f"rate(fabricscope_gaps_total{{{JI}}}[$__rate_interval])", "gaps"),
+                             (f"rate(fabricscope_arrival_time_samples_total{{{JI}}}"
+                              "[$__rate_interval])",
                               "arrival-time samples")),
                      unit="ops", vmin=0), 12, 8)
     d.add(heatmap("Sample interval / nominal (jitter)",
                   "Observed interval between samples divided by the nominal interval: a band "
                   "at 1 is a steady source; spread is timestamp jitter or batching.",
-                  "sum by (le) (increase(fabricscope_sample_interval_ratio_bucket"
+                  f"sum by (le) (increase(fabricscope_sample_interval_ratio_bucket{{{JI}}}"
                   "[$__rate_interval]))", "short"), 12, 8)
     d.add(timeseries("Sample interval ratio p50 / p99",
                      "Median and p99 of observed / nominal sample interval.",
                      targets(("histogram_quantile(0.5, sum by (le) (rate("
-                              "fabricscope_sample_interval_ratio_bucket[$__rate_interval])))",
+                              f"fabricscope_sample_interval_ratio_bucket{{{JI}}}"
+                              "[$__rate_interval])))",
                               "p50"),
                              ("histogram_quantile(0.99, sum by (le) (rate("
-                              "fabricscope_sample_interval_ratio_bucket[$__rate_interval])))",
+                              f"fabricscope_sample_interval_ratio_bucket{{{JI}}}"
+                              "[$__rate_interval])))",
                               "p99")),
                      vmin=0), 12, 8)
 
     d.row("Series and scrape")
     d.add(timeseries("Series per source and limit", "Series known and the per-source limit.",
-                     targets(('fabricscope_series{source=~"$source"}', "{{source}} series"),
-                             ('fabricscope_series_limit{source=~"$source"}',
+                     targets((f'fabricscope_series{{{SRC_SEL}}}', "{{source}} series"),
+                             (f'fabricscope_series_limit{{{SRC_SEL}}}',
                               "{{source}} limit")),
                      vmin=0), 12, 8)
     d.add(timeseries("Series refused",
                      "Series dropped by the limit or rejected as invalid (per second).",
-                     targets(('rate(fabricscope_series_dropped_total{source=~"$source"}'
+                     targets((f'rate(fabricscope_series_dropped_total{{{SRC_SEL}}}'
                               "[$__rate_interval])", "{{source}} dropped"),
-                             ('rate(fabricscope_series_rejected_total{source=~"$source"}'
+                             (f'rate(fabricscope_series_rejected_total{{{SRC_SEL}}}'
                               "[$__rate_interval])", "{{source}} rejected")),
                      unit="ops", vmin=0), 12, 8)
     d.add(timeseries("Scrape cost", "Render time of the previous scrape.",
-                     targets(("fabricscope_scrape_duration_seconds", "render time")),
+                     targets((f"fabricscope_scrape_duration_seconds{{{JI}}}", "render time")),
                      unit="s", vmin=0), 8, 8)
     d.add(timeseries("Scrape size", "Series and bytes of the previous scrape.",
-                     targets(("fabricscope_scrape_series", "series"),
-                             ("fabricscope_scrape_bytes", "bytes")),
+                     targets((f"fabricscope_scrape_series{{{JI}}}", "series"),
+                             (f"fabricscope_scrape_bytes{{{JI}}}", "bytes")),
                      vmin=0), 8, 8)
     d.add(timeseries("Detector events", "Events published per kind.",
-                     targets(("sum by (kind) (rate(fabricscope_events_total"
+                     targets((f"sum by (kind) (rate(fabricscope_events_total{{{JI}}}"
                               "[$__rate_interval]))", "{{kind}}")),
                      unit="ops", vmin=0), 8, 8)
 
@@ -442,12 +516,13 @@ def collector_health():
     d.add(timeseries("Kafka delivery failures", "Failed deliveries per topic per second "
                      "(retried, then spooled).",
                      targets(("sum by (topic) (rate(fabricscope_kafka_delivery_failures_total"
-                              "[$__rate_interval]))", "{{topic}}")),
+                              f"{{{JI}}}[$__rate_interval]))", "{{topic}}")),
                      unit="ops", vmin=0), 8, 8)
     d.add(timeseries("Kafka producer queue", "Messages waiting in the producer queue.",
-                     targets(("fabricscope_kafka_queue_messages", "queued")), vmin=0), 8, 8)
+                     targets((f"fabricscope_kafka_queue_messages{{{JI}}}", "queued")),
+                     vmin=0), 8, 8)
     d.add(timeseries("Kafka spool", "Bytes held in the on-disk spool during broker outages.",
-                     targets(("fabricscope_kafka_spool_bytes", "spool")),
+                     targets((f"fabricscope_kafka_spool_bytes{{{JI}}}", "spool")),
                      unit="bytes", vmin=0), 8, 8)
     return d
 

@@ -17,7 +17,9 @@ class Dashboard:
         self.description = description
         self.tags = tags
         self.panels = []
-        self.variables = [datasource_var()]
+        # The collector that serves a device comes first: a sharded
+        # deployment runs several, and every panel selects on them.
+        self.variables = [datasource_var(), *collector_vars()]
         self.next_id = 1
         self.x = 0
         self.y = 0
@@ -115,6 +117,14 @@ def datasource_var():
         "skipUrlSync": False,
         "type": "datasource",
     }
+
+
+def collector_vars():
+    """`job` and `instance`: the Prometheus scrape job and target of each
+    collector, read from fabricscope_build_info (every collector has it)."""
+    return [query_var("job", "Job", "label_values(fabricscope_build_info, job)"),
+            query_var("instance", "Collector",
+                      'label_values(fabricscope_build_info{job=~"$job"}, instance)')]
 
 
 def query_var(name, label, query, multi=True, include_all=True, regex=""):
@@ -251,9 +261,10 @@ def stat(title, description, expr, unit="short", steps=(), decimals=None):
     }
 
 
-def table(title, description, expr, value_title, unit, link=None, steps=()):
+def table(title, description, expr, value_title, unit, link=None, steps=(), columns=None):
     """An instant query as a table (one row per series); `link` adds a data
-    link on the device column, e.g. to the port drill-down."""
+    link on the device column, e.g. to the port drill-down; `columns` keeps
+    only those labels, in that order, before the value (else every label)."""
     overrides = [{
         "matcher": {"id": "byName", "options": "Value"},
         "properties": [
@@ -282,12 +293,24 @@ def table(title, description, expr, value_title, unit, link=None, steps=()):
         "options": {"footer": {"show": False, "reducer": ["sum"], "fields": ""},
                     "showHeader": True, "sortBy": [{"desc": True, "displayName": value_title}]},
         "targets": [target(expr, "", "A", fmt="table", instant=True)],
-        "transformations": [{"id": "organize", "options": {
-            "excludeByName": {"Time": True, "__name__": True},
-            "indexByName": {}, "renameByName": {}}}],
+        "transformations": table_columns(columns),
         "title": title,
         "type": "table",
     }
+
+
+def table_columns(columns):
+    """Grafana transformations of a table: every label but the time and the
+    metric name, or only `columns` and the value, in that order."""
+    if not columns:
+        return [{"id": "organize", "options": {
+            "excludeByName": {"Time": True, "__name__": True},
+            "indexByName": {}, "renameByName": {}}}]
+    keep = list(columns) + ["Value"]
+    return [{"id": "filterFieldsByName", "options": {"include": {"names": keep}}},
+            {"id": "organize", "options": {
+                "excludeByName": {}, "indexByName": {n: i for i, n in enumerate(keep)},
+                "renameByName": {}}}]
 
 
 def heatmap(title, description, expr, unit):

@@ -16,6 +16,11 @@
 #include "kafka/kafka_int.h"
 
 #define LOG_EVERY_NS (10 * 1000000000ll)
+/* With a spool, the stop waits for deliveries only while they come: giving
+ * up loses nothing (what is not delivered stays on disk for the next start),
+ * and a broker that is down, or a disk too full to read records back, would
+ * otherwise hold the stop for its whole timeout. */
+#define STOP_IDLE_NS 1000000000ll
 
 static inline void add(_Atomic uint64_t *c, uint64_t n)
 {
@@ -256,7 +261,8 @@ static size_t take(struct fsc_kafka_exporter *x)
         taken += (uint64_t)take_one(x, &x->evs[i]);
     /* write(2) before anything is produced from it, so a crash cannot lose
      * an event that Kafka might not have. A failed write stays buffered and
-     * is retried by the next flush. */
+     * is retried by the next flush; "queued" counts it once written
+     * (publish_gauges). */
     if (x->sp != NULL && n > 0 && fsc_kspool_flush(x->sp) != 0) {
         /* Once per LOG_EVERY_NS: a full disk fails every batch (faults.disk_full). */
         static int64_t last_ns;
@@ -271,7 +277,8 @@ static size_t take(struct fsc_kafka_exporter *x)
             suppressed++;
         }
     }
-    add(&x->c.queued, taken); /* after the flush: "queued" means "safe in the spool" */
+    if (x->sp == NULL)
+        add(&x->c.queued, taken);
     int64_t now = fsc_mono_ns();
     if ((get(&x->c.dropped_full) != full || get(&x->c.dropped_error) != ioerr) &&
         now - x->last_fail_log_ns >= LOG_EVERY_NS) {
@@ -291,9 +298,12 @@ static void publish_gauges(struct fsc_kafka_exporter *x)
     if (x->sp != NULL) {
         struct fsc_kspool_stats ss;
         fsc_kspool_get_stats(x->sp, &ss);
-        put(&x->c.spool_records, ss.pending_records);
-        put(&x->c.spool_bytes, ss.pending_bytes);
+        /* On disk only: the write buffer's records are not safe yet. Queued
+         * last, so that delivered + spool_records never exceeds it. */
+        put(&x->c.spool_records, ss.pending_records - ss.buffered_records);
+        put(&x->c.spool_bytes, ss.pending_bytes - ss.buffered_bytes);
         put(&x->c.spool_io_errors, ss.io_errors);
+        put(&x->c.queued, ss.written);
     }
 }
 
@@ -323,16 +333,25 @@ static bool all_delivered(struct fsc_kafka_exporter *x)
     return ss.pending_records == 0;
 }
 
-/* Stop: deliver what was taken until the deadline; what is left stays in
- * the spool (or is dropped without one). */
+/* Stop: deliver what was taken until the deadline (with a spool: until
+ * STOP_IDLE_NS pass without a delivery); what is left stays in the spool
+ * (or is dropped without one). Records the spool could not write are
+ * counted as dropped here, when they are lost. */
 static void finish(struct fsc_kafka_exporter *x)
 {
     x->stopping = true;
     int64_t deadline = atomic_load(&x->deadline_ns);
+    int64_t progress_ns = fsc_mono_ns();
+    uint64_t delivered = get(&x->c.delivered);
     for (;;) {
         int64_t now = fsc_mono_ns();
         serve(x, now);
-        if (all_delivered(x) || now >= deadline)
+        if (get(&x->c.delivered) != delivered) {
+            delivered = get(&x->c.delivered);
+            progress_ns = now;
+        }
+        if (all_delivered(x) || now >= deadline ||
+            (x->sp != NULL && now - progress_ns >= STOP_IDLE_NS))
             break;
         if (x->rk != NULL)
             rd_kafka_poll(x->rk, 10);
@@ -347,8 +366,9 @@ static void finish(struct fsc_kafka_exporter *x)
     }
     publish_gauges(x);
     destroy_producer(x);
-    fsc_kspool_close(x->sp);
+    fsc_kspool_close(x->sp, &x->left);
     x->sp = NULL;
+    add(&x->c.dropped_full, x->left.dropped);
 }
 
 static void *run(void *arg)
@@ -373,7 +393,7 @@ static void *run(void *arg)
 static void free_exporter(struct fsc_kafka_exporter *x)
 {
     destroy_producer(x);
-    fsc_kspool_close(x->sp);
+    fsc_kspool_close(x->sp, NULL);
     fsc_event_unsubscribe(x->sub);
     if (x->conf != NULL)
         rd_kafka_conf_destroy(x->conf);
@@ -475,10 +495,31 @@ int fsc_kafka_exporter_stop(struct fsc_kafka_exporter *x, int64_t timeout_ns)
     atomic_store(&x->stop, true);
     pthread_join(x->thread, NULL);
     int rc = x->result;
-    fsc_log(rc == 0 ? FSC_LOG_INFO : FSC_LOG_WARN, "kafka_stopped",
-            "delivered=%llu left=%llu left_in=%s", (unsigned long long)get(&x->c.delivered),
-            (unsigned long long)(x->ring ? get(&x->c.spool_records) : get(&x->c.queue_messages)),
-            x->ring ? "spool" : "dropped");
+    struct fsc_kafka_stats st;
+    fsc_kafka_exporter_stats(x, &st);
+    const struct fsc_kspool_left *l = &x->left;
+    if (x->ring != NULL) {
+        /* left= and left_bytes= are what the next start reads back
+         * (kafka_spool_recovered); dropped= counts every lost event,
+         * dropped_at_stop= those of the write buffer the disk refused. */
+        fsc_log(l->dropped || l->sync_error ? FSC_LOG_ERROR
+                : rc != 0 || l->resend      ? FSC_LOG_WARN
+                                            : FSC_LOG_INFO,
+                "kafka_stopped",
+                "delivered=%llu left=%llu left_in=spool left_bytes=%llu resend=%llu dropped=%llu "
+                "dropped_at_stop=%llu fsync=%s",
+                (unsigned long long)st.delivered, (unsigned long long)l->records,
+                (unsigned long long)l->bytes, (unsigned long long)l->resend,
+                (unsigned long long)st.dropped, (unsigned long long)l->dropped,
+                x->cfg->spool_fsync == FSC_SPOOL_FSYNC_NEVER ? "off"
+                : l->sync_error                              ? "failed"
+                                                             : "ok");
+    } else {
+        fsc_log(rc == 0 ? FSC_LOG_INFO : FSC_LOG_WARN, "kafka_stopped",
+                "delivered=%llu left=%llu left_in=dropped dropped=%llu",
+                (unsigned long long)st.delivered, (unsigned long long)st.queue_messages,
+                (unsigned long long)st.dropped);
+    }
     free_exporter(x);
     return rc;
 }

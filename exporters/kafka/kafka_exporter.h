@@ -102,10 +102,13 @@ struct fsc_kafka_exporter *fsc_kafka_exporter_start(const struct fsc_kafka_expor
                                                     char *err, size_t errlen);
 
 /* Stops taking events (those already on the bus are taken), then waits up to
- * timeout_ns for everything taken to be delivered, stops the thread and frees
- * the exporter. What is left stays in the spool for the next start (without a
- * spool: is dropped). Returns 0 when everything was delivered, -ETIMEDOUT
- * otherwise. NULL is a no-op (returns 0). Thread: the one that started it. */
+ * timeout_ns for everything taken to be delivered (with a spool: only while
+ * deliveries come, 1 s without one ends the wait), stops the thread, logs
+ * kafka_stopped (what is left on disk, what was dropped) and frees the
+ * exporter. What is left stays in the spool for the next start (without a
+ * spool: is dropped); what the spool's disk refused is counted as dropped.
+ * Returns 0 when everything was delivered, -ETIMEDOUT otherwise. NULL is a
+ * no-op (returns 0). Thread: the one that started it. */
 int fsc_kafka_exporter_stop(struct fsc_kafka_exporter *exp, int64_t timeout_ns);
 
 /* Copies the current statistics. Thread: any (atomics; no lock). */

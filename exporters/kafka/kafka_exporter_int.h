@@ -51,7 +51,8 @@ struct fsc_kafka_exporter {
     rd_kafka_conf_t *conf; /* template: a fresh producer after a fatal error */
     rd_kafka_t *rk;
     rd_kafka_topic_t *rkt;
-    struct fsc_kspool *sp; /* NULL: no spool */
+    struct fsc_kspool *sp;       /* NULL: no spool (and after the stop closed it) */
+    struct fsc_kspool_left left; /* what the stop left in the spool */
 
     /* Spool mode: entries [base, base + count) by absolute index a, slot
      * a % cap. Entries from `redo` on that are KENT_FAILED are re-sent before

@@ -85,10 +85,51 @@ static int sync_all(struct fsc_kspool *sp)
     return rc;
 }
 
+/* The whole units (segment header, records) among the first n bytes of the
+ * write buffer: returns the bytes they span; *recs and *rbytes get the
+ * records among them and their bytes. */
+static size_t whole_units(const struct fsc_kspool *sp, size_t n, uint64_t *recs, uint64_t *rbytes)
+{
+    size_t at = 0;
+    *recs = *rbytes = 0;
+    if (sp->wflushed == 0) { /* the buffer starts with the segment header */
+        if (n < FSC_KSPOOL_HDR)
+            return 0;
+        at = FSC_KSPOOL_HDR;
+    }
+    while (at + FSC_KSPOOL_REC_HDR <= n) {
+        const unsigned char *h = (const unsigned char *)sp->wbuf + at;
+        size_t total = FSC_KSPOOL_REC_HDR + (size_t)kspool_get32(h + 4) + kspool_get32(h + 8);
+        if (at + total > n)
+            break;
+        at += total;
+        (*recs)++;
+        *rbytes += total;
+    }
+    return at;
+}
+
+/* Cuts the `torn` bytes of a partly written record off the active segment,
+ * back to wflushed (a record boundary). A failure is remembered in wtorn and
+ * retried before the next write. */
+static int cut_torn(struct fsc_kspool *sp, uint64_t torn)
+{
+    if (ftruncate(sp->wfd, (off_t)sp->wflushed) == -1) {
+        sp->st.io_errors++;
+        sp->wtorn = torn;
+        return -errno;
+    }
+    sp->wtorn = 0;
+    return 0;
+}
+
 int fsc_kspool_flush(struct fsc_kspool *sp)
 {
     size_t done = 0;
     int rc = 0;
+    /* Nothing may follow a torn record: the next open would drop it all. */
+    if (sp->wtorn > 0 && (rc = cut_torn(sp, sp->wtorn)) != 0)
+        return rc;
     while (done < sp->wlen) {
         ssize_t n = write(sp->wfd, sp->wbuf + done, sp->wlen - done);
         if (n == -1) {
@@ -101,10 +142,19 @@ int fsc_kspool_flush(struct fsc_kspool *sp)
         done += (size_t)n;
     }
     if (done > 0) {
-        memmove(sp->wbuf, sp->wbuf + done, sp->wlen - done);
-        sp->wlen -= done;
-        sp->wflushed += done;
+        uint64_t recs = sp->wrecs, rbytes = sp->wrec_bytes;
+        size_t whole = done == sp->wlen ? done : whole_units(sp, done, &recs, &rbytes);
+        memmove(sp->wbuf, sp->wbuf + whole, sp->wlen - whole);
+        sp->wlen -= whole;
+        sp->wflushed += whole;
+        sp->wrecs -= recs;
+        sp->wrec_bytes -= rbytes;
+        sp->st.written += recs;
         sp->dirty = true;
+        /* A short write (disk full) ended inside a record: it stays in the
+         * buffer whole, its written part goes. */
+        if (whole < done)
+            (void)cut_torn(sp, done - whole);
     }
     if (rc == 0 && sp->opt.fsync == FSC_SPOOL_FSYNC_ALWAYS && (sp->dirty || sp->dir_dirty))
         rc = sync_all(sp);
@@ -174,7 +224,9 @@ int fsc_kspool_append(struct fsc_kspool *sp, const void *key, size_t klen, const
     }
     if (!active(sp) && (rc = new_segment(sp)) != 0)
         return rc;
-    if (sp->wlen + total > KSPOOL_WBUF && (rc = fsc_kspool_flush(sp)) != 0)
+    /* A flush that fails part-way may still have made room. */
+    if (sp->wlen + total > KSPOOL_WBUF && (rc = fsc_kspool_flush(sp)) != 0 &&
+        sp->wlen + total > KSPOOL_WBUF)
         return rc;
     unsigned char *h = (unsigned char *)sp->wbuf + sp->wlen;
     kspool_put32(h + 4, (uint32_t)klen);
@@ -185,6 +237,8 @@ int fsc_kspool_append(struct fsc_kspool *sp, const void *key, size_t klen, const
         memcpy(h + FSC_KSPOOL_REC_HDR + klen, val, vlen);
     kspool_put32(h, fsc_kspool_crc(h + 4, key, klen, val, vlen));
     sp->wlen += (size_t)total;
+    sp->wrecs++;
+    sp->wrec_bytes += total;
     struct kspool_seg *seg = &sp->segs[sp->n_segs - 1];
     if (pos != NULL)
         *pos = (struct fsc_kspool_pos){seg->id, seg->size};
@@ -233,9 +287,11 @@ int fsc_kspool_read(struct fsc_kspool *sp, struct fsc_kspool_pos pos, struct fsc
     if (i == sp->n_segs || sp->segs[i].id != pos.seg || pos.off >= sp->segs[i].size)
         return -ENOENT;
     int rc;
-    /* The record may still be (partly) in the write buffer. */
+    /* The record, or the window read with it, may still be in the write
+     * buffer. A record before wflushed is whole on disk: readable even when
+     * the flush fails (disk full). */
     if (active(sp) && pos.seg == sp->wseg && sp->wlen > 0 && pos.off + KSPOOL_RBUF > sp->wflushed &&
-        (rc = fsc_kspool_flush(sp)) != 0)
+        (rc = fsc_kspool_flush(sp)) != 0 && pos.off >= sp->wflushed)
         return rc;
     bool in_window = sp->rfd >= 0 && sp->rseg == pos.seg && pos.off >= sp->roff &&
                      pos.off + FSC_KSPOOL_REC_HDR <= sp->roff + sp->rlen;
@@ -353,18 +409,57 @@ void fsc_kspool_get_stats(const struct fsc_kspool *sp, struct fsc_kspool_stats *
 {
     *out = sp->st;
     out->segments = sp->n_segs;
+    out->buffered_records = sp->wrecs;
+    out->buffered_bytes = sp->wrec_bytes;
 }
 
-void fsc_kspool_close(struct fsc_kspool *sp)
+/* Forgets what the write buffer holds (it could not be written). */
+static void discard_buffer(struct fsc_kspool *sp)
 {
-    if (sp == NULL)
-        return;
-    if (active(sp)) {
-        (void)fsc_kspool_flush(sp);
-        if (sp->opt.fsync != FSC_SPOOL_FSYNC_NEVER)
-            (void)sync_all(sp);
+    sp->segs[sp->n_segs - 1].size -= sp->wlen;
+    sp->st.disk_bytes -= sp->wlen;
+    sp->st.pending_records -= sp->wrecs;
+    sp->st.pending_bytes -= sp->wrec_bytes;
+    sp->wlen = 0;
+    sp->wrecs = sp->wrec_bytes = 0;
+}
+
+/* Delivered records the next open will still find pending because the ack
+ * file lags the acknowledgements: those from the file's position up to the
+ * in-memory ack, in the segments that are left (the file may point into one
+ * already deleted: open then takes the next segment from its start). */
+static void count_unsaved_acks(struct fsc_kspool *sp, uint64_t *recs, uint64_t *bytes)
+{
+    struct fsc_kspool_pos pos = sp->ack_file;
+    struct fsc_kspool_rec rec;
+    while (fsc_kspool_pos_cmp(normalize(sp, pos), sp->ack) < 0 &&
+           fsc_kspool_read(sp, pos, &rec) == 0) {
+        (*recs)++;
+        *bytes += FSC_KSPOOL_REC_HDR + (uint64_t)rec.klen + rec.vlen;
+        pos = rec.next;
     }
-    if (sp->ack_dirty)
-        (void)fsc_kspool_write_ack(sp);
+}
+
+void fsc_kspool_close(struct fsc_kspool *sp, struct fsc_kspool_left *left)
+{
+    struct fsc_kspool_left l = {0};
+    if (sp == NULL) {
+        if (left != NULL)
+            *left = l;
+        return;
+    }
+    if (active(sp)) {
+        (void)fsc_kspool_flush(sp); /* what it cannot write is lost: counted below */
+        if (sp->opt.fsync != FSC_SPOOL_FSYNC_NEVER)
+            l.sync_error = sync_all(sp);
+        l.dropped = sp->wrecs;
+        discard_buffer(sp);
+    }
+    if (sp->ack_dirty && fsc_kspool_write_ack(sp) != 0)
+        count_unsaved_acks(sp, &l.resend, &l.bytes);
+    l.records = sp->st.pending_records + l.resend;
+    l.bytes += sp->st.pending_bytes;
+    if (left != NULL)
+        *left = l;
     fsc_kspool_free(sp);
 }

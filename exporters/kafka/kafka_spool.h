@@ -22,6 +22,12 @@
  * bit rot, zeroes) ends its segment: the file is truncated there and the
  * loss counted in stats.corrupt / truncated_bytes.
  *
+ * Appends go to a write buffer first. A write that fails part-way (ENOSPC)
+ * is cut back to the last whole record at once (ftruncate), so the file
+ * always ends at a record boundary and every byte in it is a record the next
+ * open reads back; what could not be written stays buffered, is retried by
+ * the next flush, and is reported as dropped by fsc_kspool_close().
+ *
  * Thread: a spool belongs to one thread (the exporter's); no locks. */
 #ifndef FSC_KAFKA_SPOOL_H
 #define FSC_KAFKA_SPOOL_H
@@ -52,15 +58,18 @@ struct fsc_kspool_options {
 };
 
 struct fsc_kspool_stats {
-    uint64_t appended;        /* records appended since open */
-    uint64_t dropped;         /* appends refused because the spool was full */
-    uint64_t pending_records; /* appended (or found at open) and not acknowledged */
-    uint64_t pending_bytes;   /* their bytes, record headers included */
-    uint64_t disk_bytes;      /* size of all segment files */
-    uint64_t segments;        /* segment files */
-    uint64_t recovered;       /* unacknowledged records found at open */
-    uint64_t corrupt;         /* bad records found at open (each ended its segment) */
-    uint64_t truncated_bytes; /* bytes cut off at those records */
+    uint64_t appended;         /* records appended since open */
+    uint64_t written;          /* of those, written to their segment file */
+    uint64_t dropped;          /* appends refused because the spool was full */
+    uint64_t pending_records;  /* appended (or found at open) and not acknowledged */
+    uint64_t pending_bytes;    /* their bytes, record headers included */
+    uint64_t buffered_records; /* of the pending, still in the write buffer (not in a file) */
+    uint64_t buffered_bytes;   /* their bytes */
+    uint64_t disk_bytes;       /* size of all segment files */
+    uint64_t segments;         /* segment files */
+    uint64_t recovered;        /* unacknowledged records found at open */
+    uint64_t corrupt;          /* bad records found at open (each ended its segment) */
+    uint64_t truncated_bytes;  /* bytes cut off at those records */
     uint64_t fsyncs;
     uint64_t io_errors; /* failed writes / fsyncs / unlinks (each also returned or logged) */
 };
@@ -85,9 +94,21 @@ struct fsc_kspool;
  * Thread: any; the spool then belongs to the caller's thread. */
 struct fsc_kspool *fsc_kspool_open(const struct fsc_kspool_options *opt, char *err, size_t errlen);
 
+/* What fsc_kspool_close() left on disk: exactly what the next open finds. */
+struct fsc_kspool_left {
+    uint64_t records; /* records the next open reads back as pending (its stats.recovered) */
+    uint64_t bytes;   /* their bytes, record headers included (the open's pending_bytes) */
+    uint64_t resend;  /* of those, records already delivered whose acknowledgement could not
+                       * be saved (the ack file unwritable): the next start sends them again */
+    uint64_t dropped; /* records still in the write buffer that could not be written: lost */
+    int sync_error;   /* 0, or -errno of the final fsync (written, but a power loss may
+                       * lose them); 0 under the policy never */
+};
+
 /* Flushes, fsyncs (unless the policy is never), writes the ack file,
- * releases the lock and frees. NULL is a no-op. */
-void fsc_kspool_close(struct fsc_kspool *sp);
+ * releases the lock and frees. *left (may be NULL) gets what stays on disk
+ * and what was lost. NULL sp is a no-op (*left zeroed). */
+void fsc_kspool_close(struct fsc_kspool *sp, struct fsc_kspool_left *left);
 
 /* Appends one record into the write buffer (nothing reaches the file until
  * fsc_kspool_flush()). *pos (may be NULL) gets its position. Returns 0,
@@ -99,8 +120,9 @@ int fsc_kspool_append(struct fsc_kspool *sp, const void *key, size_t klen, const
 
 /* Writes the buffered records with write(2), and fdatasync()s them when the
  * policy is always. After it returns 0 a process crash (SIGKILL) no longer
- * loses them. Returns 0 or -errno (the records stay buffered; retried on the
- * next flush). */
+ * loses them. Returns 0 or -errno: the records written whole stay written (a
+ * partly written one is cut off the file), the others stay buffered and are
+ * retried on the next flush. */
 int fsc_kspool_flush(struct fsc_kspool *sp);
 
 /* Periodic work, called about every 100 ms: fsync under the interval

@@ -30,13 +30,18 @@ struct fsc_kspool {
     size_t n_segs, cap_segs;
     uint64_t next_id; /* id of the next segment created */
 
-    /* Writing: the active segment is segs[n_segs - 1] when wfd >= 0. */
+    /* Writing: the active segment is segs[n_segs - 1] when wfd >= 0. The
+     * buffer always starts at a record boundary (or with the segment header
+     * when wflushed is 0). */
     int wfd;
     uint64_t wseg;
-    uint64_t wflushed; /* bytes of the active segment already written */
+    uint64_t wflushed; /* bytes of the active segment already written, whole records only */
+    uint64_t wtorn;    /* bytes of a partly written record after wflushed that ftruncate
+                        * failed to cut off: cut before anything else is written */
     char *wbuf;
     size_t wlen;
-    bool dirty;     /* written but not fsynced */
+    uint64_t wrecs, wrec_bytes; /* records in wbuf and their bytes */
+    bool dirty;                 /* written but not fsynced */
     bool dir_dirty; /* a segment was created or deleted since the last directory fsync */
     int64_t last_sync_ns;
 
@@ -47,7 +52,8 @@ struct fsc_kspool {
     uint64_t roff;
     size_t rlen;
 
-    struct fsc_kspool_pos ack; /* everything before it is delivered */
+    struct fsc_kspool_pos ack;      /* everything before it is delivered */
+    struct fsc_kspool_pos ack_file; /* what the ack file says (read or last written) */
     bool ack_dirty;
     int64_t last_ack_ns;
 

@@ -103,17 +103,38 @@ int fsc_kspool_write_ack(struct fsc_kspool *sp)
     kspool_put64(b + 8, sp->ack.seg);
     kspool_put64(b + 16, sp->ack.off);
     kspool_put32(b + 24, (uint32_t)crc32(0L, b + 8, 16));
+    int rc = 0;
     int fd = openat(sp->dirfd, "ack.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd == -1)
-        return -errno;
-    ssize_t n = write(fd, b, sizeof(b));
-    int rc = n == (ssize_t)sizeof(b) ? 0 : n == -1 ? -errno : -EIO;
-    if (close(fd) == -1 && rc == 0)
+    if (fd == -1) {
         rc = -errno;
-    if (rc == 0 && renameat(sp->dirfd, "ack.tmp", sp->dirfd, "ack") == -1)
-        rc = -errno;
+    } else {
+        ssize_t n = write(fd, b, sizeof(b));
+        rc = n == (ssize_t)sizeof(b) ? 0 : n == -1 ? -errno : -EIO;
+        if (close(fd) == -1 && rc == 0)
+            rc = -errno;
+        if (rc == 0 && renameat(sp->dirfd, "ack.tmp", sp->dirfd, "ack") == -1)
+            rc = -errno;
+        if (rc != 0)
+            unlinkat(sp->dirfd, "ack.tmp", 0);
+    }
+    if (rc != 0) {
+        /* A full disk has no block for ack.tmp, but the ack file's own
+         * block takes the 32 bytes in place. A torn overwrite fails the CRC
+         * and reads as "nothing delivered": re-sends, never a loss. */
+        fd = openat(sp->dirfd, "ack", O_WRONLY | O_CLOEXEC);
+        if (fd != -1) {
+            ssize_t n = pwrite(fd, b, sizeof(b), 0);
+            if (n == (ssize_t)sizeof(b))
+                rc = 0;
+            else if (n > 0) /* torn: the next open reads "nothing delivered" */
+                sp->ack_file = (struct fsc_kspool_pos){0, 0};
+            close(fd);
+        }
+    }
     if (rc != 0)
         sp->st.io_errors++;
+    else
+        sp->ack_file = sp->ack;
     return rc;
 }
 
@@ -238,6 +259,11 @@ static int check_segments(struct fsc_kspool *sp, char *err, size_t errlen)
         }
         uint64_t size = (uint64_t)stt.st_size;
         unsigned char hdr[FSC_KSPOOL_HDR];
+        if (size == 0) { /* created, nothing written (a full disk, a crash): no record */
+            close(fd);
+            unlinkat(sp->dirfd, name, 0);
+            continue;
+        }
         if (size < FSC_KSPOOL_HDR || pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
             memcmp(hdr, KSPOOL_MAGIC, 8) != 0 || kspool_get32(hdr + 8) != 1) {
             /* A crash while creating it, or not ours to read: its records
@@ -340,6 +366,7 @@ struct fsc_kspool *fsc_kspool_open(const struct fsc_kspool_options *opt, char *e
     read_ack(sp);
     if (list_segments(sp, err, errlen) != 0 || check_segments(sp, err, errlen) != 0)
         goto fail;
+    sp->ack_file = sp->ack; /* as the next open would read it, on the same segments */
     return sp;
 fail:
     fsc_kspool_free(sp);

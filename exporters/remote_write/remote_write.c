@@ -278,13 +278,8 @@ static void deliver(struct fsc_remote_write *rw, size_t n)
             log_refused(rw, &rep, n);
             return;
         }
-        /* Retry-After when the receiver names a wait; 0 (or a date already
-         * past, a clock behind ours) would make a retry storm against a
-         * failing receiver, so our backoff applies then. */
-        int64_t wait_ns = rep.retry_after_s > 0
-                              ? rep.retry_after_s * 1000000000LL
-                              : fsc_rw_backoff_ns(rw->cfg.backoff.initial_ns,
-                                                  rw->cfg.backoff.max_ns, attempt, next_rnd(rw));
+        int64_t wait_ns = fsc_rw_retry_wait_ns(rep.retry_after_s, rw->cfg.backoff.initial_ns,
+                                               rw->cfg.backoff.max_ns, attempt, next_rnd(rw));
         log_retry(rw, &rep, n, attempt, wait_ns);
         if (wait_until(rw, fsc_mono_ns() + wait_ns) != 0) {
             count(rw, &rw->st.dropped, n); /* stop deadline: given up */

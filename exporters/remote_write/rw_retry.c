@@ -55,3 +55,11 @@ int64_t fsc_rw_backoff_ns(int64_t initial_ns, int64_t max_ns, unsigned attempt, 
     /* rnd mod (span + 1): uniform enough for jitter (span << 2^64). */
     return half + (int64_t)(rnd % (uint64_t)(c - half + 1));
 }
+
+int64_t fsc_rw_retry_wait_ns(int64_t retry_after_s, int64_t initial_ns, int64_t max_ns,
+                             unsigned attempt, uint64_t rnd)
+{
+    if (retry_after_s <= 0)
+        return fsc_rw_backoff_ns(initial_ns, max_ns, attempt, rnd);
+    return retry_after_s > max_ns / 1000000000LL ? max_ns : retry_after_s * 1000000000LL;
+}

@@ -33,4 +33,13 @@ int fsc_rw_retry_after_parse(const char *value, int64_t now_s, int64_t *delay_s)
  * both > 0. */
 int64_t fsc_rw_backoff_ns(int64_t initial_ns, int64_t max_ns, unsigned attempt, uint64_t rnd);
 
+/* The wait before retry `attempt`: the receiver's Retry-After when it named
+ * one (retry_after_s > 0), but never past max_ns (the backoff's ceiling: a
+ * receiver that asks for 5 minutes and recovers in 10 s must not stall
+ * sending for the other 4 m 50 s); else the jittered backoff. 0 or -1
+ * (none, or a date already past) take the backoff: a retry storm against a
+ * failing receiver is what Retry-After 0 would make. */
+int64_t fsc_rw_retry_wait_ns(int64_t retry_after_s, int64_t initial_ns, int64_t max_ns,
+                             unsigned attempt, uint64_t rnd);
+
 #endif

@@ -59,29 +59,6 @@ long fsc_rr_list_days(const char *dir, struct fsc_rr_dayfile **out)
     return (long)n;
 }
 
-int fsc_rr_mkdir_p(const char *dir)
-{
-    char buf[4096];
-    size_t len = strlen(dir);
-    if (len == 0 || len >= sizeof(buf))
-        return -ENAMETOOLONG;
-    memcpy(buf, dir, len + 1);
-    /* Create each prefix in turn; EEXIST on the way is the normal case. */
-    for (size_t i = 1; i <= len; i++) {
-        if (buf[i] != '/' && buf[i] != '\0')
-            continue;
-        char saved = buf[i];
-        buf[i] = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return -errno;
-        buf[i] = saved;
-    }
-    struct stat sb;
-    if (stat(dir, &sb) != 0)
-        return -errno;
-    return S_ISDIR(sb.st_mode) ? 0 : -ENOTDIR;
-}
-
 int fsc_rr_day_path(const char *dir, int64_t day_s, char *buf, size_t size)
 {
     char name[32];

@@ -17,9 +17,6 @@ struct fsc_rr_dayfile {
  * directory). At most 100000 files are listed (a 270-year store). */
 long fsc_rr_list_days(const char *dir, struct fsc_rr_dayfile **out);
 
-/* mkdir -p with mode 0755. Returns 0 or a negative errno. */
-int fsc_rr_mkdir_p(const char *dir);
-
 /* dir + "/" + the day file name of day_s into buf. Returns 0, or
  * -ENAMETOOLONG. */
 int fsc_rr_day_path(const char *dir, int64_t day_s, char *buf, size_t size);

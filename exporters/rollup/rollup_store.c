@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_read.h"
 #include "base/clock.h"
 #include "rollup/rollup_dir.h"
 
@@ -147,7 +148,7 @@ static int file_open(struct fsc_rollup_store *st, int64_t day_s)
     }
     file_close(st);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0 && errno == ENOENT && fsc_rr_mkdir_p(st->dir) == 0)
+    if (fd < 0 && errno == ENOENT && fsc_mkdir_p(st->dir, 0755) == 0)
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644); /* the directory went too */
     if (fd < 0) {
         st->stats.write_errors++;
@@ -278,7 +279,7 @@ struct fsc_rollup_store *fsc_rollup_store_open(const char *dir, int64_t retentio
         return NULL;
     }
     strcpy(st->dir, dir);
-    int rc = fsc_rr_mkdir_p(dir);
+    int rc = fsc_mkdir_p(dir, 0755);
     if (rc != 0) {
         snprintf(err, errlen, "rollup store: cannot create %s: %s", dir, strerror(-rc));
         free(st);

@@ -28,7 +28,7 @@
 
 /* Columns of a plugin table the page shows at most (a table with more is
  * cut there). */
-#define FSC_WEB_STAT_COLS 16
+#define FSC_WEB_STAT_COLS 24
 
 /* One row of a plugin's stats table (base/stats.h), copied. */
 struct fsc_web_stat_row {

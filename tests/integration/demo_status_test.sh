@@ -22,12 +22,15 @@
 #    console message; a screenshot is kept as BUILD_DIR/demo_status.png.
 # 4. After the demo stopped by itself (exit 0): `fabricscope report
 #    --state-dir DIR --out DIR/report` (the documented command), and in
-#    report.csv and report.json the numbers the schedule determines: no
-#    microburst (the leaves report at Junos cadence; leaf2 et-0/0/3's burst
-#    is a queue_peak event, checked in /api/events), the CNP storms'
-#    2 x 300 000 CNPs on b300-02 ens3f0np0, the busiest link (largest fine
-#    peak, over its 4 s report intervals) leaf2 et-0/0/3, no 1 s averages
-#    for the leaves, the B300 nodes' transmit throughput;
+#    report.csv and report.json the numbers the schedule determines: two
+#    microbursts at each end of the B300 link b300-01 ens2f0np0 ->
+#    b300-02 ens2f0np0 and two (long) bursts on spine1 swp5 tx, nothing else
+#    (the leaves report at Junos cadence; leaf2 et-0/0/3's burst is a
+#    queue_peak event, checked in /api/events), the CNP storms'
+#    2 x 300 000 CNPs on b300-02 ens3f0np0, exactly those three link
+#    directions with a fine peak over 70 %, leaf2 et-0/0/3's peak over its
+#    4 s report intervals, no 1 s averages for the leaves, the B300 nodes'
+#    transmit throughput;
 #    report.html renders in Chromium with its tables and no console message.
 set -u
 bin=$1
@@ -37,11 +40,7 @@ build=$3
 . "$(dirname "$0")/lib.sh"
 lib_init
 
-chrome=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$chrome" ]; then
-    echo "FAIL: chromium is not installed (Debian package chromium; scripts/setup.sh installs it)"
-    exit 1
-fi
+need_chromium
 
 # ---- 1. the demo --------------------------------------------------------------------------
 state="$tmp/demo"
@@ -83,7 +82,10 @@ DEVICE = {1: "b300-01", 2: "b300-02", 3: "b300-03", 4: "b300-04"}
 FAULTS = [("pcie_degraded", "b300-01", "ens7f0np0", None),
           ("ecn_spike", "spine1", "swp3", "tx"),
           ("cnp_spike", "b300-02", "ens3f0np0", "tx"),
+          ("burst", "spine1", "swp5", "tx"),
           ("reorder_spike", "b300-03", "ens5f1np1", "rx"),
+          ("microburst", "b300-01", "ens2f0np0", "tx"),
+          ("microburst", "b300-02", "ens2f0np0", "rx"),
           ("queue_peak", "leaf2", "et-0/0/3", "tx")] + \
          [("cable_mismatch", DEVICE[n], p, None) for n, p in sorted(SWAPPED)]
 
@@ -190,9 +192,14 @@ def phase_dom(path):
         want = max(tx_ratio(na, pa), tx_ratio(nb, pb))
         u = r.cell("util")
         v = u.attrs.get("data-value", "") if u else ""
-        # a snapshot (no retry as for the API): 1 s windows under load
+        # a snapshot (no retry as for the API): 1 s windows under load. The
+        # text is the value in % to one decimal; an exact half (26.25, the
+        # B300 rates from their stamped ethtool files) may round either way
+        # (JavaScript's toFixed rounds it up, Python's "%.1f" to even).
+        txt = u.texts() if u else ""
         ok = v != "" and abs(float(v) - want) <= max(0.02, 0.08 * want) and \
-            u.texts() == "%.1f %%" % (float(v) * 100)
+            re.fullmatch(r"\d+\.\d %", txt) is not None and \
+            abs(float(txt[:-2]) - float(v) * 100) <= 0.05 + 1e-9
         check(ok, "mesh row %s utilization %r (%r), want %.4f" % (key, v, u and u.texts(), want))
         if key in SWAPPED_LINKS:
             mm = r.cell("mm").texts()
@@ -220,18 +227,26 @@ def phase_report(out):
             elif r and r[0] == name and head:
                 out.append(dict(zip(head[1:], r[1:])))
         return out
-    # microbursts: none anywhere. The leaves report at Junos cadence (each
-    # port every 4 s), where leaf2 et-0/0/3's 300 ms burst is a queue peak
-    # (phase_api), not a microburst; its rows are there, at 0 (JSON and CSV)
+    # bursts: one per cycle (23 s and 53 s, 18.5 s and 48.5 s) of the B300
+    # link's microburst at both its ends and of the spine's 2 s burst, and
+    # nothing else. The leaves report at Junos cadence (each port every
+    # 4 s), where leaf2 et-0/0/3's 300 ms burst is a queue peak (phase_api),
+    # not a microburst; its rows are there, at 0 (JSON and CSV)
     b = {(r["device"], r["port"], r["direction"]): r for r in T["bursts"]}
     for d in ("rx", "tx"):
         r = b.get(("leaf2", "et-0/0/3", d))
         check(r is not None and r["microbursts"] == 0 and r["long_bursts"] == 0,
               "json bursts leaf2 et-0/0/3 %s: %r" % (d, r))
-    check(sum(r["microbursts"] for r in T["bursts"]) == 0 and
-          sum(r["long_bursts"] for r in T["bursts"]) == 0, "json: no microburst in all")
+    want_b = {("b300-01", "ens2f0np0", "tx"): (2, 0), ("b300-02", "ens2f0np0", "rx"): (2, 0),
+              ("spine1", "swp5", "tx"): (0, 2)}
+    got_b = {k: (r["microbursts"], r["long_bursts"]) for k, r in b.items()
+             if r["microbursts"] or r["long_bursts"]}
+    check(got_b == want_b, "json bursts %r" % got_b)
     cb = csv_table("bursts")
-    check([r for r in cb if r["microbursts"] not in ("", "0")] == [], "csv bursts rows")
+    got_cb = {(r["device"], r["port"], r["direction"]): (r["microbursts"], r["long_bursts"])
+              for r in cb if r["microbursts"] not in ("", "0") or r["long_bursts"] not in ("", "0")}
+    check(got_cb == {k: tuple(str(x) for x in v) for k, v in want_b.items()},
+          "csv bursts rows %r" % got_cb)
     # the CNP storms: 2 x (3 s x 100 000/s) plus 20/s background
     cg = {(r["device"], r["port"]): r for r in T["congestion"]}
     c = cg.get(("b300-02", "ens3f0np0"))
@@ -240,17 +255,19 @@ def phase_report(out):
     check(others and max(others) <= 2000, "background CNPs elsewhere: max %r" % max(others or [0]))
     cc = [r for r in csv_table("congestion") if (r["device"], r["port"]) == ("b300-02", "ens3f0np0")]
     check(len(cc) == 1 and c is not None and int(cc[0]["cnp"]) == c["cnp"], "csv cnp %r" % cc)
-    # the busiest link: leaf2 et-0/0/3 has the largest fine peak, its 4 s
-    # report interval holding the burst: 0.3 + 0.7 x 0.3 / 4 = 0.3525 when the
-    # burst falls into one interval, no less than 0.3 + 0.7 x 0.15 / 4 when
-    # it is split over two
+    # the fine peaks over 70 %: the bursts' link directions, at most the
+    # line rate; leaf2 et-0/0/3's 4 s report interval holding its burst:
+    # 0.3 + 0.7 x 0.3 / 4 = 0.3525 when the burst falls into one interval, no
+    # less than 0.3 + 0.7 x 0.15 / 4 when it is split over two
     L = T["links"]
-    top_fine = sorted(L, key=lambda r: -(r["max_fine"] or 0))[:2]
     key = lambda r: (r["device"], r["port"], r["direction"])
+    high = sorted((key(r), r["max_fine"]) for r in L if (r["max_fine"] or 0) >= 0.7)
+    check([k for k, _ in high] == sorted(want_b) and all(v <= 1.0 + 1e-6 for _, v in high),
+          "fine peaks over 70 %%: %r" % high)
     want = [("leaf2", "et-0/0/3", "rx"), ("leaf2", "et-0/0/3", "tx")]
-    check(sorted(map(key, top_fine)) == want and
-          all(0.326 <= r["max_fine"] <= 0.3526 for r in top_fine),
-          "largest peaks %r" % [(key(r), r["max_fine"]) for r in top_fine])
+    leaf = sorted((key(r), r["max_fine"]) for r in L if key(r) in want)
+    check(len(leaf) == 2 and all(0.326 <= v <= 0.3526 for _, v in leaf),
+          "leaf2 et-0/0/3 peaks %r" % leaf)
     # a series updated every 4 s has no 1 s windows (rate.h rule 9): the
     # leaves have no 1 s average (the rollup's maximum starts at 0 and no
     # window raises it, so the report reads 0 for unknown: docs/REPORT.md),
@@ -260,7 +277,7 @@ def phase_report(out):
     check(leaf_1s == [], "leaf 1 s averages %r" % leaf_1s[:4])
     check(any(r["device"] == "spine1" and (r["max_1s_avg"] or 0) > 0.05 for r in L),
           "spine 1 s averages")
-    rest = [r["max_fine"] for r in L if key(r) not in want and r["max_fine"] is not None]
+    rest = [r["max_fine"] for r in L if key(r) not in want_b and r["max_fine"] is not None]
     check(rest and max(rest) < 0.7, "no other link reaches the microburst threshold: %r" %
           max(rest or [0]))
     # Constant-load leaf ports (collector/demo/demo_leaf.c: leaf1 at 0.20 with
@@ -292,7 +309,7 @@ def phase_report(out):
     tx = sum(r["mean_bps"] for (d, di), r in nodes.items() if di == "tx")
     check(abs(rx - tx) <= 0.02 * tx, "the closed mesh receives what it sends: %r %r" % (rx, tx))
     s = " ".join(rep["summary"])
-    check("0 microbursts" in s and "No link reached 80%" in s, "summary %r" % s)
+    check("4 microbursts" in s, "summary %r" % s)
 
 def phase_report_dom(path):
     root = parse(path)

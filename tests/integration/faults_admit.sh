@@ -18,7 +18,8 @@
 #      and scrapes within 2 s meanwhile; every slow client closed by the
 #      server within 8 s (header_timeout, body_rate_window: 5 s).
 #   4. Framing, on both HTTP listeners: duplicate Content-Length, CL + TE,
-#      %00 in the target, HTTP/1.1 without Host -> 400 and closed at once;
+#      %00, a raw NUL or a control byte in the target, HTTP/1.1 without
+#      Host -> 400 and closed at once;
 #      chunked on Prometheus -> 413 at once; a 2^64-1 chunk on OTLP/HTTP
 #      closed within 8 s (the body rate).
 #   5. gRPC: 8 Export calls that never send their message (127.0.0.2):
@@ -210,6 +211,8 @@ for port in "$mport" "$hport"; do
     for case in "duplicate Content-Length|POST $u HTTP/1.1\r\nHost: x\r\n${ct}Content-Length: 0\r\nContent-Length: 5\r\n\r\nhello" \
         "Content-Length + Transfer-Encoding|POST $u HTTP/1.1\r\nHost: x\r\n${ct}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" \
         "NUL in the target|GET /metrics%00.html HTTP/1.1\r\nHost: x\r\n\r\n" \
+        "raw NUL in the target|GET $u\x00.html HTTP/1.1\r\nHost: x\r\n\r\n" \
+        "control byte in the target|GET $u\x01 HTTP/1.1\r\nHost: x\r\n\r\n" \
         "HTTP/1.1 without Host|GET $u HTTP/1.1\r\n\r\n"; do
         what=${case%%|*}
         got=$(raw "$port" "${case#*|}")

@@ -63,6 +63,28 @@
 #     the same directory, the deletion went unnoticed (rollups written into
 #     a deleted file).
 #
+#   faults_input.sh FABRICSCOPE PYTHON blocking
+#     Files that would block or be followed: a FIFO as the config itself, as
+#     a password_file and as a bearer_tokens_file (nothing ever writes to
+#     them). Checks: `run -c FIFO` and `run` of a config whose secret file
+#     is a FIFO exit 2 within 10 s naming the FIFO; a running daemon
+#     reloaded to a bearer_tokens_file that is a FIFO logs source_failed
+#     naming the FIFO with kept=previous, its source still answers, a second
+#     reload back completes, and SIGTERM stops it within 5 s (before: the
+#     reload never ended and only SIGKILL stopped it). <state_dir>/lock as a
+#     symlink to another file: not followed (the daemon runs unlocked and
+#     says why, as for any lock it cannot take), the file it points to is
+#     unchanged (before: overwritten with the pid).
+#
+#   faults_input.sh FABRICSCOPE PYTHON tls_reload
+#     An otlp source with TLS (openssl-made certificate) reloaded to a
+#     certificate file that does not parse together with another changed
+#     key, then to a key that is not the certificate's. Checks: each reload
+#     logs source_failed naming the certificate and key files and GnuTLS's
+#     reason, kept=previous (before: "cannot listen ... address in use",
+#     gRPC's failure at the port); the source answers over TLS after each;
+#     fabricscope_up 1.
+#
 #   faults_input.sh FABRICSCOPE PYTHON gnmi GNMI_SIM
 #     A gnmi source on gnmi_sim --clock-ahead 10m (every time the target
 #     sends is 10 minutes ahead). Checks: at least 100 samples refused as
@@ -241,6 +263,104 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.sleep(60)' "$p2" &
     num_eq "a point after reload 2 is exposed" "$(rx devR)" 77
     stop_pid "$peer_pid"
     peer_pid=""
+}
+
+blocking_part() {
+    mkfifo "$tmp/fifo.yaml" "$tmp/fifo-secret" "$tmp/fifo-tokens"
+    timeout 10 "$bin" run -c "$tmp/fifo.yaml" >/dev/null 2>"$tmp/run1.err"
+    check_eq "run -c FIFO: exit status" "$?" 2
+    check "run -c FIFO: names it" grep -q "fifo.yaml: cannot open: is a FIFO" "$tmp/run1.err"
+    cat >"$tmp/secret.yaml" <<EOF
+sources:
+  - {name: g, type: gnmi, address: "127.0.0.1:1", username: u, password_file: $tmp/fifo-secret}
+EOF
+    timeout 10 "$bin" run -c "$tmp/secret.yaml" >/dev/null 2>"$tmp/run2.err"
+    check_eq "a FIFO password_file: exit status" "$?" 2
+    check "a FIFO password_file: named" grep -q "cannot read \"$tmp/fifo-secret\": is a FIFO" "$tmp/run2.err"
+
+    p1=$(free_port)
+    mp=$(free_port)
+    o1="{name: O, type: otlp, grpc_listen: \"\", http_listen: \"127.0.0.1:$p1\"}"
+    o_fifo="{name: O, type: otlp, grpc_listen: \"\", http_listen: \"127.0.0.1:$p1\",
+     auth: {bearer_tokens_file: $tmp/fifo-tokens}}"
+    cat >"$tmp/fsc.yaml" <<EOF
+sources:
+  - $o1
+exporters:
+  prometheus: {listen: "127.0.0.1:$mp"}
+EOF
+    start_fsc "$tmp/fsc.yaml"
+    wait_exporter || return 1
+    wait_log_port 'otlp_listening .*transport=http( |$)' >/dev/null || fail "O did not listen"
+    reload_to "$o_fifo"
+    check_log "reload to a FIFO token file: failed, named, previous kept" \
+        'event=source_failed source=O reason=.*fifo-tokens.*FIFO.* kept=previous'
+    check_eq "after the FIFO reload: O answers" "$(otlp_code "$p1")" 200
+    reload_to "$o1"
+    check_eq "a reload after it completes: reloads" "$(grep -c 'event=reloaded ' "$tmp/fsc.log")" 2
+    stop_pid "$fsc_pid" 50
+    check_eq "SIGTERM stops it within 5 s (no SIGKILL)" "$?" 0
+    check_eq "exit status after SIGTERM" "$stop_rc" 0
+    fsc_pid=""
+
+    mkdir -p "$tmp/lockstate"
+    printf 'keep\n' >"$tmp/victim"
+    ln -s "$tmp/victim" "$tmp/lockstate/lock"
+    cat >"$tmp/lock.yaml" <<EOF
+state_dir: $tmp/lockstate
+exporters:
+  prometheus: {listen: "127.0.0.1:0"}
+EOF
+    start_fsc "$tmp/lock.yaml"
+    wait_exporter || return 1
+    check_log "a symlinked lock: not followed, said" \
+        "event=state_dir_unlocked .*cannot open $tmp/lockstate/lock: Too many levels of symbolic links"
+    stop_pid "$fsc_pid" 50
+    fsc_pid=""
+    check_eq "the symlink's target is unchanged" "$(cat "$tmp/victim")" keep
+}
+
+tls_reload_part() {
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
+        -subj /CN=127.0.0.1 -keyout "$tmp/k.pem" -out "$tmp/c.pem" 2>/dev/null ||
+        { fail "openssl could not make a certificate"; return 1; }
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
+        -subj /CN=other -keyout "$tmp/k2.pem" -out "$tmp/c2.pem" 2>/dev/null
+    printf 'not a certificate\n' >"$tmp/bad.pem"
+    p1=$(free_port)
+    p2=$(free_port)
+    mp=$(free_port)
+    tls="{cert_file: $tmp/c.pem, key_file: $tmp/k.pem}"
+    o1="{name: O, type: otlp, grpc_listen: \"127.0.0.1:$p2\", http_listen: \"127.0.0.1:$p1\", tls: $tls}"
+    cat >"$tmp/fsc.yaml" <<EOF
+sources:
+  - $o1
+exporters:
+  prometheus: {listen: "127.0.0.1:$mp"}
+EOF
+    start_fsc "$tmp/fsc.yaml"
+    wait_exporter || return 1
+    wait_log_port 'otlp_listening .*transport=http( |$)' >/dev/null || fail "O did not listen"
+    tls_code() {
+        curl -s -k -o /dev/null -w '%{http_code}' --max-time 5 -X POST \
+            -H 'Content-Type: application/x-protobuf' --data-binary '' "https://127.0.0.1:$p1/v1/metrics"
+    }
+    check_eq "O answers over TLS" "$(tls_code)" 200
+    # A certificate that does not parse, and another key changed with it.
+    reload_to "{name: O, type: otlp, max_series: 5000, grpc_listen: \"127.0.0.1:$p2\",
+     http_listen: \"127.0.0.1:$p1\", tls: {cert_file: $tmp/bad.pem, key_file: $tmp/k.pem}}"
+    check_log "an unloadable certificate is named, previous kept" \
+        "event=source_failed source=O reason=.*certificate $tmp/bad.pem with key $tmp/k.pem: .* kept=previous"
+    check "not blamed on the address" eval '! grep "event=source_failed" "$tmp/fsc.log" | grep -q "cannot listen"'
+    check_eq "after it: O answers over TLS" "$(tls_code)" 200
+    # A key that is not the certificate's.
+    reload_to "{name: O, type: otlp, grpc_listen: \"127.0.0.1:$p2\",
+     http_listen: \"127.0.0.1:$p1\", tls: {cert_file: $tmp/c.pem, key_file: $tmp/k2.pem}}"
+    check_eq "a mismatched key: failed once more" "$(grep -c 'event=source_failed source=O' "$tmp/fsc.log")" 2
+    check_log "a mismatched key is named" \
+        "event=source_failed source=O reason=.*certificate $tmp/c.pem with key $tmp/k2.pem: .* kept=previous"
+    check_eq "after it: O answers over TLS" "$(tls_code)" 200
+    check_eq "fabricscope_up O" "$(fetch_metrics && series_value fabricscope_up source=O type=otlp)" 1
 }
 
 labels_part() {
@@ -462,8 +582,10 @@ big) big_part ;;
 labels) labels_part ;;
 label_keys) label_keys_part ;;
 reload) reload_part ;;
+blocking) blocking_part ;;
+tls_reload) tls_reload_part ;;
 *)
-    echo "usage: faults_input.sh FABRICSCOPE PYTHON time|reload|labels|label_keys|big|state|gnmi [GNMI_SIM]"
+    echo "usage: faults_input.sh FABRICSCOPE PYTHON time|reload|blocking|tls_reload|labels|label_keys|big|state|gnmi [GNMI_SIM]"
     exit 2
     ;;
 esac

@@ -25,7 +25,10 @@ endforeach()
 # - disk_full: a 256 KiB tmpfs in a private mount namespace (root; skipped
 #   with 77 otherwise, a failure under CI) under the Kafka spool and the
 #   rollup store: clear errors, drops counted, no damaged record after,
-#   recovery and drain.
+#   recovery and drain;
+# - disk_full_stop: the same disk still full at SIGTERM: a bounded stop, every
+#   event delivered, on disk or counted as dropped, the restart reads back
+#   exactly what the stop line said is on disk.
 add_test(NAME faults.series_limit
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults_res_limits.sh $<TARGET_FILE:fabricscope> series)
 add_test(NAME faults.fd_exhaustion
@@ -34,9 +37,14 @@ set_tests_properties(faults.series_limit faults.fd_exhaustion
                      PROPERTIES LABELS "faults;integration;limits" TIMEOUT 90)
 add_test(NAME faults.disk_full
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults_res_disk.sh $<TARGET_FILE:fabricscope>
-                 $<TARGET_FILE:kafka_mock> ${PROJECT_SOURCE_DIR} ${NODE_EXECUTABLE})
+                 $<TARGET_FILE:kafka_mock> ${PROJECT_SOURCE_DIR} ${NODE_EXECUTABLE} full)
 set_tests_properties(faults.disk_full PROPERTIES LABELS "faults;integration;kafka;rollup"
                      TIMEOUT 240 SKIP_RETURN_CODE 77)
+add_test(NAME faults.disk_full_stop
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults_res_disk.sh $<TARGET_FILE:fabricscope>
+                 $<TARGET_FILE:kafka_mock> ${PROJECT_SOURCE_DIR} ${NODE_EXECUTABLE} stop_full)
+set_tests_properties(faults.disk_full_stop PROPERTIES LABELS "faults;integration;kafka"
+                     TIMEOUT 120 SKIP_RETURN_CODE 77)
 
 # Soak, short: bench/soak.sh for 60 s (gNMI leaves at 10 ms, OTLP/gRPC load,
 # synthetic leaves at 10 ms, rollups, scrapes): no error line, no sanitizer

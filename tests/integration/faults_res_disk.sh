@@ -8,8 +8,9 @@
 # (CI runs as root); skipped with status 77 otherwise, a failure under CI
 # (CI=true; lib.sh, skip).
 #
-#   faults_res_disk.sh FABRICSCOPE KAFKA_MOCK SOURCE_DIR NODE
+#   faults_res_disk.sh FABRICSCOPE KAFKA_MOCK SOURCE_DIR NODE [full|stop_full]
 #
+# Part `full` (the default):
 # 1. The broker is down from the start, so events pile up in the spool; a
 #    synthetic source with frequent bursts fills the disk within seconds.
 #    Checks: the daemon keeps running and serving /metrics; the write
@@ -34,11 +35,28 @@
 #    store without a damaged record; the broker comes up and the spool
 #    drains: delivered = recovered + queued in run 2, nothing dropped, and
 #    kcat reads no id twice.
+#
+# Part `stop_full`: the disk is still full at SIGTERM (broker down
+# throughout run 1).
+# 1. Run 1 fills the disk and then the spool's write buffer (dropped{full}
+#    >= 1); SIGTERM. Checks: the daemon exits within STOP_BOUND_MS (the
+#    exporter gives up waiting for deliveries after 1 s without one, and the
+#    spool's records are safe on disk); the kafka_stopped line accounts for
+#    every event the engine published (the stats line's events=):
+#    events = delivered + left + dropped, with dropped_at_stop >= 1 (the
+#    write buffer that could not be written, counted there); the metric
+#    dropped{full} scraped before the stop <= the line's dropped.
+# 2. Run 2 on the same spool, the disk still full: kafka_spool_recovered
+#    reads back exactly left= records and left_bytes= bytes, corrupt=0 (no
+#    torn record). Then the filler goes and the broker comes up: the spool
+#    drains, and kcat reads exactly `left` events of run 1 (its run id),
+#    none twice.
 set -u
 bin=$1
 mock=$2
 src=$3
 node=$4
+part=${5:-full}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/integration/lib.sh
 . "$here/lib.sh"
@@ -97,6 +115,89 @@ engine:
 EOF
 m() { value "$1"; }
 dropped_full() { series_value fabricscope_kafka_dropped_total reason=full; }
+
+# stop_field NAME: NAME=<number> of the last kafka_stopped line.
+stop_field() {
+    grep 'event=kafka_stopped ' "$tmp/fsc.log" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# The daemon's stop with the broker down and the disk full: the sources
+# (4 synthetic) and the Prometheus listener take well under 0.5 s; the
+# exporter waits 1 s for a delivery that cannot come. 3 s leaves room for a
+# loaded machine and stays far inside the shortest grace period of
+# docs/DEPLOY.md (podman stop: 10 s, shared with the other exporters).
+STOP_BOUND_MS=3000
+
+part_stop_full() {
+    start_fsc "$tmp/fsc.yaml"
+    wait_exporter || return 1
+    run1_id=$(sed -n 's/.*event=exporter_started exporter=kafka .*run_id=\([0-9a-f]*\).*/\1/p' \
+        "$tmp/fsc.log")
+    poll_metrics 600 'ge "$(dropped_full)" 1'
+    d_scraped=$(dropped_full)
+    check "run 1: the disk and then the write buffer filled (dropped{full} '$d_scraped')" \
+        ge "$d_scraped" 1
+    t0=$(date +%s%N)
+    stop_pid "$fsc_pid" 150
+    t1=$(date +%s%N)
+    check_eq "run 1: clean exit" "$stop_rc" 0
+    fsc_pid=""
+    stop_ms=$(((t1 - t0) / 1000000))
+    check "run 1: stopped within $STOP_BOUND_MS ms (took $stop_ms ms)" \
+        eval '[ "$stop_ms" -le "$STOP_BOUND_MS" ]'
+    grep -E 'event=(kafka_stopped|stats) ' "$tmp/fsc.log" | cut -c1-300
+    events=$(sed -n 's/.*event=stats .* events=\([0-9]*\).*/\1/p' "$tmp/fsc.log" | tail -n 1)
+    delivered=$(stop_field delivered)
+    left=$(stop_field left)
+    left_bytes=$(stop_field left_bytes)
+    dropped=$(stop_field dropped)
+    at_stop=$(stop_field dropped_at_stop)
+    echo "run 1: events $events, delivered $delivered, left $left ($left_bytes bytes)," \
+        "dropped $dropped ($at_stop at stop; $d_scraped on /metrics before), stop $stop_ms ms"
+    check "run 1: records left on disk (got '$left')" ge "$left" 1
+    check "run 1: the unwritable write buffer is counted at stop (got '$at_stop')" \
+        ge "$at_stop" 1
+    check "run 1: dropped at stop ('$dropped') >= dropped{full} scraped before ($d_scraped)" \
+        ge "$dropped" "$d_scraped"
+    check_eq "run 1: every published event delivered, left on disk or counted as dropped" \
+        "$((${delivered:-0} + ${left:-0} + ${dropped:-0}))" "${events:-none}"
+    cp "$tmp/fsc.log" "$tmp/run1.log"
+
+    # Run 2, the disk still full: exactly what the stop line said reads back.
+    start_fsc "$tmp/fsc.yaml"
+    wait_exporter || return 1
+    rec=$(wait_for "$tmp/fsc.log" \
+        's/.*event=kafka_spool_recovered .*records=\([0-9]*\) bytes=\([0-9]*\) corrupt=\([0-9]*\).*/\1 \2 \3/p')
+    echo "run 2: recovered records, bytes, corrupt: $rec"
+    check_eq "run 2: the spool reads back what the stop line said is on disk" \
+        "$rec" "$left $left_bytes 0"
+    rm -f "$small/filler"
+    mock_cmd "up all"
+    poll_metrics 300 '[ "$(m fabricscope_kafka_spool_records)" = 0 ] && ge "$(m fabricscope_kafka_messages_delivered_total)" "$left"'
+    check_eq "run 2: the spool drained" "$(m fabricscope_kafka_spool_records)" 0
+    stop_pid "$fsc_pid" 150
+    fsc_pid=""
+    kcat_all "$tmp/kcat.out"
+    check "kcat: exactly $left events of run 1, none twice" python3 -c '
+import json, sys
+ids = [json.loads(json.loads(l)["payload"])["id"] for l in open(sys.argv[1]) if l.startswith("{")]
+run1 = [i for i in ids if i.startswith(sys.argv[2] + "-")]
+print(len(ids), "messages,", len(set(ids)), "ids,", len(run1), "of run 1")
+sys.exit(0 if len(ids) == len(set(ids)) and len(run1) == int(sys.argv[3]) else 1)' \
+        "$tmp/kcat.out" "$run1_id" "${left:-0}"
+}
+
+if [ "$part" = stop_full ]; then
+    part_stop_full
+    if [ "$fails" -ne 0 ]; then
+        for r in run1 fsc; do
+            echo "--- $r log (without detector events) ---"
+            grep -v " event=detect " "$tmp/$r.log" 2>/dev/null | cut -c1-300 | tail -25
+        done
+    fi
+    summary
+    exit
+fi
 
 # ---- run 1: the disk fills ----
 start_fsc "$tmp/fsc.yaml"

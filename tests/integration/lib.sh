@@ -287,6 +287,16 @@ leaf_port_lines() {
     done
 }
 
+# Sets $chrome to the headless browser the page tests drive, or fails the
+# test (scripts/setup.sh installs Debian's chromium; never a skip).
+need_chromium() {
+    chrome=$(command -v chromium || command -v chromium-browser || true)
+    if [ -z "$chrome" ]; then
+        echo "FAIL: chromium is not installed (Debian package chromium; scripts/setup.sh installs it)"
+        exit 1
+    fi
+}
+
 need_gnmi_js() {
     if ! command -v "$1" >/dev/null 2>&1; then
         echo "FAIL: node ($1) not found: run scripts/setup.sh"

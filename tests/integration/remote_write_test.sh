@@ -8,7 +8,8 @@
 #        fabricscope_remote_write_samples_total{result="dropped"} counts is
 #        exactly what the replay produced.
 # http:  a scripted receiver (remote_write_lib.py serve) answers 400, 429 with
-#        Retry-After: 1, 503, then 200: the 400 batch is not retried, the other
+#        Retry-After: 1 (waited 500 ms: backoff.max caps it), 503, then 200:
+#        the 400 batch is not retried, the other
 #        two are, with the same body; headers, auth, label order and values of
 #        every request are checked after decoding snappy and protobuf in Python.
 # Every process is stopped by PID (lib.sh's trap); every wait is bounded.
@@ -210,8 +211,9 @@ http)
     check_log "400 logged with the receiver's reason" \
         'event=remote_write_rejected status=400 samples=[0-9]+ suppressed=0 body=.bad sample'
     check_eq "400 logged once" "$(grep -c remote_write_rejected "$tmp/fsc.log")" 1
-    check_log "Retry-After honoured" \
-        'event=remote_write_retry status=429 .* attempt=1 wait_ms=1000 retry_after=yes'
+    # Retry-After: 1 s, honoured up to backoff.max (500 ms here): min(1000, 500)
+    check_log "Retry-After honoured up to backoff.max" \
+        'event=remote_write_retry status=429 .* attempt=1 wait_ms=500 retry_after=yes'
     check_log "503 backoff" 'event=remote_write_retry status=503 .* attempt=2 wait_ms=[0-9]+ retry_after=no'
     check "no secret in the log" eval '! grep -q s3cr3t "$tmp/fsc.log"'
     # Bearer token instead of basic auth.

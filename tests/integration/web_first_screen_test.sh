@@ -36,11 +36,7 @@ build=$3
 . "$(dirname "$0")/lib.sh"
 lib_init
 
-chrome=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$chrome" ]; then
-    echo "FAIL: chromium is not installed (Debian package chromium; scripts/setup.sh installs it)"
-    exit 1
-fi
+need_chromium
 
 "$bin" demo --duration 120 --listen 127.0.0.1:0 >"$tmp/fsc.out" 2>"$tmp/fsc.log" &
 fsc_pid=$!

@@ -37,11 +37,7 @@ build=$5
 . "$(dirname "$0")/lib.sh"
 lib_init
 
-chrome=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$chrome" ]; then
-    echo "FAIL: chromium is not installed (Debian package chromium; scripts/setup.sh installs it)"
-    exit 1
-fi
+need_chromium
 
 # ---- peers and the daemon -------------------------------------------------------------
 fx() { "$fixture" "$@"; }

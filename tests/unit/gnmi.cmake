@@ -2,7 +2,7 @@
 # brings the generated protobuf-c code) linked in.
 fsc_unit_test(gnmi_decode LABELS gnmi LIBS fsc_gnmi CASES
   openconfig_prefix_keys junos_header_timestamp pseudo_leaves_dropped queue_occupancy_labels
-  sequence_gaps value_types malformed_bytes unknown_path_passthrough cache_no_alloc
+  sequence_gaps value_types path_bounds malformed_bytes unknown_path_passthrough cache_no_alloc
   sync_delete_and_fallback_time topology_labels_and_traits pfc_priority_label
   producers_combined producers_many sequence_late_not_lost sequence_restarts
   last_clear_reset_evidence gauge_falls_no_reset)

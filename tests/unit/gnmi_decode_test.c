@@ -538,6 +538,37 @@ static void producers_many(void)
     env_close(&e);
 }
 
+/* Paths past the decoder's bounds are dropped and counted as such: the
+ * prefix's 3 elements joined with a path of 29 are 32 (taken), with 30 are
+ * 33 (FSC_GNMI_ELEMS_MAX + 1: dropped). */
+static void path_bounds(void)
+{
+    struct env e;
+    CHECK_INT(env_open(&e, NULL, 0), 0);
+    if (!e.dec)
+        return;
+    char deep29[29 * 3 + 1] = "", deep30[30 * 3 + 1] = "";
+    for (int i = 0; i < 30; i++) {
+        char el[4];
+        snprintf(el, sizeof(el), "/%c%c", 'a' + i % 26, 'a' + i / 26);
+        if (i < 29)
+            strcat(deep29, el);
+        strcat(deep30, el);
+    }
+    uint8_t buf[4096];
+    Gnmi__Update *u[2] = {mk_update(deep29, tv_uint(7)), mk_update(deep30, tv_uint(8))};
+    size_t n = pack_notif(buf, "/x/y/z", T0_NS, u, 2, NULL);
+    struct fsc_sample smp[4];
+    struct fsc_gnmi_result res;
+    CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 4, &res), 0);
+    CHECK_INT(res.updates, 2);
+    CHECK_INT(res.path_dropped, 1);
+    CHECK_INT(res.unsupported, 1);
+    CHECK_INT(res.n_samples, 1);
+    CHECK_INT(res.n_samples == 1 ? smp[0].v.u : 0, 7);
+    env_close(&e);
+}
+
 /* Every numeric value form, and the unsupported ones. */
 static void value_types(void)
 {
@@ -567,6 +598,7 @@ static void value_types(void)
     CHECK_INT(fsc_gnmi_decode(e.dec, buf, n, ARR, smp, 16, &res), 0);
     CHECK_INT(res.updates, 12);
     CHECK_INT(res.unsupported, 4);
+    CHECK_INT(res.path_dropped, 0); /* values, not paths */
     CHECK_INT(res.n_samples, 8);
     if (res.n_samples == 8) {
         CHECK(smp[0].v.u == UINT64_MAX && smp[0].flags == 0);
@@ -1040,7 +1072,7 @@ static void gauge_falls_no_reset(void)
 }
 
 TEST_MAIN(TEST(openconfig_prefix_keys), TEST(junos_header_timestamp), TEST(pseudo_leaves_dropped),
-          TEST(queue_occupancy_labels), TEST(sequence_gaps), TEST(value_types),
+          TEST(queue_occupancy_labels), TEST(sequence_gaps), TEST(value_types), TEST(path_bounds),
           TEST(malformed_bytes), TEST(unknown_path_passthrough), TEST(cache_no_alloc),
           TEST(sync_delete_and_fallback_time), TEST(topology_labels_and_traits),
           TEST(pfc_priority_label), TEST(producers_combined), TEST(producers_many),

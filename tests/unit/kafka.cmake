@@ -4,7 +4,8 @@
 # is built by the tools glob; it needs librdkafka, linked here.
 fsc_unit_test(kafka_spool LABELS kafka LIBS fsc_kafka CASES
   append_read_order segments_and_acks big_active_segment_recycled bound_drops_counted
-  crash_survivors corruption_truncated lock_and_errors)
+  crash_survivors corruption_truncated short_write_cut_and_counted unsaved_acks_counted
+  lock_and_errors)
 
 # tests/tools/kafka_mock.c (the mock cluster as a process) is made by the
 # tools glob with fsc_app and fsc_prometheus; it needs librdkafka too.

@@ -1,9 +1,12 @@
 /* The Kafka exporter's on-disk spool (exporters/kafka/kafka_spool.h):
- * order, segment files, acks, the size bound, damage and crashes. */
+ * order, segment files, acks, the size bound, damage, crashes, and a disk
+ * that refuses writes (RLIMIT_FSIZE stands in for a full one: write(2)
+ * stops at the same byte every time, without root). */
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "kafka/kafka_spool.h"
@@ -110,7 +113,7 @@ static void append_read_order(void)
     CHECK_INT(rec.klen + rec.vlen, 0);
     char big[16];
     CHECK_INT(fsc_kspool_append(sp, big, FSC_KSPOOL_MAX_KEY + 1, "", 0, NULL), -EMSGSIZE);
-    fsc_kspool_close(sp);
+    fsc_kspool_close(sp, NULL);
     CHECK_INT(kt_file_size(dir, "0000000000000001.fsq"),
               FSC_KSPOOL_HDR + rec_bytes(0, 1000) + FSC_KSPOOL_REC_HDR);
     kt_rmdir(dir);
@@ -170,7 +173,7 @@ static void segments_and_acks(void)
     CHECK_INT(st.pending_bytes, 0);
     CHECK_INT(kt_count_segments(dir), 1);
     CHECK_INT(fsc_kspool_pos_cmp(fsc_kspool_head(sp), fsc_kspool_tail(sp)), 0);
-    fsc_kspool_close(sp);
+    fsc_kspool_close(sp, NULL);
 
     /* Reopen: the ack file says it is all delivered, so nothing is left. */
     sp = open_spool(dir, 64ull << 20, 4096, FSC_SPOOL_FSYNC_NEVER);
@@ -184,7 +187,7 @@ static void segments_and_acks(void)
         CHECK_INT(fsc_kspool_append(sp, "a", 1, "b", 1, &p), 0);
         CHECK_INT(p.seg, 3);
         CHECK_INT(p.off, FSC_KSPOOL_HDR);
-        fsc_kspool_close(sp);
+        fsc_kspool_close(sp, NULL);
     }
     kt_rmdir(dir);
 }
@@ -211,7 +214,7 @@ static void big_active_segment_recycled(void)
     struct fsc_kspool_pos p;
     CHECK_INT(fsc_kspool_append(sp, "", 0, v, 10, &p), 0);
     CHECK_INT(p.seg, 2);
-    fsc_kspool_close(sp);
+    fsc_kspool_close(sp, NULL);
     kt_rmdir(dir);
 }
 
@@ -252,7 +255,7 @@ static void bound_drops_counted(void)
     CHECK_INT(fsc_kspool_ack(sp, pos, 6), 0);
     CHECK_INT(kt_count_segments(dir), 16);
     CHECK_INT(fsc_kspool_append(sp, "k", 1, v, sizeof(v), NULL), 0);
-    fsc_kspool_close(sp);
+    fsc_kspool_close(sp, NULL);
     kt_rmdir(dir);
 }
 
@@ -310,7 +313,7 @@ static void crash_survivors(void)
         CHECK_INT(append_n(sp, 100, 110), 0);
         CHECK_INT(read_expect(sp, &pos, 100, 110), 10);
         CHECK_INT(pos.seg, 2);
-        fsc_kspool_close(sp);
+        fsc_kspool_close(sp, NULL);
         kt_rmdir(dir);
     }
 }
@@ -339,7 +342,7 @@ static void corruption_truncated(void)
     if (sp == NULL)
         return;
     CHECK_INT(append_n(sp, 0, 50), 0);
-    fsc_kspool_close(sp);
+    fsc_kspool_close(sp, NULL);
     long long size = kt_file_size(dir, "0000000000000001.fsq");
     CHECK_INT(size, FSC_KSPOOL_HDR + rec_bytes(0, 50));
 
@@ -354,7 +357,7 @@ static void corruption_truncated(void)
     CHECK_INT(st.corrupt, 1);
     CHECK_INT(st.truncated_bytes, 3);
     CHECK_INT(st.recovered, 50);
-    fsc_kspool_close(sp);
+    fsc_kspool_close(sp, NULL);
     CHECK_INT(kt_file_size(dir, "0000000000000001.fsq"), size);
 
     /* 2. A flipped byte in record 30's value: the CRC catches it and the
@@ -374,7 +377,7 @@ static void corruption_truncated(void)
     CHECK_INT(read_expect(sp, &pos, 0, 30), 30);
     struct fsc_kspool_rec rec;
     CHECK_INT(fsc_kspool_read(sp, pos, &rec), -ENOENT);
-    fsc_kspool_close(sp);
+    fsc_kspool_close(sp, NULL);
     CHECK_INT(kt_file_size(dir, "0000000000000001.fsq"), off30);
 
     /* 3. Zeroes where a record should be (a crash after the file grew but
@@ -388,8 +391,154 @@ static void corruption_truncated(void)
         CHECK_INT(st.corrupt, 1);
         CHECK_INT(st.truncated_bytes, 64);
         CHECK_INT(st.recovered, 30);
-        fsc_kspool_close(sp);
+        fsc_kspool_close(sp, NULL);
     }
+    kt_rmdir(dir);
+}
+
+/* Writes past `bytes` of any file fail (EFBIG; a write crossing it is cut
+ * short there); RLIM_INFINITY lifts it. */
+static void limit_file_size(rlim_t bytes)
+{
+    struct rlimit rl;
+    CHECK_INT(getrlimit(RLIMIT_FSIZE, &rl), 0);
+    rl.rlim_cur = bytes == RLIM_INFINITY ? rl.rlim_max : bytes;
+    CHECK_INT(setrlimit(RLIMIT_FSIZE, &rl), 0);
+}
+
+static void short_write_cut_and_counted(void)
+{
+    char dir[64];
+    kt_tmpdir(dir, sizeof(dir));
+    signal(SIGXFSZ, SIG_IGN);
+    struct fsc_kspool *sp = open_spool(dir, 64ull << 20, 0, FSC_SPOOL_FSYNC_INTERVAL);
+    CHECK(sp != NULL);
+    if (sp == NULL)
+        return;
+    CHECK_INT(append_n(sp, 0, 10), 0);
+    CHECK_INT(fsc_kspool_flush(sp), 0);
+    /* The disk takes records 10..14 and 5 bytes of record 15. */
+    long long whole = FSC_KSPOOL_HDR + (long long)rec_bytes(0, 15);
+    limit_file_size((rlim_t)whole + 5);
+    CHECK_INT(append_n(sp, 10, 30), 0);
+    CHECK_INT(fsc_kspool_flush(sp), -EFBIG);
+    CHECK_INT(kt_file_size(dir, "0000000000000001.fsq"), whole); /* the 5 bytes cut off */
+    CHECK_INT(fsc_kspool_flush(sp), -EFBIG);                     /* again, the same */
+    CHECK_INT(kt_file_size(dir, "0000000000000001.fsq"), whole);
+    struct fsc_kspool_stats st;
+    fsc_kspool_get_stats(sp, &st);
+    CHECK_INT(st.appended, 30);
+    CHECK_INT(st.written, 15);
+    CHECK_INT(st.pending_records, 30);
+    CHECK_INT(st.buffered_records, 15);
+    CHECK_INT(st.buffered_bytes, rec_bytes(15, 30));
+    /* What is on disk reads back although the flush keeps failing. */
+    struct fsc_kspool_pos pos = fsc_kspool_head(sp);
+    CHECK_INT(read_expect(sp, &pos, 0, 30), 15);
+    struct fsc_kspool_rec rec;
+    CHECK_INT(fsc_kspool_read(sp, pos, &rec), -EFBIG);
+    struct fsc_kspool_left left;
+    fsc_kspool_close(sp, &left);
+    CHECK_INT(left.records, 15);
+    CHECK_INT(left.bytes, rec_bytes(0, 15));
+    CHECK_INT(left.dropped, 15);
+    CHECK_INT(left.resend, 0);
+    CHECK_INT(left.sync_error, 0);
+    limit_file_size(RLIM_INFINITY);
+
+    sp = open_spool(dir, 64ull << 20, 0, FSC_SPOOL_FSYNC_INTERVAL);
+    CHECK(sp != NULL);
+    if (sp == NULL)
+        return;
+    fsc_kspool_get_stats(sp, &st);
+    CHECK_INT(st.recovered, left.records);
+    CHECK_INT(st.pending_bytes, left.bytes);
+    CHECK_INT(st.corrupt, 0);
+    pos = fsc_kspool_head(sp);
+    CHECK_INT(read_expect(sp, &pos, 0, 15), 15);
+    /* A new segment on a disk that takes only 8 bytes of its header: the
+     * file is cut back to empty, which the next open deletes as harmless. */
+    limit_file_size(8);
+    CHECK_INT(append_n(sp, 100, 103), 0);
+    CHECK(fsc_kspool_flush(sp) == -EFBIG);
+    CHECK_INT(kt_file_size(dir, "0000000000000002.fsq"), 0);
+    fsc_kspool_close(sp, &left);
+    limit_file_size(RLIM_INFINITY);
+    CHECK_INT(left.records, 15);
+    CHECK_INT(left.dropped, 3);
+    sp = open_spool(dir, 64ull << 20, 0, FSC_SPOOL_FSYNC_INTERVAL);
+    CHECK(sp != NULL);
+    if (sp != NULL) {
+        fsc_kspool_get_stats(sp, &st);
+        CHECK_INT(st.recovered, 15);
+        CHECK_INT(st.corrupt, 0);
+        CHECK_INT(kt_count_segments(dir), 1);
+        fsc_kspool_close(sp, NULL);
+    }
+    signal(SIGXFSZ, SIG_DFL);
+    kt_rmdir(dir);
+}
+
+/* Acknowledgements the ack file could not take are re-sent after a restart:
+ * close() counts them in left.resend and left.records. */
+static void unsaved_acks_counted(void)
+{
+    char dir[64], p[128];
+    kt_tmpdir(dir, sizeof(dir));
+    signal(SIGXFSZ, SIG_IGN);
+    /* 4 KiB segments: records 0..89 in the first, 90.. in the second
+     * (segments_and_acks). */
+    struct fsc_kspool *sp = open_spool(dir, 64ull << 20, 4096, FSC_SPOOL_FSYNC_NEVER);
+    CHECK(sp != NULL);
+    if (sp == NULL)
+        return;
+    CHECK_INT(append_n(sp, 0, 100), 0);
+    CHECK_INT(fsc_kspool_flush(sp), 0);
+    struct fsc_kspool_pos pos = fsc_kspool_head(sp);
+    CHECK_INT(read_expect(sp, &pos, 0, 10), 10);
+    CHECK_INT(fsc_kspool_ack(sp, pos, 10), 0);
+    fsc_kspool_tick(sp, 10 * 1000000000ll); /* the ack file: records 0..9 */
+    /* Through record 94: the first segment is deleted, the file still says
+     * record 10 (in the deleted segment) and cannot be written. */
+    CHECK_INT(read_expect(sp, &pos, 10, 95), 85);
+    CHECK_INT(fsc_kspool_ack(sp, pos, 85), 0);
+    CHECK_INT(kt_count_segments(dir), 1);
+    limit_file_size(0);
+    struct fsc_kspool_left left;
+    fsc_kspool_close(sp, &left);
+    limit_file_size(RLIM_INFINITY);
+    CHECK_INT(left.resend, 5); /* 90..94 */
+    CHECK_INT(left.records, 10);
+    CHECK_INT(left.bytes, rec_bytes(90, 100));
+    CHECK_INT(left.dropped, 0);
+    sp = open_spool(dir, 64ull << 20, 4096, FSC_SPOOL_FSYNC_NEVER);
+    CHECK(sp != NULL);
+    if (sp == NULL)
+        return;
+    struct fsc_kspool_stats st;
+    fsc_kspool_get_stats(sp, &st);
+    CHECK_INT(st.recovered, 10);
+    CHECK_INT(st.pending_bytes, rec_bytes(90, 100));
+
+    /* ack.tmp cannot be made (a directory in its place, as a full disk
+     * refuses a new file's block): the ack file is overwritten in place. */
+    pos = fsc_kspool_head(sp);
+    CHECK_INT(read_expect(sp, &pos, 90, 97), 7);
+    CHECK_INT(fsc_kspool_ack(sp, pos, 7), 0);
+    snprintf(p, sizeof(p), "%s/ack.tmp", dir);
+    CHECK_INT(mkdir(p, 0700), 0);
+    fsc_kspool_close(sp, &left);
+    CHECK_INT(left.resend, 0);
+    CHECK_INT(left.records, 3);
+    CHECK_INT(rmdir(p), 0);
+    sp = open_spool(dir, 64ull << 20, 4096, FSC_SPOOL_FSYNC_NEVER);
+    CHECK(sp != NULL);
+    if (sp != NULL) {
+        fsc_kspool_get_stats(sp, &st);
+        CHECK_INT(st.recovered, 3);
+        fsc_kspool_close(sp, NULL);
+    }
+    signal(SIGXFSZ, SIG_DFL);
     kt_rmdir(dir);
 }
 
@@ -402,12 +551,12 @@ static void lock_and_errors(void)
     struct fsc_kspool_options o = {.dir = dir, .max_bytes = 1u << 20};
     CHECK(fsc_kspool_open(&o, err, sizeof(err)) == NULL);
     CHECK(strstr(err, "another process uses the spool directory") != NULL);
-    fsc_kspool_close(sp);
-    fsc_kspool_close(NULL);
+    fsc_kspool_close(sp, NULL);
+    fsc_kspool_close(NULL, NULL);
     /* Once closed, the lock is free. */
     sp = fsc_kspool_open(&o, err, sizeof(err));
     CHECK(sp != NULL);
-    fsc_kspool_close(sp);
+    fsc_kspool_close(sp, NULL);
     /* A directory that cannot be created. */
     struct fsc_kspool_options bad = {.dir = "/proc/fsc-no/spool", .max_bytes = 1u << 20};
     CHECK(fsc_kspool_open(&bad, err, sizeof(err)) == NULL);
@@ -417,4 +566,4 @@ static void lock_and_errors(void)
 
 TEST_MAIN(TEST(append_read_order), TEST(segments_and_acks), TEST(big_active_segment_recycled),
           TEST(bound_drops_counted), TEST(crash_survivors), TEST(corruption_truncated),
-          TEST(lock_and_errors))
+          TEST(short_write_cut_and_counted), TEST(unsaved_acks_counted), TEST(lock_and_errors))

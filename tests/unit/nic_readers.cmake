@@ -19,3 +19,16 @@ endforeach()
 # tests/tools/nic_read.c is built by the tools glob (linked with fsc_app and
 # fsc_prom); it reads through the NIC readers too.
 target_link_libraries(nic_read PRIVATE fsc_nic)
+
+# The ethtool reader's fixture files (nic_ethtool_file.c) against the fixture
+# writer's (nicfx_ethtool.c), one executable, cases "nic_ethtool_file.<case>":
+# exact values and time, refused texts, and a reader beside a writer that
+# never pauses accepting only whole versions.
+add_executable(test_nic_ethtool_file ${FSC_TESTS_DIR}/unit/test_nic_ethtool_file.c)
+target_include_directories(test_nic_ethtool_file PRIVATE ${FSC_TESTS_DIR})
+target_compile_options(test_nic_ethtool_file PRIVATE ${FSC_WARNINGS})
+target_link_libraries(test_nic_ethtool_file PRIVATE fsc_nic fsc_nicfx fsc_app)
+foreach(c ethtool_fixture_file ethtool_fixture_file_concurrent)
+  add_test(NAME nic_ethtool_file.${c} COMMAND test_nic_ethtool_file ${c})
+  set_tests_properties(nic_ethtool_file.${c} PROPERTIES LABELS "unit;nic" TIMEOUT 60)
+endforeach()

@@ -206,6 +206,19 @@ static void retry_after_parse(void)
     CHECK(!fsc_rw_status_retryable(204));
 }
 
+/* Retry-After is honoured up to the backoff's ceiling; none or 0 take the
+ * backoff. */
+static void retry_after_capped(void)
+{
+    const int64_t ini = 1 * SEC, max = 60 * SEC;
+    CHECK_INT(fsc_rw_retry_wait_ns(5, ini, max, 0, 0), 5 * SEC);
+    CHECK_INT(fsc_rw_retry_wait_ns(60, ini, max, 0, 0), 60 * SEC);
+    CHECK_INT(fsc_rw_retry_wait_ns(61, ini, max, 0, 0), 60 * SEC);
+    CHECK_INT(fsc_rw_retry_wait_ns(300, ini, max, 7, 0), 60 * SEC);
+    CHECK_INT(fsc_rw_retry_wait_ns(0, ini, max, 0, 0), fsc_rw_backoff_ns(ini, max, 0, 0));
+    CHECK_INT(fsc_rw_retry_wait_ns(-1, ini, max, 2, 12345), fsc_rw_backoff_ns(ini, max, 2, 12345));
+}
+
 static void backoff_bounds(void)
 {
     const int64_t ini = 100 * MS, max = 1 * SEC;
@@ -764,6 +777,7 @@ done:
 }
 
 TEST_MAIN(TEST(encode_known_bytes), TEST(snappy_round_trip), TEST(queue_bound_drops),
-          TEST(retry_after_parse), TEST(backoff_bounds), TEST(labels_named_and_sorted),
-          TEST(batch_info_series), TEST(batch_groups_series), TEST(reader_known_samples),
+          TEST(retry_after_parse), TEST(retry_after_capped), TEST(backoff_bounds),
+          TEST(labels_named_and_sorted), TEST(batch_info_series), TEST(batch_groups_series),
+          TEST(reader_known_samples),
           TEST(reader_all_kinds_many_ports), TEST(reader_fine_backlog), TEST(prom_families_exact))

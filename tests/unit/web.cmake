@@ -6,6 +6,7 @@
 fsc_unit_test(web_json LABELS web LIBS fsc_web fsc_otlp CASES
   writer_exact string_escapes misuse_and_limits html_escapes utf8_sequences)
 fsc_unit_test(web_render LABELS web LIBS fsc_web fsc_otlp CASES
+  plugin_tables_fit
   status_json_exact ports_json_exact events_json_exact chart_json_exact mesh_json_exact
   health_json_exact error_json_and_limit event_summaries page_rows_exact page_caps_rows
   page_script_injection)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "daemon/plugins.h"
 #include "test.h"
 #include "unit/view_fixture.h"
 #include "web/web_conditions.h"
@@ -370,17 +371,22 @@ static void status_json_exact(void)
         "\"seq gaps\",\"unit\":\"count\"},{\"id\":\"reconnects\",\"title\":\"reconnects\","
         "\"unit\":\"count\"},{\"id\":\"resubscribes\",\"title\":\"resubscribes\",\"unit\":"
         "\"count\"},{\"id\":\"label_names_hashed\",\"title\":null,\"unit\":\"count\"},"
-        "{\"id\":\"zero_filled\",\"title\":null,\"unit\":\"count\"}],"
+        "{\"id\":\"zero_filled\",\"title\":null,\"unit\":\"count\"},"
+        "{\"id\":\"updates_over_cap\",\"title\":null,\"unit\":\"count\"},"
+        "{\"id\":\"updates_path_dropped\",\"title\":null,\"unit\":\"count\"},"
+        "{\"id\":\"updates_multi_dropped\",\"title\":null,\"unit\":\"count\"}],"
         "\"rows\":[{\"source\":\"leaf1\",\"stream\":\"interfaces\",\"state\":"
         "\"streaming\",\"up\":1,\"sync_seen\":\"yes\",\"last_update_age_seconds\":0.25,"
         "\"cadence_seconds\":0.1,\"jitter_seconds\":0.012,\"messages\":100,\"updates\":2000,"
         "\"decode_errors\":0,\"sequence_gaps\":1,\"reconnects\":2,\"resubscribes\":3,"
-        "\"label_names_hashed\":4,\"zero_filled\":5},{"
+        "\"label_names_hashed\":4,\"zero_filled\":5,\"updates_over_cap\":null,"
+        "\"updates_path_dropped\":null,\"updates_multi_dropped\":null},{"
         "\"source\":\"leaf1\",\"stream\":\"queues\",\"state\":\"connecting\",\"up\":0,"
         "\"sync_seen\":\"no\",\"last_update_age_seconds\":null,\"cadence_seconds\":null,"
         "\"jitter_seconds\":null,\"messages\":0,\"updates\":0,\"decode_errors\":0,"
         "\"sequence_gaps\":0,\"reconnects\":0,\"resubscribes\":0,\"label_names_hashed\":0,"
-        "\"zero_filled\":0}]},{"
+        "\"zero_filled\":0,\"updates_over_cap\":null,\"updates_path_dropped\":null,"
+        "\"updates_multi_dropped\":null}]},{"
         "\"id\":\"otlp_receivers\","
         "\"title\":\"OTLP receivers\",\"empty\":\"no OTLP receivers\",\"keys\":[\"source\","
         "\"transport\"],\"columns\":[{\"id\":\"port\",\"title\":\"port\",\"unit\":\"count\"},"
@@ -794,7 +800,21 @@ static void page_script_injection(void)
     free(m);
 }
 
-TEST_MAIN(TEST(status_json_exact), TEST(ports_json_exact), TEST(events_json_exact),
-          TEST(chart_json_exact), TEST(mesh_json_exact), TEST(health_json_exact),
-          TEST(error_json_and_limit), TEST(event_summaries), TEST(page_rows_exact),
-          TEST(page_caps_rows), TEST(page_script_injection))
+/* Every plugin table of the program fits the page's columns: a table with
+ * more would lose its last columns from the page and /api/status. */
+static void plugin_tables_fit(void)
+{
+    const struct fsc_stat_table *const *t = fsc_app_tables(NULL);
+    size_t n = 0;
+    for (; t && t[n]; n++)
+        if (t[n]->n_cols > FSC_WEB_STAT_COLS)
+            fprintf(stderr, "table %s has %zu columns\n", t[n]->id, t[n]->n_cols);
+    CHECK(n > 5);
+    for (size_t i = 0; i < n; i++)
+        CHECK(t[i]->n_cols <= FSC_WEB_STAT_COLS);
+}
+
+TEST_MAIN(TEST(plugin_tables_fit), TEST(status_json_exact), TEST(ports_json_exact),
+          TEST(events_json_exact), TEST(chart_json_exact), TEST(mesh_json_exact),
+          TEST(health_json_exact), TEST(error_json_and_limit), TEST(event_summaries),
+          TEST(page_rows_exact), TEST(page_caps_rows), TEST(page_script_injection))

@@ -17,11 +17,16 @@
  *   bus/pci/devices/BDF/aer_dev_{correctable,fatal,nonfatal}
  *   bus/pci/devices/BDF/net/IF/   (as a real function lists its netdevs)
  * so a reader pointed at ROOT/sys (node_exporter: --path.sysfs=ROOT/sys) sees
- * the devices. The hw_counters are the driver's Q counters (32 bits wide)
- * and its congestion and PPCNT counters (64 bits); every other counter is
- * 64 bits. Counter files hold "<decimal>\n"; they are rewritten in place
- * (pwrite at offset 0, then truncated: the inode stays, so a reader's open
- * descriptor sees the new text).
+ * the devices. Beside it, written only on request (fsc_nicfx_ethtool_write):
+ *   ethtool/IF    `ethtool -S IF` as the NIC source's fixture mode reads it
+ *                 (collector/sources/nic/nic_ethtool.h): the time of the
+ *                 values, then rx_bytes_phy, tx_bytes_phy, rx_packets_phy,
+ *                 tx_packets_phy equal to the statistics' rx_bytes, tx_bytes,
+ *                 rx_packets, tx_packets, then the checksum line; rewritten
+ *                 in place each write. The hw_counters are
+ * the driver's Q counters (32 bits wide) and its congestion and PPCNT counters (64 bits); every
+ * other counter is 64 bits. Counter files hold "<decimal>\n"; they are rewritten in place (pwrite
+ * at offset 0, then truncated: the inode stays, so a reader's open descriptor sees the new text).
  *
  * The counter model (fsc_nicfx_step), with exact integer arithmetic. A step
  * advances the fixture clock by MS milliseconds and applies, in order:
@@ -267,6 +272,13 @@ int fsc_nicfx_ctr_open(const char *root, const struct fsc_nicfx_dev *dev, enum f
  * is shorter) and becomes the new one. Returns 0 or a negative errno.
  * Thread: any (one writer per descriptor). */
 int fsc_nicfx_ctr_rewrite(int fd, uint64_t v, uint8_t *len);
+
+/* Rewrites ROOT/ethtool/IF (made with its directory when missing) with
+ * dev's ethtool statistics stamped t_ns (ns since the Unix epoch, above 0:
+ * when the values were true). Returns 0, or -1 with a sentence in err.
+ * Thread: any (one writer per device). */
+int fsc_nicfx_ethtool_write(const char *root, const struct fsc_nicfx_dev *dev, int64_t t_ns,
+                            char *err, size_t errlen);
 
 /* ---- the counter model (nicfx_step.c) ----------------------------------------------- */
 

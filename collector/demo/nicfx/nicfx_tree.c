@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file_read.h"
 #include "nicfx.h"
 
 #define PCIE_MAX_SPEED      "64.0 GT/s PCIe"
@@ -38,26 +39,6 @@ static int group_dir(char *out, size_t size, const char *root, const struct fsc_
         return path_fmt(out, size, "%s/sys/class/net/%s/statistics", root, dev->netdev);
     return path_fmt(out, size, "%s/sys/class/infiniband/%s/ports/1/%s", root, dev->rdma,
                     fsc_nicfx_group_names[g]);
-}
-
-/* mkdir -p; an existing directory is fine. Returns 0 or a negative errno. */
-static int mkdirs(const char *path)
-{
-    char p[PATH_MAX];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof(p))
-        return -ENAMETOOLONG;
-    memcpy(p, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (p[i] != '/' && p[i] != '\0')
-            continue;
-        char c = p[i];
-        p[i] = '\0';
-        if (mkdir(p, 0755) == -1 && errno != EEXIST)
-            return -errno;
-        p[i] = c;
-    }
-    return 0;
 }
 
 /* Writes text as the whole content of path, keeping its inode (created
@@ -95,7 +76,7 @@ static int put(const char *dir, const char *name, const char *text, char *err, s
 
 static int make_dir(const char *path, char *err, size_t errlen)
 {
-    int rc = mkdirs(path);
+    int rc = fsc_mkdir_p(path, 0755);
     if (rc != 0)
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(-rc));
     return rc == 0 ? 0 : -1;

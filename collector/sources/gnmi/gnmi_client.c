@@ -405,6 +405,9 @@ static void on_message(struct gnmi_stream *st, int64_t now)
         st->stats.seq_late += res.seq_late;
         st->stats.names_hashed += res.names_hashed;
         st->stats.zero_filled += res.zero_filled;
+        st->stats.over_cap += res.overflow;
+        st->stats.path_dropped += res.path_dropped;
+        st->stats.multi_dropped += res.multi_dropped;
         if (res.sync_response)
             st->stats.sync_seen = true;
         st->stats.cadence_intervals = st->cad.intervals;

@@ -410,6 +410,7 @@ static int do_update(struct notif_ctx *nc, struct fsc_pb_slice s)
     }
     if ((sflags & GNMI_SER_UNSUPPORTED) || kind == VAL_NONE) {
         res->unsupported++;
+        res->path_dropped += (sflags & GNMI_SER_UNSUPPORTED) != 0;
         return 0;
     }
     if (sflags & GNMI_SER_CLEAR) {

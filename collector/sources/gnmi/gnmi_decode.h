@@ -99,6 +99,8 @@ struct fsc_gnmi_result {
     uint32_t updates;       /* Update entries in the notification */
     uint32_t pseudo;        /* `__`-prefixed pseudo leaves dropped */
     uint32_t unsupported;   /* values that are not numbers, or paths too deep / empty */
+    uint32_t path_dropped;  /* of those: paths past FSC_GNMI_ELEMS_MAX elems or
+                             * FSC_GNMI_PATH_KEY_MAX bytes, too many keys, or empty */
     uint32_t unknown;       /* updates that went to a passthrough (profile-unknown) series */
     uint32_t no_series;     /* updates whose series the registry or engine refused */
     uint32_t overflow;      /* updates dropped because the caller's buffer was full */

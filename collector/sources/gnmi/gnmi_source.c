@@ -213,8 +213,16 @@ enum {
     COL_RESUBSCRIBES,
     COL_NAMES_HASHED,
     COL_ZERO_FILLED,
+    COL_OVER_CAP,
+    COL_PATH_DROPPED,
+    COL_MULTI_DROPPED,
     COL__COUNT
 };
+
+/* The drop counters' HELP texts name these bounds. */
+_Static_assert(FSC_GNMI_SAMPLES_CAP == 8192, "fabricscope_gnmi_updates_over_cap's HELP");
+_Static_assert(FSC_GNMI_ELEMS_MAX == 32 && FSC_GNMI_PATH_KEY_MAX == 1024,
+               "fabricscope_gnmi_updates_path_dropped's HELP");
 
 static const struct fsc_stat_col stream_cols[COL__COUNT] = {
     [COL_STATE] = {.id = "state", .title = "state", .unit = FSC_STAT_WORD, .words = state_words},
@@ -267,6 +275,22 @@ static const struct fsc_stat_col stream_cols[COL__COUNT] = {
                                  "(the sync sends zeros) and left out of a later report, or one "
                                  "other ports or queues report and this one never sent in 3 "
                                  "reports."},
+    [COL_OVER_CAP] = {.id = "updates_over_cap",
+                      .family = "fabricscope_gnmi_updates_over_cap",
+                      .type = FSC_STAT_COUNTER,
+                      .help = "Updates dropped because one response held more than the 8192 "
+                              "samples the decoder takes from one message."},
+    [COL_PATH_DROPPED] = {.id = "updates_path_dropped",
+                          .family = "fabricscope_gnmi_updates_path_dropped",
+                          .type = FSC_STAT_COUNTER,
+                          .help = "Updates dropped because their path (prefix and path joined) "
+                                  "has more than 32 elements, more than 1024 bytes of names and "
+                                  "keys, too many keys, or no element."},
+    [COL_MULTI_DROPPED] = {.id = "updates_multi_dropped",
+                           .family = "fabricscope_gnmi_updates_multi_dropped",
+                           .type = FSC_STAT_COUNTER,
+                           .help = "Updates of a series several producers (line cards, PFEs) "
+                                   "report, dropped past the bounds of combining them."},
     [COL_MESSAGES] = {.id = "messages",
                       .family = "fabricscope_gnmi_messages",
                       .type = FSC_STAT_COUNTER,
@@ -327,6 +351,9 @@ static void gnmi_stats(void *ctx, const struct fsc_stats_out *out)
             [COL_SEQ_GAPS] = (double)s->seq_lost,
             [COL_NAMES_HASHED] = (double)s->names_hashed,
             [COL_ZERO_FILLED] = (double)s->zero_filled,
+            [COL_OVER_CAP] = (double)s->over_cap,
+            [COL_PATH_DROPPED] = (double)s->path_dropped,
+            [COL_MULTI_DROPPED] = (double)s->multi_dropped,
         };
         const char *keys[] = {cl->name, s->name};
         fsc_stats_row(out, &stream_table, keys, v, NULL);

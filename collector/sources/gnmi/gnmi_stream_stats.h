@@ -29,7 +29,10 @@ struct fsc_gnmi_stream_stats {
     uint64_t reconnects;              /* calls that failed and were retried after backoff */
     uint64_t resubscribes;            /* calls cancelled for silence and restarted */
     uint64_t names_hashed;            /* updates of series with a list-key label name hashed */
-    uint64_t zero_filled; /* samples of 0 given to zero-suppressed counters (gnmi_zero.c) */
+    uint64_t zero_filled;   /* samples of 0 given to zero-suppressed counters (gnmi_zero.c) */
+    uint64_t over_cap;      /* updates past FSC_GNMI_SAMPLES_CAP in one response: dropped */
+    uint64_t path_dropped;  /* updates whose path is past the decoder's bounds: dropped */
+    uint64_t multi_dropped; /* updates of a multi-producer series past its bounds: dropped */
     /* Observed cadence (gnmi_client.h, struct fsc_gnmi_cadence): device-time
      * interval between messages that start with the same series, EWMA over ~64 intervals,
      * and the mean absolute deviation of the intervals from it; both in

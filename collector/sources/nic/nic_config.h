@@ -21,7 +21,8 @@ struct fsc_nic_config {
     const char *device;     /* host label; default the source name */
     const char *sysfs_root; /* default "/": where the host's /sys is mounted ("<root>/sys") */
     bool fixture;           /* test-only: sysfs_root is a fixture tree with no kernel behind
-                             * it (ethtool off, host check from files under the root) */
+                             * it (no SIOCETHTOOL: ethtool statistics and the host check
+                             * from files under the root) */
     int64_t interval_ns;    /* default 100 ms, at least 10 ms */
     bool auto_devices;      /* discover every RDMA device; default true without devices */
     struct fsc_nic_device *devices;

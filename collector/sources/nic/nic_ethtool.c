@@ -1,4 +1,6 @@
-/* SIOCETHTOOL stats reader and sysfs link state. See nic_ethtool.h. */
+/* SIOCETHTOOL stats reader, the accessors both backends share, and sysfs
+ * link state. See nic_ethtool.h; the fixture file backend is
+ * nic_ethtool_file.c. */
 #define _DEFAULT_SOURCE /* struct ifreq (<net/if.h>), MAP_ANONYMOUS */
 
 #include "sources/nic/nic_ethtool.h"
@@ -17,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "sources/nic/nic_ethtool_int.h"
 #include "sources/nic/nic_sysfs.h"
 
 _Static_assert(ETH_GSTRING_LEN == FSC_NIC_ETHTOOL_NAME_LEN, "ETH_GSTRING_LEN is 32");
@@ -29,44 +32,20 @@ _Static_assert(offsetof(struct ethtool_drvinfo, n_stats) == 180, "linux/ethtool.
 /* Reloads tried in one read before giving up on a count that keeps moving. */
 #define ETHTOOL_RELOAD_TRIES 3
 
-/* A buffer the kernel writes into, followed by an inaccessible page: the
- * kernel never checks our capacity, so an overrun must fault (EFAULT) rather
- * than land in the heap. `cap` counts whole entries after the header. */
-struct gbuf {
-    unsigned char *base;
-    size_t map_len; /* data pages + guard page */
-    size_t cap;     /* entries that fit before the guard */
-};
-
-struct name_slot {
-    char s[FSC_NIC_ETHTOOL_NAME_LEN + 1];
-};
-
-struct fsc_nic_ethtool {
-    char ifname[FSC_NIC_IFNAME_MAX];
-    int sock;
-    int own_sock;
-    size_t max_stats;
-    size_t n;                /* stats in the current string set */
-    struct name_slot *names; /* n names */
-    struct gbuf stats;       /* struct ethtool_stats + u64[cap] */
-    struct fsc_nic_ethtool_stats st;
-};
-
 static size_t page_size(void)
 {
     long pg = sysconf(_SC_PAGESIZE);
     return pg > 0 ? (size_t)pg : 4096;
 }
 
-static void gbuf_free(struct gbuf *g)
+void fsc_nic_ethtool__gbuf_free(struct gbuf *g)
 {
     if (g->base != NULL)
         munmap(g->base, g->map_len);
     memset(g, 0, sizeof *g);
 }
 
-static int gbuf_alloc(struct gbuf *g, size_t header, size_t entry, size_t entries)
+int fsc_nic_ethtool__gbuf_alloc(struct gbuf *g, size_t header, size_t entry, size_t entries)
 {
     size_t pg = page_size();
     size_t data = (header + entries * entry + pg - 1) / pg * pg;
@@ -146,8 +125,8 @@ static int load_strings(struct fsc_nic_ethtool *et)
 
     struct gbuf sb = {0}, gs = {0};
     struct name_slot *names = NULL;
-    rc = gbuf_alloc(&gs, offsetof(struct ethtool_gstrings, data), ETH_GSTRING_LEN,
-                    with_slack(count));
+    rc = fsc_nic_ethtool__gbuf_alloc(&gs, offsetof(struct ethtool_gstrings, data), ETH_GSTRING_LEN,
+                                     with_slack(count));
     if (rc != 0)
         goto done;
     struct ethtool_gstrings *g = (struct ethtool_gstrings *)(void *)gs.base;
@@ -173,11 +152,11 @@ static int load_strings(struct fsc_nic_ethtool *et)
         names[i].s[ETH_GSTRING_LEN] = '\0'; /* a 32-byte name has no NUL of its own */
     }
     if (et->stats.base == NULL || et->stats.cap < with_slack(len)) {
-        rc = gbuf_alloc(&sb, offsetof(struct ethtool_stats, data), sizeof(uint64_t),
-                        with_slack(len));
+        rc = fsc_nic_ethtool__gbuf_alloc(&sb, offsetof(struct ethtool_stats, data),
+                                         sizeof(uint64_t), with_slack(len));
         if (rc != 0)
             goto done;
-        gbuf_free(&et->stats);
+        fsc_nic_ethtool__gbuf_free(&et->stats);
         et->stats = sb;
         sb.base = NULL;
     }
@@ -189,8 +168,8 @@ static int load_strings(struct fsc_nic_ethtool *et)
     rc = 0;
 done:
     free(names);
-    gbuf_free(&gs);
-    gbuf_free(&sb);
+    fsc_nic_ethtool__gbuf_free(&gs);
+    fsc_nic_ethtool__gbuf_free(&sb);
     return rc;
 }
 
@@ -261,6 +240,7 @@ struct fsc_nic_ethtool *fsc_nic_ethtool_create(const char *ifname, int sock, siz
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    et->read = read_stats;
     snprintf(et->ifname, sizeof et->ifname, "%s", ifname);
     if (max_stats == 0)
         max_stats = FSC_NIC_ETHTOOL_STATS_DEF;
@@ -310,8 +290,10 @@ void fsc_nic_ethtool_destroy(struct fsc_nic_ethtool *et)
         return;
     if (et->own_sock && et->sock >= 0)
         close(et->sock);
-    gbuf_free(&et->stats);
+    fsc_nic_ethtool__gbuf_free(&et->stats);
     free(et->names);
+    free(et->path);
+    free(et->text);
     free(et);
 }
 
@@ -319,7 +301,7 @@ int fsc_nic_ethtool_read(struct fsc_nic_ethtool *et)
 {
     uint32_t gen = et->st.generation;
     et->st.polls++;
-    int rc = read_stats(et);
+    int rc = et->read(et);
     et->st.string_reloads += et->st.generation - gen;
     if (rc < 0)
         et->st.errors++;
@@ -341,6 +323,11 @@ const uint64_t *fsc_nic_ethtool_values(const struct fsc_nic_ethtool *et)
     /* Only ever read as uint64_t (the kernel's __u64 is another type name
      * for the same 8 bytes); the mapping has no declared type. */
     return (const uint64_t *)(const void *)(et->stats.base + offsetof(struct ethtool_stats, data));
+}
+
+int64_t fsc_nic_ethtool_time_ns(const struct fsc_nic_ethtool *et)
+{
+    return et->path ? et->t_ns : 0;
 }
 
 long fsc_nic_ethtool_find(const struct fsc_nic_ethtool *et, const char *name)

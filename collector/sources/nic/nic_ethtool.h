@@ -13,6 +13,23 @@
  * priority) makes the reader re-read the strings and the values, and report
  * "strings changed" so the caller re-maps names to series.
  *
+ * A fixture tree (nic.fixture) has no kernel to ask: its statistics are a
+ * file per interface, <root>/ethtool/<if>, holding what `ethtool -S <if>`
+ * prints between a line with the time of its values and a checksum line
+ * (FNV-1a 64, base/name_hash.h, of every byte before it, in 16 hex digits):
+ *     time_ns: 1765432100123456789
+ *     NIC statistics:
+ *          rx_bytes_phy: 123456
+ *          tx_bytes_phy: 654321
+ *     checksum: 0123456789abcdef
+ * Its writer rewrites the file in place (no new inode per version: the
+ * demo rewrites 64 of them 20 times a second); a read that caught it
+ * half written fails the checksum and is read again, so the values used
+ * are always one version's. Bytes after the checksum line are ignored.
+ * The time is the writer's: values made at one moment and read later are
+ * stamped with that moment (fsc_nic_ethtool_time_ns), as a device stamps its
+ * own. Names and count may change between versions, as the ioctl's may.
+ *
  * Link: /sys/class/net/<if>/operstate (RFC 2863 words) and speed (Mb/s;
  * unreadable or -1 while the link is down), two descriptors kept open. */
 #ifndef FSC_NIC_ETHTOOL_H
@@ -55,14 +72,27 @@ int fsc_nic_ethtool_socket(void);
 struct fsc_nic_ethtool *fsc_nic_ethtool_create(const char *ifname, int sock, size_t max_stats,
                                                int *errnum, char *err, size_t errlen);
 
+/* A reader of the fixture statistics file at `path` (the format above);
+ * max_stats as for fsc_nic_ethtool_create. Reads the file once. Returns the
+ * reader, or NULL with a sentence in err; *errnum (may be NULL) gets the
+ * negative errno (-ENOENT: no such file, -EINVAL: not that format or no
+ * read agreed with its checksum,
+ * -EOPNOTSUPP: no statistics in it, -E2BIG: more than max_stats).
+ * Thread: any; one thread at a time per reader. */
+struct fsc_nic_ethtool *fsc_nic_ethtool_create_file(const char *path, size_t max_stats, int *errnum,
+                                                    char *err, size_t errlen);
+
 /* Frees the reader (closes its own socket, never a borrowed one). NULL is a no-op. */
 void fsc_nic_ethtool_destroy(struct fsc_nic_ethtool *et);
 
-/* One poll: GSTATS into the preallocated buffer, no allocation. Returns 0
+/* One poll: GSTATS into the preallocated buffer, no allocation (a file
+ * reader: one open and read of its file, allocating only when the file
+ * outgrew its buffer). Returns 0
  * (values fresh, names unchanged), FSC_NIC_ETHTOOL_CHANGED (the count
  * changed: strings re-read, values fresh and in the new order; the names and
  * the values pointer from before are invalid; allocates), or a negative errno
- * (-ENODEV: the interface is gone; -EAGAIN: the count kept changing): the
+ * (-ENODEV: the interface, or the file, is gone; -EAGAIN: the count kept
+ * changing; -EINVAL: a file not in the format): the
  * names stay valid, the values are undefined until a read returns >= 0.
  * Thread: the reader's. */
 int fsc_nic_ethtool_read(struct fsc_nic_ethtool *et);
@@ -72,6 +102,11 @@ int fsc_nic_ethtool_read(struct fsc_nic_ethtool *et);
 size_t fsc_nic_ethtool_count(const struct fsc_nic_ethtool *et);
 const char *fsc_nic_ethtool_name(const struct fsc_nic_ethtool *et, size_t i);
 const uint64_t *fsc_nic_ethtool_values(const struct fsc_nic_ethtool *et);
+
+/* The time (ns since the Unix epoch) the values of the last successful read
+ * were true at: a fixture file's `time_ns`, or 0 for the ioctl, whose values
+ * are the kernel's at the read. */
+int64_t fsc_nic_ethtool_time_ns(const struct fsc_nic_ethtool *et);
 
 /* Index of stat `name`, or -1. Linear: for set-up and tests, not per poll. */
 long fsc_nic_ethtool_find(const struct fsc_nic_ethtool *et, const char *name);

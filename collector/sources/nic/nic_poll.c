@@ -246,6 +246,18 @@ static void open_readers(struct nic_ctx *ctx, struct nic_port *p)
             absent(ctx, p, 4, "ethtool", err);
         else
             p->need_et = 1;
+    } else if (ctx->fixture && p->netdev[0] && !p->et) {
+        /* A fixture's statistics file, when the tree has one (nic_ethtool.h):
+         * a tree without is a sysfs-only fixture, not an absence to log. */
+        char path[FSC_NIC_PATH_MAX];
+        int errnum = 0;
+        p->et_gone = 0;
+        if (snprintf(path, sizeof(path), "%s/%s", ctx->et_dir, p->netdev) < (int)sizeof(path))
+            p->et = fsc_nic_ethtool_create_file(path, 0, &errnum, err, sizeof(err));
+        if (p->et)
+            p->need_et = 1;
+        else if (errnum != 0 && errnum != -ENOENT)
+            absent(ctx, p, 4, "ethtool", err);
     }
     if (ctx->pcie && !p->pcie) {
         p->pcie_gone = 0;
@@ -374,6 +386,15 @@ static inline void put_u(struct batch *b, fsc_series_id id, int64_t t, uint64_t 
         b->smp[b->n++] = (struct fsc_sample){.series = id, .t_dev_ns = t, .t_arr_ns = t, .v.u = v};
 }
 
+/* A value with a time of its own (t_dev), read at t_arr. */
+static inline void put_u_at(struct batch *b, fsc_series_id id, int64_t t_dev, int64_t t_arr,
+                            uint64_t v)
+{
+    if (b->n < b->cap)
+        b->smp[b->n++] =
+            (struct fsc_sample){.series = id, .t_dev_ns = t_dev, .t_arr_ns = t_arr, .v.u = v};
+}
+
 static inline void put_d(struct batch *b, fsc_series_id id, int64_t t, double v)
 {
     if (id != FSC_SERIES_NONE && b->n < b->cap)
@@ -426,10 +447,12 @@ static uint64_t poll_port(struct nic_ctx *ctx, struct nic_port *p, size_t port_i
             p->et_gone = rc == -ENODEV;
         } else {
             const uint64_t *v = fsc_nic_ethtool_values(p->et);
+            /* A fixture file's values carry the time they were made at. */
+            const int64_t t_et = fsc_nic_ethtool_time_ns(p->et);
             for (size_t i = 0; i < p->et_n; i++) {
                 if (p->et_ids[i] == FSC_SERIES_NONE)
                     continue;
-                put_u(b, p->et_ids[i], t, v[i] * p->et_scale[i]);
+                put_u_at(b, p->et_ids[i], t_et ? t_et : t, t, v[i] * p->et_scale[i]);
                 counters++;
             }
             if (p->agg_src == NIC_AGG_ETHTOOL)

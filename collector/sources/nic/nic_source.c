@@ -180,7 +180,8 @@ static void nic_stop(void *arg)
  * neighbour table is that namespace's /proc/net/arp, never under the
  * prefix: /proc/net is a link to self/net, so a host /proc mounted there
  * would show the reader's own namespace all the same. Only nic.fixture (a
- * test tree with no kernel behind it) reads the table from the tree. */
+ * test tree with no kernel behind it) reads the table from the tree, and
+ * its ethtool statistics from files under <root>/ethtool (nic_ethtool.h). */
 static int paths_setup(struct nic_ctx *ctx, char *err, size_t errlen)
 {
     const char *root = ctx->cfg->sysfs_root ? ctx->cfg->sysfs_root : "/";
@@ -192,7 +193,10 @@ static int paths_setup(struct nic_ctx *ctx, char *err, size_t errlen)
     int b = ctx->fixture ? snprintf(ctx->neigh_path, sizeof(ctx->neigh_path), "%.*s/proc/net/arp",
                                     (int)rl, root)
                          : snprintf(ctx->neigh_path, sizeof(ctx->neigh_path), "/proc/net/arp");
-    if (a < 0 || (size_t)a >= sizeof(ctx->sysfs) || b < 0 || (size_t)b >= sizeof(ctx->neigh_path)) {
+    int c = ctx->fixture ? snprintf(ctx->et_dir, sizeof(ctx->et_dir), "%.*s/ethtool", (int)rl, root)
+                         : 0;
+    if (a < 0 || (size_t)a >= sizeof(ctx->sysfs) || b < 0 || (size_t)b >= sizeof(ctx->neigh_path) ||
+        c < 0 || (size_t)c >= sizeof(ctx->et_dir)) {
         snprintf(err, errlen, "sysfs_root is too long");
         return -1;
     }
@@ -259,7 +263,9 @@ static void *nic_start(const struct fsc_source_config *sc, const struct fsc_sour
             ctx->ethtool = false;
         }
     } else if (ctx->fixture) {
-        fsc_log(FSC_LOG_INFO, "nic_ethtool_off", "source=%s reason=fixture", ctx->name);
+        char qd[FSC_NIC_PATH_MAX + 8];
+        fsc_log(FSC_LOG_INFO, "nic_ethtool_off", "source=%s reason=fixture statistics_files=%s",
+                ctx->name, fsc_log_quote(ctx->et_dir, qd, sizeof(qd)));
     }
     if (nic_hostcheck_setup(ctx, err, errlen) != 0 || nic_ports_discover(ctx, err, errlen) != 0)
         goto fail;

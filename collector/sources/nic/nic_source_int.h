@@ -117,6 +117,7 @@ struct nic_ctx {
     const struct fsc_profile *prof;
     char sysfs[FSC_NIC_PATH_MAX];      /* <root>/sys */
     char neigh_path[FSC_NIC_PATH_MAX]; /* /proc/net/arp; a fixture's <root>/proc/net/arp */
+    char et_dir[FSC_NIC_PATH_MAX];     /* a fixture's <root>/ethtool ("" on a host) */
     bool fixture; /* nic.fixture: a tree without a kernel (no ioctl, addresses from files) */
     bool ethtool, pcie;
     int sock; /* for SIOCETHTOOL; -1 when ethtool is off */

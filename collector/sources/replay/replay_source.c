@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
+#include "base/file_read.h"
 #include "base/log.h"
 #include "model/profile.h"
 #include "engine/topo_groups.h"
@@ -74,9 +76,15 @@ int fsc_replay_load(const char *path, const struct fsc_source_env *env, uint64_t
     size_t n = 0, cap = 0, lineno = 0, bytes = 0;
     char perr[256];
 
-    FILE *f = fopen(path, "r");
+    char why[128];
+    int fd = fsc_file_open_regular(path, why, sizeof(why));
+    FILE *f = fd == -1 ? NULL : fdopen(fd, "r");
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        if (fd != -1) {
+            snprintf(why, sizeof(why), "%s", strerror(errno));
+            close(fd);
+        }
+        snprintf(err, errlen, "%s: cannot open: %s", path, why);
         return -1;
     }
     while (fgets(line, sizeof(line), f)) {

@@ -596,8 +596,8 @@ static void *grpc_thread(void *arg)
 
 /* ---- lifecycle ------------------------------------------------------------------ */
 
-static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, char *err,
-                                             size_t errlen)
+static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, const char *source,
+                                             char *err, size_t errlen)
 {
     /* client_auth none with a CA (a struct built without the loader) meant
      * require before the key existed. */
@@ -611,6 +611,9 @@ static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, c
         return NULL;
     }
     char *cert = fsc_pem_read(tls->cert_file, "certificate", err, errlen);
+    char lname[96];
+    snprintf(lname, sizeof(lname), "otlp/grpc:%s", source);
+    fsc_pem_warn_cert_time(cert, tls->cert_file, lname);
     char *key = cert ? fsc_pem_read(tls->key_file, "key", err, errlen) : NULL;
     int want_ca = mode != FSC_CLIENT_AUTH_NONE;
     if (want_ca && !tls->ca_file) {
@@ -619,7 +622,11 @@ static grpc_server_credentials *server_creds(const struct fsc_tls_config *tls, c
     }
     char *ca = key && want_ca ? fsc_pem_read(tls->ca_file, "CA file", err, errlen) : NULL;
     grpc_server_credentials *creds = NULL;
-    if (cert && key && (!want_ca || ca)) {
+    /* gRPC takes any text here and fails only at the port, as if the
+     * address were taken: name the bad file now instead. */
+    int pair_ok = cert && key &&
+                  fsc_pem_check_pair(cert, key, tls->cert_file, tls->key_file, err, errlen) == 0;
+    if (pair_ok && (!want_ca || ca)) {
         grpc_ssl_pem_key_cert_pair pair = {.private_key = key, .cert_chain = cert};
         /* require: a client without a certificate signed by the CA fails the
          * handshake; request: one that presents a certificate must have it
@@ -747,7 +754,7 @@ struct fsc_otlp_grpc *fsc_otlp_grpc_start(const struct fsc_otlp_server_config *c
     grpc_init();
     g->grpc_inited = 1;
 
-    grpc_server_credentials *creds = server_creds(cfg->tls, err, errlen);
+    grpc_server_credentials *creds = server_creds(cfg->tls, cfg->source, err, errlen);
     if (!creds)
         goto fail;
     /* The core accepts any number of connections: its resource quota bounds
