@@ -779,5 +779,5 @@ done:
 TEST_MAIN(TEST(encode_known_bytes), TEST(snappy_round_trip), TEST(queue_bound_drops),
           TEST(retry_after_parse), TEST(retry_after_capped), TEST(backoff_bounds),
           TEST(labels_named_and_sorted), TEST(batch_info_series), TEST(batch_groups_series),
-          TEST(reader_known_samples),
-          TEST(reader_all_kinds_many_ports), TEST(reader_fine_backlog), TEST(prom_families_exact))
+          TEST(reader_known_samples), TEST(reader_all_kinds_many_ports), TEST(reader_fine_backlog),
+          TEST(prom_families_exact))
