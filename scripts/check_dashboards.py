@@ -23,8 +23,8 @@ Steps (all by default; --only picks one group):
                   the Pending section of docs/METRICS.md list the same names.
   metrics      4. with --metrics FILE or --metrics-url URL (a /metrics
                   exposition, text 0.0.4 or OpenMetrics): every metric name an
-                  expression references, and every canonical name used as a
-                  `counter` label value, is in the exposition or listed in
+                  expression references (also each name a `__name__` matcher
+                  lists: "a|b"), is in the exposition or listed in
                   dashboards/pending_metrics.txt. Recording-rule names from
                   recording.yml and names Prometheus itself makes (ALERTS, up,
                   scrape_*) are exempt; `_bucket` / `_sum` / `_count` of a
@@ -86,25 +86,29 @@ from dashboard_promql import (IDENT_RE, _matchers, _skip_balanced,  # noqa: E402
 def self_test(args, report):
     cases = [
         ('sum by (device, le) (rate(foo_bucket{device=~"$x", __name__="y"}[5m])) '
-         '/ on (device) group_left (rail) bar offset 5m', {"foo_bucket", "y", "bar"}, set()),
-        ("histogram_quantile(0.99, sum by (le) (rate(a_bucket[5m:1m])))", {"a_bucket"}, set()),
-        ('count(ALERTS{alertstate="firing"}) or vector(0)', {"ALERTS"}, set()),
-        ("1e12 * x > bool 0.5 unless on () y and Inf", {"x", "y"}, set()),
-        ("max_over_time(lvl:rec:op[1h]) # no_name_in_comment\n - 1", {"lvl:rec:op"}, set()),
-        ('fabric_rate_per_second{counter=~"a_total|b_total", port!="p"}',
-         {"fabric_rate_per_second"}, {"a_total", "b_total"}),
-        ("sum without (port) (w) / count(w)", {"w"}, set()),
-        ('label_replace(m, "dst", "$1", "src", "(.*)")', {"m"}, set()),
-        ("topk(10, z > 0.5)", {"z"}, set()),
+         '/ on (device) group_left (rail) bar offset 5m', {"foo_bucket", "y", "bar"}),
+        ("histogram_quantile(0.99, sum by (le) (rate(a_bucket[5m:1m])))", {"a_bucket"}),
+        ('count(ALERTS{alertstate="firing"}) or vector(0)', {"ALERTS"}),
+        ("1e12 * x > bool 0.5 unless on () y and Inf", {"x", "y"}),
+        ("max_over_time(lvl:rec:op[1h]) # no_name_in_comment\n - 1", {"lvl:rec:op"}),
+        ('{__name__=~"a_per_second|b_per_second", port!="p"} unless on (port) c',
+         {"a_per_second", "b_per_second", "c"}),
+        ("sum without (port) (w) / count(w)", {"w"}),
+        ('label_replace(m, "dst", "$1", "src", "(.*)")', {"m"}),
+        ("topk(10, z > 0.5)", {"z"}),
     ]
-    got = promql_scan('rate(h_bucket {le="0.8"}[5m]) / rate(h_count{le="1"}[5m]) + k{le="2"}')[2]
+    got = promql_scan('rate(h_bucket {le="0.8"}[5m]) / rate(h_count{le="1"}[5m]) + k{le="2"}')[1]
     if got != {("h_bucket", "0.8"), ("h_count", "1"), ("k", "2")}:
         report.fail(f"self-test: le matchers {got}")
-    for expr, want_names, want_counters in cases:
+    for expr, want_names in cases:
         got = promql_names(expr)
-        if got != (want_names, want_counters):
-            report.fail(f"self-test: names of {expr!r}: got {got}, want "
-                        f"{(want_names, want_counters)}")
+        if got != want_names:
+            report.fail(f"self-test: names of {expr!r}: got {got}, want {want_names}")
+    try:
+        promql_names('{__name__=~"fabric_.*_per_second"}')
+        report.fail("self-test: a __name__ pattern that is not a list of names was accepted")
+    except Failure:
+        pass
     vars_ = {"device": "query", "win": "interval"}
     got = substitute_vars('rate(m{device=~"${device:regex}"}[$__rate_interval]) '
                           '+ rate(m[$win]) + n{d="[[device]]"}', vars_)
@@ -124,13 +128,16 @@ def self_test(args, report):
         ("d.json variable job", "fabricscope_build_info"),
         ("d.json variable instance", 'fabricscope_build_info{job=~"$job"}'),
         ("d.json panel 'ok' A", f'rate(a{{{ji}, x="1"}}[5m]) / on () fabric:b or ALERTS'),
-        ("d.json panel 'wide' A", f'c{{{ji}}} and on () count(fabric_port_utilization_ratio'
+        ("d.json panel 'wide' A", f'c{{{ji}}} and on () count(fabric_port_info'
          '{rail!=""})'),
         ("d.json panel 'bare' A", f"sum(d) / e{{{ji}}}"),
         ("d.json panel 'half' A", 'f{job=~"$job"}'),
+        ("d.json panel 'nameless' A", '{__name__=~"g|h"}'),
     ])
     want = ["d.json panel 'bare' A: d has no job=~\"$job\", instance=~\"$instance\"",
-            "d.json panel 'half' A: f has no instance=~\"$instance\""]
+            "d.json panel 'half' A: f has no instance=~\"$instance\"",
+            "d.json panel 'nameless' A: {__name__=~\"g|h\"} has no job=~\"$job\", "
+            "instance=~\"$instance\""]
     if got != want:
         report.fail(f"self-test: collector matchers {got}, want {want}")
     # Step 3 must reject what promtool rejects.
@@ -141,14 +148,14 @@ def self_test(args, report):
     # Step 4 must report exactly the missing names.
     expo = ("# HELP h x\n# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_sum 1\nh_count 1\n"
             "# TYPE c counter\nc_total 3\n# TYPE om counter\n"
-            'fabric_rate_per_second{counter="c_total"} 1\n')
+            "# TYPE c_per_second gauge\nc_per_second 1\n")
     exprs = [("e1", "rate(h_sum[5m]) / rate(h_count[5m])"),
              ("e2", "histogram_quantile(0.5, rate(h_bucket[5m])) + rate(om_total[5m])"),
-             ("e3", 'fabric_rate_per_second{counter=~"c_total|gone_total"} + p_bucket'),
+             ("e3", '{__name__=~"c_per_second|gone_per_second"} + p_bucket'),
              ("e4", "rec:x + missing_metric + up"),
              ("e5", 'rate(h_bucket{le="1"}[5m]) + rate(h_bucket{le="1.0"}[5m])')]
     got = unknown_names(exprs, {"rec:x"}, expo, ["p"])
-    want = ["gone_total", 'h_bucket{le="1.0"}', "missing_metric"]
+    want = ["gone_per_second", 'h_bucket{le="1.0"}', "missing_metric"]
     if sorted(got) != want:
         report.fail(f"self-test: unknown names {sorted(got)}, want {want}")
     for msg in dashboard_targets.self_test():

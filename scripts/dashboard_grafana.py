@@ -30,7 +30,7 @@ INSTANCE = ("instance", "=~", "$instance")
 ALL_COLLECTORS = ("fabric:", "rail_direction:")
 # and selectors that ask a question of the whole fabric, with the reason.
 FABRIC_WIDE = {
-    ("fabric_port_utilization_ratio", (("rail", "!=", ""),)):
+    ("fabric_port_info", (("rail", "!=", ""),)):
         "is the fabric rail-optimized: any port of any collector with a rail",
 }
 

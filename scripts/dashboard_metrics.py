@@ -1,7 +1,7 @@
 """Step 4 of check_dashboards.py: every metric name an expression
-references, and every canonical name used as a `counter` label value, is in
-a /metrics exposition (text 0.0.4 or OpenMetrics) or pending; a bucket pinned
-by `le="X"` has that exact le value there.
+references (by name or in a `__name__` matcher) is in a /metrics exposition
+(text 0.0.4 or OpenMetrics) or pending; a bucket pinned by `le="X"` has that
+exact le value there.
 
 Python 3 standard library only.
 """
@@ -62,8 +62,8 @@ def unknown_names(exprs, records, exposition_text, pending):
     names, types, bucket_les = read_exposition(exposition_text)
     missing = {}
     for where, e in exprs:
-        metric_names, counters, les = promql_scan(e)
-        for n in (metric_names - records - PROMETHEUS_NAMES) | counters:
+        metric_names, les = promql_scan(e)
+        for n in metric_names - records - PROMETHEUS_NAMES:
             if not present(n, names, types, pending):
                 missing.setdefault(n, []).append(where)
         # A bucket boundary must be spelled as the exporter spells it

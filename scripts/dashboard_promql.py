@@ -1,6 +1,7 @@
 """PromQL for check_dashboards.py: metric names referenced by an expression
 (a tokenizer, not a parser: promtool has already said the expression is
-valid), the counter label values and the histogram buckets it pins.
+valid), written as names or as a `__name__` matcher listing names, and the
+histogram buckets it pins.
 
 Python 3 standard library only.
 """
@@ -87,26 +88,35 @@ def _matchers(s, i):
 
 
 def promql_names(expr):
-    """Returns (metric names, canonical names used as `counter` label values)."""
-    names, counters, _ = promql_scan(expr)
-    return names, counters
+    """Returns the metric names the expression reads."""
+    return promql_scan(expr)[0]
 
 
 def promql_scan(expr):
-    """Returns (metric names, counter label values, {(metric, le value)} of
-    selectors that pin a histogram bucket such as m_bucket{le="0.8"})."""
-    names, counters, les, _ = _scan(expr)
-    return names, counters, les
+    """Returns (metric names, {(metric, le value)} of selectors that pin a
+    histogram bucket such as m_bucket{le="0.8"})."""
+    names, les, _ = _scan(expr)
+    return names, les
 
 
 def promql_selectors(expr):
     """Returns [(metric name, [(label, op, value)])], one per vector
-    selector in order of appearance (a bare name has no matchers)."""
-    return _scan(expr)[3]
+    selector in order of appearance (a bare name has no matchers; a
+    selector without a name, `{__name__=~"a|b"}`, is named by its braces)."""
+    return _scan(expr)[2]
+
+
+def _name_matcher(op, value, expr):
+    """The names a `__name__` matcher selects: one name (=) or a list of
+    names (=~ "a|b"); anything else cannot be checked against /metrics."""
+    alts = value.split("|") if op == "=~" else [value]
+    if op not in ("=", "=~") or not all(IDENT_RE.fullmatch(a) for a in alts):
+        raise Failure(f"cannot check a __name__ matcher that is not a list of names: {expr}")
+    return alts
 
 
 def _scan(expr):
-    names, counters, les, selectors = set(), set(), set(), []
+    names, les, selectors = set(), set(), []
     s = expr
     i = 0
     selector_of = None  # metric name right before a '{'
@@ -122,21 +132,17 @@ def _scan(expr):
         elif c == "[":
             i = _skip_balanced(s, i, "[", "]")
         elif c == "{":
+            start = i
             i, ms = _matchers(s, i)
             if selector_of:
                 selectors[-1] = (selector_of, ms)
+            else:
+                selectors.append((s[start:i], ms))
             for name, op, value in ms:
                 if name == "le" and op == "=" and selector_of:
                     les.add((selector_of, value))
-                if name == "__name__" and op == "=":
-                    names.add(value)
-                elif name == "__name__":
-                    raise Failure(f"cannot check a __name__ regex: {expr}")
-                if name == "counter" and op in ("=", "=~"):
-                    for alt in value.split("|") if op == "=~" else [value]:
-                        if not IDENT_RE.fullmatch(alt):
-                            raise Failure(f"counter matcher is not a plain name list: {expr}")
-                        counters.add(alt)
+                if name == "__name__":
+                    names.update(_name_matcher(op, value, expr))
         elif c.isdigit() or (c == "." and i + 1 < len(s) and s[i + 1].isdigit()):
             i = NUMBER_RE.match(s, i).end()
         elif IDENT_RE.match(s, i):
@@ -162,4 +168,4 @@ def _scan(expr):
         else:
             i += 1
         selector_of = None
-    return names, counters, les, selectors
+    return names, les, selectors

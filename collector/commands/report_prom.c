@@ -20,7 +20,7 @@
 
 struct plabels {
     char device[LABEL_SIZE], port[LABEL_SIZE], direction[8], le[32], group[LABEL_SIZE],
-        node[LABEL_SIZE], role[16], rail[16], peer[LABEL_SIZE];
+        node[LABEL_SIZE], role[16], rail[16], peer[LABEL_SIZE], peer_port[LABEL_SIZE];
 };
 
 struct pq;
@@ -201,8 +201,13 @@ static void on_port(struct fsc_report *rep, const struct pq *q, const struct pla
                                                            : FSC_PORT_ROLE_NONE;
         if (lab->rail[0])
             l->rail = atoi(lab->rail);
-        if (lab->peer[0])
-            snprintf(l->peer, sizeof(l->peer), "%s", lab->peer);
+        /* fabric_port_info splits the topology's "device:port" peer. */
+        if (lab->peer[0]) {
+            int w = snprintf(l->peer, sizeof(l->peer), "%s", lab->peer);
+            if (lab->peer_port[0] && w > 0 && (size_t)w + 1 < sizeof(l->peer))
+                snprintf(l->peer + w, sizeof(l->peer) - (size_t)w, ":%.*s",
+                         (int)(sizeof(l->peer) - (size_t)w - 2), lab->peer_port);
+        }
         break;
     default:
         break;
@@ -287,16 +292,26 @@ static const struct pq queries[] = {
     {"sum by (device,port) (increase({__name__=~\"fabric_port_pfc_rx_pause_seconds_total|"
      "fabric_port_rx_pause_seconds_total\"}[%1$s]))",
      on_port, F_PFC},
-    {"group by (device,port,role,rail,peer) ({__name__=~\"fabric_port_(rx|tx)_bytes_total\"})",
+    /* Where each port sits: the topology is in fabric_port_info
+     * (docs/METRICS.md, "Topology: the info families"). */
+    {"group by (device,port,role,rail,peer,peer_port) (max_over_time(fabric_port_info[%1$s]))",
      on_port, F_META},
     {"max by (group) (max_over_time(fabric_uplink_imbalance_ratio[%1$s]))", on_group, F_G_MAX},
     {"avg by (group) (avg_over_time(fabric_uplink_imbalance_ratio[%1$s]))", on_group, F_G_AVG},
     {"sum by (group) (increase(fabric_uplink_imbalance_events_total[%1$s]))", on_group, F_G_EVENTS},
-    {"avg by (device,node,direction) (avg_over_time(fabric_node_rdma_bits_per_second[%1$s]))",
+    /* Node RDMA in bits/s for the report: the exposed bytes/s x 8, the node
+     * number joined from fabric_node_info. */
+    {"avg by (device,node,direction) (8 * avg_over_time(fabric_node_rdma_bytes_per_second[%1$s]) "
+     "* on (device) group_left (node) max by (device,node) "
+     "(max_over_time(fabric_node_info[%1$s])))",
      on_node, F_N_AVG},
-    {"max by (device,node,direction) (max_over_time(fabric_node_rdma_bits_per_second[%1$s]))",
+    {"max by (device,node,direction) (8 * max_over_time(fabric_node_rdma_bytes_per_second[%1$s]) "
+     "* on (device) group_left (node) max by (device,node) "
+     "(max_over_time(fabric_node_info[%1$s])))",
      on_node, F_N_MAX},
-    {"avg by (device,node,direction) (avg_over_time(fabric_node_rdma_efficiency_ratio[%1$s]))",
+    {"avg by (device,node,direction) (avg_over_time(fabric_node_rdma_efficiency_ratio[%1$s]) "
+     "* on (device) group_left (node) max by (device,node) "
+     "(max_over_time(fabric_node_info[%1$s])))",
      on_node, F_N_EFF},
 };
 
@@ -340,7 +355,8 @@ static int read_metric(struct parse *p, const json_t *v, struct plabels *lab)
         size_t off, size;
     } want[] = {
 #define W(f) {#f, offsetof(struct plabels, f), sizeof(((struct plabels *)0)->f)}
-        W(device), W(port), W(direction), W(le), W(group), W(node), W(role), W(rail), W(peer),
+        W(device), W(port), W(direction), W(le),   W(group),
+        W(node),   W(role), W(rail),      W(peer), W(peer_port),
 #undef W
     };
     if (!json_is_object(v))

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "base/stats.h"
 #include "config/config.h"
 
 /* Runs the collector with cfg (borrowed; `path` is for log lines). Blocks
@@ -13,5 +14,10 @@
  * Returns 0 on a clean stop, or -1 with a sentence in err when start-up
  * failed. Call it from the main thread, once. */
 int fsc_daemon_run(const struct fsc_config *cfg, const char *path, char *err, size_t errlen);
+
+/* The daemon's own stats tables (shard, reloads, cadence, link speeds),
+ * NULL-terminated: what its view adds to the plugins' (fsc_app_tables), for
+ * the metrics reference generator (tests/tools/metrics_doc.c). Thread: any. */
+const struct fsc_stat_table *const *fsc_daemon_stat_tables(void);
 
 #endif

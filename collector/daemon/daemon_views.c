@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon/daemon.h"
 #include "daemon/daemon_state.h"
 #include "daemon/plugins.h"
 #include "base/log.h"
@@ -203,6 +204,11 @@ static const struct fsc_stat_table speed_limit_table = {
 static const struct fsc_stat_table *const daemon_tables[] = {
     &shard_table,       &shard_sources_table, &reload_table,      &cadence_table,
     &speed_count_table, &speed_port_table,    &speed_limit_table, NULL};
+
+const struct fsc_stat_table *const *fsc_daemon_stat_tables(void)
+{
+    return daemon_tables;
+}
 
 /* One row per copy group (engine lock per group, not the sources' lock). */
 static void cadence_stats(struct fsc_engine *eng, const struct fsc_stats_out *out)

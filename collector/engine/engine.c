@@ -496,11 +496,14 @@ static void ingest_detect(struct fsc_engine *eng, const struct fsc_det_ctx *ctx,
             break;
         }
     } else if (res->verdict == FSC_RATE_GAUGE && ser->dc == FSC_DET_EVID &&
-               tr->signal == FSC_SIG_QUEUE_PEAK) {
-        fsc_evid_queue_peak(ctx, det, smp->series, tr, smp->t_dev_ns, sample_value(smp, tr));
-    } else if (res->verdict == FSC_RATE_GAUGE && ser->dc == FSC_DET_EVID &&
-               tr->signal == FSC_SIG_LATENCY_PEAK) {
-        fsc_evid_latency_peak(ctx, det, smp->series, tr, smp->t_dev_ns, sample_value(smp, tr));
+               (tr->signal == FSC_SIG_QUEUE_PEAK || tr->signal == FSC_SIG_LATENCY_PEAK)) {
+        struct fsc_evid_state *ev = det;
+        double v = sample_value(smp, tr);
+        fsc_peak_ring_add(&ev->ring, smp->t_dev_ns, v);
+        if (tr->signal == FSC_SIG_QUEUE_PEAK)
+            fsc_evid_queue_peak(ctx, ev, smp->series, tr, smp->t_dev_ns, v);
+        else
+            fsc_evid_latency_peak(ctx, ev, smp->series, tr, smp->t_dev_ns, v);
     }
 }
 

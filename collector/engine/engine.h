@@ -146,6 +146,19 @@ struct fsc_engine_stats {
     struct fsc_hist_interval interval_ratio;
 };
 
+/* Trailing maxima of a peak gauge (signal QUEUE_PEAK or LATENCY_PEAK): a
+ * device reports the highest queue occupancy of its last interval and holds
+ * it only until the next report (~2-4 s), so a scrape every 15 s usually
+ * misses a burst. The engine keeps, per such series, the highest value of
+ * each 5 s slot of its device time (FSC_PEAK_SLOTS slots) and the view
+ * gives the highest of the slots covering the last 15 s and 60 s before its
+ * newest sample: windows of 15 to 20 s and 60 to 65 s. */
+#define FSC_PEAK_MAX_WINDOWS 2
+#define FSC_PEAK_SLOT_NS     5000000000LL
+#define FSC_PEAK_SLOTS       13 /* 60 s / 5 s, and the slot in progress */
+/* The windows' nominal widths, ns (15 s, 60 s); label values "15s", "60s". */
+extern const int64_t fsc_peak_max_window_ns[FSC_PEAK_MAX_WINDOWS];
+
 /* What an exporter reads for one series: a consistent copy (never half an
  * update), taken under the engine lock. */
 struct fsc_series_view {
@@ -191,6 +204,11 @@ struct fsc_series_view {
     uint8_t has_util;
     struct fsc_hist_util util;
     struct fsc_hist_duration microburst_duration;
+    /* Peak gauges (QUEUE_PEAK, LATENCY_PEAK) with a sample: the highest raw
+     * value (scale applied, as `value`) within each window of
+     * fsc_peak_max_window_ns before t_last_ns (FSC_PEAK_MAX_WINDOWS). */
+    uint8_t has_peak_max;
+    double peak_max[FSC_PEAK_MAX_WINDOWS];
 };
 
 /* A listener of completed windows (exporters that send each window once,

@@ -283,13 +283,33 @@ bool fsc_mb_interval(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc
 void fsc_mb_window(const struct fsc_det_ctx *ctx, struct fsc_mb_state *st, fsc_series_id id,
                    const struct fsc_traits *tr, unsigned level, int64_t t_end_ns, double rate);
 
+/* The highest value of a peak gauge per 5 s slot of device time, for the
+ * trailing maxima (engine.h, FSC_PEAK_MAX_WINDOWS; peak_max.c). Slot k
+ * (t / FSC_PEAK_SLOT_NS, floored) lives at max[k mod FSC_PEAK_SLOTS]. */
+struct fsc_peak_ring {
+    int64_t slot; /* the newest slot that has a value */
+    double max[FSC_PEAK_SLOTS];
+    uint8_t used; /* slot and max[] are set */
+};
+
+/* Notes value v of a sample at device time t_ns: slots the newest moved
+ * past are cleared; a sample older than the ring is ignored. Thread:
+ * ingest, under the engine lock. */
+void fsc_peak_ring_add(struct fsc_peak_ring *ring, int64_t t_ns, double v);
+
+/* The highest value of the slots that cover each window of
+ * fsc_peak_max_window_ns before the newest slot (that slot included).
+ * Returns 0 with out[] set, -1 when the ring holds nothing. */
+int fsc_peak_ring_max(const struct fsc_peak_ring *ring, double out[FSC_PEAK_MAX_WINDOWS]);
+
 /* Switch- and NIC-side burst evidence. */
 struct fsc_evid_state {
-    int64_t t_last;    /* device time of the last event published (0: none yet) */
-    int64_t t_carry;   /* t0 of the first increment held back */
-    double carry;      /* buffer-threshold increments held back by the rate limit */
-    uint32_t n_events; /* INSTANT events published (the view's `events`) */
-    uint8_t above;     /* queue peak currently above the share: disarmed */
+    int64_t t_last;            /* device time of the last event published (0: none yet) */
+    int64_t t_carry;           /* t0 of the first increment held back */
+    double carry;              /* buffer-threshold increments held back by the rate limit */
+    uint32_t n_events;         /* INSTANT events published (the view's `events`) */
+    uint8_t above;             /* queue peak currently above the share: disarmed */
+    struct fsc_peak_ring ring; /* peak gauges: the trailing maxima */
 };
 
 /* FSC_SIG_QUEUE_PEAK gauge sample (value in bytes, scale applied). */

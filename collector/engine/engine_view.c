@@ -56,6 +56,7 @@ static void view_detector(const struct fsc_engine *eng, const struct fsc_eng_ser
     case FSC_DET_EVID: {
         const struct fsc_evid_state *ev = fsc_pool_at(pool, ser->det - 1);
         out->events = ev->n_events;
+        out->has_peak_max = fsc_peak_ring_max(&ev->ring, out->peak_max) == 0;
         break;
     }
     default:

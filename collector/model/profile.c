@@ -228,37 +228,141 @@ static size_t snake_case(const char *in, char *out, size_t cap)
     return k;
 }
 
+/* Words Prometheus' linter reserves for metric types (`promtool check
+ * metrics`: "metric name should not include type"): the TYPE line says what
+ * they would, so a passthrough name leaves them out. */
+static const char *const type_words[] = {"counter", "gauge", "histogram", "summary", NULL};
+
+/* A last word that is a unit Prometheus wants in its base unit ("use base
+ * unit", "abbreviated units"): the name takes the base unit and the
+ * exporters scale the value (traits.unit, fsc_unit_divisor). */
+static const struct unit_word {
+    const char *word, *base;
+    uint8_t unit;
+} unit_words[] = {
+    {"ms", "seconds", FSC_UNIT_MILLISECONDS}, {"msec", "seconds", FSC_UNIT_MILLISECONDS},
+    {"us", "seconds", FSC_UNIT_MICROSECONDS}, {"usec", "seconds", FSC_UNIT_MICROSECONDS},
+    {"ns", "seconds", FSC_UNIT_NANOSECONDS},  {"nsec", "seconds", FSC_UNIT_NANOSECONDS},
+    {"sec", "seconds", FSC_UNIT_SECONDS},     {"secs", "seconds", FSC_UNIT_SECONDS},
+    {"bits", "bytes", FSC_UNIT_BITS},
+};
+
+/* The words of a snake-case name, in place ('_' become NUL). */
+struct words {
+    char *w[FSC_PROFILE_VENDOR_MAX];
+    size_t n;
+};
+
+static void split_words(char *snake, struct words *ws)
+{
+    ws->n = 0;
+    for (char *p = snake; *p && ws->n < FSC_PROFILE_VENDOR_MAX;) {
+        ws->w[ws->n++] = p;
+        char *u = strchr(p, '_');
+        if (!u)
+            break;
+        *u = '\0';
+        p = u + 1;
+    }
+}
+
+/* Joins words[from..n) with '_' into out (cap bytes, NUL-terminated);
+ * returns the length of the whole join (more than cap - 1 when cut). */
+static size_t join_words(const struct words *ws, size_t from, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = from; i < ws->n; i++) {
+        size_t l = strlen(ws->w[i]);
+        if (k > 0) {
+            if (k + 1 < cap)
+                out[k] = '_';
+            k++;
+        }
+        for (size_t j = 0; j < l; j++, k++)
+            if (k + 1 < cap)
+                out[k] = ws->w[i][j];
+    }
+    if (cap > 0)
+        out[k < cap ? k : cap - 1] = '\0';
+    return k;
+}
+
 /* The passthrough name of vendor name `rest` under `prefix`, in out
- * (out_size >= FSC_PROFILE_PASSTHROUGH_MAX): lower snake case (Prometheus'
- * naming), at most FSC_PROFILE_PASSTHROUGH_MAX - 1 bytes. A longer one keeps
- * the prefix and as many trailing words as fit (the leaf says what the value
- * is) behind an 8-hex-digit tag of the whole name, so two long paths ending
- * in one leaf stay two series: fabric_junos_x1a2b3c4d_<tail>. Returns 0, or
- * -EINVAL when no letter or digit is left. */
-static int passthrough_name(const char *prefix, const char *rest, char *out, size_t out_size)
+ * (out_size >= FSC_PROFILE_PASSTHROUGH_MAX), and the unit its value is in
+ * (*unit). Lower snake case (Prometheus' naming), and what promtool's
+ * linter asks of a name:
+ * - the vendor's own name once: a first word equal to the prefix's last
+ *   word (Junos paths start with /junos/) is left out;
+ * - no type word (counter, gauge, histogram, summary);
+ * - a last word that is a non-base or abbreviated unit becomes the base
+ *   unit (`ms` -> `seconds`, `bits` -> `bytes`), the value scaled to it;
+ * - at most FSC_PROFILE_PASSTHROUGH_MAX - 1 bytes, so a suffix an exporter
+ *   adds (`_total`, `_bucket`) keeps it within 100. A longer one keeps the
+ *   prefix and as many trailing words as fit (the leaf says what the value
+ *   is) behind an 8-hex-digit FNV-1a tag of the whole vendor name, so two
+ *   long paths ending in one leaf stay two series:
+ *   fabric_junos_x1a2b3c4d_<tail>.
+ * Returns 0, or -EINVAL when no letter or digit is left. */
+static int passthrough_name(const char *prefix, const char *rest, char *out, size_t out_size,
+                            uint8_t *unit)
 {
     char snake[2 * FSC_PROFILE_VENDOR_MAX];
+    char body[2 * FSC_PROFILE_VENDOR_MAX];
+    struct words ws;
+    *unit = FSC_UNIT_NONE;
     if (out_size < FSC_PROFILE_PASSTHROUGH_MAX)
         return -EINVAL;
     size_t np = snake_case(prefix, out, FSC_PROFILE_PASSTHROUGH_MAX / 2);
+    const char *last = strrchr(out, '_');
+    char own[FSC_PROFILE_PASSTHROUGH_MAX / 2]; /* the prefix's last word: "junos" */
+    snprintf(own, sizeof(own), "%s", last ? last + 1 : out);
     if (np > 0)
         out[np++] = '_';
-    size_t k = snake_case(rest, snake, sizeof(snake));
+
+    snake_case(rest, snake, sizeof(snake));
+    split_words(snake, &ws);
+    size_t kept = 0;
+    for (size_t i = 0; i < ws.n; i++) {
+        if ((i == 0 && np > 0 && strncmp(ws.w[i], own, strlen(ws.w[i]) + 1) == 0 && ws.n > 1) ||
+            in_list(type_words, ws.w[i]))
+            continue;
+        ws.w[kept++] = ws.w[i];
+    }
+    ws.n = kept;
+    for (size_t u = 0; ws.n > 0 && u < sizeof(unit_words) / sizeof(unit_words[0]); u++) {
+        if (strcmp(ws.w[ws.n - 1], unit_words[u].word) == 0) {
+            ws.w[ws.n - 1] = (char *)unit_words[u].base;
+            *unit = unit_words[u].unit;
+            break;
+        }
+    }
+    size_t k = join_words(&ws, 0, body, sizeof(body));
     if (k == 0) /* no letter or digit at all: still one series of its own */
-        k = (size_t)snprintf(snake, sizeof(snake), "x%08" PRIx32, name_tag(rest));
-    if (np == 0 && is_digit((unsigned char)snake[0]))
+        k = (size_t)snprintf(body, sizeof(body), "x%08" PRIx32, name_tag(rest));
+    if (np == 0 && is_digit((unsigned char)body[0]))
         out[np++] = '_'; /* a name may not start with a digit */
     size_t room = FSC_PROFILE_PASSTHROUGH_MAX - np;
     if (k < room) {
-        memcpy(out + np, snake, k + 1);
+        memcpy(out + np, body, k + 1);
         return 0;
     }
-    int nt = snprintf(out + np, room, "x%08" PRIx32, name_tag(snake));
-    const char *from = snake + k - (room - (size_t)nt - 2); /* '_' and NUL */
-    const char *word = strchr(from, '_');                   /* start at a word */
-    if (word != NULL && word[1] != '\0')
-        from = word + 1;
-    snprintf(out + np + (size_t)nt, room - (size_t)nt, "_%s", from);
+    /* The tag, then the longest run of whole trailing words that fits. */
+    int nt = snprintf(out + np, room, "x%08" PRIx32, name_tag(rest));
+    size_t from = ws.n;
+    size_t len = 0;
+    while (from > 0) {
+        size_t l = strlen(ws.w[from - 1]) + 1; /* with its '_' */
+        if (np + (size_t)nt + len + l >= FSC_PROFILE_PASSTHROUGH_MAX)
+            break;
+        len += l;
+        from--;
+    }
+    if (from == ws.n) /* one last word longer than the room: its end */
+        snprintf(out + np + (size_t)nt, room - (size_t)nt, "_%s",
+                 body + k - (room - (size_t)nt - 2));
+    else
+        for (size_t i = from, at = np + (size_t)nt; i < ws.n; i++)
+            at += (size_t)snprintf(out + at, FSC_PROFILE_PASSTHROUGH_MAX - at, "_%s", ws.w[i]);
     return 0;
 }
 
@@ -305,17 +409,26 @@ int fsc_profile_map(const struct fsc_profile *prof, const char *vendor_name,
     if (*rest == '\0')
         return -EINVAL;
     const char *prefix = prof->passthrough_prefix ? prof->passthrough_prefix : "";
-    if (passthrough_name(prefix, rest, out->canonical, sizeof(out->canonical)) != 0)
+    uint8_t unit;
+    if (passthrough_name(prefix, rest, out->canonical, sizeof(out->canonical), &unit) != 0)
         return -EINVAL;
     out->traits.kind = fsc_profile_name_is_gauge(prof->passthrough_gauges, vendor_name)
                            ? FSC_KIND_GAUGE
                            : FSC_KIND_COUNTER;
     out->traits.width = prof->passthrough_width ? prof->passthrough_width : 64;
-    out->traits.unit = FSC_UNIT_NONE;
+    out->traits.unit = unit;
     out->traits.signal = FSC_SIG_NONE;
     out->traits.direction = FSC_DIR_NONE;
     out->traits.scale = 1;
     return 0;
+}
+
+const char *fsc_profile_key_label(const struct fsc_profile *prof, const char *elem, const char *key)
+{
+    for (const struct fsc_key_label *k = prof && key ? prof->key_labels : NULL; k && k->key; k++)
+        if (strcmp(k->key, key) == 0 && (!k->elem || (elem && strcmp(k->elem, elem) == 0)))
+            return k->label;
+    return NULL;
 }
 
 /* An entry applies to a device when either side names no variant or they

@@ -31,9 +31,11 @@
 #include "model/sample.h"
 
 #define FSC_PROFILE_NAME_MAX 192 /* canonical / passthrough name incl. NUL */
-/* Passthrough names are at most this long incl. NUL (before an exporter's
- * `_total`): Prometheus tooling and people read them. */
-#define FSC_PROFILE_PASSTHROUGH_MAX 96
+/* Passthrough names are at most this long incl. NUL, so with the longest
+ * suffix an exporter adds (`_bucket`) an exposed name stays within 100 bytes:
+ * Prometheus tooling and people read them (docs/METRICS.md, "Passthrough
+ * names"). */
+#define FSC_PROFILE_PASSTHROUGH_MAX 94
 #define FSC_PROFILE_VENDOR_MAX      256 /* longest vendor name accepted, bytes */
 #define FSC_PROFILE_LABEL_MAX       32
 
@@ -67,6 +69,16 @@ struct fsc_gauge_names {
     const char *const *counter_last_words;
 };
 
+/* The label a list key (gNMI `queue[queue-number=3]`) or a point attribute
+ * (OTLP `tc`) of a passthrough series gets: the canonical label its
+ * profile's entries use for that key, so a passthrough family and a mapped
+ * one name a queue alike. `elem` NULL: the key in any list element. */
+struct fsc_key_label {
+    const char *elem; /* gNMI path element of the list, or NULL */
+    const char *key;  /* the key or attribute as the device sends it */
+    const char *label;
+};
+
 struct fsc_profile {
     const char *name;                        /* "junos", "cumulus", "mlx5" */
     const struct fsc_profile_entry *entries; /* sorted by strcmp(vendor), unique */
@@ -84,6 +96,9 @@ struct fsc_profile {
      * Junos OS Evolved, Junos OS), bit i of an entry's `variants` naming
      * variant_names[i]; at most 8. NULL: one variant. */
     const char *const *variant_names;
+    /* Canonical labels of list keys and attributes (NULL-terminated by a
+     * NULL key; NULL: none): fsc_profile_key_label. */
+    const struct fsc_key_label *key_labels;
 };
 
 /* The profile named `name` in profiles (NULL-terminated; the application
@@ -108,9 +123,15 @@ struct fsc_profile_match {
  *   interval are left 0 for the caller (topology / config) to fill.
  * - Unknown name: passthrough, entry NULL, canonical = prefix + the name in
  *   lower snake case ('/', '-', '.' and a lowercase-to-uppercase step become
- *   one '_': "/a/VL15Dropped" -> prefix + "a_vl15_dropped"), shortened to
+ *   one '_': "/a/VL15Dropped" -> prefix + "a_vl15_dropped"), without a first
+ *   word equal to the prefix's last one ("/junos/system/x" ->
+ *   "fabric_junos_system_x") and without the words promtool reserves for
+ *   types (counter, gauge, histogram, summary); a last word that is a unit
+ *   outside Prometheus' base units becomes the base unit with traits.unit
+ *   saying how to scale ("..._ms" -> "..._seconds", FSC_UNIT_MILLISECONDS;
+ *   "..._bits" -> "..._bytes", FSC_UNIT_BITS); shortened to
  *   FSC_PROFILE_PASSTHROUGH_MAX - 1 bytes by keeping its trailing words behind
- *   an 8-hex-digit tag of the whole name ("x1a2b3c4d_..."); no unit and no
+ *   an 8-hex-digit FNV-1a tag of the whole vendor name ("x1a2b3c4d_..."); no
  *   signal; a gauge when fsc_profile_name_is_gauge(prof->passthrough_gauges)
  *   says so, else a counter of passthrough_width bits.
  * Cost: O(log n) binary searches (one exact, one per digit run tried for
@@ -157,6 +178,13 @@ int fsc_profile_passthrough_is_gauge(const struct fsc_profile *const *profiles,
  * (~130 entries): call it once per series. Thread: any. */
 int fsc_profile_canonical_traits(const struct fsc_profile *const *profiles, const char *canonical,
                                  struct fsc_traits *out);
+
+/* The canonical label name of list key or attribute `key` (in gNMI path
+ * element `elem`, NULL for OTLP) by prof->key_labels (queue-number ->
+ * queue, tc -> queue, sp -> priority), or NULL when the profile names none
+ * (the source then uses the key's sanitized name). Thread: any. */
+const char *fsc_profile_key_label(const struct fsc_profile *prof, const char *elem,
+                                  const char *key);
 
 /* Writes `in` as a valid Prometheus metric name for an exporter: every byte
  * outside [a-zA-Z0-9_] becomes '_' (':' too: colons are reserved for

@@ -56,10 +56,32 @@ enum fsc_unit {
     FSC_UNIT_PACKETS,      /* packets or frames */
     FSC_UNIT_MICROSECONDS, /* mlx5 *_pause_duration */
     FSC_UNIT_SECONDS,
-    FSC_UNIT_RATIO,       /* 0..1 */
-    FSC_UNIT_PERCENT,     /* 0..100 (outbound_pci_stalled_*) */
-    FSC_UNIT_NANOSECONDS, /* Cumulus tx_wait; exposed in seconds like microseconds */
+    FSC_UNIT_RATIO,        /* 0..1 */
+    FSC_UNIT_PERCENT,      /* 0..100 (outbound_pci_stalled_*) */
+    FSC_UNIT_NANOSECONDS,  /* Cumulus tx_wait; exposed in seconds like microseconds */
+    FSC_UNIT_MILLISECONDS, /* a passthrough name ending in `ms`: exposed in seconds */
+    FSC_UNIT_BITS,         /* a passthrough name ending in `bits`: exposed in bytes */
 };
+
+/* What an exporter divides a value of unit `unit` by to show it in the base
+ * unit its exposed name says (seconds, bytes; Prometheus' base units): a
+ * division, not a multiplication by the inverse, so 2250000 us is exactly
+ * 2.25 s. 1 for every other unit. */
+static inline double fsc_unit_divisor(uint8_t unit)
+{
+    switch (unit) {
+    case FSC_UNIT_MICROSECONDS:
+        return 1e6;
+    case FSC_UNIT_NANOSECONDS:
+        return 1e9;
+    case FSC_UNIT_MILLISECONDS:
+        return 1e3;
+    case FSC_UNIT_BITS:
+        return 8.0;
+    default:
+        return 1.0;
+    }
+}
 
 /* What a series means to the detectors; set by the profile. */
 enum fsc_signal {

@@ -17,8 +17,8 @@ over every collector; scripts/check_dashboards.py fails on a selector
 without them.
 
 Titles say which window a value covers: a rate gauge of the engine
-(fabric_port_bytes_per_second, fabric_port_utilization_ratio,
-fabric_rate_per_second) is the last completed window of the port's rate
+(fabric_port_bytes_per_second, fabric_port_utilization_ratio, the
+<counter>_per_second families) is the last completed window of the port's rate
 level, 1 s on a NIC or a Cumulus switch and 10 s on a Junos leaf that
 copies its counters every 2 s (docs/METRICS.md), so "1 s" is said only
 where it holds.
@@ -41,6 +41,12 @@ PORT_SEL = JI + ', device=~"$device", port=~"$port", direction=~"$direction"'
 PORT_SEL_NODIR = JI + ', device=~"$device", port=~"$port"'
 DEV_SEL = JI + ', device=~"$device"'
 SRC_SEL = JI + ', source=~"$source"'
+
+
+# Topology (role, rail, peer, PCIe address, ...) is not on the data series:
+# panels that filter or show it join fabric_port_info / fabric_nic_info on
+# device and port (docs/METRICS.md "Topology: the info families").
+PORT_INFO = "* on (device, port) group_left ({labels}) fabric_port_info{{{sel}}}"
 
 
 # ---- the four dashboards ----
@@ -76,7 +82,7 @@ def overview():
                   "most, spine traffic in a rail-optimized fabric, imbalance and detector "
                   "activity.", ["fabricscope", "fabric"])
     d.variables.append(query_var(
-        "rail", "Rail", f'label_values(fabric_port_utilization_ratio{{{JI}, rail!=""}}, rail)'))
+        "rail", "Rail", f'label_values(fabric_port_info{{{JI}, rail!=""}}, rail)'))
     d.variables.append(query_var("device", "Device",
                                  DEVICE_Q, regex=DEVICE_RE))
 
@@ -116,7 +122,8 @@ def overview():
                 "kind: peer (a swapped cable), down, missing, address, speed.",
                 f"device_port_kind:fabric_cable_mismatch:cable{{{DEV_SEL}}} == 1",
                 "off plan", "short", steps=((1, "red"),),
-                columns=("cable", "device_a", "device_b", "device", "port", "kind", "peer")),
+                columns=("cable", "device_a", "device_b", "device", "port", "kind", "peer",
+                         "peer_port")),
           10, 6)
     d.add(stat("NIC PCIe links degraded", "NIC ports whose PCIe link runs below its maximum "
                "speed or width (alert FabricPcieLinkDegraded).",
@@ -125,12 +132,13 @@ def overview():
     d.add(table("PCIe links below maximum", "NIC ports whose PCIe link trained below its "
                 "maximum speed or width, with the PCI address: reseat or check the slot and "
                 "BIOS (docs/runbooks/FabricPcieLinkDegraded.md).",
-                f"fabric_pcie_link_degraded{{{DEV_SEL}}} == 1", "degraded", "short",
+                f"fabric_pcie_link_degraded{{{DEV_SEL}}} * on (device, port) group_left (pci) "
+                f"fabric_nic_info{{{JI}}} == 1", "degraded", "short",
                 steps=((1, "orange"),), columns=("device", "port", "pci")), 6, 6)
 
     d.row("Utilization")
     d.add(timeseries("Utilization per rail (average and busiest port)",
-                     "Ports with a rail label (rail-optimized fabrics), each port's last rate "
+                     "Ports with a rail (rail-optimized fabrics), each port's last rate "
                      "window (1 s; 10 s on a Junos leaf), all collectors.",
                      targets(('rail_direction:fabric_port_utilization_ratio:avg{rail=~"$rail"}',
                               "rail {{rail}} {{direction}} avg"),
@@ -173,15 +181,19 @@ def overview():
                      "Utilization of leaf uplinks in a rail-optimized fabric. With "
                      "NCCL_CROSS_NIC=0 this should stay near zero; the alert fires above 5 % "
                      "(10 min average).",
-                     targets((f'fabric_port_utilization_ratio{{{DEV_SEL}, role="uplink", '
-                              'rail!=""}', "{{device}} {{port}} {{direction}}")),
+                     targets((f"fabric_port_utilization_ratio{{{DEV_SEL}}} "
+                              + PORT_INFO.format(labels="rail",
+                                                 sel=f'{JI}, role="uplink", rail!=""'),
+                              "{{device}} {{port}} {{direction}}")),
                      unit="percentunit", vmin=0, steps=((0.05, "red"),), threshold_line=True),
           12, 8)
     d.add(timeseries("Spine traffic: spine ports",
                      "Spine ports (no rail) of a rail-optimized fabric; empty when no port "
-                     "has a rail label.",
-                     targets((f'fabric_port_utilization_ratio{{{JI}, role="downlink", rail=""}} '
-                              'and on () (count(fabric_port_utilization_ratio{rail!=""}) > 0)',
+                     "has a rail.",
+                     targets((f"fabric_port_utilization_ratio{{{JI}}} "
+                              + PORT_INFO.format(labels="role",
+                                                 sel=f'{JI}, role="downlink", rail=""')
+                              + ' and on () (count(fabric_port_info{rail!=""}) > 0)',
                               "{{device}} {{port}} {{direction}}")),
                      unit="percentunit", vmin=0, steps=((0.05, "red"),), threshold_line=True),
           12, 8)
@@ -279,9 +291,11 @@ def port_drilldown():
                      unit="s", vmin=0), 12, 8)
 
     d.row("Queues and drops")
-    d.add(timeseries("Queue peak occupancy",
-                     "Peak buffer occupancy (Junos qmon) or watermark (Cumulus) per queue.",
-                     targets((f"fabric_port_queue_peak_bytes{{{PORT_SEL_NODIR}}}",
+    d.add(timeseries("Queue peak occupancy (highest of the last 15 s)",
+                     "Peak buffer occupancy (Junos qmon) or watermark (Cumulus) per queue, the "
+                     "highest the device reported in the last 15 s, so a 15 s scrape cannot "
+                     "miss a burst (docs/METRICS.md, \"Queue peaks a scrape cannot miss\").",
+                     targets((f'fabric_port_queue_peak_max_bytes{{{PORT_SEL_NODIR}, window="15s"}}',
                               "{{port}} queue {{queue}}")),
                      unit="bytes", vmin=0), 12, 8)
     d.add(timeseries("Discards",
@@ -316,8 +330,8 @@ def congestion():
     d.add(timeseries("NIC: ECN-marked RoCE packets received",
                      "np_ecn_marked_roce_packets: marked packets arriving at the NIC "
                      "(the engine's window rate: 1 s for a NIC polled every second or faster).",
-                     targets(('fabric_rate_per_second{counter="fabric_nic_ecn_marked_roce_'
-                              f'packets_total", {sel}}}', "{{device}} {{port}}")),
+                     targets((f"fabric_nic_ecn_marked_roce_packets_per_second{{{sel}}}",
+                              "{{device}} {{port}}")),
                      unit="pps", vmin=0), 12, 8)
 
     d.row("CNP")
@@ -333,8 +347,8 @@ def congestion():
                      "rp_cnp_handled: CNPs this NIC received and acted on, i.e. it was "
                      "throttled (the engine's window rate: 1 s for a NIC polled every second "
                      "or faster).",
-                     targets(('fabric_rate_per_second{counter="fabric_nic_cnp_handled_total", '
-                              f"{sel}}}", "{{device}} {{port}}")),
+                     targets((f"fabric_nic_cnp_handled_per_second{{{sel}}}",
+                              "{{device}} {{port}}")),
                      unit="ops", vmin=0), 12, 8)
     d.add(timeseries("CNP per TB received",
                      "CNPs sent per 10^12 bytes received, per NIC port and fabric-wide "
@@ -347,10 +361,10 @@ def congestion():
                      vmin=0), 12, 8)
     d.add(timeseries("CNP and ECN spikes",
                      "Spikes found by the engine (rate above max(floor, k x baseline)).",
-                     targets(("sum by (device, port, counter) (increase(fabric_cnp_spikes_total"
-                              f"{{{sel}}}[$__rate_interval]))", "{{device}} {{port}} {{counter}}"),
-                             ("sum by (device, port, counter) (increase(fabric_ecn_spikes_total"
-                              f"{{{sel}}}[$__rate_interval]))", "{{device}} {{port}} {{counter}}")),
+                     targets(("sum by (device, port, signal) (increase(fabric_cnp_spikes_total"
+                              f"{{{sel}}}[$__rate_interval]))", "{{device}} {{port}} {{signal}}"),
+                             ("sum by (device, port, signal) (increase(fabric_ecn_spikes_total"
+                              f"{{{sel}}}[$__rate_interval]))", "{{device}} {{port}} {{signal}}")),
                      vmin=0, bars=True), 12, 8)
 
     d.row("PFC")
@@ -383,11 +397,11 @@ def congestion():
                      "Queue-peak and NIC buffer-threshold evidence events (bursts too short "
                      "for rate sampling), and rx_buffer_passed_thres_phy per second (the "
                      "engine's window rate).",
-                     targets(("sum by (device, port, counter) (increase("
+                     targets(("sum by (device, port, signal) (increase("
                               f"fabric_congestion_evidence_total{{{sel}}}[$__rate_interval]))",
-                              "{{device}} {{port}} {{counter}} events"),
-                             ('fabric_rate_per_second{counter="fabric_nic_rx_buffer_over_'
-                              f'threshold_total", {sel}}}', "{{device}} {{port}} over threshold/s")),
+                              "{{device}} {{port}} {{signal}} events"),
+                             (f"fabric_nic_rx_buffer_over_threshold_per_second{{{sel}}}",
+                              "{{device}} {{port}} over threshold/s")),
                      vmin=0), 12, 8)
 
     d.row("Reordering")
@@ -395,14 +409,15 @@ def congestion():
                      "The engine's window rate (32-bit counters, wraps unwound). Alert "
                      "FabricReorderRateHigh: above 1000/s in the busiest window of every minute "
                      "for 3 min.",
-                     targets(('fabric_rate_per_second{counter=~"fabric_nic_out_of_sequence_total'
-                              f'|fabric_nic_packet_seq_errors_total", {sel}}}',
-                              "{{device}} {{port}} {{counter}}")),
+                     targets((f"fabric_nic_out_of_sequence_per_second{{{sel}}}",
+                              "{{device}} {{port}} out of sequence"),
+                             (f"fabric_nic_packet_seq_errors_per_second{{{sel}}}",
+                              "{{device}} {{port}} sequence errors")),
                      unit="ops", vmin=0, steps=((1000, "red"),), threshold_line=True), 12, 8)
     d.add(timeseries("Reorder spikes", "Spikes found by the engine.",
-                     targets(("sum by (device, port, counter) (increase("
+                     targets(("sum by (device, port, signal) (increase("
                               f"fabric_reorder_spikes_total{{{sel}}}[$__rate_interval]))",
-                              "{{device}} {{port}} {{counter}}")),
+                              "{{device}} {{port}} {{signal}}")),
                      vmin=0, bars=True), 12, 8)
     return d
 

@@ -3,16 +3,23 @@
  * output: one family at a time, so each is contiguous, with its header
  * before its first line and no header when it has no line.
  *
+ * - topology records (model/topo_info.h) a shown series refers to: fabric_port_info,
+ *   fabric_nic_info, fabric_node_info, value 1;
  * - port records: bytes_per_second, and with a link speed utilization_ratio
  *   and utilization_peak_ratio{window} (once a window completed); with a
  *   microburst detector (has_util) the fine-utilization histogram,
  *   microbursts_total, bursts_total and the microburst duration histogram;
- * - detector records: rate_per_second{counter} (counters, once a window
- *   completed) and their detector's counter{counter};
+ * - detector records: per counter its own rate family (`rate` of its row in
+ *   model/metric_families.h, once a window completed: one unit per family,
+ *   no metric name in a label), per peak gauge its trailing maxima
+ *   (`max`{window="15s"|"60s"}), and their detector's counter{signal};
  * - port groups: imbalance ratio and events{group}.
  * A series that already has a label the renderer would add (direction,
- * window, counter, le) keeps its own and does not get ours; for `le` its
+ * window, signal, le) keeps its own and does not get ours; for `le` its
  * histograms are left out (they would be ambiguous). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "prometheus/prom_render_int.h"
@@ -29,6 +36,7 @@ struct dfam {
     const struct fsc_prom_fdesc *desc;
     size_t name_len;
     int headed;
+    const char *help; /* NULL: the table's HELP of desc->sample */
 };
 
 static void dfam_open(struct dfam *d, struct fsc_prom_renderer *r, struct fsc_buf *out,
@@ -39,14 +47,20 @@ static void dfam_open(struct dfam *d, struct fsc_prom_renderer *r, struct fsc_bu
     d->desc = &fsc_prom_derived_desc[which];
     d->name_len = strlen(d->desc->sample);
     d->headed = 0;
+    d->help = NULL;
 }
 
 static void dfam_head(struct dfam *d)
 {
-    if (!d->headed) {
+    if (d->headed)
+        return;
+    if (d->help) {
+        const char *name = d->r->om ? d->desc->base : d->desc->sample;
+        fsc_prom_header(&d->r->w, d->out, name, strlen(name), d->desc->type, d->help, d->r->om);
+    } else {
         fsc_prom_family_header(d->r, d->out, d->desc);
-        d->headed = 1;
     }
+    d->headed = 1;
 }
 
 static void dline(struct dfam *d, const struct fsc_prom_block *blk, const struct fsc_prom_label *ex,
@@ -130,7 +144,178 @@ static void port_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
     }
 }
 
-/* Rate and detector families of detector records. */
+/* ---- topology ---------------------------------------------------------- */
+
+/* Formats record i's three label texts into the arena. Returns 0 or
+ * -ENOMEM. */
+static int info_text_make(struct fsc_prom_renderer *r, uint32_t i)
+{
+    static const enum fsc_info_family fam[3] = {FSC_INFO_PORT, FSC_INFO_NIC, FSC_INFO_NODE};
+    const struct fsc_topo_info *rec = &r->ix.infos.rec[i];
+    struct fsc_prom_info_text *it = &r->info_text[i];
+    struct fsc_topo_label tl[FSC_TOPO_LABELS_MAX];
+    for (int f = 0; f < 3; f++) {
+        size_t n = fsc_topo_info_labels(rec, fam[f], tl), bound = 0;
+        for (size_t k = 0; k < n; k++)
+            bound += strlen(tl[k].name) + 2 * tl[k].value_len + 4;
+        if (fsc_buf_reserve(&r->info_arena, bound + 1) != 0)
+            return -ENOMEM;
+        char *start = r->info_arena.data + r->info_arena.len, *p = start;
+        for (size_t k = 0; k < n; k++) {
+            size_t nl = strlen(tl[k].name);
+            if (k > 0)
+                *p++ = ',';
+            memcpy(p, tl[k].name, nl);
+            p += nl;
+            *p++ = '=';
+            *p++ = '"';
+            p = fsc_prom_escape_label(p, tl[k].value, tl[k].value_len);
+            *p++ = '"';
+        }
+        it->off[f] = (uint32_t)r->info_arena.len;
+        it->len[f] = (uint32_t)(p - start);
+        r->info_arena.len += it->len[f];
+        r->info_arena.data[r->info_arena.len] = '\0';
+    }
+    it->version = rec->version;
+    it->valid = 1;
+    return 0;
+}
+
+/* Makes every shown record's text current. The arena only grows when a
+ * record changes (a re-cabling); once it holds more than twice the live
+ * text it is rebuilt, so it stays bounded. Returns 0 or -ENOMEM. */
+static int info_texts(struct fsc_prom_renderer *r)
+{
+    const struct fsc_topo_infos *t = &r->ix.infos;
+    if (t->n > r->cap_info_text) {
+        void *p = realloc(r->info_text, (size_t)t->n * sizeof(*r->info_text));
+        if (!p)
+            return -ENOMEM;
+        r->info_text = p;
+        memset(r->info_text + r->cap_info_text, 0,
+               (size_t)(t->n - r->cap_info_text) * sizeof(*r->info_text));
+        r->cap_info_text = t->n;
+    }
+    size_t live = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (r->info_text[i].valid)
+            live +=
+                (size_t)r->info_text[i].len[0] + r->info_text[i].len[1] + r->info_text[i].len[2];
+    if (r->info_arena.len > 2 * live + 65536) {
+        fsc_buf_reset(&r->info_arena);
+        for (uint32_t i = 0; i < t->n; i++)
+            r->info_text[i].valid = 0;
+    }
+    for (uint32_t i = 0; i < t->n; i++) {
+        const struct fsc_prom_info_text *it = &r->info_text[i];
+        if (t->shown[i] == r->gen && (!it->valid || it->version != t->rec[i].version) &&
+            info_text_make(r, i) != 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+static void info_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
+{
+    const struct fsc_topo_infos *t = &r->ix.infos;
+    if (t->n == 0)
+        return;
+    if (info_texts(r) != 0) {
+        r->w.err = -ENOMEM;
+        return;
+    }
+    struct dfam d;
+    for (int which = FSC_PD_PORT_INFO; which <= FSC_PD_NODE_INFO; which++) {
+        int f = which - FSC_PD_PORT_INFO;
+        dfam_open(&d, r, out, (enum fsc_prom_derived)which);
+        for (uint32_t i = 0; i < t->n && !r->w.err; i++) {
+            const struct fsc_prom_info_text *it = &r->info_text[i];
+            if (t->shown[i] != r->gen || it->len[f] == 0)
+                continue;
+            dfam_head(&d);
+            fsc_prom_sample(&r->w, out, d.desc->sample, d.name_len, "", 0,
+                            r->info_arena.data + it->off[f], it->len[f], NULL, 0, "1", 1);
+        }
+    }
+}
+
+/* ---- detector records -------------------------------------------------- */
+
+/* The `signal` label of a detector counter: its exposed name without
+ * "fabric_", the scope word ("port_", "nic_") and "_total": a short name of
+ * a closed set (docs/METRICS.md), not a metric name. */
+static struct fsc_prom_label signal_label(const struct fsc_prom_family *f)
+{
+    const char *s = f->om_name;
+    size_t n = f->om_len;
+    static const char *const cut[] = {"fabric_", "port_", "nic_"};
+    for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+        size_t k = strlen(cut[i]);
+        if (n > k && strncmp(s, cut[i], k) == 0) {
+            s += k;
+            n -= k;
+        }
+    }
+    return (struct fsc_prom_label){"signal", 6, s, n};
+}
+
+/* Opens the family a detector record's rate (max: 0) or trailing maximum
+ * (max: 1) goes to: its table row's `rate` / `max`, else a name built from
+ * the counter's (a family the table does not list; the tests' only). */
+static void derived_open(struct dfam *d, struct fsc_prom_fdesc *desc, char *name, size_t cap,
+                         struct fsc_prom_renderer *r, struct fsc_buf *out,
+                         const struct fsc_prom_family *f, int max)
+{
+    const char *listed = f->mf ? (max ? f->mf->max : f->mf->rate) : NULL;
+    if (listed)
+        snprintf(name, cap, "%s", listed);
+    else
+        snprintf(name, cap, "%s_%s", f->om_name, max ? "max" : "per_second");
+    *desc = (struct fsc_prom_fdesc){name, name, "gauge"};
+    d->r = r;
+    d->out = out;
+    d->desc = desc;
+    d->name_len = strlen(name);
+    d->headed = 0;
+    d->help = listed ? NULL
+                     : (max ? "Trailing maximum of a peak gauge the family table does not list."
+                            : "Window rate of a detector counter the family table does not "
+                              "list, per second.");
+}
+
+/* One rate family per detector counter (its records are adjacent: the raw
+ * pass wrote them family by family). */
+static void rate_families(struct fsc_prom_renderer *r, struct fsc_buf *out, int max)
+{
+    char name[FSC_REGISTRY_NAME_MAX + 16];
+    struct fsc_prom_fdesc desc;
+    struct fsc_prom_label ex[1];
+    struct dfam d = {0};
+    const struct fsc_prom_family *cur = NULL;
+    for (size_t i = 0; i < r->n_dets && !r->w.err; i++) {
+        const struct fsc_prom_det_rec *p = &r->dets[i];
+        if (max ? !p->max : !p->rate)
+            continue;
+        if (p->fam != cur) {
+            cur = p->fam;
+            derived_open(&d, &desc, name, sizeof(name), r, out, cur, max);
+        }
+        const struct fsc_prom_block *blk = &r->ix.blocks[p->block];
+        if (!max) {
+            dline_f64(&d, blk, NULL, 0, fsc_round_float(p->per_s));
+            continue;
+        }
+        if (blk->reserved & FSC_PROM_RES_WINDOW)
+            continue;
+        for (unsigned w = 0; w < FSC_PEAK_MAX_WINDOWS; w++) {
+            ex[0] = LBL("window", r->peak_window[w].s, r->peak_window[w].len);
+            dline_f64(&d, blk, ex, 1, p->peak_max[w]);
+        }
+    }
+}
+
+/* A detector's event counters, one line per record of that detector. */
 static void detector_families(struct fsc_prom_renderer *r, struct fsc_buf *out,
                               enum fsc_prom_derived which)
 {
@@ -140,16 +325,13 @@ static void detector_families(struct fsc_prom_renderer *r, struct fsc_buf *out,
     dfam_open(&d, r, out, which);
     for (size_t i = 0; i < r->n_dets && !r->w.err; i++) {
         const struct fsc_prom_det_rec *p = &r->dets[i];
-        if (which == FSC_PD_RATE ? !p->rate : p->family != which)
+        if (p->family != which)
             continue;
         const struct fsc_prom_block *blk = &r->ix.blocks[p->block];
         size_t n = 0;
-        if (!(blk->reserved & FSC_PROM_RES_COUNTER))
-            ex[n++] = (struct fsc_prom_label){"counter", 7, p->fam->metric, p->fam->metric_len};
-        if (which == FSC_PD_RATE)
-            dline_f64(&d, blk, ex, n, fsc_round_float(p->per_s));
-        else
-            dline_u64(&d, blk, ex, n, p->events);
+        if (!(blk->reserved & FSC_PROM_RES_SIGNAL))
+            ex[n++] = signal_label(p->fam);
+        dline_u64(&d, blk, ex, n, p->events);
     }
 }
 
@@ -215,9 +397,11 @@ static void group_families(struct fsc_prom_renderer *r, struct fsc_buf *out)
 
 void fsc_prom_derived(struct fsc_prom_renderer *r, struct fsc_buf *out)
 {
-    port_families(r, out);                  /* bytes/s .. fine utilization */
-    detector_families(r, out, FSC_PD_RATE); /* rate_per_second */
-    burst_families(r, out);                 /* microbursts, bursts, durations */
+    info_families(r, out);    /* fabric_port_info, fabric_nic_info, fabric_node_info */
+    port_families(r, out);    /* bytes/s .. fine utilization */
+    rate_families(r, out, 0); /* <counter>_per_second */
+    rate_families(r, out, 1); /* <peak>_max{window} */
+    burst_families(r, out);   /* microbursts, bursts, durations */
     for (int d = FSC_PD_CNP; d <= FSC_PD_EVIDENCE; d++)
         detector_families(r, out, (enum fsc_prom_derived)d);
     group_families(r, out);

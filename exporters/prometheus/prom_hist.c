@@ -57,7 +57,10 @@ static void hist_values(struct fsc_prom_renderer *r, const struct fsc_prom_famil
         for (size_t k = 0; k < n; k++) {
             const struct fsc_series_view *v = &r->views[k];
             struct fsc_prom_hval *h = &val[i + k];
-            h->ok = v->present && !fsc_prom_stale(r, ids[k], v) && v->has_value;
+            h->ok = v->present && !r->ix.ser[ids[k]].superseded && !fsc_prom_stale(r, ids[k], v) &&
+                    v->has_value;
+            if (h->ok)
+                fsc_topo_info_show(&r->ix.infos, r->ix.ser[ids[k]].info, r->gen);
             h->f64 = v->is_f64;
             h->v = v->value;
         }
@@ -78,8 +81,8 @@ static void hist_line(struct hist_out *h, const char *suffix, size_t suffix_len,
     struct fsc_prom_renderer *r = h->r;
     const struct fsc_prom_family *f = h->name;
     if (!h->headed) {
-        char help[384];
-        snprintf(help, sizeof(help), "Histogram %s as the device reports it.", f->om_name);
+        const char *help =
+            f->mf ? f->mf->help : fsc_metric_unlisted_help(f->metric, FSC_MF_HISTOGRAM);
         fsc_prom_header(&r->w, h->out, f->om_name, f->om_len, "histogram", help, r->om);
         h->headed = 1;
     }

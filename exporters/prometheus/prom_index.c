@@ -88,6 +88,7 @@ void fsc_prom_index_free(struct fsc_prom_index *ix)
     free(ix->block_slots);
     free(ix->text);
     free(ix->keys);
+    fsc_topo_infos_free(&ix->infos);
     memset(ix, 0, sizeof(*ix));
 }
 
@@ -215,14 +216,18 @@ static struct fsc_prom_family *fam_add(struct fsc_prom_index *ix, const char *me
     struct fsc_prom_family *f = calloc(1, sizeof(*f));
     if (!f)
         return NULL;
-    size_t len = strlen(metric);
     f->metric = metric;
-    f->metric_len = len;
+    f->metric_len = strlen(metric);
+    /* The exposed name: the table's, which for a few families is not the
+     * registry's (a base-unit name, no type word). */
+    f->mf = fsc_metric_family_of(metric);
+    const char *expo = f->mf ? f->mf->name : metric;
+    size_t len = strlen(expo);
     /* A name ending in _total is a counter by convention (the profiles
      * enforce it); other names wait for their first series' kind. */
-    int total = ends_with_total(metric, len);
+    int total = ends_with_total(expo, len);
     f->om_len = total ? len - 6 : len;
-    f->om_name = dup_n(metric, f->om_len, "");
+    f->om_name = dup_n(expo, f->om_len, "");
     if (!f->om_name || (total && fsc_prom_family_resolve(ix, f, 0, FSC_EXPO_DEFAULT) != 0)) {
         family_free(f);
         return NULL;
@@ -305,8 +310,8 @@ static uint8_t reserved_bit(const char *name)
         return FSC_PROM_RES_DIRECTION;
     if (strcmp(name, "window") == 0)
         return FSC_PROM_RES_WINDOW;
-    if (strcmp(name, "counter") == 0)
-        return FSC_PROM_RES_COUNTER;
+    if (strcmp(name, "signal") == 0)
+        return FSC_PROM_RES_SIGNAL;
     if (strcmp(name, "le") == 0)
         return FSC_PROM_RES_LE;
     return 0;
@@ -379,6 +384,18 @@ static int block_get(struct fsc_prom_index *ix, const struct fsc_label *lab, siz
 
 /* ---- update ----------------------------------------------------------- */
 
+/* Series `id` of family f has block b, shared with series of other
+ * topology (a re-cabled port): the older series of f with that block are
+ * no longer shown, so the family never has one label set twice. Linear in
+ * the family, and only for such blocks. */
+static void supersede(struct fsc_prom_index *ix, const struct fsc_prom_family *f, uint32_t b,
+                      fsc_series_id id)
+{
+    for (uint32_t i = 0; i < f->n_ids; i++)
+        if (f->ids[i] != id && ix->ser[f->ids[i]].block == b)
+            ix->ser[f->ids[i]].superseded = 1;
+}
+
 int fsc_prom_index_update(struct fsc_prom_index *ix, const struct fsc_registry *reg, uint32_t limit)
 {
     uint32_t count = fsc_registry_count(reg);
@@ -390,6 +407,7 @@ int fsc_prom_index_update(struct fsc_prom_index *ix, const struct fsc_registry *
         return -ENOMEM;
 
     struct fsc_prom_family *last = NULL;
+    struct fsc_topo_split sp;
     for (fsc_series_id id = ix->indexed; id < count; id++) {
         const char *metric = fsc_registry_metric(reg, id);
         struct fsc_label lab[FSC_REGISTRY_MAX_LABELS];
@@ -401,18 +419,25 @@ int fsc_prom_index_update(struct fsc_prom_index *ix, const struct fsc_registry *
         if (!f && !(f = fam_add(ix, metric)))
             return -ENOMEM;
         last = f;
-        uint32_t block;
-        if (block_get(ix, lab, n, &block) != 0)
+        fsc_topo_split(lab, n, &sp);
+        uint32_t block, info;
+        if (block_get(ix, sp.id, sp.n_id, &block) != 0 ||
+            fsc_topo_info_note(&ix->infos, &sp, &info) != 0)
             return -ENOMEM;
         if (grow32((void **)&f->ids, &f->cap_ids, (size_t)f->n_ids + 1, sizeof(*f->ids), 16))
             return -ENOMEM;
         f->ids[f->n_ids++] = id;
-        ix->ser[id].block = block;
-        ix->ser[id].source = fsc_registry_source_of(reg, id);
-        ix->ser[id].seen = 0;
-        ix->ser[id].pad_ = 0;
-        ix->ser[id].t_fold = 0;
-        ix->ser[id].moved_at = 0;
+        ix->ser[id] = (struct fsc_prom_series){
+            .block = block, .source = fsc_registry_source_of(reg, id), .info = info};
+        struct fsc_prom_block *b = &ix->blocks[block];
+        if (!b->has_sig) {
+            b->has_sig = 1;
+            b->sig = sp.sig;
+        } else if (b->sig != sp.sig) {
+            b->multi = 1;
+        }
+        if (b->multi)
+            supersede(ix, f, block, id);
         ix->indexed = id + 1;
     }
     return 0;

@@ -20,8 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/metric_families.h"
 #include "model/registry.h"
 #include "model/sample.h"
+#include "model/topo_info.h"
 
 enum fsc_prom_ftype {
     FSC_PROM_PENDING = 0, /* no series with engine state seen yet: kind unknown */
@@ -39,18 +41,22 @@ enum fsc_prom_ftype {
 enum {
     FSC_PROM_RES_DIRECTION = 1u << 0,
     FSC_PROM_RES_WINDOW = 1u << 1,
-    FSC_PROM_RES_COUNTER = 1u << 2,
+    FSC_PROM_RES_SIGNAL = 1u << 2,
     FSC_PROM_RES_LE = 1u << 3,
 };
 
-/* One distinct label set's text. */
+/* One distinct set of identity labels and its text. Topology labels are
+ * not part of it (model/topo_info.h): two registry label sets that differ only in
+ * them share a block. */
 struct fsc_prom_block {
     uint32_t off;     /* into fsc_prom_index.text */
     uint32_t len;     /* bytes, no braces, already escaped */
     uint32_t key;     /* into fsc_prom_index.keys: 2 * n interned pointers */
     uint8_t n;        /* labels */
     uint8_t reserved; /* FSC_PROM_RES_* */
-    uint8_t pad_[2];
+    uint8_t has_sig;  /* sig is set */
+    uint8_t multi;    /* series with other topology labels share it: a re-cabling */
+    uint32_t sig;     /* hash of the topology labels of its first series */
 };
 
 /* Where a histogram part's series sits in its histogram (hist_order). */
@@ -63,15 +69,16 @@ struct fsc_prom_hpos {
 struct fsc_prom_family {
     const char *metric; /* the registry's interned name (the key) */
     size_t metric_len;
-    uint8_t type;    /* enum fsc_prom_ftype */
-    uint8_t sorted_; /* internal */
-    uint8_t part;    /* FSC_PROM_HISTOGRAM: enum fsc_expo, which part */
+    const struct fsc_metric_family *mf; /* its row of the family table; NULL: unlisted */
+    uint8_t type;                       /* enum fsc_prom_ftype */
+    uint8_t sorted_;                    /* internal */
+    uint8_t part;                       /* FSC_PROM_HISTOGRAM: enum fsc_expo, which part */
     /* OpenMetrics family name: the metric without "_total"; for text the
      * sample name is used as family name. Counters' samples are always
      * named <om_name>_total (appended for passthrough counters that lack it).
      * A histogram part: the base name (metric without _bucket / _count /
      * _sum), the family name in both formats. */
-    char *om_name;
+    char *om_name; /* from mf->name when the table renames the family */
     size_t om_len;
     char *sample_name; /* set once the type is known */
     size_t sample_len;
@@ -85,12 +92,13 @@ struct fsc_prom_family {
 
 /* What the index knows about one series id. */
 struct fsc_prom_series {
-    uint32_t block;  /* into blocks[] */
-    uint16_t source; /* registry source */
-    uint8_t seen;    /* t_fold and moved_at are set (the renderer's staleness) */
-    uint8_t pad_;
-    uint32_t t_fold;  /* the series' last device time t_last, folded to 32 bits */
-    int64_t moved_at; /* local time (render now_ns) t_fold last changed */
+    uint32_t block;     /* into blocks[]: its identity labels */
+    uint16_t source;    /* registry source */
+    uint8_t seen;       /* t_fold and moved_at are set (the renderer's staleness) */
+    uint8_t superseded; /* a newer series of its family has its identity labels: not shown */
+    uint32_t t_fold;    /* the series' last device time t_last, folded to 32 bits */
+    uint32_t info;      /* its topology record (model/topo_info.h), or FSC_TOPO_INFO_NONE */
+    int64_t moved_at;   /* local time (render now_ns) t_fold last changed */
 };
 
 struct fsc_prom_index {
@@ -112,15 +120,22 @@ struct fsc_prom_index {
     size_t text_len, text_cap;
     const char **keys;
     size_t keys_len, keys_cap;
+
+    struct fsc_topo_infos infos; /* the topology taken off the series */
 };
 
 /* Frees everything; the index is then empty and reusable. */
 void fsc_prom_index_free(struct fsc_prom_index *ix);
 
 /* Indexes the series created since the last call, up to `limit` series in
- * total (ids >= limit are never exposed). Returns 0, or -ENOMEM with the
- * index still consistent (the series not indexed yet are tried again next
- * time). Thread: the renderer's; reads the registry lock-free. */
+ * total (ids >= limit are never exposed): its family, the block of its
+ * identity labels (every label but the topology ones,
+ * fsc_metric_info_label, which go to its topology record), and whether it
+ * supersedes older series of its family with the same identity labels (a
+ * port re-cabled: its series were interned again with a new peer).
+ * Returns 0, or -ENOMEM with the index still consistent (the series not
+ * indexed yet are tried again next time). Thread: the renderer's; reads the
+ * registry lock-free. */
 int fsc_prom_index_update(struct fsc_prom_index *ix, const struct fsc_registry *reg,
                           uint32_t limit);
 

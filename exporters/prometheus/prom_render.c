@@ -33,43 +33,30 @@
 #include <time.h>
 
 const struct fsc_prom_fdesc fsc_prom_derived_desc[FSC_PD__COUNT] = {
-    [FSC_PD_PORT_RATE] =
-        {"fabric_port_bytes_per_second", "fabric_port_bytes_per_second", "gauge",
-         "Port rate over the last completed aligned window of the first configured "
-         "width, bytes per second."},
-    [FSC_PD_UTIL] = {"fabric_port_utilization_ratio", "fabric_port_utilization_ratio", "gauge",
-                     "Port rate over the last completed aligned window of the first width divided "
-                     "by the link speed (0..1)."},
+    [FSC_PD_PORT_INFO] = {"fabric_port_info", "fabric_port_info", "gauge"},
+    [FSC_PD_NIC_INFO] = {"fabric_nic_info", "fabric_nic_info", "gauge"},
+    [FSC_PD_NODE_INFO] = {"fabric_node_info", "fabric_node_info", "gauge"},
+    [FSC_PD_PORT_RATE] = {"fabric_port_bytes_per_second", "fabric_port_bytes_per_second", "gauge"},
+    [FSC_PD_UTIL] = {"fabric_port_utilization_ratio", "fabric_port_utilization_ratio", "gauge"},
     [FSC_PD_UTIL_PEAK] = {"fabric_port_utilization_peak_ratio",
-                          "fabric_port_utilization_peak_ratio", "gauge",
-                          "Largest fine-interval utilization inside the last completed window of "
-                          "each configured width."},
+                          "fabric_port_utilization_peak_ratio", "gauge"},
     [FSC_PD_FINE_UTIL] = {"fabric_port_fine_utilization_ratio",
-                          "fabric_port_fine_utilization_ratio", "histogram",
-                          "Utilization of every fine (sample to sample) interval."},
-    [FSC_PD_RATE] = {"fabric_rate_per_second", "fabric_rate_per_second", "gauge",
-                     "Per-second rate over the last completed window of the first width, for "
-                     "counters that feed a detector."},
-    [FSC_PD_MICROBURST] = {"fabric_microbursts", "fabric_microbursts_total", "counter",
-                           "Bursts shorter than engine.microburst.micro_max."},
-    [FSC_PD_BURST] = {"fabric_bursts", "fabric_bursts_total", "counter",
-                      "Bursts lasting engine.microburst.micro_max or longer."},
+                          "fabric_port_fine_utilization_ratio", "histogram"},
+    [FSC_PD_RATE] = {NULL, NULL, "gauge"}, /* one family per counter: its table row */
+    [FSC_PD_MICROBURST] = {"fabric_microbursts", "fabric_microbursts_total", "counter"},
+    [FSC_PD_BURST] = {"fabric_bursts", "fabric_bursts_total", "counter"},
     [FSC_PD_MB_DUR] = {"fabric_microburst_duration_seconds", "fabric_microburst_duration_seconds",
-                       "histogram", "Durations of microbursts, seconds."},
-    [FSC_PD_CNP] = {"fabric_cnp_spikes", "fabric_cnp_spikes_total", "counter",
-                    "CNP spikes (np_cnp_sent, rp_cnp_handled)."},
-    [FSC_PD_ECN] = {"fabric_ecn_spikes", "fabric_ecn_spikes_total", "counter",
-                    "ECN-mark spikes (NIC or switch queue)."},
-    [FSC_PD_REORDER] = {"fabric_reorder_spikes", "fabric_reorder_spikes_total", "counter",
-                        "Reorder spikes (out_of_sequence, packet_seq_err)."},
-    [FSC_PD_PFC] = {"fabric_pfc_storms", "fabric_pfc_storms_total", "counter", "PFC pause storms."},
+                       "histogram"},
+    [FSC_PD_CNP] = {"fabric_cnp_spikes", "fabric_cnp_spikes_total", "counter"},
+    [FSC_PD_ECN] = {"fabric_ecn_spikes", "fabric_ecn_spikes_total", "counter"},
+    [FSC_PD_REORDER] = {"fabric_reorder_spikes", "fabric_reorder_spikes_total", "counter"},
+    [FSC_PD_PFC] = {"fabric_pfc_storms", "fabric_pfc_storms_total", "counter"},
     [FSC_PD_EVIDENCE] = {"fabric_congestion_evidence", "fabric_congestion_evidence_total",
-                         "counter", "Queue-peak and NIC buffer-threshold evidence events."},
-    [FSC_PD_IMB_RATIO] = {"fabric_uplink_imbalance_ratio", "fabric_uplink_imbalance_ratio", "gauge",
-                          "Max over mean utilization of the port group in the last "
-                          "window."},
+                         "counter"},
+    [FSC_PD_IMB_RATIO] = {"fabric_uplink_imbalance_ratio", "fabric_uplink_imbalance_ratio",
+                          "gauge"},
     [FSC_PD_IMB_EVENTS] = {"fabric_uplink_imbalance_events", "fabric_uplink_imbalance_events_total",
-                           "counter", "Uplink imbalance events of the port group."},
+                           "counter"},
 };
 
 static void set_str(struct fsc_prom_str *s, const char *text)
@@ -117,6 +104,11 @@ struct fsc_prom_renderer *fsc_prom_renderer_create(const struct fsc_prom_render_
         char buf[64];
         set_str(&r->window[l], fsc_duration_format(rate->window_ns[l], buf, sizeof(buf)));
     }
+    for (unsigned w = 0; w < FSC_PEAK_MAX_WINDOWS; w++) {
+        char buf[32];
+        snprintf(buf, sizeof(buf), "%llds", (long long)(fsc_peak_max_window_ns[w] / 1000000000));
+        set_str(&r->peak_window[w], buf);
+    }
     for (size_t i = 0; i < FSC_UTIL_BUCKETS; i++)
         set_num(&r->util_le[i], fsc_util_bucket_le[i]);
     for (size_t i = 0; i < FSC_DURATION_BUCKETS; i++)
@@ -139,6 +131,8 @@ void fsc_prom_renderer_destroy(struct fsc_prom_renderer *r)
     free(r->src);
     free(r->stat_rows);
     fsc_buf_free(&r->stat_strs);
+    free(r->info_text);
+    fsc_buf_free(&r->info_arena);
     free(r);
 }
 
@@ -167,7 +161,7 @@ static void render_family(struct fsc_prom_renderer *r, struct fsc_prom_family *f
         fsc_engine_view_ids(r->env.eng, ids, n, r->views);
         for (size_t k = 0; k < n; k++) {
             const struct fsc_series_view *v = &r->views[k];
-            if (!v->present)
+            if (!v->present || r->ix.ser[ids[k]].superseded)
                 continue;
             if (fsc_prom_stale(r, ids[k], v))
                 continue;
@@ -220,6 +214,7 @@ int fsc_prom_render(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64
     r->w.samples = 0;
     r->om = fmt == FSC_PROM_OPENMETRICS;
     r->now_ns = now_ns;
+    r->gen++;
     r->n_ports = 0;
     r->n_dets = 0;
     /* Index what is new; on ENOMEM render what is indexed (the rest is

@@ -29,11 +29,14 @@
 
 /* Derived families, in exposition order (docs/METRICS.md). */
 enum fsc_prom_derived {
-    FSC_PD_PORT_RATE = 0, /* fabric_port_bytes_per_second */
+    FSC_PD_PORT_INFO = 0, /* fabric_port_info */
+    FSC_PD_NIC_INFO,      /* fabric_nic_info */
+    FSC_PD_NODE_INFO,     /* fabric_node_info */
+    FSC_PD_PORT_RATE,     /* fabric_port_bytes_per_second */
     FSC_PD_UTIL,          /* fabric_port_utilization_ratio */
     FSC_PD_UTIL_PEAK,     /* fabric_port_utilization_peak_ratio{window} */
     FSC_PD_FINE_UTIL,     /* fabric_port_fine_utilization_ratio (histogram) */
-    FSC_PD_RATE,          /* fabric_rate_per_second{counter} */
+    FSC_PD_RATE,          /* <counter>_per_second: one family per detector counter */
     FSC_PD_MICROBURST,    /* fabric_microbursts_total */
     FSC_PD_BURST,         /* fabric_bursts_total */
     FSC_PD_MB_DUR,        /* fabric_microburst_duration_seconds (histogram) */
@@ -47,12 +50,12 @@ enum fsc_prom_derived {
     FSC_PD__COUNT
 };
 
-/* Name, type and help of a family the renderer defines itself. */
+/* Name and type of a family the renderer defines itself; its HELP is the
+ * family table's (model/metric_families.h). */
 struct fsc_prom_fdesc {
     const char *base;   /* OpenMetrics family name */
     const char *sample; /* sample name (counters: base + "_total") */
     const char *type;   /* "counter", "gauge", "histogram" */
-    const char *help;
 };
 
 extern const struct fsc_prom_fdesc fsc_prom_derived_desc[FSC_PD__COUNT];
@@ -89,11 +92,21 @@ struct fsc_prom_port_rec {
 struct fsc_prom_det_rec {
     uint32_t block;
     uint8_t family; /* enum fsc_prom_derived: FSC_PD_CNP .. FSC_PD_EVIDENCE */
-    uint8_t rate;   /* rate_per_second is valid */
-    uint8_t pad_[2];
-    const struct fsc_prom_family *fam; /* its raw family: the `counter` label */
+    uint8_t rate;   /* per_s is valid */
+    uint8_t max;    /* a peak gauge with a trailing maximum: peak_max is valid */
+    uint8_t pad_;
+    const struct fsc_prom_family *fam; /* its raw family: its rate family, `signal` */
     double per_s;
+    double peak_max[FSC_PEAK_MAX_WINDOWS];
     uint64_t events;
+};
+
+/* The escaped label text of one topology record's three info lines. */
+struct fsc_prom_info_text {
+    uint32_t version; /* the record's version it was made from */
+    uint8_t valid;
+    uint8_t pad_[3];
+    uint32_t off[3], len[3]; /* into info_arena; len 0: no line in that family */
 };
 
 /* A histogram part's series as the raw pass found it (prom_hist.c). */
@@ -120,7 +133,8 @@ struct fsc_prom_renderer {
     int64_t stale_after_ns;
     uint32_t max_series;
     unsigned n_windows;
-    struct fsc_prom_str window[FSC_MAX_WINDOWS]; /* "1s", "10s", "1m" */
+    struct fsc_prom_str window[FSC_MAX_WINDOWS];           /* "1s", "10s", "1m" */
+    struct fsc_prom_str peak_window[FSC_PEAK_MAX_WINDOWS]; /* "15s", "60s" */
     struct fsc_prom_str util_le[FSC_UTIL_BUCKETS];
     struct fsc_prom_str dur_le[FSC_DURATION_BUCKETS];
     struct fsc_prom_str ratio_le[FSC_INTERVAL_RATIO_BUCKETS];
@@ -128,6 +142,13 @@ struct fsc_prom_renderer {
     /* The render in progress. */
     int om;
     int64_t now_ns;
+    uint32_t gen; /* render count: which topology records were shown (model/topo_info.h) */
+
+    /* The info lines' label text per topology record and info family,
+     * formatted when the record's version moves (prom_derived.c). */
+    struct fsc_prom_info_text *info_text;
+    uint32_t cap_info_text;
+    struct fsc_buf info_arena;
 
     /* The plugin families' rows, reused from scrape to scrape (prom_plugins.c). */
     void *stat_rows;
@@ -179,6 +200,14 @@ void fsc_prom_self(struct fsc_prom_renderer *r, struct fsc_buf *out);
  * view's). Errors land in r->w.err. */
 void fsc_prom_plugins(struct fsc_prom_renderer *r, struct fsc_buf *out);
 
+/* The HELP of a family the renderer names itself: the family table's
+ * (every such family is listed: metric_families_test). */
+static inline const char *fsc_prom_help(const char *sample)
+{
+    const struct fsc_metric_family *mf = fsc_metric_family_named(sample);
+    return mf ? mf->help : "";
+}
+
 /* Writes a family header with the renderer's format. Text 0.0.4 names a
  * counter family after its samples (x_total); OpenMetrics names the family
  * x and its samples x_total. */
@@ -186,7 +215,7 @@ static inline void fsc_prom_family_header(struct fsc_prom_renderer *r, struct fs
                                           const struct fsc_prom_fdesc *d)
 {
     const char *name = r->om ? d->base : d->sample;
-    fsc_prom_header(&r->w, b, name, strlen(name), d->type, d->help, r->om);
+    fsc_prom_header(&r->w, b, name, strlen(name), d->type, fsc_prom_help(d->sample), r->om);
 }
 
 #endif

@@ -17,20 +17,21 @@
 
 #include "prometheus/prom_render_int.h"
 
-/* Raw values of a *_seconds_total counter kept in microseconds (mlx5 pause
- * durations) or nanoseconds (Cumulus tx_wait) are exposed in seconds, as
- * the name promises. A division (not x 1e-6, which is inexact) keeps
- * 2250000 us exactly 2.25 s. */
-static double unit_divisor(const struct fsc_series_view *v)
+/* What a raw value is multiplied by to be shown: the table's scale of a
+ * family renamed to a base unit (bits as bytes), and a time kept in
+ * microseconds or nanoseconds shown in seconds as the name promises (a
+ * division, so 2250000 us is exactly 2.25 s: fsc_unit_divisor). */
+static double family_scale(const struct fsc_prom_family *f)
 {
-    return v->unit == FSC_UNIT_MICROSECONDS ? 1e6 : v->unit == FSC_UNIT_NANOSECONDS ? 1e9 : 1.0;
+    return f->mf && f->mf->scale != 0 ? f->mf->scale : 1.0;
 }
 
-static size_t raw_value(const struct fsc_series_view *v, char *num)
+static size_t raw_value(const struct fsc_prom_family *f, const struct fsc_series_view *v, char *num)
 {
-    double div = unit_divisor(v);
-    if (div != 1.0)
-        return fsc_prom_fmt_double(num, (v->is_f64 ? v->value.d : (double)v->value.u) / div);
+    double div = fsc_unit_divisor(v->unit), scale = family_scale(f);
+    if (div != 1.0 || scale != 1.0)
+        return fsc_prom_fmt_double(num,
+                                   (v->is_f64 ? v->value.d : (double)v->value.u) / div * scale);
     return v->is_f64 ? fsc_prom_fmt_double(num, v->value.d) : fsc_fmt_u64(num, v->value.u);
 }
 
@@ -113,11 +114,15 @@ static void det_record(struct fsc_prom_renderer *r, const struct fsc_prom_family
         return;
     p->block = block;
     p->family = (uint8_t)d;
-    /* Only counters have a rate (a queue peak is a gauge). */
+    /* Only counters have a rate (a queue peak is a gauge); only peak gauges
+     * a trailing maximum. */
     p->rate = v->signal != FSC_SIG_QUEUE_PEAK && v->kind == FSC_KIND_COUNTER && v->has_value &&
               (v->windows_done & (1u << v->rate_level));
+    p->max = v->has_value && v->has_peak_max;
+    for (unsigned w = 0; p->max && w < FSC_PEAK_MAX_WINDOWS; w++)
+        p->peak_max[w] = v->peak_max[w] / fsc_unit_divisor(v->unit) * family_scale(f);
     p->fam = f;
-    p->per_s = v->window_rate[v->rate_level] / unit_divisor(v);
+    p->per_s = v->window_rate[v->rate_level] / fsc_unit_divisor(v->unit) * family_scale(f);
     p->events = v->events;
 }
 
@@ -133,6 +138,7 @@ void fsc_prom_series(struct fsc_prom_renderer *r, struct fsc_prom_family *f, fsc
     }
     if (f->type == FSC_PROM_HISTOGRAM)
         return; /* got its hint after this render sorted: shown from the next */
+    fsc_topo_info_show(&r->ix.infos, r->ix.ser[id].info, r->gen);
     if (v->has_value) {
         /* A family that shares its exposition name with the one that opened
          * the header joins it only when it exposes alike. */
@@ -140,9 +146,8 @@ void fsc_prom_series(struct fsc_prom_renderer *r, struct fsc_prom_family *f, fsc
         if (!raw->hdr) {
             const char *name = r->om ? f->om_name : f->sample_name;
             size_t name_len = r->om ? f->om_len : f->sample_len;
-            char help[384];
-            snprintf(help, sizeof(help), "%s %s as the device reports it.",
-                     f->type == FSC_PROM_COUNTER ? "Raw counter" : "Last value of", f->metric);
+            uint8_t type = f->type == FSC_PROM_COUNTER ? FSC_MF_COUNTER : FSC_MF_GAUGE;
+            const char *help = f->mf ? f->mf->help : fsc_metric_unlisted_help(f->metric, type);
             fsc_prom_header(&r->w, out, name, name_len,
                             f->type == FSC_PROM_COUNTER ? "counter" : "gauge", help, r->om);
             raw->hdr = f;
@@ -152,7 +157,7 @@ void fsc_prom_series(struct fsc_prom_renderer *r, struct fsc_prom_family *f, fsc
         if (ok) {
             const struct fsc_prom_block *blk = &r->ix.blocks[block];
             char num[FSC_NUM_MAX];
-            size_t nl = raw_value(v, num);
+            size_t nl = raw_value(f, v, num);
             fsc_prom_sample(&r->w, out, f->sample_name, f->sample_len, "", 0, r->ix.text + blk->off,
                             blk->len, NULL, 0, num, nl);
         }

@@ -4,16 +4,17 @@
  * exporters/prometheus/prom_series.c, so a TSDB fed by remote_write and one
  * that scrapes see the same names):
  * - counters: every series with a value, raw as the device reports it
- *   (microsecond counters in seconds, as their _seconds_total name says);
+ *   (microsecond counters in seconds, as their _seconds_total name says; a
+ *   family the table renames to a base unit scaled as its name says);
  * - window_rates: port bytes (rx/tx) -> fabric_port_bytes_per_second and,
  *   with a link speed, fabric_port_utilization_ratio; counters feeding a
- *   detector -> fabric_rate_per_second{counter}: every window of the first
+ *   detector -> their rate family (<counter>_per_second): every window of the first
  *   width the engine emits, once, stamped with that window's end (the
  *   journal, below; a window the engine withholds is not sent either);
  * - fine_rates: the same series' fine-interval rates, stamped with each
  *   interval's end (when its value became true: for periodic copies the
  *   copy instant), under fabric_port_fine_bytes_per_second /
- *   fabric_fine_rate_per_second. A series that updates no faster than the
+ *   <counter>_fine_per_second. A series that updates no faster than the
  *   reading period (its update period >= resolution: 2 s copies read every
  *   second) sends every fine interval once, through the journal (below):
  *   after a stall the engine applies seconds of buffered samples between
@@ -35,7 +36,7 @@
 /* Journal growth step floor (samples). */
 #define JOURNAL_MIN_CAP 4096
 
-/* A counter whose rate the /metrics renderer shows (fabric_rate_per_second). */
+/* A counter whose rate the /metrics renderer shows (its rate family). */
 static int detector_signal(uint8_t signal, uint8_t kind)
 {
     switch (signal) {
@@ -58,7 +59,7 @@ static int port_signal(uint8_t signal, uint8_t direction)
 
 static double unit_divisor_of(uint8_t unit)
 {
-    return unit == FSC_UNIT_MICROSECONDS ? 1e6 : unit == FSC_UNIT_NANOSECONDS ? 1e9 : 1.0;
+    return fsc_unit_divisor(unit);
 }
 
 /* Milliseconds of a device time, rounded down. */
@@ -200,6 +201,7 @@ void fsc_rw_reader_free(struct fsc_rw_reader *rd)
     free(rd->out);
     free(rd->jr.pend);
     free(rd->drain);
+    fsc_rw_names_free(&rd->names);
     pthread_mutex_destroy(&rd->jr.mu);
     memset(rd, 0, sizeof(*rd));
 }
@@ -268,8 +270,11 @@ static void read_series(struct fsc_rw_reader *rd, fsc_series_id id, const struct
     if ((rd->series & FSC_RW_SERIES_COUNTERS) && v->t_last_ns != sn->t_raw) {
         double raw = v->is_f64 ? v->value.d : (double)v->value.u;
         int counter = v->kind == FSC_KIND_COUNTER && v->expo == FSC_EXPO_DEFAULT;
+        const char *metric = fsc_registry_metric(rd->reg, id);
+        const struct fsc_metric_family *mf = metric ? fsc_rw_family(&rd->names, metric) : NULL;
+        double scale = mf && mf->scale != 0 ? mf->scale : 1.0;
         put(rd, n, id, counter ? FSC_RW_RAW_COUNTER : FSC_RW_RAW_GAUGE, v, v->t_last_ns,
-            raw / unit_divisor(v));
+            raw / unit_divisor(v) * scale);
         sn->t_raw = v->t_last_ns;
     }
     int port = port_signal(v->signal, v->direction);

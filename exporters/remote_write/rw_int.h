@@ -11,8 +11,10 @@
 #include "base/buf.h"
 #include "remote_write/rw_config.h"
 #include "model/registry.h"
+#include "model/topo_info.h"
 #include "engine/engine.h"
 #include "remote_write/rw_encode.h"
+#include "remote_write/rw_names.h"
 #include "remote_write/rw_queue.h"
 
 /* ---- reader: engine views -> samples (rw_collect.c) ---------------------- */
@@ -57,6 +59,7 @@ struct fsc_rw_reader {
     int listening_fine;          /* so is its fine listener */
     int64_t resolution_ns;       /* the reading period (fine_rates: journal or views) */
     struct fsc_rate_params rate; /* the engine's windows: each series' rate level */
+    struct fsc_rw_names names;   /* family rows: the scale of a renamed family */
 };
 
 /* Returns 0, or -ENOMEM (or the listener's error). With window rates
@@ -92,6 +95,10 @@ struct fsc_rw_encoder {
     struct fsc_buf z;    /* its snappy block: the request body */
     struct fsc_rw_point *pts;
     size_t cap_pts;
+    struct fsc_rw_names names;   /* family rows: exposed names */
+    struct fsc_topo_infos infos; /* the topology taken off the series (model/topo_info.h) */
+    uint32_t gen;                /* batches encoded: which records a batch touched */
+    int64_t info_ms;             /* the info samples' time, never going back */
 };
 
 void fsc_rw_encoder_init(struct fsc_rw_encoder *enc, const struct fsc_registry *reg);
@@ -99,16 +106,24 @@ void fsc_rw_encoder_free(struct fsc_rw_encoder *enc);
 
 /* Sorts batch[0..n) by series (then time, in place), encodes one
  * TimeSeries per series into enc->body and compresses it into enc->z.
- * Samples of one series with the same millisecond keep the first. Returns
- * 0 or a negative errno. */
+ * Samples of one series with the same millisecond keep the first. The
+ * topology labels of the batch's series become one sample of value 1 per
+ * info line they touch (fabric_port_info, fabric_nic_info,
+ * fabric_node_info), stamped with the newest time of the batch, never
+ * earlier than the previous batch's info samples. Returns 0 or a negative
+ * errno. */
 int fsc_rw_encode_batch(struct fsc_rw_encoder *enc, struct fsc_rw_sample *batch, size_t n);
 
-/* The metric name and label set of one queued sample, sorted by name with
+/* The metric name and label set of one queued sample as /metrics shows
+ * them (the family table's names, no topology label), sorted by name with
  * __name__ included: writes up to max labels into out (name buffer `nb` of
- * FSC_REGISTRY_NAME_MAX + 8 bytes) and returns how many, or 0 for an unknown
- * series. */
-size_t fsc_rw_sample_labels(const struct fsc_registry *reg, const struct fsc_rw_sample *s,
-                            struct fsc_rw_label *out, size_t max, char *nb);
+ * FSC_REGISTRY_NAME_MAX + 32 bytes) and returns how many, or 0 for an
+ * unknown series. names may be NULL (no cache); sp, when not NULL, gets the
+ * series' split labels (its topology). */
+#define FSC_RW_NAME_BUF (FSC_REGISTRY_NAME_MAX + 32)
+size_t fsc_rw_sample_labels(const struct fsc_registry *reg, struct fsc_rw_names *names,
+                            const struct fsc_rw_sample *s, struct fsc_rw_label *out, size_t max,
+                            char *nb, struct fsc_topo_split *sp);
 
 /* ---- HTTP (rw_http.c) --------------------------------------------------- */
 

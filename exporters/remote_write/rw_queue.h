@@ -18,13 +18,13 @@
 /* What a queued sample is: which name and extra label the encoder gives it
  * (rw_batch.c), from the series' registry name and labels. */
 enum fsc_rw_what {
-    FSC_RW_RAW_COUNTER = 0, /* the raw counter; name gets _total when it lacks it */
-    FSC_RW_RAW_GAUGE,       /* the raw value under the registry name */
+    FSC_RW_RAW_COUNTER = 0, /* the raw counter under its family's name (_total) */
+    FSC_RW_RAW_GAUGE,       /* the raw value under its family's name */
     FSC_RW_PORT_RATE,       /* fabric_port_bytes_per_second{direction} */
     FSC_RW_PORT_UTIL,       /* fabric_port_utilization_ratio{direction} */
-    FSC_RW_DET_RATE,        /* fabric_rate_per_second{counter} */
+    FSC_RW_DET_RATE,        /* the counter's rate family (<counter>_per_second) */
     FSC_RW_FINE_PORT_RATE,  /* fabric_port_fine_bytes_per_second{direction} */
-    FSC_RW_FINE_RATE,       /* fabric_fine_rate_per_second{counter} */
+    FSC_RW_FINE_RATE,       /* the counter's fine rate (<counter>_fine_per_second) */
     FSC_RW__WHAT_COUNT
 };
 

@@ -109,9 +109,9 @@ EXPECT = [
     ("ECN storm spine1 swp3 tc 3 (6 s every 30 s)", 8, "FabricEcnSpike", ("spine1", "swp3"),
      {"queue": "3"}),
     ("CNP storm b300-02 (3 s at 100k/s every 30 s)", 15, "FabricCnpSpike",
-     ("b300-02", "ens3f0np0"), {"counter": "fabric_nic_cnp_sent_total"}),
+     ("b300-02", "ens3f0np0"), {"signal": "cnp_sent"}),
     ("reorder burst b300-03 (2 s at 20k/s every 30 s)", 20, "FabricReorderSpike",
-     ("b300-03", "ens5f1np1"), {"counter": "fabric_nic_out_of_sequence_total"}),
+     ("b300-03", "ens5f1np1"), {"signal": "out_of_sequence"}),
     ("microburst b300-01 -> b300-02 (300 ms at 23 s), sender", 23, "FabricMicroburst",
      ("b300-01", "ens2f0np0"), {"direction": "tx"}),
     ("microburst b300-01 -> b300-02 (300 ms at 23 s), receiver", 23, "FabricMicroburst",
@@ -225,7 +225,9 @@ for n in fabric_cable_mismatch fabric_port_link_up fabric_nic_ib_port_link_downe
     fabric_port_rx_pause_frames_total fabric_port_tx_pause_frames_total fabric_pcie_link_degraded \
     fabric_cnp_spikes_total fabric_ecn_spikes_total fabric_reorder_spikes_total \
     fabric_pfc_storms_total fabric_microbursts_total fabric_congestion_evidence_total \
-    fabric_uplink_imbalance_events_total; do
+    fabric_uplink_imbalance_events_total fabric_port_info fabric_nic_info fabric_node_info \
+    fabric_port_pfc_tx_pause_seconds_per_second fabric_port_rx_pause_frames_per_second \
+    fabric_port_tx_pause_frames_per_second; do
     check "$n in the demo's /metrics" grep -q "^$n{" "$tmp/demo.metrics"
 done
 # (The whole check_dashboards.py --only metrics cannot pass on the demo: it has
@@ -245,7 +247,7 @@ check "Prometheus loaded the rule files" eval '! grep -q "err=\"error loading\|F
 # targets of parts the demo does not run; a listed target that returns data
 # fails too (the list must stay true).
 absent_kafka="no Kafka exporter in the demo"
-absent_rail="the demo fabric is not rail-optimized (no topology.rails, no rail label); its leaves send 20-30 % over the spine"
+absent_rail="the demo fabric is not rail-optimized (no topology.rails, no rail in fabric_port_info); its leaves send 20-30 % over the spine"
 absent_ethtool="mlx5 ethtool counter; the demo NICs' fixture ethtool files hold only the *_phy byte and packet counters"
 check "every dashboard target returns data from the demo's Prometheus" \
     "$py" "$src/scripts/check_dashboards.py" --only targets \

@@ -10,9 +10,9 @@
 # The fixture is checked first, with known-answer values and exact label
 # sets: it must produce one event of each detector (microburst, CNP / ECN /
 # reorder spike, PFC storm by pause time and by pause frames, queue-peak and
-# buffer-threshold evidence) and its series must carry the topology labels
-# (role, rail, peer); a fixture that stopped doing so would make the checks
-# below vacuous.
+# buffer-threshold evidence) and its ports must have their topology (role,
+# rail, peer) in fabric_port_info; a fixture that stopped doing so would
+# make the checks below vacuous.
 #
 # Last, labels: every selector with label matchers (role="uplink", rail!="",
 # queue!="", ...) must match at least one live series; one that matches none
@@ -61,44 +61,41 @@ for line in open(sys.argv[1]):
     m = LINE.match(line.strip())
     if m:
         have[(m.group(1), frozenset(LABEL.findall(m.group(2) or "")))] = m.group(3)
-# role / rail / peer come from the topology of all_families.yaml
-leaf = {"device": "leaf1", "port": "et-0/0/32", "role": "uplink", "rail": "0",
-        "peer": "spine1:swp1"}
-nic = {"device": "b300-1", "port": "ens1f0np0", "role": "nic", "rail": "0",
-       "peer": "leaf1:et-0/0/1"}
+# role / rail / peer come from the topology of all_families.yaml, in
+# fabric_port_info (docs/METRICS.md, "Topology: the info families")
+leaf = {"device": "leaf1", "port": "et-0/0/32"}
+nic = {"device": "b300-1", "port": "ens1f0np0"}
 want = [
+    ("fabric_port_info", dict(leaf, role="uplink", rail="0", peer="spine1", peer_port="swp1"),
+     "1"),
+    ("fabric_port_info", dict(nic, role="nic", rail="0", peer="leaf1", peer_port="et-0/0/1"),
+     "1"),
+    # a spine port: no rail label
+    ("fabric_port_info", {"device": "spine1", "port": "swp1", "role": "downlink",
+                          "peer": "leaf1", "peer_port": "et-0/0/32"}, "1"),
     ("fabric_microbursts_total", dict(leaf, direction="tx"), "1"),
     ("fabric_microburst_duration_seconds_bucket", dict(leaf, direction="tx", le="0.1"), "1"),
     ("fabric_microburst_duration_seconds_bucket", dict(leaf, direction="tx", le="0.05"), "0"),
     ("fabric_port_fine_utilization_ratio_bucket", dict(leaf, direction="tx", le="0.8"), "49"),
     ("fabric_port_fine_utilization_ratio_count", dict(leaf, direction="tx"), "50"),
-    ("fabric_cnp_spikes_total", dict(nic, counter="fabric_nic_cnp_sent_total"), "1"),
-    ("fabric_cnp_spikes_total", dict(nic, counter="fabric_nic_cnp_handled_total"), "0"),
-    ("fabric_ecn_spikes_total",
-     dict(leaf, queue="3", counter="fabric_port_ecn_marked_packets_total"), "1"),
-    ("fabric_reorder_spikes_total", dict(nic, counter="fabric_nic_out_of_sequence_total"), "1"),
-    ("fabric_pfc_storms_total",
-     dict(leaf, priority="3", counter="fabric_port_pfc_rx_pause_frames_total"), "1"),
-    ("fabric_pfc_storms_total",
-     dict(nic, priority="3", counter="fabric_port_pfc_rx_pause_seconds_total"), "1"),
-    ("fabric_pfc_storms_total",
-     dict(nic, priority="3", counter="fabric_port_pfc_rx_pause_frames_total"), "0"),
-    ("fabric_congestion_evidence_total",
-     dict(leaf, queue="3", counter="fabric_port_queue_peak_bytes"), "1"),
-    ("fabric_congestion_evidence_total",
-     dict(nic, counter="fabric_nic_rx_buffer_over_threshold_total"), "1"),
+    ("fabric_cnp_spikes_total", dict(nic, signal="cnp_sent"), "1"),
+    ("fabric_cnp_spikes_total", dict(nic, signal="cnp_handled"), "0"),
+    ("fabric_ecn_spikes_total", dict(leaf, queue="3", signal="ecn_marked_packets"), "1"),
+    ("fabric_reorder_spikes_total", dict(nic, signal="out_of_sequence"), "1"),
+    ("fabric_pfc_storms_total", dict(leaf, priority="3", signal="pfc_rx_pause_frames"), "1"),
+    ("fabric_pfc_storms_total", dict(nic, priority="3", signal="pfc_rx_pause_seconds"), "1"),
+    ("fabric_pfc_storms_total", dict(nic, priority="3", signal="pfc_rx_pause_frames"), "0"),
+    ("fabric_congestion_evidence_total", dict(leaf, queue="3", signal="queue_peak_bytes"), "1"),
+    ("fabric_congestion_evidence_total", dict(nic, signal="rx_buffer_over_threshold"), "1"),
     # 45 x 1000 us + 5 x 50000 us, exposed in seconds
     ("fabric_port_pfc_rx_pause_seconds_total", dict(nic, priority="3"), "0.295"),
     ("fabric_port_tx_discards_total", leaf, "150"),
     ("fabric_port_pfc_tx_pause_frames_total", dict(nic, priority="3"), "250"),
     ("fabric_port_utilization_ratio",
-     {"device": "leaf1", "port": "et-0/0/33", "direction": "tx", "role": "uplink", "rail": "0",
-      "peer": "spine2:swp1"}, "0.05"),
-    # a spine port: no rail label
-    ("fabric_port_utilization_ratio",
-     {"device": "spine1", "port": "swp1", "direction": "tx", "role": "downlink",
-      "peer": "leaf1:et-0/0/32"}, "0.2"),
-    ("fabric_rate_per_second", dict(nic, counter="fabric_nic_cnp_sent_total"), "1000"),
+     {"device": "leaf1", "port": "et-0/0/33", "direction": "tx"}, "0.05"),
+    ("fabric_port_utilization_ratio", {"device": "spine1", "port": "swp1", "direction": "tx"},
+     "0.2"),
+    ("fabric_nic_cnp_sent_per_second", nic, "1000"),
     # the IB PMA bytes CNP per TB falls back to: 50 x 2.4e9
     ("fabric_nic_ib_port_rx_bytes_total", nic, "120000000000"),
     ("fabricscope_samples_total", {}, "1122"),
@@ -182,6 +179,9 @@ EXPECTED_EMPTY = {
     'fabricscope_shard_info{count!="1"}':
         "sharded collectors only (recording.yml job_count:fabricscope_shards:count); "
         "this daemon runs unsharded",
+    'fabric_port_info{peer_node!="", link!=""}':
+        "interfaces of a B300 cable plan only (recording.yml group fabricscope.cabling); "
+        "the replay's topology has no cable plan (dashboards.alerts_demo has one)",
 }
 exprs, records = cd.all_expressions(cd.Report(quiet=True))
 empty, used = {}, set()

@@ -126,17 +126,17 @@ check_eq "host checks read the fixtures' addresses and neighbours" \
 
 # ---- 3. /metrics once the last fault of the cycle is counted ---------------------------
 check "leaf burst counted" poll_metrics 450 \
-    '[ "$(series_value fabric_congestion_evidence_total device=leaf2 port=et-0/0/3 queue=3 counter=fabric_port_queue_peak_bytes)" = 1 ]'
+    '[ "$(series_value fabric_congestion_evidence_total device=leaf2 port=et-0/0/3 queue=3 signal=queue_peak_bytes)" = 1 ]'
 sum() { awk -v n="$1" 'index($0, n "{") == 1 || index($0, n " ") == 1 { s += $NF } END { print s + 0 }' "$tmp/metrics"; }
 check_eq "B300 microburst, sender" "$(series_value fabric_microbursts_total device=b300-01 port=ens2f0np0 direction=tx)" 1
 check_eq "B300 microburst, receiver" "$(series_value fabric_microbursts_total device=b300-02 port=ens2f0np0 direction=rx)" 1
 check_eq "spine burst" "$(series_value fabric_bursts_total device=spine1 port=swp5 direction=tx)" 1
 check_eq "no microburst in 4 s rates rx" "$(series_value fabric_microbursts_total device=leaf2 port=et-0/0/3 direction=rx)" 0
 check_eq "no microburst in 4 s rates tx" "$(series_value fabric_microbursts_total device=leaf2 port=et-0/0/3 direction=tx)" 0
-check_eq "the burst port's other queue" "$(series_value fabric_congestion_evidence_total device=leaf2 port=et-0/0/3 queue=2 counter=fabric_port_queue_peak_bytes)" 0
+check_eq "the burst port's other queue" "$(series_value fabric_congestion_evidence_total device=leaf2 port=et-0/0/3 queue=2 signal=queue_peak_bytes)" 0
 check_eq "spine ECN spike" "$(series_value fabric_ecn_spikes_total device=spine1 port=swp3 queue=3)" 1
-check_eq "B300 CNP spike" "$(series_value fabric_cnp_spikes_total device=b300-02 port=ens3f0np0 counter=fabric_nic_cnp_sent_total)" 1
-check_eq "B300 reorder spike" "$(series_value fabric_reorder_spikes_total device=b300-03 port=ens5f1np1 counter=fabric_nic_out_of_sequence_total)" 1
+check_eq "B300 CNP spike" "$(series_value fabric_cnp_spikes_total device=b300-02 port=ens3f0np0 signal=cnp_sent)" 1
+check_eq "B300 reorder spike" "$(series_value fabric_reorder_spikes_total device=b300-03 port=ens5f1np1 signal=out_of_sequence)" 1
 # the swapped cables: every end of both, kind peer, and nothing else
 swapped="b300-04:ens6f0np0 b300-04:ens6f1np1 b300-04:ens1f0np0 b300-04:ens1f1np1
 b300-03:ens6f0np0 b300-03:ens6f1np1 b300-02:ens1f0np0 b300-02:ens1f1np1"

@@ -67,7 +67,7 @@ check_eq "no port without a speed" \
 
 # Queue-peak evidence from max-queue-len on the burst port only.
 ev1=$(series_value fabric_congestion_evidence_total device=leaf1 port=et-0/0/1 queue=0 \
-    counter=fabric_port_queue_peak_bytes)
+    signal=queue_peak_bytes)
 check "queue-peak evidence on et-0/0/1 queue 0 ($ev1)" ge "$ev1" 1
 check "no queue-peak evidence on et-0/0/0" eval \
     "! grep -Eq '^fabric_congestion_evidence_total\\{.*port=\"et-0/0/0\".*\\} [1-9]' \"$tmp/metrics\""

@@ -5,8 +5,8 @@
 # ens1f0np0..ens3f0np0, polled every 50 ms.
 #   nic_fixture_test.sh FABRICSCOPE NIC_FIXTURE PYTHON3
 #
-# 1. Start: ethtool is off (fixture: true, no ioctl), the cable plan labels
-#    the ports (node, card, link, peer, peer_node), the plan's second link
+# 1. Start: ethtool is off (fixture: true, no ioctl), the cable plan gives
+#    the info families (node, card, link, peer, peer_node), the plan's second link
 #    (ens1f1np1) has no interface: fabric_cable_mismatch{kind="missing"} 1
 #    and one event, every other kind 0.
 # 2. One fixture step of 100 ms at 100 Gb/s, 1000 CNP/s, 2000 out_of_sequence
@@ -96,10 +96,18 @@ P0='port=ens1f0np0'
 check "initial values" poll_metrics 100 \
     '[ "$(series_value fabric_nic_out_of_sequence_total $P0)" = 4294964296 ] &&
      [ -n "$(series_value fabric_cable_mismatch port=ens1f1np1 kind=missing)" ]'
+# Series carry device and port; the cable plan is in the info families
+# (docs/METRICS.md, "Topology: the info families").
 check_eq "labels of a cabled port" \
-    "$(grep -c '^fabric_nic_cnp_sent_total{card="0",device="b300-01",link="1",node="1",peer="b300-02:ens1f0np0",peer_node="2",port="ens1f0np0"} ' "$tmp/metrics")" 1
+    "$(grep -c '^fabric_nic_cnp_sent_total{device="b300-01",port="ens1f0np0"} ' "$tmp/metrics")" 1
+check_eq "cabling of a cabled port" \
+    "$(grep -c '^fabric_port_info{device="b300-01",link="1",peer="b300-02",peer_node="2",peer_port="ens1f0np0",port="ens1f0np0"} 1$' "$tmp/metrics")" 1
+check_eq "card of a cabled port" \
+    "$(grep -c '^fabric_nic_info{card="0",device="b300-01",pci="[0-9a-f:.]*",port="ens1f0np0"} 1$' "$tmp/metrics")" 1
 check_eq "labels of an uncabled port" \
-    "$(grep -c '^fabric_nic_cnp_sent_total{card="2",device="b300-01",node="1",port="ens3f0np0"} ' "$tmp/metrics")" 1
+    "$(grep -c '^fabric_nic_cnp_sent_total{device="b300-01",port="ens3f0np0"} ' "$tmp/metrics")" 1
+check_eq "no cabling of an uncabled port" "$(grep -c '^fabric_port_info{device="b300-01",.*port="ens3f0np0"' "$tmp/metrics")" 0
+check_eq "node of the host" "$(grep -c '^fabric_node_info{device="b300-01",node="1"} 1$' "$tmp/metrics")" 1
 check_eq "missing interface" "$(series_value fabric_cable_mismatch port=ens1f1np1 kind=missing)" 1
 check_eq "PMA words x 4 at start" "$(series_value fabric_nic_ib_port_rx_bytes_total port=ens3f0np0)" 4000000028
 for k in missing down speed address peer; do
@@ -130,7 +138,7 @@ for p in ens1f0np0 ens2f0np0 ens3f0np0; do
     check_eq "$p netdev tx_bytes" "$(series_value fabric_netdev_tx_bytes_total port=$p)" 1250000000
     check_eq "$p rx_write_requests" "$(series_value fabric_nic_rx_write_requests_total port=$p)" 305175
     check_eq "$p link up" "$(series_value fabric_port_link_up port=$p)" 1
-    check_eq "$p link speed" "$(series_value fabric_port_link_speed_bits_per_second port=$p)" 400000000000
+    check_eq "$p link speed (bytes/s)" "$(series_value fabric_port_link_speed_bytes_per_second port=$p)" 50000000000
     check_eq "$p pcie speed" "$(series_value fabric_pcie_link_speed_gts port=$p kind=current)" 64
     check_eq "$p pcie width" "$(series_value fabric_pcie_link_width port=$p kind=current)" 16
     check_eq "$p pcie degraded" "$(series_value fabric_pcie_link_degraded port=$p)" 0
@@ -140,7 +148,7 @@ done
 check_eq "ens3f0np0 port_rcv_data (bytes)" "$(series_value fabric_nic_ib_port_rx_bytes_total port=ens3f0np0)" 5250000028
 check_eq "out_of_sequence mlx5_0" "$(series_value fabric_nic_out_of_sequence_total $P0)" 4294964496
 check_eq "out_of_sequence mlx5_1" "$(series_value fabric_nic_out_of_sequence_total port=ens2f0np0)" 200
-check_eq "pci label" "$(series_value fabric_pcie_link_degraded port=ens2f0np0 pci=0000:21:00.0)" 0
+check_eq "pci label" "$(series_value fabric_nic_info port=ens2f0np0 pci=0000:21:00.0)" 1
 check_eq "counters per poll (3 x 76 files)" "$(series_value fabricscope_nic_poll_counters source=b300-01)" 228
 check_eq "ports" "$(series_value fabricscope_nic_ports source=b300-01)" 3
 check_eq "read errors" "$(series_value fabricscope_nic_read_errors_total source=b300-01)" 0
@@ -177,7 +185,9 @@ def value(samples, name, **want):
             return v
     return None
 
-RATE = "fabric_rate_per_second"
+# The window rate of a detector counter: its own family (docs/METRICS.md).
+def rate_of(counter):
+    return counter[:-len("_total")] + "_per_second"
 obs = {"oos0": [], "cnp1": [], "cnp2": [], "raw_oos0": []}
 t0 = time.monotonic()
 last_ms, k, did_reset, did_pcie = 0, 0, False, False
@@ -204,7 +214,7 @@ while True:
         for key, counter, port in (("oos0", "fabric_nic_out_of_sequence_total", "ens1f0np0"),
                                    ("cnp1", "fabric_nic_cnp_sent_total", "ens2f0np0"),
                                    ("cnp2", "fabric_nic_cnp_sent_total", "ens3f0np0")):
-            v = value(s, RATE, counter=counter, port=port)
+            v = value(s, rate_of(counter), port=port)
             if v is not None:
                 obs[key].append((round(now, 2), v))
         obs["raw_oos0"].append(value(s, "fabric_nic_out_of_sequence_total", port="ens1f0np0"))
@@ -226,7 +236,7 @@ def within(key, lo, hi, t_from=0.0, t_to=99.0):
 raw = [v for v in obs["raw_oos0"] if v is not None]
 check("out_of_sequence wrapped", len(raw) > 10 and raw[0] > 4294960000 and raw[-1] < 20000,
       "first=%s last=%s" % (raw[:1], raw[-1:]))
-# fabric_rate_per_second is the series' rate level (rate.h rule 9): for
+# The rate family is the series' rate level (rate.h rule 9): for
 # hw_counters cached for lifespan 1000 ms the 1 s window, 200 ms windows are
 # withheld. The first 1 s window ends within 1 s of the stepper's start and
 # holds the idle time before it; the first whole one is shown by 1.6 s plus
@@ -264,20 +274,20 @@ if [ "$max_step" -le 180 ]; then
 else
     echo "note: stepper lagged (a step of $max_step ms): implausible verdicts not checked"
 fi
-for c in fabric_nic_cnp_sent_total fabric_nic_cnp_handled_total; do
-    check_eq "cnp spike $c mlx5_0" "$(series_value fabric_cnp_spikes_total counter=$c port=ens1f0np0)" 1
-    check_eq "cnp spike $c mlx5_1" "$(series_value fabric_cnp_spikes_total counter=$c port=ens2f0np0)" 0
-    check_eq "cnp spike $c mlx5_2" "$(series_value fabric_cnp_spikes_total counter=$c port=ens3f0np0)" 0
+for c in cnp_sent cnp_handled; do
+    check_eq "cnp spike $c mlx5_0" "$(series_value fabric_cnp_spikes_total signal=$c port=ens1f0np0)" 1
+    check_eq "cnp spike $c mlx5_1" "$(series_value fabric_cnp_spikes_total signal=$c port=ens2f0np0)" 0
+    check_eq "cnp spike $c mlx5_2" "$(series_value fabric_cnp_spikes_total signal=$c port=ens3f0np0)" 0
 done
 check_eq "cnp spike start lines" "$(grep -c 'kind=cnp_spike phase=start' "$tmp/fsc.log")" 2
 check_eq "cnp spike start lines on mlx5_0" \
     "$(grep 'kind=cnp_spike phase=start' "$tmp/fsc.log" | grep -c 'port=ens1f0np0 ')" 2
 check_eq "reorder spikes" "$(grep -c 'kind=reorder_spike' "$tmp/fsc.log")" 0
 for d in rx tx; do
-    num_near "node rdma $d bits/s (3 x 25 Gb/s)" \
-        "$(series_value fabric_node_rdma_bits_per_second direction=$d node=1)" 75000000000 0.15
+    num_near "node rdma $d bytes/s (3 x 25 Gb/s / 8)" \
+        "$(series_value fabric_node_rdma_bytes_per_second direction=$d device=b300-01)" 9375000000 0.15
     num_near "node rdma $d efficiency (75G / 2 x 400G)" \
-        "$(series_value fabric_node_rdma_efficiency_ratio direction=$d node=1)" 0.09375 0.15
+        "$(series_value fabric_node_rdma_efficiency_ratio direction=$d device=b300-01)" 0.09375 0.15
 done
 
 # ---- 4. PCIe degraded, then restored ---------------------------------------------------------

@@ -25,9 +25,9 @@
 #   r515, r516: the same values (r515's if_out_pkts 500012 passes through and
 #        feeds no tx packets); r516 histogram _count 6 * 12 = 72; every
 #        delta export has a sample past the last bound (300000 > 245760), so
-#        the peak gauge fabric_port_queue_histogram_peak_bytes{queue=0} is
+#        the peak gauge fabric_port_queue_hist_peak_bytes{queue=0} is
 #        245760, above 0.5 x the topology's buffer 400000: one queue-peak
-#        episode, fabric_congestion_evidence_total{counter=<that gauge>} 1
+#        episode, fabric_congestion_evidence_total{signal=queue_hist_peak_bytes} 1
 #   rnone: fabricscope_otlp_device_byte_counters{device=rnone} 0 (the others
 #        1), one otlp_sender_warning log line naming it, no byte series
 # Rates (fabric_port_bytes_per_second, last completed 1 s window) within 1 %
@@ -160,12 +160,12 @@ num_eq "5.15 if_out_pkts passes through" \
 check_eq "5.11 has no port packet counter" \
     "$(grep -c "^fabric_port_[rt]x_packets_total{.*device=\"r511\"" "$tmp/metrics")" 0
 num_eq "5.16 delta histogram count" \
-    "$(series_value fabric_cumulus_nvswitch_histogram_interface_egress_buffer_count device=r516 port=swp1 tc=0)" 72
+    "$(series_value fabric_cumulus_nvswitch_interface_egress_buffer_count device=r516 port=swp1 queue=0)" 72
 
 num_eq "5.16 histogram peak gauge (last bound reached)" \
-    "$(series_value fabric_port_queue_histogram_peak_bytes device=r516 port=swp1 queue=0)" 245760
+    "$(series_value fabric_port_queue_hist_peak_bytes device=r516 port=swp1 queue=0)" 245760
 num_eq "5.16 histogram evidence: one episode" \
-    "$(series_value fabric_congestion_evidence_total counter=fabric_port_queue_histogram_peak_bytes device=r516 port=swp1 queue=0)" 1
+    "$(series_value fabric_congestion_evidence_total signal=queue_hist_peak_bytes device=r516 port=swp1 queue=0)" 1
 
 num_eq "no-byte device gauge" \
     "$(series_value fabricscope_otlp_device_byte_counters source=spine1 device=rnone)" 0

@@ -71,7 +71,6 @@ hport=$(wait_log_port 'otlp_listening .*transport=http( |$)') || {
 t0=$((($(date +%s) - 60) * 1000 + 500))
 dv=device=rp1
 pv=port=swp1
-ecn="counter=fabric_port_ecn_marked_packets_total"
 i=0
 while [ "$i" -lt 20 ]; do
     timeout 30 "$node" "$js/replay.js" --endpoint "http://127.0.0.1:$hport/v1/metrics" \
@@ -82,8 +81,8 @@ while [ "$i" -lt 20 ]; do
     # One line per tick: i rx tx ecn3 ecn4 ("-" when absent).
     echo "$i $(series_value fabric_port_bytes_per_second "$dv" "$pv" direction=rx) \
 $(series_value fabric_port_bytes_per_second "$dv" "$pv" direction=tx) \
-$(series_value fabric_rate_per_second "$ecn" "$dv" "$pv" queue=3) \
-$(series_value fabric_rate_per_second "$ecn" "$dv" "$pv" queue=4)" |
+$(series_value fabric_port_ecn_marked_packets_per_second "$dv" "$pv" queue=3) \
+$(series_value fabric_port_ecn_marked_packets_per_second "$dv" "$pv" queue=4)" |
         awk '{ for (k = NF + 1; k <= 5; k++) $k = "-"; print }' >>"$tmp/rates"
     i=$((i + 1))
 done
@@ -144,13 +143,13 @@ num_eq "no ECN spike event (queue 3)" "$(series_value fabric_ecn_spikes_total "$
 num_eq "no ECN spike event (queue 4)" "$(series_value fabric_ecn_spikes_total "$dv" "$pv" queue=4)" 0
 
 # The DELTA histogram's running totals over 20 ticks.
-hist=fabric_cumulus_nvswitch_histogram_interface_egress_buffer
+hist=fabric_cumulus_nvswitch_interface_egress_buffer
 check "histogram family typed histogram" grep -qx "# TYPE $hist histogram" "$tmp/metrics"
 for b in 960:10 1920:30 3840:30 7680:70 15360:77 30720:77 61440:77 122880:81 245760:81 +Inf:101; do
-    num_eq "histogram le=${b%%:*}" "$(series_value "${hist}_bucket" "$dv" "$pv" tc=0 "le=${b%%:*}")" "${b#*:}"
+    num_eq "histogram le=${b%%:*}" "$(series_value "${hist}_bucket" "$dv" "$pv" queue=0 "le=${b%%:*}")" "${b#*:}"
 done
-num_eq "histogram count" "$(series_value "${hist}_count" "$dv" "$pv" tc=0)" 101
-num_eq "histogram sum" "$(series_value "${hist}_sum" "$dv" "$pv" tc=0)" 190010
+num_eq "histogram count" "$(series_value "${hist}_count" "$dv" "$pv" queue=0)" 101
+num_eq "histogram sum" "$(series_value "${hist}_sum" "$dv" "$pv" queue=0)" 190010
 
 ok
 if stop_pid "$fsc_pid" 100; then

@@ -21,7 +21,7 @@
 #       (monotonic Sum as_int, unknown name passed through)
 #   fabric_cumulus_nvswitch_control_plane_rx_bytes_total 750.125 * 156 = 117019.5
 #       (as_double)
-#   fabric_cumulus_nvswitch_histogram_interface_egress_buffer {port=swp1, tc=0}:
+#   fabric_cumulus_nvswitch_interface_egress_buffer {port=swp1, queue=0 (tc)}:
 #       per collection buckets [1,1,0,2,0,0,0,0,1,1] (values 100, 1920, 5000,
 #       5000, 200000, 300000; 1920 lies ON a bound, which is inclusive), so
 #       after 12: le 960:12 1920:24 3840:24 7680:48 ... 122880:48 245760:60
@@ -121,7 +121,7 @@ for p in $pids; do
 done
 
 fetch_metrics || fail "GET /metrics"
-hist=fabric_cumulus_nvswitch_histogram_interface_egress_buffer
+hist=fabric_cumulus_nvswitch_interface_egress_buffer
 # One histogram family (docs/METRICS.md), not three counter families.
 check "histogram family typed histogram" grep -qx "# TYPE $hist histogram" "$tmp/metrics"
 check_eq "histogram parts exposed as counters" "$(grep -c "^${hist}_[a-z]*_total" "$tmp/metrics")" 0
@@ -146,10 +146,10 @@ for r in $runs; do
 
     for b in 960:12 1920:24 3840:24 7680:48 15360:48 30720:48 61440:48 122880:48 245760:60 +Inf:72; do
         num_eq "$h: histogram le=${b%%:*}" \
-            "$(series_value "${hist}_bucket" "$d" port=swp1 tc=0 "le=${b%%:*}")" "${b#*:}"
+            "$(series_value "${hist}_bucket" "$d" port=swp1 queue=0 "le=${b%%:*}")" "${b#*:}"
     done
-    num_eq "$h: histogram count" "$(series_value "${hist}_count" "$d" port=swp1 tc=0)" 72
-    num_eq "$h: histogram sum" "$(series_value "${hist}_sum" "$d" port=swp1 tc=0)" 6144240
+    num_eq "$h: histogram count" "$(series_value "${hist}_count" "$d" port=swp1 queue=0)" 72
+    num_eq "$h: histogram sum" "$(series_value "${hist}_sum" "$d" port=swp1 queue=0)" 6144240
 
     for x in swp1:rx:1e9 swp2:rx:5e8 swp1:tx:2.5e8 swp2:tx:1e8; do
         port=${x%%:*}

@@ -201,7 +201,7 @@ probe_wait
 check_eq "otlp probe exit status" "$probe_rc" 0
 check "otlp probe ended by SIGINT" grep -q "event=probe_interrupted signal=SIGINT" "$tmp/o.err"
 
-H=fabric_cumulus_nvswitch_histogram_interface_egress_buffer
+H=fabric_cumulus_nvswitch_interface_egress_buffer
 cat >"$tmp/o.names.want" <<EOF
 fabric_cumulus_nvswitch_control_plane_rx_bytes
 fabric_cumulus_nvswitch_control_plane_rx_packets
@@ -246,8 +246,8 @@ check_eq "control-plane packets = 50 x 3 x 4" \
     "$(field_of last 'fabric_cumulus_nvswitch_control_plane_rx_packets{device="sw1"}' "$tmp/o.out")" 600
 check_eq "control-plane bytes = 750.125 x 12" \
     "$(field_of last 'fabric_cumulus_nvswitch_control_plane_rx_bytes{device="sw1"}' "$tmp/o.out")" 9001.5
-check_eq "histogram count = 6 x 3" "$(field_of last "${H}_count{$sw1,tc=\"0\"}" "$tmp/o.out")" 18
-check_eq "histogram sum = 512020 x 3" "$(field_of last "${H}_sum{$sw1,tc=\"0\"}" "$tmp/o.out")" 1536060
+check_eq "histogram count = 6 x 3" "$(field_of last "${H}_count{$sw1,queue=\"0\"}" "$tmp/o.out")" 18
+check_eq "histogram sum = 512020 x 3" "$(field_of last "${H}_sum{$sw1,queue=\"0\"}" "$tmp/o.out")" 1536060
 # 300000 is past the last bound in every collection: the last bound is reached
 check_eq "histogram peak = last bound 245760" \
     "$(field_of last "fabric_port_queue_histogram_peak_bytes{$sw1,queue=\"0\"}" "$tmp/o.out")" 245760

@@ -112,7 +112,7 @@ expect "fabric_port_bytes_per_second{$sel,direction=\"tx\"}" 12500000000
 expect "fabric_microbursts_total{$sel,direction=\"tx\"}" 1
 expect "fabric_port_fine_utilization_ratio_bucket{$sel,direction=\"tx\",le=\"0.3\"}" 29
 expect "fabric_port_fine_utilization_ratio_count{$sel,direction=\"tx\"}" 30
-expect "fabric_rate_per_second{counter=\"fabric_nic_cnp_sent_total\",device=\"b300-1\"}" 1000
+expect "fabric_nic_cnp_sent_per_second{device=\"b300-1\"}" 1000
 expect "fabricscope_samples_total" 62
 
 if [ "$fails" -ne 0 ]; then

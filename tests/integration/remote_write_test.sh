@@ -154,20 +154,20 @@ vm | drops)
             k=$((k + 1))
         done
         rep() { printf "$1%.0s" $(seq 1 $((steps - 1))) | sed 's/,$//'; }
-        want="{__name__=\"fabric_nic_cnp_sent_total\",device=\"b300-1\",port=\"ens1f0np0\"} n=$steps v=$r0 dt=1000
+        want="{__name__=\"fabric_nic_cnp_sent_per_second\",device=\"b300-1\",port=\"ens1f0np0\"} n=$((steps - 1)) v=$(rep 1200,) dt=1000
+{__name__=\"fabric_nic_cnp_sent_total\",device=\"b300-1\",port=\"ens1f0np0\"} n=$steps v=$r0 dt=1000
 {__name__=\"fabric_port_bytes_per_second\",device=\"leaf1\",direction=\"tx\",port=\"et-0/0/1\"} n=$((steps - 1)) v=$(rep 5000000000,) dt=1000
 {__name__=\"fabric_port_tx_bytes_total\",device=\"leaf1\",port=\"et-0/0/1\"} n=$steps v=$v0 dt=1000
-{__name__=\"fabric_port_utilization_ratio\",device=\"leaf1\",direction=\"tx\",port=\"et-0/0/1\"} n=$((steps - 1)) v=$(rep 0.1,) dt=1000
-{__name__=\"fabric_rate_per_second\",counter=\"fabric_nic_cnp_sent_total\",device=\"b300-1\",port=\"ens1f0np0\"} n=$((steps - 1)) v=$(rep 1200,) dt=1000"
+{__name__=\"fabric_port_utilization_ratio\",device=\"leaf1\",direction=\"tx\",port=\"et-0/0/1\"} n=$((steps - 1)) v=$(rep 0.1,) dt=1000"
         check_eq "every series, value and timestamp in VictoriaMetrics" \
             "$(python3 "$py" vmdump "$tmp/export")" "$want"
         # The Prometheus-compatible query API answers with the last value.
         curl -sf --max-time 10 "http://127.0.0.1:$vm_port/api/v1/query" \
-            --data-urlencode 'query=fabric_rate_per_second' \
+            --data-urlencode 'query=fabric_nic_cnp_sent_per_second' \
             --data-urlencode "time=$(($(date +%s) + 1))" >"$tmp/q.json"
         check_eq "query API" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
-r=d["data"]["result"]; print(len(r), r[0]["metric"]["counter"], r[0]["value"][1])' "$tmp/q.json")" \
-            "1 fabric_nic_cnp_sent_total 1200"
+r=d["data"]["result"]; print(len(r), r[0]["metric"]["__name__"], r[0]["value"][1])' "$tmp/q.json")" \
+            "1 fabric_nic_cnp_sent_per_second 1200"
     else
         check "some samples dropped" ge "$dropped" 1
         check_eq "VM points + dropped = samples produced" "$((got + dropped))" "$total"

@@ -1,6 +1,12 @@
 /* prom_fixture: prints the Prometheus exposition of a deterministic fabric.
  *
  *   prom_fixture [--openmetrics]
+ *   prom_fixture --vendor-names DIR
+ *
+ * With --vendor-names it prints instead the exposition of one series per
+ * name of the vendors' published sets (the .names files under DIR/<profile>,
+ * tests/vendor/README.md) as its profile maps it, canonical or passed
+ * through: what promtool must accept of every name a device can send.
  *
  * Builds a config (three sources and a disabled fourth, a topology with an
  * uplink group), a registry and an engine, feeds 30 s of 100 ms samples in
@@ -16,6 +22,7 @@
  *
  * Used by tests/integration/promtool_check_test.sh. Exit 0, or 1 with a
  * message on stderr. */
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +30,7 @@
 
 #include "base/buf.h"
 #include "config/config.h"
+#include "model/profile.h"
 #include "model/registry.h"
 #include "engine/engine.h"
 #include "engine/events.h"
@@ -252,7 +260,7 @@ static int build(struct fx *fx)
 
     /* Spine: an OTLP histogram as the receiver keeps it. */
     static const char *const le[4] = {"4096", "65536", "1048576", "+Inf"};
-    static const char *const eb = "fabric_cumulus_nvswitch_histogram_interface_egress_buffer";
+    static const char *const eb = "fabric_cumulus_nvswitch_interface_egress_buffer";
     struct fsc_traits hb = traits(0, 64, FSC_UNIT_NONE, 0, FSC_DIR_NONE, 0);
     struct fsc_traits hc = hb, hs = traits(0, 53, FSC_UNIT_NONE, 0, FSC_DIR_NONE, 0);
     hb.expo = FSC_EXPO_HIST_BUCKET;
@@ -264,7 +272,7 @@ static int build(struct fx *fx)
                                 "spine1",
                                 "port",
                                 "swp1",
-                                "tc",
+                                "queue",
                                 set ? "3" : "0",
                                 part < 4 ? "le" : NULL,
                                 part < 4 ? le[part] : NULL,
@@ -361,6 +369,63 @@ static int feed(struct fx *fx)
     return 0;
 }
 
+/* One series per published name of profile `name` (DIR/<name>/ .names files),
+ * mapped as the profile maps it, with its own label when it has one, a
+ * sample (counters two, so they have a value). Returns 0 or -1. */
+static int vendor_names(struct fx *fx, const char *dir, const char *name, uint16_t src)
+{
+    const struct fsc_profile *prof = fsc_profile_find(fsc_app_profiles(), name);
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    DIR *d = prof ? opendir(path) : NULL;
+    if (!d)
+        return -1;
+    int rc = 0;
+    for (struct dirent *de; rc == 0 && (de = readdir(d)) != NULL;) {
+        size_t len = strlen(de->d_name);
+        if (len < 6 || strcmp(de->d_name + len - 6, ".names") != 0)
+            continue;
+        char file[1400];
+        snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
+        FILE *f = fopen(file, "r");
+        char line[512];
+        while (f && rc == 0 && fgets(line, sizeof(line), f)) {
+            size_t k = strcspn(line, " \t\r\n");
+            if (line[0] == '#' || k == 0)
+                continue;
+            line[k] = '\0';
+            struct fsc_profile_match m;
+            if (fsc_profile_map(prof, line, &m) != 0) {
+                rc = -1;
+                break;
+            }
+            struct fsc_label lab[3] = {{"device", name}, {"port", "p1"}, {m.label_name, "3"}};
+            fsc_series_id id =
+                fsc_registry_intern(fx->reg, src, m.canonical, lab, m.label_name[0] ? 3 : 2);
+            if (id == FSC_SERIES_NONE || fsc_engine_set_traits(fx->eng, id, &m.traits) != 0) {
+                rc = -1;
+                break;
+            }
+            struct fsc_sample smp[2] = {
+                {.series = id, .t_dev_ns = T0, .t_arr_ns = T0, .v.u = 1},
+                {.series = id, .t_dev_ns = T0 + NS, .t_arr_ns = T0 + NS, .v.u = 2}};
+            for (int i = 0; i < 2; i++) {
+                if (m.traits.width == 53) {
+                    smp[i].flags = FSC_SMP_F64;
+                    smp[i].v.d = (double)(i + 1);
+                }
+            }
+            rc = fsc_engine_ingest(fx->eng, smp, 2) != 0 ? -1 : 0;
+        }
+        if (f)
+            fclose(f);
+        else
+            rc = -1;
+    }
+    closedir(d);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     enum fsc_prom_format fmt = FSC_PROM_TEXT;
@@ -371,11 +436,14 @@ int main(int argc, char **argv)
     struct fsc_buf out = {0};
     int status = 1;
 
+    const char *names_dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--openmetrics") == 0) {
             fmt = FSC_PROM_OPENMETRICS;
+        } else if (strcmp(argv[i], "--vendor-names") == 0 && i + 1 < argc) {
+            names_dir = argv[++i];
         } else {
-            fprintf(stderr, "usage: prom_fixture [--openmetrics]\n");
+            fprintf(stderr, "usage: prom_fixture [--openmetrics] | --vendor-names DIR\n");
             return 2;
         }
     }
@@ -385,7 +453,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "prom_fixture: config: %s\n", err);
         goto out;
     }
-    fx.reg = fsc_registry_create(10000);
+    fx.reg = fsc_registry_create(names_dir ? 100000 : 10000);
     bus = fsc_event_bus_create(1024);
     uint16_t src;
     if (!fx.reg || !bus || fsc_registry_source_add(fx.reg, "leaf1", 1000, &src) != 0 ||
@@ -399,7 +467,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "prom_fixture: engine: %s\n", err);
         goto out;
     }
-    if (build(&fx) != 0 || feed(&fx) != 0) {
+    if (names_dir) {
+        uint16_t s_junos, s_cumulus, s_mlx5;
+        if (fsc_registry_source_add(fx.reg, "junos", 0, &s_junos) != 0 ||
+            fsc_registry_source_add(fx.reg, "cumulus", 0, &s_cumulus) != 0 ||
+            fsc_registry_source_add(fx.reg, "mlx5", 0, &s_mlx5) != 0 ||
+            vendor_names(&fx, names_dir, "junos", s_junos) != 0 ||
+            vendor_names(&fx, names_dir, "cumulus", s_cumulus) != 0 ||
+            vendor_names(&fx, names_dir, "mlx5", s_mlx5) != 0) {
+            fprintf(stderr, "prom_fixture: cannot read the vendor names under %s\n", names_dir);
+            goto out;
+        }
+    } else if (build(&fx) != 0 || feed(&fx) != 0) {
         fprintf(stderr, "prom_fixture: cannot build the fixture\n");
         goto out;
     }
@@ -409,7 +488,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "prom_fixture: %s\n", err);
         goto out;
     }
-    int rc = fsc_prom_render(r, fmt, T0 + STEPS * 100 * MS, &out);
+    int rc = fsc_prom_render(r, fmt, names_dir ? T0 + NS : T0 + STEPS * 100 * MS, &out);
     if (rc != 0) {
         fprintf(stderr, "prom_fixture: render failed: %d\n", rc);
         goto out;

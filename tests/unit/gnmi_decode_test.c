@@ -181,7 +181,7 @@ static void queue_occupancy_labels(void)
     if (res.n_samples == 1)
         CHECK_STR(series_text(e.se.reg, smp[0].series),
                   "fabric_junos_qos_interfaces_interface_output_queues_queue_state_ecn_marked_pkts{"
-                  "device=\"leaf1\",name=\"UC3\",port=\"et-0/0/5\"}");
+                  "device=\"leaf1\",port=\"et-0/0/5\",queue=\"UC3\"}");
     env_close(&e);
 }
 
@@ -1044,10 +1044,11 @@ static void gauge_falls_no_reset(void)
         CHECK_INT(res.unknown, 2);
     }
     /* The passthrough name is shortened to its last words (profile_test
-     * checks the tag); the labels stay. */
+     * checks the tag); the labels stay, the queue key under its canonical
+     * name. */
     const char *text = series_text(e.se.reg, smp[0].series);
     static const char tail[] = "_stats_egress_queue_monitor_stats_info_peak_buffer_occupancy_"
-                               "percent{device=\"leaf1\",port=\"et-0/0/4\",queue_number=\"3\"}";
+                               "percent{device=\"leaf1\",port=\"et-0/0/4\",queue=\"3\"}";
     CHECK(strncmp(text, "fabric_junos_x", 14) == 0);
     CHECK(strlen(text) > strlen(tail) && strcmp(text + strlen(text) - strlen(tail), tail) == 0);
     struct fsc_series_view view;

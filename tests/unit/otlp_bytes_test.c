@@ -222,8 +222,8 @@ static void release_511_derived(void)
                    "fabric_cumulus_nvswitch_interface_oper_state{device=\"spine1\",port=\"swp1\"}",
                    1, t, fl);
         one_sample(&f,
-                   "fabric_cumulus_nvswitch_interface_pg_tx_octets{device=\"spine1\",pg=\"0\","
-                   "port=\"swp1\"}",
+                   "fabric_cumulus_nvswitch_interface_pg_tx_octets{device=\"spine1\","
+                   "port=\"swp1\",priority_group=\"0\"}",
                    123, t, fl);
         const struct fsc_sample *s[4];
         /* the derived gauge says so once, not per export */

@@ -250,7 +250,7 @@ static void profile_labels_queue_priority(void)
                   "fabric_port_queue_peak_bytes{device=\"leaf1\",port=\"swp2\",queue=\"0\"}");
         CHECK_STR(series_text(f.se.reg, f.smp[3].series),
                   "fabric_cumulus_nvswitch_interface_tc_tx_uc_frames{device=\"leaf1\","
-                  "port=\"swp2\",tc=\"3\"}");
+                  "port=\"swp2\",queue=\"3\"}");
         CHECK_STR(series_text(f.se.reg, f.smp[4].series),
                   "fabric_port_queue_current_cells{device=\"leaf1\",port=\"swp2\",queue=\"3\"}");
         struct fsc_series_view view;
@@ -485,8 +485,8 @@ static void check_hist(struct fx *f, const struct hist_expect *e, size_t n)
     }
 }
 
-#define HB "fabric_cumulus_nvswitch_histogram_interface_egress_buffer"
-#define HL "device=\"leaf1\",port=\"swp1\",tc=\"2\""
+#define HB "fabric_cumulus_nvswitch_interface_egress_buffer"
+#define HL "device=\"leaf1\",port=\"swp1\",queue=\"2\""
 
 /* A cumulative histogram: _bucket{le} cumulative over buckets, _count,
  * _sum (double), Prometheus `le` texts; a start-time change resets every
@@ -515,11 +515,11 @@ static void histogram_cumulative(void)
     struct fsc_otlp_ingest_result res = one(&f, &m, &p);
     CHECK_INT(res.accepted, 1);
     const struct hist_expect e1[] = {
-        {HB "_bucket{device=\"leaf1\",le=\"1e-05\",port=\"swp1\",tc=\"2\"}", 0, 1},
-        {HB "_bucket{device=\"leaf1\",le=\"0.005\",port=\"swp1\",tc=\"2\"}", 0, 3},
-        {HB "_bucket{device=\"leaf1\",le=\"1\",port=\"swp1\",tc=\"2\"}", 0, 6},
-        {HB "_bucket{device=\"leaf1\",le=\"1e+06\",port=\"swp1\",tc=\"2\"}", 0, 10},
-        {HB "_bucket{device=\"leaf1\",le=\"+Inf\",port=\"swp1\",tc=\"2\"}", 0, 15},
+        {HB "_bucket{device=\"leaf1\",le=\"1e-05\",port=\"swp1\",queue=\"2\"}", 0, 1},
+        {HB "_bucket{device=\"leaf1\",le=\"0.005\",port=\"swp1\",queue=\"2\"}", 0, 3},
+        {HB "_bucket{device=\"leaf1\",le=\"1\",port=\"swp1\",queue=\"2\"}", 0, 6},
+        {HB "_bucket{device=\"leaf1\",le=\"1e+06\",port=\"swp1\",queue=\"2\"}", 0, 10},
+        {HB "_bucket{device=\"leaf1\",le=\"+Inf\",port=\"swp1\",queue=\"2\"}", 0, 15},
         {HB "_count{" HL "}", 0, 15},
         {HB "_sum{" HL "}", FSC_SMP_F64, 12.5},
     };
@@ -597,13 +597,13 @@ static void histogram_delta(void)
     p.count = 5;
     p.sum = 100;
     one(&f, &m, &p);
-#define LB "fabric_cumulus_nvswitch_histogram_interface_latency"
+#define LB "fabric_cumulus_nvswitch_interface_latency"
     const struct hist_expect e[] = {
-        {LB "_bucket{device=\"leaf1\",le=\"10\",tc=\"0\"}", 0, 1},
-        {LB "_bucket{device=\"leaf1\",le=\"100\",tc=\"0\"}", 0, 5},
-        {LB "_bucket{device=\"leaf1\",le=\"+Inf\",tc=\"0\"}", 0, 8},
-        {LB "_count{device=\"leaf1\",tc=\"0\"}", 0, 8},
-        {LB "_sum{device=\"leaf1\",tc=\"0\"}", FSC_SMP_F64, 350},
+        {LB "_bucket{device=\"leaf1\",le=\"10\",queue=\"0\"}", 0, 1},
+        {LB "_bucket{device=\"leaf1\",le=\"100\",queue=\"0\"}", 0, 5},
+        {LB "_bucket{device=\"leaf1\",le=\"+Inf\",queue=\"0\"}", 0, 8},
+        {LB "_count{device=\"leaf1\",queue=\"0\"}", 0, 8},
+        {LB "_sum{device=\"leaf1\",queue=\"0\"}", FSC_SMP_F64, 350},
     };
     check_hist(&f, e, 5);
 
@@ -644,9 +644,9 @@ static void histogram_delta(void)
                            "nvswitch_histogram_interface_latency)");
     const struct hist_expect e0[] = {
         /* the +Inf bucket is the same series as above: its total continues */
-        {LB "_bucket{device=\"leaf1\",le=\"+Inf\",tc=\"0\"}", 0, 15},
-        {LB "_count{device=\"leaf1\",tc=\"0\"}", 0, 15}, /* the running count continues */
-        {LB "_sum{device=\"leaf1\",tc=\"0\"}", FSC_SMP_F64, 351},
+        {LB "_bucket{device=\"leaf1\",le=\"+Inf\",queue=\"0\"}", 0, 15},
+        {LB "_count{device=\"leaf1\",queue=\"0\"}", 0, 15}, /* the running count continues */
+        {LB "_sum{device=\"leaf1\",queue=\"0\"}", FSC_SMP_F64, 351},
     };
     check_hist(&f, e0, 3);
     struct fsc_otlp_ingest_stats st;
@@ -694,7 +694,8 @@ static void attribute_order_independent(void)
         CHECK_INT(f.smp[4].series, f.smp[2].series);
         CHECK_INT(f.smp[4].v.u, 11);
         CHECK_STR(series_text(f.se.reg, f.smp[4].series),
-                  "fabric_cumulus_nvswitch_pg_delta{device=\"leaf1\",pg=\"0\",port=\"swp1\"}");
+                  "fabric_cumulus_nvswitch_pg_delta{device=\"leaf1\",port=\"swp1\",priority_group="
+                  "\"0\"}");
     }
     struct fsc_otlp_ingest_stats st;
     fsc_otlp_ingest_stats(f.ing, &st);

@@ -559,11 +559,10 @@ static void passthrough_sanitized(void)
     m = map_ok(j, longer);
     char want[FSC_PROFILE_NAME_MAX];
     snprintf(want, sizeof(want), "fabric_junos_x%08x_%s",
-             fnv1a("interfaces_interface_subinterfaces_subinterface_ipv4_unnumbered_"
-                   "interface_ref_state_counters_in_some_very_long_leaf"),
-             /* 95 bytes: 13 of prefix, 9 of tag, '_', 72 of tail, whose
-              * last 72 bytes of the 115 start inside "subinterface": the
-              * tail starts at the next word */
+             fnv1a(longer + 1), /* the tag: of the vendor name without its '/' */
+             /* at most 93 bytes: 13 of prefix, 9 of tag, '_', then the whole
+              * trailing words that fit in 70 (67 here; with
+              * "subinterface_" it would be 80) */
              "ipv4_unnumbered_interface_ref_state_counters_in_some_very_long_leaf");
     CHECK_STR(m.canonical, want);
     CHECK(strlen(m.canonical) < FSC_PROFILE_PASSTHROUGH_MAX);
@@ -594,8 +593,8 @@ static void passthrough_sanitized(void)
 /* A table the checker must refuse, with the words it must say. */
 static void expect_check_fails(const struct fsc_profile_entry *entries, size_t n, const char *why)
 {
-    struct fsc_profile prof = {"bad", entries, n,   "fabric_bad_", 64, 0, FSC_REFRESH_ON_READ,
-                               NULL,  NULL,    NULL};
+    struct fsc_profile prof = {"bad", entries, n,    "fabric_bad_", 64, 0, FSC_REFRESH_ON_READ,
+                               NULL,  NULL,    NULL, NULL};
     char err[256] = "";
     CHECK_INT(fsc_profile_check(&prof, err, sizeof(err)), -EINVAL);
     if (strstr(err, why) == NULL)
@@ -695,8 +694,8 @@ static void tables_sorted_and_unique(void)
         {"a", "fabric_a_cells", NULL, NULL, FSC_KIND_GAUGE, 53, FSC_UNIT_NONE, 0, 0, 1, 0},
         {"b", "fabric_b_bytes", NULL, NULL, FSC_KIND_GAUGE, 53, FSC_UNIT_BYTES, 0, 0, 1, 0},
     };
-    struct fsc_profile ok = {"ok", plain_gauge,         2,    "fabric_ok_", 64,
-                             0,    FSC_REFRESH_ON_READ, NULL, NULL,         NULL};
+    struct fsc_profile ok = {"ok", plain_gauge, 2,    "fabric_ok_", 64, 0, FSC_REFRESH_ON_READ,
+                             NULL, NULL,        NULL, NULL};
     char err[256] = "";
     CHECK_INT(fsc_profile_check(&ok, err, sizeof(err)), 0);
 }
@@ -795,16 +794,17 @@ static void junos_passthrough_gauges(void)
         CHECK_INT(m.traits.signal, FSC_SIG_NONE);
     }
     /* 150 bytes in snake case (qmon.proto's field names under the sensor
-     * path): shortened to its trailing words (profile.h). */
+     * path): shortened to its trailing words (profile.h); the tag is of the
+     * vendor name as sent. */
     struct fsc_profile_match m =
         map_ok(j, "/junos/system/linecard/qmon-sw/queue_monitor_element_info/"
                   "queue_monitor_stats_egress/queue_monitor_stats_info/"
                   "peak_buffer_occupancy_percent");
     char want[FSC_PROFILE_NAME_MAX];
     snprintf(want, sizeof(want), "fabric_junos_x%08x_%s",
-             fnv1a("junos_system_linecard_qmon_sw_queue_monitor_element_info_"
-                   "queue_monitor_stats_egress_queue_monitor_stats_info_peak_buffer_"
-                   "occupancy_percent"),
+             fnv1a("junos/system/linecard/qmon-sw/queue_monitor_element_info/"
+                   "queue_monitor_stats_egress/queue_monitor_stats_info/"
+                   "peak_buffer_occupancy_percent"),
              "stats_egress_queue_monitor_stats_info_peak_buffer_occupancy_percent");
     CHECK_STR(m.canonical, want);
     /* A mapped gauge keeps its entry; other profiles have no name rule. */
@@ -882,7 +882,8 @@ static void profile_variants(void)
     CHECK_INT(m.traits.refresh_ns, 2000000000);
     CHECK_INT(fsc_profile_map_variant(j, evo, qmon, &m), 0);
     CHECK(m.entry == NULL);
-    CHECK_STR(m.canonical, "fabric_junos_junos_system_linecard_qmon_sw_egress_peak_buffer_"
+    /* The vendor's own name once: /junos/... under fabric_junos_. */
+    CHECK_STR(m.canonical, "fabric_junos_system_linecard_qmon_sw_egress_peak_buffer_"
                            "occupancy_bytes");
     CHECK_INT(m.traits.kind, FSC_KIND_GAUGE);
     /* Every-variant entries map on both; mask 0 is any variant. */
@@ -898,8 +899,8 @@ static void profile_variants(void)
     /* The checker: a shared canonical name needs disjoint variants and the
      * same traits; variant bits need names. */
     static const char *const two[] = {"a", "b", NULL};
-    struct fsc_profile prof = {"var", NULL, 2,  "fabric_var_", 64, 0, FSC_REFRESH_ON_READ,
-                               NULL,  NULL, two};
+    struct fsc_profile prof = {"var", NULL, 2,   "fabric_var_", 64, 0, FSC_REFRESH_ON_READ,
+                               NULL,  NULL, two, NULL};
     char err[256];
     const struct fsc_profile_entry disjoint[] = {
         {"x", "fabric_q_bytes", NULL, NULL, FSC_KIND_GAUGE, 64, FSC_UNIT_BYTES, 0, 0, 1, 1},

@@ -60,14 +60,14 @@ static void small_fixture(struct pfx *p)
     "fabricscope runs.\n"                                                                          \
     "# TYPE fabricscope_build_info gauge\n"                                                        \
     "fabricscope_build_info{commit=\"unknown\",version=\"" FSC_VERSION "\"} 1\n"                   \
-    "# HELP fabricscope_up 1 while the source is running and healthy.\n"                           \
+    "# HELP fabricscope_up 1 while the source is running and healthy, else 0.\n"                   \
     "# TYPE fabricscope_up gauge\n"                                                                \
     "fabricscope_up{source=\"leaf1\",type=\"synthetic\"} 1\n"                                      \
     "fabricscope_up{source=\"host1\",type=\"synthetic\"} 0\n"                                      \
-    "# HELP " SAMPLES " Samples given to the engine.\n"                                            \
+    "# HELP " SAMPLES " Samples the sources gave the engine (samples).\n"                          \
     "# TYPE " SAMPLES " counter\n"                                                                 \
     "fabricscope_samples_total 10\n"                                                               \
-    "# HELP " VERDICTS " What the rate engine did with each sample.\n"                             \
+    "# HELP " VERDICTS " What the rate engine did with each sample, by verdict (samples).\n"       \
     "# TYPE " VERDICTS " counter\n"                                                                \
     "fabricscope_sample_verdicts_total{verdict=\"baseline\"} 4\n"                                  \
     "fabricscope_sample_verdicts_total{verdict=\"interval\"} 4\n"                                  \
@@ -79,20 +79,23 @@ static void small_fixture(struct pfx *p)
     "fabricscope_sample_verdicts_total{verdict=\"implausible\"} 0\n"                               \
     "fabricscope_sample_verdicts_total{verdict=\"gauge\"} 2\n"                                     \
     "fabricscope_sample_verdicts_total{verdict=\"deferred\"} 0\n"                                  \
-    "# HELP " WRAPS " 32-bit counter wraps unwound.\n"                                             \
+    "# HELP " WRAPS " 32-bit counter wraps the rate engine unwound (wraps).\n"                     \
     "# TYPE " WRAPS " counter\n"                                                                   \
     "fabricscope_wraps_total 1\n"                                                                  \
-    "# HELP " GAPS " Intervals longer than max_gap.\n"                                             \
+    "# HELP " GAPS " Sample intervals longer than engine.max_gap_factor times the series' "        \
+    "update period (intervals).\n"                                                                 \
     "# TYPE " GAPS " counter\n"                                                                    \
     "fabricscope_gaps_total 0\n"                                                                   \
-    "# HELP " ARRIVAL " Samples without a device timestamp.\n"                                     \
+    "# HELP " ARRIVAL " Samples without a device timestamp, placed at their arrival time "         \
+    "(samples).\n"                                                                                 \
     "# TYPE " ARRIVAL " counter\n"                                                                 \
     "fabricscope_arrival_time_samples_total 0\n"                                                   \
-    "# HELP " UNKNOWN " Samples the engine dropped: series id beyond max_series, or no memory "    \
-    "for its state.\n"                                                                             \
+    "# HELP " UNKNOWN " Samples the engine dropped: series id beyond engine.max_series, or no "    \
+    "memory for its state (samples).\n"                                                            \
     "# TYPE " UNKNOWN " counter\n"                                                                 \
     "fabricscope_unknown_series_samples_total 0\n"                                                 \
-    "# HELP " INTERVAL " Observed sample interval divided by the nominal interval.\n"              \
+    "# HELP " INTERVAL " Observed sample interval over the series' nominal interval, one "         \
+    "observation per interval, a ratio (jitter made visible).\n"                                   \
     "# TYPE " INTERVAL " histogram\n"                                                              \
     "fabricscope_sample_interval_ratio_bucket{le=\"0.5\"} 0\n"                                     \
     "fabricscope_sample_interval_ratio_bucket{le=\"0.8\"} 0\n"                                     \
@@ -107,22 +110,23 @@ static void small_fixture(struct pfx *p)
     "fabricscope_sample_interval_ratio_bucket{le=\"+Inf\"} 0\n"                                    \
     "fabricscope_sample_interval_ratio_sum 0\n"                                                    \
     "fabricscope_sample_interval_ratio_count 0\n"                                                  \
-    "# HELP " SERIES " Series known, per source.\n"                                                \
+    "# HELP " SERIES " Series the registry holds for the source (series).\n"                       \
     "# TYPE " SERIES " gauge\n"                                                                    \
     "fabricscope_series{source=\"leaf1\"} 4\n"                                                     \
     "fabricscope_series{source=\"host1\"} 2\n"                                                     \
-    "# HELP fabricscope_series_limit Per-source series limit.\n"                                   \
+    "# HELP fabricscope_series_limit Series limit of the source (series).\n"                       \
     "# TYPE fabricscope_series_limit gauge\n"                                                      \
     "fabricscope_series_limit{source=\"leaf1\"} 100\n"                                             \
-    "# HELP " DROPPED " Series refused by a series limit.\n"                                       \
+    "# HELP " DROPPED " Series refused by a series limit, counted per refused attempt (series).\n" \
     "# TYPE " DROPPED " counter\n"                                                                 \
     "fabricscope_series_dropped_total{source=\"leaf1\"} 0\n"                                       \
     "fabricscope_series_dropped_total{source=\"host1\"} 0\n"                                       \
-    "# HELP " REJECTED " Series refused as invalid.\n"                                             \
+    "# HELP " REJECTED " Series refused as invalid (series).\n"                                    \
     "# TYPE " REJECTED " counter\n"                                                                \
     "fabricscope_series_rejected_total{source=\"leaf1\"} 0\n"                                      \
     "fabricscope_series_rejected_total{source=\"host1\"} 0\n"                                      \
-    "# HELP " EVENTS " Detector events published (START and instant).\n"                           \
+    "# HELP " EVENTS " Detector and source events published, START and instant phases, by kind "   \
+    "(events).\n"                                                                                  \
     "# TYPE " EVENTS " counter\n"                                                                  \
     "fabricscope_events_total{kind=\"microburst\"} 0\n"                                            \
     "fabricscope_events_total{kind=\"burst\"} 0\n"                                                 \
@@ -137,30 +141,31 @@ static void small_fixture(struct pfx *p)
     "fabricscope_events_total{kind=\"pcie_degraded\"} 0\n"                                         \
     "fabricscope_events_total{kind=\"counter_reset\"} 0\n"                                         \
     "fabricscope_events_total{kind=\"stream_down\"} 0\n"                                           \
-    "# HELP " RESETS " Counter resets without a counter_reset event (rate-limited).\n"             \
+    "# HELP " RESETS " Counter resets that published no counter_reset event, for its once a "      \
+    "minute limit (resets).\n"                                                                     \
     "# TYPE " RESETS " counter\n"                                                                  \
     "fabricscope_reset_events_suppressed_total 0\n"                                                \
-    "# HELP " WITHHELD " Aligned windows not emitted: shorter than their series' update period "   \
-    "(resolution: a 2 s copy cannot say how its bytes fell into 1 s windows).\n"                   \
+    "# HELP " WITHHELD " Aligned windows completed but not emitted, shorter than their series' "   \
+    "update period (windows).\n"                                                                   \
     "# TYPE " WITHHELD " counter\n"                                                                \
     "fabricscope_windows_withheld_total{window=\"1s\",reason=\"resolution\"} 0\n"                  \
     "fabricscope_windows_withheld_total{window=\"10s\",reason=\"resolution\"} 0\n"                 \
     "# HELP fabricscope_copy_groups Devices whose counters are copied on a timer, each with a "    \
-    "copy grid.\n"                                                                                 \
+    "copy grid (devices).\n"                                                                       \
     "# TYPE fabricscope_copy_groups gauge\n"                                                       \
     "fabricscope_copy_groups 0\n"                                                                  \
-    "# HELP " COPYCH " Counter value changes that placed a device's copy instants.\n"              \
+    "# HELP " COPYCH " Counter value changes that placed a device's copy instants (changes).\n"    \
     "# TYPE " COPYCH " counter\n"                                                                  \
     "fabricscope_copy_changes_total 0\n"                                                           \
     "# HELP " COPYRL " Times a device's copy grid started over: its copies moved (reboot, clock "  \
-    "step) or its series disagree on when they were copied.\n"                                     \
+    "step) or its series disagree on when they were copied (relocks).\n"                           \
     "# TYPE " COPYRL " counter\n"                                                                  \
     "fabricscope_copy_relocks_total 0\n"                                                           \
-    "# HELP fabricscope_scrape_duration_seconds Time the previous scrape took to render, "         \
+    "# HELP fabricscope_scrape_duration_seconds Time the previous scrape took to render, in "      \
     "seconds.\n"                                                                                   \
     "# TYPE fabricscope_scrape_duration_seconds gauge\n"                                           \
     "fabricscope_scrape_duration_seconds 0\n"                                                      \
-    "# HELP fabricscope_scrape_series Sample lines in the previous scrape.\n"                      \
+    "# HELP fabricscope_scrape_series Sample lines in the previous scrape (lines).\n"              \
     "# TYPE fabricscope_scrape_series gauge\n"                                                     \
     "fabricscope_scrape_series 0\n"                                                                \
     "# HELP fabricscope_scrape_bytes Bytes of the previous scrape body before compression.\n"      \
@@ -178,24 +183,32 @@ static void small_fixture(struct pfx *p)
     "fabric_port_rx_bytes_total{device=\"leaf1\",port=\"et-0/0/0\"} 126000\n"                      \
     "fabric_port_rx_bytes_total{device=\"leaf1\",port=\"et-0/0/1\"} 255000\n"
 #define S_BITS                                                                                     \
-    "# HELP fabric_port_bytes_per_second Port rate over the last completed aligned window of the " \
-    "first configured width, bytes per second.\n"                                                  \
+    "# HELP fabric_port_bytes_per_second Port throughput over the last completed aligned window "  \
+    "of its rate level (the first configured width; 10 s for counters copied every 2 s), in "      \
+    "bytes per second.\n"                                                                          \
     "# TYPE fabric_port_bytes_per_second gauge\n"                                                  \
     "fabric_port_bytes_per_second{device=\"leaf1\",port=\"et-0/0/0\",direction=\"rx\"} 125000\n"   \
     "fabric_port_bytes_per_second{device=\"leaf1\",port=\"et-0/0/1\",direction=\"rx\"} 250000\n"
 
+/* The HELP lines of the fixture's raw families: the family table's
+ * (model/metric_families_*.c) and the mlx5 passthrough prefix's. */
+#define H_VENDOR                                                                                   \
+    " mlx5 counter no profile entry maps (ethtool, hw_counters or IB port counters), passed "      \
+    "through under the driver's name (the driver's unit).\n"
+#define H_OOS                                                                                      \
+    " Packets the NIC received out of sequence (packets): reordering or loss in the fabric.\n"
+#define H_QUEUE                                                                                    \
+    " Highest occupancy of the egress queue in the device's last report interval, in bytes; "      \
+    "held only until the next report (the _max family keeps it for a scrape).\n"
+#define H_RX " Bytes received on the port, Ethernet header and FCS included.\n"
+
 static const char want_text[] =
-    "# HELP fabric_mlx5_vendor_thing_total Raw counter fabric_mlx5_vendor_thing as the device "
-    "reports it.\n"
+    "# HELP fabric_mlx5_vendor_thing_total" H_VENDOR
     "# TYPE fabric_mlx5_vendor_thing_total counter\n" S_VENDOR
-    "# HELP fabric_nic_out_of_sequence_total Raw counter fabric_nic_out_of_sequence_total as the "
-    "device reports it.\n"
+    "# HELP fabric_nic_out_of_sequence_total" H_OOS
     "# TYPE fabric_nic_out_of_sequence_total counter\n" S_OOS
-    "# HELP fabric_port_queue_peak_bytes Last value of fabric_port_queue_peak_bytes as the device "
-    "reports it.\n"
-    "# TYPE fabric_port_queue_peak_bytes gauge\n" S_QUEUE
-    "# HELP fabric_port_rx_bytes_total Raw counter fabric_port_rx_bytes_total as the device "
-    "reports it.\n"
+    "# HELP fabric_port_queue_peak_bytes" H_QUEUE
+    "# TYPE fabric_port_queue_peak_bytes gauge\n" S_QUEUE "# HELP fabric_port_rx_bytes_total" H_RX
     "# TYPE fabric_port_rx_bytes_total counter\n" S_RX S_BITS SELF_METRICS(
         "fabricscope_samples_total", "fabricscope_sample_verdicts_total", "fabricscope_wraps_total",
         "fabricscope_gaps_total", "fabricscope_arrival_time_samples_total",
@@ -208,17 +221,10 @@ static const char want_text[] =
 /* OpenMetrics: counter families lose _total (their samples keep it), and
  * the exposition ends with # EOF. */
 static const char want_om[] =
-    "# HELP fabric_mlx5_vendor_thing Raw counter fabric_mlx5_vendor_thing as the device "
-    "reports it.\n"
-    "# TYPE fabric_mlx5_vendor_thing counter\n" S_VENDOR
-    "# HELP fabric_nic_out_of_sequence Raw counter fabric_nic_out_of_sequence_total as the "
-    "device reports it.\n"
-    "# TYPE fabric_nic_out_of_sequence counter\n" S_OOS
-    "# HELP fabric_port_queue_peak_bytes Last value of fabric_port_queue_peak_bytes as the device "
-    "reports it.\n"
-    "# TYPE fabric_port_queue_peak_bytes gauge\n" S_QUEUE
-    "# HELP fabric_port_rx_bytes Raw counter fabric_port_rx_bytes_total as the device "
-    "reports it.\n"
+    "# HELP fabric_mlx5_vendor_thing" H_VENDOR "# TYPE fabric_mlx5_vendor_thing counter\n" S_VENDOR
+    "# HELP fabric_nic_out_of_sequence" H_OOS "# TYPE fabric_nic_out_of_sequence counter\n" S_OOS
+    "# HELP fabric_port_queue_peak_bytes" H_QUEUE
+    "# TYPE fabric_port_queue_peak_bytes gauge\n" S_QUEUE "# HELP fabric_port_rx_bytes" H_RX
     "# TYPE fabric_port_rx_bytes counter\n" S_RX S_BITS SELF_METRICS(
         "fabricscope_samples", "fabricscope_sample_verdicts", "fabricscope_wraps",
         "fabricscope_gaps", "fabricscope_arrival_time_samples",
@@ -407,14 +413,13 @@ static void new_series_at_end_of_family(void)
     pfx_feed_u(&p, y1, T0, 2);
     pfx_feed_u(&p, x2, T0, 3);
     pfx_render(&p, FSC_PROM_TEXT, T0);
-    const char *want_first = "# HELP fabric_x_total Raw counter fabric_x_total as the device "
-                             "reports it.\n"
-                             "# TYPE fabric_x_total counter\n"
+#define H_UNLISTED                                                                                 \
+    " A series the collector's family table does not describe (docs/METRICS.md), as its source "   \
+    "reports it.\n"
+    const char *want_first = "# HELP fabric_x_total" H_UNLISTED "# TYPE fabric_x_total counter\n"
                              "fabric_x_total{device=\"leaf1\",port=\"p1\"} 1\n"
                              "fabric_x_total{device=\"leaf1\",port=\"p2\"} 3\n"
-                             "# HELP fabric_y_total Raw counter fabric_y_total as the device "
-                             "reports it.\n"
-                             "# TYPE fabric_y_total counter\n"
+                             "# HELP fabric_y_total" H_UNLISTED "# TYPE fabric_y_total counter\n"
                              "fabric_y_total{device=\"leaf1\",port=\"p1\"} 2\n"
                              "# HELP fabricscope_build_info";
     CHECK(strncmp(p.out.data, want_first, strlen(want_first)) == 0);
@@ -423,9 +428,7 @@ static void new_series_at_end_of_family(void)
     fsc_series_id x0 = pfx_series(&p, 0, "fabric_x_total", &c, l0);
     pfx_feed_u(&p, x0, T0, 4);
     pfx_render(&p, FSC_PROM_TEXT, T0);
-    const char *want_second = "# HELP fabric_x_total Raw counter fabric_x_total as the device "
-                              "reports it.\n"
-                              "# TYPE fabric_x_total counter\n"
+    const char *want_second = "# HELP fabric_x_total" H_UNLISTED "# TYPE fabric_x_total counter\n"
                               "fabric_x_total{device=\"leaf1\",port=\"p1\"} 1\n"
                               "fabric_x_total{device=\"leaf1\",port=\"p2\"} 3\n"
                               "fabric_x_total{device=\"leaf1\",port=\"p0\"} 4\n"
@@ -579,22 +582,37 @@ static void derived_detector_families(void)
     pfx_render(&p, FSC_PROM_OPENMETRICS, T0 + NS);
     const char *o = p.out.data;
 
-#define CNP0 "{device=\"host1\",port=\"ens1f0np0\",counter=\"fabric_nic_cnp_sent_total\"}"
-#define CNP1 "{device=\"host1\",port=\"ens1f1np1\",counter=\"fabric_nic_cnp_sent_total\"}"
-#define PFC                                                                                        \
-    "{device=\"host1\",port=\"ens1f0np0\",priority=\"3\",counter=\"fabric_port_pfc_rx_pause_"      \
-    "seconds_total\"}"
-    CHECK(pfx_line_at(o, "fabric_rate_per_second" CNP0 " 1000") >= 0);
-    CHECK(pfx_line_at(o, "fabric_rate_per_second" PFC " 0.25") >= 0);
+/* One rate family per counter, in the counter's unit per second; the
+ * detector families name the counter by a short signal name. */
+#define NIC0 "{device=\"host1\",port=\"ens1f0np0\"}"
+#define NIC1 "{device=\"host1\",port=\"ens1f1np1\"}"
+#define PRIO "{device=\"host1\",port=\"ens1f0np0\",priority=\"3\"}"
+#define CNP0 "{device=\"host1\",port=\"ens1f0np0\",signal=\"cnp_sent\"}"
+#define CNP1 "{device=\"host1\",port=\"ens1f1np1\",signal=\"cnp_sent\"}"
+#define PFC  "{device=\"host1\",port=\"ens1f0np0\",priority=\"3\",signal=\"pfc_rx_pause_seconds\"}"
+    static const char want_cnp_rate[] =
+        "# HELP fabric_nic_cnp_sent_per_second Congestion notification packets the NIC sent over "
+        "the last completed aligned window of its rate level (the first configured width; 10 s "
+        "for counters copied every 2 s), in packets per second.\n"
+        "# TYPE fabric_nic_cnp_sent_per_second gauge\n"
+        "fabric_nic_cnp_sent_per_second" NIC0 " 1000\n"
+        "# HELP fabric_port_pfc_rx_pause_seconds_per_second Time the port was held paused by "
+        "received PFC frames per priority, the paused share of time over the last completed "
+        "aligned window of its rate level (the first configured width; 10 s for counters copied "
+        "every 2 s), in seconds per second.\n"
+        "# TYPE fabric_port_pfc_rx_pause_seconds_per_second gauge\n"
+        "fabric_port_pfc_rx_pause_seconds_per_second" PRIO " 0.25\n";
+    CHECK(strstr(o, want_cnp_rate) != NULL);
     CHECK(pfx_line_at(o, "fabric_cnp_spikes_total" CNP0 " 0") >= 0);
     CHECK(pfx_line_at(o, "fabric_cnp_spikes_total" CNP1 " 0") >= 0);
     CHECK(pfx_line_at(o, "fabric_pfc_storms_total" PFC " 0") >= 0);
-    CHECK_INT(pfx_count(o, "fabric_rate_per_second" CNP1), 0);
-    CHECK_INT(pfx_count(o, "fabric_nic_cnp_sent_total{device=\"host1\",port=\"ens1f1np1\"}"), 0);
-    CHECK(pfx_line_at(o, "fabric_port_pfc_rx_pause_seconds_total{device=\"host1\",port="
-                         "\"ens1f0np0\",priority=\"3\"} 2.25") >= 0);
+    CHECK_INT(pfx_count(o, "fabric_nic_cnp_sent_per_second" NIC1), 0);
+    CHECK_INT(pfx_count(o, "fabric_nic_cnp_sent_total" NIC1), 0);
+    CHECK(pfx_line_at(o, "fabric_port_pfc_rx_pause_seconds_total" PRIO " 2.25") >= 0);
     CHECK(pfx_line_at(o, "# TYPE fabric_cnp_spikes counter") >= 0);
-    CHECK(pfx_line_at(o, "# TYPE fabric_rate_per_second gauge") >= 0);
+    /* No label value is a metric name. */
+    CHECK(strstr(o, "=\"fabric_") == NULL);
+    CHECK_INT(pfx_count(o, "# TYPE fabric_rate_per_second"), 0);
     /* Families not fed are left out. */
     CHECK_INT(pfx_count(o, "# TYPE fabric_ecn_spikes"), 0);
     CHECK_INT(pfx_count(o, "# TYPE fabric_uplink_imbalance_ratio"), 0);
@@ -603,10 +621,10 @@ static void derived_detector_families(void)
 
 /* ---- a histogram kept as counters (OTLP) ---------------------------------- */
 
-#define EB "fabric_cumulus_nvswitch_histogram_interface_egress_buffer"
-#define L0 "device=\"sw1\",port=\"swp1\",tc=\"0\""
-#define L3 "device=\"sw1\",port=\"swp1\",tc=\"3\""
-#define L7 "device=\"sw1\",port=\"swp1\",tc=\"7\""
+#define EB "fabric_cumulus_nvswitch_interface_egress_buffer"
+#define L0 "device=\"sw1\",port=\"swp1\",queue=\"0\""
+#define L3 "device=\"sw1\",port=\"swp1\",queue=\"3\""
+#define L7 "device=\"sw1\",port=\"swp1\",queue=\"7\""
 
 /* The part of an exposition before the self-metrics. */
 static void check_raw_part(const char *got, const char *want)
@@ -631,9 +649,9 @@ static void check_raw_part(const char *got, const char *want)
  * with its part in traits.expo) becomes one histogram family: per label set
  * its buckets in numeric le order ("100" sorts before "25" as text), +Inf
  * last, then _count and _sum, whatever the creation order of the series
- * (tc=3 is created scrambled, as another source might). A gauge whose name
+ * (queue 3 is created scrambled, as another source might). A gauge whose name
  * sorts between _bucket and _count no longer splits the parts. A label set
- * without a sum (tc=7: OTLP points may omit it) keeps its _count in text
+ * without a sum (queue 7: OTLP points may omit it) keeps its _count in text
  * 0.0.4 but not in OpenMetrics, which allows _count only with _sum. The
  * engine still treats the parts as counters. */
 static void otlp_histogram_family(void)
@@ -671,7 +689,8 @@ static void otlp_histogram_family(void)
     for (int k = 0; k < 3; k++) {
         for (int i = 0; i < 6; i++) {
             int part = set[k].order[i];
-            const char *kv[] = {"device", "sw1", "port", "swp1", "tc", set[k].tc, NULL, NULL, NULL};
+            const char *kv[] = {"device",  "sw1", "port", "swp1", "queue",
+                                set[k].tc, NULL,  NULL,   NULL};
             if (part < 4) { /* buckets: le last here, the registry sorts labels */
                 kv[6] = "le";
                 kv[7] = le[part];
@@ -681,7 +700,7 @@ static void otlp_histogram_family(void)
             id[k][part] = pfx_series(&p, 0, metric, tr, kv);
         }
     }
-    const char *kvg[] = {"device", "sw1", "port", "swp1", "tc", "0", NULL};
+    const char *kvg[] = {"device", "sw1", "port", "swp1", "queue", "0", NULL};
     fsc_series_id g = pfx_series(&p, 0, EB "_bytes", &gauge, kvg);
     for (int step = 0; step < 2; step++) {
         int64_t t = T0 + step * NS;
@@ -705,7 +724,8 @@ static void otlp_histogram_family(void)
     CHECK_INT(v.expo, FSC_EXPO_HIST_SUM);
 
 #define HIST_HEAD                                                                                  \
-    "# HELP " EB " Histogram " EB " as the device reports it.\n"                                   \
+    "# HELP " EB " Cumulus histogram no profile entry maps, passed through under its OTLP name "   \
+    "with the switch's buckets (the device's unit).\n"                                             \
     "# TYPE " EB " histogram\n" EB "_bucket{" L0 ",le=\"5\"} 2\n" EB "_bucket{" L0                 \
     ",le=\"25\"} 5\n" EB "_bucket{" L0 ",le=\"100\"} 6\n" EB "_bucket{" L0 ",le=\"+Inf\"} 10\n" EB \
     "_count{" L0 "} 10\n" EB "_sum{" L0 "} 612.5\n" EB "_bucket{" L3 ",le=\"5\"} 0\n" EB           \
@@ -714,7 +734,8 @@ static void otlp_histogram_family(void)
     ",le=\"5\"} 0\n" EB "_bucket{" L7 ",le=\"25\"} 0\n" EB "_bucket{" L7 ",le=\"100\"} 1\n" EB     \
     "_bucket{" L7 ",le=\"+Inf\"} 2\n"
 #define GAUGE_TAIL                                                                                 \
-    "# HELP " EB "_bytes Last value of " EB "_bytes as the device reports it.\n"                   \
+    "# HELP " EB "_bytes Cumulus value no profile entry maps, passed through under its OTLP "      \
+    "name (the device's unit).\n"                                                                  \
     "# TYPE " EB "_bytes gauge\n" EB "_bytes{" L0 "} 4096\n"
     static const char want_text_h[] = HIST_HEAD EB "_count{" L7 "} 2\n" GAUGE_TAIL;
     static const char want_om_h[] = HIST_HEAD GAUGE_TAIL;

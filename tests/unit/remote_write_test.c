@@ -269,11 +269,16 @@ static void labels_named_and_sorted(void)
     struct fsc_label port[] = {{"port", "et-0/0/1"}, {"device", "leaf1"}};
     struct fsc_label own_dir[] = {{"direction", "up"}, {"device", "x"}};
     struct fsc_label upper[] = {{"Zone", "a"}, {"device", "x"}};
+    struct fsc_label topo[] = {
+        {"port", "et-0/0/2"}, {"device", "leaf1"}, {"role", "uplink"}, {"peer", "spine1:swp1"}};
+    struct fsc_label node[] = {{"device", "h"}, {"node", "1"}, {"direction", "rx"}};
     fsc_series_id a = fsc_registry_intern(reg, src, "fabric_mlx5_foo", port, 2);
     fsc_series_id b = fsc_registry_intern(reg, src, "fabric_port_tx_bytes_total", port, 2);
     fsc_series_id c = fsc_registry_intern(reg, src, "fabric_port_tx_bytes_total", own_dir, 2);
     fsc_series_id d = fsc_registry_intern(reg, src, "fabric_nic_cnp_sent_total", upper, 2);
-    char nb[FSC_REGISTRY_NAME_MAX + 8], got[1024];
+    fsc_series_id e = fsc_registry_intern(reg, src, "fabric_port_tx_bytes_total", topo, 4);
+    fsc_series_id f = fsc_registry_intern(reg, src, "fabric_node_rdma_bits_per_second", node, 3);
+    char nb[FSC_RW_NAME_BUF], got[1024];
     struct fsc_rw_label l[FSC_REGISTRY_MAX_LABELS + 2];
     struct {
         fsc_series_id id;
@@ -293,21 +298,89 @@ static void labels_named_and_sorted(void)
         /* a series with its own direction label keeps it */
         {c, FSC_RW_PORT_RATE, FSC_DIR_TX,
          "__name__=fabric_port_bytes_per_second,device=x,direction=up"},
-        /* bytewise order: an upper-case name sorts before __name__ */
-        {d, FSC_RW_DET_RATE, 0,
-         "Zone=a,__name__=fabric_rate_per_second,counter=fabric_nic_cnp_sent_total,device=x"},
-        {d, FSC_RW_FINE_RATE, 0,
-         "Zone=a,__name__=fabric_fine_rate_per_second,counter=fabric_nic_cnp_sent_total,"
-         "device=x"},
+        /* a counter's rates: its own families; bytewise order: an upper-case
+         * name sorts before __name__ */
+        {d, FSC_RW_DET_RATE, 0, "Zone=a,__name__=fabric_nic_cnp_sent_per_second,device=x"},
+        {d, FSC_RW_FINE_RATE, 0, "Zone=a,__name__=fabric_nic_cnp_sent_fine_per_second,device=x"},
+        /* topology goes to the info families */
+        {e, FSC_RW_RAW_COUNTER, 0,
+         "__name__=fabric_port_tx_bytes_total,device=leaf1,port=et-0/0/2"},
+        /* the family table's name (a base unit), the node in fabric_node_info */
+        {f, FSC_RW_RAW_GAUGE, 0,
+         "__name__=fabric_node_rdma_bytes_per_second,device=h,direction=rx"},
     };
+    struct fsc_rw_names cache = {0};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct fsc_rw_sample s = {.id = cases[i].id, .what = cases[i].what, .dir = cases[i].dir};
-        size_t n = fsc_rw_sample_labels(reg, &s, l, FSC_REGISTRY_MAX_LABELS + 2, nb);
+        size_t n = fsc_rw_sample_labels(reg, i % 2 ? &cache : NULL, &s, l,
+                                        FSC_REGISTRY_MAX_LABELS + 2, nb, NULL);
         names(l, n, got, sizeof(got));
         CHECK_STR(got, cases[i].want);
     }
     struct fsc_rw_sample unknown = {.id = 99};
-    CHECK_INT(fsc_rw_sample_labels(reg, &unknown, l, FSC_REGISTRY_MAX_LABELS + 2, nb), 0);
+    CHECK_INT(fsc_rw_sample_labels(reg, &cache, &unknown, l, FSC_REGISTRY_MAX_LABELS + 2, nb, NULL),
+              0);
+    fsc_rw_names_free(&cache);
+    fsc_registry_destroy(reg);
+}
+
+/* A batch with series that carry topology: after the series, one sample of
+ * value 1 per info line they touch, at the batch's newest time, labels
+ * sorted (peer "device:port" as peer and peer_port); a later batch with
+ * older samples stamps its info lines no earlier. */
+static void batch_info_series(void)
+{
+    struct fsc_registry *reg = fsc_registry_create(100);
+    uint16_t src;
+    CHECK_INT(fsc_registry_source_add(reg, "s", 0, &src), 0);
+    struct fsc_label nic[] = {{"device", "h1"}, {"port", "p1"}, {"card", "2"},
+                              {"node", "1"},    {"link", "3"},  {"peer", "h2:p4"}};
+    struct fsc_label pcie[] = {{"device", "h1"}, {"port", "p1"}, {"pci", "0000:03:00.0"}};
+    fsc_series_id a = fsc_registry_intern(reg, src, "fabric_nic_cnp_sent_total", nic, 6);
+    fsc_series_id b = fsc_registry_intern(reg, src, "fabric_pcie_link_degraded", pcie, 3);
+    struct fsc_rw_sample batch[] = {
+        {.id = a, .what = FSC_RW_RAW_COUNTER, .t_ms = 2000, .value = 5},
+        {.id = b, .what = FSC_RW_RAW_GAUGE, .t_ms = 3000, .value = 0},
+    };
+    struct fsc_rw_encoder enc;
+    fsc_rw_encoder_init(&enc, reg);
+    CHECK_INT(fsc_rw_encode_batch(&enc, batch, 2), 0);
+    struct fsc_buf want;
+    memset(&want, 0, sizeof(want));
+    struct fsc_rw_label wa[] = {L("__name__", "fabric_nic_cnp_sent_total"), L("device", "h1"),
+                                L("port", "p1")};
+    struct fsc_rw_label wb[] = {L("__name__", "fabric_pcie_link_degraded"), L("device", "h1"),
+                                L("port", "p1")};
+    struct fsc_rw_label wp[] = {L("__name__", "fabric_port_info"),
+                                L("device", "h1"),
+                                L("link", "3"),
+                                L("peer", "h2"),
+                                L("peer_port", "p4"),
+                                L("port", "p1")};
+    struct fsc_rw_label wn[] = {L("__name__", "fabric_nic_info"), L("card", "2"), L("device", "h1"),
+                                L("pci", "0000:03:00.0"), L("port", "p1")};
+    struct fsc_rw_label wd[] = {L("__name__", "fabric_node_info"), L("device", "h1"),
+                                L("node", "1")};
+    struct fsc_rw_point pa[] = {{5, 2000}}, pb[] = {{0, 3000}}, one[] = {{1, 3000}};
+    fsc_rw_encode_series(&want, wa, 3, pa, 1);
+    fsc_rw_encode_series(&want, wb, 3, pb, 1);
+    fsc_rw_encode_series(&want, wp, 6, one, 1);
+    fsc_rw_encode_series(&want, wn, 5, one, 1);
+    fsc_rw_encode_series(&want, wd, 3, one, 1);
+    CHECK(bytes_eq(&enc.body, (const unsigned char *)want.data, want.len));
+    /* An older batch: the info lines keep 3000. */
+    struct fsc_rw_sample older[] = {
+        {.id = a, .what = FSC_RW_RAW_COUNTER, .t_ms = 1000, .value = 4}};
+    CHECK_INT(fsc_rw_encode_batch(&enc, older, 1), 0);
+    fsc_buf_reset(&want);
+    struct fsc_rw_point po[] = {{4, 1000}};
+    fsc_rw_encode_series(&want, wa, 3, po, 1);
+    fsc_rw_encode_series(&want, wp, 6, one, 1);
+    fsc_rw_encode_series(&want, wn, 5, one, 1);
+    fsc_rw_encode_series(&want, wd, 3, one, 1);
+    CHECK(bytes_eq(&enc.body, (const unsigned char *)want.data, want.len));
+    fsc_buf_free(&want);
+    fsc_rw_encoder_free(&enc);
     fsc_registry_destroy(reg);
 }
 
@@ -705,5 +778,6 @@ done:
 
 TEST_MAIN(TEST(encode_known_bytes), TEST(snappy_round_trip), TEST(queue_bound_drops),
           TEST(retry_after_parse), TEST(retry_after_capped), TEST(backoff_bounds),
-          TEST(labels_named_and_sorted), TEST(batch_groups_series), TEST(reader_known_samples),
-          TEST(reader_all_kinds_many_ports), TEST(reader_fine_backlog), TEST(prom_families_exact))
+          TEST(labels_named_and_sorted), TEST(batch_info_series), TEST(batch_groups_series),
+          TEST(reader_known_samples), TEST(reader_all_kinds_many_ports), TEST(reader_fine_backlog),
+          TEST(prom_families_exact))

@@ -140,7 +140,7 @@ static const char want_skipped[] =
 static const char want_unknown[] =
     "fabricscope_arrival_time_samples_total 0\n"
     "# HELP fabricscope_unknown_series_samples_total Samples the engine dropped: series id beyond "
-    "max_series, or no memory for its state.\n"
+    "engine.max_series, or no memory for its state (samples).\n"
     "# TYPE fabricscope_unknown_series_samples_total counter\n"
     "fabricscope_unknown_series_samples_total 3\n"
     "# HELP fabricscope_sample_interval_ratio ";

@@ -288,7 +288,8 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
     }
     if (!m.entry) {
         /* A passthrough series keeps its list keys as labels, or the entries
-         * of an unknown list (components, PFEs) would merge into one series.
+         * of an unknown list (components, PFEs) would merge into one series;
+         * a key the profile names (queue-number) takes its canonical label.
          * Room is left for the three topology labels. A name over 63 bytes
          * is its first 45 + "_h" + 16 hex digits of the FNV-1a hash of the
          * whole key name (base/name_hash.h): dropping it would merge the
@@ -297,7 +298,9 @@ fsc_series_id gnmi_series_resolve(const struct gnmi_resolver *rs, const uint8_t 
             if ((int)i == pk)
                 continue;
             char *ln = extra_names[nl];
-            size_t len = fsc_metric_name_sanitize(dp.keys[i].name, ln, LABEL_BYTES);
+            const char *canon =
+                fsc_profile_key_label(rs->profile, dp.keys[i].elem_name, dp.keys[i].name);
+            size_t len = fsc_metric_name_sanitize(canon ? canon : dp.keys[i].name, ln, LABEL_BYTES);
             bool hashed = len >= LABEL_BYTES;
             if (hashed)
                 len = fsc_label_name_hash(ln, dp.keys[i].name, dp.keys[i].name_len);

@@ -213,6 +213,18 @@ static const struct fsc_gauge_names junos_gauges = {
     .counter_last_words = counter_last_words,
 };
 
+/* List keys of passthrough leaves under the labels the entries above give
+ * them: a queue is `queue` whether Junos OS (qmon-sw `queue-number`, native
+ * sensors' `queue_number`) or OpenConfig (`queue[name]`) names it, and an
+ * OpenConfig transceiver's `physical-channels/channel[index]` is a lane. */
+static const struct fsc_key_label junos_key_labels[] = {
+    {NULL, "queue-number", "queue"},
+    {NULL, "queue_number", "queue"},
+    {"queue", "name", "queue"},
+    {"channel", "index", "lane"},
+    {NULL, NULL, NULL},
+};
+
 /* Junos OS Evolved (QFX5240), Junos OS: the `os` key of a gnmi source. */
 static const char *const junos_variants[] = {"evo", "junos", NULL};
 
@@ -227,4 +239,5 @@ const struct fsc_profile fsc_profile_junos = {
     .passthrough_gauges = &junos_gauges,
     .reset_leaf = IF "last-clear",
     .variant_names = junos_variants,
+    .key_labels = junos_key_labels,
 };

@@ -401,6 +401,9 @@ static int labels_build(const struct otlp_series *s, const struct otlp_ident *id
         bool hashed;
         if (otlp_label_name(kv->key, kv->klen, bare, &hashed) == 0)
             continue;
+        const char *canon = fsc_profile_key_label(s->profile, NULL, bare); /* tc -> queue */
+        if (canon)
+            snprintf(bare, FSC_OTLP_LABEL_NAME_MAX, "%s", canon);
         bool clash = reserved(bare) || has_label(ls->lb, ls->n, bare) ||
                      (id->histogram && strcmp(bare, "le") == 0);
         const char *use = clash ? name : bare;

@@ -187,6 +187,16 @@ static const struct fsc_profile_entry cumulus_entries[] = {
     C53("tx_wait", "fabric_port_tx_wait_seconds_total", FSC_UNIT_NANOSECONDS, S0, TX),
 };
 
+/* Point attributes of passthrough metrics under the labels the entries
+ * above give them (a traffic class is a `queue`, a switch priority a
+ * `priority`), so every family names them alike. */
+static const struct fsc_key_label cumulus_key_labels[] = {
+    {NULL, "tc", "queue"},
+    {NULL, "sp", "priority"},
+    {NULL, "pg", "priority_group"},
+    {NULL, NULL, NULL},
+};
+
 const struct fsc_profile fsc_profile_cumulus = {
     .name = "cumulus",
     .entries = cumulus_entries,
@@ -194,4 +204,5 @@ const struct fsc_profile fsc_profile_cumulus = {
     .passthrough_prefix = "fabric_cumulus_",
     .passthrough_width = 53,
     .refresh_ns = 0,
+    .key_labels = cumulus_key_labels,
 };
