@@ -38,7 +38,10 @@ lib_init
 
 need_chromium
 
-"$bin" demo --duration 120 --listen 127.0.0.1:0 >"$tmp/fsc.out" 2>"$tmp/fsc.log" &
+# Its own state home: the demo keeps (and locks) its rollups there, and a
+# demo running elsewhere on the machine must not make this one exit.
+XDG_STATE_HOME="$tmp/xdg" "$bin" demo --duration 120 --listen 127.0.0.1:0 >"$tmp/fsc.out" \
+    2>"$tmp/fsc.log" &
 fsc_pid=$!
 # Sanitizer builds write the 4 x 16 device trees slowly: 30 s at most.
 mport=$(wait_for "$tmp/fsc.log" \
