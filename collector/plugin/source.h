@@ -85,6 +85,14 @@ struct fsc_source_ops {
                    size_t errlen);
     /* Stops the instance's threads and frees it. NULL is a no-op. */
     void (*stop)(void *ctx);
+    /* Optional: tells the instance to begin stopping and returns at once
+     * (no wait, no free); `stop` then waits for what is left and frees it.
+     * The daemon calls it on every instance it stops together before the
+     * first `stop`, so instances wind down in parallel rather than one
+     * after the other. After it, the instance may stop delivering; only
+     * `stop` may follow (never reload, stats go on being valid). NULL:
+     * `stop` does it all. Thread: the one that then calls stop. */
+    void (*stop_begin)(void *ctx);
     /* Applies changed settings in place. NULL (or a negative return): the
      * daemon stops the instance and starts a new one instead. */
     int (*reload)(void *ctx, const struct fsc_source_config *cfg, char *err, size_t errlen);

@@ -161,6 +161,14 @@ fail:
     return NULL;
 }
 
+/* Tells the device thread to cancel its calls; returns at once. */
+static void gnmi_stop_begin(void *ctx)
+{
+    struct gnmi_client *cl = ctx;
+    if (cl)
+        atomic_store(&cl->stop, 1);
+}
+
 static void gnmi_stop(void *ctx)
 {
     struct gnmi_client *cl = ctx;
@@ -370,6 +378,7 @@ const struct fsc_source_ops fsc_gnmi_source_ops = {
     .profiles = gnmi_profiles,
     .start = gnmi_start,
     .stop = gnmi_stop,
+    .stop_begin = gnmi_stop_begin,
     .healthy = gnmi_healthy,
     .stat_tables = gnmi_tables,
     .stats = gnmi_stats,
