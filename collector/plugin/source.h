@@ -10,7 +10,8 @@
  * (so the per-source series limit applies), sets their traits in the
  * engine, and feeds samples with fsc_engine_ingest() from its own threads.
  * All state lives in the instance's context: two instances of a type never
- * share anything but const data. */
+ * share anything but const data (and, for gnmi, the worker threads its
+ * instances run on: sources/gnmi/gnmi_pool.c). */
 #ifndef FSC_SOURCE_H
 #define FSC_SOURCE_H
 

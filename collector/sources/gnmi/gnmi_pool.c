@@ -1,6 +1,6 @@
 /* The gNMI workers: every gnmi source of the process shares a small fixed
  * set of threads, each with its own completion queue, so the thread count
- * follows the cores and not the devices (a thread per device was a
+ * follows the cores and not the devices (a thread per device would be a
  * thousand threads at a thousand switches).
  *
  * A new client goes to the worker with the fewest clients and stays there.
