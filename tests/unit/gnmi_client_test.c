@@ -619,17 +619,18 @@ static void stream_cadence_per_series(void)
     fx_stop(&f);
 }
 
-/* Two devices on one worker (the process pinned to one CPU: a pool of
- * one): while the worker is held up by device A (blocked for 1 s in the
- * log write of A's first message), device B keeps streaming every 20 ms.
- * B's responses wait in the shared queue; the worker takes them all before
- * its next tick judges B's silence (stall after 2 x 100 ms), so B is not
- * resubscribed. */
+/* Two devices on one worker (the pool started while the process was pinned
+ * to one CPU: a pool of one): B streams every 20 ms, then the worker is held
+ * up by device A (blocked for 1.5 s in the log write of A's first message)
+ * while B keeps streaming. B's responses wait in the shared queue; the
+ * worker takes them all before its next tick judges B's silence (stall
+ * after 5 x 100 ms), so B is not resubscribed. */
 static void busy_neighbour_not_stalled(void)
 {
     struct fx a, b;
     uint8_t buf[4096];
     cpu_set_t all, one;
+    grpc_init(); /* gRPC's own threads start unpinned */
     CHECK_INT(sched_getaffinity(0, sizeof(all), &all), 0);
     CPU_ZERO(&one);
     for (int i = 0; i < CPU_SETSIZE; i++)
@@ -640,7 +641,7 @@ static void busy_neighbour_not_stalled(void)
     CHECK_INT(sched_setaffinity(0, sizeof(one), &one), 0); /* the pool starts with A */
     CHECK_INT(fx_start(&a, 100000000, 0), 0);              /* A sends once: no stall check for it */
     CHECK_INT(sched_setaffinity(0, sizeof(all), &all), 0);
-    CHECK_INT(fx_start(&b, 100000000, 2), 0); /* b.log is the log from here */
+    CHECK_INT(fx_start(&b, 100000000, 5), 0); /* b.log is the log from here */
     CHECK_INT(fsc_gnmi_pool_threads(), 1);
     struct srv_call *ca = a.ctx ? srv_accept(&a.s, "/gnmi.gNMI/Subscribe", NULL, 0) : NULL;
     struct srv_call *cb = b.ctx ? srv_accept(&b.s, "/gnmi.gNMI/Subscribe", NULL, 0) : NULL;
@@ -650,19 +651,24 @@ static void busy_neighbour_not_stalled(void)
         CHECK(srv_read_request(&b.s, cb, buf, sizeof(buf)) > 0);
         CHECK_INT(srv_send(&b.s, cb, buf, pack_update(buf, 1)), 0);
         CHECK_INT(wait_messages(&b, 1).messages, 1);
+        uint64_t v = 2;
+        for (; v < 12; v++) { /* B streaming */
+            CHECK_INT(srv_send(&b.s, cb, buf, pack_update(buf, v)), 0);
+            nanosleep(&(struct timespec){0, 20000000}, NULL);
+        }
         flockfile(b.log); /* A's gnmi_stream_up line holds the worker */
         CHECK_INT(srv_send(&a.s, ca, buf, pack_update(buf, 5)), 0);
-        for (uint64_t v = 2; v < 52; v++) { /* 1 s of B, every 20 ms */
+        for (; v < 87; v++) { /* 1.5 s of B, every 20 ms */
             CHECK_INT(srv_send(&b.s, cb, buf, pack_update(buf, v)), 0);
             nanosleep(&(struct timespec){0, 20000000}, NULL);
         }
         funlockfile(b.log);
-        for (uint64_t v = 52; v < 62; v++) {
+        for (; v < 97; v++) {
             CHECK_INT(srv_send(&b.s, cb, buf, pack_update(buf, v)), 0);
             nanosleep(&(struct timespec){0, 20000000}, NULL);
         }
-        struct fsc_gnmi_stream_stats ss = wait_messages(&b, 61);
-        CHECK_INT(ss.messages, 61);
+        struct fsc_gnmi_stream_stats ss = wait_messages(&b, 96);
+        CHECK_INT(ss.messages, 96);
         CHECK_INT(ss.resubscribes, 0);
         CHECK_INT(ss.reconnects, 0);
         CHECK_INT(wait_messages(&a, 1).messages, 1);
@@ -679,6 +685,7 @@ static void busy_neighbour_not_stalled(void)
         srv_end(&b.s, cb, GRPC_STATUS_OK);
     fx_stop(&b);
     fx_stop(&a);
+    grpc_shutdown();
 }
 
 TEST_MAIN(TEST(subscribe_ingest_and_credentials), TEST(failed_call_retried),

@@ -604,10 +604,10 @@ void fsc_gnmi_client_begin(struct gnmi_client *cl)
 /* Health on each tick: start idle streams whose retry time has come, cancel
  * calls that never answered within connect_timeout or fell silent for
  * stall_intervals x their sample interval (ON_CHANGE streams have no cadence
- * and are left to keepalive). Silence is judged only after the worker took
- * every completion waiting in its queue: a response waiting there is not a
- * silent target. */
-void fsc_gnmi_client_tick(struct gnmi_client *cl, int64_t now, bool judge)
+ * and are left to keepalive). Silence counts from listen_since at the
+ * earliest: while the worker could not listen, a quiet stream says nothing
+ * of its target. */
+void fsc_gnmi_client_tick(struct gnmi_client *cl, int64_t now, int64_t listen_since)
 {
     const struct fsc_gnmi_config *gc = cl->gc;
     for (size_t i = 0; i < cl->n_streams; i++) {
@@ -617,10 +617,13 @@ void fsc_gnmi_client_tick(struct gnmi_client *cl, int64_t now, bool judge)
                 call_start(st, now);
             continue;
         }
-        if (st->cancelled || !judge)
+        if (st->cancelled)
             continue;
+        int64_t quiet_from = st->got_msg ? st->last_msg_mono : st->started_mono;
+        if (quiet_from < listen_since)
+            quiet_from = listen_since;
         if (!st->got_msg) {
-            if (gc->connect_timeout_ns > 0 && now - st->started_mono > gc->connect_timeout_ns) {
+            if (gc->connect_timeout_ns > 0 && now - quiet_from > gc->connect_timeout_ns) {
                 st->cancelled = true;
                 grpc_call_cancel(st->call, NULL);
             }
@@ -628,7 +631,7 @@ void fsc_gnmi_client_tick(struct gnmi_client *cl, int64_t now, bool judge)
         }
         int64_t iv = st->cfg->mode == FSC_GNMI_SAMPLE ? st->cfg->sample_interval_ns : 0;
         if (iv > 0 && gc->stall_intervals > 0 &&
-            now - st->last_msg_mono > (int64_t)gc->stall_intervals * iv) {
+            now - quiet_from > (int64_t)gc->stall_intervals * iv) {
             st->cancelled = st->stalled = true;
             grpc_call_cancel(st->call, NULL);
         }

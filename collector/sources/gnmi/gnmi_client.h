@@ -175,10 +175,11 @@ int fsc_gnmi_channel_create(struct gnmi_client *cl, char *err, size_t errlen);
 void fsc_gnmi_client_begin(struct gnmi_client *cl);
 
 /* Health on one tick (start idle streams whose retry time has come, cancel
- * calls past connect_timeout or silent past stall_intervals). `judge`:
- * false when the queue could not be drained before the tick (responses may
- * be waiting in it), and then no call is cancelled for silence. */
-void fsc_gnmi_client_tick(struct gnmi_client *cl, int64_t now, bool judge);
+ * calls past connect_timeout or silent past stall_intervals). Silence
+ * counts from listen_since at the earliest (monotonic ns): when the worker
+ * last resumed after being held up, or `now` when its queue could not be
+ * drained (responses may be waiting in it: no call is judged). */
+void fsc_gnmi_client_tick(struct gnmi_client *cl, int64_t now, int64_t listen_since);
 
 /* One completion of the worker's queue (ev->tag is a struct gnmi_tag). */
 void fsc_gnmi_client_event(const grpc_event *ev, int64_t now);

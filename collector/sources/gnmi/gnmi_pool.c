@@ -6,12 +6,15 @@
  * A new client goes to the worker with the fewest clients and stays there.
  * A worker's loop: take completions as they come; every TICK_NS, first take
  * whatever else is ready in the queue (bounded), then tick every client.
- * Taking the queue first is what keeps one busy device from making another
- * look silent: when the worker ran late (a starved host, a slow ingest, a
- * device sending a burst), the responses waiting in the queue are not a
- * silent target, and a tick between two of them cancelled healthy
- * streams. If the bound cuts the drain short, the tick starts calls but
- * judges no silence (fsc_gnmi_client_tick).
+ * Two rules keep one busy device (or a slow ingest, or a starved host) from
+ * making another look silent, which would cancel healthy streams:
+ *   1. The queue is taken before a tick judges silence: the responses
+ *      waiting in it are not a silent target. If the bound cuts the drain
+ *      short, the tick starts calls but judges none.
+ *   2. When the worker was held up (back more than TICK_NS / 2 after its
+ *      schedule), silence counts from when it resumed: the responses that
+ *      came meanwhile may not have reached the queue yet (gRPC may still be
+ *      reading them), and the worker was not listening.
  *
  * Stop of one client leaves the others alone: the worker cancels that
  * client's calls, keeps serving the shared queue until they have all
@@ -25,6 +28,7 @@
 #include <errno.h>
 #include <grpc/support/time.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,15 +145,17 @@ static bool stop_step(struct gnmi_worker *w, struct gnmi_client *cl, int64_t now
 }
 
 /* One tick: new clients begin, stopping ones move on, the others are
- * checked (judge: the queue was drained). */
-static void worker_tick(struct gnmi_worker *w, bool judge)
+ * checked, their silence counted from listen_since at the earliest. */
+static void worker_tick(struct gnmi_worker *w, int64_t listen_since)
 {
     adopt(w);
     int64_t now = fsc_mono_ns();
+    if (listen_since > now)
+        listen_since = now;
     for (struct gnmi_client **p = &w->running; *p;) {
         struct gnmi_client *cl = *p;
         if (!atomic_load(&cl->stop)) {
-            fsc_gnmi_client_tick(cl, now, judge);
+            fsc_gnmi_client_tick(cl, now, listen_since);
             p = &cl->next;
         } else if (stop_step(w, cl, now)) {
             *p = cl->next; /* released: the stopping thread owns it again */
@@ -162,11 +168,17 @@ static void worker_tick(struct gnmi_worker *w, bool judge)
 static void *worker_main(void *arg)
 {
     struct gnmi_worker *w = arg;
-    int64_t next_tick = 0;
+    int64_t next_tick = 0, resumed = 0;
     for (;;) {
         int64_t now = fsc_mono_ns();
         if (now >= next_tick) {
-            worker_tick(w, drain(w));
+            if (next_tick > 0 && now - next_tick > TICK_NS / 2)
+                resumed = now; /* rule 2 */
+            bool drained = drain(w);
+            int64_t after = fsc_mono_ns();
+            if (after - now > TICK_NS / 2)
+                resumed = after;                           /* a long drain: rule 2 as well */
+            worker_tick(w, drained ? resumed : INT64_MAX); /* rule 1 */
             /* The pool ends only once every client was removed. */
             if (atomic_load(&w->quit) && !w->running)
                 break;
