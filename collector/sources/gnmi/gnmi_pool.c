@@ -235,8 +235,12 @@ static struct gnmi_pool *pool_create(char *err, size_t errlen)
     unsigned want = workers_wanted();
     for (; p->n < want; p->n++) {
         struct gnmi_worker *w = &p->w[p->n];
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the stop wait's clock */
         pthread_mutex_init(&w->mu, NULL);
-        pthread_cond_init(&w->released, NULL);
+        pthread_cond_init(&w->released, &ca);
+        pthread_condattr_destroy(&ca);
         atomic_init(&w->quit, 0);
         w->cq = grpc_completion_queue_create_for_next(NULL);
         if (!w->cq) {
@@ -289,7 +293,7 @@ bool fsc_gnmi_pool_remove(struct gnmi_client *cl)
         return true;
     /* The worker sees cl->stop on its next tick (TICK_NS at most). */
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
+    clock_gettime(CLOCK_MONOTONIC, &until);
     until.tv_sec += STOP_WAIT_NS / NS_PER_S;
     pthread_mutex_lock(&w->mu);
     while (!cl->released)
