@@ -87,11 +87,6 @@ sum_of() { # FAMILY [SOURCE_REGEX]: the sum of the family's samples
 messages_of() { series_value fabricscope_gnmi_messages_total "source=leaf$1" stream=interfaces; }
 subs0=$(grep -c 'subscribe call=' "$tmp/sim.err")
 check_eq "one Subscribe call per source" "$subs0" "$n"
-k=0
-while [ "$k" -lt "$n" ]; do
-    eval "m0_$k=\$(messages_of $k)"
-    k=$((k + 1))
-done
 retries0=$(($(sum_of fabricscope_gnmi_reconnects_total) + $(sum_of fabricscope_gnmi_resubscribes_total)))
 
 # --- reload without leaf$gone: it stops alone -----------------------------------------
@@ -105,7 +100,7 @@ all_moved() {
     _k=0
     while [ "$_k" -lt "$n" ]; do
         if [ "$_k" -ne "$gone" ]; then
-            eval "_m0=\$m1_$_k"
+            _m0=$(eval "echo \$m1_$_k")
             ge "$(messages_of $_k)" $((_m0 + 10)) || return 1
         fi
         _k=$((_k + 1))
