@@ -498,6 +498,7 @@ void fsc_gnmi_client_event(const grpc_event *ev, int64_t now)
         st->status_done = true;
         break;
     case TAG_CAPS:
+    case TAG_WAKE: /* gnmi_pool.c takes it */
         break;
     }
     if (st->pending == 0)
@@ -640,7 +641,7 @@ void fsc_gnmi_client_tick(struct gnmi_client *cl, int64_t now, int64_t listen_si
 
 bool fsc_gnmi_client_pending(const struct gnmi_client *cl)
 {
-    if (cl->caps_pending)
+    if (cl->caps_pending || cl->wake_pending)
         return true;
     for (size_t i = 0; i < cl->n_streams; i++)
         if (cl->streams[i].call)

@@ -68,7 +68,9 @@ void fsc_gnmi_cadence_free(struct fsc_gnmi_cadence *cd);
  * thread. */
 void fsc_gnmi_cadence_observe(struct fsc_gnmi_cadence *cd, fsc_series_id ser, int64_t t_dev_ns);
 
-enum gnmi_tag_kind { TAG_SEND, TAG_RECV, TAG_STATUS, TAG_CAPS };
+/* TAG_WAKE: a client was handed to the worker (gnmi_pool.c), which adopts it
+ * at once rather than at its next tick. */
+enum gnmi_tag_kind { TAG_SEND, TAG_RECV, TAG_STATUS, TAG_CAPS, TAG_WAKE };
 
 struct gnmi_client;
 struct gnmi_stream;
@@ -79,7 +81,7 @@ struct gnmi_worker;
 struct gnmi_tag {
     enum gnmi_tag_kind kind;
     struct gnmi_client *cl;
-    struct gnmi_stream *st; /* NULL for TAG_CAPS */
+    struct gnmi_stream *st; /* NULL for TAG_CAPS and TAG_WAKE */
 };
 
 struct gnmi_stream {
@@ -146,6 +148,8 @@ struct gnmi_client {
     bool stopping;            /* worker: the calls were cancelled for stop */
     int64_t stop_deadline;    /* worker: release it by then even with calls pending */
     bool released;            /* under w->mu: the worker let go of it (stop may free it) */
+    struct gnmi_tag t_wake;   /* the wake-up of its worker when it is added */
+    bool wake_pending;        /* that wake-up has not come out of the queue yet */
 
     /* Device times against the collector's clock (model/time_guard.h):
      * written on the worker thread under mu, read by stats under mu. */

@@ -3,7 +3,9 @@
  * follows the cores and not the devices (a thread per device would be a
  * thousand threads at a thousand switches).
  *
- * A new client goes to the worker with the fewest clients and stays there.
+ * A new client goes to the worker with the fewest clients and stays there;
+ * the worker is woken to start its calls at once (TAG_WAKE), not at its
+ * next tick.
  * A worker's loop: take completions as they come; every TICK_NS, first take
  * whatever else is ready in the queue (bounded), then tick every client.
  * Two rules keep one busy device (or a slow ingest, or a starved host) from
@@ -93,7 +95,8 @@ static unsigned workers_wanted(void)
     return n > (long)WORKERS_MAX ? WORKERS_MAX : (unsigned)n;
 }
 
-/* Under w->mu: moves the incoming clients to the running list. */
+/* Moves the incoming clients to the running list; each asks for
+ * Capabilities and starts its calls at once (a tick that judges nothing). */
 static void adopt(struct gnmi_worker *w)
 {
     pthread_mutex_lock(&w->mu);
@@ -106,7 +109,21 @@ static void adopt(struct gnmi_worker *w)
         cl->next = w->running;
         w->running = cl;
         fsc_gnmi_client_begin(cl);
+        int64_t now = fsc_mono_ns();
+        fsc_gnmi_client_tick(cl, now, now);
     }
+}
+
+/* One completion: a client's, or the wake-up of a client just added. */
+static void worker_event(struct gnmi_worker *w, const grpc_event *ev)
+{
+    struct gnmi_tag *tag = ev->tag;
+    if (tag->kind == TAG_WAKE) {
+        tag->cl->wake_pending = false;
+        adopt(w);
+        return;
+    }
+    fsc_gnmi_client_event(ev, fsc_mono_ns());
 }
 
 /* Takes the completions ready in the queue, at most DRAIN_MAX. Returns
@@ -117,7 +134,7 @@ static bool drain(struct gnmi_worker *w)
         grpc_event ev = grpc_completion_queue_next(w->cq, gpr_inf_past(GPR_CLOCK_MONOTONIC), NULL);
         if (ev.type != GRPC_OP_COMPLETE)
             return true;
-        fsc_gnmi_client_event(&ev, fsc_mono_ns());
+        worker_event(w, &ev);
     }
     return false;
 }
@@ -187,7 +204,7 @@ static void *worker_main(void *arg)
         }
         grpc_event ev = grpc_completion_queue_next(w->cq, deadline_in(next_tick - now), NULL);
         if (ev.type == GRPC_OP_COMPLETE)
-            fsc_gnmi_client_event(&ev, fsc_mono_ns());
+            worker_event(w, &ev);
     }
     return NULL;
 }
@@ -278,11 +295,17 @@ int fsc_gnmi_pool_add(struct gnmi_client *cl, char *err, size_t errlen)
     pool->users++;
     cl->w = w;
     cl->cq = w->cq;
+    cl->wake_pending = true;
     pthread_mutex_lock(&w->mu);
     cl->next = w->incoming;
     w->incoming = cl;
     pthread_mutex_unlock(&w->mu);
     pthread_mutex_unlock(&pool_mu);
+    /* Wakes the worker now: a watch whose deadline has passed completes at
+     * once (the C core has no other way to post to a queue). */
+    grpc_channel_watch_connectivity_state(cl->chan,
+                                          grpc_channel_check_connectivity_state(cl->chan, 0),
+                                          gpr_inf_past(GPR_CLOCK_MONOTONIC), w->cq, &cl->t_wake);
     return 0;
 }
 

@@ -119,6 +119,7 @@ static void *gnmi_start(const struct fsc_source_config *sc, const struct fsc_sou
     clock_gettime(CLOCK_MONOTONIC, &ts);
     cl->rng = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)(uintptr_t)cl ^ 0x9e3779b97f4a7c15ULL;
     cl->t_caps = (struct gnmi_tag){TAG_CAPS, cl, NULL};
+    cl->t_wake = (struct gnmi_tag){TAG_WAKE, cl, NULL};
 
     fsc_grpc_log_hook_install(); /* before grpc_init: its own messages are routed too */
     grpc_init();
