@@ -294,7 +294,7 @@ for d in "$@"; do
     start_switches "$d"
     measure "$d"
     # The collector first (the simulators going away would log retries); it
-    # stops its sources one after the other: up to 120 s, timed.
+    # tells every source to stop, then waits for each: up to 120 s, timed.
     ts=$(date +%s%N)
     stop_pids 1200 "$fsc_pid"
     echo "# $d devices: the collector stopped in $((($(date +%s%N) - ts) / 1000000)) ms" >&2

@@ -181,6 +181,16 @@ static int run_start(struct fsc_dsources *s, struct fsc_dgen *g, const struct fs
     return 1;
 }
 
+/* Tells every instance of rs[0 .. n) to begin stopping (the ops that can:
+ * stop_begin), so that the run_stop calls after it wait for them all at
+ * once rather than one after the other. */
+static void run_stop_begin(struct fsc_drun *const *rs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rs[i]->ops->stop_begin)
+            rs[i]->ops->stop_begin(rs[i]->ctx);
+}
+
 /* Stops and frees an instance that is no longer in s->run. */
 static void run_stop(struct fsc_dsources *s, struct fsc_drun *rs, const char *why)
 {
@@ -273,6 +283,7 @@ void fsc_dsources_stop(struct fsc_dsources *s)
     s->view_sources = NULL;
     s->n_view = 0;
     pthread_rwlock_unlock(&s->lock);
+    run_stop_begin(run, n);
     for (size_t i = n; i-- > 0;)
         run_stop(s, run[i], NULL);
     free(run);
@@ -490,6 +501,7 @@ void fsc_dsources_reload(struct fsc_dsources *s, const char *path)
     pthread_rwlock_unlock(&s->lock);
     free(prev);
     size_t removed = 0;
+    run_stop_begin(gone, n_gone);
     for (size_t i = 0; i < n_gone; i++) {
         removed += strcmp(why[i], "removed") == 0;
         was[i] = (struct prev_run){gone[i]->cfg, gone[i]->gen};

@@ -10,7 +10,8 @@
  * (so the per-source series limit applies), sets their traits in the
  * engine, and feeds samples with fsc_engine_ingest() from its own threads.
  * All state lives in the instance's context: two instances of a type never
- * share anything but const data. */
+ * share anything but const data (and, for gnmi, the worker threads its
+ * instances run on: sources/gnmi/gnmi_pool.c). */
 #ifndef FSC_SOURCE_H
 #define FSC_SOURCE_H
 
@@ -85,6 +86,14 @@ struct fsc_source_ops {
                    size_t errlen);
     /* Stops the instance's threads and frees it. NULL is a no-op. */
     void (*stop)(void *ctx);
+    /* Optional: tells the instance to begin stopping and returns at once
+     * (no wait, no free); `stop` then waits for what is left and frees it.
+     * The daemon calls it on every instance it stops together before the
+     * first `stop`, so instances wind down in parallel rather than one
+     * after the other. After it, the instance may stop delivering; only
+     * `stop` may follow (never reload, stats go on being valid). NULL:
+     * `stop` does it all. Thread: the one that then calls stop. */
+    void (*stop_begin)(void *ctx);
     /* Applies changed settings in place. NULL (or a negative return): the
      * daemon stops the instance and starts a new one instead. */
     int (*reload)(void *ctx, const struct fsc_source_config *cfg, char *err, size_t errlen);

@@ -15,7 +15,8 @@ fsc_unit_test(gnmi_plan LABELS gnmi LIBS fsc_gnmi CASES
 # gNMI client end to end against an in-test gRPC server (C core).
 fsc_unit_test(gnmi_client LABELS gnmi LIBS fsc_gnmi TIMEOUT 120 CASES
   subscribe_ingest_and_credentials failed_call_retried silent_stream_resubscribed
-  unreachable_target_backs_off stream_cadence_per_series late_thread_not_stalled)
+  unreachable_target_backs_off stream_cadence_per_series late_thread_not_stalled
+  busy_neighbour_not_stalled)
 
 # Observed stream cadence and jitter: the estimator's known answers and the
 # exact exposition of the stream families.

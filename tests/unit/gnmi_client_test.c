@@ -7,11 +7,13 @@
  * known answers are in gnmi_cadence_test.c). The server is driven step by
  * step from the test thread; every wait is bounded (10 s per step) and
  * nothing asserts on durations (cadence is device time from the messages). */
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <grpc/byte_buffer.h>
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>
 #include <grpc/support/time.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -21,6 +23,7 @@
 #include "model/registry.h"
 #include "engine/engine.h"
 #include "gnmi.pb-c.h"
+#include "sources/gnmi/gnmi_client.h"
 #include "sources/gnmi/gnmi_plan.h"
 #include "sources/gnmi/gnmi_source.h"
 #include "test.h"
@@ -616,6 +619,76 @@ static void stream_cadence_per_series(void)
     fx_stop(&f);
 }
 
+/* Two devices on one worker (the pool started while the process was pinned
+ * to one CPU: a pool of one): B streams every 20 ms, then the worker is held
+ * up by device A (blocked for 1.5 s in the log write of A's first message)
+ * while B keeps streaming. B's responses wait in the shared queue; the
+ * worker takes them all before its next tick judges B's silence (stall
+ * after 5 x 100 ms), so B is not resubscribed. */
+static void busy_neighbour_not_stalled(void)
+{
+    struct fx a, b;
+    uint8_t buf[4096];
+    cpu_set_t all, one;
+    grpc_init(); /* gRPC's own threads start unpinned */
+    CHECK_INT(sched_getaffinity(0, sizeof(all), &all), 0);
+    CPU_ZERO(&one);
+    for (int i = 0; i < CPU_SETSIZE; i++)
+        if (CPU_ISSET(i, &all)) {
+            CPU_SET(i, &one);
+            break;
+        }
+    CHECK_INT(sched_setaffinity(0, sizeof(one), &one), 0); /* the pool starts with A */
+    CHECK_INT(fx_start(&a, 100000000, 0), 0);              /* A sends once: no stall check for it */
+    CHECK_INT(sched_setaffinity(0, sizeof(all), &all), 0);
+    CHECK_INT(fx_start(&b, 100000000, 5), 0); /* b.log is the log from here */
+    CHECK_INT(fsc_gnmi_pool_threads(), 1);
+    struct srv_call *ca = a.ctx ? srv_accept(&a.s, "/gnmi.gNMI/Subscribe", NULL, 0) : NULL;
+    struct srv_call *cb = b.ctx ? srv_accept(&b.s, "/gnmi.gNMI/Subscribe", NULL, 0) : NULL;
+    CHECK(ca != NULL && cb != NULL);
+    if (ca && cb) {
+        CHECK(srv_read_request(&a.s, ca, buf, sizeof(buf)) > 0);
+        CHECK(srv_read_request(&b.s, cb, buf, sizeof(buf)) > 0);
+        CHECK_INT(srv_send(&b.s, cb, buf, pack_update(buf, 1)), 0);
+        CHECK_INT(wait_messages(&b, 1).messages, 1);
+        uint64_t v = 2;
+        for (; v < 12; v++) { /* B streaming */
+            CHECK_INT(srv_send(&b.s, cb, buf, pack_update(buf, v)), 0);
+            nanosleep(&(struct timespec){0, 20000000}, NULL);
+        }
+        flockfile(b.log); /* A's gnmi_stream_up line holds the worker */
+        CHECK_INT(srv_send(&a.s, ca, buf, pack_update(buf, 5)), 0);
+        for (; v < 87; v++) { /* 1.5 s of B, every 20 ms */
+            CHECK_INT(srv_send(&b.s, cb, buf, pack_update(buf, v)), 0);
+            nanosleep(&(struct timespec){0, 20000000}, NULL);
+        }
+        funlockfile(b.log);
+        for (; v < 97; v++) {
+            CHECK_INT(srv_send(&b.s, cb, buf, pack_update(buf, v)), 0);
+            nanosleep(&(struct timespec){0, 20000000}, NULL);
+        }
+        struct fsc_gnmi_stream_stats ss = wait_messages(&b, 96);
+        CHECK_INT(ss.messages, 96);
+        CHECK_INT(ss.resubscribes, 0);
+        CHECK_INT(ss.reconnects, 0);
+        CHECK_INT(wait_messages(&a, 1).messages, 1);
+        CHECK(!log_has(&b, "event=gnmi_stream_resubscribe"));
+    }
+    fsc_gnmi_source_ops.stop(a.ctx);
+    a.ctx = NULL;
+    fsc_gnmi_source_ops.stop(b.ctx);
+    b.ctx = NULL;
+    CHECK_INT(fsc_gnmi_pool_threads(), 0); /* the pool ends with its last client */
+    if (ca)
+        srv_end(&a.s, ca, GRPC_STATUS_OK);
+    if (cb)
+        srv_end(&b.s, cb, GRPC_STATUS_OK);
+    fx_stop(&b);
+    fx_stop(&a);
+    grpc_shutdown();
+}
+
 TEST_MAIN(TEST(subscribe_ingest_and_credentials), TEST(failed_call_retried),
           TEST(silent_stream_resubscribed), TEST(unreachable_target_backs_off),
-          TEST(stream_cadence_per_series), TEST(late_thread_not_stalled))
+          TEST(stream_cadence_per_series), TEST(late_thread_not_stalled),
+          TEST(busy_neighbour_not_stalled))

@@ -1,5 +1,6 @@
-/* The device thread: one completion queue, one Subscribe call per planned
- * stream, health checks on a 100 ms tick.
+/* One device's calls: one Subscribe call per planned stream, health checks
+ * on its worker's 100 ms tick (gnmi_pool.c runs the queue and the tick;
+ * everything here runs on the client's worker thread).
  *
  * Every buffer a started batch writes into (received message, metadata
  * arrays, status) belongs to the stream and stays alive until that batch's
@@ -21,11 +22,8 @@
 #include "gnmi.pb-c.h"
 #include "sources/gnmi/gnmi_client.h"
 
-#define NS_PER_MS        1000000LL
-#define NS_PER_S         1000000000LL
-#define TICK_NS          (100 * NS_PER_MS)
-#define DRAIN_MAX        256 /* completions taken between two ticks at most */
-#define STOP_DRAIN_TICKS 100 /* 10 s for cancelled calls to report back */
+#define NS_PER_MS 1000000LL
+#define NS_PER_S  1000000000LL
 
 static gpr_timespec deadline_in(int64_t ns)
 {
@@ -320,7 +318,7 @@ static void call_start(struct gnmi_stream *st, int64_t now)
 /* Drops the samples whose device time the time guard refuses (arrival-time
  * samples always pass) and logs the first refusal, then at most one line
  * per 10 s with the count suppressed. Returns the samples kept, compacted
- * at the front of smp. Device thread. */
+ * at the front of smp. Worker thread. */
 static size_t time_filter(struct gnmi_client *cl, struct fsc_sample *smp, size_t n, int64_t arrival,
                           int64_t now)
 {
@@ -468,9 +466,10 @@ static void call_finish(struct gnmi_stream *st, int64_t now)
 
 static void caps_finish(struct gnmi_client *cl);
 
-static void on_event(struct gnmi_client *cl, const grpc_event *ev, int64_t now)
+void fsc_gnmi_client_event(const grpc_event *ev, int64_t now)
 {
     struct gnmi_tag *tag = ev->tag;
+    struct gnmi_client *cl = tag->cl;
     if (tag->kind == TAG_CAPS) {
         caps_finish(cl);
         return;
@@ -499,6 +498,7 @@ static void on_event(struct gnmi_client *cl, const grpc_event *ev, int64_t now)
         st->status_done = true;
         break;
     case TAG_CAPS:
+    case TAG_WAKE: /* gnmi_pool.c takes it */
         break;
     }
     if (st->pending == 0)
@@ -597,11 +597,18 @@ static void caps_finish(struct gnmi_client *cl)
     cl->caps_pending = false;
 }
 
+void fsc_gnmi_client_begin(struct gnmi_client *cl)
+{
+    caps_start(cl);
+}
+
 /* Health on each tick: start idle streams whose retry time has come, cancel
  * calls that never answered within connect_timeout or fell silent for
  * stall_intervals x their sample interval (ON_CHANGE streams have no cadence
- * and are left to keepalive). */
-static void tick(struct gnmi_client *cl, int64_t now)
+ * and are left to keepalive). Silence counts from listen_since at the
+ * earliest: while the worker could not listen, a quiet stream says nothing
+ * of its target. */
+void fsc_gnmi_client_tick(struct gnmi_client *cl, int64_t now, int64_t listen_since)
 {
     const struct fsc_gnmi_config *gc = cl->gc;
     for (size_t i = 0; i < cl->n_streams; i++) {
@@ -613,8 +620,11 @@ static void tick(struct gnmi_client *cl, int64_t now)
         }
         if (st->cancelled)
             continue;
+        int64_t quiet_from = st->got_msg ? st->last_msg_mono : st->started_mono;
+        if (quiet_from < listen_since)
+            quiet_from = listen_since;
         if (!st->got_msg) {
-            if (gc->connect_timeout_ns > 0 && now - st->started_mono > gc->connect_timeout_ns) {
+            if (gc->connect_timeout_ns > 0 && now - quiet_from > gc->connect_timeout_ns) {
                 st->cancelled = true;
                 grpc_call_cancel(st->call, NULL);
             }
@@ -622,16 +632,16 @@ static void tick(struct gnmi_client *cl, int64_t now)
         }
         int64_t iv = st->cfg->mode == FSC_GNMI_SAMPLE ? st->cfg->sample_interval_ns : 0;
         if (iv > 0 && gc->stall_intervals > 0 &&
-            now - st->last_msg_mono > (int64_t)gc->stall_intervals * iv) {
+            now - quiet_from > (int64_t)gc->stall_intervals * iv) {
             st->cancelled = st->stalled = true;
             grpc_call_cancel(st->call, NULL);
         }
     }
 }
 
-static bool any_pending(const struct gnmi_client *cl)
+bool fsc_gnmi_client_pending(const struct gnmi_client *cl)
 {
-    if (cl->caps_pending)
+    if (cl->caps_pending || cl->wake_pending)
         return true;
     for (size_t i = 0; i < cl->n_streams; i++)
         if (cl->streams[i].call)
@@ -639,40 +649,11 @@ static bool any_pending(const struct gnmi_client *cl)
     return false;
 }
 
-void *fsc_gnmi_client_main(void *arg)
+void fsc_gnmi_client_cancel(struct gnmi_client *cl)
 {
-    struct gnmi_client *cl = arg;
-    caps_start(cl);
-    while (!atomic_load(&cl->stop)) {
-        int64_t now = fsc_mono_ns();
-        tick(cl, now);
-        grpc_event ev = grpc_completion_queue_next(cl->cq, deadline_in(TICK_NS), NULL);
-        /* Take whatever else is ready before the next tick judges silence:
-         * when this thread ran late (a starved host, a slow ingest), the
-         * responses waiting in the queue are not a silent target, and a
-         * tick between two of them cancelled healthy streams. Bounded, so
-         * the tick still runs under a steady flow. */
-        for (int k = 0; ev.type == GRPC_OP_COMPLETE && k < DRAIN_MAX; k++) {
-            on_event(cl, &ev, fsc_mono_ns());
-            ev = grpc_completion_queue_next(cl->cq, gpr_inf_past(GPR_CLOCK_MONOTONIC), NULL);
-        }
-        if (ev.type == GRPC_OP_COMPLETE) /* DRAIN_MAX reached: this one too */
-            on_event(cl, &ev, fsc_mono_ns());
-    }
-    /* Stop: cancel everything, then wait (bounded) for each call to report
-     * back so its buffers can be freed. */
     if (cl->caps_call)
         grpc_call_cancel(cl->caps_call, NULL);
     for (size_t i = 0; i < cl->n_streams; i++)
         if (cl->streams[i].call)
             grpc_call_cancel(cl->streams[i].call, NULL);
-    for (int t = 0; t < STOP_DRAIN_TICKS && any_pending(cl); t++) {
-        grpc_event ev = grpc_completion_queue_next(cl->cq, deadline_in(TICK_NS), NULL);
-        if (ev.type == GRPC_OP_COMPLETE)
-            on_event(cl, &ev, fsc_mono_ns());
-    }
-    cl->stuck = any_pending(cl);
-    if (cl->stuck)
-        fsc_log(FSC_LOG_ERROR, "gnmi_stop_incomplete", "source=%s", cl->name);
-    return NULL;
 }

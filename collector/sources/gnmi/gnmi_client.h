@@ -1,5 +1,5 @@
-/* gNMI client internals shared by gnmi_source.c, gnmi_client.c and
- * gnmi_channel.c (not a public interface). */
+/* gNMI client internals shared by gnmi_source.c, gnmi_client.c,
+ * gnmi_pool.c and gnmi_channel.c (not a public interface). */
 #ifndef FSC_GNMI_CLIENT_H
 #define FSC_GNMI_CLIENT_H
 
@@ -40,8 +40,8 @@
  * Bounded: an open-addressing table growing from FSC_GNMI_CADENCE_SLOTS_MIN
  * to FSC_GNMI_CADENCE_SLOTS slots, filled to at most half; series met after
  * that are not followed. A zeroed struct is an empty estimate; the owner
- * frees the table with fsc_gnmi_cadence_free. Thread: the stream's device
- * thread only. */
+ * frees the table with fsc_gnmi_cadence_free. Thread: the stream's worker
+ * (gnmi_pool.c) only. */
 struct fsc_gnmi_cadence_slot {
     uint32_t key; /* series id + 1; 0 = empty */
     int64_t last_ns;
@@ -68,15 +68,20 @@ void fsc_gnmi_cadence_free(struct fsc_gnmi_cadence *cd);
  * thread. */
 void fsc_gnmi_cadence_observe(struct fsc_gnmi_cadence *cd, fsc_series_id ser, int64_t t_dev_ns);
 
-enum gnmi_tag_kind { TAG_SEND, TAG_RECV, TAG_STATUS, TAG_CAPS };
+/* TAG_WAKE: a client was handed to the worker (gnmi_pool.c), which adopts it
+ * at once rather than at its next tick. */
+enum gnmi_tag_kind { TAG_SEND, TAG_RECV, TAG_STATUS, TAG_CAPS, TAG_WAKE };
 
 struct gnmi_client;
 struct gnmi_stream;
+struct gnmi_worker;
 
-/* A completion queue tag: which batch of which call finished. */
+/* A completion queue tag: which batch of which call of which client
+ * finished (a worker's queue serves many clients). */
 struct gnmi_tag {
     enum gnmi_tag_kind kind;
-    struct gnmi_stream *st; /* NULL for TAG_CAPS */
+    struct gnmi_client *cl;
+    struct gnmi_stream *st; /* NULL for TAG_CAPS and TAG_WAKE */
 };
 
 struct gnmi_stream {
@@ -106,9 +111,9 @@ struct gnmi_stream {
     int64_t next_try_mono; /* when idle: start a call at this time */
     int64_t backoff_ns;    /* next backoff before jitter */
 
-    struct fsc_gnmi_cadence cad; /* device thread only; copied into stats */
+    struct fsc_gnmi_cadence cad; /* worker thread only; copied into stats */
 
-    /* FSC_EV_STREAM_DOWN (gnmi_client.c; device thread only): a START was
+    /* FSC_EV_STREAM_DOWN (gnmi_client.c; worker thread only): a START was
      * published and its END not yet, with what the END repeats. */
     bool down;
     uint8_t down_reason; /* enum fsc_stream_down_reason */
@@ -124,21 +129,30 @@ struct gnmi_client {
     const struct fsc_gnmi_config *gc;
     struct fsc_source_env env;
     grpc_channel *chan;
-    grpc_completion_queue *cq;
-    grpc_metadata md[2]; /* username, password */
+    grpc_completion_queue *cq; /* its worker's (borrowed) */
+    grpc_metadata md[2];       /* username, password */
     size_t n_md;
     struct gnmi_stream *streams;
     size_t n_streams;
-    struct fsc_sample *smp; /* FSC_GNMI_SAMPLES_CAP decoded samples, owned; device thread only */
+    struct fsc_sample *smp; /* FSC_GNMI_SAMPLES_CAP decoded samples, owned; worker only */
     uint64_t rng;
-    pthread_t thread;
-    bool thread_started;
     bool grpc_inited;
-    atomic_int stop;
-    bool stuck;         /* calls did not report back at stop: their memory is leaked, not freed */
+    atomic_int stop;    /* set by gnmi_source.c: the worker cancels the calls and releases it */
+    bool stuck;         /* calls did not report back at stop: the client is leaked, not freed */
     pthread_mutex_t mu; /* guards every stream's stats, and tg */
+
+    /* Its worker (gnmi_pool.c). Everything above but stats and tg is used
+     * by that thread alone from adoption to release. */
+    struct gnmi_worker *w;
+    struct gnmi_client *next; /* in the worker's incoming or running list */
+    bool stopping;            /* worker: the calls were cancelled for stop */
+    int64_t stop_deadline;    /* worker: release it by then even with calls pending */
+    bool released;            /* under w->mu: the worker let go of it (stop may free it) */
+    struct gnmi_tag t_wake;   /* the wake-up of its worker when it is added */
+    bool wake_pending;        /* that wake-up has not come out of the queue yet */
+
     /* Device times against the collector's clock (model/time_guard.h):
-     * written on the device thread under mu, read by stats under mu. */
+     * written on the worker thread under mu, read by stats under mu. */
     struct fsc_time_guard tg;
     uint32_t tg_dev;          /* gc->device in tg */
     int64_t time_logged_mono; /* last gnmi_time_rejected line; 0 = none yet */
@@ -159,7 +173,44 @@ struct gnmi_client {
  * reconnect args). Returns 0 or -errno with a sentence in err. */
 int fsc_gnmi_channel_create(struct gnmi_client *cl, char *err, size_t errlen);
 
-/* gnmi_client.c: the device thread. */
-void *fsc_gnmi_client_main(void *arg);
+/* gnmi_client.c, called by the client's worker thread only. */
+
+/* A client just adopted by its worker: asks for Capabilities. */
+void fsc_gnmi_client_begin(struct gnmi_client *cl);
+
+/* Health on one tick (start idle streams whose retry time has come, cancel
+ * calls past connect_timeout or silent past stall_intervals). Silence
+ * counts from listen_since at the earliest (monotonic ns): when the worker
+ * last resumed after being held up, or `now` when its queue could not be
+ * drained (responses may be waiting in it: no call is judged). */
+void fsc_gnmi_client_tick(struct gnmi_client *cl, int64_t now, int64_t listen_since);
+
+/* One completion of the worker's queue (ev->tag is a struct gnmi_tag). */
+void fsc_gnmi_client_event(const grpc_event *ev, int64_t now);
+
+/* Stop: cancels every call of the client (each reports back through the
+ * queue). */
+void fsc_gnmi_client_cancel(struct gnmi_client *cl);
+
+/* true while a call of the client has batches in the queue. */
+bool fsc_gnmi_client_pending(const struct gnmi_client *cl);
+
+/* gnmi_pool.c: the workers every gnmi source of the process shares. */
+
+/* Hands a started client (channel made, not yet adopted) to the least
+ * loaded worker, starting the pool with its first client; sets cl->w and
+ * cl->cq. Returns 0, or -1 with a sentence in err (no thread, no memory).
+ * Thread: any (the daemon's). */
+int fsc_gnmi_pool_add(struct gnmi_client *cl, char *err, size_t errlen);
+
+/* Asks the worker to let go of cl (cl->stop must be set): it cancels the
+ * calls and drains them, bounded, then releases it. Waits for that
+ * (bounded), and ends the pool with its last client. Returns true when cl
+ * may be freed, false when it must be leaked (its calls never reported
+ * back: late completions may still name it). Thread: any but a worker. */
+bool fsc_gnmi_pool_remove(struct gnmi_client *cl);
+
+/* Worker threads running (0 when no gnmi source runs). Thread: any. */
+unsigned fsc_gnmi_pool_threads(void);
 
 #endif

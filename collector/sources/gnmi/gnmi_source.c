@@ -1,5 +1,6 @@
-/* fsc_gnmi_source_ops: instance setup and teardown around the device thread
- * (gnmi_client.c) and its channel (gnmi_channel.c). */
+/* fsc_gnmi_source_ops: instance setup and teardown around the device's
+ * calls (gnmi_client.c), run by a shared worker (gnmi_pool.c), and its
+ * channel (gnmi_channel.c). */
 #include "sources/gnmi/gnmi_source.h"
 
 #include <errno.h>
@@ -20,17 +21,7 @@ static void client_destroy(struct gnmi_client *cl)
 {
     if (!cl)
         return;
-    if (cl->cq && !cl->stuck) {
-        /* every call has completed: drain the shutdown marker, then free */
-        grpc_completion_queue_shutdown(cl->cq);
-        for (int i = 0; i < 1000; i++) {
-            grpc_event ev =
-                grpc_completion_queue_next(cl->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
-            if (ev.type == GRPC_QUEUE_SHUTDOWN)
-                break;
-        }
-        grpc_completion_queue_destroy(cl->cq);
-    }
+    /* No call is left (the worker released it): the queue is the worker's. */
     if (cl->chan)
         grpc_channel_destroy(cl->chan);
     for (size_t i = 0; cl->streams && i < cl->n_streams; i++) {
@@ -66,9 +57,9 @@ static int streams_create(struct gnmi_client *cl, const struct fsc_source_config
         char perr[200];
         st->cl = cl;
         st->cfg = &gc->streams[i];
-        st->t_send = (struct gnmi_tag){TAG_SEND, st};
-        st->t_recv = (struct gnmi_tag){TAG_RECV, st};
-        st->t_status = (struct gnmi_tag){TAG_STATUS, st};
+        st->t_send = (struct gnmi_tag){TAG_SEND, cl, st};
+        st->t_recv = (struct gnmi_tag){TAG_RECV, cl, st};
+        st->t_status = (struct gnmi_tag){TAG_STATUS, cl, st};
         snprintf(st->stats.name, sizeof(st->stats.name), "%s", st->cfg->name);
         if (fsc_gnmi_plan_request(gc, i, &st->req, &st->req_len, perr, sizeof(perr)) != 0) {
             snprintf(err, errlen, "source %s: %s", sc->name, perr);
@@ -90,7 +81,7 @@ static int streams_create(struct gnmi_client *cl, const struct fsc_source_config
             return -EINVAL;
         }
     }
-    /* One sample buffer for all streams: the device thread decodes one
+    /* One sample buffer for all streams: the worker decodes one
      * response at a time. */
     cl->smp = malloc(FSC_GNMI_SAMPLES_CAP * sizeof(*cl->smp));
     if (!cl->smp) {
@@ -127,7 +118,8 @@ static void *gnmi_start(const struct fsc_source_config *sc, const struct fsc_sou
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     cl->rng = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)(uintptr_t)cl ^ 0x9e3779b97f4a7c15ULL;
-    cl->t_caps = (struct gnmi_tag){TAG_CAPS, NULL};
+    cl->t_caps = (struct gnmi_tag){TAG_CAPS, cl, NULL};
+    cl->t_wake = (struct gnmi_tag){TAG_WAKE, cl, NULL};
 
     fsc_grpc_log_hook_install(); /* before grpc_init: its own messages are routed too */
     grpc_init();
@@ -142,16 +134,8 @@ static void *gnmi_start(const struct fsc_source_config *sc, const struct fsc_sou
     }
     if (streams_create(cl, sc, err, errlen) != 0 || fsc_gnmi_channel_create(cl, err, errlen) != 0)
         goto fail;
-    cl->cq = grpc_completion_queue_create_for_next(NULL);
-    if (!cl->cq) {
-        snprintf(err, errlen, "cannot create a gRPC completion queue");
+    if (fsc_gnmi_pool_add(cl, err, errlen) != 0)
         goto fail;
-    }
-    if (pthread_create(&cl->thread, NULL, fsc_gnmi_client_main, cl) != 0) {
-        snprintf(err, errlen, "cannot start the gNMI thread");
-        goto fail;
-    }
-    cl->thread_started = true;
     fsc_log(FSC_LOG_INFO, "gnmi_started", "source=%s device=%s address=%s streams=%zu tls=%s",
             cl->name, gc->device, gc->address, cl->n_streams,
             gc->tls.present && gc->tls.enabled ? "on" : "off");
@@ -161,15 +145,25 @@ fail:
     return NULL;
 }
 
+/* Tells the worker to cancel the client's calls (on its next tick);
+ * returns at once. */
+static void gnmi_stop_begin(void *ctx)
+{
+    struct gnmi_client *cl = ctx;
+    if (cl)
+        atomic_store(&cl->stop, 1);
+}
+
 static void gnmi_stop(void *ctx)
 {
     struct gnmi_client *cl = ctx;
     if (!cl)
         return;
     atomic_store(&cl->stop, 1);
-    if (cl->thread_started)
-        pthread_join(cl->thread, NULL);
-    client_destroy(cl);
+    /* A client whose calls never reported back stays allocated: the
+     * worker's queue may still hand out its tags. */
+    if (fsc_gnmi_pool_remove(cl))
+        client_destroy(cl);
 }
 
 size_t fsc_gnmi_source_stats(void *ctx, struct fsc_gnmi_stream_stats *out, size_t cap)
@@ -370,6 +364,7 @@ const struct fsc_source_ops fsc_gnmi_source_ops = {
     .profiles = gnmi_profiles,
     .start = gnmi_start,
     .stop = gnmi_stop,
+    .stop_begin = gnmi_stop_begin,
     .healthy = gnmi_healthy,
     .stat_tables = gnmi_tables,
     .stats = gnmi_stats,
