@@ -47,7 +47,8 @@
 #define DRAIN_MAX     65536u          /* completions taken before a tick at most */
 #define STOP_DRAIN_NS (10 * NS_PER_S) /* for cancelled calls to report back */
 #define STOP_WAIT_NS  (15 * NS_PER_S) /* the stopping thread's wait: beyond the drain */
-#define WORKERS_MAX   8u
+#define WORKERS_MIN   8u
+#define WORKERS_MAX   16u
 
 struct gnmi_worker {
     pthread_t thread;
@@ -78,12 +79,26 @@ static gpr_timespec deadline_in(int64_t ns)
     return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_nanos(ns, GPR_TIMESPAN));
 }
 
-/* The cores this process may run on (its affinity mask: a container's
- * cpuset), capped at WORKERS_MAX: one worker decodes far more than a
- * thousand switches send (docs/PERFORMANCE.md, "Many devices per
- * collector"), and more threads than cores only take turns. */
+/* Twice the cores this process may run on (its affinity mask: a
+ * container's cpuset), within WORKERS_MIN..WORKERS_MAX. Not fewer: the gRPC
+ * core reads sockets on the threads that wait in
+ * grpc_completion_queue_next, so the workers are also the readers; with one
+ * per core (2) a thousand devices lost half their updates while the
+ * collector used a fifth of a core, with 8 they did not (docs/PERFORMANCE.md,
+ * "gNMI worker pool and parallel stop"). Not many more: the decode itself
+ * needs no more than the cores. */
 static unsigned workers_wanted(void)
 {
+    /* FABRICSCOPE_GNMI_WORKERS=N (1..64) sets it: for a host whose cores
+     * are not all the collector's, and for tests that need two devices on
+     * one worker. */
+    const char *env = getenv("FABRICSCOPE_GNMI_WORKERS");
+    if (env && env[0]) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end == '\0' && v >= 1 && v <= 64)
+            return (unsigned)v;
+    }
     long n = 0;
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof(set), &set) == 0)
@@ -92,6 +107,9 @@ static unsigned workers_wanted(void)
         n = sysconf(_SC_NPROCESSORS_ONLN);
     if (n <= 0)
         n = 1;
+    n *= 2;
+    if (n < (long)WORKERS_MIN)
+        n = WORKERS_MIN;
     return n > (long)WORKERS_MAX ? WORKERS_MAX : (unsigned)n;
 }
 
