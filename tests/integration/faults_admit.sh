@@ -129,8 +129,10 @@ probes_ok() {
 # ---- 1./2. idle connections -----------------------------------------------------------
 for addrs in 1 100; do
     n="idle$addrs"
-    fn_spawn "$n.m" "$py" "$tool" idle --port "$mport" --conns 2000 --addrs "$addrs" --seconds 9
-    fn_spawn "$n.h" "$py" "$tool" idle --port "$hport" --conns 2000 --addrs "$addrs" --seconds 9
+    fn_spawn "$n.m" "$py" "$tool" idle --port "$mport" --conns 2000 --addrs "$addrs" --seconds 9 \
+        --stop-file "$tmp/$n.stop"
+    fn_spawn "$n.h" "$py" "$tool" idle --port "$hport" --conns 2000 --addrs "$addrs" --seconds 9 \
+        --stop-file "$tmp/$n.stop"
     wait_until 100 grep -q '^opened=2000' "$tmp/$n.m.out" || fail "$n: attacker (prometheus) did not open"
     wait_until 100 grep -q '^opened=2000' "$tmp/$n.h.out" || fail "$n: attacker (otlp) did not open"
     probes "$n"
@@ -149,6 +151,7 @@ for addrs in 1 100; do
                 eval '[ -n "$o" ] && [ "$o" -le 65 ]'
         done
     fi
+    touch "$tmp/$n.stop" # the probes are done: the attack may end
     wait_until 150 grep -q '^idle ' "$tmp/$n.m.out"
     wait_until 150 grep -q '^idle ' "$tmp/$n.h.out"
     cat "$tmp/$n.m.out" "$tmp/$n.h.out"
@@ -157,12 +160,15 @@ done
 # from 127.0.0.2 to each listener (twice the per-address cap, each reopened
 # when closed) while 5 scrapes and 5 posts come from 127.0.0.2 too: the
 # attacker's idle connections give way to them.
-fn_spawn nat.m "$py" "$tool" idle --port "$mport" --conns 64 --addrs 1 --seconds 9
-fn_spawn nat.h "$py" "$tool" idle --port "$hport" --conns 64 --addrs 1 --seconds 9
+fn_spawn nat.m "$py" "$tool" idle --port "$mport" --conns 64 --addrs 1 --seconds 9 \
+    --stop-file "$tmp/nat.stop"
+fn_spawn nat.h "$py" "$tool" idle --port "$hport" --conns 64 --addrs 1 --seconds 9 \
+    --stop-file "$tmp/nat.stop"
 wait_until 100 grep -q '^opened=64' "$tmp/nat.m.out" || fail "nat: attacker (prometheus) did not open"
 wait_until 100 grep -q '^opened=64' "$tmp/nat.h.out" || fail "nat: attacker (otlp) did not open"
 probes nat 127.0.0.2
 probes_ok nat "64 idle connections from 127.0.0.2, probes from 127.0.0.2 too"
+touch "$tmp/nat.stop"
 wait_until 150 grep -q '^idle ' "$tmp/nat.m.out"
 wait_until 150 grep -q '^idle ' "$tmp/nat.h.out"
 cat "$tmp/nat.m.out" "$tmp/nat.h.out"
@@ -202,36 +208,50 @@ closed_delta slow0 prometheus header_timeout 70
 snapshot frame0
 
 # ---- 4. framing --------------------------------------------------------------------------
-raw() { # PORT DATA [SECONDS] -> the raw line
-    "$py" "$tool" raw --port "$1" --data "$2" --seconds "${3:-3}"
+# Every case at once, each on its own connection from 127.0.0.1 (14, under
+# the per-address cap of 32), in the background: raw NAME PORT DATA
+# [SECONDS] starts one, raw_got NAME waits for its line (bounded by the
+# tool's own wait and connect timeout) and prints it.
+raw() {
+    fn_spawn "raw.$1" "$py" "$tool" raw --port "$2" --data "$3" --seconds "${4:-3}"
 }
+raw_got() {
+    wait_until 200 grep -q '^raw ' "$tmp/raw.$1.out"
+    grep '^raw ' "$tmp/raw.$1.out"
+}
+: >"$tmp/framing.list" # NAME|LISTENER|WHAT per case, in order
 for port in "$mport" "$hport"; do
     if [ "$port" = "$mport" ]; then u=/metrics; l=prometheus; else u=/v1/metrics; l=otlp/http; fi
     ct='Content-Type: application/x-protobuf\r\n'
+    k=0
     for case in "duplicate Content-Length|POST $u HTTP/1.1\r\nHost: x\r\n${ct}Content-Length: 0\r\nContent-Length: 5\r\n\r\nhello" \
         "Content-Length + Transfer-Encoding|POST $u HTTP/1.1\r\nHost: x\r\n${ct}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" \
         "NUL in the target|GET /metrics%00.html HTTP/1.1\r\nHost: x\r\n\r\n" \
         "raw NUL in the target|GET $u\x00.html HTTP/1.1\r\nHost: x\r\n\r\n" \
         "control byte in the target|GET $u\x01 HTTP/1.1\r\nHost: x\r\n\r\n" \
         "HTTP/1.1 without Host|GET $u HTTP/1.1\r\n\r\n"; do
-        what=${case%%|*}
-        got=$(raw "$port" "${case#*|}")
-        echo "$l $what: $got"
-        check "$l: $what -> 400, closed at once ($got)" \
-            eval 'echo "$got" | grep -Eq "^raw status=400 closed=1 s=0\.[0-4]"'
+        k=$((k + 1))
+        raw "$port.$k" "$port" "${case#*|}"
+        echo "$port.$k|$l|${case%%|*}" >>"$tmp/framing.list"
     done
     chunk="POST $u HTTP/1.1\r\nHost: x\r\n${ct}Transfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nabc"
-    got=$(raw "$port" "$chunk" 9)
-    echo "$l chunk size 2^64-1: $got"
-    if [ "$port" = "$mport" ]; then
-        check "$l: a chunked body -> 413 at once ($got)" \
-            eval 'echo "$got" | grep -Eq "^raw status=413 closed=1 s=0\.[0-4]"'
-    else
-        check "$l: chunk size 2^64-1 closed within 8 s ($got)" eval \
-            '[ "$(echo "$got" | sed -n "s/^raw status=.* closed=\([01]\) s=\([0-9]*\)\..*/\1 \2/p")" \
-               != "" ] && echo "$got" | grep -Eq "closed=1 s=[0-7]\."'
-    fi
+    raw "$port.chunk" "$port" "$chunk" 9
 done
+while IFS='|' read -r name l what; do
+    got=$(raw_got "$name")
+    echo "$l $what: $got"
+    check "$l: $what -> 400, closed at once ($got)" \
+        eval 'echo "$got" | grep -Eq "^raw status=400 closed=1 s=0\.[0-4]"'
+done <"$tmp/framing.list"
+got=$(raw_got "$mport.chunk")
+echo "prometheus chunk size 2^64-1: $got"
+check "prometheus: a chunked body -> 413 at once ($got)" \
+    eval 'echo "$got" | grep -Eq "^raw status=413 closed=1 s=0\.[0-4]"'
+got=$(raw_got "$hport.chunk")
+echo "otlp/http chunk size 2^64-1: $got"
+check "otlp/http: chunk size 2^64-1 closed within 8 s ($got)" eval \
+    '[ "$(echo "$got" | sed -n "s/^raw status=.* closed=\([01]\) s=\([0-9]*\)\..*/\1 \2/p")" \
+       != "" ] && echo "$got" | grep -Eq "closed=1 s=[0-7]\."'
 check_eq "still serving after the framing cases" "$(curl -s -o /dev/null -w '%{http_code}' \
     --max-time 5 "http://127.0.0.1:$mport/metrics")" 200
 # The 2^64-1 chunk was cut by the body rate; the 400s are no admission closure.
