@@ -11,10 +11,10 @@
 # in an Authorization header: the daemon's stdout and log, /metrics, the
 # status page and every /api/* route, check-config's printout, and the
 # Kafka spool (the events as they would reach the broker). Zero hits.
-# The three cases run one after another up to their SIGTERM; their stops
-# (each ~11 s: remote_write flushes for 10 s to its closed port, Kafka
-# waits 1 s for a delivery) overlap, so each case has its own state_dir,
-# spool and log.
+# The three cases' daemons run at the same time (each with its own
+# state_dir, spool and log), probed one after another up to their SIGTERM;
+# their stops (each ~11 s: remote_write flushes for 10 s to its closed
+# port, Kafka waits 1 s for a delivery) overlap.
 #
 #   security_secrets_test.sh BINARY GNMI_SIM KAFKA_MOCK
 set -u
@@ -115,10 +115,10 @@ cleanup_cases() {
 }
 trap cleanup_cases EXIT
 
-# run_case NAME REMOTE_WRITE_AUTH_LINES: everything up to the daemon's
-# SIGTERM (stdout $tmp/NAME.out, stderr $tmp/NAME.log); end_case NAME checks
-# what it left after it exited.
-run_case() {
+# start_case NAME REMOTE_WRITE_AUTH_LINES: check-config, then the daemon
+# (stdout $tmp/NAME.out, stderr $tmp/NAME.log); run_case NAME: everything up
+# to its SIGTERM; end_case NAME checks what it left after it exited.
+start_case() {
     config "$1" "$2"
     "$bin" check-config "$tmp/$1.yaml" >"$tmp/$1.check" 2>&1
     check_eq "[$1] check-config accepts the file" "$?" 0
@@ -126,6 +126,9 @@ run_case() {
     "$bin" run -c "$tmp/$1.yaml" >"$tmp/$1.out" 2>"$tmp/$1.log" &
     eval "pid_$1=\$!"
     case_pids="$case_pids $!"
+}
+
+run_case() {
     port=$(wait_for "$tmp/$1.log" \
         's/.*event=exporter_started exporter=prometheus .* port=\([0-9]*\).*/\1/p') || {
         fail "[$1] fabricscope did not start its exporter"
@@ -181,9 +184,12 @@ end_case() { # NAME
 }
 
 cases="basic_auth bearer_inline bearer_file"
-run_case basic_auth "    basic_auth: {username: rw, password: \"$M-rw-basic\"}"
-run_case bearer_inline "    bearer_token: \"$M-rw-bearer\""
-run_case bearer_file "    bearer_token_file: $tmp/rw_token"
+start_case basic_auth "    basic_auth: {username: rw, password: \"$M-rw-basic\"}"
+start_case bearer_inline "    bearer_token: \"$M-rw-bearer\""
+start_case bearer_file "    bearer_token_file: $tmp/rw_token"
+for c in $cases; do
+    run_case "$c"
+done
 for c in $cases; do
     end_case "$c" || fail "[$c] did not run"
 done
