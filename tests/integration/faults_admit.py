@@ -34,6 +34,9 @@ cap can be told apart from a global one; the legitimate client uses
         status=N closed=C s=T` (N: the first answer's status, -1 for none;
         C: 1 when the server closed within S; T: seconds to the close or
         to the end of the wait).
+    faults_admit.py rawlist --file F [--seconds S]
+        raw for each line `PORT<tab>BYTES` of F, one after another in one
+        process (no interpreter start between them), one `raw ...` line each.
 Everything is bounded: S seconds for attacks, 5 s per probe request."""
 import argparse
 import errno
@@ -217,13 +220,24 @@ def probe(a):
 
 
 def raw(a):
-    data = a.data.encode().decode("unicode_escape").encode("latin-1")
+    raw_one(a.port, a.data, a.seconds)
+
+
+def rawlist(a):
+    with open(a.file) as f:
+        for line in f:
+            port, data = line.rstrip("\n").split("\t", 1)
+            raw_one(int(port), data, a.seconds)
+
+
+def raw_one(port, text, seconds):
+    data = text.encode().decode("unicode_escape").encode("latin-1")
     t0 = time.monotonic()
     got, closed = b"", 0
-    with socket.create_connection(("127.0.0.1", a.port), timeout=5) as s:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
         s.sendall(data)
-        while time.monotonic() - t0 < a.seconds:
-            s.settimeout(max(0.05, a.seconds - (time.monotonic() - t0)))
+        while time.monotonic() - t0 < seconds:
+            s.settimeout(max(0.05, seconds - (time.monotonic() - t0)))
             try:
                 chunk = s.recv(65536)
             except socket.timeout:
@@ -241,9 +255,10 @@ def raw(a):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["idle", "slowbody", "slowheader", "probe", "raw"])
+    p.add_argument("mode", choices=["idle", "slowbody", "slowheader", "probe", "raw", "rawlist"])
     p.add_argument("--data", default="")
-    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--file", default="")
+    p.add_argument("--port", type=int)  # every mode but rawlist
     p.add_argument("--conns", type=int, default=2000)
     p.add_argument("--addrs", type=int, default=1)
     p.add_argument("--seconds", type=float, default=10)
@@ -254,10 +269,14 @@ def main():
     p.add_argument("--count", type=int, default=5)
     p.add_argument("--gap", type=float, default=1.0)
     a = p.parse_args()
+    if a.port is None and a.mode != "rawlist":
+        p.error("--port is required")
     if a.mode == "probe":
         probe(a)
     elif a.mode == "raw":
         raw(a)
+    elif a.mode == "rawlist":
+        rawlist(a)
     else:
         attack(a, a.mode)
 

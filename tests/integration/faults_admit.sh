@@ -22,7 +22,8 @@
 #      Host -> 400 and closed at once;
 #      chunked on Prometheus -> 413 at once; a 2^64-1 chunk on OTLP/HTTP
 #      closed within 8 s (the body rate).
-#   5. gRPC: 8 Export calls that never send their message (127.0.0.2):
+#   5. gRPC (its first part while 4. runs: another listener, other
+#      counters): 8 Export calls that never send their message (127.0.0.2):
 #      4 legitimate Exports meanwhile all OK within 2 s; the 8 are
 #      cancelled (DEADLINE_EXCEEDED) within 8 s. 40 such calls from one
 #      address, then 2 Exports from it: each call over max_calls_per_ip
@@ -208,46 +209,65 @@ closed_delta slow0 prometheus header_timeout 70
 snapshot frame0
 
 # ---- 4. framing --------------------------------------------------------------------------
-# Every case at once, each on its own connection from 127.0.0.1 (14, under
-# the per-address cap of 32), in the background: raw NAME PORT DATA
-# [SECONDS] starts one, raw_got NAME waits for its line (bounded by the
-# tool's own wait and connect timeout) and prints it.
-raw() {
-    fn_spawn "raw.$1" "$py" "$tool" raw --port "$2" --data "$3" --seconds "${4:-3}"
-}
-raw_got() {
-    wait_until 200 grep -q '^raw ' "$tmp/raw.$1.out"
-    grep '^raw ' "$tmp/raw.$1.out"
-}
-: >"$tmp/framing.list" # NAME|LISTENER|WHAT per case, in order
+# The cases that close at once run one after another in one process
+# (rawlist); the 2^64-1 chunk on OTLP/HTTP, which waits for the body rate,
+# runs in the background meanwhile, and so does 5.'s first part.
+: >"$tmp/framing.tsv" # PORT<tab>BYTES per case, what rawlist reads
+: >"$tmp/framing.list" # LISTENER|WHAT|WANT per case, in the same order
 for port in "$mport" "$hport"; do
     if [ "$port" = "$mport" ]; then u=/metrics; l=prometheus; else u=/v1/metrics; l=otlp/http; fi
     ct='Content-Type: application/x-protobuf\r\n'
-    k=0
     for case in "duplicate Content-Length|POST $u HTTP/1.1\r\nHost: x\r\n${ct}Content-Length: 0\r\nContent-Length: 5\r\n\r\nhello" \
         "Content-Length + Transfer-Encoding|POST $u HTTP/1.1\r\nHost: x\r\n${ct}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" \
         "NUL in the target|GET /metrics%00.html HTTP/1.1\r\nHost: x\r\n\r\n" \
         "raw NUL in the target|GET $u\x00.html HTTP/1.1\r\nHost: x\r\n\r\n" \
         "control byte in the target|GET $u\x01 HTTP/1.1\r\nHost: x\r\n\r\n" \
         "HTTP/1.1 without Host|GET $u HTTP/1.1\r\n\r\n"; do
-        k=$((k + 1))
-        raw "$port.$k" "$port" "${case#*|}"
-        echo "$port.$k|$l|${case%%|*}" >>"$tmp/framing.list"
+        printf '%s\t%s\n' "$port" "${case#*|}" >>"$tmp/framing.tsv"
+        echo "$l|${case%%|*}|400" >>"$tmp/framing.list"
     done
     chunk="POST $u HTTP/1.1\r\nHost: x\r\n${ct}Transfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nabc"
-    raw "$port.chunk" "$port" "$chunk" 9
+    if [ "$port" = "$mport" ]; then
+        printf '%s\t%s\n' "$port" "$chunk" >>"$tmp/framing.tsv"
+        echo "$l|chunk size 2^64-1|413" >>"$tmp/framing.list"
+    else
+        fn_spawn chunk "$py" "$tool" raw --port "$port" --data "$chunk" --seconds 9
+    fi
 done
-while IFS='|' read -r name l what; do
-    got=$(raw_got "$name")
+"$py" "$tool" rawlist --file "$tmp/framing.tsv" --seconds 3 | grep '^raw ' >"$tmp/framing.out"
+check_eq "every quick framing case answered" "$(wc -l <"$tmp/framing.out")" \
+    "$(wc -l <"$tmp/framing.list")"
+k=0
+while IFS='|' read -r l what want; do
+    k=$((k + 1))
+    got=$(sed -n "${k}p" "$tmp/framing.out")
     echo "$l $what: $got"
-    check "$l: $what -> 400, closed at once ($got)" \
-        eval 'echo "$got" | grep -Eq "^raw status=400 closed=1 s=0\.[0-4]"'
+    if [ "$want" = 400 ]; then
+        check "$l: $what -> 400, closed at once ($got)" \
+            eval 'echo "$got" | grep -Eq "^raw status=400 closed=1 s=0\.[0-4]"'
+    else
+        check "$l: a chunked body -> 413 at once ($got)" \
+            eval 'echo "$got" | grep -Eq "^raw status=413 closed=1 s=0\.[0-4]"'
+    fi
 done <"$tmp/framing.list"
-got=$(raw_got "$mport.chunk")
-echo "prometheus chunk size 2^64-1: $got"
-check "prometheus: a chunked body -> 413 at once ($got)" \
-    eval 'echo "$got" | grep -Eq "^raw status=413 closed=1 s=0\.[0-4]"'
-got=$(raw_got "$hport.chunk")
+
+# ---- 5. gRPC calls without a message ------------------------------------------------------
+# The 8 stalled calls and their 4 Exports go to the gRPC listener while the
+# 2^64-1 chunk waits (an HTTP listener: other counters); the snapshot before
+# the framing cases is the gRPC one too.
+cp "$tmp/frame0.prom" "$tmp/grpc0.prom"
+fn_spawn st8 "$node" "$gtool" stall --grpc "127.0.0.1:$gport" --calls 8 --src 127.0.0.2 --seconds 10
+wait_until 100 grep -q '^opened=8' "$tmp/st8.out" || fail "stalled gRPC calls not opened"
+"$node" "$gtool" export --grpc "127.0.0.1:$gport" --count 4 --gap 1 >"$tmp/ex.out" 2>&1
+grep '^export' "$tmp/ex.out"
+line=$(grep '^export count' "$tmp/ex.out")
+max=$(echo "$line" | sed -n 's/.* max_s=\([0-9.]*\)$/\1/p')
+check "8 calls held without a message: 4 Exports OK within 2 s ($line)" eval \
+    'echo "$line" | grep -q " ok=4 " && awk -v m="$max" "BEGIN { exit !(m != \"\" && m < 2.0) }"'
+
+# ---- 4. framing: the 2^64-1 chunk on OTLP/HTTP ----------------------------------------
+wait_until 200 grep -q '^raw ' "$tmp/chunk.out"
+got=$(grep '^raw ' "$tmp/chunk.out")
 echo "otlp/http chunk size 2^64-1: $got"
 check "otlp/http: chunk size 2^64-1 closed within 8 s ($got)" eval \
     '[ "$(echo "$got" | sed -n "s/^raw status=.* closed=\([01]\) s=\([0-9]*\)\..*/\1 \2/p")" \
@@ -258,17 +278,8 @@ check_eq "still serving after the framing cases" "$(curl -s -o /dev/null -w '%{h
 fetch_metrics
 closed_delta frame0 otlp/http:spine1 body_too_slow 1
 closed_delta frame0 otlp/http:spine1 header_timeout 0
-snapshot grpc0
 
-# ---- 5. gRPC calls without a message ------------------------------------------------------
-fn_spawn st8 "$node" "$gtool" stall --grpc "127.0.0.1:$gport" --calls 8 --src 127.0.0.2 --seconds 10
-wait_until 100 grep -q '^opened=8' "$tmp/st8.out" || fail "stalled gRPC calls not opened"
-"$node" "$gtool" export --grpc "127.0.0.1:$gport" --count 4 --gap 1 >"$tmp/ex.out" 2>&1
-grep '^export' "$tmp/ex.out"
-line=$(grep '^export count' "$tmp/ex.out")
-max=$(echo "$line" | sed -n 's/.* max_s=\([0-9.]*\)$/\1/p')
-check "8 calls held without a message: 4 Exports OK within 2 s ($line)" eval \
-    'echo "$line" | grep -q " ok=4 " && awk -v m="$max" "BEGIN { exit !(m != \"\" && m < 2.0) }"'
+# ---- 5. gRPC calls without a message (the 8, continued) ---------------------------------
 wait_until 150 grep -q '^stall ' "$tmp/st8.out"
 line=$(grep '^stall ' "$tmp/st8.out")
 echo "$line"
