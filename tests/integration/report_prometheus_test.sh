@@ -4,10 +4,10 @@
 # storms) scraped every second by Debian's Prometheus 2.42 for ~25 s; the
 # report's JSON must hold, link by link, the numbers Prometheus itself gives
 # for the same PromQL at the report's end time (p99 and p50 of fine
-# utilization, bytes, max 1 s average, microbursts, CNPs). While the 25 s
-# fill, the clear errors: Prometheus unreachable, an empty range, no rollup
-# store (exit 1), a bad option (exit 2). Everything listens on 127.0.0.1;
-# every wait is bounded; processes are stopped by PID.
+# utilization, bytes, max 1 s average, microbursts, CNPs). Then the clear
+# errors: Prometheus unreachable, an empty range, no rollup store (exit 1),
+# a bad option (exit 2). Everything listens on 127.0.0.1; every wait is
+# bounded; processes are stopped by PID.
 #   report_prometheus_test.sh FABRICSCOPE_BINARY PYTHON
 set -u
 bin=$1
@@ -70,25 +70,7 @@ up_now() {
 }
 check "Prometheus scrapes fabricscope" wait_until 400 up_now
 from=$(date +%s)
-# Clear errors, while the span fills (none reads its data: the empty range
-# ends an hour before it).
-dead=$(free_ports 1)
-"$bin" report --prometheus "http://127.0.0.1:$dead" --out "$tmp/e1" 2>"$tmp/e1.err"
-check_eq "unreachable Prometheus: exit 1" "$?" 1
-check "unreachable Prometheus: says so" grep -q "cannot reach Prometheus at http://127.0.0.1:$dead" "$tmp/e1.err"
-"$bin" report --prometheus "$purl" --from $((from - 7200)) --to $((from - 3600)) \
-    --out "$tmp/e2" 2>"$tmp/e2.err"
-check_eq "empty range: exit 1" "$?" 1
-check "empty range: says so" grep -q "has no fabric_port_\* series between" "$tmp/e2.err"
-"$bin" report --state-dir "$tmp/nostate" --out "$tmp/e3" 2>"$tmp/e3.err"
-check_eq "no store: exit 1" "$?" 1
-check "no store: says so" grep -q "no rollup store at $tmp/nostate/rollup" "$tmp/e3.err"
-"$bin" report --threshold 2 2>/dev/null
-check_eq "bad threshold: exit 2" "$?" 2
-# The span of data the report covers (what is tested), not synchronisation:
-# 25 s from `from`, the time the error cases took included.
-rest=$((from + 25 - $(date +%s)))
-[ "$rest" -le 0 ] || sleep "$rest"
+sleep 25 # the span of data the report covers (what is tested), not synchronisation
 to=$(($(date +%s) - 2))
 
 "$bin" report -c "$tmp/fsc.yaml" --prometheus "$purl" --from "$from" --to "$to" \
@@ -169,6 +151,21 @@ PY
 crc=$?
 check_eq "report numbers match Prometheus" "$crc" 0
 check "summary in report.html" grep -q '<ul class="summary" id="summary">' "$tmp/out/report.html"
+
+# Clear errors.
+dead=$(free_ports 1)
+"$bin" report --prometheus "http://127.0.0.1:$dead" --out "$tmp/e1" 2>"$tmp/e1.err"
+check_eq "unreachable Prometheus: exit 1" "$?" 1
+check "unreachable Prometheus: says so" grep -q "cannot reach Prometheus at http://127.0.0.1:$dead" "$tmp/e1.err"
+"$bin" report --prometheus "$purl" --from $((from - 7200)) --to $((from - 3600)) \
+    --out "$tmp/e2" 2>"$tmp/e2.err"
+check_eq "empty range: exit 1" "$?" 1
+check "empty range: says so" grep -q "has no fabric_port_\* series between" "$tmp/e2.err"
+"$bin" report --state-dir "$tmp/nostate" --out "$tmp/e3" 2>"$tmp/e3.err"
+check_eq "no store: exit 1" "$?" 1
+check "no store: says so" grep -q "no rollup store at $tmp/nostate/rollup" "$tmp/e3.err"
+"$bin" report --threshold 2 2>/dev/null
+check_eq "bad threshold: exit 2" "$?" 2
 
 if [ "$fails" -ne 0 ]; then
     echo "--- compare ---"; cat "$tmp/compare.out"
