@@ -5,10 +5,11 @@ sockets to other loopback addresses (127.0.0.2 and up) so that a per-address
 cap can be told apart from a global one; the legitimate client uses
 127.0.0.1.
 
-    faults_admit.py idle --port P --conns N --addrs K --seconds S
+    faults_admit.py idle --port P --conns N --addrs K --seconds S [--stop-file F]
         N connections from K source addresses (127.0.0.2 ... 127.0.0.K+1,
         round robin) that send nothing; a connection the server closes is
-        opened again (at most N reopenings a second), for S seconds. Prints
+        opened again (at most N reopenings a second), for S seconds or
+        until the file F exists (the test's probes are done). Prints
         `opened=N` once the first N connects were attempted, then at the
         end `idle conns=N addrs=K connects=C closed_by_server=X
         held_at_end=H max_held=M` (H: connections open for more than 1 s
@@ -16,8 +17,9 @@ cap can be told apart from a global one; the legitimate client uses
     faults_admit.py slowbody --port P --conns N --path PATH --seconds S
         N connections, each from its own address (127.0.0.2 + i), each
         sending a POST to PATH with Content-Length 100000 and then one body
-        byte every 2 s. Prints `opened=N`, then `slowbody conns=N
-        closed_by_server=X held_at_end=H first_close_s=F last_close_s=L`.
+        byte every 2 s, for S seconds or until the server closed all N.
+        Prints `opened=N`, then `slowbody conns=N closed_by_server=X
+        held_at_end=H first_close_s=F last_close_s=L`.
     faults_admit.py slowheader --port P --conns N --seconds S
         The same with a request header sent one byte every 2 s.
     faults_admit.py probe --port P --kind scrape|otlp --count N --gap G [--src A]
@@ -32,9 +34,13 @@ cap can be told apart from a global one; the legitimate client uses
         status=N closed=C s=T` (N: the first answer's status, -1 for none;
         C: 1 when the server closed within S; T: seconds to the close or
         to the end of the wait).
+    faults_admit.py rawlist --file F [--seconds S]
+        raw for each line `PORT<tab>BYTES` of F, one after another in one
+        process (no interpreter start between them), one `raw ...` line each.
 Everything is bounded: S seconds for attacks, 5 s per probe request."""
 import argparse
 import errno
+import os
 import resource
 import selectors
 import socket
@@ -99,6 +105,10 @@ def attack(a, kind):
 
     printed = False
     while time.monotonic() - start < a.seconds:
+        if a.stop_file and os.path.exists(a.stop_file):
+            break
+        if kind != "idle" and printed and not state:
+            break  # the server closed every slow client: nothing left to see
         now = time.monotonic()
         if now - budget_t >= 1.0:
             budget_t, budget = now, a.conns
@@ -210,13 +220,24 @@ def probe(a):
 
 
 def raw(a):
-    data = a.data.encode().decode("unicode_escape").encode("latin-1")
+    raw_one(a.port, a.data, a.seconds)
+
+
+def rawlist(a):
+    with open(a.file) as f:
+        for line in f:
+            port, data = line.rstrip("\n").split("\t", 1)
+            raw_one(int(port), data, a.seconds)
+
+
+def raw_one(port, text, seconds):
+    data = text.encode().decode("unicode_escape").encode("latin-1")
     t0 = time.monotonic()
     got, closed = b"", 0
-    with socket.create_connection(("127.0.0.1", a.port), timeout=5) as s:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
         s.sendall(data)
-        while time.monotonic() - t0 < a.seconds:
-            s.settimeout(max(0.05, a.seconds - (time.monotonic() - t0)))
+        while time.monotonic() - t0 < seconds:
+            s.settimeout(max(0.05, seconds - (time.monotonic() - t0)))
             try:
                 chunk = s.recv(65536)
             except socket.timeout:
@@ -234,22 +255,28 @@ def raw(a):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["idle", "slowbody", "slowheader", "probe", "raw"])
+    p.add_argument("mode", choices=["idle", "slowbody", "slowheader", "probe", "raw", "rawlist"])
     p.add_argument("--data", default="")
-    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--file", default="")
+    p.add_argument("--port", type=int)  # every mode but rawlist
     p.add_argument("--conns", type=int, default=2000)
     p.add_argument("--addrs", type=int, default=1)
     p.add_argument("--seconds", type=float, default=10)
+    p.add_argument("--stop-file", default="")
     p.add_argument("--path", default="/v1/metrics")
     p.add_argument("--kind", default="scrape", choices=["scrape", "otlp"])
     p.add_argument("--src", default="127.0.0.1")
     p.add_argument("--count", type=int, default=5)
     p.add_argument("--gap", type=float, default=1.0)
     a = p.parse_args()
+    if a.port is None and a.mode != "rawlist":
+        p.error("--port is required")
     if a.mode == "probe":
         probe(a)
     elif a.mode == "raw":
         raw(a)
+    elif a.mode == "rawlist":
+        rawlist(a)
     else:
         attack(a, a.mode)
 

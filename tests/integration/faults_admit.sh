@@ -22,7 +22,8 @@
 #      Host -> 400 and closed at once;
 #      chunked on Prometheus -> 413 at once; a 2^64-1 chunk on OTLP/HTTP
 #      closed within 8 s (the body rate).
-#   5. gRPC: 8 Export calls that never send their message (127.0.0.2):
+#   5. gRPC (its first part while 4. runs: another listener, other
+#      counters): 8 Export calls that never send their message (127.0.0.2):
 #      4 legitimate Exports meanwhile all OK within 2 s; the 8 are
 #      cancelled (DEADLINE_EXCEEDED) within 8 s. 40 such calls from one
 #      address, then 2 Exports from it: each call over max_calls_per_ip
@@ -129,8 +130,10 @@ probes_ok() {
 # ---- 1./2. idle connections -----------------------------------------------------------
 for addrs in 1 100; do
     n="idle$addrs"
-    fn_spawn "$n.m" "$py" "$tool" idle --port "$mport" --conns 2000 --addrs "$addrs" --seconds 9
-    fn_spawn "$n.h" "$py" "$tool" idle --port "$hport" --conns 2000 --addrs "$addrs" --seconds 9
+    fn_spawn "$n.m" "$py" "$tool" idle --port "$mport" --conns 2000 --addrs "$addrs" --seconds 9 \
+        --stop-file "$tmp/$n.stop"
+    fn_spawn "$n.h" "$py" "$tool" idle --port "$hport" --conns 2000 --addrs "$addrs" --seconds 9 \
+        --stop-file "$tmp/$n.stop"
     wait_until 100 grep -q '^opened=2000' "$tmp/$n.m.out" || fail "$n: attacker (prometheus) did not open"
     wait_until 100 grep -q '^opened=2000' "$tmp/$n.h.out" || fail "$n: attacker (otlp) did not open"
     probes "$n"
@@ -149,6 +152,7 @@ for addrs in 1 100; do
                 eval '[ -n "$o" ] && [ "$o" -le 65 ]'
         done
     fi
+    touch "$tmp/$n.stop" # the probes are done: the attack may end
     wait_until 150 grep -q '^idle ' "$tmp/$n.m.out"
     wait_until 150 grep -q '^idle ' "$tmp/$n.h.out"
     cat "$tmp/$n.m.out" "$tmp/$n.h.out"
@@ -157,12 +161,15 @@ done
 # from 127.0.0.2 to each listener (twice the per-address cap, each reopened
 # when closed) while 5 scrapes and 5 posts come from 127.0.0.2 too: the
 # attacker's idle connections give way to them.
-fn_spawn nat.m "$py" "$tool" idle --port "$mport" --conns 64 --addrs 1 --seconds 9
-fn_spawn nat.h "$py" "$tool" idle --port "$hport" --conns 64 --addrs 1 --seconds 9
+fn_spawn nat.m "$py" "$tool" idle --port "$mport" --conns 64 --addrs 1 --seconds 9 \
+    --stop-file "$tmp/nat.stop"
+fn_spawn nat.h "$py" "$tool" idle --port "$hport" --conns 64 --addrs 1 --seconds 9 \
+    --stop-file "$tmp/nat.stop"
 wait_until 100 grep -q '^opened=64' "$tmp/nat.m.out" || fail "nat: attacker (prometheus) did not open"
 wait_until 100 grep -q '^opened=64' "$tmp/nat.h.out" || fail "nat: attacker (otlp) did not open"
 probes nat 127.0.0.2
 probes_ok nat "64 idle connections from 127.0.0.2, probes from 127.0.0.2 too"
+touch "$tmp/nat.stop"
 wait_until 150 grep -q '^idle ' "$tmp/nat.m.out"
 wait_until 150 grep -q '^idle ' "$tmp/nat.h.out"
 cat "$tmp/nat.m.out" "$tmp/nat.h.out"
@@ -202,9 +209,11 @@ closed_delta slow0 prometheus header_timeout 70
 snapshot frame0
 
 # ---- 4. framing --------------------------------------------------------------------------
-raw() { # PORT DATA [SECONDS] -> the raw line
-    "$py" "$tool" raw --port "$1" --data "$2" --seconds "${3:-3}"
-}
+# The cases that close at once run one after another in one process
+# (rawlist); the 2^64-1 chunk on OTLP/HTTP, which waits for the body rate,
+# runs in the background meanwhile, and so does 5.'s first part.
+: >"$tmp/framing.tsv" # PORT<tab>BYTES per case, what rawlist reads
+: >"$tmp/framing.list" # LISTENER|WHAT|WANT per case, in the same order
 for port in "$mport" "$hport"; do
     if [ "$port" = "$mport" ]; then u=/metrics; l=prometheus; else u=/v1/metrics; l=otlp/http; fi
     ct='Content-Type: application/x-protobuf\r\n'
@@ -214,33 +223,39 @@ for port in "$mport" "$hport"; do
         "raw NUL in the target|GET $u\x00.html HTTP/1.1\r\nHost: x\r\n\r\n" \
         "control byte in the target|GET $u\x01 HTTP/1.1\r\nHost: x\r\n\r\n" \
         "HTTP/1.1 without Host|GET $u HTTP/1.1\r\n\r\n"; do
-        what=${case%%|*}
-        got=$(raw "$port" "${case#*|}")
-        echo "$l $what: $got"
-        check "$l: $what -> 400, closed at once ($got)" \
-            eval 'echo "$got" | grep -Eq "^raw status=400 closed=1 s=0\.[0-4]"'
+        printf '%s\t%s\n' "$port" "${case#*|}" >>"$tmp/framing.tsv"
+        echo "$l|${case%%|*}|400" >>"$tmp/framing.list"
     done
     chunk="POST $u HTTP/1.1\r\nHost: x\r\n${ct}Transfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nabc"
-    got=$(raw "$port" "$chunk" 9)
-    echo "$l chunk size 2^64-1: $got"
     if [ "$port" = "$mport" ]; then
-        check "$l: a chunked body -> 413 at once ($got)" \
-            eval 'echo "$got" | grep -Eq "^raw status=413 closed=1 s=0\.[0-4]"'
+        printf '%s\t%s\n' "$port" "$chunk" >>"$tmp/framing.tsv"
+        echo "$l|chunk size 2^64-1|413" >>"$tmp/framing.list"
     else
-        check "$l: chunk size 2^64-1 closed within 8 s ($got)" eval \
-            '[ "$(echo "$got" | sed -n "s/^raw status=.* closed=\([01]\) s=\([0-9]*\)\..*/\1 \2/p")" \
-               != "" ] && echo "$got" | grep -Eq "closed=1 s=[0-7]\."'
+        fn_spawn chunk "$py" "$tool" raw --port "$port" --data "$chunk" --seconds 9
     fi
 done
-check_eq "still serving after the framing cases" "$(curl -s -o /dev/null -w '%{http_code}' \
-    --max-time 5 "http://127.0.0.1:$mport/metrics")" 200
-# The 2^64-1 chunk was cut by the body rate; the 400s are no admission closure.
-fetch_metrics
-closed_delta frame0 otlp/http:spine1 body_too_slow 1
-closed_delta frame0 otlp/http:spine1 header_timeout 0
-snapshot grpc0
+"$py" "$tool" rawlist --file "$tmp/framing.tsv" --seconds 3 | grep '^raw ' >"$tmp/framing.out"
+check_eq "every quick framing case answered" "$(wc -l <"$tmp/framing.out")" \
+    "$(wc -l <"$tmp/framing.list")"
+k=0
+while IFS='|' read -r l what want; do
+    k=$((k + 1))
+    got=$(sed -n "${k}p" "$tmp/framing.out")
+    echo "$l $what: $got"
+    if [ "$want" = 400 ]; then
+        check "$l: $what -> 400, closed at once ($got)" \
+            eval 'echo "$got" | grep -Eq "^raw status=400 closed=1 s=0\.[0-4]"'
+    else
+        check "$l: a chunked body -> 413 at once ($got)" \
+            eval 'echo "$got" | grep -Eq "^raw status=413 closed=1 s=0\.[0-4]"'
+    fi
+done <"$tmp/framing.list"
 
 # ---- 5. gRPC calls without a message ------------------------------------------------------
+# The 8 stalled calls and their 4 Exports go to the gRPC listener while the
+# 2^64-1 chunk waits (an HTTP listener: other counters); the snapshot before
+# the framing cases is the gRPC one too.
+cp "$tmp/frame0.prom" "$tmp/grpc0.prom"
 fn_spawn st8 "$node" "$gtool" stall --grpc "127.0.0.1:$gport" --calls 8 --src 127.0.0.2 --seconds 10
 wait_until 100 grep -q '^opened=8' "$tmp/st8.out" || fail "stalled gRPC calls not opened"
 "$node" "$gtool" export --grpc "127.0.0.1:$gport" --count 4 --gap 1 >"$tmp/ex.out" 2>&1
@@ -249,6 +264,22 @@ line=$(grep '^export count' "$tmp/ex.out")
 max=$(echo "$line" | sed -n 's/.* max_s=\([0-9.]*\)$/\1/p')
 check "8 calls held without a message: 4 Exports OK within 2 s ($line)" eval \
     'echo "$line" | grep -q " ok=4 " && awk -v m="$max" "BEGIN { exit !(m != \"\" && m < 2.0) }"'
+
+# ---- 4. framing: the 2^64-1 chunk on OTLP/HTTP ----------------------------------------
+wait_until 200 grep -q '^raw ' "$tmp/chunk.out"
+got=$(grep '^raw ' "$tmp/chunk.out")
+echo "otlp/http chunk size 2^64-1: $got"
+check "otlp/http: chunk size 2^64-1 closed within 8 s ($got)" eval \
+    '[ "$(echo "$got" | sed -n "s/^raw status=.* closed=\([01]\) s=\([0-9]*\)\..*/\1 \2/p")" \
+       != "" ] && echo "$got" | grep -Eq "closed=1 s=[0-7]\."'
+check_eq "still serving after the framing cases" "$(curl -s -o /dev/null -w '%{http_code}' \
+    --max-time 5 "http://127.0.0.1:$mport/metrics")" 200
+# The 2^64-1 chunk was cut by the body rate; the 400s are no admission closure.
+fetch_metrics
+closed_delta frame0 otlp/http:spine1 body_too_slow 1
+closed_delta frame0 otlp/http:spine1 header_timeout 0
+
+# ---- 5. gRPC calls without a message (the 8, continued) ---------------------------------
 wait_until 150 grep -q '^stall ' "$tmp/st8.out"
 line=$(grep '^stall ' "$tmp/st8.out")
 echo "$line"

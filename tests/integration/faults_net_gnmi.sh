@@ -144,33 +144,71 @@ done
 cp "$tmp/s.$n" "$tmp/metrics"
 
 # ---- every scrape: leaf0 healthy, no leaf's rate above its known value ----------
-prev=0
-bad0=""
-spikes=""
-i=1
-while [ "$i" -le "$n" ]; do
-    f="$tmp/s.$i"
-    u=$(g updates_total 0 "$f")
-    if [ "$(g stream_up 0 "$f")" != 1 ] || ! ge "${u:-}" $((prev + 1)) ||
-        [ "$(g reconnects_total 0 "$f")" != 0 ] || [ "$(g decode_errors_total 0 "$f")" != 0 ]; then
-        bad0="$bad0 scrape$i(up=$(g stream_up 0 "$f"),updates=$u)"
-    fi
-    prev=${u:-$prev}
-    # once leaf0 has a rate, it is exact
-    r0=$(pm fabric_port_bytes_per_second 0 0 '' "$f")
-    [ -z "$r0" ] || [ "$r0" = "$RATE" ] || bad0="$bad0 scrape$i(rate=$r0)"
-    for l in 0 1 2 3 4 6 7; do
-        for p in 0 1; do
-            r=$(pm fabric_port_bytes_per_second $l $p '' "$f")
-            pk=$(pm fabric_port_utilization_peak_ratio $l $p ',window="1s"' "$f")
-            if ! awk -v r="${r:-0}" -v pk="${pk:-0}" -v max="$RATE" \
-                'BEGIN { exit !(r <= max * (1 + 1e-9) && pk <= 0.25 * (1 + 1e-9)) }'; then
-                spikes="$spikes scrape$i:leaf$l/$p(rate=$r,peak=$pk)"
-            fi
-        done
-    done
-    i=$((i + 1))
-done
+# One awk reads the scrapes in order (a value is the last field of the first
+# line matching, as value() takes it): leaf0 is bad in a scrape when its
+# stream is not up, its updates did not grow since the scrape before, it
+# reconnected or had a decode error, or its rate (once it has one) is not
+# exactly RATE; a spike is any leaf's rx rate above RATE or 1 s peak above 0.25.
+awk -v max="$RATE" -v n="$n" -v dir="$tmp" '
+    function gre(name, l) {
+        return "^fabricscope_gnmi_" name "\\{source=\"leaf" l "\",stream=\"interfaces\"\\}"
+    }
+    function pre(name, l, p, extra) {
+        return "^" name "\\{device=\"leaf" l "\",port=\"et-0/0/" p "\".*direction=\"rx\"" extra
+    }
+    BEGIN {
+        nk = split("up upd rc de", key, " ")
+        split("stream_up updates_total reconnects_total decode_errors_total", gn, " ")
+        for (k = 1; k <= nk; k++)
+            re[k] = gre(gn[k], 0)
+        nl = split("0 1 2 3 4 6 7", leaves, " ")
+        for (a = 1; a <= nl; a++)
+            for (p = 0; p <= 1; p++) {
+                key[++nk] = "r" leaves[a] "_" p
+                re[nk] = pre("fabric_port_bytes_per_second", leaves[a], p, "")
+                key[++nk] = "pk" leaves[a] "_" p
+                re[nk] = pre("fabric_port_utilization_peak_ratio", leaves[a], p, ",window=\"1s\"")
+            }
+        prev = 0
+        bad0 = ""
+        spikes = ""
+        for (i = 1; i <= n; i++) {
+            f = dir "/s." i
+            split("", v)
+            for (k = 1; k <= nk; k++)
+                v[key[k]] = ""
+            split("", got)
+            while ((getline line < f) > 0)
+                for (k = 1; k <= nk; k++)
+                    if (!(k in got) && line ~ re[k]) {
+                        got[k] = 1
+                        v[key[k]] = line
+                        sub(/.*[ \t]/, "", v[key[k]])
+                    }
+            close(f)
+            u = v["upd"]
+            if (v["up"] != "1" || !(u ~ /^-?[0-9]+$/ && u + 0 >= prev + 1) || v["rc"] != "0" ||
+                v["de"] != "0")
+                bad0 = bad0 " scrape" i "(up=" v["up"] ",updates=" u ")"
+            if (u != "")
+                prev = u + 0
+            if (v["r0_0"] != "" && v["r0_0"] != max "")
+                bad0 = bad0 " scrape" i "(rate=" v["r0_0"] ")"
+            for (a = 1; a <= nl; a++)
+                for (p = 0; p <= 1; p++) {
+                    l = leaves[a]
+                    r = v["r" l "_" p]
+                    pk = v["pk" l "_" p]
+                    if (!((r == "" ? 0 : r + 0) <= max * (1 + 1e-9) &&
+                          (pk == "" ? 0 : pk + 0) <= 0.25 * (1 + 1e-9)))
+                        spikes = spikes " scrape" i ":leaf" l "/" p "(rate=" r ",peak=" pk ")"
+                }
+        }
+        print bad0 > (dir "/every.bad0")
+        print spikes > (dir "/every.spikes")
+    }'
+bad0=$(cat "$tmp/every.bad0")
+spikes=$(cat "$tmp/every.spikes")
 check_eq "leaf0 streams with its exact rate in every scrape" "$bad0" ""
 check_eq "no rate or 1 s peak above the known value in any scrape" "$spikes" ""
 

@@ -101,8 +101,11 @@ check_eq "every published event is in the event log" "$(grep -c ' event=detect '
     "$published"
 check_log "nothing left at stop" "event=kafka_stopped delivered=[0-9]+ left=0 "
 
-kcat_all "$tmp/kcat.out"
+# The two consumers read at the same time (each bounded by its own timeout).
+kcat_all "$tmp/kcat.out" &
+kcat_pid=$!
 js_consume "$published" "$tmp/js.out" || fail "kafkajs: $(tail -3 "$tmp/js.out.err")"
+wait "$kcat_pid"
 check "kcat and kafkajs: every event exactly once, in order, as logged" \
     python3 "$here/kafka_check.py" --run "$tmp/fsc.log" --consumed "$tmp/kcat.out" \
     --consumed "$tmp/js.out" --types microburst,cnp_spike

@@ -11,6 +11,10 @@
 # in an Authorization header: the daemon's stdout and log, /metrics, the
 # status page and every /api/* route, check-config's printout, and the
 # Kafka spool (the events as they would reach the broker). Zero hits.
+# The three cases' daemons run at the same time (each with its own
+# state_dir, spool and log), probed one after another up to their SIGTERM;
+# their stops (each ~11 s: remote_write flushes for 10 s to its closed
+# port, Kafka waits 1 s for a delivery) overlap.
 #
 #   security_secrets_test.sh BINARY GNMI_SIM KAFKA_MOCK
 set -u
@@ -40,9 +44,9 @@ start_sim "$sim" --listen 127.0.0.1:0 --ports 2 --queues 0 --interval 100ms \
     --utilization 0.25 --duration 120s --username telemetry --password 'the-sim-password'
 dead_port=$(sec_free_port)
 
-config() { # FILE REMOTE_WRITE_AUTH_LINES
-    cat >"$1" <<YAML
-state_dir: $tmp/state
+config() { # NAME REMOTE_WRITE_AUTH_LINES: writes $tmp/NAME.yaml
+    cat >"$tmp/$1.yaml" <<YAML
+state_dir: $tmp/$1.state
 sources:
   - name: leaf1
     type: gnmi
@@ -68,7 +72,7 @@ exporters:
       bearer_tokens_file: $tmp/tokens
   kafka:
     brokers: ["$(cat "$tmp/bs")"]
-    spool_dir: $tmp/spool
+    spool_dir: $tmp/$1.spool
     sasl: {mechanism: PLAIN, username: kuser, password: "$M-kafka"}
   remote_write:
     url: "http://127.0.0.1:$dead_port/api/v1/write"
@@ -92,24 +96,46 @@ hits() {
     echo "$n"
 }
 
-# secrets_paths_used URL: the Kafka exporter (SASL refused) and remote_write
-# (closed port) have logged their failures and the spool holds an event.
+# secrets_paths_used NAME URL: case NAME's Kafka exporter (SASL refused) and
+# remote_write (closed port) have logged their failures and its spool holds
+# an event.
 secrets_paths_used() {
-    grep -Eq 'event=kafka_(error|brokers_down) ' "$tmp/fsc.log" &&
-        grep -q 'event=remote_write_retry ' "$tmp/fsc.log" &&
-        curl -s --max-time 5 -u "prom:$LPW" "$1/metrics" |
+    grep -Eq 'event=kafka_(error|brokers_down) ' "$tmp/$1.log" &&
+        grep -q 'event=remote_write_retry ' "$tmp/$1.log" &&
+        curl -s --max-time 5 -u "prom:$LPW" "$2/metrics" |
         grep -Eq '^fabricscope_kafka_spool_records(\{[^}]*\})? [1-9]'
 }
 
-run_case() { # NAME REMOTE_WRITE_AUTH_LINES
-    config "$tmp/$1.yaml" "$2"
+# The daemons of the cases, stopped by PID on exit (lib_cleanup only knows
+# $fsc_pid).
+case_pids=""
+cleanup_cases() {
+    for _cc_p in $case_pids; do stop_pid "$_cc_p"; done
+    lib_cleanup
+}
+trap cleanup_cases EXIT
+
+# start_case NAME REMOTE_WRITE_AUTH_LINES: check-config, then the daemon
+# (stdout $tmp/NAME.out, stderr $tmp/NAME.log); run_case NAME: everything up
+# to its SIGTERM; end_case NAME checks what it left after it exited.
+start_case() {
+    config "$1" "$2"
     "$bin" check-config "$tmp/$1.yaml" >"$tmp/$1.check" 2>&1
     check_eq "[$1] check-config accepts the file" "$?" 0
     check_eq "[$1] no secret in check-config output" "$(hits "$tmp/$1.check")" 0
-    rm -rf "$tmp/spool"
-    start_fsc "$tmp/$1.yaml"
-    wait_exporter || return 1
-    P="http://127.0.0.1:$mport"
+    "$bin" run -c "$tmp/$1.yaml" >"$tmp/$1.out" 2>"$tmp/$1.log" &
+    eval "pid_$1=\$!"
+    case_pids="$case_pids $!"
+}
+
+run_case() {
+    port=$(wait_for "$tmp/$1.log" \
+        's/.*event=exporter_started exporter=prometheus .* port=\([0-9]*\).*/\1/p') || {
+        fail "[$1] fabricscope did not start its exporter"
+        cut -c1-300 "$tmp/$1.log"
+        return 1
+    }
+    P="http://127.0.0.1:$port"
     # wrong credentials of every kind, each carrying the marker
     check_eq "[$1] wrong password" "$(sec_code -u "prom:$LPW-wrong" "$P/metrics")" 401
     check_eq "[$1] marked user" "$(sec_code -u "$M:$LPW" "$P/metrics")" 401
@@ -118,39 +144,53 @@ run_case() { # NAME REMOTE_WRITE_AUTH_LINES
     # the failures that log: gNMI refused (UNAUTHENTICATED), Kafka SASL,
     # remote_write to a closed port; wait (15 s at most) for all three to
     # show and for an event to wait in the Kafka spool
-    wait_until 150 grep -q 'gnmi_stream_retry source=leaf1' "$tmp/fsc.log" ||
+    wait_until 150 grep -q 'gnmi_stream_retry source=leaf1' "$tmp/$1.log" ||
         fail "[$1] no gNMI retry logged"
     check "[$1] Kafka and remote_write failures logged, an event spooled" \
-        wait_until 150 secrets_paths_used "$P"
+        wait_until 150 secrets_paths_used "$1" "$P"
     for path in /metrics / /api/status /api/ports /api/events /api/mesh \
         "/api/port?device=leaf9&port=swp1" /-/healthy /-/ready; do
         curl -s --max-time 10 -u "prom:$LPW" "$P$path" >>"$tmp/$1.http"
     done
     check "[$1] the scrape worked" grep -q '^fabricscope_' "$tmp/$1.http"
-    # 25 s: the Kafka exporter spends up to 10 s flushing to a broker that
-    # refuses its SASL handshake before it spools and exits.
-    stop_pid "$fsc_pid" 250
-    fsc_pid=""
+    kill "$(eval echo "\$pid_$1")"
+}
+
+end_case() { # NAME
+    _pid=$(eval echo "\${pid_$1:-}")
+    [ -n "$_pid" ] || return 1
+    # 25 s from now (the SIGTERM was earlier): remote_write flushes for up
+    # to 10 s to its closed port, then Kafka waits 1 s for a delivery that
+    # cannot come (the broker refuses the SASL handshake) and spools.
+    # shellcheck disable=SC2016 # expanded by eval
+    wait_until 250 eval '! kill -0 "$_pid" 2>/dev/null'
+    stop_pid "$_pid" 1
     check_eq "[$1] exit status" "$stop_rc" 0
-    check_log "[$1] the listener logged the failures" 'listener_auth_failed listener=prometheus'
-    check_eq "[$1] no secret in the log or stdout" "$(hits "$tmp/fsc.log" "$tmp/fsc.out")" 0
+    check "[$1] the listener logged the failures" \
+        grep -q 'listener_auth_failed listener=prometheus' "$tmp/$1.log"
+    check_eq "[$1] no secret in the log or stdout" "$(hits "$tmp/$1.log" "$tmp/$1.out")" 0
     check_eq "[$1] no secret in /metrics, status page, /api/*" "$(hits "$tmp/$1.http")" 0
-    find "$tmp/spool" -type f >"$tmp/$1.spoolfiles" 2>/dev/null
+    find "$tmp/$1.spool" -type f >"$tmp/$1.spoolfiles" 2>/dev/null
     check "[$1] the Kafka spool holds events" test -s "$tmp/$1.spoolfiles"
     # shellcheck disable=SC2046 # file names without blanks
     check_eq "[$1] no secret in the Kafka spool" "$(hits $(cat "$tmp/$1.spoolfiles"))" 0
+    check_eq "[$1] sanitizer reports" \
+        "$(grep -c -E 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' "$tmp/$1.log")" 0
     if [ "$fails" -ne 0 ]; then
-        grep -n -F "$M" "$tmp/fsc.log" "$tmp/fsc.out" "$tmp/$1.http" "$tmp/$1.check" | cut -c1-300 | head
+        grep -n -F "$M" "$tmp/$1.log" "$tmp/$1.out" "$tmp/$1.http" "$tmp/$1.check" | cut -c1-300 | head
+        echo "--- fabricscope log ($1) ---"
+        cut -c1-300 "$tmp/$1.log" | tail -25
     fi
 }
 
-run_case basic_auth "    basic_auth: {username: rw, password: \"$M-rw-basic\"}"
-run_case bearer_inline "    bearer_token: \"$M-rw-bearer\""
-run_case bearer_file "    bearer_token_file: $tmp/rw_token"
-check_eq "sanitizer reports" \
-    "$(grep -c -E 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' "$tmp/fsc.log")" 0
-if [ "$fails" -ne 0 ]; then
-    echo "--- fabricscope log (last run) ---"
-    cut -c1-300 "$tmp/fsc.log" | tail -25
-fi
+cases="basic_auth bearer_inline bearer_file"
+start_case basic_auth "    basic_auth: {username: rw, password: \"$M-rw-basic\"}"
+start_case bearer_inline "    bearer_token: \"$M-rw-bearer\""
+start_case bearer_file "    bearer_token_file: $tmp/rw_token"
+for c in $cases; do
+    run_case "$c"
+done
+for c in $cases; do
+    end_case "$c" || fail "[$c] did not run"
+done
 summary
