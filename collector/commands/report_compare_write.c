@@ -11,6 +11,7 @@
 #include "base/json_write.h"
 #include "base/numfmt.h"
 #include "commands/report_compare.h"
+#include "commands/report_tables.h"
 
 static const char *num(double v, char *buf, size_t size)
 {
@@ -228,28 +229,6 @@ static const char style[] =
 static const char *const bar_color[3] = {"#2166ac", "#67a9cf", "#ef8a62"};
 static const char *const bar_label[3] = {"p50", "p99", "max"};
 
-static void esc(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            fputc(*s, out);
-        }
-    }
-}
-
 /* One chart: a group of three bars (p50, p99, max) per range, scaled to
  * the row's largest value. */
 static void chart(const struct fsc_compare *cmp, const struct fsc_cmp_row *row, size_t index,
@@ -280,11 +259,11 @@ static void chart(const struct fsc_compare *cmp, const struct fsc_cmp_row *row, 
                     "width=\"%d\" height=\"%d\" fill=\"%s\"><title>",
                     cmp->ranges[r].name, bar_label[k], x0 + k * bar_w, top + h - bh, bar_w - 2, bh,
                     bar_color[k]);
-            esc(out, cmp->ranges[r].name);
+            fsc_rpt_html_text(out, cmp->ranges[r].name);
             fprintf(out, " %s: %s</title></rect>\n", bar_label[k], num(v[k], buf, sizeof(buf)));
         }
         fprintf(out, "<text x=\"%d\" y=\"%d\">", x0, top + h + 16);
-        esc(out, cmp->ranges[r].name);
+        fsc_rpt_html_text(out, cmp->ranges[r].name);
         fputs("</text>\n", out);
     }
     fputs("</svg>\n", out);
@@ -298,11 +277,11 @@ int fsc_compare_write_html(const struct fsc_compare *cmp, FILE *out)
             "<title>fabricscope settings comparison</title><style>%s</style></head><body>\n"
             "<h1>fabricscope settings comparison</h1>\n<p class=\"meta\">source rollup ",
             style);
-    esc(out, cmp->origin ? cmp->origin : "");
+    fsc_rpt_html_text(out, cmp->origin ? cmp->origin : "");
     fputs("</p>\n<ul id=\"ranges\">\n", out);
     for (size_t r = 0; r < cmp->n_ranges; r++) {
         fputs("<li>", out);
-        esc(out, cmp->ranges[r].name);
+        fsc_rpt_html_text(out, cmp->ranges[r].name);
         fprintf(out, ": %s .. %s</li>\n", fsc_report_time(cmp->ranges[r].from_s, a, sizeof(a)),
                 fsc_report_time(cmp->ranges[r].to_s, b, sizeof(b)));
     }
@@ -313,16 +292,16 @@ int fsc_compare_write_html(const struct fsc_compare *cmp, FILE *out)
     for (size_t i = 0; i < cmp->n_rows; i++) {
         const struct fsc_cmp_row *row = &cmp->rows[i];
         fprintf(out, "<h2>%s &middot; ", fsc_cmp_metric_name(row->metric));
-        esc(out, row->entity);
+        fsc_rpt_html_text(out, row->entity);
         fprintf(out, "</h2><p class=\"about\">%s</p>\n", fsc_cmp_metric_unit(row->metric));
         chart(cmp, row, i, out);
         fputs("<ul>\n", out);
         for (size_t k = 0; k < row->n_tests; k++) {
             const struct fsc_cmp_test *t = &row->tests[k];
             fputs("<li>", out);
-            esc(out, cmp->ranges[t->b].name);
+            fsc_rpt_html_text(out, cmp->ranges[t->b].name);
             fputs(" vs ", out);
-            esc(out, cmp->ranges[t->a].name);
+            fsc_rpt_html_text(out, cmp->ranges[t->a].name);
             fprintf(out, ": <span class=\"%s\">%s</span> (p50 %s, p=%s)</li>\n",
                     t->verdict == FSC_CMP_BETTER  ? "better"
                     : t->verdict == FSC_CMP_WORSE ? "worse"
@@ -335,7 +314,7 @@ int fsc_compare_write_html(const struct fsc_compare *cmp, FILE *out)
     fputs("<h2>Not in the rollup store</h2>\n<ul id=\"not-in-store\">\n", out);
     for (size_t i = 0; fsc_cmp_not_in_store[i]; i++) {
         fputs("<li>", out);
-        esc(out, fsc_cmp_not_in_store[i]);
+        fsc_rpt_html_text(out, fsc_cmp_not_in_store[i]);
         fputs("</li>\n", out);
     }
     fputs("</ul>\n</body></html>\n", out);

@@ -12,28 +12,6 @@
 #define TOP_LINKS   20 /* bars in the "what averages hide" chart */
 #define TREND_PLOTS 12 /* saturating links drawn */
 
-static void esc(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            fputc(*s, out);
-        }
-    }
-}
-
 static const char style[] =
     "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em;color:#222;"
     "max-width:1200px}"
@@ -120,9 +98,9 @@ static void chart_hide(const struct fsc_report *rep, FILE *out)
         double v[5] = {x->max_fine, x->p99, x->max_1s, x->max_5m, x->mean};
         int y0 = (int)i * row_h + 2;
         fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", label_w - 6, y0 + 15);
-        esc(out, l->device);
+        fsc_rpt_html_text(out, l->device);
         fputc(':', out);
-        esc(out, l->port);
+        fsc_rpt_html_text(out, l->port);
         fprintf(out, " %s</text>\n", fsc_report_dir_name(d));
         for (int s = 0; s < 5; s++) {
             double u = isnan(v[s]) ? 0 : (v[s] > 1.05 ? 1.05 : v[s]);
@@ -197,7 +175,7 @@ static void chart_nodes(const struct fsc_report *rep, FILE *out)
             double peak = isnan(nd->bps_max[d]) ? 0 : nd->bps_max[d];
             double m = fmin(mean / nd->capacity_bps, 1.1), p = fmin(peak / nd->capacity_bps, 1.1);
             fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", label_w - 6, y + 13);
-            esc(out, nd->device);
+            fsc_rpt_html_text(out, nd->device);
             fprintf(out, " %s</text>", fsc_report_dir_name(d));
             fprintf(out,
                     "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"#92c5de\">"
@@ -220,9 +198,9 @@ static void chart_trend(const struct fsc_report *rep, const struct fsc_rpt_link 
             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"trend\" width=\"%d\" "
             "height=\"%d\" role=\"img\" aria-label=\"p99 trend\"><text x=\"%d\" y=\"14\">",
             w, h, pad);
-    esc(out, l->device);
+    fsc_rpt_html_text(out, l->device);
     fputc(':', out);
-    esc(out, l->port);
+    fsc_rpt_html_text(out, l->port);
     fprintf(out, " %s p99</text>\n", fsc_report_dir_name(d));
     fprintf(out,
             "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
@@ -289,7 +267,7 @@ static void table(const struct fsc_report *rep, const struct fsc_rpt_table *tb, 
 {
     char buf[128];
     fprintf(out, "<h2>%s</h2><p class=\"about\">", tb->title);
-    esc(out, tb->about);
+    fsc_rpt_html_text(out, tb->about);
     fprintf(out, "</p>\n<table id=\"table-%s\"><thead><tr>", tb->name);
     for (size_t c = 0; c < tb->n_cols; c++)
         fprintf(out, "<th>%s</th>", tb->cols[c]);
@@ -302,9 +280,9 @@ static void table(const struct fsc_report *rep, const struct fsc_rpt_table *tb, 
         for (size_t c = 0; c < tb->n_cols; c++) {
             fputs(cells[c].kind == FSC_RPT_STR ? "<td class=\"s\">" : "<td>", out);
             if (cells[c].kind == FSC_RPT_BPS)
-                esc(out, fsc_report_speed(cells[c].v, buf, sizeof(buf)));
+                fsc_rpt_html_text(out, fsc_report_speed(cells[c].v, buf, sizeof(buf)));
             else
-                esc(out, fsc_rpt_cell_text(&cells[c], buf, sizeof(buf)));
+                fsc_rpt_html_text(out, fsc_rpt_cell_text(&cells[c], buf, sizeof(buf)));
             fputs("</td>", out);
         }
         fputs("</tr>\n", out);
@@ -324,9 +302,9 @@ int fsc_report_write_html(const struct fsc_report *rep, FILE *out)
             style);
     fprintf(out, "<h1>fabricscope capacity report</h1><p class=\"meta\">%s to %s &middot; source ",
             fsc_report_time(rep->from_s, a, sizeof(a)), fsc_report_time(rep->to_s, b, sizeof(b)));
-    esc(out, rep->source ? rep->source : "");
+    fsc_rpt_html_text(out, rep->source ? rep->source : "");
     fputc(' ', out);
-    esc(out, rep->origin ? rep->origin : "");
+    fsc_rpt_html_text(out, rep->origin ? rep->origin : "");
     fprintf(out, " &middot; threshold %s", fsc_report_num(rep->threshold, buf, sizeof(buf)));
     fprintf(out, " &middot; <span id=\"covered\">data covers %s",
             fsc_report_duration(rep->covered_s, a, sizeof(a)));
@@ -334,13 +312,13 @@ int fsc_report_write_html(const struct fsc_report *rep, FILE *out)
             fsc_report_duration((double)(rep->to_s - rep->from_s), b, sizeof(b)));
     for (size_t i = 0; i < rep->n_summary; i++) {
         fputs("<li>", out);
-        esc(out, rep->summary[i]);
+        fsc_rpt_html_text(out, rep->summary[i]);
         fputs("</li>\n", out);
     }
     fputs("</ul>\n", out);
     for (size_t i = 0; i < rep->n_notes; i++) {
         fputs("<p class=\"note\">", out);
-        esc(out, rep->notes[i]);
+        fsc_rpt_html_text(out, rep->notes[i]);
         fputs("</p>\n", out);
     }
     chart_hide(rep, out);

@@ -463,3 +463,26 @@ const struct fsc_rpt_table fsc_rpt_tables[] = {
 };
 
 const size_t fsc_rpt_n_tables = sizeof(fsc_rpt_tables) / sizeof(fsc_rpt_tables[0]);
+
+/* Contract in report_tables.h. */
+void fsc_rpt_html_text(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        default:
+            fputc(*s, out);
+        }
+    }
+}

@@ -5,6 +5,7 @@
 #define FSC_REPORT_TABLES_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "commands/report.h"
 
@@ -40,5 +41,9 @@ extern const size_t fsc_rpt_n_tables;
 
 /* Formats a cell as text (NaN: ""), for CSV and HTML. Returns buf. */
 const char *fsc_rpt_cell_text(const struct fsc_rpt_cell *c, char *buf, size_t size);
+
+/* Writes s to out as HTML text (<, >, & and " escaped), for the HTML
+ * writers of the report and of --compare. */
+void fsc_rpt_html_text(FILE *out, const char *s);
 
 #endif
