@@ -157,9 +157,9 @@ static bool drain(struct gnmi_worker *w)
     return false;
 }
 
-/* A stopping client: cancels its calls once; releases it when they have
- * all reported back, or at its deadline. Returns true when released. */
-static bool stop_step(struct gnmi_worker *w, struct gnmi_client *cl, int64_t now)
+/* A stopping client: cancels its calls once; true when they have all
+ * reported back, or at its deadline: then it may be released. */
+static bool stop_step(struct gnmi_client *cl, int64_t now)
 {
     if (!cl->stopping) {
         cl->stopping = true;
@@ -172,11 +172,17 @@ static bool stop_step(struct gnmi_worker *w, struct gnmi_client *cl, int64_t now
     cl->stuck = pending;
     if (pending)
         fsc_log(FSC_LOG_ERROR, "gnmi_stop_incomplete", "source=%s", cl->name);
+    return true;
+}
+
+/* Hands a stopping client back to its stopping thread, which may free it at
+ * once: the caller has unlinked it and touches it no more. */
+static void release(struct gnmi_worker *w, struct gnmi_client *cl)
+{
     pthread_mutex_lock(&w->mu);
     cl->released = true;
     pthread_cond_broadcast(&w->released);
     pthread_mutex_unlock(&w->mu);
-    return true;
 }
 
 /* One tick: new clients begin, stopping ones move on, the others are
@@ -192,8 +198,9 @@ static void worker_tick(struct gnmi_worker *w, int64_t listen_since)
         if (!atomic_load(&cl->stop)) {
             fsc_gnmi_client_tick(cl, now, listen_since);
             p = &cl->next;
-        } else if (stop_step(w, cl, now)) {
-            *p = cl->next; /* released: the stopping thread owns it again */
+        } else if (stop_step(cl, now)) {
+            *p = cl->next; /* unlinked before release: the stopping thread may free it */
+            release(w, cl);
         } else {
             p = &cl->next;
         }
