@@ -18,10 +18,9 @@ py=$2
 . "$(dirname "$0")/lib.sh"
 lib_init
 
-free_port() { free_ports 1 "$@"; }
-file_port=$(free_port)
-cli_port=$(free_port)
-while [ "$cli_port" = "$file_port" ]; do cli_port=$(free_port); done
+file_port=$(free_ports 1)
+cli_port=$(free_ports 1)
+while [ "$cli_port" = "$file_port" ]; do cli_port=$(free_ports 1); done
 
 # A synthetic device (the README's example) and a file exporter address.
 cat >"$tmp/fsc.yaml" <<YAML
@@ -55,7 +54,7 @@ fsc_pid=""
 check_eq "run --listen exits 0 on SIGTERM" "$stop_rc" 0
 
 # ---- IPv6 -----------------------------------------------------------------------
-if v6_port=$(free_port ::1 2>/dev/null); then
+if v6_port=$(free_ports 1 ::1 2>/dev/null); then
     "$bin" run -c "$tmp/fsc.yaml" --listen "[::1]:$v6_port" >"$tmp/fsc.out" 2>"$tmp/fsc.log" &
     fsc_pid=$!
     wait_exporter || exit 1
@@ -91,7 +90,7 @@ expect 2 "--listen without a value" "missing HOST:PORT after '--listen'" -c "$tm
 sed 's/^    listen:.*/    enabled: false/' "$tmp/fsc.yaml" >"$tmp/off.yaml"
 expect 2 "--listen with the exporter disabled" "exporters.prometheus is disabled in $tmp/off.yaml" \
     -c "$tmp/off.yaml" --listen "127.0.0.1:$cli_port"
-otlp_port=$(free_port)
+otlp_port=$(free_ports 1)
 cat >"$tmp/clash.yaml" <<YAML
 state_dir: $tmp/state
 sources:

@@ -195,7 +195,6 @@ time_part() {
     done
 }
 
-free_port() { free_ports 1; }
 
 reloaded_since() { [ "$(grep -c 'event=reloaded ' "$tmp/fsc.log")" -gt "$1" ]; }
 
@@ -217,9 +216,9 @@ otlp_code() { # PORT -> HTTP status of an empty OTLP/HTTP export (000: no answer
 }
 
 reload_part() {
-    p1=$(free_port)
-    p2=$(free_port)
-    mp=$(free_port)
+    p1=$(free_ports 1)
+    p2=$(free_ports 1)
+    mp=$(free_ports 1)
     o1="{name: O, type: otlp, grpc_listen: \"\", http_listen: \"127.0.0.1:$p1\"}"
     o_auth="{name: O, type: otlp, grpc_listen: \"\", http_listen: \"127.0.0.1:$p1\",
      auth: {bearer_tokens_file: $tmp/no-such-tokens}}"
@@ -278,8 +277,8 @@ EOF
     check_eq "a FIFO password_file: exit status" "$?" 2
     check "a FIFO password_file: named" grep -q "cannot read \"$tmp/fifo-secret\": is a FIFO" "$tmp/run2.err"
 
-    p1=$(free_port)
-    mp=$(free_port)
+    p1=$(free_ports 1)
+    mp=$(free_ports 1)
     o1="{name: O, type: otlp, grpc_listen: \"\", http_listen: \"127.0.0.1:$p1\"}"
     o_fifo="{name: O, type: otlp, grpc_listen: \"\", http_listen: \"127.0.0.1:$p1\",
      auth: {bearer_tokens_file: $tmp/fifo-tokens}}"
@@ -327,9 +326,9 @@ tls_reload_part() {
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
         -subj /CN=other -keyout "$tmp/k2.pem" -out "$tmp/c2.pem" 2>/dev/null
     printf 'not a certificate\n' >"$tmp/bad.pem"
-    p1=$(free_port)
-    p2=$(free_port)
-    mp=$(free_port)
+    p1=$(free_ports 1)
+    p2=$(free_ports 1)
+    mp=$(free_ports 1)
     tls="{cert_file: $tmp/c.pem, key_file: $tmp/k.pem}"
     o1="{name: O, type: otlp, grpc_listen: \"127.0.0.1:$p2\", http_listen: \"127.0.0.1:$p1\", tls: $tls}"
     cat >"$tmp/fsc.yaml" <<EOF

@@ -107,9 +107,8 @@ check_eq "timestamp of the last success unchanged" \
 reloaded_since() { [ "$(grep -c 'event=reloaded ' "$tmp/fsc.log")" -gt "$1" ]; }
 
 # --- 2b. a changed source that cannot start runs on with its previous settings -----
-free_port() { free_ports 1; }
-p1=$(free_port)
-p2=$(free_port)
+p1=$(free_ports 1)
+p2=$(free_ports 1)
 O1="{name: O, type: otlp, grpc_listen: \"\", http_listen: \"127.0.0.1:$p1\"}"
 O2="{name: O, type: otlp, grpc_listen: \"\", http_listen: \"127.0.0.1:$p2\"}"
 otlp_code() { # PORT -> HTTP status of an empty OTLP/HTTP export (000: no answer)

@@ -13,8 +13,6 @@
 # sec_bcrypt PASSWORD
 #     Prints a bcrypt ($2b$, cost 5) hash of PASSWORD (Python's crypt module,
 #     i.e. the same libxcrypt the daemon verifies with).
-# sec_free_port
-#     Prints a free TCP port on 127.0.0.1.
 # sec_code ARGS...
 #     curl -s ARGS, prints only the HTTP status (000 when no HTTP answer).
 
@@ -46,10 +44,6 @@ extendedKeyUsage=serverAuth' ca &&
 sec_bcrypt() {
     /usr/bin/python3 -W ignore -c 'import crypt, sys
 print(crypt.crypt(sys.argv[1], crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=32)))' "$1"
-}
-
-sec_free_port() {
-    free_ports 1
 }
 
 sec_code() {

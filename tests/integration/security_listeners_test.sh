@@ -190,7 +190,7 @@ check_log "otlp auth failures are logged" 'listener_auth_failed listener="?otlp/
 
 # --- a real Prometheus 2.42 over TLS + client certificate + basic auth ---------------
 if command -v prometheus >/dev/null 2>&1; then
-    prom_port=$(sec_free_port)
+    prom_port=$(free_ports 1)
     cat >"$tmp/prometheus.yml" <<YAML
 global: {scrape_interval: 1s, evaluation_interval: 1s}
 scrape_configs:

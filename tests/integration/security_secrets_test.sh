@@ -42,7 +42,7 @@ peer_pid=$!
 wait_until 100 test -s "$tmp/bs" || fail "kafka_mock wrote no bootstrap list"
 start_sim "$sim" --listen 127.0.0.1:0 --ports 2 --queues 0 --interval 100ms \
     --utilization 0.25 --duration 120s --username telemetry --password 'the-sim-password'
-dead_port=$(sec_free_port)
+dead_port=$(free_ports 1)
 
 config() { # NAME REMOTE_WRITE_AUTH_LINES: writes $tmp/NAME.yaml
     cat >"$tmp/$1.yaml" <<YAML
