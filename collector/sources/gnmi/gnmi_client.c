@@ -215,6 +215,24 @@ static void stream_up(struct gnmi_stream *st)
     stream_event(st, FSC_EV_END, fsc_now_ns());
 }
 
+/* A retry is logged when the device's failure differs from the one last
+ * logged (reason or status), when its stream's outage has just opened (but
+ * the device's streams failing together give one line: 1 s apart at least),
+ * or FSC_GNMI_RETRY_LOG_EVERY_NS after the device's last line; the others
+ * are counted and the next line says how many (suppressed=N). Every retry
+ * is in fabricscope_gnmi_reconnects_total either way. */
+static bool retry_log_due(struct gnmi_client *cl, const struct gnmi_stream *st, int64_t now,
+                          const char *why, int code)
+{
+    int64_t since = now - cl->retry_logged_mono;
+    if (cl->retry_logged_mono == 0 || code != cl->retry_logged_code ||
+        strcmp(why, cl->retry_logged_why) != 0 || (st->down_failures <= 1 && since >= NS_PER_S) ||
+        since >= FSC_GNMI_RETRY_LOG_EVERY_NS)
+        return true;
+    cl->retry_log_suppressed++;
+    return false;
+}
+
 static void call_schedule_retry(struct gnmi_stream *st, int64_t now, const char *why, int code,
                                 const char *details)
 {
@@ -225,11 +243,19 @@ static void call_schedule_retry(struct gnmi_stream *st, int64_t now, const char 
     st->stats.state = FSC_GNMI_STATE_BACKOFF;
     st->stats.reconnects++;
     pthread_mutex_unlock(&cl->mu);
+    if (!retry_log_due(cl, st, now, why, code))
+        return;
     char q[256];
     fsc_log(FSC_LOG_WARN, "gnmi_stream_retry",
-            "source=%s device=%s stream=%s reason=%s grpc_status=%d details=%s retry_ms=%lld",
+            "source=%s device=%s stream=%s reason=%s grpc_status=%d details=%s retry_ms=%lld "
+            "suppressed=%llu",
             cl->name, cl->gc->device, st->cfg->name, why, code,
-            fsc_log_quote(details, q, sizeof(q)), (long long)(delay / NS_PER_MS));
+            fsc_log_quote(details, q, sizeof(q)), (long long)(delay / NS_PER_MS),
+            (unsigned long long)cl->retry_log_suppressed);
+    cl->retry_logged_mono = now;
+    cl->retry_logged_why = why; /* a string literal of this file */
+    cl->retry_logged_code = code;
+    cl->retry_log_suppressed = 0;
 }
 
 static void recv_start(struct gnmi_stream *st, bool first)

@@ -13,10 +13,11 @@
 #include "sources/gnmi/gnmi_config.h"
 #include "sources/gnmi/gnmi_stream_stats.h"
 
-#define FSC_GNMI_SAMPLES_CAP       8192 /* samples decoded from one response at most */
-#define FSC_GNMI_CADENCE_SLOTS     4096 /* reference series a stream follows: half of it */
-#define FSC_GNMI_CADENCE_SLOTS_MIN 64   /* the table's first size (it doubles as it fills) */
-#define FSC_GNMI_CADENCE_SPAN      64   /* EWMA weight 1/64 (after the first 64 intervals) */
+#define FSC_GNMI_SAMPLES_CAP        8192 /* samples decoded from one response at most */
+#define FSC_GNMI_RETRY_LOG_EVERY_NS (60 * (int64_t)1000000000) /* gnmi_stream_retry, per device */
+#define FSC_GNMI_CADENCE_SLOTS      4096 /* reference series a stream follows: half of it */
+#define FSC_GNMI_CADENCE_SLOTS_MIN  64   /* the table's first size (it doubles as it fills) */
+#define FSC_GNMI_CADENCE_SPAN       64   /* EWMA weight 1/64 (after the first 64 intervals) */
 
 /* Observed cadence of one stream (docs/METRICS.md, "Self-monitoring").
  *
@@ -157,6 +158,13 @@ struct gnmi_client {
     uint32_t tg_dev;          /* gc->device in tg */
     int64_t time_logged_mono; /* last gnmi_time_rejected line; 0 = none yet */
     uint64_t time_log_suppressed;
+    /* gnmi_stream_retry lines (worker only): one per device per
+     * FSC_GNMI_RETRY_LOG_EVERY_NS unless an outage opens or the failure
+     * changes, so 1 000 unreachable devices do not flood the log. */
+    int64_t retry_logged_mono; /* 0 = none yet */
+    const char *retry_logged_why;
+    int retry_logged_code;
+    uint64_t retry_log_suppressed; /* retries since the last line */
 
     /* Capabilities at start (optional, logged only) */
     grpc_call *caps_call;
