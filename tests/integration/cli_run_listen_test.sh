@@ -55,6 +55,9 @@ check_eq "run --listen exits 0 on SIGTERM" "$stop_rc" 0
 
 # ---- IPv6 -----------------------------------------------------------------------
 if v6_port=$(free_ports 1 ::1 2>/dev/null); then
+    # Emptied before the start: the backgrounded shell truncates it only when
+    # it runs, and wait_exporter could read the first run's line meanwhile.
+    : >"$tmp/fsc.log"
     "$bin" run -c "$tmp/fsc.yaml" --listen "[::1]:$v6_port" >"$tmp/fsc.out" 2>"$tmp/fsc.log" &
     fsc_pid=$!
     wait_exporter || exit 1
