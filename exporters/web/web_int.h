@@ -58,7 +58,7 @@
 #define WEB_VIEW_CHUNK     256
 #define WEB_SCAN_PER_TICK  65536u /* registry ids indexed per tick */
 #define WEB_SOURCES_MAX    256
-#define WEB_STAT_ROWS_MAX  2048 /* plugin table rows on one status (a few per source) */
+#define WEB_STAT_ROWS_MAX  (1u << 20) /* plugin table rows on one status (a few per source) */
 #define WEB_REFRESH_S      5
 #define WEB_DEFAULT_TOP    10
 #define WEB_DEFAULT_EVENTS 50  /* /api/events */

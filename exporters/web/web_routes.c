@@ -60,7 +60,8 @@ struct status_model {
     struct fsc_web_status st;
     struct fsc_source_status *sources;
     struct fsc_web_stat_row *rows;
-    size_t n_rows;
+    size_t n_rows, cap_rows;
+    int err;
 };
 
 static void status_free(struct status_model *sm)
@@ -70,14 +71,25 @@ static void status_free(struct status_model *sm)
 }
 
 /* Copies a plugin's row (keys cut to FSC_WEB_NAME_MAX - 1 bytes, columns
- * to FSC_WEB_STAT_COLS); rows past WEB_STAT_ROWS_MAX are left out. */
+ * to FSC_WEB_STAT_COLS); rows past WEB_STAT_ROWS_MAX are left out. The
+ * table grows with the rows: a thousand devices write ~6 000. */
 static void status_row(void *arg, const struct fsc_stat_table *t, const char *const *keys,
                        const double *values, const struct fsc_stat_hist *hist)
 {
     struct status_model *sm = arg;
     (void)hist;
-    if (sm->n_rows >= WEB_STAT_ROWS_MAX)
+    if (sm->err || sm->n_rows >= WEB_STAT_ROWS_MAX)
         return;
+    if (sm->n_rows == sm->cap_rows) {
+        size_t cap = sm->cap_rows ? 2 * sm->cap_rows : 256;
+        struct fsc_web_stat_row *p = realloc(sm->rows, cap * sizeof(*p));
+        if (!p) {
+            sm->err = -ENOMEM;
+            return;
+        }
+        sm->rows = p;
+        sm->cap_rows = cap;
+    }
     struct fsc_web_stat_row *r = &sm->rows[sm->n_rows++];
     memset(r, 0, sizeof(*r));
     r->table = t;
@@ -95,8 +107,7 @@ static int status_build(struct fsc_web *web, struct status_model *sm)
 
     memset(sm, 0, sizeof(*sm));
     sm->sources = calloc(WEB_SOURCES_MAX, sizeof(*sm->sources));
-    sm->rows = calloc(WEB_STAT_ROWS_MAX, sizeof(*sm->rows));
-    if (!sm->sources || !sm->rows) {
+    if (!sm->sources) {
         status_free(sm);
         return -ENOMEM;
     }
@@ -110,6 +121,10 @@ static int status_build(struct fsc_web *web, struct status_model *sm)
         const struct fsc_stats_out out = {.row = status_row, .arg = sm};
         view->stats(view->arg, &out);
         st->tables = view->tables;
+        if (sm->err) {
+            status_free(sm);
+            return sm->err;
+        }
     }
     st->rows = sm->rows;
     st->n_rows = sm->n_rows;
