@@ -36,7 +36,9 @@
 # (utime + stime of all threads from /proc/PID/stat, in cores), VmRSS and
 # VmHWM, threads, samples/s the engine took (fabricscope_samples_total),
 # gNMI updates/s received against what the simulators send, series known
-# (fabricscope_series summed) and lines exposed, streams up, and, since the
+# (fabricscope_series summed) and lines exposed, streams up, the time from
+# the collector's start until every stream had logged gnmi_stream_up
+# ("> WARMUP" when some had not by the end of the warm-up), and, since the
 # start: sequence gaps (fabricscope_gnmi_sequence_gaps_total, lost Junos
 # messages), engine gaps (fabricscope_gaps_total, intervals > max_gap),
 # reconnects + resubscribes, series dropped by limits; /metrics scraped every
@@ -210,6 +212,7 @@ start_switches() {
             }
         }' "$tmp/ports" >"$tmp/sw.yaml"
     : >"$tmp/sw.log"
+    fsc_t0=$(date +%s%N)
     "$bin" run -c "$tmp/sw.yaml" --log-level info 2>"$tmp/sw.log" &
     fsc_pid=$!
     pids="$pids $fsc_pid"
@@ -225,9 +228,26 @@ scrape() { # FILE -> "time_total size_download" on stdout
         "http://127.0.0.1:$mport/metrics"
 }
 
-# measure D: warm-up, window, one table row.
+# streams_up: distinct streams that have logged gnmi_stream_up so far.
+streams_up() {
+    grep -o 'event=gnmi_stream_up source=[^ ]* device=[^ ]* stream=[^ ]*' "$tmp/sw.log" |
+        sort -u | wc -l
+}
+
+# measure D: warm-up (polling the log for the time every stream was up,
+# counted from the collector's start), window, one table row.
 measure() {
-    sleep "$warmup"
+    up_s="> $warmup"
+    wend=$((fsc_t0 + warmup * 1000000000))
+    while [ "$(date +%s%N)" -lt "$wend" ]; do
+        if [ "$(streams_up)" -ge $((4 * $1)) ]; then
+            up_s=$(awk -v a="$fsc_t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+            break
+        fi
+        sleep 0.2
+    done
+    now=$(date +%s%N)
+    [ "$now" -ge "$wend" ] || sleep "$(awk -v a="$now" -v b="$wend" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')"
     scrape "$tmp/m0" >/dev/null
     # shellcheck disable=SC2086 # one word per PID
     c0=$(ticks $fsc_pid)
@@ -275,21 +295,21 @@ measure() {
         -v series="$series" -v lines="$lines" -v rss="$rss" -v hwm="$hwm" -v thr="$thr" \
         -v nrss="$nrss" -v nn="$nodes" -v up="$up" -v sg="$seqgaps" -v gaps="$gaps" \
         -v rec="$rec" -v dropped="$dropped" -v unknown="$unknown" -v sc="$sc" -v mib="$mib" \
-        -v q="$queues" -v ports="$ports" 'BEGIN {
+        -v q="$queues" -v ports="$ports" -v up_s="$up_s" 'BEGIN {
             dt = (t1 - t0) / 1e9
             batches = int((ports + 9) / 10) # a round of ports: 10 per 2 s interval, the last short
             want = d * ports * (16 + 19 + 2 + 3 + q * 6) / (2 * batches) # if, eth+pfc, fec, speed, qos
-            printf "| %d | %d / %d | %.0f | %.0f / %.0f | %.2f | %.0f / %.0f | %d | %d / %d | %s / %d | %d / %d / %d | %s | %s | %.2f | %s |\n",
+            printf "| %d | %d / %d | %.0f | %.0f / %.0f | %.2f | %.0f / %.0f | %d | %d / %d | %s / %d | %s | %d / %d / %d | %s | %s | %.2f | %s |\n",
                 d, series, lines, (s1 - s0) / dt, (u1 - u0) / dt, want,
-                (c1 - c0) / tck / dt, rss / 1024, hwm / 1024, thr, sg, gaps, up, 4 * d,
+                (c1 - c0) / tck / dt, rss / 1024, hwm / 1024, thr, sg, gaps, up, 4 * d, up_s,
                 rec, dropped, unknown, sc, mib, (x1 - x0) / tck / dt,
                 nn ? sprintf("%.2f / %.0f", (n1 - n0) / tck / dt, nrss / 1024) : "-"
         }'
 }
 
 [ "$nodes" -eq 0 ] || start_nics "$nodes"
-echo "| devices | series known / lines exposed | samples/s | gNMI updates/s received / sent | collector CPU cores | RSS MiB (VmRSS / VmHWM) | threads | sequence gaps / engine gaps | streams up / expected | reconnects / series dropped / unknown-series samples | scrape ms median / max | scrape MiB | simulators CPU cores | $nodes B300 pollers CPU cores / RSS MiB |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| devices | series known / lines exposed | samples/s | gNMI updates/s received / sent | collector CPU cores | RSS MiB (VmRSS / VmHWM) | threads | sequence gaps / engine gaps | streams up / expected | every stream up after (s) | reconnects / series dropped / unknown-series samples | scrape ms median / max | scrape MiB | simulators CPU cores | $nodes B300 pollers CPU cores / RSS MiB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for d in "$@"; do
     start_switches "$d"
     measure "$d"
