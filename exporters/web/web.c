@@ -39,12 +39,11 @@ static void events_push(struct fsc_web *web, const struct fsc_event *ev, size_t 
 /* Which sources are down, so the health list can say since when. */
 static void sources_note(struct fsc_web *web)
 {
-    const struct fsc_daemon_view *view = web->env.view;
-    struct fsc_source_status *src;
-    if (!view || !(src = calloc(WEB_SOURCES_MAX, sizeof(*src))))
+    size_t n;
+    struct fsc_source_status *src = fsc_web_sources(web->env.view, &n);
+    if (!src)
         return;
-    size_t n = view->sources(view->arg, src, WEB_SOURCES_MAX);
-    fsc_web_down_note(web, src, n < WEB_SOURCES_MAX ? n : WEB_SOURCES_MAX);
+    fsc_web_down_note(web, src, n);
     free(src);
 }
 
@@ -201,6 +200,7 @@ void fsc_web_destroy(struct fsc_web *web)
     fsc_event_unsubscribe(web->sub);
     fsc_cabling_destroy(web->plan);
     fsc_web_index_free(web);
+    free(web->down);
     pthread_cond_destroy(&web->stop_cv);
     pthread_mutex_destroy(&web->stop_mu);
     pthread_mutex_destroy(&web->mu);

@@ -85,6 +85,29 @@ void fsc_web_active_note(struct fsc_web *web, const struct fsc_event *ev, size_t
     }
 }
 
+struct fsc_source_status *fsc_web_sources(const struct fsc_daemon_view *view, size_t *n)
+{
+    *n = 0;
+    if (!view || !view->sources)
+        return NULL;
+    /* A reload may add sources between the count and the copy: retry. */
+    size_t want = view->sources(view->arg, NULL, 0);
+    for (int attempt = 0; attempt < 4; attempt++) {
+        size_t cap = want < WEB_SOURCES_MAX ? want : WEB_SOURCES_MAX;
+        struct fsc_source_status *src = calloc(cap ? cap : 1, sizeof(*src));
+        if (!src)
+            return NULL;
+        size_t got = view->sources(view->arg, src, cap);
+        if (got <= cap || cap == WEB_SOURCES_MAX) {
+            *n = got < cap ? got : cap;
+            return src;
+        }
+        free(src);
+        want = got;
+    }
+    return NULL;
+}
+
 void fsc_web_down_note(struct fsc_web *web, const struct fsc_source_status *src, size_t n)
 {
     int64_t now = fsc_now_ns();
@@ -106,7 +129,15 @@ void fsc_web_down_note(struct fsc_web *web, const struct fsc_source_status *src,
         for (d = 0; d < web->n_down; d++)
             if (strcmp(src[i].name, web->down[d].name) == 0)
                 break;
-        if (d == web->n_down && web->n_down < WEB_SOURCES_MAX) {
+        if (d == web->n_down && d == web->cap_down && d < WEB_SOURCES_MAX) {
+            size_t cap = d ? 2 * d : 16;
+            struct web_down *p = realloc(web->down, cap * sizeof(*p));
+            if (p) {
+                web->down = p;
+                web->cap_down = cap;
+            }
+        }
+        if (d == web->n_down && d < web->cap_down) {
             snprintf(web->down[d].name, sizeof(web->down[d].name), "%s", src[i].name);
             web->down[d].since_ns = now;
             web->n_down++;
@@ -389,15 +420,13 @@ int fsc_web_health_build(struct fsc_web *web, unsigned limit, unsigned recent_li
     memset(hm, 0, sizeof(*hm));
     hm->now_ns = fsc_now_ns();
     hm->recent_ns = WEB_RECENT_NS;
-    src = calloc(WEB_SOURCES_MAX, sizeof(*src));
     g.active = malloc(WEB_ACTIVE_MAX * sizeof(*g.active));
     recent = malloc(WEB_EVENTS_MAX * sizeof(*recent));
-    down = malloc(WEB_SOURCES_MAX * sizeof(*down));
-    if (!src || !g.active || !recent || !down)
+    if (!g.active || !recent)
         goto out;
     if (view) {
-        n_src = view->sources(view->arg, src, WEB_SOURCES_MAX);
-        n_src = n_src < WEB_SOURCES_MAX ? n_src : WEB_SOURCES_MAX;
+        if (!(src = fsc_web_sources(view, &n_src)))
+            goto out;
         fsc_web_down_note(web, src, n_src);
     }
 
@@ -433,7 +462,10 @@ int fsc_web_health_build(struct fsc_web *web, unsigned limit, unsigned recent_li
             recent[n_recent++] = *e;
     }
     n_down = web->n_down;
-    memcpy(down, web->down, n_down * sizeof(*down));
+    down = malloc((n_down ? n_down : 1) * sizeof(*down));
+    if (down && n_down)
+        memcpy(down, web->down, n_down * sizeof(*down));
+    n_down = down ? n_down : 0;
     hm->incomplete = web->ev_lost > 0 || web->active_dropped > 0;
     pthread_mutex_unlock(&web->mu);
     if (!cands)

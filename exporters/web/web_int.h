@@ -23,7 +23,8 @@
  *   each: 512 KiB); more are counted (active_dropped) and the health list
  *   says it is incomplete. Apart from the event ring, so a standing
  *   condition stays listed however many events follow it;
- * - when each source was first seen down, at most WEB_SOURCES_MAX.
+ * - when each source was first seen down, at most WEB_SOURCES_MAX (grown
+ *   as sources go down, ~72 B each).
  * Per request, the models are allocated and freed by the handler: bounded
  * by the query limits (top <= WEB_TOP_MAX, limit <= WEB_EVENTS_MAX, health
  * lines <= WEB_HEALTH_MAX at ~2 KiB each) and by the index size for the
@@ -56,8 +57,8 @@
 #define WEB_DOWN_EVERY_NS  ((int64_t)1 * 1000000000)   /* sources down: their "since" */
 #define WEB_TOP_MAX        100
 #define WEB_VIEW_CHUNK     256
-#define WEB_SCAN_PER_TICK  65536u /* registry ids indexed per tick */
-#define WEB_SOURCES_MAX    256
+#define WEB_SCAN_PER_TICK  65536u     /* registry ids indexed per tick */
+#define WEB_SOURCES_MAX    65535u     /* the config's ceiling (max_sources) */
 #define WEB_STAT_ROWS_MAX  (1u << 20) /* plugin table rows on one status (a few per source) */
 #define WEB_REFRESH_S      5
 #define WEB_DEFAULT_TOP    10
@@ -143,8 +144,8 @@ struct fsc_web {
     struct web_down {
         char name[64];
         int64_t since_ns;
-    } down[WEB_SOURCES_MAX];
-    size_t n_down;
+    } * down;
+    size_t n_down, cap_down;
 
     struct fsc_event_sub *sub;
     pthread_t thread;
@@ -199,6 +200,12 @@ void fsc_web_active_note(struct fsc_web *web, const struct fsc_event *ev, size_t
 /* Notes which of the daemon's sources are down now (a source up again is
  * forgotten), so a source down has a "since". Takes mu. Thread: any. */
 void fsc_web_down_note(struct fsc_web *web, const struct fsc_source_status *src, size_t n);
+
+/* Owns: every configured source's status (the view's order) in a new
+ * array, *n of them (at most WEB_SOURCES_MAX), freed by the caller; NULL
+ * with *n = 0 when there is no view or no memory. Sized to what the view
+ * says it has, so a thousand sources are all there. Thread: any. */
+struct fsc_source_status *fsc_web_sources(const struct fsc_daemon_view *view, size_t *n);
 
 /* Builds the health model of now: active conditions (the first `limit`
  * with their text) and those of the last WEB_RECENT_NS (the first

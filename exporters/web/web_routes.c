@@ -106,7 +106,8 @@ static int status_build(struct fsc_web *web, struct status_model *sm)
     struct fsc_engine_stats es;
 
     memset(sm, 0, sizeof(*sm));
-    sm->sources = calloc(WEB_SOURCES_MAX, sizeof(*sm->sources));
+    size_t n_sources = 0;
+    sm->sources = view ? fsc_web_sources(view, &n_sources) : calloc(1, sizeof(*sm->sources));
     if (!sm->sources) {
         status_free(sm);
         return -ENOMEM;
@@ -114,9 +115,7 @@ static int status_build(struct fsc_web *web, struct status_model *sm)
     struct fsc_web_status *st = &sm->st;
     st->now_ns = fsc_now_ns();
     st->sources = sm->sources;
-    st->n_sources = view ? view->sources(view->arg, sm->sources, WEB_SOURCES_MAX) : 0;
-    if (st->n_sources > WEB_SOURCES_MAX)
-        st->n_sources = WEB_SOURCES_MAX;
+    st->n_sources = n_sources;
     if (view) {
         const struct fsc_stats_out out = {.row = status_row, .arg = sm};
         view->stats(view->arg, &out);

@@ -11,7 +11,8 @@ fsc_unit_test(web_render LABELS web LIBS fsc_web fsc_otlp CASES
   health_json_exact error_json_and_limit event_summaries page_rows_exact page_caps_rows
   page_script_injection)
 fsc_unit_test(web_routes LABELS web LIBS fsc_web fsc_otlp CASES
-  api_known_answers methods_and_errors route_table_checked health_from_state)
+  api_known_answers methods_and_errors route_table_checked health_from_state
+  many_sources_all_listed)
 # The health list (web_conditions.h): known facts in, exact sentences out;
 # the demo's swapped cables against examples/b300/cables.txt's plan.
 fsc_unit_test(web_health LABELS web LIBS fsc_web CASES

@@ -487,5 +487,71 @@ static void health_from_state(void)
     world_close(&w);
 }
 
+/* A fabric of 1 000 gNMI devices (4 streams each): /api/status lists every
+ * source and every stream row (the page's model once kept 256 sources and
+ * 2 048 rows, and left the rest out without a word). */
+static void many_sources_all_listed(void)
+{
+    enum { DEVICES = 1000, STREAMS = 4 };
+    struct world w;
+    int st;
+    char ct[128];
+    if (world_open(&w) != 0) {
+        CHECK(0);
+        world_close(&w);
+        return;
+    }
+    static struct fsc_source_status src[DEVICES];
+    static struct vfx_row rows[DEVICES * STREAMS];
+    static char names[DEVICES][16];
+    static const char *const streams[STREAMS] = {"interfaces", "queues", "rest", "links"};
+    for (int d = 0; d < DEVICES; d++) {
+        snprintf(names[d], sizeof(names[d]), "leaf%04d", d);
+        memset(&src[d], 0, sizeof(src[d]));
+        memcpy(src[d].name, names[d], sizeof(names[d]));
+        snprintf(src[d].type, sizeof(src[d].type), "gnmi");
+        src[d].state = "running";
+        src[d].up = d % 2; /* odd devices up */
+        for (int k = 0; k < STREAMS; k++)
+            rows[d * STREAMS + k] =
+                (struct vfx_row){.table = "gnmi_streams",
+                                 .keys = {names[d], streams[k]},
+                                 .vals = {{"up", d % 2}, {"messages", d * STREAMS + k}, {NULL, 0}}};
+    }
+    w.vf.sources = src;
+    w.vf.n_sources = DEVICES;
+    w.vf.rows = rows;
+    w.vf.n_rows = DEVICES * STREAMS;
+
+    char *b = get(&w, "/api/status", &st, ct, sizeof(ct));
+    CHECK_INT(st, 200);
+    json_error_t e;
+    json_t *j = b ? json_loads(b, 0, &e) : NULL;
+    CHECK(j != NULL);
+    json_t *srcs = json_object_get(j, "sources");
+    CHECK_INT(json_array_size(srcs), DEVICES);
+    CHECK_STR(json_string_value(json_object_get(json_array_get(srcs, DEVICES - 1), "name")),
+              "leaf0999");
+    size_t n_rows = 0;
+    json_t *tables = json_object_get(j, "tables"), *t;
+    size_t i;
+    json_array_foreach(tables, i, t)
+    {
+        if (strcmp(json_string_value(json_object_get(t, "id")), "gnmi_streams") != 0)
+            continue;
+        json_t *r = json_object_get(t, "rows");
+        n_rows = json_array_size(r);
+        json_t *last = json_array_get(r, n_rows ? n_rows - 1 : 0);
+        CHECK_STR(json_string_value(json_object_get(last, "source")), "leaf0999");
+        CHECK_STR(json_string_value(json_object_get(last, "stream")), "links");
+        CHECK(json_real_value(json_object_get(last, "messages")) == 3999.0 ||
+              json_integer_value(json_object_get(last, "messages")) == 3999);
+    }
+    CHECK_INT(n_rows, DEVICES * STREAMS);
+    json_decref(j);
+    free(b);
+    world_close(&w);
+}
+
 TEST_MAIN(TEST(api_known_answers), TEST(methods_and_errors), TEST(route_table_checked),
-          TEST(health_from_state))
+          TEST(health_from_state), TEST(many_sources_all_listed))
