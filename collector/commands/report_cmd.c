@@ -26,8 +26,8 @@ const char fsc_report_usage[] =
     "                          [--prometheus URL] [--state-dir DIR] [--out DIR]\n"
     "                          [--threshold RATIO]\n"
     "       fabricscope report --compare NAME=FROM..TO --compare NAME=FROM..TO [...]\n"
-    "                          [-c CONFIG] [--state-dir DIR] [--format text|csv|json|html]\n"
-    "                          [--out DIR]\n"
+    "                          [-c CONFIG] [--state-dir DIR] [--source rollup|prometheus]\n"
+    "                          [--prometheus URL] [--format text|csv|json|html] [--out DIR]\n"
     "\n"
     "Writes a capacity-planning report of the range [FROM, TO) as DIR/report.html\n"
     "(self-contained, SVG charts), DIR/report.csv and DIR/report.json, the same tables\n"
@@ -56,13 +56,14 @@ const char fsc_report_usage[] =
     "  --compare NAME=FROM..TO\n"
     "                        one named range (one tuning setting; FROM and TO as for\n"
     "                        --from / --to); two or more compare the ranges side by side\n"
-    "                        from the rollup store: CNP/s per rail (else per device),\n"
+    "                        from the rollup store (or Prometheus with --prometheus /\n"
+    "                        --source prometheus): CNP/s per rail (else per device),\n"
     "                        NIC throughput per rail, uplink max/mean and coefficient of\n"
     "                        variation per leaf, port group max/mean, microbursts per\n"
     "                        hour, PFC pause; p50, p99, max of the per-minute values and\n"
     "                        per pair of ranges a verdict\n"
     "                        (better / worse / same within noise: Mann-Whitney U, 5 %)\n"
-    "                        and what the store does not hold (ECN marks, NIC reorder)\n"
+    "                        and what the source does not hold (ECN marks, NIC reorder)\n"
     "  --format F            with --compare: text (default), csv, json or html, on\n"
     "                        stdout, or DIR/compare.F with --out DIR\n"
     "  -h, --help            show this help\n"
@@ -176,7 +177,8 @@ static int write_file(const char *dir, const char *name, const struct fsc_report
     return 0;
 }
 
-/* --compare: the store from --state-dir or CONFIG's state_dir. */
+/* --compare: the store from --state-dir or CONFIG's state_dir, or the
+ * Prometheus server of --prometheus / --source prometheus. */
 static int compare_main(const struct report_args *a, const struct fsc_config_schema *schema,
                         int64_t now)
 {
@@ -200,8 +202,11 @@ static int compare_main(const struct report_args *a, const struct fsc_config_sch
             status = EXIT_RUNTIME;
         }
     }
+    bool prom = a->url || (a->source && strcmp(a->source, "prometheus") == 0);
+    const char *url = a->url ? a->url : "http://127.0.0.1:9090";
     if (status == EXIT_OK)
-        status = fsc_report_compare_main(a->compare, a->n_compare, a->format, store, a->out, now);
+        status = fsc_report_compare_main(a->compare, a->n_compare, a->format, store,
+                                         prom ? url : NULL, a->out, now);
     fsc_config_destroy(cfg);
     return status;
 }
@@ -221,8 +226,10 @@ int fsc_report_main(int argc, char **argv, const struct fsc_config_schema *schem
         if (a.from || a.to || a.threshold)
             return usage_error("--compare names its own ranges: no --from, --to, --threshold",
                                NULL);
-        if (a.url || (a.source && strcmp(a.source, "rollup") != 0))
-            return usage_error("--compare reads the rollup store only", NULL);
+        if (a.source && strcmp(a.source, "rollup") != 0 && strcmp(a.source, "prometheus") != 0)
+            return usage_error("--source must be rollup or prometheus, got", a.source);
+        if (a.url && a.source && strcmp(a.source, "prometheus") != 0)
+            return usage_error("--prometheus needs --source prometheus, got", a.source);
         return compare_main(&a, schema, now);
     }
     int64_t to = now, from;

@@ -25,6 +25,14 @@ const char *const fsc_cmp_not_in_store[] = {
     NULL,
 };
 
+const char *const fsc_cmp_not_in_prometheus[] = {
+    "ECN marks/s and reorder / out-of-sequence per NIC: not compared yet from Prometheus either "
+    "(the same metrics as from the rollup store)",
+    "CNP/s per spine: spines send no CNPs; CNPs are per rail (NIC ports with a rail) or per "
+    "device; uplink balance is per leaf and per port group, not per spine",
+    NULL,
+};
+
 static const struct {
     const char *name, *unit;
     bool lower_better;
@@ -156,10 +164,11 @@ static struct fsc_cmp_row *row_of(struct fsc_compare *cmp, enum fsc_cmp_metric m
     return row;
 }
 
-/* Adds one port's value v to the row's minute in range r. */
-static int add(struct fsc_compare *cmp, enum fsc_cmp_metric m, const char *entity, size_t r,
-               size_t minute, double v)
+int fsc_compare_add_value(struct fsc_compare *cmp, enum fsc_cmp_metric m, const char *entity,
+                          size_t r, size_t minute, double v)
 {
+    if (r >= cmp->n_ranges || minute >= cmp->ranges[r].n_minutes || !isfinite(v))
+        return 0;
     struct fsc_cmp_row *row = row_of(cmp, m, entity);
     if (!row)
         return cmp->n_rows >= FSC_CMP_MAX_ROWS ? 0 : -ENOMEM;
@@ -201,12 +210,13 @@ static int add_to_range(struct fsc_compare *cmp, const struct fsc_rr_name *name,
         dir_s[d] = seconds_of(p->dir[d].covered_ms);
     int rc = 0;
     if ((rec->flags & FSC_RR_F_CNP) && counters_s > 0)
-        rc = add(cmp, FSC_CMP_CNP, entity, r, minute, p->cnp / counters_s);
+        rc = fsc_compare_add_value(cmp, FSC_CMP_CNP, entity, r, minute, p->cnp / counters_s);
     if (rc == 0 && (rec->flags & FSC_RR_F_PFC) && counters_s > 0)
-        rc = add(cmp, FSC_CMP_PFC, entity, r, minute, 1000.0 * p->pfc_pause_s / counters_s);
+        rc = fsc_compare_add_value(cmp, FSC_CMP_PFC, entity, r, minute,
+                                   1000.0 * p->pfc_pause_s / counters_s);
     if (rc == 0 && name->role == FSC_PORT_NIC && (rec->flags & FSC_RR_F_TX) && dir_s[FSC_RR_TX] > 0)
-        rc = add(cmp, FSC_CMP_THROUGHPUT, entity, r, minute,
-                 8.0 * p->dir[FSC_RR_TX].bytes / dir_s[FSC_RR_TX]);
+        rc = fsc_compare_add_value(cmp, FSC_CMP_THROUGHPUT, entity, r, minute,
+                                   8.0 * p->dir[FSC_RR_TX].bytes / dir_s[FSC_RR_TX]);
     double port_s = 0, bursts = 0;
     for (unsigned d = 0; d < FSC_RR_DIRS; d++) {
         if (!(rec->flags & (d == FSC_RR_RX ? FSC_RR_F_RX : FSC_RR_F_TX)))
@@ -216,14 +226,15 @@ static int add_to_range(struct fsc_compare *cmp, const struct fsc_rr_name *name,
             port_s = dir_s[d];
     }
     if (rc == 0 && port_s > 0)
-        rc = add(cmp, FSC_CMP_BURSTS, entity, r, minute, bursts * 3600.0 / port_s);
+        rc =
+            fsc_compare_add_value(cmp, FSC_CMP_BURSTS, entity, r, minute, bursts * 3600.0 / port_s);
     if (rc == 0 && name->role == FSC_PORT_UPLINK && (rec->flags & FSC_RR_F_TX) &&
         dir_s[FSC_RR_TX] > 0) {
         double bps = 8.0 * p->dir[FSC_RR_TX].bytes / dir_s[FSC_RR_TX];
         /* one accumulator per leaf and minute; both rows derive from it */
-        rc = add(cmp, FSC_CMP_UPLINK_MAXMEAN, name->device, r, minute, bps);
+        rc = fsc_compare_add_value(cmp, FSC_CMP_UPLINK_MAXMEAN, name->device, r, minute, bps);
         if (rc == 0)
-            rc = add(cmp, FSC_CMP_UPLINK_CV, name->device, r, minute, bps);
+            rc = fsc_compare_add_value(cmp, FSC_CMP_UPLINK_CV, name->device, r, minute, bps);
     }
     return rc;
 }
@@ -251,7 +262,8 @@ int fsc_compare_add_record(struct fsc_compare *cmp, const struct fsc_rr_name *na
         if (port)
             rc = add_to_range(cmp, name, rec, r, minute);
         else if (rec->group.ratio_mean > 0) /* 0: the engine had no ratio (no traffic) */
-            rc = add(cmp, FSC_CMP_GROUP_MAXMEAN, name->device, r, minute, rec->group.ratio_mean);
+            rc = fsc_compare_add_value(cmp, FSC_CMP_GROUP_MAXMEAN, name->device, r, minute,
+                                       rec->group.ratio_mean);
         if (rc != 0)
             return rc;
     }
@@ -267,7 +279,9 @@ int fsc_compare_load_rollup(struct fsc_compare *cmp, const char *dir, char *err,
         if (cmp->ranges[r].to_s > to)
             to = cmp->ranges[r].to_s;
     }
+    cmp->source = "rollup";
     cmp->origin = dir;
+    cmp->not_in_source = fsc_cmp_not_in_store;
     int eno = 0;
     struct fsc_rollup_reader *rd = fsc_rollup_reader_open(dir, from, to, &eno, err, errlen);
     if (!rd)

@@ -86,7 +86,9 @@ struct fsc_cmp_row {
 struct fsc_compare {
     struct fsc_cmp_range ranges[FSC_CMP_MAX_RANGES];
     size_t n_ranges;
-    const char *origin; /* the store directory (borrowed) */
+    const char *source;               /* "rollup" or "prometheus" (the loader's) */
+    const char *origin;               /* the store directory or the URL (borrowed) */
+    const char *const *not_in_source; /* what the source does not hold (NULL-terminated) */
     struct fsc_cmp_row *rows;
     size_t n_rows;
     uint32_t hash[FSC_CMP_MAX_ROWS * 4]; /* row index + 1 */
@@ -99,9 +101,11 @@ const char *fsc_cmp_metric_unit(enum fsc_cmp_metric m);
 bool fsc_cmp_lower_is_better(enum fsc_cmp_metric m);
 const char *fsc_cmp_verdict_word(enum fsc_cmp_verdict v);
 
-/* What the rollup store does not hold, one sentence each (NULL-terminated):
- * the writers print them so no one reads a missing figure as zero. */
+/* What the rollup store and what the Prometheus loader do not hold, one
+ * sentence each (NULL-terminated): the writers print the source's so no one
+ * reads a missing figure as zero. */
 extern const char *const fsc_cmp_not_in_store[];
+extern const char *const fsc_cmp_not_in_prometheus[];
 
 /* The test's name as the outputs print it. */
 extern const char fsc_cmp_test_name[];
@@ -130,6 +134,22 @@ int fsc_compare_load_rollup(struct fsc_compare *cmp, const char *dir, char *err,
 int fsc_compare_add_record(struct fsc_compare *cmp, const struct fsc_rr_name *name,
                            const struct fsc_rr_record *rec);
 
+/* Reads the same per-minute values from the Prometheus server at url (its
+ * HTTP API; report_compare_prom.c): per range, the ports' roles and rails
+ * from fabric_port_info, then one query_range per metric at a 60 s step,
+ * each point the increase (or mean) over the minute before it. progress
+ * (may be NULL) gets a line per query. Returns 0, -ECONNREFUSED / -EPROTO /
+ * -E2BIG / -ENOMEM (sentence in err) or -ENODATA (a range got no value:
+ * err names it). */
+int fsc_compare_load_prometheus(struct fsc_compare *cmp, const char *url, FILE *progress, char *err,
+                                size_t errlen);
+
+/* Adds one port's (or group's) value v to the row (metric m, entity) at
+ * minute `minute` of range r (the loaders' step). Returns 0 (also when the
+ * row bound drops it: counted in cmp->dropped) or -ENOMEM. */
+int fsc_compare_add_value(struct fsc_compare *cmp, enum fsc_cmp_metric m, const char *entity,
+                          size_t r, size_t minute, double v);
+
 /* Sorts the rows (metric, then entity) and derives their statistics and
  * tests. Returns 0 or -ENOMEM. */
 int fsc_compare_compute(struct fsc_compare *cmp);
@@ -153,10 +173,13 @@ int fsc_cmp_mann_whitney(const double *xa, size_t na, const double *xb, size_t n
 /* Runs `fabricscope report --compare ...`: specs are the n --compare values
  * (NAME=FROM..TO), format "text" (default when NULL), "csv", "json" or
  * "html"; the output goes to stdout, or with out_dir to
- * out_dir/compare.<format>. store is the rollup directory. Returns the exit
- * status: 0, 1 (no store, an empty range, cannot write), 2 (usage). */
+ * out_dir/compare.<format>. The values come from the Prometheus server at
+ * prom_url, or when it is NULL from the rollup directory store. Returns the
+ * exit status: 0, 1 (no store, Prometheus unreachable or refusing, an empty
+ * range, cannot write), 2 (usage). */
 int fsc_report_compare_main(const char *const *specs, size_t n, const char *format,
-                            const char *store, const char *out_dir, int64_t now_s);
+                            const char *store, const char *prom_url, const char *out_dir,
+                            int64_t now_s);
 
 /* ---- writers (report_compare_write.c): stdout text, CSV, JSON, HTML ---------- */
 int fsc_compare_write_text(const struct fsc_compare *cmp, FILE *out);

@@ -1,5 +1,5 @@
 /* `fabricscope report --compare NAME=FROM..TO ...`: the ranges parsed,
- * the rollup store read, the comparison written (contract in
+ * the rollup store or Prometheus read, the comparison written (contract in
  * report_compare.h). Command code: prints and returns the exit status. */
 #include <errno.h>
 #include <stdio.h>
@@ -56,7 +56,8 @@ static int add_spec(struct fsc_compare *cmp, const char *spec, int64_t now_s)
 }
 
 int fsc_report_compare_main(const char *const *specs, size_t n, const char *format,
-                            const char *store, const char *out_dir, int64_t now_s)
+                            const char *store, const char *prom_url, const char *out_dir,
+                            int64_t now_s)
 {
     static const struct {
         const char *name;
@@ -89,7 +90,8 @@ int fsc_report_compare_main(const char *const *specs, size_t n, const char *form
         status = add_spec(cmp, specs[i], now_s);
     char err[1024] = "";
     if (status == EXIT_OK) {
-        int rc = fsc_compare_load_rollup(cmp, store, err, sizeof(err));
+        int rc = prom_url ? fsc_compare_load_prometheus(cmp, prom_url, NULL, err, sizeof(err))
+                          : fsc_compare_load_rollup(cmp, store, err, sizeof(err));
         if (rc == 0)
             rc = fsc_compare_compute(cmp);
         if (rc != 0) {

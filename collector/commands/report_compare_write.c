@@ -13,6 +13,24 @@
 #include "commands/report_compare.h"
 #include "commands/report_tables.h"
 
+/* The loader's source, and what it does not hold (a test may feed rows
+ * without a loader: the rollup store's). */
+static const char *source_of(const struct fsc_compare *cmp)
+{
+    return cmp->source ? cmp->source : "rollup";
+}
+
+static const char *const *not_held(const struct fsc_compare *cmp)
+{
+    return cmp->not_in_source ? cmp->not_in_source : fsc_cmp_not_in_store;
+}
+
+static const char *not_held_title(const struct fsc_compare *cmp)
+{
+    return strcmp(source_of(cmp), "rollup") == 0 ? "Not in the rollup store"
+                                                 : "Not compared from Prometheus";
+}
+
 static const char *num(double v, char *buf, size_t size)
 {
     return fsc_report_num(v, buf, size);
@@ -75,9 +93,9 @@ int fsc_compare_write_text(const struct fsc_compare *cmp, FILE *out)
         if (!any)
             fprintf(out, "\n%s: no value in any range\n", fsc_cmp_metric_name(m));
     }
-    fputs("\nNot in the rollup store (not shown, not zero):\n", out);
-    for (size_t i = 0; fsc_cmp_not_in_store[i]; i++)
-        fprintf(out, "  - %s\n", fsc_cmp_not_in_store[i]);
+    fprintf(out, "\n%s (not shown, not zero):\n", not_held_title(cmp));
+    for (size_t i = 0; not_held(cmp)[i]; i++)
+        fprintf(out, "  - %s\n", not_held(cmp)[i]);
     if (cmp->dropped)
         fprintf(out, "note: %llu contributions beyond %d rows were left out\n",
                 (unsigned long long)cmp->dropped, FSC_CMP_MAX_ROWS);
@@ -90,14 +108,14 @@ int fsc_compare_write_csv(const struct fsc_compare *cmp, FILE *out)
 {
     char a[32], b[32], c[32], d[32];
     fprintf(out, "# fabricscope compare report, format 1\n");
-    fprintf(out, "# source: rollup %s\n", cmp->origin ? cmp->origin : "");
+    fprintf(out, "# source: %s %s\n", source_of(cmp), cmp->origin ? cmp->origin : "");
     for (size_t r = 0; r < cmp->n_ranges; r++)
         fprintf(out, "# range: %s,%s,%s\n", cmp->ranges[r].name,
                 fsc_report_time(cmp->ranges[r].from_s, a, sizeof(a)),
                 fsc_report_time(cmp->ranges[r].to_s, b, sizeof(b)));
     fprintf(out, "# test: %s\n", fsc_cmp_test_name);
-    for (size_t i = 0; fsc_cmp_not_in_store[i]; i++)
-        fprintf(out, "# not in store: %s\n", fsc_cmp_not_in_store[i]);
+    for (size_t i = 0; not_held(cmp)[i]; i++)
+        fprintf(out, "# not in store: %s\n", not_held(cmp)[i]);
     if (cmp->dropped)
         fprintf(out, "# note: %llu contributions beyond %d rows were left out\n",
                 (unsigned long long)cmp->dropped, FSC_CMP_MAX_ROWS);
@@ -145,7 +163,7 @@ int fsc_compare_write_json(const struct fsc_compare *cmp, FILE *out)
     fsc_json_start_pretty(&w, &buf);
     fsc_json_object(&w, NULL);
     fsc_json_int(&w, "format", 1);
-    fsc_json_str(&w, "source", "rollup");
+    fsc_json_str(&w, "source", source_of(cmp));
     fsc_json_str(&w, "origin", cmp->origin ? cmp->origin : "");
     fsc_json_str(&w, "test", fsc_cmp_test_name);
     fsc_json_num(&w, "alpha", FSC_CMP_ALPHA);
@@ -162,8 +180,8 @@ int fsc_compare_write_json(const struct fsc_compare *cmp, FILE *out)
     }
     fsc_json_end(&w);
     fsc_json_array(&w, "not_in_store");
-    for (size_t i = 0; fsc_cmp_not_in_store[i]; i++)
-        fsc_json_str(&w, NULL, fsc_cmp_not_in_store[i]);
+    for (size_t i = 0; not_held(cmp)[i]; i++)
+        fsc_json_str(&w, NULL, not_held(cmp)[i]);
     fsc_json_end(&w);
     fsc_json_array(&w, "rows");
     for (size_t i = 0; i < cmp->n_rows; i++) {
@@ -275,8 +293,8 @@ int fsc_compare_write_html(const struct fsc_compare *cmp, FILE *out)
     fprintf(out,
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<title>fabricscope settings comparison</title><style>%s</style></head><body>\n"
-            "<h1>fabricscope settings comparison</h1>\n<p class=\"meta\">source rollup ",
-            style);
+            "<h1>fabricscope settings comparison</h1>\n<p class=\"meta\">source %s ",
+            style, source_of(cmp));
     fsc_rpt_html_text(out, cmp->origin ? cmp->origin : "");
     fputs("</p>\n<ul id=\"ranges\">\n", out);
     for (size_t r = 0; r < cmp->n_ranges; r++) {
@@ -311,10 +329,10 @@ int fsc_compare_write_html(const struct fsc_compare *cmp, FILE *out)
         }
         fputs("</ul>\n", out);
     }
-    fputs("<h2>Not in the rollup store</h2>\n<ul id=\"not-in-store\">\n", out);
-    for (size_t i = 0; fsc_cmp_not_in_store[i]; i++) {
+    fprintf(out, "<h2>%s</h2>\n<ul id=\"not-in-store\">\n", not_held_title(cmp));
+    for (size_t i = 0; not_held(cmp)[i]; i++) {
         fputs("<li>", out);
-        fsc_rpt_html_text(out, fsc_cmp_not_in_store[i]);
+        fsc_rpt_html_text(out, not_held(cmp)[i]);
         fputs("</li>\n", out);
     }
     fputs("</ul>\n</body></html>\n", out);

@@ -489,15 +489,15 @@ static void range_errors(void)
     fsc_compare_fini(&cmp);
     /* the command: fewer than two ranges and a bad spec are usage errors */
     const char *one[] = {"A=2023-11-15..2023-11-16"};
-    CHECK_INT(fsc_report_compare_main(one, 1, NULL, dir, NULL, D0), 2);
+    CHECK_INT(fsc_report_compare_main(one, 1, NULL, dir, NULL, NULL, D0), 2);
     const char *bad[] = {"A=2023-11-15", "B=1700006400..1700010000"};
-    CHECK_INT(fsc_report_compare_main(bad, 2, NULL, dir, NULL, D0), 2);
+    CHECK_INT(fsc_report_compare_main(bad, 2, NULL, dir, NULL, NULL, D0), 2);
     const char *fmt[] = {"A=1700006400..1700010180", "B=1700010180..1700013960"};
-    CHECK_INT(fsc_report_compare_main(fmt, 2, "xml", dir, NULL, D0), 2);
+    CHECK_INT(fsc_report_compare_main(fmt, 2, "xml", dir, NULL, NULL, D0), 2);
     char out[96];
     snprintf(out, sizeof(out), "%s/out", dir);
     CHECK_INT(mkdir(out, 0755), 0);
-    CHECK_INT(fsc_report_compare_main(fmt, 2, "csv", dir, out, D0), 0);
+    CHECK_INT(fsc_report_compare_main(fmt, 2, "csv", dir, NULL, out, D0), 0);
     char path[128];
     snprintf(path, sizeof(path), "%s/compare.csv", out);
     struct stat sb;
@@ -543,7 +543,8 @@ static int run(int argc, const char **argv)
 }
 
 /* The options as `fabricscope report` takes them: --compare goes without
- * --from / --to / Prometheus, --format only with --compare, and a good
+ * --from / --to, reads Prometheus with --prometheus (unreachable: exit 1),
+ * --format only with --compare, and a good
  * command line writes DIR/compare.json. */
 static void cli_options(void)
 {
@@ -558,8 +559,13 @@ static void cli_options(void)
     const char *a = "--compare=A=1700006400..1700010180", *b = "--compare=B=1700010180..1700013960";
     const char *with_from[] = {"report", a, b, "--from", "-1h", "--state-dir", sd};
     CHECK_INT(run(7, with_from), 2);
+    /* Prometheus unreachable: a runtime failure, not a usage error */
     const char *with_prom[] = {"report", a, b, "--prometheus", "http://127.0.0.1:1"};
-    CHECK_INT(run(5, with_prom), 2);
+    CHECK_INT(run(5, with_prom), 1);
+    const char *bad_source[] = {"report", a, b, "--source", "influx"};
+    CHECK_INT(run(5, bad_source), 2);
+    const char *url_rollup[] = {"report", a, b, "--source", "rollup", "--prometheus", "x"};
+    CHECK_INT(run(7, url_rollup), 2);
     const char *format_alone[] = {"report", "--format", "json", "--state-dir", sd};
     CHECK_INT(run(5, format_alone), 2);
     const char *one[] = {"report", a, "--state-dir", sd};
