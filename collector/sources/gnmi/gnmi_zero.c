@@ -66,20 +66,28 @@ struct zero_inst {
     uint64_t now;       /* leaves of the report being decoded */
     uint64_t now_zero;  /* ... of them, those with value 0 */
     uint64_t restart;   /* leaves whose next 0 is reset evidence */
-    fsc_series_id *ids; /* per leaf: series of its zeros (lazily), NONE = not fillable */
+    fsc_series_id *ids; /* per leaf (n_ids): series of its zeros (lazily), NONE = not fillable */
     uint64_t resolved;  /* leaves whose ids[] entry is set */
     uint32_t reports;   /* reports seen, saturating */
     uint8_t touched;    /* in the touched list */
+    uint8_t n_ids;      /* entries of ids[]: the class's leaves when it last grew */
 };
 
+/* The classes and the touched list grow on demand (doubling from these):
+ * a stream follows a handful of containers and reports a few dozen
+ * instances per notification, and a decoder per stream at thousands of
+ * streams made their full bounds (~58 KiB) a fixed cost per stream. */
+#define CLASSES_MIN 4u
+#define TOUCHED_MIN 64u
+
 struct gnmi_zero {
-    struct zero_class cls[GNMI_ZERO_CLASSES];
-    uint32_t n_cls;
+    struct zero_class *cls; /* n_cls used of cap_cls (<= GNMI_ZERO_CLASSES) */
+    uint32_t n_cls, cap_cls;
     struct zero_inst *inst; /* by number - 1 */
     uint32_t *index;        /* open addressing over hash: number, 0 = empty */
     uint32_t n, cap, mask, max;
-    uint32_t touched[GNMI_ZERO_TOUCHED];
-    uint32_t n_touched;
+    uint32_t *touched; /* n_touched used of cap_touched (<= GNMI_ZERO_TOUCHED) */
+    uint32_t n_touched, cap_touched;
     size_t memory;
 };
 
@@ -104,8 +112,10 @@ void gnmi_zero_destroy(struct gnmi_zero *z)
         free(z->inst[i].key);
         free(z->inst[i].ids);
     }
+    free(z->cls);
     free(z->inst);
     free(z->index);
+    free(z->touched);
     free(z);
 }
 
@@ -193,6 +203,16 @@ static int class_of(struct gnmi_zero *z, uint64_t h)
             return (int)i;
     if (z->n_cls == GNMI_ZERO_CLASSES)
         return -1;
+    if (z->n_cls == z->cap_cls) {
+        uint32_t cap = z->cap_cls ? 2 * z->cap_cls : CLASSES_MIN;
+        struct zero_class *cls = realloc(z->cls, cap * sizeof(*cls));
+        if (!cls)
+            return -1;
+        z->memory += (cap - z->cap_cls) * sizeof(*cls);
+        z->cls = cls;
+        z->cap_cls = cap;
+    }
+    memset(&z->cls[z->n_cls], 0, sizeof(z->cls[0]));
     z->cls[z->n_cls].hash = h;
     return (int)z->n_cls++;
 }
@@ -259,7 +279,16 @@ void gnmi_zero_seen(struct gnmi_zero *z, uint32_t no, uint8_t leaf, bool is_zero
     in->now |= 1ULL << leaf;
     if (is_zero)
         in->now_zero |= 1ULL << leaf;
-    if (!in->touched && z->n_touched < GNMI_ZERO_TOUCHED) {
+    if (!in->touched && z->n_touched == z->cap_touched && z->cap_touched < GNMI_ZERO_TOUCHED) {
+        uint32_t cap = z->cap_touched ? 2 * z->cap_touched : TOUCHED_MIN;
+        uint32_t *t = realloc(z->touched, cap * sizeof(*t));
+        if (t) { /* else this instance is not followed in this report, as when full */
+            z->memory += (cap - z->cap_touched) * sizeof(*t);
+            z->touched = t;
+            z->cap_touched = cap;
+        }
+    }
+    if (!in->touched && z->n_touched < z->cap_touched) {
         in->touched = 1;
         z->touched[z->n_touched++] = no;
     }
@@ -280,15 +309,18 @@ void gnmi_zero_port_cleared(struct gnmi_zero *z, uint32_t port)
 static fsc_series_id zero_series(struct gnmi_zero *z, const struct gnmi_resolver *rs,
                                  struct zero_inst *in, int l)
 {
-    if (!in->ids) {
-        in->ids = malloc(GNMI_ZERO_LEAVES * sizeof(*in->ids));
-        if (!in->ids)
+    const struct zero_class *c = &z->cls[in->cls];
+    if (l >= in->n_ids) { /* sized to the class's leaves (most have far fewer than 64) */
+        uint32_t n = c->n_leaves > l ? c->n_leaves : (uint32_t)l + 1;
+        fsc_series_id *ids = realloc(in->ids, n * sizeof(*ids));
+        if (!ids)
             return FSC_SERIES_NONE;
-        z->memory += GNMI_ZERO_LEAVES * sizeof(*in->ids);
+        z->memory += (n - in->n_ids) * sizeof(*ids);
+        in->ids = ids;
+        in->n_ids = (uint8_t)n;
     }
     if (in->resolved >> l & 1)
         return in->ids[l];
-    const struct zero_class *c = &z->cls[in->cls];
     uint8_t key[FSC_GNMI_PATH_KEY_MAX];
     fsc_series_id id = FSC_SERIES_NONE;
     if ((size_t)in->n + c->leaf_len[l] <= sizeof(key)) {
