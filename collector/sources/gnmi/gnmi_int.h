@@ -103,9 +103,6 @@ enum {
 #define GNMI_SER_SPEED_SHIFT       8
 #define GNMI_SER_SPEED_LEAF(flags) (((flags) >> GNMI_SER_SPEED_SHIFT) & 3u)
 
-#define GNMI_KEY_BLOCK     65536u /* key bytes per block at most: ~1000 paths of a typical length */
-#define GNMI_KEY_BLOCK_MIN 4096u  /* the first block; each next one doubles up to GNMI_KEY_BLOCK */
-
 /* One cached path. Entries sit in one array in insertion order (a pointer
  * to one is valid until the next add to its cache); an open-addressing
  * index of 32-bit entry numbers finds them. Per path, 48 B of entry and
@@ -113,7 +110,7 @@ enum {
  * path caches held more memory than any other part of the collector at
  * 1 000 devices (docs/PERFORMANCE.md, "Memory per series"). */
 struct gnmi_slot {
-    const uint8_t *key; /* n bytes in a key block */
+    const uint8_t *key; /* n bytes, interned (gnmi_key_intern) */
     uint64_t comp;      /* the Junos producer that fed it first (gnmi_multi_*), 0 = none */
     uint32_t hash;      /* the low 32 bits of the key hash */
     uint32_t tag;
@@ -126,15 +123,16 @@ struct gnmi_slot {
     uint8_t zero_leaf;   /* its leaf bit there */
 };
 
-/* Key bytes live in blocks that never move (entries point into them). The
- * blocks grow from GNMI_KEY_BLOCK_MIN: a prefix cache holds a few dozen
- * keys, and two caches per stream at hundreds of streams made 64 KiB
- * first blocks a fixed cost that mattered. */
-struct gnmi_key_block {
-    struct gnmi_key_block *next;
-    size_t used, cap;
-    uint8_t data[];
-};
+/* ---- keys interned once per process (gnmi_key_intern.c) ----------------- */
+
+/* The process-wide copy of key[0 .. n), held once more; NULL without
+ * memory. Equal keys give the same pointer. Thread-safe. */
+const uint8_t *gnmi_key_intern(const uint8_t *key, size_t n);
+/* Lets go of a key gnmi_key_intern() returned (the same n); the last
+ * holder frees it. NULL is ignored. */
+void gnmi_key_release(const uint8_t *key, size_t n);
+/* Distinct keys held now (tests). */
+size_t gnmi_key_interned(void);
 
 struct gnmi_series_cache {
     struct gnmi_slot *ent; /* count used of cap_ent */
@@ -142,8 +140,7 @@ struct gnmi_series_cache {
     uint32_t mask;         /* index slots - 1; a power of two */
     uint32_t count, cap_ent, max;
     uint32_t allocs; /* heap allocations after create */
-    size_t memory;
-    struct gnmi_key_block *blocks; /* head = the block being filled */
+    size_t memory;   /* its own arrays; the keys are interned (shared) */
 };
 
 /* The entry of (tag, key) (hash h), or NULL when absent; valid until the

@@ -38,12 +38,8 @@ void gnmi_series_cache_destroy(struct gnmi_series_cache *c)
 {
     if (!c)
         return;
-    struct gnmi_key_block *b = c->blocks;
-    while (b) {
-        struct gnmi_key_block *next = b->next;
-        free(b);
-        b = next;
-    }
+    for (uint32_t k = 0; k < c->count; k++)
+        gnmi_key_release(c->ent[k].key, c->ent[k].n);
     free(c->ent);
     free(c->index);
     free(c);
@@ -88,32 +84,6 @@ static int reserve(struct gnmi_series_cache *c)
     return 0;
 }
 
-static const uint8_t *key_store(struct gnmi_series_cache *c, const uint8_t *key, size_t n)
-{
-    struct gnmi_key_block *b = c->blocks;
-    if (!b || b->cap - b->used < n) {
-        size_t cap = !b                             ? GNMI_KEY_BLOCK_MIN
-                     : b->cap >= GNMI_KEY_BLOCK / 2 ? GNMI_KEY_BLOCK
-                                                    : 2 * b->cap;
-        if (cap < n)
-            cap = n; /* n <= FSC_GNMI_PATH_KEY_MAX < GNMI_KEY_BLOCK_MIN: not reached */
-        b = malloc(sizeof(*b) + cap);
-        if (!b)
-            return NULL;
-        b->next = c->blocks;
-        b->used = 0;
-        b->cap = cap;
-        c->blocks = b;
-        c->allocs++;
-        c->memory += sizeof(*b) + cap;
-    }
-    uint8_t *dst = b->data + b->used;
-    if (n)
-        memcpy(dst, key, n);
-    b->used += n;
-    return dst;
-}
-
 int gnmi_series_cache_add(struct gnmi_series_cache *c, uint32_t tag, const uint8_t *key, size_t n,
                           uint64_t h, fsc_series_id id, uint32_t flags)
 {
@@ -121,7 +91,7 @@ int gnmi_series_cache_add(struct gnmi_series_cache *c, uint32_t tag, const uint8
         return -ENOSPC;
     if (reserve(c) != 0)
         return -ENOMEM;
-    const uint8_t *k = key_store(c, key, n);
+    const uint8_t *k = gnmi_key_intern(key, n);
     if (!k)
         return -ENOMEM;
     c->ent[c->count] = (struct gnmi_slot){

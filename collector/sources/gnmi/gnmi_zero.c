@@ -56,7 +56,7 @@ struct zero_class {
 
 struct zero_inst {
     uint64_t hash;      /* of the container key */
-    uint8_t *key;       /* container key bytes (owned) */
+    const uint8_t *key; /* container key bytes (interned: gnmi_key_intern) */
     uint16_t n;         /* their length */
     uint16_t cls;       /* class index */
     uint32_t port;      /* gnmi_ports number, 0 = none */
@@ -109,7 +109,7 @@ void gnmi_zero_destroy(struct gnmi_zero *z)
         for (uint32_t l = 0; l < z->cls[i].n_leaves; l++)
             free(z->cls[i].leaf[l]);
     for (uint32_t i = 0; i < z->n; i++) {
-        free(z->inst[i].key);
+        gnmi_key_release(z->inst[i].key, z->inst[i].n);
         free(z->inst[i].ids);
     }
     free(z->cls);
@@ -254,17 +254,15 @@ uint32_t gnmi_zero_learn(struct gnmi_zero *z, const uint8_t *key, size_t n, uint
     if (!no) {
         if (z->n == z->max || grow(z) != 0)
             return 0;
-        uint8_t *copy = malloc(kn);
+        const uint8_t *copy = gnmi_key_intern(key, kn); /* shared by devices of one model */
         if (!copy)
             return 0;
-        memcpy(copy, key, kn);
         z->inst[z->n] = (struct zero_inst){.hash = h,
                                            .key = copy,
                                            .n = (uint16_t)kn,
                                            .cls = (uint16_t)c,
                                            .port = port,
                                            .comp = comp};
-        z->memory += kn;
         no = ++z->n;
         *index_probe(z, h, key, kn) = no;
     }
