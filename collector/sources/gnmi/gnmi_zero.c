@@ -55,11 +55,14 @@ struct zero_class {
 };
 
 struct zero_inst {
-    uint64_t hash;      /* of the container key */
     const uint8_t *key; /* container key bytes (interned: gnmi_key_intern) */
-    uint16_t n;         /* their length */
+    uint32_t hash;      /* the low 32 bits of the container key's hash */
+    uint16_t n;         /* key length */
     uint16_t cls;       /* class index */
     uint32_t port;      /* gnmi_ports number, 0 = none */
+    uint8_t reports;    /* reports seen, saturating at GNMI_ZERO_REPORTS */
+    uint8_t touched;    /* in the touched list */
+    uint8_t n_ids;      /* entries of ids[]: the class's leaves when it last grew */
     uint64_t comp;      /* the producer that reported it first */
     uint64_t ever;      /* leaves this instance has reported */
     uint64_t zero;      /* leaves whose last value here was 0 */
@@ -68,9 +71,6 @@ struct zero_inst {
     uint64_t restart;   /* leaves whose next 0 is reset evidence */
     fsc_series_id *ids; /* per leaf (n_ids): series of its zeros (lazily), NONE = not fillable */
     uint64_t resolved;  /* leaves whose ids[] entry is set */
-    uint32_t reports;   /* reports seen, saturating */
-    uint8_t touched;    /* in the touched list */
-    uint8_t n_ids;      /* entries of ids[]: the class's leaves when it last grew */
 };
 
 /* The classes and the touched list grow on demand (doubling from these):
@@ -165,29 +165,39 @@ static uint32_t *index_probe(const struct gnmi_zero *z, uint64_t h, const uint8_
         if (!no)
             return &z->index[i];
         const struct zero_inst *in = &z->inst[no - 1];
-        if (in->hash == h && in->n == n && memcmp(in->key, key, n) == 0)
+        if (in->hash == (uint32_t)h && in->n == n && memcmp(in->key, key, n) == 0)
             return &z->index[i];
         i = (i + 1) & z->mask; /* load <= 1/2: ends */
     }
 }
 
+/* Room for one more instance: the instances grow by half (their slack is
+ * memory per instance for as long as the stream lives), the index doubles
+ * to keep its load <= 1/2. On failure the add fails; a larger array that
+ * was already made is kept (harmless). */
 static int grow(struct gnmi_zero *z)
 {
-    if (z->n < z->cap && (z->n + 1) * 2 <= z->mask + 1)
+    if (z->n == z->cap) {
+        uint32_t cap = z->cap ? z->cap + z->cap / 2 : INSTANCES_MIN;
+        if (cap > z->max)
+            cap = z->max;
+        struct zero_inst *inst = realloc(z->inst, cap * sizeof(*inst));
+        if (!inst)
+            return -ENOMEM;
+        z->memory += (cap - z->cap) * sizeof(*inst);
+        z->inst = inst;
+        z->cap = cap;
+    }
+    if (z->index && (z->n + 1) * 2 <= z->mask + 1)
         return 0;
-    uint32_t cap = z->cap ? 2 * z->cap : INSTANCES_MIN;
-    struct zero_inst *inst = realloc(z->inst, cap * sizeof(*inst));
-    if (!inst)
-        return -ENOMEM;
-    z->inst = inst;
-    uint32_t *index = calloc(2 * (size_t)cap, sizeof(*index));
+    uint32_t slots = z->index ? 2 * (z->mask + 1) : 2 * INSTANCES_MIN;
+    uint32_t *index = calloc(slots, sizeof(*index));
     if (!index)
-        return -ENOMEM; /* the larger array is kept: harmless */
-    z->memory += (cap - z->cap) * (sizeof(*inst) + 2 * sizeof(*index));
+        return -ENOMEM;
+    z->memory += (slots - (z->index ? z->mask + 1 : 0)) * sizeof(*index);
     free(z->index);
     z->index = index;
-    z->cap = cap;
-    z->mask = 2 * cap - 1;
+    z->mask = slots - 1;
     for (uint32_t no = 1; no <= z->n; no++) {
         const struct zero_inst *in = &z->inst[no - 1];
         *index_probe(z, in->hash, in->key, in->n) = no;
@@ -257,7 +267,7 @@ uint32_t gnmi_zero_learn(struct gnmi_zero *z, const uint8_t *key, size_t n, uint
         const uint8_t *copy = gnmi_key_intern(key, kn); /* shared by devices of one model */
         if (!copy)
             return 0;
-        z->inst[z->n] = (struct zero_inst){.hash = h,
+        z->inst[z->n] = (struct zero_inst){.hash = (uint32_t)h,
                                            .key = copy,
                                            .n = (uint16_t)kn,
                                            .cls = (uint16_t)c,
