@@ -44,7 +44,9 @@
 # reconnects + resubscribes, series dropped by limits; /metrics scraped every
 # 15 s (Prometheus' default; curl time_total and bytes, identity encoding).
 # Also the simulators' and the NIC pollers' CPU. Everything on 127.0.0.1;
-# every process is stopped by PID.
+# every process is stopped by PID. FSC_WRAP="bench/heaptrack_wrap.sh OUT"
+# runs the switch collector under heaptrack (docs/PERFORMANCE.md "Memory per
+# series").
 set -u
 build=build
 window=60
@@ -213,7 +215,9 @@ start_switches() {
         }' "$tmp/ports" >"$tmp/sw.yaml"
     : >"$tmp/sw.log"
     fsc_t0=$(date +%s%N)
-    "$bin" run -c "$tmp/sw.yaml" --log-level info 2>"$tmp/sw.log" &
+    # FSC_WRAP: a command that execs the rest (bench/heaptrack_wrap.sh OUT).
+    # shellcheck disable=SC2086 # FSC_WRAP is words
+    ${FSC_WRAP:-} "$bin" run -c "$tmp/sw.yaml" --log-level info 2>"$tmp/sw.log" &
     fsc_pid=$!
     pids="$pids $fsc_pid"
     mport=$(wait_for "$tmp/sw.log" 's/.*event=exporter_started .* port=\([0-9]*\).*/\1/p' 300) || {

@@ -14,7 +14,9 @@
 #define BLOCK_SLOTS_MIN 1024u
 
 /* Grows *p (an array of elem-sized items with *cap slots) to hold at least
- * need items, doubling. Returns 0 or -ENOMEM (*p untouched). */
+ * need items, by half each time: the arrays live as long as the series, so
+ * their slack (up to half of a doubled array) is memory per series. Returns
+ * 0 or -ENOMEM (*p untouched). */
 static int grow(void **p, size_t *cap, size_t need, size_t elem, size_t min)
 {
     if (need <= *cap)
@@ -23,7 +25,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem, size_t min)
     while (c < need) {
         if (c > SIZE_MAX / 2 / elem)
             return -ENOMEM;
-        c *= 2;
+        c += c / 2;
     }
     void *q = realloc(*p, c * elem);
     if (!q)

@@ -37,7 +37,8 @@ fsc_unit_test(gnmi_label_names LABELS gnmi LIBS fsc_gnmi CASES long_key_names_ne
 # Junos zero suppression: suppressed counters read as 0 (gnmi_zero.c).
 fsc_unit_test(gnmi_zero LABELS gnmi LIBS fsc_gnmi CASES
   suppressed_counter_reads_zero split_instance_not_filled queues_counters_only
-  cleared_port_reads_zero_again shown_zero_then_left_out off_unless_configured)
+  cleared_port_reads_zero_again shown_zero_then_left_out off_unless_configured
+  keys_interned_once devices_share_keys)
 
 # Link-speed leaves (gnmi_speed.c): the OpenConfig identities and values
 # read, the port's speed given to its counters, precedence, topology first.

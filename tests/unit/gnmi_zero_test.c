@@ -6,6 +6,7 @@
  * leaf reads 0 when left out (the first 0 is reset evidence). Messages are
  * built with the generated protobuf-c code (gnmi_decode_fixture.h). */
 #include "gnmi_decode_fixture.h"
+#include "sources/gnmi/gnmi_int.h"
 
 #define IF1 "/interfaces/interface[name=et-0/0/1]/state/counters"
 #define IF2 "/interfaces/interface[name=et-0/0/2]/state/counters"
@@ -262,6 +263,64 @@ static void off_unless_configured(void)
     env_close(&e);
 }
 
+/* Path keys are held once per process (gnmi_key_intern.c): equal bytes give
+ * one pointer, each holder counts, and the last release frees. 1 000 keys
+ * force table growth and long probe runs; releasing every odd one (held
+ * twice) must leave every even one findable, at the pointer it had. */
+static void keys_interned_once(void)
+{
+    enum { N = 1000 };
+    static const uint8_t *p[N];
+    uint8_t k[24];
+    size_t base = gnmi_key_interned();
+    for (int i = 0; i < N; i++) {
+        int n = snprintf((char *)k, sizeof(k), "key-%d", i);
+        p[i] = gnmi_key_intern(k, (size_t)n);
+        CHECK(p[i] != NULL);
+        CHECK(p[i] != k && memcmp(p[i], k, (size_t)n) == 0);
+        CHECK(gnmi_key_intern(k, (size_t)n) == p[i]); /* held twice */
+    }
+    CHECK_INT(gnmi_key_interned() - base, N);
+    for (int i = 1; i < N; i += 2) {
+        int n = snprintf((char *)k, sizeof(k), "key-%d", i);
+        gnmi_key_release(p[i], (size_t)n);
+        CHECK_INT(gnmi_key_interned() - base, N - (i - 1) / 2); /* one holder left */
+        gnmi_key_release(p[i], (size_t)n);
+    }
+    CHECK_INT(gnmi_key_interned() - base, N / 2);
+    for (int i = 0; i < N; i += 2) {
+        int n = snprintf((char *)k, sizeof(k), "key-%d", i);
+        CHECK(gnmi_key_intern(k, (size_t)n) == p[i]); /* a third holder */
+        for (int r = 0; r < 3; r++)
+            gnmi_key_release(p[i], (size_t)n);
+    }
+    CHECK_INT(gnmi_key_interned() - base, 0);
+}
+
+/* Two decoders (two devices of one model) fed the same paths hold each key
+ * once; freeing both lets every key go. */
+static void devices_share_keys(void)
+{
+    size_t base = gnmi_key_interned();
+    struct env a, b;
+    CHECK_INT(open_filling(&a, true), 0);
+    CHECK_INT(open_filling(&b, true), 0);
+    if (!a.dec || !b.dec)
+        return;
+    struct fsc_gnmi_result res;
+    struct fsc_sample smp[CAP];
+    port1(&a, 0, 1000, 7, &res, smp);
+    size_t one = gnmi_key_interned() - base;
+    CHECK(one > 0);
+    port1(&b, 0, 1000, 7, &res, smp);
+    CHECK_INT(gnmi_key_interned() - base, one);
+    env_close(&a);
+    CHECK_INT(gnmi_key_interned() - base, one);
+    env_close(&b);
+    CHECK_INT(gnmi_key_interned() - base, 0);
+}
+
 TEST_MAIN(TEST(suppressed_counter_reads_zero), TEST(split_instance_not_filled),
           TEST(queues_counters_only), TEST(cleared_port_reads_zero_again),
-          TEST(shown_zero_then_left_out), TEST(off_unless_configured))
+          TEST(shown_zero_then_left_out), TEST(off_unless_configured), TEST(keys_interned_once),
+          TEST(devices_share_keys))

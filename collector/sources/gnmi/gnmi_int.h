@@ -103,46 +103,49 @@ enum {
 #define GNMI_SER_SPEED_SHIFT       8
 #define GNMI_SER_SPEED_LEAF(flags) (((flags) >> GNMI_SER_SPEED_SHIFT) & 3u)
 
-#define GNMI_KEY_BLOCK     65536u /* key bytes per block at most: ~1000 paths of a typical length */
-#define GNMI_KEY_BLOCK_MIN 4096u  /* the first block; each next one doubles up to GNMI_KEY_BLOCK */
-
-/* Open addressing, load <= 1/2; defined here so the hot lookup inlines. */
+/* One cached path. Entries sit in one array in insertion order (a pointer
+ * to one is valid until the next add to its cache); an open-addressing
+ * index of 32-bit entry numbers finds them. Per path, 48 B of entry and
+ * 8-16 B of index instead of 56 B slots at load 1/4 to 1/2 (112-224 B): the
+ * path caches held more memory than any other part of the collector at
+ * 1 000 devices (docs/PERFORMANCE.md, "Memory per series"). */
 struct gnmi_slot {
-    uint64_t hash;
-    const uint8_t *key; /* NULL = empty slot */
-    uint32_t n;
+    const uint8_t *key; /* n bytes, interned (gnmi_key_intern) */
+    uint64_t comp;      /* the Junos producer that fed it first (gnmi_multi_*), 0 = none */
+    uint32_t hash;      /* the low 32 bits of the key hash */
+    uint32_t tag;
     fsc_series_id id;
     uint32_t flags;
-    uint32_t tag;
-    uint64_t comp;       /* the Junos producer that fed it first (gnmi_multi_*), 0 = none */
     uint32_t port;       /* its port's number in the decoder's gnmi_ports, 0 = none */
     uint32_t clear_seen; /* gnmi_ports.epoch when its samples last looked at the port */
     uint32_t zero;       /* its instance in the decoder's gnmi_zero, 0 = not followed */
+    uint16_t n;          /* key bytes (<= FSC_GNMI_PATH_KEY_MAX) */
     uint8_t zero_leaf;   /* its leaf bit there */
 };
 
-/* Key bytes live in blocks that never move (entries point into them). The
- * blocks grow from GNMI_KEY_BLOCK_MIN: a prefix cache holds a few dozen
- * keys, and two caches per stream at hundreds of streams made 64 KiB
- * first blocks a fixed cost that mattered. */
-struct gnmi_key_block {
-    struct gnmi_key_block *next;
-    size_t used, cap;
-    uint8_t data[];
-};
+/* ---- keys interned once per process (gnmi_key_intern.c) ----------------- */
+
+/* The process-wide copy of key[0 .. n), held once more; NULL without
+ * memory. Equal keys give the same pointer. Thread-safe. */
+const uint8_t *gnmi_key_intern(const uint8_t *key, size_t n);
+/* Lets go of a key gnmi_key_intern() returned (the same n); the last
+ * holder frees it. NULL is ignored. */
+void gnmi_key_release(const uint8_t *key, size_t n);
+/* Distinct keys held now (tests). */
+size_t gnmi_key_interned(void);
 
 struct gnmi_series_cache {
-    struct gnmi_slot *slots;
-    uint32_t mask; /* slots - 1; slots is a power of two */
-    uint32_t count, max;
+    struct gnmi_slot *ent; /* count used of cap_ent */
+    uint32_t *index;       /* entry number + 1, 0 = empty; load <= 1/2 */
+    uint32_t mask;         /* index slots - 1; a power of two */
+    uint32_t count, cap_ent, max;
     uint32_t allocs; /* heap allocations after create */
-    size_t memory;
-    struct gnmi_key_block *blocks; /* head = the block being filled */
+    size_t memory;   /* its own arrays; the keys are interned (shared) */
 };
 
-/* The cached id of (tag, key) (hash h), or -1 when absent. *flags gets
- * GNMI_SER_* of the entry. The tag lets one table hold keys that are only
- * unique within a context (raw path bytes under a prefix id). */
+/* The entry of (tag, key) (hash h), or NULL when absent; valid until the
+ * next gnmi_series_cache_add(). The tag lets one table hold keys that are
+ * only unique within a context (raw path bytes under a prefix id). */
 static inline struct gnmi_slot *gnmi_series_cache_slot(const struct gnmi_series_cache *c,
                                                        uint32_t tag, const uint8_t *key, size_t n,
                                                        uint64_t h)
@@ -150,15 +153,19 @@ static inline struct gnmi_slot *gnmi_series_cache_slot(const struct gnmi_series_
     /* Load factor <= 1/2, so a probe run ends at an empty slot quickly. */
     for (uint32_t i = (uint32_t)h & c->mask, step = 0; step <= c->mask;
          i = (i + 1) & c->mask, step++) {
-        struct gnmi_slot *s = &c->slots[i];
-        if (!s->key)
+        uint32_t no = c->index[i];
+        if (!no)
             return NULL;
-        if (s->hash == h && s->n == n && s->tag == tag && (n == 0 || memcmp(s->key, key, n) == 0))
+        struct gnmi_slot *s = &c->ent[no - 1];
+        if (s->hash == (uint32_t)h && s->n == n && s->tag == tag &&
+            (n == 0 || memcmp(s->key, key, n) == 0))
             return s;
     }
     return NULL;
 }
 
+/* The cached id of (tag, key) (hash h), or -1 when absent. *flags gets
+ * GNMI_SER_* of the entry. */
 static inline int64_t gnmi_series_cache_find(const struct gnmi_series_cache *c, uint32_t tag,
                                              const uint8_t *key, size_t n, uint64_t h,
                                              uint32_t *flags)

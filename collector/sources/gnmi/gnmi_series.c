@@ -15,7 +15,7 @@
 #include "model/topo_labels.h"
 #include "sources/gnmi/gnmi_decode.h"
 
-#define SLOTS_MIN   64u /* grows by doubling: a prefix cache holds a few dozen keys */
+#define INDEX_MIN   64u /* index slots at first: a prefix cache holds a few dozen keys */
 #define LABEL_BYTES (FSC_LABEL_NAME_BOUND + 1) /* one sanitized key name */
 
 struct gnmi_series_cache *gnmi_series_cache_create(uint32_t max)
@@ -24,13 +24,13 @@ struct gnmi_series_cache *gnmi_series_cache_create(uint32_t max)
     if (!c)
         return NULL;
     c->max = max;
-    c->slots = calloc(SLOTS_MIN, sizeof(*c->slots));
-    if (!c->slots) {
+    c->index = calloc(INDEX_MIN, sizeof(*c->index));
+    if (!c->index) {
         free(c);
         return NULL;
     }
-    c->mask = SLOTS_MIN - 1;
-    c->memory = sizeof(*c) + SLOTS_MIN * sizeof(*c->slots);
+    c->mask = INDEX_MIN - 1;
+    c->memory = sizeof(*c) + INDEX_MIN * sizeof(*c->index);
     return c;
 }
 
@@ -38,66 +38,50 @@ void gnmi_series_cache_destroy(struct gnmi_series_cache *c)
 {
     if (!c)
         return;
-    struct gnmi_key_block *b = c->blocks;
-    while (b) {
-        struct gnmi_key_block *next = b->next;
-        free(b);
-        b = next;
-    }
-    free(c->slots);
+    for (uint32_t k = 0; k < c->count; k++)
+        gnmi_key_release(c->ent[k].key, c->ent[k].n);
+    free(c->ent);
+    free(c->index);
     free(c);
 }
 
-static void slot_put(struct gnmi_slot *slots, uint32_t mask, const struct gnmi_slot *e)
+static void index_put(uint32_t *index, uint32_t mask, uint32_t hash, uint32_t no)
 {
-    uint32_t i = (uint32_t)e->hash & mask;
-    while (slots[i].key)
+    uint32_t i = hash & mask;
+    while (index[i])
         i = (i + 1) & mask;
-    slots[i] = *e;
+    index[i] = no;
 }
 
-/* Doubles the table; on failure the old table stays (the add fails). */
-static int grow(struct gnmi_series_cache *c)
+/* Room for one more entry: the entries grow by half (their slack is what a
+ * large cache wastes), the index doubles to keep its load <= 1/2. On
+ * failure the old arrays stay (the add fails). */
+static int reserve(struct gnmi_series_cache *c)
 {
-    uint32_t nslots = (c->mask + 1) * 2;
-    struct gnmi_slot *ns = calloc(nslots, sizeof(*ns));
-    if (!ns)
-        return -ENOMEM;
-    for (uint32_t i = 0; i <= c->mask; i++)
-        if (c->slots[i].key)
-            slot_put(ns, nslots - 1, &c->slots[i]);
-    c->memory += (size_t)(nslots - (c->mask + 1)) * sizeof(*ns);
-    free(c->slots);
-    c->slots = ns;
-    c->mask = nslots - 1;
-    c->allocs++;
-    return 0;
-}
-
-static const uint8_t *key_store(struct gnmi_series_cache *c, const uint8_t *key, size_t n)
-{
-    struct gnmi_key_block *b = c->blocks;
-    if (!b || b->cap - b->used < n) {
-        size_t cap = !b                             ? GNMI_KEY_BLOCK_MIN
-                     : b->cap >= GNMI_KEY_BLOCK / 2 ? GNMI_KEY_BLOCK
-                                                    : 2 * b->cap;
-        if (cap < n)
-            cap = n; /* n <= FSC_GNMI_PATH_KEY_MAX < GNMI_KEY_BLOCK_MIN: not reached */
-        b = malloc(sizeof(*b) + cap);
-        if (!b)
-            return NULL;
-        b->next = c->blocks;
-        b->used = 0;
-        b->cap = cap;
-        c->blocks = b;
+    if (c->count == c->cap_ent) {
+        uint32_t cap = c->cap_ent < 32 ? 32 : c->cap_ent + c->cap_ent / 2;
+        struct gnmi_slot *e = realloc(c->ent, (size_t)cap * sizeof(*e));
+        if (!e)
+            return -ENOMEM;
+        c->memory += (size_t)(cap - c->cap_ent) * sizeof(*e);
+        c->ent = e;
+        c->cap_ent = cap;
         c->allocs++;
-        c->memory += sizeof(*b) + cap;
     }
-    uint8_t *dst = b->data + b->used;
-    if (n)
-        memcpy(dst, key, n);
-    b->used += n;
-    return dst;
+    if ((c->count + 1) * 2 > c->mask + 1) {
+        uint32_t nslots = (c->mask + 1) * 2;
+        uint32_t *ni = calloc(nslots, sizeof(*ni));
+        if (!ni)
+            return -ENOMEM;
+        for (uint32_t k = 0; k < c->count; k++)
+            index_put(ni, nslots - 1, c->ent[k].hash, k + 1);
+        c->memory += (size_t)(nslots - (c->mask + 1)) * sizeof(*ni);
+        free(c->index);
+        c->index = ni;
+        c->mask = nslots - 1;
+        c->allocs++;
+    }
+    return 0;
 }
 
 int gnmi_series_cache_add(struct gnmi_series_cache *c, uint32_t tag, const uint8_t *key, size_t n,
@@ -105,15 +89,15 @@ int gnmi_series_cache_add(struct gnmi_series_cache *c, uint32_t tag, const uint8
 {
     if (c->count >= c->max || n > FSC_GNMI_PATH_KEY_MAX)
         return -ENOSPC;
-    if ((c->count + 1) * 2 > c->mask + 1 && grow(c) != 0)
+    if (reserve(c) != 0)
         return -ENOMEM;
-    const uint8_t *k = key_store(c, key, n);
+    const uint8_t *k = gnmi_key_intern(key, n);
     if (!k)
         return -ENOMEM;
-    struct gnmi_slot e = {
-        .hash = h, .key = k, .n = (uint32_t)n, .id = id, .flags = flags, .tag = tag};
-    slot_put(c->slots, c->mask, &e);
+    c->ent[c->count] = (struct gnmi_slot){
+        .hash = (uint32_t)h, .key = k, .n = (uint16_t)n, .id = id, .flags = flags, .tag = tag};
     c->count++;
+    index_put(c->index, c->mask, (uint32_t)h, c->count);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* fsc_gnmi_source_ops: instance setup and teardown around the device's
  * calls (gnmi_client.c), run by a shared worker (gnmi_pool.c), and its
  * channel (gnmi_channel.c). */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "sources/gnmi/gnmi_source.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "base/clock.h"
@@ -16,6 +18,19 @@
 #include "model/profile.h"
 #include "sources/gnmi/gnmi_client.h"
 #include "sources/gnmi/gnmi_plan.h"
+
+#define SMP_BYTES (FSC_GNMI_SAMPLES_CAP * sizeof(struct fsc_sample))
+
+/* The device's sample buffer (FSC_GNMI_SAMPLES_CAP samples, 256 KiB) is
+ * mapped rather than malloc'd: a page costs memory only once a response has
+ * filled that far, while a malloc'd buffer mostly sat in reused heap that
+ * was resident already (docs/PERFORMANCE.md, "Memory per series"). NULL
+ * without memory. */
+static struct fsc_sample *smp_map(void)
+{
+    void *p = mmap(NULL, SMP_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
 
 static void client_destroy(struct gnmi_client *cl)
 {
@@ -30,7 +45,8 @@ static void client_destroy(struct gnmi_client *cl)
         fsc_gnmi_decoder_destroy(st->dec);
         fsc_gnmi_cadence_free(&st->cad);
     }
-    free(cl->smp);
+    if (cl->smp)
+        munmap(cl->smp, SMP_BYTES);
     free(cl->streams);
     for (size_t i = 0; i < cl->n_md; i++)
         grpc_slice_unref(cl->md[i].value);
@@ -83,7 +99,7 @@ static int streams_create(struct gnmi_client *cl, const struct fsc_source_config
     }
     /* One sample buffer for all streams: the worker decodes one
      * response at a time. */
-    cl->smp = malloc(FSC_GNMI_SAMPLES_CAP * sizeof(*cl->smp));
+    cl->smp = smp_map();
     if (!cl->smp) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;

@@ -55,31 +55,39 @@ struct zero_class {
 };
 
 struct zero_inst {
-    uint64_t hash;      /* of the container key */
-    uint8_t *key;       /* container key bytes (owned) */
-    uint16_t n;         /* their length */
+    const uint8_t *key; /* container key bytes (interned: gnmi_key_intern) */
+    uint32_t hash;      /* the low 32 bits of the container key's hash */
+    uint16_t n;         /* key length */
     uint16_t cls;       /* class index */
     uint32_t port;      /* gnmi_ports number, 0 = none */
+    uint8_t reports;    /* reports seen, saturating at GNMI_ZERO_REPORTS */
+    uint8_t touched;    /* in the touched list */
+    uint8_t n_ids;      /* entries of ids[]: the class's leaves when it last grew */
     uint64_t comp;      /* the producer that reported it first */
     uint64_t ever;      /* leaves this instance has reported */
     uint64_t zero;      /* leaves whose last value here was 0 */
     uint64_t now;       /* leaves of the report being decoded */
     uint64_t now_zero;  /* ... of them, those with value 0 */
     uint64_t restart;   /* leaves whose next 0 is reset evidence */
-    fsc_series_id *ids; /* per leaf: series of its zeros (lazily), NONE = not fillable */
+    fsc_series_id *ids; /* per leaf (n_ids): series of its zeros (lazily), NONE = not fillable */
     uint64_t resolved;  /* leaves whose ids[] entry is set */
-    uint32_t reports;   /* reports seen, saturating */
-    uint8_t touched;    /* in the touched list */
 };
 
+/* The classes and the touched list grow on demand (doubling from these):
+ * a stream follows a handful of containers and reports a few dozen
+ * instances per notification, and a decoder per stream at thousands of
+ * streams made their full bounds (~58 KiB) a fixed cost per stream. */
+#define CLASSES_MIN 4u
+#define TOUCHED_MIN 64u
+
 struct gnmi_zero {
-    struct zero_class cls[GNMI_ZERO_CLASSES];
-    uint32_t n_cls;
+    struct zero_class *cls; /* n_cls used of cap_cls (<= GNMI_ZERO_CLASSES) */
+    uint32_t n_cls, cap_cls;
     struct zero_inst *inst; /* by number - 1 */
     uint32_t *index;        /* open addressing over hash: number, 0 = empty */
     uint32_t n, cap, mask, max;
-    uint32_t touched[GNMI_ZERO_TOUCHED];
-    uint32_t n_touched;
+    uint32_t *touched; /* n_touched used of cap_touched (<= GNMI_ZERO_TOUCHED) */
+    uint32_t n_touched, cap_touched;
     size_t memory;
 };
 
@@ -101,11 +109,13 @@ void gnmi_zero_destroy(struct gnmi_zero *z)
         for (uint32_t l = 0; l < z->cls[i].n_leaves; l++)
             free(z->cls[i].leaf[l]);
     for (uint32_t i = 0; i < z->n; i++) {
-        free(z->inst[i].key);
+        gnmi_key_release(z->inst[i].key, z->inst[i].n);
         free(z->inst[i].ids);
     }
+    free(z->cls);
     free(z->inst);
     free(z->index);
+    free(z->touched);
     free(z);
 }
 
@@ -155,29 +165,39 @@ static uint32_t *index_probe(const struct gnmi_zero *z, uint64_t h, const uint8_
         if (!no)
             return &z->index[i];
         const struct zero_inst *in = &z->inst[no - 1];
-        if (in->hash == h && in->n == n && memcmp(in->key, key, n) == 0)
+        if (in->hash == (uint32_t)h && in->n == n && memcmp(in->key, key, n) == 0)
             return &z->index[i];
         i = (i + 1) & z->mask; /* load <= 1/2: ends */
     }
 }
 
+/* Room for one more instance: the instances grow by half (their slack is
+ * memory per instance for as long as the stream lives), the index doubles
+ * to keep its load <= 1/2. On failure the add fails; a larger array that
+ * was already made is kept (harmless). */
 static int grow(struct gnmi_zero *z)
 {
-    if (z->n < z->cap && (z->n + 1) * 2 <= z->mask + 1)
+    if (z->n == z->cap) {
+        uint32_t cap = z->cap ? z->cap + z->cap / 2 : INSTANCES_MIN;
+        if (cap > z->max)
+            cap = z->max;
+        struct zero_inst *inst = realloc(z->inst, cap * sizeof(*inst));
+        if (!inst)
+            return -ENOMEM;
+        z->memory += (cap - z->cap) * sizeof(*inst);
+        z->inst = inst;
+        z->cap = cap;
+    }
+    if (z->index && (z->n + 1) * 2 <= z->mask + 1)
         return 0;
-    uint32_t cap = z->cap ? 2 * z->cap : INSTANCES_MIN;
-    struct zero_inst *inst = realloc(z->inst, cap * sizeof(*inst));
-    if (!inst)
-        return -ENOMEM;
-    z->inst = inst;
-    uint32_t *index = calloc(2 * (size_t)cap, sizeof(*index));
+    uint32_t slots = z->index ? 2 * (z->mask + 1) : 2 * INSTANCES_MIN;
+    uint32_t *index = calloc(slots, sizeof(*index));
     if (!index)
-        return -ENOMEM; /* the larger array is kept: harmless */
-    z->memory += (cap - z->cap) * (sizeof(*inst) + 2 * sizeof(*index));
+        return -ENOMEM;
+    z->memory += (slots - (z->index ? z->mask + 1 : 0)) * sizeof(*index);
     free(z->index);
     z->index = index;
-    z->cap = cap;
-    z->mask = 2 * cap - 1;
+    z->mask = slots - 1;
     for (uint32_t no = 1; no <= z->n; no++) {
         const struct zero_inst *in = &z->inst[no - 1];
         *index_probe(z, in->hash, in->key, in->n) = no;
@@ -193,6 +213,16 @@ static int class_of(struct gnmi_zero *z, uint64_t h)
             return (int)i;
     if (z->n_cls == GNMI_ZERO_CLASSES)
         return -1;
+    if (z->n_cls == z->cap_cls) {
+        uint32_t cap = z->cap_cls ? 2 * z->cap_cls : CLASSES_MIN;
+        struct zero_class *cls = realloc(z->cls, cap * sizeof(*cls));
+        if (!cls)
+            return -1;
+        z->memory += (cap - z->cap_cls) * sizeof(*cls);
+        z->cls = cls;
+        z->cap_cls = cap;
+    }
+    memset(&z->cls[z->n_cls], 0, sizeof(z->cls[0]));
     z->cls[z->n_cls].hash = h;
     return (int)z->n_cls++;
 }
@@ -234,17 +264,15 @@ uint32_t gnmi_zero_learn(struct gnmi_zero *z, const uint8_t *key, size_t n, uint
     if (!no) {
         if (z->n == z->max || grow(z) != 0)
             return 0;
-        uint8_t *copy = malloc(kn);
+        const uint8_t *copy = gnmi_key_intern(key, kn); /* shared by devices of one model */
         if (!copy)
             return 0;
-        memcpy(copy, key, kn);
-        z->inst[z->n] = (struct zero_inst){.hash = h,
+        z->inst[z->n] = (struct zero_inst){.hash = (uint32_t)h,
                                            .key = copy,
                                            .n = (uint16_t)kn,
                                            .cls = (uint16_t)c,
                                            .port = port,
                                            .comp = comp};
-        z->memory += kn;
         no = ++z->n;
         *index_probe(z, h, key, kn) = no;
     }
@@ -259,7 +287,16 @@ void gnmi_zero_seen(struct gnmi_zero *z, uint32_t no, uint8_t leaf, bool is_zero
     in->now |= 1ULL << leaf;
     if (is_zero)
         in->now_zero |= 1ULL << leaf;
-    if (!in->touched && z->n_touched < GNMI_ZERO_TOUCHED) {
+    if (!in->touched && z->n_touched == z->cap_touched && z->cap_touched < GNMI_ZERO_TOUCHED) {
+        uint32_t cap = z->cap_touched ? 2 * z->cap_touched : TOUCHED_MIN;
+        uint32_t *t = realloc(z->touched, cap * sizeof(*t));
+        if (t) { /* else this instance is not followed in this report, as when full */
+            z->memory += (cap - z->cap_touched) * sizeof(*t);
+            z->touched = t;
+            z->cap_touched = cap;
+        }
+    }
+    if (!in->touched && z->n_touched < z->cap_touched) {
         in->touched = 1;
         z->touched[z->n_touched++] = no;
     }
@@ -280,15 +317,18 @@ void gnmi_zero_port_cleared(struct gnmi_zero *z, uint32_t port)
 static fsc_series_id zero_series(struct gnmi_zero *z, const struct gnmi_resolver *rs,
                                  struct zero_inst *in, int l)
 {
-    if (!in->ids) {
-        in->ids = malloc(GNMI_ZERO_LEAVES * sizeof(*in->ids));
-        if (!in->ids)
+    const struct zero_class *c = &z->cls[in->cls];
+    if (l >= in->n_ids) { /* sized to the class's leaves (most have far fewer than 64) */
+        uint32_t n = c->n_leaves > l ? c->n_leaves : (uint32_t)l + 1;
+        fsc_series_id *ids = realloc(in->ids, n * sizeof(*ids));
+        if (!ids)
             return FSC_SERIES_NONE;
-        z->memory += GNMI_ZERO_LEAVES * sizeof(*in->ids);
+        z->memory += (n - in->n_ids) * sizeof(*ids);
+        in->ids = ids;
+        in->n_ids = (uint8_t)n;
     }
     if (in->resolved >> l & 1)
         return in->ids[l];
-    const struct zero_class *c = &z->cls[in->cls];
     uint8_t key[FSC_GNMI_PATH_KEY_MAX];
     fsc_series_id id = FSC_SERIES_NONE;
     if ((size_t)in->n + c->leaf_len[l] <= sizeof(key)) {
