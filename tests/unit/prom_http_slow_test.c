@@ -389,7 +389,7 @@ static void parallel_scrapes(void)
     struct fsc_prom_scrape_stats st;
     fsc_prom_http_scrape_stats(h, &st);
     CHECK_INT(atomic_load(&f.calls) + (int)st.shared, 40);
-    CHECK_INT(st.held_body, 0);
+    CHECK_INT(st.dropped, 0);
     fsc_prom_http_stop(h);
     fake_fini(&f);
     free(big);
@@ -441,7 +441,7 @@ static void waiting_scrapes_share_one_render(void)
     struct fsc_prom_scrape_stats st;
     fsc_prom_http_scrape_stats(h, &st);
     CHECK_INT(st.shared, 2);
-    CHECK_INT(st.held_body, 0);
+    CHECK_INT(st.dropped, 0);
     if (s2 != -1)
         close(s2);
     if (s3 != -1)
