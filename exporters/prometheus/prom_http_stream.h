@@ -20,8 +20,9 @@
  * slowest reader, so a render's memory is at most that many segments
  * (plain and gzip) whatever its readers do. A reader that keeps the window
  * from moving for FSC_PROM_PIN_MAX_NS is dropped (its connection is closed
- * at its next read: the client sees a body cut short) and the render goes
- * on for the others; a render left without readers stops. So a reader that
+ * at its next read, or by the listener's idle timeout when the client reads
+ * no more: the client sees a body cut short) and the render goes on for the
+ * others; a render left without readers stops. So a reader that
  * never reads holds its connection and, at most, the window of a render
  * that others have finished: readers that never read cannot grow memory
  * past one window per render in progress.

@@ -4,6 +4,8 @@
  * dropped; parallel scrapes share the buffer pool safely; stopping with
  * clients connected (even mid-render) is clean (ASan reports leaks). */
 #include "prom_http_fixture.h"
+#include "base/clock.h"
+#include "prometheus/prom_http_stream.h"
 
 #include <dirent.h>
 #include <poll.h>
@@ -528,6 +530,121 @@ static void stop_with_clients(void)
     free(big);
 }
 
+/* ---- streamed renders (the fake hands its body over in segments) ---------- */
+
+/* Polls (bounded: 10 s) until the segments held take at most `most` bytes;
+ * records the largest figure seen in *peak. */
+static int wait_held_at_most(struct fsc_prom_http *h, size_t most, size_t *peak)
+{
+    for (int i = 0; i < 1000; i++) {
+        struct fsc_prom_scrape_stats st;
+        fsc_prom_http_scrape_stats(h, &st);
+        if (st.held_bytes > *peak)
+            *peak = st.held_bytes;
+        if (st.held_bytes <= most)
+            return 1;
+        sleep_ms(10);
+    }
+    return 0;
+}
+
+/* A 32 MB body streamed: identity and gzip exact, sent chunked (its length
+ * is not known when the answer starts); HEAD answers without holding the
+ * render; once the scrapes are done nothing is held. */
+static void streamed_bodies_exact(void)
+{
+    struct fake f;
+    struct fx_resp r;
+    char *big = fx_big_text(BIG_LEN);
+    fake_init(&f);
+    struct fsc_prom_http *h = big ? fx_start(&f, 0, 0) : NULL;
+    CHECK(h != NULL);
+    if (!h) {
+        free(big);
+        return;
+    }
+    f.big = big;
+    f.big_len = BIG_LEN;
+    f.stream = 1;
+    uint16_t port = fsc_prom_http_port(h);
+    CHECK_INT(fx_request(port, "GET", "/metrics", "", &r), 0);
+    CHECK_INT(r.status, 200);
+    CHECK_INT(r.chunked, 1);
+    CHECK(r.body_len == BIG_LEN && r.body && memcmp(r.body, big, BIG_LEN) == 0);
+    fx_resp_free(&r);
+    CHECK(scrape_ok(port, "Accept-Encoding: gzip\r\n", big, BIG_LEN));
+    CHECK(scrape_ok(port, "Accept-Encoding: gzip\r\n", big, BIG_LEN)); /* chunks reused */
+    CHECK_INT(fx_request(port, "HEAD", "/metrics", "", &r), 0);
+    CHECK_INT(r.status, 200);
+    fx_resp_free(&r);
+    size_t peak = 0;
+    CHECK(wait_held_at_most(h, 0, &peak));
+    struct fsc_prom_scrape_stats st;
+    fsc_prom_http_scrape_stats(h, &st);
+    CHECK_INT(st.dropped, 0);
+    CHECK_INT(atomic_load(&f.calls) + (int)st.shared, 4);
+    fsc_prom_http_stop(h);
+    fake_fini(&f);
+    free(big);
+}
+
+/* Client A asks for a streamed 32 MB body and reads nothing. Client B's
+ * scrape, arriving meanwhile, completes with the exact body (sharing A's
+ * render or the next one); A is dropped once it has kept the window from
+ * moving for FSC_PROM_PIN_MAX_NS (its connection then ends at the idle
+ * timeout, 3 s here: MHD calls the dropped reader no more while A's socket
+ * is full); the segments held never pass the window of one render (plain:
+ * A asked for identity). */
+static void streamed_slow_reader_dropped(void)
+{
+    struct fake f;
+    char *big = fx_big_text(BIG_LEN);
+    fake_init(&f);
+    struct fsc_prom_http *h = big ? fx_start(&f, 0, 3 * 1000000000LL) : NULL;
+    CHECK(h != NULL);
+    if (!h) {
+        free(big);
+        return;
+    }
+    f.big = big;
+    f.big_len = BIG_LEN;
+    f.stream = 1;
+    uint16_t port = fsc_prom_http_port(h);
+    int a = fx_connect_small_rcvbuf(port);
+    CHECK(a != -1);
+    if (a != -1) {
+        size_t peak = 0;
+        CHECK_INT(fx_send(a, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), 0);
+        CHECK(wait_calls(&f, 1));
+        int64_t t0 = fsc_mono_ns();
+        CHECK(scrape_ok(port, "", big, BIG_LEN));
+        /* B waited at most for A to be dropped (2 s), then its own render. */
+        CHECK(fsc_mono_ns() - t0 < 3 * FSC_PROM_PIN_MAX_NS);
+        CHECK(wait_server_closed(port, a));
+        CHECK(wait_held_at_most(h, 0, &peak));
+        CHECK(peak <= (size_t)FSC_PROM_WINDOW * FSC_PROM_SEGMENT);
+        struct fsc_prom_scrape_stats st;
+        fsc_prom_http_scrape_stats(h, &st);
+        CHECK_INT(st.dropped, 1);
+        CHECK_INT(atomic_load(&f.calls) + (int)st.shared, 2);
+        /* A's body ended early: less than the whole arrived. */
+        size_t total = 0;
+        char sink[65536];
+        for (int i = 0; i < 100000; i++) {
+            ssize_t k = recv(a, sink, sizeof(sink), 0);
+            if (k <= 0)
+                break;
+            total += (size_t)k;
+        }
+        CHECK(total > 0 && total < BIG_LEN);
+        close(a);
+    }
+    fsc_prom_http_stop(h);
+    fake_fini(&f);
+    free(big);
+}
+
 TEST_MAIN(TEST(slow_reader_does_not_block), TEST(render_lock_scope), TEST(idle_clients_dropped),
           TEST(parallel_scrapes), TEST(waiting_scrapes_share_one_render), TEST(stop_with_clients),
-          TEST(slowloris_header_deadline))
+          TEST(slowloris_header_deadline), TEST(streamed_bodies_exact),
+          TEST(streamed_slow_reader_dropped))
