@@ -151,7 +151,7 @@ static void serve_metrics(void *arg, struct fsc_http_call *call)
 
     struct fsc_prom_reader *rd = fsc_prom_reader_open(&h->streams, fmt, gzip);
     if (!rd) {
-        fsc_http_respond_text(call, 503, "too many scrapes at once\n");
+        fsc_http_respond_text(call, 503, "scrape refused: out of memory or stopping\n");
         return;
     }
     int rc = fsc_prom_reader_first(rd, &len, &len_known);
@@ -160,21 +160,33 @@ static void serve_metrics(void *arg, struct fsc_http_call *call)
         reply_render_error(h, call, rc);
         return;
     }
-    if (fsc_http_call_method(call) == FSC_HTTP_HEAD)
+    int head = fsc_http_call_method(call) == FSC_HTTP_HEAD;
+    if (head)
         fsc_prom_reader_detach(rd); /* reads nothing: must not hold the render */
     /* The body depends on both Accept and Accept-Encoding, so caches must
      * key on both (two Vary lines are equivalent to one comma-joined line). */
     struct fsc_http_response resp = {
         .status = 200,
         .content_type = fsc_prom_content_type(fmt),
-        .headers = {{"Vary", "Accept-Encoding"}, {"Vary", "Accept"}, {"Content-Encoding", "gzip"}},
-        .n_headers = gzip ? 3 : 2,
+        .headers = {{"Vary", "Accept-Encoding"}, {"Vary", "Accept"}},
+        .n_headers = 2,
         .len = (size_t)len,
         .stream_len_known = len_known,
         .read = fsc_prom_reader_read,
         .release = fsc_prom_reader_close,
         .release_cls = rd,
     };
+    if (gzip) {
+        resp.headers[resp.n_headers].name = "Content-Encoding";
+        resp.headers[resp.n_headers++].value = "gzip";
+    }
+    /* libmicrohttpd 0.9.75 ends a HEAD answer of unknown length with a last
+     * chunk the client does not expect: such an answer closes the
+     * connection instead. */
+    if (head && !len_known) {
+        resp.headers[resp.n_headers].name = "Connection";
+        resp.headers[resp.n_headers++].value = "close";
+    }
     fsc_http_respond(call, &resp); /* the reader is the response's now */
 }
 

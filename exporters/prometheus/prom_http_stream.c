@@ -33,8 +33,8 @@ struct fsc_prom_stream {
     uint64_t base;     /* the first segment still held */
     uint64_t plain_len, gz_len;
     struct seg seg[FSC_PROM_WINDOW];
-    struct fsc_prom_reader *readers[FSC_PROM_STREAM_READERS]; /* attached */
-    unsigned n_readers;
+    struct fsc_prom_reader **readers; /* attached; as many as connections */
+    unsigned n_readers, cap_readers;
     unsigned refs; /* readers not closed, and the queue or the render thread */
 };
 
@@ -100,6 +100,7 @@ static void stream_unref(struct fsc_prom_stream *st)
         fsc_buf_free(&st->seg[i].plain);
         fsc_buf_free(&st->seg[i].gz);
     }
+    free(st->readers);
     free(st);
 }
 
@@ -109,12 +110,9 @@ static struct fsc_prom_stream *joinable(struct fsc_prom_streams *s, enum fsc_pro
 {
     struct fsc_prom_stream *st = s->running;
     if (st && st->fmt == fmt && !st->done && st->base == 0 &&
-        st->n_readers < FSC_PROM_STREAM_READERS && (!gzip || st->gzip || !st->gzip_fixed))
+        (!gzip || st->gzip || !st->gzip_fixed))
         return st;
-    st = s->pending[fmt];
-    if (st && st->n_readers < FSC_PROM_STREAM_READERS)
-        return st;
-    return NULL;
+    return s->pending[fmt];
 }
 
 /* ---- readers ----------------------------------------------------------------- */
@@ -128,9 +126,8 @@ struct fsc_prom_reader *fsc_prom_reader_open(struct fsc_prom_streams *s, enum fs
     r->gzip = gzip != 0;
     pthread_mutex_lock(&s->mu);
     struct fsc_prom_stream *st = s->stopping ? NULL : joinable(s, fmt, r->gzip);
-    if (st) {
-        s->shared++;
-    } else if (!s->stopping && !s->pending[fmt] && (st = calloc(1, sizeof(*st))) != NULL) {
+    int joined = st != NULL;
+    if (!st && !s->stopping && (st = calloc(1, sizeof(*st))) != NULL) {
         st->owner = s;
         st->fmt = fmt;
         st->seq = ++s->seq;
@@ -138,13 +135,24 @@ struct fsc_prom_reader *fsc_prom_reader_open(struct fsc_prom_streams *s, enum fs
         s->pending[fmt] = st;
         pthread_cond_broadcast(&s->cv);
     }
+    if (st && st->n_readers == st->cap_readers) {
+        unsigned cap = st->cap_readers ? 2 * st->cap_readers : 8;
+        struct fsc_prom_reader **v = realloc(st->readers, cap * sizeof(*v));
+        if (v) {
+            st->readers = v;
+            st->cap_readers = cap;
+        } else {
+            st = NULL; /* a new stream stays queued, reader-less: cancelled when it runs */
+        }
+    }
     if (!st) {
-        /* Stopping, out of memory, or the pending render of fmt is full
-         * (FSC_PROM_STREAM_READERS scrapes queued at once): refused. */
+        /* Stopping, or out of memory. */
         pthread_mutex_unlock(&s->mu);
         free(r);
         return NULL;
     }
+    if (joined)
+        s->shared++;
     st->gzip |= r->gzip;
     st->readers[st->n_readers++] = r;
     st->refs++;
@@ -331,6 +339,8 @@ static int publish(struct render_ctx *c, struct fsc_buf *out, int last)
         s->held += g->plain.len + g->gz.len;
         c->plain_out += g->plain.len;
         st->produced++;
+        if (last)
+            st->done = 1; /* with the last segment: a reader sees both or neither */
         pthread_cond_broadcast(&s->cv);
     }
     pthread_mutex_unlock(&s->mu);

@@ -51,9 +51,7 @@
  * Prometheus server takes a segment in milliseconds; one that cannot take
  * 256 KiB in 2 s would time out its scrape anyway. */
 #define FSC_PROM_PIN_MAX_NS (2 * 1000000000LL)
-/* Readers of one render; more queue the next one. */
-#define FSC_PROM_STREAM_READERS 64
-#define FSC_PROM_FORMATS        2
+#define FSC_PROM_FORMATS    2
 
 /* Renders fmt into out, calling flush (when the renderer streams) with
  * pieces of about flush->segment bytes; the rest stays in out. Returns 0 or

@@ -550,7 +550,8 @@ static int wait_held_at_most(struct fsc_prom_http *h, size_t most, size_t *peak)
 
 /* A 32 MB body streamed: identity and gzip exact, sent chunked (its length
  * is not known when the answer starts); HEAD answers without holding the
- * render; once the scrapes are done nothing is held. */
+ * render, and closes the connection (no length to send); once the scrapes
+ * are done nothing is held. */
 static void streamed_bodies_exact(void)
 {
     struct fake f;
@@ -576,6 +577,8 @@ static void streamed_bodies_exact(void)
     CHECK(scrape_ok(port, "Accept-Encoding: gzip\r\n", big, BIG_LEN)); /* chunks reused */
     CHECK_INT(fx_request(port, "HEAD", "/metrics", "", &r), 0);
     CHECK_INT(r.status, 200);
+    char conn[32] = "";
+    CHECK(fx_header(&r, "Connection", conn, sizeof(conn)) && strcmp(conn, "close") == 0);
     fx_resp_free(&r);
     size_t peak = 0;
     CHECK(wait_held_at_most(h, 0, &peak));
