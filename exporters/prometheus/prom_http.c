@@ -26,8 +26,8 @@
  * client sees a body cut short (its scrape fails, as it should).
  *
  * Extra routes (the status page): entries of the same route table after the
- * built-in paths; the route function writes into a pool buffer, sent exactly
- * like a scrape's body. */
+ * built-in paths; the route function writes into a pool buffer that is sent
+ * and then given back to the pool. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>

@@ -201,8 +201,8 @@ static void *scraper_main(void *arg)
 }
 
 /* While a render is parked (the gate is closed), /-/healthy and /-/ready
- * answer, and a second scrape waits for the render lock instead of
- * rendering concurrently. Opening the gate completes both. */
+ * answer, and a second scrape (another format) waits for the render thread
+ * instead of rendering concurrently. Opening the gate completes both. */
 static void render_lock_scope(void)
 {
     struct fake f;
@@ -363,8 +363,8 @@ static void *par_main(void *arg)
 }
 
 /* 8 clients x 5 scrapes, identity and gzip mixed: every body exact; each
- * scrape rendered or shared a render it waited for (the pool hands out and
- * takes back buffers concurrently), none answered from a held body. */
+ * scrape rendered or shared a render (readers join and leave renders
+ * concurrently), no reader dropped. */
 static void parallel_scrapes(void)
 {
     struct fake f;
