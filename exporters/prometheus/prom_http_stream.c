@@ -325,6 +325,9 @@ static int publish(struct render_ctx *c, struct fsc_buf *out, int last)
     }
     if (s->stopping || st->n_readers == 0) {
         rc = -ECANCELED;
+        st->rc = rc;
+        st->done = 1; /* at once: no scrape may join a render that stops */
+        pthread_cond_broadcast(&s->cv);
     } else {
         struct seg *g = &st->seg[st->produced % FSC_PROM_WINDOW];
         struct fsc_buf t = g->plain; /* trade buffers: no copy */
