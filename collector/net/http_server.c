@@ -105,7 +105,7 @@ static void stream_free(void *cls)
 }
 
 /* MHD's buffer per streamed response: what one read() may write. */
-#define STREAM_BLOCK ((size_t)32 << 10)
+#define STREAM_BLOCK ((size_t)128 << 10)
 
 /* A response that calls resp->read; NULL (release called) on failure. */
 static struct MHD_Response *stream_response(const struct fsc_http_response *resp)

@@ -32,7 +32,10 @@ struct fsc_prom_stream {
     uint64_t produced; /* segments made */
     uint64_t base;     /* the first segment still held */
     uint64_t plain_len, gz_len;
-    struct seg seg[FSC_PROM_WINDOW];
+    struct seg **segs; /* by number; NULL once freed (below base) */
+    size_t cap_segs;
+    struct seg *spare[FSC_PROM_WINDOW]; /* freed segments, emptied, for the next ones */
+    unsigned n_spare;
     struct fsc_prom_reader **readers; /* attached; as many as connections */
     unsigned n_readers, cap_readers;
     unsigned refs; /* readers not closed, and the queue or the render thread */
@@ -57,19 +60,52 @@ static void timespec_in(struct timespec *ts, int64_t ns)
 
 /* ---- under mu ------------------------------------------------------------ */
 
-/* Frees the segments every attached reader has passed. */
-static void free_passed(struct fsc_prom_stream *st)
+/* The segment the slowest attached reader is in (produced: none). */
+static uint64_t slowest(const struct fsc_prom_stream *st)
 {
     uint64_t min = st->produced;
     for (unsigned i = 0; i < st->n_readers; i++)
         if (st->readers[i]->seg < min)
             min = st->readers[i]->seg;
+    return min;
+}
+
+/* Frees the segments every attached reader has passed, but while the
+ * render runs keeps them from the start as long as they take at most
+ * FSC_PROM_RETAIN: a scrape that arrives meanwhile joins from the start. */
+static void free_passed(struct fsc_prom_stream *st)
+{
+    uint64_t min = slowest(st);
+    if (st->base == 0 && !st->done) {
+        size_t kept = 0;
+        for (uint64_t i = 0; i < min; i++)
+            kept += st->segs[i]->plain.len + st->segs[i]->gz.len;
+        if (kept <= FSC_PROM_RETAIN)
+            return;
+    }
     for (; st->base < min; st->base++) {
-        struct seg *g = &st->seg[st->base % FSC_PROM_WINDOW];
+        struct seg *g = st->segs[st->base];
+        st->segs[st->base] = NULL;
         st->owner->held -= g->plain.len + g->gz.len;
         fsc_buf_reset(&g->plain);
         fsc_buf_reset(&g->gz);
+        if (st->n_spare < FSC_PROM_WINDOW) {
+            st->spare[st->n_spare++] = g;
+        } else {
+            fsc_buf_free(&g->plain);
+            fsc_buf_free(&g->gz);
+            free(g);
+        }
     }
+}
+
+static void seg_free(struct seg *g)
+{
+    if (!g)
+        return;
+    fsc_buf_free(&g->plain);
+    fsc_buf_free(&g->gz);
+    free(g);
 }
 
 static void reader_unattach(struct fsc_prom_reader *r)
@@ -93,13 +129,12 @@ static void stream_unref(struct fsc_prom_stream *st)
     if (--st->refs > 0)
         return;
     for (uint64_t i = st->base; i < st->produced; i++) {
-        struct seg *g = &st->seg[i % FSC_PROM_WINDOW];
-        st->owner->held -= g->plain.len + g->gz.len;
+        st->owner->held -= st->segs[i]->plain.len + st->segs[i]->gz.len;
+        seg_free(st->segs[i]);
     }
-    for (size_t i = 0; i < FSC_PROM_WINDOW; i++) {
-        fsc_buf_free(&st->seg[i].plain);
-        fsc_buf_free(&st->seg[i].gz);
-    }
+    for (unsigned i = 0; i < st->n_spare; i++)
+        seg_free(st->spare[i]);
+    free(st->segs);
     free(st->readers);
     free(st);
 }
@@ -198,7 +233,7 @@ ssize_t fsc_prom_reader_read(void *reader, char *buf, size_t max)
             break;
         }
         if (r->seg < st->produced) {
-            struct seg *g = &st->seg[r->seg % FSC_PROM_WINDOW];
+            struct seg *g = st->segs[r->seg];
             const struct fsc_buf *b = r->gzip ? &g->gz : &g->plain;
             if (r->off >= b->len) {
                 r->seg++;
@@ -263,9 +298,10 @@ struct render_ctx {
 static void drop_pinning(struct fsc_prom_streams *s, struct fsc_prom_stream *st)
 {
     unsigned dropped = 0;
+    uint64_t min = slowest(st);
     for (unsigned i = 0; i < st->n_readers;) {
         struct fsc_prom_reader *r = st->readers[i];
-        if (r->seg == st->base) {
+        if (r->seg == min) {
             r->dropped = 1;
             reader_unattach(r); /* moves the last reader into slot i */
             dropped++;
@@ -282,6 +318,25 @@ static void drop_pinning(struct fsc_prom_streams *s, struct fsc_prom_stream *st)
                 s->listen, dropped, (unsigned long long)s->dropped,
                 (long long)(FSC_PROM_PIN_MAX_NS / 1000000));
     }
+}
+
+/* Under mu: makes st->segs[st->produced] an empty segment (a spare one
+ * when there is). Returns 0 or -ENOMEM. */
+static int seg_slot(struct fsc_prom_stream *st)
+{
+    if (st->produced == st->cap_segs) {
+        size_t cap = st->cap_segs ? 2 * st->cap_segs : 64;
+        struct seg **v = realloc(st->segs, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        st->segs = v;
+        st->cap_segs = cap;
+    }
+    struct seg *g = st->n_spare ? st->spare[--st->n_spare] : calloc(1, sizeof(*g));
+    if (!g)
+        return -ENOMEM;
+    st->segs[st->produced] = g;
+    return 0;
 }
 
 /* Hands out's bytes (and the gzip bytes they complete) over as the next
@@ -313,7 +368,7 @@ static int publish(struct render_ctx *c, struct fsc_buf *out, int last)
 
     pthread_mutex_lock(&s->mu);
     int64_t deadline = fsc_mono_ns() + FSC_PROM_PIN_MAX_NS;
-    while (!s->stopping && st->n_readers > 0 && st->produced - st->base >= FSC_PROM_WINDOW) {
+    while (!s->stopping && st->n_readers > 0 && st->produced - slowest(st) >= FSC_PROM_WINDOW) {
         if (fsc_mono_ns() >= deadline) {
             drop_pinning(s, st);
             deadline = fsc_mono_ns() + FSC_PROM_PIN_MAX_NS;
@@ -328,8 +383,8 @@ static int publish(struct render_ctx *c, struct fsc_buf *out, int last)
         st->rc = rc;
         st->done = 1; /* at once: no scrape may join a render that stops */
         pthread_cond_broadcast(&s->cv);
-    } else {
-        struct seg *g = &st->seg[st->produced % FSC_PROM_WINDOW];
+    } else if ((rc = seg_slot(st)) == 0) {
+        struct seg *g = st->segs[st->produced];
         struct fsc_buf t = g->plain; /* trade buffers: no copy */
         g->plain = *out;
         *out = t;
@@ -359,6 +414,10 @@ static int render_flush(void *arg, struct fsc_buf *out)
     int rc = publish(c, out, 0);
     size_t max_body = c->s->max_body;
     out->limit = max_body ? (c->plain_out < max_body ? max_body - c->plain_out : 1) : 0;
+    /* A segment and a line at once, not grown by doubling (each a copy);
+     * a failure here only costs speed. */
+    if (rc == 0 && (!out->limit || out->limit > FSC_PROM_SEGMENT + FSC_PROM_SEGMENT / 8))
+        (void)fsc_buf_reserve(out, FSC_PROM_SEGMENT + FSC_PROM_SEGMENT / 8);
     return rc;
 }
 
@@ -388,6 +447,7 @@ static void run(struct fsc_prom_streams *s, struct fsc_prom_stream *st)
     pthread_mutex_lock(&s->mu);
     st->rc = rc;
     st->done = 1;
+    free_passed(st); /* no scrape joins it now: what was kept for them goes */
     pthread_cond_broadcast(&s->cv);
     fsc_log(FSC_LOG_DEBUG, "prom_scrape",
             "listen=%s format=%s gzip=%d bytes=%llu wire_bytes=%llu render_us=%lld "

@@ -13,12 +13,14 @@
  *
  * Sharing: a scrape joins the pending render of its format (scrapes that
  * arrive while another render runs share the next one), or the running one
- * while its first segment is still held (scrapes that arrive together);
- * else it queues a render of its own. Renders are serialised: one renderer.
+ * while its first segment is still held (kept up to FSC_PROM_RETAIN for
+ * that); else it queues a render of its own. Renders are serialised: one
+ * renderer.
  *
  * Slow readers: a render runs at most FSC_PROM_WINDOW segments ahead of its
  * slowest reader, so a render's memory is at most that many segments
- * (plain and gzip) whatever its readers do. A reader that keeps the window
+ * (plain and gzip), plus what it keeps for joiners (FSC_PROM_RETAIN, only
+ * while it runs), whatever its readers do. A reader that keeps the window
  * from moving for FSC_PROM_PIN_MAX_NS is dropped (its connection is closed
  * at its next read, or by the listener's idle timeout when the client reads
  * no more: the client sees a body cut short) and the render goes on for the
@@ -47,6 +49,11 @@
 #define FSC_PROM_SEGMENT ((size_t)256 << 10)
 /* Segments a render may run ahead of its slowest reader: 2 MiB plain. */
 #define FSC_PROM_WINDOW 8
+/* While a render runs, the segments its readers have passed are kept from
+ * the start up to this much, so that a scrape arriving meanwhile joins it
+ * (an exposition of up to 32 MiB is shared by every scrape that arrives
+ * during its render, as one body was); past it they are freed. */
+#define FSC_PROM_RETAIN ((size_t)32 << 20)
 /* A reader that keeps the window from moving this long is dropped: a
  * Prometheus server takes a segment in milliseconds; one that cannot take
  * 256 KiB in 2 s would time out its scrape anyway. */

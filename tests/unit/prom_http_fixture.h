@@ -35,6 +35,7 @@ struct fake {
     const char *big;    /* when set, rendered instead of FX_TEXT / FX_OM */
     size_t big_len;
     int stream;         /* big is handed to the flush in segments, as the renderer does */
+    int gate_piece;     /* > 0: the gate is at the start of that piece, not of the render */
     pthread_mutex_t mu; /* gate: a render waits while gate_closed */
     pthread_cond_t cv;
     int gate_closed;
@@ -79,12 +80,9 @@ static inline int fake_wait_in_render(struct fake *f)
     return ok;
 }
 
-static inline int fake_render(void *arg, enum fsc_prom_format fmt, struct fsc_buf *out,
-                              const struct fsc_prom_flush *flush)
+/* Waits while the gate is closed, counted in in_render. */
+static inline void fake_at_gate(struct fake *f)
 {
-    struct fake *f = arg;
-    atomic_fetch_add(&f->calls, 1);
-    atomic_store(&f->last_fmt, (int)fmt);
     pthread_mutex_lock(&f->mu);
     f->in_render++;
     pthread_cond_broadcast(&f->cv);
@@ -92,6 +90,16 @@ static inline int fake_render(void *arg, enum fsc_prom_format fmt, struct fsc_bu
         pthread_cond_wait(&f->cv, &f->mu);
     f->in_render--;
     pthread_mutex_unlock(&f->mu);
+}
+
+static inline int fake_render(void *arg, enum fsc_prom_format fmt, struct fsc_buf *out,
+                              const struct fsc_prom_flush *flush)
+{
+    struct fake *f = arg;
+    atomic_fetch_add(&f->calls, 1);
+    atomic_store(&f->last_fmt, (int)fmt);
+    if (f->gate_piece == 0)
+        fake_at_gate(f);
     int rc = atomic_load(&f->fail_rc);
     if (rc != 0)
         return rc;
@@ -99,7 +107,9 @@ static inline int fake_render(void *arg, enum fsc_prom_format fmt, struct fsc_bu
     if (f->big && f->stream && flush) {
         /* As the renderer streams: a piece per segment, the rest left. */
         size_t off = 0;
-        for (; f->big_len - off > flush->segment; off += flush->segment) {
+        for (int piece = 0; f->big_len - off > flush->segment; off += flush->segment, piece++) {
+            if (piece == f->gate_piece && piece > 0)
+                fake_at_gate(f);
             int frc = fsc_buf_append(out, f->big + off, flush->segment);
             if (frc == 0)
                 frc = flush->fn(flush->arg, out);
