@@ -7,9 +7,10 @@
 # FSC_PROM_WINDOW segments (8 x 256 KiB) ahead of its slowest reader, and a
 # reader that keeps that window from moving for 2 s is dropped, so a reader
 # that never reads holds no body:
-# - the daemon's peak RSS grows by less than 64 MiB (measured +30 MB: 48
-#   connection threads, MHD's 32 KiB buffer per response, allocator slack,
-#   a window or two), far below the 48 bodies the attack asks for;
+# - the daemon's peak RSS grows by less than 64 MiB (measured +19 to +31 MB:
+#   48 connection threads, MHD's 128 KiB buffer per response, allocator
+#   slack, a render's window and what it keeps for joining scrapes), far
+#   below the 48 bodies the attack asks for;
 # - a normal scrape during the attack is answered 200 within 10 s with a
 #   complete body (curl fails on a body cut short);
 # - the log says readers were dropped (event=prom_scrape_reader_dropped),
