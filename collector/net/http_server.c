@@ -78,6 +78,52 @@ static const char *allow_text(unsigned methods)
     return texts[methods & 7u];
 }
 
+/* A streamed body as MHD calls it. */
+struct stream_body {
+    ssize_t (*read)(void *cls, char *buf, size_t max);
+    void (*release)(void *cls);
+    void *cls;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct stream_body *sb = cls;
+    (void)pos;
+    ssize_t n = sb->read(sb->cls, buf, max);
+    if (n == FSC_HTTP_READ_END)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    if (n <= 0)
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    return n;
+}
+
+static void stream_free(void *cls)
+{
+    struct stream_body *sb = cls;
+    sb->release(sb->cls);
+    free(sb);
+}
+
+/* MHD's buffer per streamed response: what one read() may write. */
+#define STREAM_BLOCK ((size_t)128 << 10)
+
+/* A response that calls resp->read; NULL (release called) on failure. */
+static struct MHD_Response *stream_response(const struct fsc_http_response *resp)
+{
+    struct stream_body *sb = malloc(sizeof(*sb));
+    if (!sb) {
+        resp->release(resp->release_cls);
+        return NULL;
+    }
+    *sb = (struct stream_body){resp->read, resp->release, resp->release_cls};
+    struct MHD_Response *mr = MHD_create_response_from_callback(
+        resp->stream_len_known ? (uint64_t)resp->len : MHD_SIZE_UNKNOWN, STREAM_BLOCK, stream_read,
+        sb, stream_free);
+    if (!mr)
+        stream_free(sb);
+    return mr;
+}
+
 int fsc_http_respond(struct fsc_http_call *call, const struct fsc_http_response *resp)
 {
     struct MHD_Response *mr;
@@ -91,15 +137,20 @@ int fsc_http_respond(struct fsc_http_call *call, const struct fsc_http_response 
     }
     call->answered = 1;
     call->ret = MHD_NO;
-    if (resp->release)
-        mr = MHD_create_response_from_buffer_with_free_callback_cls(resp->len, body, resp->release,
-                                                                    resp->release_cls);
-    else
-        mr = MHD_create_response_from_buffer(resp->len, body, MHD_RESPMEM_MUST_COPY);
-    if (!mr) {
+    if (resp->read && resp->release) {
+        if (!(mr = stream_response(resp)))
+            return -1;
+    } else {
         if (resp->release)
-            resp->release(resp->release_cls);
-        return -1;
+            mr = MHD_create_response_from_buffer_with_free_callback_cls(
+                resp->len, body, resp->release, resp->release_cls);
+        else
+            mr = MHD_create_response_from_buffer(resp->len, body, MHD_RESPMEM_MUST_COPY);
+        if (!mr) {
+            if (resp->release)
+                resp->release(resp->release_cls);
+            return -1;
+        }
     }
     /* From here the response owns what release frees. */
     ok = MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE,

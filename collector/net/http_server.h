@@ -35,6 +35,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "config/config.h"
 
@@ -65,7 +66,20 @@ struct fsc_http_response {
         const char *name, *value;
     } headers[FSC_HTTP_RESPONSE_HEADERS];
     size_t n_headers;
+    /* A streamed body (body is then ignored): the server calls
+     * read(release_cls, buf, max) whenever the client can take more; it
+     * writes up to max bytes and returns how many (> 0), FSC_HTTP_READ_END
+     * at the end, or FSC_HTTP_READ_ERROR (the connection is closed, so the
+     * client sees a body cut short). It may block: servers with a thread
+     * per connection only. len is the body's length when stream_len_known
+     * (Content-Length), else the body is sent chunked (HTTP/1.1) or until
+     * the connection closes (HTTP/1.0). release is required with read. */
+    ssize_t (*read)(void *release_cls, char *buf, size_t max);
+    int stream_len_known;
 };
+
+#define FSC_HTTP_READ_END   ((ssize_t)-1)
+#define FSC_HTTP_READ_ERROR ((ssize_t)-2)
 
 /* Queues resp as the answer of call. A 405 gets the route's Allow header.
  * Call it at most once per request, from serve() or the refusal hook.

@@ -57,6 +57,16 @@ struct fsc_prom_gzchunks {
     uint32_t *slot; /* open addressing over prev.v: index + 1, 0 = empty */
     size_t nslot;   /* in use: a power of two >= 2 * prev.n, or 0 (no index) */
     size_t capslot; /* allocated */
+
+    /* The member being made: its chunks' deflate bytes (the next
+     * generation's, cur[].zoff into it), the identity bytes not cut into a
+     * chunk yet (less than CHUNK_HARD + one piece), the CRC-32 and length
+     * so far. */
+    struct fsc_buf z;
+    struct fsc_buf carry;
+    uint32_t crc;
+    uint64_t total;
+    int open; /* begun and not ended */
 };
 
 int fsc_prom_gzchunks_new(int level, struct fsc_prom_gzchunks **out)
@@ -95,6 +105,8 @@ void fsc_prom_gzchunks_free(struct fsc_prom_gzchunks *c)
     free(c->prev.z);
     free(c->cur);
     free(c->slot);
+    fsc_buf_free(&c->z);
+    fsc_buf_free(&c->carry);
     free(c);
 }
 
@@ -233,38 +245,6 @@ static void put_le32(unsigned char *p, uint32_t v)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* Makes this call's chunks the previous generation: their deflate bytes
- * (out[zbase..zbase + zlen)) copied. Returns 0, or -ENOMEM with nothing
- * changed. */
-static int keep_generation(struct fsc_prom_gzchunks *c, const struct fsc_buf *out, size_t zbase,
-                           size_t zlen)
-{
-    struct gz_gen *g = &c->prev;
-    size_t nslot;
-    if (zlen > g->zcap) {
-        unsigned char *z = realloc(g->z, zlen);
-        if (!z)
-            return -ENOMEM;
-        g->z = z;
-        g->zcap = zlen;
-    }
-    if (reserve_index(c, c->ncur, &nslot) != 0)
-        return -ENOMEM;
-    if (zlen > 0)
-        memcpy(g->z, out->data + zbase, zlen);
-    g->zlen = zlen;
-    struct gz_chunk *v = g->v; /* the arrays trade places */
-    size_t cap = g->cap;
-    g->v = c->cur;
-    g->cap = c->capcur;
-    g->n = c->ncur;
-    c->cur = v;
-    c->capcur = cap;
-    c->ncur = 0;
-    index_prev(c, nslot);
-    return 0;
-}
-
 static int push_chunk(struct fsc_prom_gzchunks *c, const struct gz_chunk *k)
 {
     if (c->ncur == c->capcur) {
@@ -279,47 +259,182 @@ static int push_chunk(struct fsc_prom_gzchunks *c, const struct gz_chunk *k)
     return 0;
 }
 
-static int compress_body(struct fsc_prom_gzchunks *c, const struct fsc_buf *in, struct fsc_buf *out,
-                         struct fsc_prom_gz_stats *st)
+/* Makes this member's chunks the previous generation (their deflate bytes
+ * in c->z trade places with the old ones). Returns 0, or -ENOMEM with
+ * nothing changed. */
+static int keep_generation(struct fsc_prom_gzchunks *c)
 {
-    const unsigned char *d = (const unsigned char *)(in->data ? in->data : "");
-    uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
-    int rc;
-
-    fsc_buf_reset(out);
-    if ((rc = fsc_buf_append(out, gzip_member_head, sizeof(gzip_member_head))) != 0)
-        return rc;
+    struct gz_gen *g = &c->prev;
+    size_t nslot;
+    if (reserve_index(c, c->ncur, &nslot) != 0)
+        return -ENOMEM;
+    unsigned char *z = g->z; /* the byte arrays trade places */
+    size_t zcap = g->zcap;
+    g->z = (unsigned char *)c->z.data;
+    g->zcap = c->z.cap;
+    g->zlen = c->z.len;
+    c->z.data = (char *)z;
+    c->z.cap = zcap;
+    c->z.len = 0;
+    struct gz_chunk *v = g->v; /* and so do the chunk arrays */
+    size_t cap = g->cap;
+    g->v = c->cur;
+    g->cap = c->capcur;
+    g->n = c->ncur;
+    c->cur = v;
+    c->capcur = cap;
     c->ncur = 0;
-    for (size_t off = 0; off < in->len;) {
-        size_t end = chunk_end(d, in->len, off);
-        struct gz_chunk k = {
-            .off = off, .len = end - off, .zoff = out->len - sizeof(gzip_member_head)};
-        k.key = chunk_key(d + off, k.len);
-        chunk_sum(d + off, k.len, k.sum);
-        const struct gz_chunk *old = find_prev(c, &k);
-        if (old) {
-            rc = fsc_buf_append(out, c->prev.z + old->zoff, old->zlen);
-            k.crc = old->crc;
-            st->chunks_reused++;
-            st->bytes_reused += k.len;
-        } else {
-            rc = deflate_chunk(c, d + off, k.len, out);
-            k.crc = (uint32_t)crc32(0L, d + off, (uInt)k.len);
-        }
-        if (rc != 0)
-            return rc;
-        k.zlen = out->len - sizeof(gzip_member_head) - k.zoff;
-        if ((rc = push_chunk(c, &k)) != 0)
-            return rc;
-        crc = (uint32_t)crc32_combine(crc, k.crc, (z_off_t)k.len);
-        st->chunks++;
+    index_prev(c, nslot);
+    return 0;
+}
+
+/* Appends one chunk d[0..len) to out and to c->z: the previous
+ * generation's deflate bytes when it had the same chunk, else compressed. */
+static int put_chunk(struct fsc_prom_gzchunks *c, const unsigned char *d, size_t len,
+                     struct fsc_buf *out, struct fsc_prom_gz_stats *st)
+{
+    struct gz_chunk k = {.off = (size_t)c->total, .len = len, .zoff = c->z.len};
+    size_t at = out->len;
+    int rc;
+    k.key = chunk_key(d, len);
+    chunk_sum(d, len, k.sum);
+    const struct gz_chunk *old = find_prev(c, &k);
+    if (old) {
+        rc = fsc_buf_append(out, c->prev.z + old->zoff, old->zlen);
+        k.crc = old->crc;
+        st->chunks_reused++;
+        st->bytes_reused += len;
+    } else {
+        rc = deflate_chunk(c, d, len, out);
+        k.crc = (uint32_t)crc32(0L, d, (uInt)len);
+    }
+    if (rc != 0)
+        return rc;
+    k.zlen = out->len - at;
+    if ((rc = fsc_buf_append(&c->z, out->data + at, k.zlen)) != 0 || (rc = push_chunk(c, &k)) != 0)
+        return rc;
+    c->crc = (uint32_t)crc32_combine(c->crc, k.crc, (z_off_t)len);
+    c->total += len;
+    st->chunks++;
+    return 0;
+}
+
+/* Cuts d[0..len) into chunks and puts them; unless `last`, stops where the
+ * rest is no longer than CHUNK_HARD: chunk_end() reads at most CHUNK_HARD
+ * bytes past a chunk's start, so every cut is the one the whole body would
+ * get. *used: the bytes cut. */
+static int cut_chunks(struct fsc_prom_gzchunks *c, const unsigned char *d, size_t len, int last,
+                      struct fsc_buf *out, struct fsc_prom_gz_stats *st, size_t *used)
+{
+    size_t off = 0;
+    int rc = 0;
+    while (off < len && (last || len - off > CHUNK_HARD)) {
+        size_t end = chunk_end(d, len, off);
+        if ((rc = put_chunk(c, d + off, end - off, out, st)) != 0)
+            break;
         off = end;
     }
-    unsigned char trailer[sizeof(deflate_last) + 8];
-    memcpy(trailer, deflate_last, sizeof(deflate_last));
-    put_le32(trailer + 2, crc);
-    put_le32(trailer + 6, (uint32_t)in->len); /* ISIZE: the length mod 2^32 */
-    return fsc_buf_append(out, trailer, sizeof(trailer));
+    *used = off;
+    return rc;
+}
+
+/* Forgets the member in progress and the previous generation: the next
+ * member starts from scratch. */
+static void forget(struct fsc_prom_gzchunks *c)
+{
+    c->nslot = 0;
+    gen_forget(&c->prev);
+    c->ncur = 0;
+    fsc_buf_reset(&c->z);
+    fsc_buf_reset(&c->carry);
+    c->open = 0;
+}
+
+int fsc_prom_gzchunks_begin(struct fsc_prom_gzchunks *c, struct fsc_buf *out)
+{
+    c->ncur = 0;
+    c->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+    c->total = 0;
+    fsc_buf_reset(&c->z);
+    fsc_buf_reset(&c->carry);
+    int rc = fsc_buf_append(out, gzip_member_head, sizeof(gzip_member_head));
+    if (rc != 0) {
+        forget(c);
+        return rc;
+    }
+    c->open = 1;
+    return 0;
+}
+
+int fsc_prom_gzchunks_feed(struct fsc_prom_gzchunks *c, const void *p, size_t n,
+                           struct fsc_buf *out, struct fsc_prom_gz_stats *st)
+{
+    struct fsc_prom_gz_stats local = {0};
+    size_t used;
+    int rc;
+    if (!st)
+        st = &local;
+    if (!c->open)
+        return -EINVAL;
+    if (c->carry.len == 0) {
+        /* Cut straight from the caller's bytes; keep only the rest. */
+        rc = cut_chunks(c, p, n, 0, out, st, &used);
+        if (rc == 0)
+            rc = fsc_buf_append(&c->carry, (const char *)p + used, n - used);
+    } else {
+        rc = fsc_buf_append(&c->carry, p, n);
+        if (rc == 0)
+            rc = cut_chunks(c, (const unsigned char *)c->carry.data, c->carry.len, 0, out, st,
+                            &used);
+        if (rc == 0 && used > 0) {
+            memmove(c->carry.data, c->carry.data + used, c->carry.len - used);
+            c->carry.len -= used;
+            c->carry.data[c->carry.len] = '\0';
+        }
+    }
+    if (rc != 0)
+        forget(c);
+    return rc;
+}
+
+int fsc_prom_gzchunks_end(struct fsc_prom_gzchunks *c, struct fsc_buf *out,
+                          struct fsc_prom_gz_stats *st)
+{
+    struct fsc_prom_gz_stats local = {0};
+    size_t used;
+    if (!st)
+        st = &local;
+    if (!c->open)
+        return -EINVAL;
+    int rc = cut_chunks(c, (const unsigned char *)(c->carry.data ? c->carry.data : ""),
+                        c->carry.len, 1, out, st, &used);
+    if (rc == 0) {
+        unsigned char trailer[sizeof(deflate_last) + 8];
+        memcpy(trailer, deflate_last, sizeof(deflate_last));
+        put_le32(trailer + 2, c->crc);
+        put_le32(trailer + 6, (uint32_t)c->total); /* ISIZE: the length mod 2^32 */
+        rc = fsc_buf_append(out, trailer, sizeof(trailer));
+    }
+    if (rc == 0)
+        rc = keep_generation(c);
+    if (rc != 0) {
+        forget(c); /* nothing half-kept */
+        return rc;
+    }
+    fsc_buf_reset(&c->carry);
+    c->open = 0;
+    return 0;
+}
+
+void fsc_prom_gzchunks_abort(struct fsc_prom_gzchunks *c)
+{
+    if (!c->open)
+        return;
+    /* The previous generation stays: nothing of it was changed. */
+    c->ncur = 0;
+    fsc_buf_reset(&c->z);
+    fsc_buf_reset(&c->carry);
+    c->open = 0;
 }
 
 int fsc_prom_gzchunks_compress(struct fsc_prom_gzchunks *c, const struct fsc_buf *body,
@@ -329,16 +444,11 @@ int fsc_prom_gzchunks_compress(struct fsc_prom_gzchunks *c, const struct fsc_buf
     if (!st)
         st = &local;
     memset(st, 0, sizeof(*st));
-    int rc = compress_body(c, body, out, st);
-    if (rc == 0) {
-        size_t zlen = out->len - sizeof(gzip_member_head) - sizeof(deflate_last) - 8;
-        rc = keep_generation(c, out, sizeof(gzip_member_head), zlen);
-    }
-    if (rc != 0) {
-        /* Nothing half-kept: the next call starts from scratch. */
-        c->nslot = 0;
-        gen_forget(&c->prev);
-        c->ncur = 0;
-    }
+    fsc_buf_reset(out);
+    int rc = fsc_prom_gzchunks_begin(c, out);
+    if (rc == 0)
+        rc = fsc_prom_gzchunks_feed(c, body->data ? body->data : "", body->len, out, st);
+    if (rc == 0)
+        rc = fsc_prom_gzchunks_end(c, out, st);
     return rc;
 }

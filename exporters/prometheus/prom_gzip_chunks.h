@@ -17,8 +17,10 @@
  * compressed bytes are copied.
  *
  * The state holds the previous body's chunk hashes and compressed chunks,
- * about 1/14 of it, never the body itself: a scrape body can be shared by
- * several responses and freed with the last of them.
+ * about 1/14 of it, never the body itself: a body is streamed in segments
+ * (fsc_prom_gzchunks_feed) and no segment outlives its readers. Cuts depend
+ * only on the bytes (never on how the body was split into segments): a cut
+ * is made only once CHUNK_HARD bytes past the chunk's start are known.
  * Not thread-safe: one caller at a time (the HTTP server serialises callers
  * with a trylock and compresses without the cache when it is busy). */
 #ifndef FSC_PROM_GZIP_CHUNKS_H
@@ -51,5 +53,32 @@ void fsc_prom_gzchunks_free(struct fsc_prom_gzchunks *c);
  * (out's limit) or -EIO (zlib failure). */
 int fsc_prom_gzchunks_compress(struct fsc_prom_gzchunks *c, const struct fsc_buf *body,
                                struct fsc_buf *out, struct fsc_prom_gz_stats *st);
+
+/* ---- streaming: one member from pieces ----------------------------------
+ * begin, feed any number of times, then end (or abort). What each call
+ * appends to out concatenates to exactly what fsc_prom_gzchunks_compress()
+ * makes of the pieces' concatenation; the member's bytes may be taken out
+ * of out (and out reset) between calls. The state holds at most
+ * 256 KiB + one piece of identity bytes between calls, plus the member's
+ * compressed bytes (the next generation). On failure the state forgets
+ * what it held, as compress does. */
+
+/* Starts a member: appends its gzip header to out. Returns 0 or -ENOMEM. */
+int fsc_prom_gzchunks_begin(struct fsc_prom_gzchunks *c, struct fsc_buf *out);
+
+/* Appends the compressed chunks that p[0..n) (borrowed) completes to out.
+ * st (may be NULL) is added to, not reset. Returns 0, -ENOMEM, -E2BIG,
+ * -EIO, or -EINVAL (no member begun). */
+int fsc_prom_gzchunks_feed(struct fsc_prom_gzchunks *c, const void *p, size_t n,
+                           struct fsc_buf *out, struct fsc_prom_gz_stats *st);
+
+/* Appends the last chunks and the trailer to out and keeps the member's
+ * chunks for the next one. st as for feed. Returns as feed. */
+int fsc_prom_gzchunks_end(struct fsc_prom_gzchunks *c, struct fsc_buf *out,
+                          struct fsc_prom_gz_stats *st);
+
+/* Drops the member in progress (a reader went away, the render failed);
+ * the previous member's chunks stay for the next. No member: a no-op. */
+void fsc_prom_gzchunks_abort(struct fsc_prom_gzchunks *c);
 
 #endif

@@ -12,21 +12,22 @@
  * drops clients that stop reading, and net/http_watch.h bounds the time to a
  * complete request header (slowloris) and the body rate.
  *
- * A scrape: negotiate the format and encoding; under render_mu, take the
- * newest body of that format when its render ended after the scrape arrived
- * (scrapes that waited for one render share it), else render a new one into
- * a pool buffer and publish
- * it (prom_http_body.h, "shared scrape bodies"); gzip it outside the lock if
- * asked, once per body (reusing the compressed bytes of the chunks equal to
- * the previous scrape's: prom_gzip_chunks.h), and hand it to the server as
- * the response body. It is sent straight from the body and released when the
- * response is destroyed, so a slow reader holds a reference and its own
- * thread, never the renderer; readers that never read cannot grow memory
- * past the bodies' budget (then scrapes are answered from the newest body).
+ * A scrape: negotiate the format and encoding, become a reader of a render
+ * of that format (the pending one, the running one while its first segment
+ * is held, or a new one: prom_http_stream.h), wait for its first segment,
+ * and answer with a response that copies the render's segments into the
+ * connection as the client takes them. No body is ever whole in memory: a
+ * render runs at most a window of segments ahead of its slowest reader, and
+ * a reader that keeps that window from moving too long is dropped. A render
+ * that ended before its first segment was taken is answered with its
+ * Content-Length (small expositions, HEAD included); a longer one is sent
+ * chunked (HTTP/1.1) or until close (HTTP/1.0). A render that fails before
+ * its first segment is a 500; after it, the connection is closed and the
+ * client sees a body cut short (its scrape fails, as it should).
  *
  * Extra routes (the status page): entries of the same route table after the
- * built-in paths; the route function writes into a pool buffer, sent exactly
- * like a scrape's body. */
+ * built-in paths; the route function writes into a pool buffer that is sent
+ * and then given back to the pool. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -39,15 +40,13 @@
 #include "net/http_server.h"
 #include "prometheus/prom_http.h"
 #include "prometheus/prom_http_body.h"
+#include "prometheus/prom_http_stream.h"
 #include "prometheus/prom_negotiate.h"
 
 /* Requests have no business carrying a body; up to this much is read and
  * dropped so the connection stays usable, a larger one is refused (413, or
  * 404/405 at once) and the connection closed after the answer. */
-#define HTTP_REQ_BODY_MAX ((size_t)64 * 1024)
-/* zlib level for gzip bodies; level 1 measured fastest for a small ratio cost
- * on exposition text (see the exporter's report). */
-#define HTTP_GZIP_LEVEL       1
+#define HTTP_REQ_BODY_MAX     ((size_t)64 * 1024)
 #define HTTP_DEFAULT_MAX_BODY ((size_t)1 << 30)
 /* Room for a burst of connections while the accept loop closes the ones
  * over a per-address cap (2 000 at once in tests/integration/faults_admit.sh).
@@ -61,12 +60,6 @@
 #define HTTP_BACKLOG 4096
 /* /metrics, /-/healthy, /-/ready */
 #define HTTP_BUILTIN_ROUTES 3
-/* Bodies held only by responses (slow readers) may take this much, or
- * FSC_PROM_HELD_BODIES x the newest body if larger, before scrapes are
- * answered from the newest body instead of a new render. */
-#define SCRAPE_HELD_MIN ((size_t)64 << 20)
-/* At most one warning per this long about answering from a held body. */
-#define STALE_LOG_NS (10 * 1000000000LL)
 
 /* An extra route as the server calls it: the table entry and its listener. */
 struct prom_extra {
@@ -80,12 +73,9 @@ struct fsc_prom_http {
     fsc_prom_ready_fn ready;
     void *arg;
     size_t max_body;
-    pthread_mutex_t render_mu; /* held only around render() */
-    struct fsc_prom_bufpool pool;
-    struct fsc_prom_bodies bodies; /* rendered bodies, shared by scrapes */
-    struct fsc_prom_gzshare gz;    /* gzip reusing unchanged chunks of the last scrape */
-    int64_t stale_logged_ns;       /* under render_mu */
-    char listen[128];              /* as configured, quoted for log lines */
+    struct fsc_prom_bufpool pool;                      /* extra routes' bodies */
+    struct fsc_prom_streams streams;                   /* renders, streamed to their scrapes */
+    char listen[128];                                  /* as configured, quoted for log lines */
     struct prom_extra extra[FSC_PROM_HTTP_ROUTES_MAX]; /* immutable while serving */
     size_t n_extra;
 };
@@ -150,105 +140,54 @@ static void reply_buf(struct fsc_prom_http *h, struct fsc_http_call *call, struc
     fsc_http_respond(call, resp); /* hb and buf are the response's now */
 }
 
-static void body_release(void *cls)
-{
-    fsc_prom_body_unref(cls);
-}
-
-/* Under render_mu: the body that answers a scrape of format fmt that
- * arrived at `arrived`: shared, or rendered now. NULL with *rc on failure. */
-static struct fsc_prom_body *scrape_body(struct fsc_prom_http *h, enum fsc_prom_format fmt,
-                                         int64_t arrived, int *rc, int64_t *render_ns)
-{
-    bool stale;
-    struct fsc_prom_body *body = fsc_prom_bodies_take(&h->bodies, (int)fmt, arrived, &stale);
-    *render_ns = 0;
-    if (body) {
-        if (stale && arrived - h->stale_logged_ns >= STALE_LOG_NS) {
-            h->stale_logged_ns = arrived;
-            fsc_log(FSC_LOG_WARN, "prom_scrape_held_body",
-                    "listen=%s held_bytes=%zu age_ms=%lld reason=slow_readers", h->listen,
-                    h->bodies.held, (long long)((arrived - body->started_ns) / 1000000));
-        }
-        return body;
-    }
-    struct fsc_buf *raw = fsc_prom_bufpool_get(&h->pool, h->max_body);
-    if (!raw) {
-        *rc = -ENOMEM;
-        return NULL;
-    }
-    int64_t t0 = fsc_mono_ns();
-    *rc = h->render(h->arg, fmt, raw);
-    *render_ns = fsc_mono_ns() - t0;
-    /* A renderer that ignored a failed append would otherwise ship a
-     * truncated exposition with a 200. */
-    if (*rc == 0 && raw->len > h->max_body)
-        *rc = -E2BIG;
-    else if (*rc == 0 && raw->failed)
-        *rc = -EIO;
-    if (*rc != 0) {
-        fsc_prom_bufpool_put(&h->pool, raw);
-        return NULL;
-    }
-    body = fsc_prom_bodies_publish(&h->bodies, (int)fmt, raw, t0);
-    if (!body)
-        *rc = -ENOMEM;
-    return body;
-}
-
-/* GET/HEAD /metrics. HEAD renders too, so its Content-Length is the real
- * one; the server leaves the body out. */
+/* GET/HEAD /metrics: a reader of a render (see the top comment). */
 static void serve_metrics(void *arg, struct fsc_http_call *call)
 {
     struct fsc_prom_http *h = arg;
     enum fsc_prom_format fmt = fsc_prom_negotiate_format(fsc_http_call_header(call, "Accept"));
     int gzip = fsc_prom_negotiate_gzip(fsc_http_call_header(call, "Accept-Encoding"));
-    struct fsc_prom_gz_stats gz_st = {0};
-    int64_t render_ns;
-    int rc = 0;
+    uint64_t len;
+    int len_known;
 
-    int64_t arrived = fsc_mono_ns();
-    pthread_mutex_lock(&h->render_mu);
-    struct fsc_prom_body *body = scrape_body(h, fmt, arrived, &rc, &render_ns);
-    pthread_mutex_unlock(&h->render_mu);
-    if (!body) {
+    struct fsc_prom_reader *rd = fsc_prom_reader_open(&h->streams, fmt, gzip);
+    if (!rd) {
+        fsc_http_respond_text(call, 503, "scrape refused: out of memory or stopping\n");
+        return;
+    }
+    int rc = fsc_prom_reader_first(rd, &len, &len_known);
+    if (rc != 0) {
+        fsc_prom_reader_close(rd);
         reply_render_error(h, call, rc);
         return;
     }
-    int64_t t1 = fsc_mono_ns();
-    const struct fsc_buf *wire = body->plain;
-    if (gzip) {
-        const struct fsc_buf *z = fsc_prom_body_gzip(body, &h->gz, HTTP_GZIP_LEVEL, &gz_st, &rc);
-        if (z) {
-            wire = z;
-        } else {
-            /* Identity is always acceptable unless the client said
-             * identity;q=0, and a scrape is better than none. */
-            fsc_log(FSC_LOG_WARN, "prom_gzip_failed", "listen=%s err=%d bytes=%zu", h->listen, -rc,
-                    body->plain->len);
-            gzip = 0;
-        }
-    }
-    int64_t t2 = fsc_mono_ns();
-    fsc_log(FSC_LOG_DEBUG, "prom_scrape",
-            "listen=%s format=%s gzip=%d bytes=%zu wire_bytes=%zu shared=%d render_us=%lld "
-            "gzip_us=%lld gzip_chunks=%zu gzip_chunks_reused=%zu",
-            h->listen, fmt == FSC_PROM_OPENMETRICS ? "openmetrics" : "text", gzip, body->plain->len,
-            wire->len, render_ns == 0, (long long)(render_ns / 1000), (long long)((t2 - t1) / 1000),
-            gz_st.chunks, gz_st.chunks_reused);
+    int head = fsc_http_call_method(call) == FSC_HTTP_HEAD;
+    if (head)
+        fsc_prom_reader_detach(rd); /* reads nothing: must not hold the render */
     /* The body depends on both Accept and Accept-Encoding, so caches must
      * key on both (two Vary lines are equivalent to one comma-joined line). */
     struct fsc_http_response resp = {
         .status = 200,
         .content_type = fsc_prom_content_type(fmt),
-        .headers = {{"Vary", "Accept-Encoding"}, {"Vary", "Accept"}, {"Content-Encoding", "gzip"}},
-        .n_headers = gzip ? 3 : 2,
-        .body = wire->data,
-        .len = wire->len,
-        .release = body_release,
-        .release_cls = body,
+        .headers = {{"Vary", "Accept-Encoding"}, {"Vary", "Accept"}},
+        .n_headers = 2,
+        .len = (size_t)len,
+        .stream_len_known = len_known,
+        .read = fsc_prom_reader_read,
+        .release = fsc_prom_reader_close,
+        .release_cls = rd,
     };
-    fsc_http_respond(call, &resp); /* the reference is the response's now */
+    if (gzip) {
+        resp.headers[resp.n_headers].name = "Content-Encoding";
+        resp.headers[resp.n_headers++].value = "gzip";
+    }
+    /* libmicrohttpd 0.9.75 ends a HEAD answer of unknown length with a last
+     * chunk the client does not expect: such an answer closes the
+     * connection instead. */
+    if (head && !len_known) {
+        resp.headers[resp.n_headers].name = "Connection";
+        resp.headers[resp.n_headers++].value = "close";
+    }
+    fsc_http_respond(call, &resp); /* the reader is the response's now */
 }
 
 static void serve_healthy(void *arg, struct fsc_http_call *call)
@@ -339,10 +278,8 @@ static size_t route_table(struct fsc_prom_http *h, struct fsc_http_handler *out)
 
 static void prom_http_free(struct fsc_prom_http *h)
 {
-    fsc_prom_bodies_fini(&h->bodies);
-    fsc_prom_gzshare_fini(&h->gz);
+    fsc_prom_streams_fini(&h->streams);
     fsc_prom_bufpool_fini(&h->pool);
-    pthread_mutex_destroy(&h->render_mu);
     free(h);
 }
 
@@ -407,30 +344,16 @@ struct fsc_prom_http *fsc_prom_http_start_routes(const struct fsc_prom_http_conf
     h->n_extra = n_routes;
     h->max_body = cfg->max_body ? cfg->max_body : HTTP_DEFAULT_MAX_BODY;
     fsc_log_quote(cfg->listen, h->listen, sizeof(h->listen));
-    if (pthread_mutex_init(&h->render_mu, NULL) != 0) {
-        free(h);
-        snprintf(err, errlen, "prometheus http: cannot create a mutex");
-        return NULL;
-    }
     if (fsc_prom_bufpool_init(&h->pool) != 0) {
-        pthread_mutex_destroy(&h->render_mu);
         free(h);
         snprintf(err, errlen, "prometheus http: cannot create a mutex");
         return NULL;
     }
-    if (fsc_prom_bodies_init(&h->bodies, &h->pool, SCRAPE_HELD_MIN) != 0) {
+    int rc = fsc_prom_streams_init(&h->streams, render, arg, h->max_body, h->listen);
+    if (rc != 0) {
         fsc_prom_bufpool_fini(&h->pool);
-        pthread_mutex_destroy(&h->render_mu);
         free(h);
-        snprintf(err, errlen, "prometheus http: cannot create a mutex");
-        return NULL;
-    }
-    if (fsc_prom_gzshare_init(&h->gz, HTTP_GZIP_LEVEL) != 0) {
-        fsc_prom_bodies_fini(&h->bodies);
-        fsc_prom_bufpool_fini(&h->pool);
-        pthread_mutex_destroy(&h->render_mu);
-        free(h);
-        snprintf(err, errlen, "prometheus http: out of memory");
+        snprintf(err, errlen, "prometheus http: cannot start the render thread (error %d)", -rc);
         return NULL;
     }
     const struct fsc_http_server_config sc = {
@@ -485,20 +408,21 @@ void fsc_prom_http_scrape_stats(struct fsc_prom_http *h, struct fsc_prom_scrape_
     memset(out, 0, sizeof(*out));
     if (!h)
         return;
-    pthread_mutex_lock(&h->bodies.mu);
-    out->shared = h->bodies.shared;
-    out->held_body = h->bodies.stale;
-    out->held_bytes = h->bodies.held;
-    pthread_mutex_unlock(&h->bodies.mu);
+    pthread_mutex_lock(&h->streams.mu);
+    out->shared = h->streams.shared;
+    out->dropped = h->streams.dropped;
+    out->held_bytes = h->streams.held;
+    pthread_mutex_unlock(&h->streams.mu);
 }
 
 void fsc_prom_http_stop(struct fsc_prom_http *h)
 {
     if (!h)
         return;
-    /* Joins every connection thread (waiting for a render in progress);
-     * every response is destroyed on the way, so every body buffer is back
-     * in the pool before it is freed. */
+    /* Readers waiting for a render give up first, so the server can join
+     * their connection threads; every response is destroyed on the way
+     * (every reader closed) before the render thread is joined. */
+    fsc_prom_streams_stop(&h->streams);
     fsc_http_server_stop(h->server);
     prom_http_free(h);
 }

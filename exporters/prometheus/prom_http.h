@@ -4,9 +4,10 @@
  * Accept-Encoding allows, GET /-/healthy, GET /-/ready; 404 for other
  * paths, 405 for other methods.
  *
- * A scrape renders into a buffer owned by that request and is sent from it,
- * so a slow client never holds the renderer: renders are serialised by a
- * lock held only while rendering.
+ * Renders run on the listener's render thread, one at a time, and are
+ * streamed to the scrapes that share them in segments (prom_http_stream.h):
+ * a slow client holds a cursor, not a body, and never the renderer for
+ * long.
  *
  * Security: TLS (optionally verifying client certificates) and basic or
  * bearer authentication, checked by the server before any route -
@@ -28,10 +29,13 @@
 #include "net/http_route.h"
 #include "prometheus/prom_render.h"
 
-/* Renders the exposition into out (reset, reused). Returns 0 or a negative
- * errno (the request then gets a 500). Called on an HTTP thread, never
- * concurrently with itself. */
-typedef int (*fsc_prom_render_fn)(void *arg, enum fsc_prom_format fmt, struct fsc_buf *out);
+/* Renders the exposition into out (empty, with its limit set to max_body),
+ * handing pieces to flush as it goes when it can (fsc_prom_render_stream);
+ * what is left in out is the last piece. Returns 0 or a negative errno (the
+ * request gets a 500, or its body is cut short when pieces were sent).
+ * Called on the listener's render thread, never concurrently with itself. */
+typedef int (*fsc_prom_render_fn)(void *arg, enum fsc_prom_format fmt, struct fsc_buf *out,
+                                  const struct fsc_prom_flush *flush);
 
 /* 1 when the collector is ready (config loaded, sinks up), else 0. */
 typedef int (*fsc_prom_ready_fn)(void *arg);
@@ -92,12 +96,12 @@ void fsc_prom_http_sec_stats(struct fsc_prom_http *h, struct fsc_http_sec_stats 
  * (present 0 for NULL). Thread: any. */
 void fsc_prom_http_admit_stats(struct fsc_prom_http *h, struct fsc_admit_stats *out);
 
-/* Scrapes answered without a render of their own: `shared` waited for a
- * render another scrape started, `held_body` got the newest body because
- * the bodies slow readers still hold were over their budget; held_bytes is
- * what every live body takes now. Zeros for NULL. Thread: any. */
+/* `shared`: scrapes that joined a render another scrape started;
+ * `dropped`: readers cut off for keeping a render's window from moving
+ * (prom_http_stream.h); held_bytes: what the segments held now take. Zeros
+ * for NULL. Thread: any. */
 struct fsc_prom_scrape_stats {
-    uint64_t shared, held_body;
+    uint64_t shared, dropped;
     size_t held_bytes;
 };
 void fsc_prom_http_scrape_stats(struct fsc_prom_http *h, struct fsc_prom_scrape_stats *out);

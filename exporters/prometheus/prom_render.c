@@ -197,19 +197,44 @@ static int resolve_histograms(struct fsc_prom_renderer *r)
     return 0;
 }
 
+/* The writer's flush: counts what the caller's flush takes. */
+static int render_flush(void *arg, struct fsc_buf *out)
+{
+    struct fsc_prom_renderer *r = arg;
+    size_t n = out->len;
+    int rc = r->flush->fn(r->flush->arg, out);
+    if (rc == 0)
+        r->flushed += n;
+    return rc;
+}
+
 int fsc_prom_render(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64_t now_ns,
                     struct fsc_buf *out)
+{
+    return fsc_prom_render_stream(r, fmt, now_ns, out, NULL);
+}
+
+int fsc_prom_render_stream(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64_t now_ns,
+                           struct fsc_buf *out, const struct fsc_prom_flush *flush)
 {
     int64_t t0 = fsc_mono_ns();
     int rc;
 
     fsc_buf_reset(out);
-    /* One allocation of about the previous size instead of a dozen doubling
+    /* One allocation of about the size it will reach (the previous body,
+     * or a segment and a line when streamed) instead of a dozen doubling
      * reallocs (each a copy) when the caller hands a fresh buffer. */
-    size_t want = (size_t)r->last_bytes + (size_t)r->last_bytes / 8;
+    size_t want = flush ? flush->segment + flush->segment / 8
+                        : (size_t)r->last_bytes + (size_t)r->last_bytes / 8;
     if (want > out->cap && (!out->limit || want <= out->limit))
         (void)fsc_buf_reserve(out, want); /* a failure here only costs speed */
     out->failed = 0;
+    r->flush = flush;
+    r->flushed = 0;
+    r->w.flush = flush ? render_flush : NULL;
+    r->w.flush_arg = r;
+    r->w.flush_buf = out;
+    r->w.flush_at = flush ? flush->segment : 0;
     r->w.err = 0;
     r->w.samples = 0;
     r->om = fmt == FSC_PROM_OPENMETRICS;
@@ -263,6 +288,8 @@ int fsc_prom_render(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64
     fsc_prom_stale_settle(r);
     r->last_duration_s = (double)(fsc_mono_ns() - t0) / 1e9;
     r->last_samples = r->w.samples;
-    r->last_bytes = out->len;
+    r->last_bytes = r->flushed + out->len;
+    r->w.flush = NULL;
+    r->flush = NULL;
     return r->w.err;
 }

@@ -56,6 +56,30 @@ void fsc_prom_renderer_destroy(struct fsc_prom_renderer *r);
 int fsc_prom_render(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64_t now_ns,
                     struct fsc_buf *out);
 
+/* Where a streamed render hands its bytes. fn(arg, out) is called once out
+ * holds `segment` bytes or more, between two lines: it takes out's bytes
+ * and resets out (it may lower out->limit to what the body may still
+ * take). It returns 0, or a negative errno that ends the render with it. */
+struct fsc_prom_flush {
+    int (*fn)(void *arg, struct fsc_buf *out);
+    void *arg;
+    size_t segment;
+};
+
+/* As fsc_prom_render(), handing the exposition to flush in pieces of about
+ * flush->segment bytes (NULL flush: all of it stays in out); the last piece
+ * is left in out for the caller. The pieces concatenate to exactly what
+ * fsc_prom_render() writes. No lock is held while flush runs: a render
+ * that waits in flush for a slow reader holds up no ingest. What a reader
+ * sees when series change during a long render: the series and families
+ * indexed when the render began, each once and families contiguous (the
+ * index is updated only at a render's start), each value as it was when
+ * its chunk of views was copied (values of one scrape span the render's
+ * time, as they do in one buffer); a series created meanwhile appears in
+ * the next scrape, one removed meanwhile is left out from its chunk on. */
+int fsc_prom_render_stream(struct fsc_prom_renderer *r, enum fsc_prom_format fmt, int64_t now_ns,
+                           struct fsc_buf *out, const struct fsc_prom_flush *flush);
+
 /* Content-Type header value of a format. */
 const char *fsc_prom_content_type(enum fsc_prom_format fmt);
 

@@ -155,6 +155,10 @@ struct fsc_prom_renderer {
     size_t cap_stat_rows;
     struct fsc_buf stat_strs;
 
+    /* The streamed render in progress: its flush and the bytes handed to it. */
+    const struct fsc_prom_flush *flush;
+    uint64_t flushed;
+
     /* The previous render, for fabricscope_scrape_*. */
     double last_duration_s;
     uint64_t last_samples;

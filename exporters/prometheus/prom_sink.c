@@ -28,10 +28,11 @@ static bool prom_enabled(const void *settings)
     return ((const struct fsc_prometheus_config *)settings)->enabled;
 }
 
-static int render_cb(void *arg, enum fsc_prom_format fmt, struct fsc_buf *out)
+static int render_cb(void *arg, enum fsc_prom_format fmt, struct fsc_buf *out,
+                     const struct fsc_prom_flush *flush)
 {
     struct prom_sink *ps = arg;
-    return fsc_prom_render(ps->render, fmt, fsc_now_ns(), out);
+    return fsc_prom_render_stream(ps->render, fmt, fsc_now_ns(), out, flush);
 }
 
 static int ready_cb(void *arg)

@@ -105,6 +105,18 @@ static char *line_begin(struct fsc_prom_writer *w, struct fsc_buf *b, size_t bou
     return NULL;
 }
 
+/* Hands b's bytes to the writer's flush when b is the streamed buffer and
+ * holds a segment's worth. Returns 0 or w->err. */
+static int flush_check(struct fsc_prom_writer *w, struct fsc_buf *b)
+{
+    if (!w->flush || b != w->flush_buf || b->len < w->flush_at || w->err)
+        return w->err;
+    int rc = w->flush(w->flush_arg, b);
+    if (rc != 0)
+        w->err = rc;
+    return rc;
+}
+
 static int line_end(struct fsc_prom_writer *w, struct fsc_buf *b, char *start, char *end,
                     int direct)
 {
@@ -112,12 +124,14 @@ static int line_end(struct fsc_prom_writer *w, struct fsc_buf *b, char *start, c
     if (direct) {
         b->len += n;
         b->data[b->len] = '\0';
-        return 0;
+        return flush_check(w, b);
     }
     int rc = fsc_buf_append(b, start, n);
-    if (rc != 0)
+    if (rc != 0) {
         w->err = rc;
-    return rc;
+        return rc;
+    }
+    return flush_check(w, b);
 }
 
 int fsc_prom_sample(struct fsc_prom_writer *w, struct fsc_buf *b, const char *name, size_t name_len,
@@ -268,7 +282,9 @@ int fsc_prom_append(struct fsc_prom_writer *w, struct fsc_buf *b, const char *p,
     if (w->err)
         return w->err;
     int rc = fsc_buf_append(b, p, n);
-    if (rc != 0)
+    if (rc != 0) {
         w->err = rc;
-    return rc;
+        return rc;
+    }
+    return flush_check(w, b);
 }

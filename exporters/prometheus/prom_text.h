@@ -48,6 +48,14 @@ struct fsc_prom_writer {
     struct fsc_buf labels;  /* owned; a histogram's shared label text */
     int err;                /* 0 or the first negative errno */
     uint64_t samples;       /* sample lines written since the last reset */
+    /* Streaming (NULL flush: none): after a line that leaves flush_buf
+     * holding flush_at bytes or more, flush(flush_arg, flush_buf) hands its
+     * bytes on and resets it; a nonzero return becomes err. Lines written
+     * to other buffers (a side buffer) never flush. */
+    int (*flush)(void *flush_arg, struct fsc_buf *b);
+    void *flush_arg;
+    struct fsc_buf *flush_buf;
+    size_t flush_at;
 };
 
 /* Frees the writer's scratch memory. */

@@ -4,8 +4,8 @@ attack on a large exposition), for tests/integration/faults_slow_readers.sh.
 
   faults_slow_readers.py --port P --count N --every-ms T --hold-s S
 
-Opens N connections to 127.0.0.1:P, one every T ms (so each request arrives
-after the previous render ended: they cannot share one), each with a 4 KiB
+Opens N connections to 127.0.0.1:P, one every T ms (so most requests arrive
+after the previous render began: few share one), each with a 4 KiB
 receive buffer, sends `GET /metrics` (identity) and reads nothing; prints
 `opened N` once all are open, then holds them S seconds and exits. Stdlib
 only; every socket closed at exit."""

@@ -83,6 +83,7 @@ struct fx_resp {
     char head[8192]; /* header lines, NUL-terminated, "\r\n" separated */
     char *body;      /* malloc'd (NUL-terminated), NULL for HEAD */
     size_t body_len;
+    int chunked; /* the body came chunked (no Content-Length) */
 };
 
 static inline void fx_resp_free(struct fx_resp *r)
@@ -135,8 +136,66 @@ static inline int fx_header(const struct fx_resp *r, const char *name, char *out
     return fx_header_nth(r, name, 0, out, outlen);
 }
 
+/* Reads one CRLF-ended line (at most n - 1 bytes) byte by byte. Returns 0
+ * or -1. */
+static inline int fx_read_line(int fd, char *line, size_t n)
+{
+    size_t l = 0;
+    while (l + 1 < n) {
+        ssize_t k = recv(fd, line + l, 1, 0);
+        if (k <= 0)
+            return -1;
+        l++;
+        if (l >= 2 && line[l - 2] == '\r' && line[l - 1] == '\n') {
+            line[l - 2] = '\0';
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Reads a chunked body (RFC 9112 "Chunked Transfer Coding": hex size
+ * lines, data, a last chunk of size 0, no trailer fields) into r. Returns 0
+ * or -1 (also when the connection ends before the last chunk: a body cut
+ * short). */
+static inline int fx_read_chunked(int fd, struct fx_resp *r)
+{
+    char line[64];
+    size_t cap = 0;
+    for (;;) {
+        if (fx_read_line(fd, line, sizeof(line)) != 0)
+            return -1;
+        size_t n = (size_t)strtoull(line, NULL, 16);
+        if (n == 0) {
+            if (!r->body && !(r->body = calloc(1, 1)))
+                return -1;
+            return fx_read_line(fd, line, sizeof(line)) == 0 && line[0] == '\0' ? 0 : -1;
+        }
+        if (r->body_len + n + 1 > cap) {
+            size_t want = cap ? cap : 65536;
+            while (want < r->body_len + n + 1)
+                want *= 2;
+            char *b = realloc(r->body, want);
+            if (!b)
+                return -1;
+            r->body = b;
+            cap = want;
+        }
+        for (size_t off = 0; off < n;) {
+            ssize_t k = recv(fd, r->body + r->body_len + off, n - off, 0);
+            if (k <= 0)
+                return -1;
+            off += (size_t)k;
+        }
+        r->body_len += n;
+        r->body[r->body_len] = '\0';
+        if (fx_read_line(fd, line, sizeof(line)) != 0 || line[0] != '\0')
+            return -1;
+    }
+}
+
 /* Reads one response. head_only: the request was HEAD (no body follows).
- * The body is read by Content-Length (the server always sends one).
+ * The body is read by Content-Length, or chunked (a streamed body).
  * Returns 0, or -1 when the connection ended or timed out early. Bytes
  * past the response are not read, so keep-alive requests can follow. */
 static inline int fx_read_resp(int fd, int head_only, struct fx_resp *r)
@@ -167,6 +226,9 @@ static inline int fx_read_resp(int fd, int head_only, struct fx_resp *r)
     memmove(r->head, eol + 2, strlen(eol + 2) + 1);
     if (head_only)
         return 0;
+    r->chunked = fx_header(r, "Transfer-Encoding", cl, sizeof(cl)) && strcmp(cl, "chunked") == 0;
+    if (r->chunked)
+        return fx_read_chunked(fd, r);
     if (!fx_header(r, "Content-Length", cl, sizeof(cl)))
         return -1;
     r->body_len = (size_t)strtoull(cl, NULL, 10);

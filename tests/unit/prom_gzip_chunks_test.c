@@ -172,6 +172,87 @@ static void unchanged_and_changed_chunks(void)
     fsc_prom_gzchunks_free(c);
 }
 
+/* Streams body in pieces whose sizes cycle through sizes[] (taking what is
+ * made out of the output after every call, as a streamed response does)
+ * into *all. Returns 0 or the first error. */
+static int stream_pieces(struct fsc_prom_gzchunks *c, const struct fsc_buf *body,
+                         const size_t *sizes, size_t n_sizes, struct fsc_buf *all,
+                         struct fsc_prom_gz_stats *st)
+{
+    struct fsc_buf seg = {0};
+    memset(st, 0, sizeof(*st));
+    fsc_buf_reset(all);
+    int rc = fsc_prom_gzchunks_begin(c, &seg);
+    for (size_t off = 0, i = 0; rc == 0 && off < body->len; i++) {
+        size_t n = sizes[i % n_sizes] < body->len - off ? sizes[i % n_sizes] : body->len - off;
+        rc = fsc_prom_gzchunks_feed(c, body->data + off, n, &seg, st);
+        off += n;
+        if (rc == 0)
+            rc = fsc_buf_append(all, seg.data ? seg.data : "", seg.len);
+        fsc_buf_reset(&seg);
+    }
+    if (rc == 0)
+        rc = fsc_prom_gzchunks_end(c, &seg, st);
+    if (rc == 0)
+        rc = fsc_buf_append(all, seg.data, seg.len);
+    fsc_buf_free(&seg);
+    return rc;
+}
+
+static int same_bytes(const struct fsc_buf *a, const struct fsc_buf *b)
+{
+    return a->len == b->len && a->len > 0 && memcmp(a->data, b->data, a->len) == 0;
+}
+
+/* A member made from pieces is byte for byte the member of the whole body,
+ * whatever the pieces (a byte, odd sizes, more than a chunk), with the same
+ * chunks reused; an aborted member leaves the previous chunks usable. */
+static void streamed_pieces_equal_whole(void)
+{
+    struct fsc_prom_gzchunks *whole, *pieces;
+    struct fsc_buf want = {0}, got = {0};
+    struct fsc_prom_gz_stats sw, sp;
+    CHECK_INT(fsc_prom_gzchunks_new(1, &whole), 0);
+    CHECK_INT(fsc_prom_gzchunks_new(1, &pieces), 0);
+    static const size_t odd[] = {1, 4093, 7, 65536, 17000};
+    static const size_t big[] = {300 * 1024};
+
+    struct fsc_buf *a = make_body(-1, 0, 0);
+    CHECK_INT(fsc_prom_gzchunks_compress(whole, a, &want, &sw), 0);
+    CHECK_INT(stream_pieces(pieces, a, odd, 5, &got, &sp), 0);
+    CHECK(same_bytes(&got, &want));
+    CHECK_INT(sp.chunks, sw.chunks);
+    CHECK_INT(sp.chunks_reused, 0);
+    CHECK(inflates_to(&got, a));
+
+    /* One value changed: one chunk new, the rest copied, in both. */
+    struct fsc_buf *d = make_body(1, 1700, 1);
+    CHECK_INT(fsc_prom_gzchunks_compress(whole, d, &want, &sw), 0);
+    CHECK_INT(stream_pieces(pieces, d, big, 1, &got, &sp), 0);
+    CHECK(same_bytes(&got, &want));
+    CHECK_INT(sp.chunks_reused, sw.chunks - 1);
+    CHECK_INT(sw.chunks_reused, sw.chunks - 1);
+
+    /* Half a member, aborted: the next member still reuses d's chunks. */
+    struct fsc_buf seg = {0};
+    CHECK_INT(fsc_prom_gzchunks_begin(pieces, &seg), 0);
+    CHECK_INT(fsc_prom_gzchunks_feed(pieces, a->data, a->len / 2, &seg, NULL), 0);
+    fsc_prom_gzchunks_abort(pieces);
+    CHECK_INT(fsc_prom_gzchunks_feed(pieces, a->data, 10, &seg, NULL), -EINVAL);
+    CHECK_INT(stream_pieces(pieces, d, odd, 5, &got, &sp), 0);
+    CHECK_INT(sp.chunks_reused, sp.chunks);
+    CHECK_INT(sp.bytes_reused, d->len);
+    CHECK(inflates_to(&got, d));
+
+    fsc_buf_free(&seg);
+    drop(a);
+    drop(d);
+    fsc_buf_free(&want);
+    fsc_buf_free(&got);
+    fsc_prom_gzchunks_free(whole);
+    fsc_prom_gzchunks_free(pieces);
+}
+
 static void edge_bodies(void)
 {
     struct fsc_prom_gzchunks *c;
@@ -215,4 +296,5 @@ static void edge_bodies(void)
     fsc_prom_gzchunks_free(c);
 }
 
-TEST_MAIN(TEST(one_member_exact_framing), TEST(unchanged_and_changed_chunks), TEST(edge_bodies))
+TEST_MAIN(TEST(one_member_exact_framing), TEST(unchanged_and_changed_chunks),
+          TEST(streamed_pieces_equal_whole), TEST(edge_bodies))

@@ -34,6 +34,8 @@ struct fake {
     atomic_int fail_rc; /* returned instead of rendering when nonzero */
     const char *big;    /* when set, rendered instead of FX_TEXT / FX_OM */
     size_t big_len;
+    int stream;         /* big is handed to the flush in segments, as the renderer does */
+    int gate_piece;     /* > 0: the gate is at the start of that piece, not of the render */
     pthread_mutex_t mu; /* gate: a render waits while gate_closed */
     pthread_cond_t cv;
     int gate_closed;
@@ -78,11 +80,9 @@ static inline int fake_wait_in_render(struct fake *f)
     return ok;
 }
 
-static inline int fake_render(void *arg, enum fsc_prom_format fmt, struct fsc_buf *out)
+/* Waits while the gate is closed, counted in in_render. */
+static inline void fake_at_gate(struct fake *f)
 {
-    struct fake *f = arg;
-    atomic_fetch_add(&f->calls, 1);
-    atomic_store(&f->last_fmt, (int)fmt);
     pthread_mutex_lock(&f->mu);
     f->in_render++;
     pthread_cond_broadcast(&f->cv);
@@ -90,10 +90,34 @@ static inline int fake_render(void *arg, enum fsc_prom_format fmt, struct fsc_bu
         pthread_cond_wait(&f->cv, &f->mu);
     f->in_render--;
     pthread_mutex_unlock(&f->mu);
+}
+
+static inline int fake_render(void *arg, enum fsc_prom_format fmt, struct fsc_buf *out,
+                              const struct fsc_prom_flush *flush)
+{
+    struct fake *f = arg;
+    atomic_fetch_add(&f->calls, 1);
+    atomic_store(&f->last_fmt, (int)fmt);
+    if (f->gate_piece == 0)
+        fake_at_gate(f);
     int rc = atomic_load(&f->fail_rc);
     if (rc != 0)
         return rc;
     fsc_buf_reset(out);
+    if (f->big && f->stream && flush) {
+        /* As the renderer streams: a piece per segment, the rest left. */
+        size_t off = 0;
+        for (int piece = 0; f->big_len - off > flush->segment; off += flush->segment, piece++) {
+            if (piece == f->gate_piece && piece > 0)
+                fake_at_gate(f);
+            int frc = fsc_buf_append(out, f->big + off, flush->segment);
+            if (frc == 0)
+                frc = flush->fn(flush->arg, out);
+            if (frc != 0)
+                return frc;
+        }
+        return fsc_buf_append(out, f->big + off, f->big_len - off);
+    }
     if (f->big)
         return fsc_buf_append(out, f->big, f->big_len);
     return fsc_buf_puts(out, fmt == FSC_PROM_OPENMETRICS ? FX_OM : FX_TEXT);

@@ -4,6 +4,8 @@
  * dropped; parallel scrapes share the buffer pool safely; stopping with
  * clients connected (even mid-render) is clean (ASan reports leaks). */
 #include "prom_http_fixture.h"
+#include "base/clock.h"
+#include "prometheus/prom_http_stream.h"
 
 #include <dirent.h>
 #include <poll.h>
@@ -199,8 +201,8 @@ static void *scraper_main(void *arg)
 }
 
 /* While a render is parked (the gate is closed), /-/healthy and /-/ready
- * answer, and a second scrape waits for the render lock instead of
- * rendering concurrently. Opening the gate completes both. */
+ * answer, and a second scrape (another format) waits for the render thread
+ * instead of rendering concurrently. Opening the gate completes both. */
 static void render_lock_scope(void)
 {
     struct fake f;
@@ -361,8 +363,8 @@ static void *par_main(void *arg)
 }
 
 /* 8 clients x 5 scrapes, identity and gzip mixed: every body exact; each
- * scrape rendered or shared a render it waited for (the pool hands out and
- * takes back buffers concurrently), none answered from a held body. */
+ * scrape rendered or shared a render (readers join and leave renders
+ * concurrently), no reader dropped. */
 static void parallel_scrapes(void)
 {
     struct fake f;
@@ -389,7 +391,7 @@ static void parallel_scrapes(void)
     struct fsc_prom_scrape_stats st;
     fsc_prom_http_scrape_stats(h, &st);
     CHECK_INT(atomic_load(&f.calls) + (int)st.shared, 40);
-    CHECK_INT(st.held_body, 0);
+    CHECK_INT(st.dropped, 0);
     fsc_prom_http_stop(h);
     fake_fini(&f);
     free(big);
@@ -441,7 +443,7 @@ static void waiting_scrapes_share_one_render(void)
     struct fsc_prom_scrape_stats st;
     fsc_prom_http_scrape_stats(h, &st);
     CHECK_INT(st.shared, 2);
-    CHECK_INT(st.held_body, 0);
+    CHECK_INT(st.dropped, 0);
     if (s2 != -1)
         close(s2);
     if (s3 != -1)
@@ -528,6 +530,226 @@ static void stop_with_clients(void)
     free(big);
 }
 
+/* ---- streamed renders (the fake hands its body over in segments) ---------- */
+
+/* Polls (bounded: 10 s) until the segments held take at most `most` bytes;
+ * records the largest figure seen in *peak. */
+static int wait_held_at_most(struct fsc_prom_http *h, size_t most, size_t *peak)
+{
+    for (int i = 0; i < 1000; i++) {
+        struct fsc_prom_scrape_stats st;
+        fsc_prom_http_scrape_stats(h, &st);
+        if (st.held_bytes > *peak)
+            *peak = st.held_bytes;
+        if (st.held_bytes <= most)
+            return 1;
+        sleep_ms(10);
+    }
+    return 0;
+}
+
+/* A 32 MB body streamed: identity and gzip exact, sent chunked (its length
+ * is not known when the answer starts); HEAD answers without holding the
+ * render, and closes the connection (no length to send); once the scrapes
+ * are done nothing is held. */
+static void streamed_bodies_exact(void)
+{
+    struct fake f;
+    struct fx_resp r;
+    char *big = fx_big_text(BIG_LEN);
+    fake_init(&f);
+    struct fsc_prom_http *h = big ? fx_start(&f, 0, 0) : NULL;
+    CHECK(h != NULL);
+    if (!h) {
+        free(big);
+        return;
+    }
+    f.big = big;
+    f.big_len = BIG_LEN;
+    f.stream = 1;
+    uint16_t port = fsc_prom_http_port(h);
+    CHECK_INT(fx_request(port, "GET", "/metrics", "", &r), 0);
+    CHECK_INT(r.status, 200);
+    CHECK_INT(r.chunked, 1);
+    CHECK(r.body_len == BIG_LEN && r.body && memcmp(r.body, big, BIG_LEN) == 0);
+    fx_resp_free(&r);
+    CHECK(scrape_ok(port, "Accept-Encoding: gzip\r\n", big, BIG_LEN));
+    CHECK(scrape_ok(port, "Accept-Encoding: gzip\r\n", big, BIG_LEN)); /* chunks reused */
+    CHECK_INT(fx_request(port, "HEAD", "/metrics", "", &r), 0);
+    CHECK_INT(r.status, 200);
+    char conn[32] = "";
+    CHECK(fx_header(&r, "Connection", conn, sizeof(conn)) && strcmp(conn, "close") == 0);
+    fx_resp_free(&r);
+    size_t peak = 0;
+    CHECK(wait_held_at_most(h, 0, &peak));
+    struct fsc_prom_scrape_stats st;
+    fsc_prom_http_scrape_stats(h, &st);
+    CHECK_INT(st.dropped, 0);
+    CHECK_INT(atomic_load(&f.calls) + (int)st.shared, 4);
+    fsc_prom_http_stop(h);
+    fake_fini(&f);
+    free(big);
+}
+
+/* Samples the bytes of held segments every millisecond until told to
+ * stop, keeping the largest figure. */
+struct held_sampler {
+    struct fsc_prom_http *h;
+    atomic_int stop;
+    size_t peak;
+};
+
+static void *held_sampler_main(void *arg)
+{
+    struct held_sampler *hs = arg;
+    while (!atomic_load(&hs->stop)) {
+        struct fsc_prom_scrape_stats st;
+        fsc_prom_http_scrape_stats(hs->h, &st);
+        if (st.held_bytes > hs->peak)
+            hs->peak = st.held_bytes;
+        sleep_ms(1); /* the sampling period, not synchronisation */
+    }
+    return NULL;
+}
+
+/* Client A asks for a streamed 64 MB body and reads nothing. Client B's
+ * scrape, arriving meanwhile, completes with the exact body (sharing A's
+ * render or the next one); A is dropped once it has kept the window from
+ * moving for FSC_PROM_PIN_MAX_NS (its connection then ends at the idle
+ * timeout, 3 s here: MHD calls the dropped reader no more while A's socket
+ * is full). The segments held, sampled throughout, never pass what one
+ * render may hold: the window past the slowest reader and what is kept for
+ * joiners (FSC_PROM_RETAIN): just over half the body. */
+static void streamed_slow_reader_dropped(void)
+{
+    struct fake f;
+    const size_t len = 2 * BIG_LEN;
+    char *big = fx_big_text(len);
+    fake_init(&f);
+    struct fsc_prom_http *h = big ? fx_start(&f, 0, 3 * 1000000000LL) : NULL;
+    CHECK(h != NULL);
+    if (!h) {
+        free(big);
+        return;
+    }
+    f.big = big;
+    f.big_len = len;
+    f.stream = 1;
+    uint16_t port = fsc_prom_http_port(h);
+    int a = fx_connect_small_rcvbuf(port);
+    CHECK(a != -1);
+    if (a != -1) {
+        size_t peak = 0;
+        struct held_sampler hs = {.h = h};
+        pthread_t ts;
+        CHECK_INT(pthread_create(&ts, NULL, held_sampler_main, &hs), 0);
+        CHECK_INT(fx_send(a, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), 0);
+        CHECK(wait_calls(&f, 1));
+        int64_t t0 = fsc_mono_ns();
+        CHECK(scrape_ok(port, "", big, len));
+        /* B waited at most for A to be dropped (2 s), then its own render. */
+        CHECK(fsc_mono_ns() - t0 < 3 * FSC_PROM_PIN_MAX_NS);
+        CHECK(wait_server_closed(port, a));
+        CHECK(wait_held_at_most(h, 0, &peak));
+        atomic_store(&hs.stop, 1);
+        pthread_join(ts, NULL);
+        CHECK(hs.peak > 0);
+        CHECK(hs.peak <= FSC_PROM_RETAIN + (size_t)(FSC_PROM_WINDOW + 1) * FSC_PROM_SEGMENT);
+        CHECK(hs.peak < len * 3 / 5); /* 34.25 MiB of 64 */
+        struct fsc_prom_scrape_stats st;
+        fsc_prom_http_scrape_stats(h, &st);
+        CHECK_INT(st.dropped, 1);
+        CHECK_INT(atomic_load(&f.calls) + (int)st.shared, 2);
+        /* A's body ended early: less than the whole arrived. */
+        size_t total = 0;
+        char sink[65536];
+        for (int i = 0; i < 100000; i++) {
+            ssize_t k = recv(a, sink, sizeof(sink), 0);
+            if (k <= 0)
+                break;
+            total += (size_t)k;
+        }
+        CHECK(total > 0 && total < len);
+        close(a);
+    }
+    fsc_prom_http_stop(h);
+    fake_fini(&f);
+    free(big);
+}
+
+struct resp_reader {
+    int fd;
+    struct fx_resp r;
+    int rc;
+};
+
+static void *resp_reader_main(void *arg)
+{
+    struct resp_reader *rr = arg;
+    rr->rc = fx_read_resp(rr->fd, 0, &rr->r);
+    return NULL;
+}
+
+/* A streamed render parked after 4 segments (1 MiB) that its first
+ * scrape has read: a second scrape arriving now joins it from the start
+ * (the render keeps passed segments up to FSC_PROM_RETAIN for that): one
+ * render, two exact bodies, counted as one shared. */
+static void streamed_late_scrape_joins(void)
+{
+    struct fake f;
+    pthread_t t1;
+    size_t len = (size_t)8 << 20;
+    char *big = fx_big_text(len);
+    fake_init(&f);
+    struct fsc_prom_http *h = big ? fx_start(&f, 0, 0) : NULL;
+    CHECK(h != NULL);
+    if (!h) {
+        free(big);
+        return;
+    }
+    f.big = big;
+    f.big_len = len;
+    f.stream = 1;
+    f.gate_piece = 4;
+    uint16_t port = fsc_prom_http_port(h);
+    struct scraper s1 = {port, "", {0}, -1};
+    fake_gate(&f, 1);
+    CHECK_INT(pthread_create(&t1, NULL, scraper_main, &s1), 0);
+    CHECK(fake_wait_in_render(&f));
+    int s2 = fx_connect(port);
+    CHECK(s2 != -1);
+    CHECK_INT(fx_send(s2, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), 0);
+    int joined = 0;
+    for (int i = 0; i < 1000 && !joined; i++) {
+        struct fsc_prom_scrape_stats st;
+        fsc_prom_http_scrape_stats(h, &st);
+        joined = st.shared == 1;
+        if (!joined)
+            sleep_ms(10);
+    }
+    CHECK(joined);
+    /* Both read while the render goes on: neither may pin it. */
+    struct resp_reader rr = {s2, {0}, -1};
+    pthread_t t2;
+    CHECK_INT(pthread_create(&t2, NULL, resp_reader_main, &rr), 0);
+    fake_gate(&f, 0);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    CHECK_INT(s1.rc, 0);
+    CHECK(s1.r.body_len == len && memcmp(s1.r.body, big, len) == 0);
+    fx_resp_free(&s1.r);
+    CHECK_INT(rr.rc, 0);
+    CHECK(rr.r.body_len == len && rr.r.body && memcmp(rr.r.body, big, len) == 0);
+    fx_resp_free(&rr.r);
+    CHECK_INT(atomic_load(&f.calls), 1);
+    if (s2 != -1)
+        close(s2);
+    fsc_prom_http_stop(h);
+    fake_fini(&f);
+    free(big);
+}
+
 TEST_MAIN(TEST(slow_reader_does_not_block), TEST(render_lock_scope), TEST(idle_clients_dropped),
           TEST(parallel_scrapes), TEST(waiting_scrapes_share_one_render), TEST(stop_with_clients),
-          TEST(slowloris_header_deadline))
+          TEST(slowloris_header_deadline), TEST(streamed_bodies_exact),
+          TEST(streamed_slow_reader_dropped), TEST(streamed_late_scrape_joins))

@@ -437,6 +437,61 @@ static void new_series_at_end_of_family(void)
     pfx_close(&p);
 }
 
+/* ---- streamed render -------------------------------------------------------- */
+
+/* Collects what a streamed render flushes. */
+struct collect {
+    struct fsc_buf all;
+    size_t flushes, smallest, segment;
+};
+
+static int collect_flush(void *arg, struct fsc_buf *out)
+{
+    struct collect *c = arg;
+    if (out->len < c->smallest)
+        c->smallest = out->len;
+    c->flushes++;
+    int rc = fsc_buf_append(&c->all, out->data, out->len);
+    fsc_buf_reset(out);
+    return rc;
+}
+
+/* The pieces of a streamed render concatenate to exactly the text of one
+ * buffer, in both formats and at any segment size; each piece is at least
+ * a segment long (lines are never split, so a piece ends on a line). */
+static void stream_exact(void)
+{
+    const size_t segments[] = {1, 200, 1 << 20};
+    for (size_t i = 0; i < 2 * sizeof(segments) / sizeof(segments[0]); i++) {
+        int om = (int)(i % 2);
+        struct pfx p;
+        struct collect c = {.smallest = SIZE_MAX, .segment = segments[i / 2]};
+        if (pfx_open(&p) == 0) {
+            small_fixture(&p);
+            const struct fsc_prom_flush fl = {collect_flush, &c, c.segment};
+            CHECK_INT(fsc_prom_render_stream(p.r, om ? FSC_PROM_OPENMETRICS : FSC_PROM_TEXT,
+                                             T0 + NS, &p.out, &fl),
+                      0);
+            CHECK_INT(fsc_buf_append(&c.all, p.out.data ? p.out.data : "", p.out.len), 0);
+            CHECK_STR(c.all.data ? c.all.data : "", om ? want_om : want_text);
+            if (c.segment == 1) {
+                /* A flush after every write (a sample, a family's HELP and
+                 * TYPE, a histogram's lines): nothing is left over. */
+                CHECK(c.flushes >= 30);
+                CHECK_INT(p.out.len, 0);
+            } else if (c.segment == 200) {
+                CHECK(c.flushes >= 10);
+                CHECK(c.smallest >= 200);
+            } else {
+                CHECK_INT(c.flushes, 0);
+            }
+            CHECK(c.all.len > 0 && c.all.data[c.all.len - 1] == '\n');
+        }
+        fsc_buf_free(&c.all);
+        pfx_close(&p);
+    }
+}
+
 /* ---- buffer limit --------------------------------------------------------- */
 
 static void buffer_limit_e2big(void)
@@ -749,7 +804,7 @@ static void otlp_histogram_family(void)
     pfx_close(&p);
 }
 
-TEST_MAIN(TEST(text_exact), TEST(openmetrics_exact), TEST(stale_series_disappear),
-          TEST(future_time_hides_nothing), TEST(new_series_at_end_of_family),
-          TEST(buffer_limit_e2big), TEST(histograms_cumulative), TEST(derived_detector_families),
-          TEST(otlp_histogram_family))
+TEST_MAIN(TEST(text_exact), TEST(openmetrics_exact), TEST(stream_exact),
+          TEST(stale_series_disappear), TEST(future_time_hides_nothing),
+          TEST(new_series_at_end_of_family), TEST(buffer_limit_e2big), TEST(histograms_cumulative),
+          TEST(derived_detector_families), TEST(otlp_histogram_family))
