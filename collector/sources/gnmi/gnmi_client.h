@@ -91,7 +91,7 @@ struct gnmi_stream {
     uint8_t *req; /* packed SubscribeRequest (gnmi_plan) */
     size_t req_len;
     struct fsc_gnmi_decoder *dec;
-    struct fsc_sample *smp; /* the client's smp (FSC_GNMI_SAMPLES_CAP), shared by its streams */
+    struct fsc_sample *smp; /* the client's smp: its worker's buffer */
 
     /* the current call; all of it lives until its last batch completes */
     grpc_call *call;
@@ -135,7 +135,10 @@ struct gnmi_client {
     size_t n_md;
     struct gnmi_stream *streams;
     size_t n_streams;
-    struct fsc_sample *smp; /* FSC_GNMI_SAMPLES_CAP decoded samples, owned; worker only */
+    /* FSC_GNMI_SAMPLES_CAP decoded samples: its worker's buffer, set at
+     * adoption (a worker decodes one response at a time, so its clients
+     * share one: 256 KiB per worker, not per device). Worker only. */
+    struct fsc_sample *smp;
     uint64_t rng;
     bool grpc_inited;
     atomic_int stop;    /* set by gnmi_source.c: the worker cancels the calls and releases it */

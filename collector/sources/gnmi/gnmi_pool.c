@@ -60,6 +60,7 @@ struct gnmi_worker {
     atomic_int quit;
     struct gnmi_client *running; /* worker thread only */
     unsigned load;               /* under pool_mu: clients assigned and not removed */
+    struct fsc_sample *smp;      /* FSC_GNMI_SAMPLES_CAP: its clients decode into it in turn */
     bool stuck;                  /* calls never reported back: the queue is leaked */
 };
 
@@ -126,6 +127,9 @@ static void adopt(struct gnmi_worker *w)
         in = cl->next;
         cl->next = w->running;
         w->running = cl;
+        cl->smp = w->smp;
+        for (size_t i = 0; i < cl->n_streams; i++)
+            cl->streams[i].smp = w->smp;
         fsc_gnmi_client_begin(cl);
         int64_t now = fsc_mono_ns();
         fsc_gnmi_client_tick(cl, now, now);
@@ -253,6 +257,7 @@ static void worker_end(struct gnmi_worker *w)
         if (down)
             grpc_completion_queue_destroy(w->cq);
     }
+    free(w->smp);
     pthread_cond_destroy(&w->released);
     pthread_mutex_destroy(&w->mu);
 }
@@ -284,6 +289,12 @@ static struct gnmi_pool *pool_create(char *err, size_t errlen)
         pthread_cond_init(&w->released, &ca);
         pthread_condattr_destroy(&ca);
         atomic_init(&w->quit, 0);
+        w->smp = malloc(FSC_GNMI_SAMPLES_CAP * sizeof(*w->smp));
+        if (!w->smp) {
+            snprintf(err, errlen, "out of memory");
+            p->n++;
+            goto fail;
+        }
         w->cq = grpc_completion_queue_create_for_next(NULL);
         if (!w->cq) {
             snprintf(err, errlen, "cannot create a gRPC completion queue");

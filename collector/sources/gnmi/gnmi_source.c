@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "base/clock.h"
@@ -18,19 +17,6 @@
 #include "model/profile.h"
 #include "sources/gnmi/gnmi_client.h"
 #include "sources/gnmi/gnmi_plan.h"
-
-#define SMP_BYTES (FSC_GNMI_SAMPLES_CAP * sizeof(struct fsc_sample))
-
-/* The device's sample buffer (FSC_GNMI_SAMPLES_CAP samples, 256 KiB) is
- * mapped rather than malloc'd: a page costs memory only once a response has
- * filled that far, while a malloc'd buffer mostly sat in reused heap that
- * was resident already (docs/PERFORMANCE.md, "Memory per series"). NULL
- * without memory. */
-static struct fsc_sample *smp_map(void)
-{
-    void *p = mmap(NULL, SMP_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
 
 static void client_destroy(struct gnmi_client *cl)
 {
@@ -45,8 +31,6 @@ static void client_destroy(struct gnmi_client *cl)
         fsc_gnmi_decoder_destroy(st->dec);
         fsc_gnmi_cadence_free(&st->cad);
     }
-    if (cl->smp)
-        munmap(cl->smp, SMP_BYTES);
     free(cl->streams);
     for (size_t i = 0; i < cl->n_md; i++)
         grpc_slice_unref(cl->md[i].value);
@@ -97,15 +81,7 @@ static int streams_create(struct gnmi_client *cl, const struct fsc_source_config
             return -EINVAL;
         }
     }
-    /* One sample buffer for all streams: the worker decodes one
-     * response at a time. */
-    cl->smp = smp_map();
-    if (!cl->smp) {
-        snprintf(err, errlen, "out of memory");
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < gc->n_streams; i++)
-        cl->streams[i].smp = cl->smp;
+    /* The sample buffer is the worker's (gnmi_pool.c): set at adoption. */
     return 0;
 }
 
