@@ -17,6 +17,7 @@
 #include "engine/engine_keys.h"
 #include "model/event_text.h"
 #include "base/log.h"
+#include "base/mem_trim.h"
 #include "model/registry.h"
 #include "plugin/source.h"
 #include "engine/engine.h"
@@ -24,6 +25,7 @@
 
 #define EVENT_RING    65536
 #define STATS_EVERY_S 60
+#define TRIM_EVERY_S  30 /* the heap's free pages back to the kernel (base/mem_trim.h) */
 
 /* The event log: one line per detector event. Owns d->event_sub, which the
  * main thread opened before any source started (a subscription opened here
@@ -170,11 +172,20 @@ static void watch_state_dir(struct daemon *d)
     }
 }
 
-/* Waits for a stop signal, logging stats every STATS_EVERY_S and reloading
- * the config from path on SIGHUP. */
+/* Trims the heap, logging (debug) what went back and what it took. */
+static void trim_heap(void)
+{
+    int64_t t0 = fsc_mono_ns();
+    int64_t released = fsc_mem_trim();
+    fsc_log(FSC_LOG_DEBUG, "memory_trimmed", "released_kib=%lld ms=%.1f",
+            (long long)(released / 1024), (double)(fsc_mono_ns() - t0) / 1e6);
+}
+
+/* Waits for a stop signal, logging stats every STATS_EVERY_S, trimming the
+ * heap every TRIM_EVERY_S and reloading the config from path on SIGHUP. */
 static int wait_for_signal(struct daemon *d, const sigset_t *set, const char *path)
 {
-    time_t last_stats = time(NULL);
+    time_t last_stats = time(NULL), last_trim = time(NULL);
     for (;;) {
         struct timespec tick = {1, 0};
         int sig = sigtimedwait(set, NULL, &tick);
@@ -186,6 +197,10 @@ static int wait_for_signal(struct daemon *d, const sigset_t *set, const char *pa
         if (time(NULL) - last_stats >= STATS_EVERY_S) {
             log_stats(d);
             last_stats = time(NULL);
+        }
+        if (sig == SIGHUP || time(NULL) - last_trim >= TRIM_EVERY_S) {
+            trim_heap(); /* a reload frees the stopped sources' memory too */
+            last_trim = time(NULL);
         }
     }
 }
