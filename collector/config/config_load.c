@@ -15,10 +15,11 @@
 #include "config/config_load_int.h"
 #include "config/yaml_tree.h"
 
-/* Arena caps: a 4 MiB file cannot need more than this (the tree holds at
- * most FSC_YTREE_MAX_NODES nodes; the config a fraction of it). */
-#define TREE_ARENA_LIMIT   (96u << 20)
-#define CONFIG_ARENA_LIMIT (64u << 20)
+/* Arena caps: a FSC_CONFIG_MAX_FILE file cannot need more than this (the
+ * tree holds at most FSC_YTREE_MAX_NODES nodes, ~100 B each with their
+ * text; the config a fraction of it). */
+#define TREE_ARENA_LIMIT   (512u << 20)
+#define CONFIG_ARENA_LIMIT (256u << 20)
 
 /* The root keys this layer owns: log, sources, exporters, state_dir,
  * max_sources. The

@@ -9,6 +9,7 @@
 
 #include "config_fixture.h"
 #include "config/config.h"
+#include "config/yaml_tree.h"
 #include "test.h"
 #include "config_all.h"
 
@@ -267,11 +268,11 @@ static void bounds(void)
     struct fsc_config *cfg =
         fsc_config_parse(text, big, "t.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg == NULL);
-    CHECK_STR(err, "t.yaml: the file is larger than 4194304 bytes");
+    CHECK_STR(err, "t.yaml: the file is larger than 67108864 bytes");
 
     /* More nodes than the tree allows, in lists each under their own cap. */
     size_t o = (size_t)snprintf(text, big, "sources: [{name: s, type: otlp}]\n");
-    for (int l = 0; l < 5 && o < big - 200000; l++) {
+    for (int l = 0; l < FSC_YTREE_MAX_NODES / 60000 + 1 && o < big - 200000; l++) {
         o += (size_t)snprintf(text + o, big - o, "k%d: [", l);
         for (int i = 0; i < 60000; i++) {
             text[o++] = '1';
@@ -282,7 +283,7 @@ static void bounds(void)
     }
     cfg = fsc_config_parse(text, o, "t.yaml", fsc_app_schema(), err, sizeof(err));
     CHECK(cfg == NULL);
-    CHECK(strstr(err, "the document has more than 262144 nodes") != NULL);
+    CHECK(strstr(err, "the document has more than 4194304 nodes") != NULL);
 
     /* 1100 sources: within the default max_sources (4096), over a
      * max_sources of 1000 written after the list (checked once the whole
