@@ -39,7 +39,7 @@
 #include "base/log.h"
 
 /* Bounds; each is an error when exceeded. */
-#define FSC_CONFIG_MAX_FILE (64u << 20) /* bytes of the config file (~7 MB per 1 000 x 128 ports) */
+#define FSC_CONFIG_MAX_FILE (64u << 20) /* bytes of the config file */
 /* Sources in one file: max_sources (default FSC_CONFIG_DEFAULT_SOURCES) up to
  * the registry's own bound. */
 #define FSC_CONFIG_MAX_SOURCES     65535

@@ -17,11 +17,11 @@
 
 /* Limits; each exceeded limit is an error with the position where it
  * happened. */
-#define FSC_YTREE_MAX_DEPTH  32     /* nested collections */
-#define FSC_YTREE_MAX_NODES  4194304 /* all nodes: 2 000 devices x 128 ports in the topology */
-#define FSC_YTREE_MAX_SCALAR 8192   /* bytes of one scalar */
-#define FSC_YTREE_MAX_MAP    1024   /* keys of one mapping */
-#define FSC_YTREE_MAX_SEQ    65536  /* items of one sequence */
+#define FSC_YTREE_MAX_DEPTH  32      /* nested collections */
+#define FSC_YTREE_MAX_NODES  4194304 /* all nodes (2 000 devices x 128 ports fit) */
+#define FSC_YTREE_MAX_SCALAR 8192    /* bytes of one scalar */
+#define FSC_YTREE_MAX_MAP    1024    /* keys of one mapping */
+#define FSC_YTREE_MAX_SEQ    65536   /* items of one sequence */
 
 /* ---- arena ---------------------------------------------------------------- */
 
