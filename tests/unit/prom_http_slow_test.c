@@ -13,6 +13,25 @@
 
 #define BIG_LEN ((size_t)32 << 20)
 
+/* fake_init(f), then the server on it serving a body of len bytes (*bigp,
+ * also f->big; the caller frees it) with idle timeout timeout_ns (0: 30 s).
+ * NULL (checked) when either fails. */
+static struct fsc_prom_http *start_big(struct fake *f, size_t len, int64_t timeout_ns, char **bigp)
+{
+    char *big = fx_big_text(len);
+    *bigp = big;
+    fake_init(f);
+    struct fsc_prom_http *h = big ? fx_start(f, 0, timeout_ns) : NULL;
+    CHECK(h != NULL);
+    if (!h) {
+        free(big);
+        return NULL;
+    }
+    f->big = big;
+    f->big_len = len;
+    return h;
+}
+
 static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -148,16 +167,10 @@ static void *trickle_main(void *arg)
 static void slow_reader_does_not_block(void)
 {
     struct fake f;
-    char *big = fx_big_text(BIG_LEN);
-    fake_init(&f);
-    CHECK(big != NULL);
-    struct fsc_prom_http *h = big ? fx_start(&f, 0, 0) : NULL;
-    if (!h) {
-        free(big);
+    char *big;
+    struct fsc_prom_http *h = start_big(&f, BIG_LEN, 0, &big);
+    if (!h)
         return;
-    }
-    f.big = big;
-    f.big_len = BIG_LEN;
     uint16_t port = fsc_prom_http_port(h);
     int a = fx_connect_small_rcvbuf(port);
     CHECK(a != -1);
@@ -261,16 +274,10 @@ static void render_lock_scope(void)
 static void idle_clients_dropped(void)
 {
     struct fake f;
-    char *big = fx_big_text(BIG_LEN);
-    fake_init(&f);
-    struct fsc_prom_http *h = big ? fx_start(&f, 0, 1000000000) : NULL;
-    CHECK(h != NULL);
-    if (!h) {
-        free(big);
+    char *big;
+    struct fsc_prom_http *h = start_big(&f, BIG_LEN, 1000000000, &big);
+    if (!h)
         return;
-    }
-    f.big = big;
-    f.big_len = BIG_LEN;
     uint16_t port = fsc_prom_http_port(h);
     int silent = fx_connect(port), half = fx_connect(port), stalled = fx_connect_small_rcvbuf(port);
     CHECK(silent != -1 && half != -1 && stalled != -1);
@@ -368,18 +375,12 @@ static void *par_main(void *arg)
 static void parallel_scrapes(void)
 {
     struct fake f;
-    char *big = fx_big_text(1 << 20);
     struct par p[8];
     pthread_t th[8];
-    fake_init(&f);
-    struct fsc_prom_http *h = big ? fx_start(&f, 0, 0) : NULL;
-    CHECK(h != NULL);
-    if (!h) {
-        free(big);
+    char *big;
+    struct fsc_prom_http *h = start_big(&f, 1 << 20, 0, &big);
+    if (!h)
         return;
-    }
-    f.big = big;
-    f.big_len = 1 << 20;
     for (int i = 0; i < 8; i++) {
         p[i] = (struct par){fsc_prom_http_port(h), big, 1 << 20, 0};
         CHECK_INT(pthread_create(&th[i], NULL, par_main, &p[i]), 0);
@@ -480,16 +481,10 @@ static void stop_with_clients(void)
     struct fake f;
     struct fx_resp r;
     pthread_t t1, opener;
-    char *big = fx_big_text(BIG_LEN);
-    fake_init(&f);
-    struct fsc_prom_http *h = big ? fx_start(&f, 0, 0) : NULL;
-    CHECK(h != NULL);
-    if (!h) {
-        free(big);
+    char *big;
+    struct fsc_prom_http *h = start_big(&f, BIG_LEN, 0, &big);
+    if (!h)
         return;
-    }
-    f.big = big;
-    f.big_len = BIG_LEN;
     uint16_t port = fsc_prom_http_port(h);
     int idle = fx_connect(port), half = fx_connect(port), kept = fx_connect(port),
         stalled = fx_connect_small_rcvbuf(port);
@@ -556,16 +551,10 @@ static void streamed_bodies_exact(void)
 {
     struct fake f;
     struct fx_resp r;
-    char *big = fx_big_text(BIG_LEN);
-    fake_init(&f);
-    struct fsc_prom_http *h = big ? fx_start(&f, 0, 0) : NULL;
-    CHECK(h != NULL);
-    if (!h) {
-        free(big);
+    char *big;
+    struct fsc_prom_http *h = start_big(&f, BIG_LEN, 0, &big);
+    if (!h)
         return;
-    }
-    f.big = big;
-    f.big_len = BIG_LEN;
     f.stream = 1;
     uint16_t port = fsc_prom_http_port(h);
     CHECK_INT(fx_request(port, "GET", "/metrics", "", &r), 0);
@@ -624,16 +613,10 @@ static void streamed_slow_reader_dropped(void)
 {
     struct fake f;
     const size_t len = 2 * BIG_LEN;
-    char *big = fx_big_text(len);
-    fake_init(&f);
-    struct fsc_prom_http *h = big ? fx_start(&f, 0, 3 * 1000000000LL) : NULL;
-    CHECK(h != NULL);
-    if (!h) {
-        free(big);
+    char *big;
+    struct fsc_prom_http *h = start_big(&f, len, 3 * 1000000000LL, &big);
+    if (!h)
         return;
-    }
-    f.big = big;
-    f.big_len = len;
     f.stream = 1;
     uint16_t port = fsc_prom_http_port(h);
     int a = fx_connect_small_rcvbuf(port);
@@ -699,16 +682,10 @@ static void streamed_late_scrape_joins(void)
     struct fake f;
     pthread_t t1;
     size_t len = (size_t)8 << 20;
-    char *big = fx_big_text(len);
-    fake_init(&f);
-    struct fsc_prom_http *h = big ? fx_start(&f, 0, 0) : NULL;
-    CHECK(h != NULL);
-    if (!h) {
-        free(big);
+    char *big;
+    struct fsc_prom_http *h = start_big(&f, len, 0, &big);
+    if (!h)
         return;
-    }
-    f.big = big;
-    f.big_len = len;
     f.stream = 1;
     f.gate_piece = 4;
     uint16_t port = fsc_prom_http_port(h);
