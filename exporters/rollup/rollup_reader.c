@@ -104,6 +104,13 @@ static int open_next(struct fsc_rollup_reader *rd)
         struct stat sb;
         uint8_t hdr[FSC_RR_HEADER_SIZE];
         int64_t hday;
+        if (fstat(fd, &sb) == 0 && sb.st_size < (off_t)FSC_RR_HEADER_SIZE) {
+            /* no whole header: the writer could not start the day (a full
+             * disk at midnight); it never held a record, as the store
+             * itself reads it (rollup_store.c) */
+            close(fd);
+            continue;
+        }
         if (fstat(fd, &sb) != 0 || pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
             fsc_rr_header_decode(hdr, &hday) != 0 || hday != day) {
             rd->stats.bad_files++;

@@ -185,6 +185,7 @@ static int file_open(struct fsc_rollup_store *st, int64_t day_s)
         fsc_rr_header_encode(day_s, fsc_now_ns(), hdr);
         if (ftruncate(fd, 0) != 0 || pwrite(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr)) {
             int e = errno ? errno : EIO;
+            (void)!ftruncate(fd, 0); /* no torn header left behind (a full disk) */
             close(fd);
             st->stats.write_errors++;
             return -e;
