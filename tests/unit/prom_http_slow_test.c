@@ -32,6 +32,21 @@ static struct fsc_prom_http *start_big(struct fake *f, size_t len, int64_t timeo
     return h;
 }
 
+/* Reads fd until end of stream or error (bounded: 100 000 reads);
+ * returns the bytes read. */
+static size_t drain(int fd)
+{
+    size_t total = 0;
+    char sink[65536];
+    for (int i = 0; i < 100000; i++) {
+        ssize_t k = recv(fd, sink, sizeof(sink), 0);
+        if (k <= 0)
+            break;
+        total += (size_t)k;
+    }
+    return total;
+}
+
 static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -292,14 +307,7 @@ static void idle_clients_dropped(void)
     CHECK(wait_calls(&f, 1));
     CHECK(server_end(port, stalled) != -1); /* held while it sends, then dropped */
     CHECK(wait_server_closed(port, stalled));
-    size_t total = 0;
-    char sink[65536];
-    for (int i = 0; i < 100000; i++) {
-        ssize_t k = recv(stalled, sink, sizeof(sink), 0);
-        if (k <= 0)
-            break;
-        total += (size_t)k;
-    }
+    size_t total = drain(stalled);
     CHECK(total > 0);
     CHECK(total < BIG_LEN);
 out:
@@ -644,14 +652,7 @@ static void streamed_slow_reader_dropped(void)
         CHECK_INT(st.dropped, 1);
         CHECK_INT(atomic_load(&f.calls) + (int)st.shared, 2);
         /* A's body ended early: less than the whole arrived. */
-        size_t total = 0;
-        char sink[65536];
-        for (int i = 0; i < 100000; i++) {
-            ssize_t k = recv(a, sink, sizeof(sink), 0);
-            if (k <= 0)
-                break;
-            total += (size_t)k;
-        }
+        size_t total = drain(a);
         CHECK(total > 0 && total < len);
         close(a);
     }
